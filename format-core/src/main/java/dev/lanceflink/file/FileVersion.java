@@ -1,0 +1,100 @@
+package dev.lanceflink.file;
+
+import java.util.Locale;
+
+/**
+ * Versions of the Lance data file format. Note the 2.0 quirk: a 2.0 file's footer says 0.3,
+ * while {@code DataFile.file_major/minor_version} and {@code Manifest.data_format} say 2.0.
+ */
+public enum FileVersion {
+    V2_0(2, 0, 0, 3),
+    V2_1(2, 1, 2, 1),
+    V2_2(2, 2, 2, 2);
+
+    private final int major;
+    private final int minor;
+    private final int footerMajor;
+    private final int footerMinor;
+
+    FileVersion(int major, int minor, int footerMajor, int footerMinor) {
+        this.major = major;
+        this.minor = minor;
+        this.footerMajor = footerMajor;
+        this.footerMinor = footerMinor;
+    }
+
+    /** The version as the table format records it ({@code DataFile}, {@code data_format}). */
+    public int major() {
+        return major;
+    }
+
+    public int minor() {
+        return minor;
+    }
+
+    /** The version numbers written in the 40-byte footer of a data file. */
+    public int footerMajor() {
+        return footerMajor;
+    }
+
+    public int footerMinor() {
+        return footerMinor;
+    }
+
+    /** "2.0", "2.1", "2.2". */
+    public String label() {
+        return major + "." + minor;
+    }
+
+    /** From the table format's numbers (as in {@code DataFile}). */
+    public static FileVersion fromTableVersion(int major, int minor) {
+        for (FileVersion v : values()) {
+            if (v.major == major && v.minor == minor) {
+                return v;
+            }
+        }
+        throw new UnsupportedFileVersionException("Lance file version " + major + "." + minor
+                + " is not supported (supported: 2.0, 2.1, 2.2; the legacy format 0.1 and the unstable 2.3 are not)");
+    }
+
+    /** From the numbers in a data file's footer. */
+    public static FileVersion fromFooter(int major, int minor) {
+        for (FileVersion v : values()) {
+            if (v.footerMajor == major && v.footerMinor == minor) {
+                return v;
+            }
+        }
+        throw new UnsupportedFileVersionException("Lance data file footer version " + major + "." + minor
+                + " is not supported (supported: 0.3 = 2.0, 2.1, 2.2)");
+    }
+
+    /**
+     * Parses {@code data_format.version} strings: "2.0", "2.1", "2.2", and Lance's aliases
+     * "stable" (2.1 in Lance 7.0.0) and "legacy" (refused).
+     */
+    public static FileVersion parse(String s) {
+        String v = s.trim().toLowerCase(Locale.ROOT);
+        switch (v) {
+            case "stable":
+                return V2_1;
+            case "2.0":
+                return V2_0;
+            case "2.1":
+                return V2_1;
+            case "2.2":
+                return V2_2;
+            default:
+                throw new UnsupportedFileVersionException("Lance file version '" + s
+                        + "' is not supported (supported: 2.0, 2.1, 2.2)");
+        }
+    }
+
+    /** Thrown for any file version this library does not read or write. */
+    public static final class UnsupportedFileVersionException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        public UnsupportedFileVersionException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package dev.lanceflink.io;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.Iterator;
+import java.util.Optional;
+
+/**
+ * The only storage interface format-core knows. One store is rooted at one location (a local
+ * directory or an {@code s3://bucket/prefix}); every path given to it is a '/'-separated key
+ * relative to that root, e.g. {@code _versions/18446744073709551614.manifest}.
+ *
+ * <p>Contracts that the table format relies on:
+ * <ul>
+ *   <li>{@link #putIfAbsent} is atomic: of several concurrent callers for one path exactly one
+ *       gets {@code true}. It is the commit point of a table version, so it never overwrites.
+ *   <li>{@link #create} makes the object visible only when the stream is closed successfully;
+ *       a failed or abandoned write leaves nothing under {@code path} (local: temp file; S3:
+ *       the multipart upload is aborted). It is meant for new, uniquely named files.
+ *   <li>{@link #list} returns the objects directly under a directory prefix, sorted
+ *       ascending by name (byte order), lazily where the backend pages.
+ *   <li>A missing object is reported as {@link java.io.FileNotFoundException} naming the path.
+ * </ul>
+ */
+public interface ObjectStore extends AutoCloseable {
+
+    /** The URI of the root, as the user wrote it (for messages and for resolving base paths). */
+    String rootUri();
+
+    /** Reads a whole object. */
+    byte[] readAll(String path) throws IOException;
+
+    /** Opens an object for random-access reads. */
+    RangeReader openReader(String path) throws IOException;
+
+    /** Size and modification time of an object, or empty if it does not exist. */
+    Optional<ObjectInfo> head(String path) throws IOException;
+
+    default boolean exists(String path) throws IOException {
+        return head(path).isPresent();
+    }
+
+    /** Writes a new object; see the class contract for visibility. */
+    OutputStream create(String path) throws IOException;
+
+    /** Writes (or replaces) a small object in one request; only for best-effort files such as hints. */
+    void put(String path, byte[] content) throws IOException;
+
+    /**
+     * Creates {@code path} with {@code content} only if nothing exists there yet.
+     *
+     * @return true if this call created it, false if an object already existed
+     * @throws PutOutcomeUnknownException if the store cannot tell whether this call created it
+     *     (for example a lost response that could not be resolved); the caller must re-check
+     */
+    boolean putIfAbsent(String path, byte[] content) throws IOException;
+
+    /** Objects directly under {@code directory} (a prefix without trailing '/'), sorted by name. */
+    Iterator<ObjectInfo> list(String directory) throws IOException;
+
+    /** Every object whose path starts with {@code prefix}, at any depth, in no promised order. */
+    Iterator<ObjectInfo> listRecursive(String prefix) throws IOException;
+
+    /** Deletes an object; deleting a missing object is not an error. */
+    void delete(String path) throws IOException;
+
+    @Override
+    default void close() throws IOException {}
+}

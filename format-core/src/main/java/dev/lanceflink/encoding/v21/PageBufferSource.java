@@ -1,0 +1,42 @@
+package dev.lanceflink.encoding.v21;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/** Random access to the buffers of one page, so a decoder fetches only the byte ranges it needs. */
+public interface PageBufferSource {
+    /** Number of page buffers. */
+    int bufferCount();
+
+    /** Size in bytes of buffer {@code index} (unpadded). */
+    long bufferSize(int index);
+
+    /**
+     * Reads {@code [offset, offset+length)} of buffer {@code index}, little-endian, positioned at 0.
+     * The returned buffer belongs to the caller: the source must not modify or reuse its bytes
+     * afterwards (decoders may keep its backing array as decoded values instead of copying it).
+     */
+    ByteBuffer read(int index, long offset, int length) throws IOException;
+
+    /**
+     * Reads several whole buffers; result {@code i} is buffer {@code indices[i]}. Remote sources
+     * override this to fetch them in one batched request (a page's small metadata buffers are
+     * always needed together).
+     */
+    default ByteBuffer[] readAll(int... indices) throws IOException {
+        ByteBuffer[] out = new ByteBuffer[indices.length];
+        for (int i = 0; i < indices.length; i++) {
+            out[i] = readAll(indices[i]);
+        }
+        return out;
+    }
+
+    /** Reads a whole buffer. */
+    default ByteBuffer readAll(int index) throws IOException {
+        long size = bufferSize(index);
+        if (size > Integer.MAX_VALUE) {
+            throw new EncodingException("page buffer " + index + " of " + size + " bytes is larger than 2 GiB");
+        }
+        return read(index, 0, (int) size);
+    }
+}

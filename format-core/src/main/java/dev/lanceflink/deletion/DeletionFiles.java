@@ -1,0 +1,63 @@
+package dev.lanceflink.deletion;
+
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.table.CorruptTableException;
+import dev.lanceflink.table.DeletionFile;
+import dev.lanceflink.table.DeletionFileType;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.security.SecureRandom;
+import java.util.OptionalInt;
+
+/** Writes and reads deletion files under a dataset root's {@code _deletions/} directory. */
+public final class DeletionFiles {
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private DeletionFiles() {}
+
+    /**
+     * Writes {@code dv} as a new deletion file of fragment {@code fragmentId} and returns its
+     * reference. The encoding follows Lance's rule ({@link DeletionFileCodec#chooseType}); the id is
+     * random, so concurrent writers never collide.
+     *
+     * @param readVersion the table version the delete was computed against
+     * @param previous type of the fragment's current deletion file, or null
+     * @throws IllegalArgumentException if {@code dv} is empty (remove the deletion file instead)
+     */
+    public static DeletionFile write(ObjectStore store, long fragmentId, long readVersion, DeletionVector dv,
+            DeletionFileType previous) throws IOException {
+        if (dv.isEmpty()) {
+            throw new IllegalArgumentException("Fragment " + fragmentId
+                    + ": an empty deletion vector is written as no deletion file at all");
+        }
+        DeletionFileType type = DeletionFileCodec.chooseType(dv.cardinality(), previous);
+        DeletionFile file = new DeletionFile(type, readVersion, RANDOM.nextLong(), dv.cardinality(),
+                OptionalInt.empty());
+        byte[] bytes = DeletionFileCodec.encode(dv, type);
+        try (OutputStream out = store.create(file.rootRelativePath(fragmentId))) {
+            out.write(bytes);
+        }
+        return file;
+    }
+
+    /**
+     * Reads the deletion vector of fragment {@code fragmentId}. {@code store} must be rooted at the
+     * base that holds the file: the dataset root, or for {@code base_id} files the base path's
+     * root (the path is {@code _deletions/<name>} under a dataset-root base and {@code <name>}
+     * directly otherwise; see {@link #read(ObjectStore, String, DeletionFile)}).
+     */
+    public static DeletionVector read(ObjectStore store, long fragmentId, DeletionFile file) throws IOException {
+        return read(store, file.rootRelativePath(fragmentId), file);
+    }
+
+    /** Reads a deletion file at an explicit path and checks its count against the manifest. */
+    public static DeletionVector read(ObjectStore store, String path, DeletionFile file) throws IOException {
+        String where = store.rootUri() + "/" + path;
+        DeletionVector dv = DeletionFileCodec.decode(store.readAll(path), file.type(), where);
+        if (file.numDeletedRows() != 0 && dv.cardinality() != file.numDeletedRows()) {
+            throw new CorruptTableException("Deletion file " + where + " holds " + dv.cardinality()
+                    + " offsets but the manifest records num_deleted_rows = " + file.numDeletedRows());
+        }
+        return dv;
+    }
+}

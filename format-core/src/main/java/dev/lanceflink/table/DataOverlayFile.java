@@ -1,0 +1,26 @@
+package dev.lanceflink.table;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * A data overlay file of a fragment ({@code DataOverlayFile} in table.proto): new values for some
+ * cells {@code (physical offset, field id)}, addressed by rank within the coverage bitmap.
+ *
+ * @param committedVersion the table version whose commit introduced the overlay; 0 inside a
+ *     transaction, stamped with the new version when the manifest is built. Higher wins; equal
+ *     versions are ordered by list position (later wins).
+ */
+public record DataOverlayFile(DataFile dataFile, OverlayCoverage coverage, long committedVersion) {
+    public DataOverlayFile {
+        requireNonNull(dataFile, "dataFile is null");
+        requireNonNull(coverage, "coverage is null");
+        if (coverage instanceof OverlayCoverage.PerField p && p.size() != dataFile.fieldCount()) {
+            throw new IllegalArgumentException("Overlay " + dataFile.path() + " lists " + dataFile.fieldCount()
+                    + " fields but its field coverage has " + p.size() + " bitmaps; they must match one to one");
+        }
+    }
+
+    public DataOverlayFile withCommittedVersion(long version) {
+        return new DataOverlayFile(dataFile, coverage, version);
+    }
+}

@@ -1,0 +1,101 @@
+package dev.lanceflink.txn;
+
+import dev.lanceflink.deletion.DeletionFiles;
+import dev.lanceflink.deletion.DeletionVector;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.table.DeletionFile;
+import dev.lanceflink.table.DeletionFileType;
+import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.Manifest;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Rebases the deletion vectors of a Delete or row-rewriting Update onto a newer version in which
+ * another writer deleted rows of the same fragments (transactions.md §5.3).
+ *
+ * <p>Lance's own writer keeps the rows it deleted in memory; here they are recovered from the
+ * files: rows this transaction deleted = its new deletion vector minus the vector of the version
+ * it read. If another writer deleted any of the same rows, the commit is a retryable conflict
+ * (both claim the same row, e.g. an update would duplicate it). Otherwise a new deletion file is
+ * written holding the union, or the fragment is removed when every row is gone.
+ */
+final class DeletionRebaser {
+    private DeletionRebaser() {}
+
+    /**
+     * @param base the manifest at {@code mine.readVersion()}
+     * @param latest the manifest being committed on top of
+     * @param written collects the deletion files written here (the committer deletes them if the
+     *     commit fails)
+     */
+    static Transaction rebase(ObjectStore store, Transaction mine, Manifest base, Manifest latest, Set<Long> fragmentIds,
+            List<String> written) throws IOException {
+        List<Fragment> myUpdated = mine.operation() instanceof Operation.Delete d ? d.updatedFragments()
+                : ((Operation.Update) mine.operation()).updatedFragments();
+        List<Fragment> newUpdated = new ArrayList<>(myUpdated.size());
+        List<Long> newlyRemoved = new ArrayList<>();
+        for (Fragment my : myUpdated) {
+            if (!fragmentIds.contains(my.id())) {
+                newUpdated.add(my);
+                continue;
+            }
+            Fragment cur = latest.fragment(my.id()).orElseThrow(() -> new CommitConflictException("Fragment "
+                    + my.id() + " was removed concurrently (version " + latest.version() + ")", true, latest.version()));
+            Fragment old = base.fragment(my.id()).orElseThrow(() -> new IllegalStateException("Fragment " + my.id()
+                    + " of transaction " + mine.uuid() + " does not exist in its read version " + base.version()));
+            DeletionVector myDv = load(store, my);
+            DeletionVector baseDv = load(store, old);
+            DeletionVector curDv = load(store, cur);
+            org.roaringbitmap.RoaringBitmap affectedBits = myDv.toBitmap();
+            affectedBits.andNot(baseDv.toBitmap());
+            DeletionVector affected = DeletionVector.of(affectedBits);
+            if (affected.intersects(curDv)) {
+                DeletionVector both = affected.intersection(curDv);
+                throw new CommitConflictException(mine.operation().name() + " (transaction " + mine.uuid()
+                        + ") and a concurrent commit (version " + latest.version() + ") both deleted or moved "
+                        + both.cardinality() + " row(s) of fragment " + my.id() + ", first at offset "
+                        + Integer.toUnsignedString(both.toArray()[0]) + "; re-read the table and retry",
+                        true, latest.version());
+            }
+            DeletionVector merged = curDv.union(affected);
+            if (merged.coversAll(cur.physicalRows())) {
+                newlyRemoved.add(my.id());
+                continue;
+            }
+            DeletionFileType previous = cur.deletionFile() == null ? null : cur.deletionFile().type();
+            DeletionFile file = DeletionFiles.write(store, my.id(), latest.version(), merged, previous);
+            written.add(file.rootRelativePath(my.id()));
+            newUpdated.add(cur.withDeletionFile(file));
+        }
+        Operation op;
+        if (mine.operation() instanceof Operation.Delete d) {
+            List<Long> removed = new ArrayList<>(d.deletedFragmentIds());
+            removed.addAll(newlyRemoved);
+            op = new Operation.Delete(newUpdated, removed, d.predicate());
+        } else {
+            Operation.Update u = (Operation.Update) mine.operation();
+            List<Long> removed = new ArrayList<>(u.removedFragmentIds());
+            removed.addAll(newlyRemoved);
+            op = new Operation.Update(removed, newUpdated, u.newFragments(), u.fieldsModified(),
+                    u.fieldsForPreservingFragBitmap(), u.mode(), u.hasInsertedRowsFilter(), u.hasCompactedSsTables(),
+                    u.extras());
+        }
+        return mine.withOperation(op);
+    }
+
+    private static DeletionVector load(ObjectStore store, Fragment f) throws IOException {
+        DeletionFile file = f.deletionFile();
+        if (file == null) {
+            return DeletionVector.EMPTY;
+        }
+        if (file.baseId().isPresent()) {
+            throw new CommitConflictException("Fragment " + f.id() + " keeps its deletion file under base path "
+                    + file.baseId().getAsInt() + "; rebasing deletions there is not supported, retry the operation",
+                    true, -1);
+        }
+        return DeletionFiles.read(store, f.id(), file);
+    }
+}

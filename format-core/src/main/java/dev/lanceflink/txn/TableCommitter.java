@@ -1,0 +1,269 @@
+package dev.lanceflink.txn;
+
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.io.PutOutcomeUnknownException;
+import dev.lanceflink.table.FeatureFlags;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.ManifestLocation;
+import dev.lanceflink.table.ManifestNamingScheme;
+import dev.lanceflink.table.VersionNotFoundException;
+import dev.lanceflink.table.VersionResolver;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Commits a transaction with optimistic concurrency (transactions.md §4.2): load the latest
+ * version, check every transaction committed since the read version for conflicts (rebasing
+ * deletion vectors where two deletes touched the same fragment), write the {@code .txn} file,
+ * build the manifest, publish it create-only, and on a lost race start over after a bounded random
+ * backoff. A failed commit leaves nothing referenced behind: its transaction file and rebased
+ * deletion files are deleted (best effort; unreferenced files are garbage either way).
+ */
+public final class TableCommitter {
+    private static final Logger LOG = LoggerFactory.getLogger(TableCommitter.class);
+
+    private TableCommitter() {}
+
+    /**
+     * Commits {@code txn} and returns the new manifest.
+     *
+     * @throws CommitConflictException if a concurrent commit conflicts (see {@link
+     *     CommitConflictException#isRetryable()}) or other writers kept winning for
+     *     {@code maxAttempts} attempts
+     * @throws dev.lanceflink.table.UnsupportedTableFeatureException if the table's writer flags
+     *     contain a feature this library does not implement
+     */
+    public static Manifest commit(ObjectStore store, Transaction txn, CommitOptions options) throws IOException {
+        return new Attempts(store, txn, options).run();
+    }
+
+    /** The state of one commit across its attempts. */
+    private static final class Attempts {
+        private final ObjectStore store;
+        private final CommitOptions options;
+        private final List<String> writtenFiles = new ArrayList<>();
+        private Transaction current;
+        private String txnFilePath;
+        private long uncertainVersion = -1;
+
+        Attempts(ObjectStore store, Transaction txn, CommitOptions options) {
+            this.store = store;
+            this.current = txn;
+            this.options = options;
+        }
+
+        Manifest run() throws IOException {
+            boolean done = false;
+            try {
+                for (int attempt = 1; attempt <= options.maxAttempts(); attempt++) {
+                    Optional<Manifest> result = attempt();
+                    if (result.isPresent()) {
+                        done = true;
+                        return result.get();
+                    }
+                    backoff(attempt);
+                }
+                throw new CommitConflictException("Commit of " + current.operation().name() + " (transaction "
+                        + current.uuid() + ") to " + store.rootUri() + " gave up after " + options.maxAttempts()
+                        + " attempts: other writers committed first every time. Retry later or reduce the number of"
+                        + " concurrent writers", true, -1);
+            } finally {
+                if (!done) {
+                    cleanup(null);
+                }
+            }
+        }
+
+        /** One attempt: the committed manifest, or empty if another writer won the race. */
+        private Optional<Manifest> attempt() throws IOException {
+            ManifestLocation latestLoc = latestOrNull();
+            Manifest latest = latestLoc == null ? null : ManifestIO.read(store, latestLoc);
+            if (uncertainVersion >= 0) {
+                Optional<Manifest> ours = landed(uncertainVersion);
+                if (ours.isPresent()) {
+                    return finish(ours.get());
+                }
+                uncertainVersion = -1;
+            }
+            if (latest == null) {
+                if (current.readVersion() != 0) {
+                    throw new VersionNotFoundException("Table " + store.rootUri() + " has no versions, but transaction "
+                            + current.uuid() + " was computed against version " + current.readVersion());
+                }
+            } else {
+                FeatureFlags.checkWritable(latest.writerFeatureFlags(), store.rootUri() + "/" + latestLoc.path());
+                if (Long.compareUnsigned(latest.version(), current.readVersion()) < 0) {
+                    throw new VersionNotFoundException("Transaction " + current.uuid() + " was computed against version "
+                            + current.readVersion() + " of " + store.rootUri() + ", but the latest version is "
+                            + latest.version());
+                }
+                Optional<Manifest> already = checkConcurrent(latest);
+                if (already.isPresent()) {
+                    return finish(already.get());
+                }
+            }
+            ManifestNamingScheme scheme = latestLoc == null ? options.namingScheme() : latestLoc.scheme();
+            long newVersion = latest == null ? 1 : latest.version() + 1;
+            String txnFileName = "";
+            if (options.writeTransactionFile()) {
+                deleteQuietly(txnFilePath);
+                txnFileName = TransactionStore.writeFile(store, current);
+                txnFilePath = current.filePath();
+            }
+            ManifestBuilder.Options buildOptions = new ManifestBuilder.Options(options.clock().instant(), txnFileName,
+                    options.inlineTransaction(), options.dataFormat(), options.stableRowIds());
+            Manifest manifest;
+            if (current.operation() instanceof Operation.Restore r && latest != null) {
+                Manifest restored = ManifestIO.read(store, VersionResolver.version(store, r.version()));
+                manifest = ManifestBuilder.buildRestore(latest, restored, current, buildOptions);
+            } else {
+                manifest = ManifestBuilder.build(latest, current, buildOptions);
+            }
+            String path = scheme.path(newVersion);
+            boolean created;
+            try {
+                created = options.commitHandler().publish(store, path, ManifestIO.serialize(manifest));
+            } catch (PutOutcomeUnknownException e) {
+                LOG.warn("Outcome of publishing {} is unknown ({}); checking whether it landed", path, e.getMessage());
+                Optional<Manifest> ours = landed(newVersion);
+                if (ours.isPresent()) {
+                    return finish(ours.get());
+                }
+                uncertainVersion = newVersion; // re-checked at the start of the next attempt
+                return Optional.empty();
+            }
+            if (created) {
+                return finish(manifest);
+            }
+            Optional<Manifest> ours = landed(newVersion); // an earlier uncertain put may have landed after all
+            if (ours.isPresent()) {
+                return finish(ours.get());
+            }
+            LOG.debug("Lost the race for version {} of {}; retrying", newVersion, store.rootUri());
+            return Optional.empty();
+        }
+
+        private ManifestLocation latestOrNull() throws IOException {
+            try {
+                return VersionResolver.latest(store);
+            } catch (VersionNotFoundException e) {
+                return null;
+            }
+        }
+
+        /**
+         * Checks the transactions of versions {@code (readVersion, latest]} against ours, rebasing
+         * deletion vectors when needed; afterwards our transaction reads {@code latest}. Returns the
+         * manifest if one of those versions is our own transaction (an uncertain put that landed).
+         */
+        private Optional<Manifest> checkConcurrent(Manifest latest) throws IOException {
+            long from = current.readVersion();
+            if (latest.version() == from) {
+                return Optional.empty();
+            }
+            Set<Long> rebase = new HashSet<>();
+            for (long w = from + 1; w <= latest.version(); w++) {
+                Transaction theirs = TransactionStore.readForVersion(store, w);
+                if (theirs.uuid().equals(current.uuid())) {
+                    return Optional.of(ManifestIO.read(store, VersionResolver.version(store, w)));
+                }
+                ConflictOutcome outcome = ConflictResolver.check(current.operation(), theirs.operation());
+                if (outcome instanceof ConflictOutcome.Retryable r) {
+                    throw conflict(r.reason(), true, w, theirs);
+                } else if (outcome instanceof ConflictOutcome.Incompatible i) {
+                    throw conflict(i.reason(), false, w, theirs);
+                } else if (outcome instanceof ConflictOutcome.Rebase rb) {
+                    rebase.addAll(rb.fragmentIds());
+                }
+            }
+            if (!rebase.isEmpty()) {
+                Manifest base = ManifestIO.read(store, VersionResolver.version(store, from));
+                current = DeletionRebaser.rebase(store, current, base, latest, rebase, writtenFiles);
+            }
+            current = current.withReadVersion(latest.version());
+            return Optional.empty();
+        }
+
+        private CommitConflictException conflict(String reason, boolean retryable, long version, Transaction theirs) {
+            return new CommitConflictException("Commit of " + current.operation().name() + " (transaction "
+                    + current.uuid() + ", read version " + current.readVersion() + ") to " + store.rootUri()
+                    + " failed: " + reason + " (transaction " + theirs.uuid() + ", committed as version " + version
+                    + "). " + (retryable ? "Re-read the table, redo the change and commit again."
+                            : "The operations contradict each other; do not retry blindly."),
+                    retryable, version);
+        }
+
+        /** The manifest at {@code version} if it exists and was produced by our transaction. */
+        private Optional<Manifest> landed(long version) throws IOException {
+            Optional<ManifestLocation> loc = VersionResolver.find(store, version);
+            if (loc.isEmpty()) {
+                return Optional.empty();
+            }
+            Manifest m = ManifestIO.read(store, loc.get());
+            Optional<Transaction> t = TransactionStore.read(store, m);
+            return t.isPresent() && t.get().uuid().equals(current.uuid()) ? Optional.of(m) : Optional.empty();
+        }
+
+        private Optional<Manifest> finish(Manifest committed) {
+            cleanup(committed);
+            if (options.writeVersionHint()) {
+                VersionResolver.writeHint(store, committed.version());
+            }
+            return Optional.of(committed);
+        }
+
+        /** Deletes files this commit wrote that {@code committed} (null = nothing) does not reference. */
+        private void cleanup(Manifest committed) {
+            Set<String> referenced = new HashSet<>();
+            if (committed != null) {
+                if (!committed.transactionFile().isEmpty()) {
+                    referenced.add(Transaction.TRANSACTIONS_DIR + "/" + committed.transactionFile());
+                }
+                committed.fragments().forEach(f -> {
+                    if (f.deletionFile() != null) {
+                        referenced.add(f.deletionFile().rootRelativePath(f.id()));
+                    }
+                });
+            }
+            if (txnFilePath != null && !referenced.contains(txnFilePath)) {
+                deleteQuietly(txnFilePath);
+            }
+            for (String p : writtenFiles) {
+                if (!referenced.contains(p)) {
+                    deleteQuietly(p);
+                }
+            }
+        }
+
+        private void deleteQuietly(String path) {
+            if (path == null) {
+                return;
+            }
+            try {
+                store.delete(path);
+            } catch (IOException | RuntimeException e) {
+                LOG.debug("Could not delete unreferenced file {}: {}", path, e.getMessage());
+            }
+        }
+
+        private void backoff(int attempt) throws IOException {
+            long cap = Math.min(options.maxBackoff().toNanos(),
+                    options.initialBackoff().toNanos() << Math.min(attempt - 1, 20));
+            long sleep = cap <= 0 ? 0 : ThreadLocalRandom.current().nextLong(cap + 1);
+            try {
+                Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("Interrupted while backing off between commit attempts");
+            }
+        }
+    }
+}

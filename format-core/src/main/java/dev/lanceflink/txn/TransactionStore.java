@@ -1,0 +1,61 @@
+package dev.lanceflink.txn;
+
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.table.CorruptTableException;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.ManifestLocation;
+import dev.lanceflink.table.VersionResolver;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.Optional;
+
+/** Where committed transactions are stored: the inline manifest blob and {@code _transactions/*.txn}. */
+public final class TransactionStore {
+    private TransactionStore() {}
+
+    /** Writes the {@code .txn} file of {@code t} and returns its file name (relative to {@code _transactions/}). */
+    public static String writeFile(ObjectStore store, Transaction t) throws IOException {
+        try (OutputStream out = store.create(t.filePath())) {
+            out.write(TransactionCodec.encode(t));
+        }
+        return t.fileName();
+    }
+
+    /**
+     * The transaction that produced {@code manifest}: the inline copy if present (Lance prefers it),
+     * else the {@code .txn} file it names, else empty.
+     */
+    public static Optional<Transaction> read(ObjectStore store, Manifest manifest) throws IOException {
+        String where = "version " + manifest.version() + " of " + store.rootUri();
+        Optional<byte[]> inline = manifest.inlineTransaction();
+        if (inline.isPresent()) {
+            return Optional.of(TransactionCodec.decode(inline.get(), "the inline transaction of " + where));
+        }
+        if (manifest.transactionFile().isEmpty()) {
+            return Optional.empty();
+        }
+        String path = Transaction.TRANSACTIONS_DIR + "/" + manifest.transactionFile();
+        try {
+            return Optional.of(TransactionCodec.decode(store.readAll(path), store.rootUri() + "/" + path));
+        } catch (FileNotFoundException e) {
+            throw new CorruptTableException("The manifest of " + where + " names transaction file " + path
+                    + ", which does not exist", e);
+        }
+    }
+
+    /**
+     * The transaction of a committed version.
+     *
+     * @throws CorruptTableException if the version recorded no transaction (then no concurrent
+     *     writer can check its commit against it)
+     */
+    public static Transaction readForVersion(ObjectStore store, long version) throws IOException {
+        ManifestLocation loc = VersionResolver.version(store, version);
+        Manifest m = ManifestIO.read(store, loc);
+        return read(store, m).orElseThrow(() -> new CorruptTableException("Version " + version + " of "
+                + store.rootUri() + " records no transaction (no inline transaction, no transaction file), so"
+                + " a concurrent commit cannot be checked for conflicts against it"));
+    }
+}

@@ -1,0 +1,59 @@
+package dev.lanceflink.txn;
+
+import dev.lanceflink.table.CorruptTableException;
+import dev.lanceflink.table.DataOverlayFile;
+import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.IndexEntry;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Update. REWRITE_ROWS: matched rows were deleted from their fragments (new deletion file) and
+ * re-written into new fragments. REWRITE_COLUMNS: the modified columns of a fragment were
+ * rewritten into new data files in place; overlay slots of those fields are tombstoned so older
+ * overlay values cannot shadow the new base values. Either way overlays of updated fragments are
+ * carried over from the current manifest, and indices on modified fields stop covering the
+ * updated fragments.
+ */
+final class UpdateApplier implements OperationApplier<Operation.Update> {
+    @Override
+    public void apply(ManifestDraft d, Operation.Update op) throws CorruptTableException {
+        Set<Integer> modified = new HashSet<>();
+        for (int f : op.fieldsModified()) {
+            modified.add(f);
+        }
+        Set<Long> touched = new HashSet<>(op.removedFragmentIds());
+        for (Fragment updated : op.updatedFragments()) {
+            Fragment cur = d.requireFragment(updated.id(), "Update");
+            touched.add(updated.id());
+            if (op.mode() == Operation.UpdateMode.REWRITE_ROWS) {
+                d.replaceFragment(cur.withDeletionFile(updated.deletionFile()));
+            } else {
+                List<DataOverlayFile> overlays = new ArrayList<>(cur.overlays().size());
+                for (DataOverlayFile o : cur.overlays()) {
+                    overlays.add(new DataOverlayFile(o.dataFile().withTombstoned(modified::contains), o.coverage(),
+                            o.committedVersion()));
+                }
+                d.replaceFragment(cur.withFiles(updated.files()).withOverlays(overlays));
+            }
+        }
+        for (long id : op.removedFragmentIds()) {
+            d.requireFragment(id, "Update");
+            d.removeFragment(id);
+        }
+        d.fragments.addAll(d.admitNewFragments(op.newFragments()));
+        if (!modified.isEmpty()) {
+            List<IndexEntry> out = new ArrayList<>(d.indices.size());
+            for (IndexEntry e : d.indices) {
+                boolean onModified = false;
+                for (int f : e.fields()) {
+                    onModified |= modified.contains(f);
+                }
+                out.add(onModified ? e.withoutFragments(touched) : e);
+            }
+            d.indices = out;
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package dev.lanceflink.file.writer;
+
+import com.google.protobuf.ByteString;
+import java.io.IOException;
+import lance.file.v2.ColumnMetadata;
+import lance.file.v2.DirectEncoding;
+import lance.file.v2.Encoding;
+
+/**
+ * The pages written so far for one column of the file; becomes its {@code ColumnMetadata}.
+ * Pages are appended in row order, {@code priority} = the column's row number of the page's
+ * first row (each column counts its own rows, which is what makes non-rectangular files work).
+ */
+final class ColumnPages {
+    private final ColumnMetadata.Builder metadata = ColumnMetadata.newBuilder();
+    private long rows;
+
+    ColumnPages() {
+        metadata.setEncoding(direct(Encodings.plainColumnEncoding()));
+    }
+
+    long rows() {
+        return rows;
+    }
+
+    /** Writes the page's buffers (64-byte aligned) and records the page. */
+    void write(FileSink sink, EncodedPage page) throws IOException {
+        ColumnMetadata.Page.Builder p = ColumnMetadata.Page.newBuilder();
+        for (ByteBuilder buffer : page.buffers()) {
+            long offset = sink.writePadded(buffer);
+            p.addBufferOffsets(offset).addBufferSizes(buffer.size());
+        }
+        p.setLength(page.numRows()).setPriority(rows).setEncoding(direct(page.encodingAny()));
+        metadata.addPages(p);
+        rows += page.numRows();
+    }
+
+    byte[] toBytes() {
+        return metadata.build().toByteArray();
+    }
+
+    private static Encoding direct(byte[] any) {
+        return Encoding.newBuilder().setDirect(DirectEncoding.newBuilder().setEncoding(ByteString.copyFrom(any))).build();
+    }
+}

@@ -1,0 +1,369 @@
+package dev.lanceflink.file.writer;
+
+import dev.lanceflink.encoding.compression.FastLanesBitPacking;
+import dev.lanceflink.encoding.compression.InlineBitPacking;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+import lance.encodings21.CompressiveEncoding;
+import lance.encodings21.InlineBitpacking;
+import lance.encodings21.MiniBlockLayout;
+import lance.encodings21.PageLayout;
+import lance.encodings21.RepDefLayer;
+
+/**
+ * Encodes a page of small values as a 2.1 mini-block layout (file-format.md §8.3): chunks of a
+ * power-of-two number of values (the last chunk takes the rest), each chunk holding its
+ * rep/def levels and its values, every section padded to 8 bytes with
+ * {@code 0xFE}; one u16 metadata word per chunk.
+ *
+ * <p>Rep/def levels are bit-packed per chunk by {@link LevelCompressor} (raw u16 when bit-packing
+ * is off or the page is tiny).
+ *
+ * <p>Levels follow their values: a chunk ends right after the level of its last value, so
+ * invisible levels (empty or null lists) at a boundary open the next chunk, and trailing ones
+ * close the last chunk — the split Lance itself makes.
+ */
+final class MiniBlockEncoder {
+    /** Largest chunk a 2.1 u16 metadata word can describe. */
+    static final int MAX_CHUNK_BYTES = 32 * 1024;
+    /** Lance's value budget per chunk (values, not levels). */
+    private static final int MAX_VALUE_BYTES = 8186;
+    private static final int MAX_CHUNK_VALUES = 4096;
+    /** Target for variable-width chunks (Lance's default mini-chunk size). */
+    private static final int VARIABLE_TARGET_BYTES = 4096;
+    private static final byte CHUNK_PAD = (byte) 0xFE;
+    private static final byte VALUE_PAD = (byte) 0x48;
+
+    private final LeafPage page;
+    private final WriterField leaf;
+    private final short[] rep;
+    private final short[] def;
+    private final boolean[] visibleRaw;
+    private final short[] rawCodes;
+    private final int numBuffers;
+    private final boolean fslValidity;
+    /** Whether values are {@code inline_bitpacking}: one FastLanes unit per chunk of at most 1024 values. */
+    private final boolean bitPacked;
+    private final LevelCompressor repLevels;
+    private final LevelCompressor defLevels;
+    private final ByteBuffer valuesView;
+    private ByteBuffer packScratch;
+
+    private MiniBlockEncoder(LeafPage page, short[] def, boolean[] visibleRaw, boolean bitPacked,
+            boolean compressLevels) {
+        this.page = page;
+        this.leaf = page.leaf;
+        this.rep = page.rep == null ? null : page.rep.array();
+        this.def = def;
+        this.visibleRaw = visibleRaw;
+        this.rawCodes = page.def.array();
+        this.fslValidity = leaf.kind() == WriterField.Kind.FSL && page.anyItemNull;
+        this.numBuffers = fslValidity ? 2 : 1;
+        this.bitPacked = bitPacked;
+        this.repLevels = rep == null ? null : LevelCompressor.choose(rep, page.numLevels(), compressLevels);
+        this.defLevels = def == null ? null : LevelCompressor.choose(def, page.numLevels(), compressLevels);
+        this.valuesView = page.fixed == null ? null
+                : ByteBuffer.wrap(page.fixed.array(), 0, page.fixed.size()).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /**
+     * Encodes the page, or returns null when some chunk cannot be kept under 32 KiB (levels of
+     * many invisible entries around few values); the caller then uses full-zip.
+     *
+     * @param def final definition levels, or null when the page needs none
+     * @param visibleRaw per raw def code: whether the entry has a value slot
+     */
+    static EncodedPage encode(LeafPage page, short[] def, boolean[] visibleRaw, RepDefLayer[] layers,
+            boolean allowBitPacking) {
+        return new MiniBlockEncoder(page, def, visibleRaw, allowBitPacking && bitPackingPays(page), allowBitPacking)
+                .encode(layers);
+    }
+
+    /**
+     * Lance's rule (compression.md §5.1): bit-pack 8/16/32/64-bit values when the estimate
+     * {@code Σ over 1024-value blocks of (T/8 + 128·W)} is smaller than the flat size.
+     */
+    static boolean bitPackingPays(LeafPage page) {
+        WriterField leaf = page.leaf;
+        if (leaf.kind() != WriterField.Kind.FIXED) {
+            return false;
+        }
+        int w = leaf.byteWidth();
+        if (w != 1 && w != 2 && w != 4 && w != 8) {
+            return false;
+        }
+        int t = w * 8;
+        int n = page.numValues;
+        ByteBuffer values = ByteBuffer.wrap(page.fixed.array(), 0, page.fixed.size()).order(ByteOrder.LITTLE_ENDIAN);
+        long estimate = 0;
+        for (int v = 0; v < n; v += FastLanesBitPacking.BLOCK_VALUES) {
+            int count = Math.min(FastLanesBitPacking.BLOCK_VALUES, n - v);
+            int width = FastLanesBitPacking.bitWidth(t, values, v * w, count);
+            estimate += w + 128L * width;
+        }
+        return estimate < (long) n * w;
+    }
+
+    private EncodedPage encode(RepDefLayer[] layers) {
+        int nv = page.numValues;
+        int nl = page.numLevels();
+        ByteBuilder meta = new ByteBuilder(64);
+        ByteBuilder data = new ByteBuilder((int) Math.min(Integer.MAX_VALUE - 64, page.estimatedBytes() + 1024));
+        ByteBuilder repIndex = rep != null ? new ByteBuilder(64) : null;
+        int v = 0;
+        int l = 0;
+        while (v < nv) {
+            int remaining = nv - v;
+            int count = preferredCount(v, remaining);
+            int levelEnd;
+            while (true) {
+                boolean last = count == remaining;
+                levelEnd = last ? nl : levelEndAfter(l, count);
+                long size = chunkSize(v, count, l, levelEnd - l);
+                if (size <= MAX_CHUNK_BYTES) {
+                    break;
+                }
+                count = last ? Integer.highestOneBit(count - 1) : count / 2;
+                if (count < 2 && !(count == 1 && remaining == 1)) {
+                    return null;
+                }
+            }
+            boolean last = count == remaining;
+            int chunkStart = data.size();
+            writeChunk(data, v, count, l, levelEnd);
+            int chunkBytes = data.size() - chunkStart;
+            int log = last ? 0 : Integer.numberOfTrailingZeros(count);
+            meta.putShort(((chunkBytes / 8 - 1) << 4) | log);
+            if (repIndex != null) {
+                writeRepIndexEntry(repIndex, l, levelEnd, nl);
+            }
+            v += count;
+            l = levelEnd;
+        }
+        MiniBlockLayout.Builder layout = MiniBlockLayout.newBuilder()
+                .setValueCompression(valueCompression())
+                .setNumBuffers(numBuffers)
+                .setNumItems(nv);
+        for (RepDefLayer layer : layers) {
+            layout.addLayers(layer);
+        }
+        if (rep != null) {
+            layout.setRepCompression(repLevels.encoding()).setRepetitionIndexDepth(1);
+        }
+        if (def != null) {
+            layout.setDefCompression(defLevels.encoding());
+        }
+        byte[] any = Encodings.any(Encodings.PAGE_LAYOUT_URL, PageLayout.newBuilder().setMiniBlockLayout(layout).build());
+        List<ByteBuilder> buffers = repIndex != null ? List.of(meta, data, repIndex) : List.of(meta, data);
+        return new EncodedPage(buffers, any, page.numRows);
+    }
+
+    private CompressiveEncoding valueCompression() {
+        if (bitPacked) {
+            return CompressiveEncoding.newBuilder().setInlineBitpacking(
+                    InlineBitpacking.newBuilder().setUncompressedBitsPerValue(leaf.bitsPerValue())).build();
+        }
+        return switch (leaf.kind()) {
+            case BOOL -> Encodings.flat(1);
+            case FIXED -> Encodings.flat(leaf.bitsPerValue());
+            case VARIABLE -> Encodings.variable(leaf.byteWidth() * 8);
+            case FSL -> Encodings.fixedSizeList(leaf.dimension(), leaf.byteWidth() * 8L, fslValidity);
+            default -> throw new IllegalStateException(leaf.kind().name());
+        };
+    }
+
+    /** Values in the chunk starting at value {@code v}, following Lance's chunk sizing (compression.md §6). */
+    private int preferredCount(int v, int remaining) {
+        int k;
+        if (bitPacked) {
+            k = FastLanesBitPacking.BLOCK_VALUES;
+        } else if (leaf.kind() == WriterField.Kind.VARIABLE) {
+            int w = leaf.byteWidth();
+            if (remaining == 1 || varBytes(v, remaining) + (long) (remaining + 1) * w <= VARIABLE_TARGET_BYTES) {
+                return remaining;
+            }
+            k = 2;
+            while (k * 2 <= Math.min(MAX_CHUNK_VALUES, remaining)
+                    && varBytes(v, k * 2) + (long) (k * 2 + 1) * w <= VARIABLE_TARGET_BYTES) {
+                k *= 2;
+            }
+        } else {
+            long rowBytes = switch (leaf.kind()) {
+                case BOOL -> 0;
+                case FSL -> (long) leaf.byteWidth() * leaf.dimension() + (fslValidity ? (leaf.dimension() + 7) / 8 : 0);
+                default -> leaf.byteWidth();
+            };
+            k = MAX_CHUNK_VALUES;
+            while (k > 2 && (long) k * rowBytes >= MAX_VALUE_BYTES) {
+                k /= 2;
+            }
+        }
+        return remaining <= k ? remaining : k;
+    }
+
+    private long varBytes(int v, int count) {
+        return page.ends.get(v + count - 1) - page.varStart(v);
+    }
+
+    /** Index just past the level entry of the {@code count}-th value slot at or after level {@code l}. */
+    private int levelEndAfter(int l, int count) {
+        if (rep == null) {
+            return l + count;
+        }
+        int taken = 0;
+        int i = l;
+        while (taken < count) {
+            if (visibleRaw[rawCodes[i]]) {
+                taken++;
+            }
+            i++;
+        }
+        return i;
+    }
+
+    private long chunkSize(int v, int count, int l0, int levels) {
+        long size = pad8(2L + (rep != null ? 2 : 0) + (def != null ? 2 : 0) + 2L * numBuffers);
+        if (rep != null) {
+            long bytes = repLevels.size(l0, levels);
+            if (bytes > 0xFFFF) {
+                return Long.MAX_VALUE;
+            }
+            size += pad8(bytes);
+        }
+        if (def != null) {
+            long bytes = defLevels.size(l0, levels);
+            if (bytes > 0xFFFF) {
+                return Long.MAX_VALUE;
+            }
+            size += pad8(bytes);
+        }
+        for (int b = 0; b < numBuffers; b++) {
+            long bytes = valueBufferBytes(b, v, count);
+            if (bytes > 0xFFFF) {
+                return Long.MAX_VALUE;
+            }
+            size += pad8(bytes);
+        }
+        return size;
+    }
+
+    private long valueBufferBytes(int b, int v, int count) {
+        return switch (leaf.kind()) {
+            case BOOL -> (count + 7) / 8;
+            case FIXED -> bitPacked
+                    ? leaf.byteWidth() + 128L * FastLanesBitPacking.bitWidth(leaf.bitsPerValue(), valuesView,
+                            v * leaf.byteWidth(), count)
+                    : (long) count * leaf.byteWidth();
+            case VARIABLE -> {
+                int w = leaf.byteWidth();
+                long raw = (long) (count + 1) * w + varBytes(v, count);
+                yield raw + ByteBuilder.padding(raw, w);
+            }
+            case FSL -> fslValidity && b == 0 ? ((long) count * leaf.dimension() + 7) / 8
+                    : (long) count * leaf.dimension() * leaf.byteWidth();
+            default -> throw new IllegalStateException(leaf.kind().name());
+        };
+    }
+
+    private void writeChunk(ByteBuilder out, int v, int count, int l0, int l1) {
+        int levels = l1 - l0;
+        boolean anyLevels = rep != null || def != null;
+        out.putShort(anyLevels ? levels : 0);
+        if (rep != null) {
+            out.putShort((int) repLevels.size(l0, levels));
+        }
+        if (def != null) {
+            out.putShort((int) defLevels.size(l0, levels));
+        }
+        for (int b = 0; b < numBuffers; b++) {
+            out.putShort((int) valueBufferBytes(b, v, count));
+        }
+        out.padTo(8, CHUNK_PAD);
+        if (rep != null) {
+            repLevels.write(out, l0, levels);
+            out.padTo(8, CHUNK_PAD);
+        }
+        if (def != null) {
+            defLevels.write(out, l0, levels);
+            out.padTo(8, CHUNK_PAD);
+        }
+        switch (leaf.kind()) {
+            case BOOL -> page.bools.copyTo(out, v, count);
+            case FIXED -> {
+                if (bitPacked) {
+                    putBitPacked(out, v, count);
+                } else {
+                    out.putBytes(page.fixed.array(), v * leaf.byteWidth(), count * leaf.byteWidth());
+                }
+            }
+            case VARIABLE -> putVariable(out, v, count);
+            case FSL -> {
+                long items = (long) count * leaf.dimension();
+                if (fslValidity) {
+                    page.itemValidity.copyTo(out, (long) v * leaf.dimension(), items);
+                    out.padTo(8, CHUNK_PAD);
+                }
+                out.putBytes(page.fixed.array(), (int) ((long) v * leaf.dimension() * leaf.byteWidth()),
+                        (int) (items * leaf.byteWidth()));
+            }
+            default -> throw new IllegalStateException(leaf.kind().name());
+        }
+        out.padTo(8, CHUNK_PAD);
+    }
+
+    /** One inline bit-packing unit: {@code [W as a T-bit word][FastLanes block]} of the chunk's values. */
+    private void putBitPacked(ByteBuilder out, int v, int count) {
+        int t = leaf.bitsPerValue();
+        int max = (int) InlineBitPacking.maxEncodedSize(t, count);
+        if (packScratch == null || packScratch.capacity() < max) {
+            packScratch = ByteBuffer.allocate(max).order(ByteOrder.LITTLE_ENDIAN);
+        }
+        int n = InlineBitPacking.encode(t, valuesView, v * leaf.byteWidth(), count, packScratch, 0);
+        out.putBytes(packScratch.array(), 0, n);
+    }
+
+    /** {@code (count+1)} offsets relative to the buffer start, the bytes, then 0x48 padding to the offset width. */
+    private void putVariable(ByteBuilder out, int v, int count) {
+        int w = leaf.byteWidth();
+        long base = page.varStart(v);
+        long first = (long) (count + 1) * w;
+        out.putUnsigned(first, w);
+        for (int i = 0; i < count; i++) {
+            out.putUnsigned(first + page.ends.get(v + i) - base, w);
+        }
+        long bytes = page.ends.get(v + count - 1) - base;
+        out.putBytes(page.fixed.array(), (int) base, (int) bytes);
+        int start = out.size() - (int) (first + bytes);
+        int pad = ByteBuilder.padding(out.size() - start, w);
+        for (int i = 0; i < pad; i++) {
+            out.put(VALUE_PAD);
+        }
+    }
+
+    /**
+     * Repetition index entry: rows that end inside the chunk, and the number of level entries at
+     * the chunk's end that belong to a row continuing into the next chunk.
+     */
+    private void writeRepIndexEntry(ByteBuilder out, int l0, int l1, int nl) {
+        int maxRep = page.path.maxRep;
+        int starts = 0;
+        int lastStart = -1;
+        for (int i = l0; i < l1; i++) {
+            if (rep[i] == maxRep) {
+                starts++;
+                lastStart = i;
+            }
+        }
+        boolean carriedIn = l0 > 0 && l0 < nl && rep[l0] != maxRep;
+        boolean continuesOut = l1 < nl && rep[l1] != maxRep;
+        long rows = starts + (carriedIn ? 1 : 0) - (continuesOut ? 1 : 0);
+        long trailing = continuesOut ? l1 - (lastStart >= 0 ? lastStart : l0) : 0;
+        out.putLong(rows);
+        out.putLong(trailing);
+    }
+
+    private static long pad8(long n) {
+        return (n + 7) & ~7L;
+    }
+}

@@ -1,0 +1,78 @@
+package dev.lanceflink.file.writer;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.vector.FieldVector;
+
+/**
+ * Writes one top-level field of a 2.1 file: one column per leaf (structs and lists fold into
+ * the leaves' rep/def levels). Each leaf buffers its own page and cuts it when it reaches the
+ * target size, so leaves of one field may have different page boundaries, as in Lance.
+ */
+final class StructuralFieldWriter {
+    /**
+     * Level entries after which a page is cut whatever its size: full-zip counts items in a
+     * u32 and the page buffers are Java arrays, so pages of tiny values (booleans, empty lists)
+     * must not grow without bound.
+     */
+    static final int MAX_PAGE_LEVELS = 1 << 26;
+
+    private final List<LeafPage> leaves = new ArrayList<>();
+    private final List<ColumnPages> columns = new ArrayList<>();
+    private final FileWriterOptions options;
+    private long rows;
+
+    StructuralFieldWriter(WriterField top, FileWriterOptions options) {
+        this.options = options;
+        for (LeafPath path : LeafPath.leavesOf(top)) {
+            leaves.add(new LeafPage(path));
+            columns.add(new ColumnPages());
+        }
+    }
+
+    long rows() {
+        return rows;
+    }
+
+    List<LeafPath> leafPaths() {
+        List<LeafPath> out = new ArrayList<>(leaves.size());
+        for (LeafPage p : leaves) {
+            out.add(p.path);
+        }
+        return out;
+    }
+
+    List<ColumnPages> columns() {
+        return columns;
+    }
+
+    void append(FieldVector vector, int start, int end, FileSink sink) throws IOException {
+        int step = options.rowsPerSlice();
+        for (int c = 0; c < leaves.size(); c++) {
+            LeafPage page = leaves.get(c);
+            for (int s = start; s < end; s += step) {
+                page.appendRows(vector, s, Math.min(end, s + step));
+                if (page.estimatedBytes() >= options.targetPageBytes() || page.numLevels() >= MAX_PAGE_LEVELS) {
+                    flush(c, sink);
+                }
+            }
+        }
+        rows += end - start;
+    }
+
+    void finish(FileSink sink) throws IOException {
+        for (int c = 0; c < leaves.size(); c++) {
+            flush(c, sink);
+        }
+    }
+
+    private void flush(int c, FileSink sink) throws IOException {
+        LeafPage page = leaves.get(c);
+        if (page.isEmpty()) {
+            return;
+        }
+        columns.get(c).write(sink, StructuralPageEncoder.encode(page, options));
+        page.reset();
+    }
+}

@@ -1,0 +1,461 @@
+package dev.lanceflink.dataset;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.lanceflink.deletion.DeletionFiles;
+import dev.lanceflink.deletion.DeletionVector;
+import dev.lanceflink.expr.Expr;
+import dev.lanceflink.expr.ExprParser;
+import dev.lanceflink.file.FileVersion;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.io.ObjectStores;
+import dev.lanceflink.read.FragmentReader;
+import dev.lanceflink.read.ScanOptions;
+import dev.lanceflink.read.Scanner;
+import dev.lanceflink.schema.LanceField;
+import dev.lanceflink.schema.LanceSchema;
+import dev.lanceflink.table.DataStorageFormat;
+import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.ManifestLocation;
+import dev.lanceflink.table.VersionNotFoundException;
+import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.Operation;
+import dev.lanceflink.txn.TableCommitter;
+import dev.lanceflink.txn.Transaction;
+import dev.lanceflink.txn.TransactionStore;
+import dev.lanceflink.write.FragmentWriter;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.roaringbitmap.RoaringBitmap;
+
+/**
+ * A Lance table at one version: open it, scan it, take rows, and commit appends, deletes and
+ * overwrites. Every write is one transaction committed with optimistic concurrency
+ * ({@link TableCommitter}); a write that fails commits nothing. Writes return the dataset at the
+ * new version; this object stays at its own version.
+ */
+public final class Dataset implements AutoCloseable {
+    private final ObjectStore store;
+    private final boolean ownsStore;
+    private final Manifest manifest;
+    private final BufferAllocator allocator;
+    private final boolean ownsAllocator;
+
+    private Dataset(ObjectStore store, boolean ownsStore, Manifest manifest, BufferAllocator allocator,
+            boolean ownsAllocator) {
+        this.store = store;
+        this.ownsStore = ownsStore;
+        this.manifest = manifest;
+        this.allocator = allocator;
+        this.ownsAllocator = ownsAllocator;
+    }
+
+    // ---- opening ------------------------------------------------------------------------------
+
+    /** Opens the latest version of the table at {@code uri}. */
+    public static Dataset open(String uri, Map<String, String> storageOptions) throws IOException {
+        ObjectStore store = ObjectStores.open(uri, storageOptions);
+        try {
+            return new Dataset(store, true, readable(store, latest(store)), new RootAllocator(), true);
+        } catch (IOException | RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    /** Opens the latest version of the table in {@code store}; the store stays the caller's. */
+    public static Dataset open(ObjectStore store, BufferAllocator allocator) throws IOException {
+        return new Dataset(store, false, readable(store, latest(store)), allocator, false);
+    }
+
+    private static ManifestLocation latest(ObjectStore store) throws IOException {
+        try {
+            return VersionResolver.latest(store);
+        } catch (VersionNotFoundException e) {
+            throw new NotADatasetException("'" + store.rootUri() + "' is not a Lance dataset: it has no"
+                    + " _versions/*.manifest. Check the path, or create the table first", e);
+        }
+    }
+
+    /** The same table at another version. */
+    public Dataset checkoutVersion(long version) throws IOException {
+        return sibling(readable(store, VersionResolver.version(store, version)));
+    }
+
+    /** The same table as it was at {@code instant} (the newest version committed at or before it). */
+    public Dataset checkoutAsOf(Instant instant) throws IOException {
+        return sibling(readable(store, VersionResolver.asOf(store, instant)));
+    }
+
+    /** The newest version of the same table. */
+    public Dataset checkoutLatest() throws IOException {
+        return sibling(readable(store, latest(store)));
+    }
+
+    /** Reads a manifest and refuses it if it needs a reader feature this library lacks. */
+    private static Manifest readable(ObjectStore store, ManifestLocation location) throws IOException {
+        Manifest m = ManifestIO.read(store, location);
+        dev.lanceflink.table.FeatureFlags.checkReadable(m.readerFeatureFlags(), store.rootUri() + "/" + location.path());
+        return m;
+    }
+
+    private Dataset sibling(Manifest m) {
+        // Shares store and allocator; only the first Dataset (the owner) closes them.
+        return new Dataset(store, false, m, allocator, false);
+    }
+
+    // ---- metadata -----------------------------------------------------------------------------
+
+    public String uri() {
+        return store.rootUri();
+    }
+
+    public ObjectStore store() {
+        return store;
+    }
+
+    public BufferAllocator allocator() {
+        return allocator;
+    }
+
+    public long version() {
+        return manifest.version();
+    }
+
+    public Manifest manifest() {
+        return manifest;
+    }
+
+    public LanceSchema schema() {
+        return manifest.schema();
+    }
+
+    public List<Fragment> fragments() {
+        return manifest.fragments();
+    }
+
+    public long countRows() {
+        return manifest.countLiveRows();
+    }
+
+    /** Every version, oldest first, with its operation and transaction properties. */
+    public List<VersionInfo> versions() throws IOException {
+        List<VersionInfo> out = new ArrayList<>();
+        for (ManifestLocation loc : VersionResolver.list(store)) {
+            Manifest m = ManifestIO.read(store, loc);
+            Optional<Transaction> t = TransactionStore.read(store, m);
+            out.add(new VersionInfo(m.version(), m.timestamp(), t.map(x -> x.operation().name()).orElse(""),
+                    m.countLiveRows(), t.map(Transaction::properties).orElse(Map.of())));
+        }
+        return out;
+    }
+
+    /** The transaction that produced this version, if recorded. */
+    public Optional<Transaction> transaction() throws IOException {
+        return TransactionStore.read(store, manifest);
+    }
+
+    // ---- reading ------------------------------------------------------------------------------
+
+    /** A scan of this version; close it, and every batch it returns. */
+    public Scanner scan(ScanOptions options) {
+        return new Scanner(store, schema(), fragments(), options, allocator);
+    }
+
+    /**
+     * Rows at the given row addresses ({@code fragment_id << 32 | offset}), in the order asked,
+     * with the given top-level columns (null = all). A deleted or missing address is an error.
+     */
+    public VectorSchemaRoot take(long[] rowAddresses, List<String> columns) throws IOException {
+        List<LanceField> fields = new ArrayList<>();
+        for (String c : columns == null ? schema().fields().stream().map(LanceField::name).toList() : columns) {
+            fields.add(schema().fieldByName(c).orElseThrow(() -> new IllegalArgumentException(
+                    "Column '" + c + "' does not exist in " + uri())));
+        }
+        // Read each fragment's rows once, in ascending offset order, then place them as asked.
+        long[] sorted = Arrays.stream(rowAddresses).distinct().sorted().toArray();
+        Map<Long, Integer> position = new HashMap<>();
+        for (int i = 0; i < sorted.length; i++) {
+            position.put(sorted[i], i);
+        }
+        List<FieldVector> gathered = new ArrayList<>();
+        try {
+            for (LanceField f : fields) {
+                FieldVector all = f.toArrow().createVector(allocator);
+                all.allocateNew();
+                gathered.add(all);
+            }
+            int filled = 0;
+            int i = 0;
+            while (i < sorted.length) {
+                long fragmentId = sorted[i] >>> 32;
+                int j = i;
+                while (j < sorted.length && (sorted[j] >>> 32) == fragmentId) {
+                    j++;
+                }
+                Fragment fragment = manifest.fragment(fragmentId).orElseThrow(() -> new IllegalArgumentException(
+                        "Row address " + sorted[0] + " names fragment " + fragmentId + ", which version "
+                                + version() + " of " + uri() + " does not have"));
+                long[] offsets = new long[j - i];
+                for (int k = i; k < j; k++) {
+                    offsets[k - i] = sorted[k] & 0xFFFFFFFFL;
+                    if (offsets[k - i] >= fragment.physicalRows()) {
+                        throw new IllegalArgumentException("Row address " + sorted[k] + " is past the end of fragment "
+                                + fragmentId + " (" + fragment.physicalRows() + " rows)");
+                    }
+                }
+                try (FragmentReader reader = new FragmentReader(store, fragment, allocator)) {
+                    DeletionVector dv = reader.deletions();
+                    for (long o : offsets) {
+                        if (dv.contains((int) o)) {
+                            throw new IllegalArgumentException("Row address " + (fragmentId << 32 | o)
+                                    + " is a deleted row at version " + version() + " of " + uri());
+                        }
+                    }
+                    for (int c = 0; c < fields.size(); c++) {
+                        try (FieldVector part = reader.read(fields.get(c), offsets)) {
+                            FieldVector all = gathered.get(c);
+                            for (int r = 0; r < offsets.length; r++) {
+                                all.copyFromSafe(r, filled + r, part);
+                            }
+                        }
+                    }
+                }
+                filled += offsets.length;
+                i = j;
+            }
+            List<FieldVector> out = new ArrayList<>();
+            for (FieldVector all : gathered) {
+                all.setValueCount(filled);
+                FieldVector ordered = all.getField().createVector(allocator);
+                ordered.allocateNew();
+                for (int r = 0; r < rowAddresses.length; r++) {
+                    ordered.copyFromSafe(position.get(rowAddresses[r]), r, all);
+                }
+                ordered.setValueCount(rowAddresses.length);
+                out.add(ordered);
+            }
+            VectorSchemaRoot root = new VectorSchemaRoot(out);
+            root.setRowCount(rowAddresses.length);
+            return root;
+        } finally {
+            gathered.forEach(FieldVector::close);
+        }
+    }
+
+    // ---- writing ------------------------------------------------------------------------------
+
+    /**
+     * Writes {@code batches} to the table at {@code uri} (created if missing) and returns the new
+     * version. All batches must have the same schema; the first batch's schema defines a new
+     * table's schema.
+     */
+    public static Dataset write(String uri, Map<String, String> storageOptions, Iterable<VectorSchemaRoot> batches,
+            org.apache.arrow.vector.types.pojo.Schema arrowSchema, WriteParams params) throws IOException {
+        ObjectStore store = ObjectStores.open(uri, storageOptions);
+        BufferAllocator allocator = new RootAllocator();
+        try {
+            Manifest m = write(store, allocator, batches, arrowSchema, params);
+            return new Dataset(store, true, m, allocator, true);
+        } catch (IOException | RuntimeException e) {
+            allocator.close();
+            store.close();
+            throw e;
+        }
+    }
+
+    /** As {@link #write(String, Map, Iterable, org.apache.arrow.vector.types.pojo.Schema, WriteParams)} on an open store. */
+    public static Manifest write(ObjectStore store, BufferAllocator allocator, Iterable<VectorSchemaRoot> batches,
+            org.apache.arrow.vector.types.pojo.Schema arrowSchema, WriteParams params) throws IOException {
+        requireNonNull(params, "params is null");
+        Optional<Manifest> existing = readLatestIfAny(store);
+        if (existing.isPresent() && params.mode() == WriteMode.CREATE) {
+            throw new IllegalStateException("Cannot create a table at " + store.rootUri() + ": version "
+                    + existing.get().version() + " already exists. Use APPEND or OVERWRITE");
+        }
+        boolean newSchema = existing.isEmpty() || params.mode() == WriteMode.OVERWRITE;
+        LanceSchema schema = newSchema ? LanceSchema.fromArrow(arrowSchema, 0) : existing.get().schema();
+        if (!newSchema) {
+            WriteSchemaCheck.checkSchema(schema, arrowSchema, store.rootUri());
+        }
+        FileVersion version = existing.isPresent() && params.mode() != WriteMode.OVERWRITE
+                ? FileVersion.parse(existing.get().dataFormat().version())
+                : params.fileVersion() != null ? params.fileVersion()
+                : existing.map(m -> FileVersion.parse(m.dataFormat().version())).orElse(FileVersion.V2_1);
+        List<Fragment> fragments;
+        try (FragmentWriter writer = new FragmentWriter(store, schema, version, params.maxRowsPerFile(), allocator,
+                params.fileWriterOptions())) {
+            for (VectorSchemaRoot batch : batches) {
+                WriteSchemaCheck.checkSchema(schema, batch.getSchema(), store.rootUri());
+                WriteSchemaCheck.checkNulls(schema, batch, store.rootUri());
+                writer.write(batch);
+            }
+            fragments = writer.finish();
+        }
+        long readVersion = existing.map(Manifest::version).orElse(0L);
+        Operation op = existing.isPresent() && params.mode() == WriteMode.APPEND
+                ? new Operation.Append(fragments)
+                : new Operation.Overwrite(fragments, schema);
+        CommitOptions commit = params.commitOptions();
+        if (existing.isEmpty()) {
+            commit = commit.withNewTable(commit.namingScheme(), DataStorageFormat.lance(version.label()),
+                    params.enableStableRowIds());
+        }
+        return TableCommitter.commit(store, Transaction.of(readVersion, op, params.transactionProperties()), commit);
+    }
+
+    private static Optional<Manifest> readLatestIfAny(ObjectStore store) throws IOException {
+        try {
+            return Optional.of(ManifestIO.read(store, VersionResolver.latest(store)));
+        } catch (VersionNotFoundException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Appends rows to this table; returns the new version. */
+    public Dataset append(Iterable<VectorSchemaRoot> batches, WriteParams params) throws IOException {
+        WriteParams p = new WriteParams(WriteMode.APPEND, params.maxRowsPerFile(), params.fileVersion(),
+                params.enableStableRowIds(), params.transactionProperties(), params.fileWriterOptions(),
+                params.commitOptions());
+        return sibling(write(store, allocator, batches, schema().toArrow(), p));
+    }
+
+    /** Deletes the rows matching a SQL filter; returns the new version (this one if nothing matched). */
+    public Dataset delete(String filter) throws IOException {
+        return delete(filter, Map.of(), CommitOptions.defaults());
+    }
+
+    public Dataset delete(String filter, Map<String, String> properties, CommitOptions commitOptions)
+            throws IOException {
+        Expr parsed = ExprParser.parse(filter);
+        Map<Long, RoaringBitmap> matches = new HashMap<>();
+        ScanOptions scan = new ScanOptions(
+                dev.lanceflink.expr.PredicateEvaluator.referencedColumns(parsed), filter, -1, true, 8192);
+        try (Scanner s = scan(scan)) {
+            while (s.hasNext()) {
+                try (VectorSchemaRoot b = s.next()) {
+                    org.apache.arrow.vector.UInt8Vector addr =
+                            (org.apache.arrow.vector.UInt8Vector) b.getVector(ScanOptions.ROW_ADDRESS);
+                    for (int r = 0; r < b.getRowCount(); r++) {
+                        long a = addr.get(r);
+                        matches.computeIfAbsent(a >>> 32, k -> new RoaringBitmap()).add((int) (a & 0xFFFFFFFFL));
+                    }
+                }
+            }
+        }
+        return deleteOffsets(matches, filter, properties, commitOptions);
+    }
+
+    /**
+     * Sets new values for some columns of the rows at {@code rowAddresses} as one commit of data
+     * overlay files (row addresses stay); returns the new version (this one if there is nothing to
+     * update). See {@link dev.lanceflink.overlay.OverlayUpdate#stage} for the rules.
+     */
+    public Dataset update(long[] rowAddresses, VectorSchemaRoot values) throws IOException {
+        return update(rowAddresses, values, dev.lanceflink.overlay.OverlayUpdate.Mode.OVERLAY, Map.of(),
+                CommitOptions.defaults());
+    }
+
+    /**
+     * As {@link #update(long[], VectorSchemaRoot)}; {@code mode} REWRITE_ROWS stores the update
+     * the way released Lance builds can read (rows move to new fragments).
+     */
+    public Dataset update(long[] rowAddresses, VectorSchemaRoot values, dev.lanceflink.overlay.OverlayUpdate.Mode mode,
+            Map<String, String> properties, CommitOptions commitOptions) throws IOException {
+        if (rowAddresses.length == 0) {
+            return this;
+        }
+        dev.lanceflink.overlay.StagedWrite staged = dev.lanceflink.overlay.OverlayUpdate.stage(store, manifest,
+                rowAddresses, values, mode, allocator, dev.lanceflink.file.writer.FileWriterOptions.defaults());
+        try {
+            return sibling(dev.lanceflink.overlay.OverlayCommits.commit(store, version(), staged, properties,
+                    commitOptions));
+        } catch (dev.lanceflink.txn.CommitConflictException e) {
+            staged.discard(store); // certainly not committed; other failures may have landed, keep the files
+            throw e;
+        }
+    }
+
+    /** Deletes rows by row address; returns the new version. */
+    public Dataset deleteRows(long[] rowAddresses) throws IOException {
+        Map<Long, RoaringBitmap> byFragment = new HashMap<>();
+        for (long a : rowAddresses) {
+            long fragmentId = a >>> 32;
+            Fragment f = manifest.fragment(fragmentId).orElseThrow(() -> new IllegalArgumentException(
+                    "Row address " + a + " names fragment " + fragmentId + ", which version " + version()
+                            + " of " + uri() + " does not have"));
+            if ((a & 0xFFFFFFFFL) >= f.physicalRows()) {
+                throw new IllegalArgumentException("Row address " + a + " is past the end of fragment "
+                        + fragmentId + " (" + f.physicalRows() + " rows)");
+            }
+            byFragment.computeIfAbsent(fragmentId, k -> new RoaringBitmap()).add((int) (a & 0xFFFFFFFFL));
+        }
+        return deleteOffsets(byFragment, "", Map.of(), CommitOptions.defaults());
+    }
+
+    private Dataset deleteOffsets(Map<Long, RoaringBitmap> byFragment, String predicate,
+            Map<String, String> properties, CommitOptions commitOptions) throws IOException {
+        if (byFragment.isEmpty()) {
+            return this;
+        }
+        List<Fragment> updated = new ArrayList<>();
+        List<Long> removed = new ArrayList<>();
+        List<String> written = new ArrayList<>();
+        try {
+            for (Map.Entry<Long, RoaringBitmap> e : byFragment.entrySet()) {
+                Fragment f = manifest.fragment(e.getKey()).orElseThrow();
+                DeletionVector old = f.deletionFile() == null ? DeletionVector.EMPTY
+                        : DeletionFiles.read(store, f.id(), f.deletionFile());
+                DeletionVector merged = old.union(DeletionVector.of(e.getValue()));
+                if (merged.equals(old)) {
+                    continue;
+                }
+                if (merged.coversAll(f.physicalRows())) {
+                    removed.add(f.id());
+                    continue;
+                }
+                var file = DeletionFiles.write(store, f.id(), version(), merged,
+                        f.deletionFile() == null ? null : f.deletionFile().type());
+                written.add(file.rootRelativePath(f.id()));
+                updated.add(f.withDeletionFile(file));
+            }
+            if (updated.isEmpty() && removed.isEmpty()) {
+                return this;
+            }
+            Transaction t = Transaction.of(version(), new Operation.Delete(updated, removed, predicate), properties);
+            return sibling(TableCommitter.commit(store, t, commitOptions));
+        } catch (IOException | RuntimeException ex) {
+            for (String p : written) {
+                try {
+                    store.delete(p);
+                } catch (IOException ignored) {
+                    // unreferenced; cleanup removes it
+                }
+            }
+            throw ex;
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (ownsAllocator) {
+            allocator.close();
+        }
+        if (ownsStore) {
+            store.close();
+        }
+    }
+}

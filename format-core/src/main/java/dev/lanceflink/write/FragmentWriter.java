@@ -1,0 +1,121 @@
+package dev.lanceflink.write;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.lanceflink.file.FileVersion;
+import dev.lanceflink.file.writer.FileWriteSummary;
+import dev.lanceflink.file.writer.FileWriterOptions;
+import dev.lanceflink.file.writer.LanceFileWriter;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.schema.LanceSchema;
+import dev.lanceflink.table.DataFile;
+import dev.lanceflink.table.Fragment;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * Writes rows into new fragments (one data file each) without committing anything: the result
+ * goes into an {@code Append} or {@code Overwrite} transaction. A file is closed when it reaches
+ * {@code maxRowsPerFile} rows. If the writer is closed without {@link #finish()}, the files it
+ * wrote are deleted (they were never referenced, so this is only tidiness).
+ */
+public final class FragmentWriter implements AutoCloseable {
+    private final ObjectStore store;
+    private final LanceSchema schema;
+    private final FileVersion version;
+    private final long maxRowsPerFile;
+    private final BufferAllocator allocator;
+    private final FileWriterOptions fileOptions;
+    private final List<Fragment> fragments = new ArrayList<>();
+    private final List<String> writtenPaths = new ArrayList<>();
+    private LanceFileWriter current;
+    private String currentName;
+    private long currentRows;
+    private boolean finished;
+
+    public FragmentWriter(ObjectStore store, LanceSchema schema, FileVersion version, long maxRowsPerFile,
+            BufferAllocator allocator, FileWriterOptions fileOptions) {
+        this.store = requireNonNull(store, "store is null");
+        this.schema = requireNonNull(schema, "schema is null");
+        this.version = requireNonNull(version, "version is null");
+        if (maxRowsPerFile < 1) {
+            throw new IllegalArgumentException("maxRowsPerFile must be positive, got " + maxRowsPerFile);
+        }
+        this.maxRowsPerFile = maxRowsPerFile;
+        this.allocator = requireNonNull(allocator, "allocator is null");
+        this.fileOptions = requireNonNull(fileOptions, "fileOptions is null");
+    }
+
+    /** Appends a batch whose columns are the schema's top-level fields, in order. */
+    public void write(VectorSchemaRoot batch) throws IOException {
+        int rows = batch.getRowCount();
+        int done = 0;
+        while (done < rows) {
+            if (current == null) {
+                currentName = DataFileNames.newName();
+                String path = "data/" + currentName;
+                writtenPaths.add(path);
+                current = LanceFileWriter.create(store, path, schema, version, allocator, fileOptions);
+                currentRows = 0;
+            }
+            int n = (int) Math.min(rows - done, maxRowsPerFile - currentRows);
+            if (done == 0 && n == rows) {
+                current.write(batch);
+            } else {
+                try (VectorSchemaRoot slice = batch.slice(done, n)) {
+                    current.write(slice);
+                }
+            }
+            done += n;
+            currentRows += n;
+            if (currentRows == maxRowsPerFile) {
+                closeCurrent();
+            }
+        }
+    }
+
+    private void closeCurrent() throws IOException {
+        FileWriteSummary s = current.finish();
+        current = null;
+        DataFile file = new DataFile(currentName, s.fieldIds(), s.columnIndices(), s.fileMajorVersion(),
+                s.fileMinorVersion(), s.sizeBytes());
+        fragments.add(Fragment.of(0, List.of(file), s.numRows()));
+    }
+
+    /** Closes the last file and returns the new fragments (ids 0: assigned at commit). */
+    public List<Fragment> finish() throws IOException {
+        if (current != null && currentRows > 0) {
+            closeCurrent();
+        } else if (current != null) {
+            current.close();
+            current = null;
+        }
+        finished = true;
+        return List.copyOf(fragments);
+    }
+
+    /** Paths (relative to the store root) of every data file this writer created. */
+    public List<String> writtenPaths() {
+        return List.copyOf(writtenPaths);
+    }
+
+    @Override
+    public void close() {
+        if (current != null) {
+            current.close();
+            current = null;
+        }
+        if (!finished) {
+            for (String path : writtenPaths) {
+                try {
+                    store.delete(path);
+                } catch (IOException ignored) {
+                    // unreferenced garbage either way; cleanup removes it later
+                }
+            }
+        }
+    }
+}

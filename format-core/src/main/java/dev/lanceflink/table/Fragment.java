@@ -80,10 +80,10 @@ public record Fragment(long id, List<DataFile> files, DeletionFile deletionFile,
             long prev = overlays.get(i - 1).committedVersion();
             long cur = overlays.get(i).committedVersion();
             if (Long.compareUnsigned(cur, prev) < 0) {
-                throw new IllegalStateException("Fragment " + id + ": overlay " + i + " ("
-                        + overlays.get(i).dataFile().path() + ", committed_version " + cur
-                        + ") is listed after overlay " + (i - 1) + " with the newer committed_version " + prev
-                        + "; overlays must be stored oldest first");
+                // The first clause is Lance's own wording, so errors read the same in both.
+                throw new IllegalStateException("overlay files must be stored newest-last, but committed_version "
+                        + prev + " precedes " + cur + " (fragment " + id + ", overlay " + i + ": "
+                        + overlays.get(i).dataFile().path() + ")");
             }
         }
     }

@@ -8,7 +8,25 @@ final class MergeApplier implements OperationApplier<Operation.Merge> {
     @Override
     public void apply(ManifestDraft d, Operation.Merge op) {
         d.schema = op.schema();
-        d.fragments = new ArrayList<>(d.assignIds(op.fragments()));
+        // A Merge carries the complete fragment list: fragments of the current version keep
+        // their ids (fragment 0 included, whose id would otherwise read as "unassigned"); only
+        // fragments new to the table get ids.
+        java.util.Set<Long> existing = new java.util.HashSet<>();
+        if (d.current != null) {
+            d.current.fragments().forEach(f -> existing.add(f.id()));
+        }
+        java.util.List<dev.lanceflink.table.Fragment> out = new ArrayList<>();
+        java.util.List<dev.lanceflink.table.Fragment> fresh = new ArrayList<>();
+        for (dev.lanceflink.table.Fragment f : op.fragments()) {
+            if (existing.contains(f.id())) {
+                out.add(f);
+            } else {
+                fresh.add(f);
+            }
+        }
+        out.addAll(d.assignIds(fresh));
+        out.sort(java.util.Comparator.comparingLong(dev.lanceflink.table.Fragment::id));
+        d.fragments = out;
         d.indices = new ArrayList<>(d.indices.stream().filter(e -> fieldsExist(d, e)).toList());
     }
 

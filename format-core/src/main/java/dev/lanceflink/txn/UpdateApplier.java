@@ -33,8 +33,12 @@ final class UpdateApplier implements OperationApplier<Operation.Update> {
             } else {
                 List<DataOverlayFile> overlays = new ArrayList<>(cur.overlays().size());
                 for (DataOverlayFile o : cur.overlays()) {
-                    overlays.add(new DataOverlayFile(o.dataFile().withTombstoned(modified::contains), o.coverage(),
-                            o.committedVersion()));
+                    DataOverlayFile tombstoned = new DataOverlayFile(o.dataFile().withTombstoned(modified::contains),
+                            o.coverage(), o.committedVersion());
+                    // overlays.md §7.4: an overlay left with only tombstoned slots is removed.
+                    if (!tombstoned.dataFile().isFullyTombstoned()) {
+                        overlays.add(tombstoned);
+                    }
                 }
                 d.replaceFragment(cur.withFiles(updated.files()).withOverlays(overlays));
             }

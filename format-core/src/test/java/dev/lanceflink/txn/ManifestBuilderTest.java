@@ -202,6 +202,6 @@ class ManifestBuilderTest {
                 OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(1)), 9);
         Fragment bad = TxnFixtures.fragment("a", 5).withOverlays(List.of(newer, newer.withCommittedVersion(3)));
         assertThatThrownBy(() -> create(bad)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("overlays must be stored oldest first");
+                .hasMessageContaining("overlay files must be stored newest-last, but committed_version 9 precedes 3");
     }
 }

@@ -1,0 +1,327 @@
+package dev.lanceflink.overlay;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.lanceflink.file.FileVersion;
+import dev.lanceflink.file.writer.FileWriteSummary;
+import dev.lanceflink.file.writer.FileWriterOptions;
+import dev.lanceflink.file.writer.LanceFileWriter;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.read.FragmentReader;
+import dev.lanceflink.schema.LanceField;
+import dev.lanceflink.schema.LanceSchema;
+import dev.lanceflink.table.DataFile;
+import dev.lanceflink.table.DataOverlayFile;
+import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.ManifestLocation;
+import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.txn.CommitConflictException;
+import dev.lanceflink.txn.CommitHandler;
+import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.TableCommitter;
+import dev.lanceflink.txn.Transaction;
+import dev.lanceflink.txn.Operation;
+import dev.lanceflink.write.DataFileNames;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.roaringbitmap.PeekableIntIterator;
+import org.roaringbitmap.RoaringBitmap;
+
+/**
+ * Compaction primitives for data overlay files (overlays.md §7). Both stage files and return the
+ * operation to commit; commit it with {@link #commit}, which never rebases a compaction over a
+ * concurrent change of the compacted fragment.
+ *
+ * <ul>
+ *   <li>{@link #mergeOverlays}: a run of overlays of one fragment, contiguous in
+ *       {@code committed_version}, becomes one overlay holding every covered cell's post-image,
+ *       stamped with the run's largest version. Base files are untouched. Committed as a
+ *       {@code Merge} (complete fragment list, same schema), because no other operation can
+ *       replace a fragment's overlay list.
+ *   <li>{@link #fold}: the post-images of every overlaid column go into a new base file; the old
+ *       columns are tombstoned and the overlays dropped. Committed as an {@code Update} in
+ *       REWRITE_COLUMNS mode whose {@code fields_modified} are the folded fields, so every index
+ *       on them stops covering the fragment in the same commit (its exclusion set disappears
+ *       with the overlays).
+ * </ul>
+ */
+public final class OverlayCompactor {
+    /** Rows read and written per step, bounding memory. */
+    static final int CHUNK_ROWS = 65_536;
+
+    private OverlayCompactor() {}
+
+    /**
+     * Merges the overlays at {@code positions} (indices into the fragment's overlay list, which is
+     * ordered oldest first) into one.
+     *
+     * @throws IllegalArgumentException if fewer than two positions are given, a position does not
+     *     exist, or the positions are not one contiguous run (merging v10 and v50 over v30 would
+     *     promote v10's values above v30's)
+     */
+    public static StagedWrite mergeOverlays(ObjectStore store, Manifest manifest, long fragmentId, int[] positions,
+            BufferAllocator allocator, FileWriterOptions fileOptions) throws IOException {
+        requireNonNull(positions, "positions is null");
+        Fragment fragment = requireFragment(manifest, fragmentId);
+        OverlayOrder.check(fragment);
+        List<DataOverlayFile> all = fragment.overlays();
+        int[] p = positions.clone();
+        Arrays.sort(p);
+        if (p.length < 2) {
+            throw new IllegalArgumentException("Merging overlays of fragment " + fragmentId + " needs at least two"
+                    + " overlays, got positions " + Arrays.toString(positions));
+        }
+        for (int i = 0; i < p.length; i++) {
+            if (p[i] < 0 || p[i] >= all.size()) {
+                throw new IllegalArgumentException("Fragment " + fragmentId + " has " + all.size()
+                        + " overlays; position " + p[i] + " does not exist");
+            }
+            if (i > 0 && p[i] != p[i - 1] + 1) {
+                throw new IllegalArgumentException("Overlays " + Arrays.toString(p) + " of fragment " + fragmentId
+                        + " are not contiguous in committed_version: overlay " + (p[i - 1] + 1) + " (committed_version "
+                        + all.get(p[i - 1] + 1).committedVersion() + ") lies between committed_version "
+                        + all.get(p[i - 1]).committedVersion() + " and " + all.get(p[i]).committedVersion()
+                        + "; merging around it would promote older values above it. Merge a contiguous run");
+            }
+        }
+        List<DataOverlayFile> run = all.subList(p[0], p[p.length - 1] + 1);
+        LanceSchema schema = manifest.schema();
+        List<LanceField> fields = overlaidFields(schema, fragment, run, false);
+        int[] ids = fields.stream().mapToInt(LanceField::id).toArray();
+        DataOverlayFile merged;
+        String path;
+        try (OverlayWriter w = OverlayWriter.create(store, manifest, fragmentId, ids, allocator, fileOptions);
+                OverlayResolver resolver = new OverlayResolver(store, fragment, run, allocator)) {
+            try {
+                for (LanceField f : fields) {
+                    RoaringBitmap union = new RoaringBitmap();
+                    for (DataOverlayFile o : run) {
+                        int pos = OverlayFields.positionOf(o.dataFile(), f);
+                        if (pos >= 0) {
+                            union.or(o.coverage().bitmap(pos));
+                        }
+                    }
+                    writeCovered(w, resolver, f, union, fragmentId, allocator);
+                }
+                Optional<DataOverlayFile> out = w.finish();
+                path = w.writtenPath().orElse(null);
+                if (out.isEmpty()) {
+                    throw new IllegalStateException("Overlays " + Arrays.toString(p) + " of fragment " + fragmentId
+                            + " cover no cell; nothing to merge");
+                }
+                merged = out.get().withCommittedVersion(run.get(run.size() - 1).committedVersion());
+            } catch (IOException | RuntimeException e) {
+                w.writtenPath().ifPresent(x -> StagedWrite.discard(store, List.of(x)));
+                throw e;
+            }
+        }
+        List<DataOverlayFile> next = new ArrayList<>(all.subList(0, p[0]));
+        next.add(merged);
+        next.addAll(all.subList(p[p.length - 1] + 1, all.size()));
+        List<Fragment> fragments = new ArrayList<>();
+        for (Fragment f : manifest.fragments()) {
+            fragments.add(f.id() == fragmentId ? f.withOverlays(next) : f);
+        }
+        return new StagedWrite(new Operation.Merge(fragments, schema), List.of(path));
+    }
+
+    /** Writes the run's post-image of {@code f} at every offset of {@code covered}, in chunks. */
+    private static void writeCovered(OverlayWriter w, OverlayResolver resolver, LanceField f, RoaringBitmap covered,
+            long fragmentId, BufferAllocator allocator) throws IOException {
+        PeekableIntIterator it = covered.getIntIterator();
+        long[] offsets = new long[(int) Math.min(CHUNK_ROWS, covered.getLongCardinality())];
+        long[] addresses = new long[offsets.length];
+        while (it.hasNext()) {
+            int n = 0;
+            while (n < offsets.length && it.hasNext()) {
+                offsets[n] = Integer.toUnsignedLong(it.next());
+                addresses[n] = fragmentId << 32 | offsets[n];
+                n++;
+            }
+            long[] o = n == offsets.length ? offsets : Arrays.copyOf(offsets, n);
+            long[] a = n == addresses.length ? addresses : Arrays.copyOf(addresses, n);
+            FieldVector nulls = f.toArrow().createVector(allocator);
+            nulls.allocateNew();
+            nulls.setValueCount(n); // every offset is covered by the run, so these are never used
+            try (FieldVector values = resolver.resolve(f, o, nulls)) {
+                w.writeField(f.id(), a, values);
+            }
+        }
+    }
+
+    /**
+     * Folds every overlay of the fragment into a new base file (column rewrite; row addresses,
+     * deletion vector and row ids unchanged).
+     *
+     * @throws IllegalArgumentException if the fragment has no overlays
+     */
+    public static StagedWrite fold(ObjectStore store, Manifest manifest, long fragmentId, BufferAllocator allocator,
+            FileWriterOptions fileOptions) throws IOException {
+        Fragment fragment = requireFragment(manifest, fragmentId);
+        if (fragment.overlays().isEmpty()) {
+            throw new IllegalArgumentException("Fragment " + fragmentId + " has no overlays to fold");
+        }
+        String format = manifest.dataFormat().version();
+        LanceSchema schema = manifest.schema();
+        List<LanceField> fields = overlaidFields(schema, fragment, fragment.overlays(), true);
+        int[] modified = fields.stream().flatMapToInt(f -> Arrays.stream(OverlayFields.subtreeIds(f))).toArray();
+        LanceSchema fileSchema = schema.projectIds(modified);
+        String name = DataFileNames.newName();
+        String path = "data/" + name;
+        FileWriteSummary summary;
+        try (LanceFileWriter writer = LanceFileWriter.create(store, path, fileSchema, FileVersion.parse(format),
+                allocator, fileOptions); FragmentReader reader = new FragmentReader(store, fragment, allocator)) {
+            long rows = fragment.physicalRows();
+            for (long start = 0; start < rows; start += CHUNK_ROWS) {
+                int n = (int) Math.min(CHUNK_ROWS, rows - start);
+                long[] offsets = new long[n];
+                for (int i = 0; i < n; i++) {
+                    offsets[i] = start + i;
+                }
+                List<FieldVector> vectors = new ArrayList<>(fields.size());
+                try {
+                    for (LanceField f : fields) {
+                        vectors.add(reader.read(f, offsets));
+                    }
+                    try (VectorSchemaRoot root = new VectorSchemaRoot(vectors)) {
+                        vectors = List.of();
+                        root.setRowCount(n);
+                        writer.write(root);
+                    }
+                } finally {
+                    vectors.forEach(FieldVector::close);
+                }
+            }
+            summary = writer.finish();
+        }
+        try {
+            List<DataFile> files = new ArrayList<>();
+            for (DataFile old : fragment.files()) {
+                files.add(old.withTombstoned(id -> Arrays.stream(modified).anyMatch(m -> m == id)));
+            }
+            files.add(new DataFile(name, summary.fieldIds(), summary.columnIndices(), summary.fileMajorVersion(),
+                    summary.fileMinorVersion(), summary.sizeBytes()));
+            Fragment updated = fragment.withFiles(files).withOverlays(List.of());
+            Operation.Update op = new Operation.Update(List.of(), List.of(updated), List.of(), modified, new int[0],
+                    Operation.UpdateMode.REWRITE_COLUMNS, false, false, new byte[0]);
+            return new StagedWrite(op, List.of(path));
+        } catch (RuntimeException e) {
+            StagedWrite.discard(store, List.of(path));
+            throw e;
+        }
+    }
+
+    /**
+     * Commits a compaction planned on {@code planned} for {@code fragmentId}, without ever
+     * rebasing it over a concurrent change of that fragment.
+     *
+     * <p>Why not a plain {@code TableCommitter.commit}: a fold is an {@code Update} in
+     * REWRITE_COLUMNS mode, which Lance's conflict rules let pass a concurrent {@code DataOverlay}
+     * and which then tombstones that overlay's slots, silently losing its values (the fold read the
+     * fragment before the overlay existed). A merge carries the complete fragment list. So each
+     * attempt reads the latest version, requires the fragment's files and overlays (and the schema)
+     * to be exactly as planned, re-targets the operation at that version, and publishes only the
+     * manifest of the next version (any other writer getting there first makes the attempt fail
+     * and the check run again).
+     *
+     * @throws CommitConflictException (retryable) if the fragment changed since {@code planned}:
+     *     plan the compaction again on the latest version; the staged files are then deleted
+     *     (other failures keep them: the outcome of the publish may be unknown)
+     */
+    public static Manifest commit(ObjectStore store, Manifest planned, long fragmentId, StagedWrite staged,
+            Map<String, String> properties, CommitOptions options) throws IOException {
+        Fragment before = requireFragment(planned, fragmentId);
+        try {
+            for (int attempt = 1; attempt <= options.maxAttempts(); attempt++) {
+                ManifestLocation location = VersionResolver.latest(store);
+                Manifest latest = ManifestIO.read(store, location);
+                Fragment now = latest.fragment(fragmentId).orElse(null);
+                if (now == null || !now.files().equals(before.files()) || !now.overlays().equals(before.overlays())
+                        || !latest.schema().equals(planned.schema())) {
+                    throw new CommitConflictException("Fragment " + fragmentId + " (or the schema) changed between"
+                            + " version " + planned.version() + ", on which this overlay compaction was planned, and"
+                            + " version " + latest.version() + "; plan the compaction again on version "
+                            + latest.version(), true, latest.version());
+                }
+                Operation op = retarget(staged.operation(), latest, fragmentId);
+                String expected = location.scheme().path(latest.version() + 1);
+                CommitHandler inner = options.commitHandler();
+                CommitOptions once = options.withMaxAttempts(1).withCommitHandler((s, path, bytes) -> {
+                    if (!path.equals(expected)) {
+                        throw new CommitConflictException("another writer committed after version " + latest.version()
+                                + "; checking fragment " + fragmentId + " again", true, -1);
+                    }
+                    return inner.publish(s, path, bytes);
+                });
+                try {
+                    return TableCommitter.commit(store, Transaction.of(latest.version(), op, properties), once);
+                } catch (CommitConflictException e) {
+                    if (!e.isRetryable()) {
+                        throw e;
+                    }
+                }
+            }
+            throw new CommitConflictException("Overlay compaction of fragment " + fragmentId + " gave up after "
+                    + options.maxAttempts() + " attempts: other writers committed first every time", true, -1);
+        } catch (CommitConflictException e) {
+            staged.discard(store); // the plan is stale; its files will never be committed
+            throw e;
+        }
+    }
+
+    /** The operation re-aimed at {@code latest}: a Merge takes the latest fragment list with ours swapped in. */
+    private static Operation retarget(Operation op, Manifest latest, long fragmentId) {
+        if (!(op instanceof Operation.Merge merge)) {
+            return op;
+        }
+        Fragment ours = merge.fragments().stream().filter(f -> f.id() == fragmentId).findFirst().orElseThrow(
+                () -> new IllegalArgumentException("The staged Merge does not contain fragment " + fragmentId));
+        List<Fragment> fragments = new ArrayList<>();
+        for (Fragment f : latest.fragments()) {
+            fragments.add(f.id() == fragmentId ? ours : f);
+        }
+        return new Operation.Merge(fragments, latest.schema());
+    }
+
+    /**
+     * Top-level fields (schema order) that some overlay of {@code overlays} carries. Structs are
+     * refused unless {@code structsAllowed}: a fold rewrites whole struct columns from resolved
+     * reads, but a merged overlay would need per-leaf columns the overlay writer does not stage.
+     */
+    private static List<LanceField> overlaidFields(LanceSchema schema, Fragment fragment,
+            List<DataOverlayFile> overlays, boolean structsAllowed) {
+        List<LanceField> out = new ArrayList<>();
+        for (LanceField f : schema.fields()) {
+            for (DataOverlayFile o : overlays) {
+                if (OverlayFields.positionOf(o.dataFile(), f) >= 0) {
+                    if (f.isStruct() && !structsAllowed) {
+                        throw new IllegalArgumentException("Fragment " + fragment.id() + ": overlay "
+                                + o.dataFile().path() + " replaces values inside struct field '" + f.name()
+                                + "'; merging struct overlays is not supported by this library (fold them instead)");
+                    }
+                    out.add(f);
+                    break;
+                }
+            }
+        }
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException("The overlays of fragment " + fragment.id() + " carry no field of the"
+                    + " current schema (all slots are tombstones or dropped columns)");
+        }
+        return out;
+    }
+
+    private static Fragment requireFragment(Manifest manifest, long fragmentId) {
+        return manifest.fragment(fragmentId).orElseThrow(() -> new IllegalArgumentException("Version "
+                + manifest.version() + " of the table has no fragment " + fragmentId));
+    }
+}

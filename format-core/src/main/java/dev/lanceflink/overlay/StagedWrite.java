@@ -1,0 +1,37 @@
+package dev.lanceflink.overlay;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.txn.Operation;
+import java.util.List;
+
+/**
+ * Files written for one operation that is not committed yet. A committer (for instance a Flink
+ * committer) commits {@link #operation()} in a transaction; if it gives up, {@link #discard}
+ * removes the files, which no manifest references.
+ *
+ * @param operation what to commit
+ * @param writtenPaths files written for it, relative to the store root
+ */
+public record StagedWrite(Operation operation, List<String> writtenPaths) {
+    public StagedWrite {
+        requireNonNull(operation, "operation is null");
+        writtenPaths = List.copyOf(writtenPaths);
+    }
+
+    /** Deletes the written files, best effort (unreferenced files are garbage either way). */
+    public void discard(ObjectStore store) {
+        discard(store, writtenPaths);
+    }
+
+    static void discard(ObjectStore store, List<String> paths) {
+        for (String p : paths) {
+            try {
+                store.delete(p);
+            } catch (java.io.IOException | RuntimeException ignored) {
+                // unreferenced; table cleanup removes it later
+            }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+/**
+ * Data overlay files (overlays.md; upstream status: unstable, reader/writer feature flag 64):
+ * new values for cells {@code (physical offset, field)} of a fragment, stored beside the base
+ * data files and addressed by rank within a coverage bitmap, so an UPDATE rewrites neither rows
+ * nor columns.
+ *
+ * <ul>
+ *   <li>{@link dev.lanceflink.overlay.OverlayWriter}: one overlay file for one fragment, dense or
+ *       sparse, with Lance's writer invariants.
+ *   <li>{@link dev.lanceflink.overlay.OverlayCommits}: groups finished overlays into a
+ *       {@code DataOverlay} operation and commits it; {@link dev.lanceflink.overlay.OverlayUpdate}
+ *       is UPDATE by row address on top of it (or, for released Lance readers, as a row rewrite).
+ *   <li>{@link dev.lanceflink.overlay.OverlayResolver}: the read path, used by
+ *       {@link dev.lanceflink.read.FragmentReader} for every value it returns.
+ *   <li>{@link dev.lanceflink.overlay.OverlayExclusions}: rows an index must re-check.
+ *   <li>{@link dev.lanceflink.overlay.OverlayCompactor}: overlay merge and fold into base files.
+ * </ul>
+ *
+ * <p>Row lineage: like Lance's writer at the digest's snapshot, a {@code DataOverlay} commit leaves
+ * the rows' {@code last_updated_at_version} sequences unchanged (the upstream spec text says they
+ * should be refreshed; Lance's implementation does not).
+ */
+package dev.lanceflink.overlay;

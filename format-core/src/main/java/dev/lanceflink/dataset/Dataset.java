@@ -310,9 +310,11 @@ public final class Dataset implements AutoCloseable {
                 ? new Operation.Append(fragments)
                 : new Operation.Overwrite(fragments, schema);
         CommitOptions commit = params.commitOptions();
-        if (existing.isEmpty()) {
+        if (existing.isEmpty() || params.mode() == WriteMode.OVERWRITE) {
+            // An overwrite records the data format of the files it writes (a 2.0 table stays 2.0
+            // unless the caller asked for another version) and keeps the table's row-id mode.
             commit = commit.withNewTable(commit.namingScheme(), DataStorageFormat.lance(version.label()),
-                    params.enableStableRowIds());
+                    existing.map(Manifest::usesStableRowIds).orElse(params.enableStableRowIds()));
         }
         return TableCommitter.commit(store, Transaction.of(readVersion, op, params.transactionProperties()), commit);
     }

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs the quickstart on embedded defaults: a table in ./quickstart-data, then shows it with the CLI.
+# Build first: mvn -B -ntp -DskipTests package
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+jar="$here/examples/target/lance-flink-examples.jar"
+if [ ! -f "$jar" ]; then
+  echo "examples/target/lance-flink-examples.jar not found; build first: mvn -B -ntp -DskipTests package" >&2
+  exit 2
+fi
+table="${1:-quickstart-data/users.lance}"
+java --add-opens=java.base/java.nio=ALL-UNNAMED -jar "$jar" "$table"
+echo "== bin/lance-flink versions $table"
+"$here/bin/lance-flink" versions "$table"
+echo
+echo "== bin/lance-flink inspect $table   (fragment 0 carries the overlay of the update)"
+"$here/bin/lance-flink" inspect "$table"
+echo
+echo "== bin/lance-flink dump $table --columns id,name,age --order-by id"
+"$here/bin/lance-flink" dump "$table" --columns id,name,age --order-by id
+echo

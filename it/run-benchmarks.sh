@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs the side-by-side benchmarks (ours vs the official Lance SDK) outside the test suite.
+# Usage: it/run-benchmarks.sh [rows]            format benchmark, issue #2 (default 1000000 rows)
+#        it/run-benchmarks.sh overlay [rows]    overlay update/scan benchmark, issue #3 (default 1000000)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+main=dev.lanceflink.it.bench.FormatBenchmark
+if [[ "${1:-}" == "overlay" ]]; then
+  main=dev.lanceflink.it.bench.OverlayBenchmark
+  shift
+fi
+mvn -B -q -ntp -pl it -am -DskipTests test-compile dependency:build-classpath \
+  -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test >&2
+cp="it/target/test-classes:it/target/classes:$(cat it/target/bench.classpath)"
+exec java --add-opens=java.base/java.nio=ALL-UNNAMED -Xmx8g -XX:MaxDirectMemorySize=8g \
+  -Dlf.oracle.buildDir=it/lance-oracle/target -cp "$cp" "$main" "$@"

@@ -165,6 +165,18 @@ class DatasetTest {
     }
 
     @Test
+    void aMissingDataFileIsNamedInTheError() throws Exception {
+        String uri = dir.resolve("t.lance").toString();
+        try (VectorSchemaRoot b1 = batch(0, 10);
+                Dataset ds = Dataset.write(uri, Map.of(), List.of(b1), SCHEMA, WriteParams.of(WriteMode.CREATE))) {
+            String file = ds.fragments().get(0).files().get(0).path();
+            Files.delete(dir.resolve("t.lance/data").resolve(file));
+            assertThatThrownBy(() -> rows(ds, ScanOptions.all()))
+                    .hasStackTraceContaining(file).hasStackTraceContaining("not found");
+        }
+    }
+
+    @Test
     void badInputCommitsNothing() throws Exception {
         String uri = dir.resolve("t.lance").toString();
         try (VectorSchemaRoot b1 = batch(0, 10);

@@ -163,6 +163,29 @@ public final class Dataset implements AutoCloseable {
         return out;
     }
 
+    /**
+     * The first version after {@code afterVersion} (up to the latest) whose transaction has
+     * {@code value} under {@code propertyKey}, or "uuid" as the key to match the transaction uuid.
+     * This answers "did my commit land?" after a {@link dev.lanceflink.txn.CommitOutcomeUnknownException}
+     * or a lost response: tag each logical change with a unique property before committing it.
+     */
+    public Optional<Long> findCommittedVersion(String propertyKey, String value, long afterVersion)
+            throws IOException {
+        long latest = VersionResolver.latest(store).version();
+        for (long v = afterVersion + 1; v <= latest; v++) {
+            Optional<ManifestLocation> loc = VersionResolver.find(store, v);
+            if (loc.isEmpty()) {
+                continue; // removed by cleanup
+            }
+            Optional<Transaction> t = TransactionStore.read(store, ManifestIO.read(store, loc.get()));
+            if (t.isPresent() && (propertyKey.equals("uuid") ? value.equals(t.get().uuid())
+                    : value.equals(t.get().properties().get(propertyKey)))) {
+                return Optional.of(v);
+            }
+        }
+        return Optional.empty();
+    }
+
     /** The transaction that produced this version, if recorded. */
     public Optional<Transaction> transaction() throws IOException {
         return TransactionStore.read(store, manifest);
@@ -393,6 +416,12 @@ public final class Dataset implements AutoCloseable {
 
     /** Deletes rows by row address; returns the new version. */
     public Dataset deleteRows(long[] rowAddresses) throws IOException {
+        return deleteRows(rowAddresses, Map.of(), CommitOptions.defaults());
+    }
+
+    /** As {@link #deleteRows(long[])}, with transaction properties and commit options. */
+    public Dataset deleteRows(long[] rowAddresses, Map<String, String> properties, CommitOptions commitOptions)
+            throws IOException {
         Map<Long, RoaringBitmap> byFragment = new HashMap<>();
         for (long a : rowAddresses) {
             long fragmentId = a >>> 32;
@@ -405,7 +434,7 @@ public final class Dataset implements AutoCloseable {
             }
             byFragment.computeIfAbsent(fragmentId, k -> new RoaringBitmap()).add((int) (a & 0xFFFFFFFFL));
         }
-        return deleteOffsets(byFragment, "", Map.of(), CommitOptions.defaults());
+        return deleteOffsets(byFragment, "", properties, commitOptions);
     }
 
     private Dataset deleteOffsets(Map<Long, RoaringBitmap> byFragment, String predicate,
@@ -438,7 +467,16 @@ public final class Dataset implements AutoCloseable {
                 return this;
             }
             Transaction t = Transaction.of(version(), new Operation.Delete(updated, removed, predicate), properties);
-            return sibling(TableCommitter.commit(store, t, commitOptions));
+            try {
+                return sibling(TableCommitter.commit(store, t, commitOptions));
+            } catch (dev.lanceflink.txn.CommitConflictException conflict) {
+                throw conflict; // certainly not published: the files below are removed
+            } catch (IOException | RuntimeException unknown) {
+                // The commit may have been published (e.g. CommitOutcomeUnknownException): its
+                // deletion files must stay, or that version would reference missing files.
+                written.clear();
+                throw unknown;
+            }
         } catch (IOException | RuntimeException ex) {
             for (String p : written) {
                 try {

@@ -53,6 +53,8 @@ public final class TableCommitter {
         private Transaction current;
         private String txnFilePath;
         private long uncertainVersion = -1;
+        /** The last version a publish of ours went to with an unknown outcome that is unresolved, or -1. */
+        private long doubtfulVersion = -1;
 
         Attempts(ObjectStore store, Transaction txn, CommitOptions options) {
             this.store = store;
@@ -71,15 +73,38 @@ public final class TableCommitter {
                     }
                     backoff(attempt);
                 }
+                if (doubtfulVersion >= 0) {
+                    throw outcomeUnknown(null);
+                }
                 throw new CommitConflictException("Commit of " + current.operation().name() + " (transaction "
                         + current.uuid() + ") to " + store.rootUri() + " gave up after " + options.maxAttempts()
                         + " attempts: other writers committed first every time. Retry later or reduce the number of"
                         + " concurrent writers", true, -1);
+            } catch (CommitOutcomeUnknownException e) {
+                done = true; // files may be referenced by a published version: keep them
+                throw e;
+            } catch (IOException | RuntimeException e) {
+                if (doubtfulVersion >= 0 && !(e instanceof CommitConflictException)) {
+                    // An earlier publish of ours may have landed and the check failed: deleting
+                    // the files it references would corrupt that version.
+                    done = true;
+                    throw outcomeUnknown(e);
+                }
+                throw e;
             } finally {
                 if (!done) {
                     cleanup(null);
                 }
             }
+        }
+
+        private CommitOutcomeUnknownException outcomeUnknown(Throwable cause) {
+            return new CommitOutcomeUnknownException("Commit of " + current.operation().name() + " (transaction "
+                    + current.uuid() + ") to " + store.rootUri() + " may have been published as version "
+                    + doubtfulVersion + ": the store lost the response and the check afterwards failed"
+                    + (cause == null ? "" : " (" + cause.getMessage() + ")") + ". Look for a version whose transaction"
+                    + " has uuid " + current.uuid() + " before committing the change again", current.uuid(),
+                    doubtfulVersion, cause);
         }
 
         /** One attempt: the committed manifest, or empty if another writer won the race. */
@@ -92,6 +117,7 @@ public final class TableCommitter {
                     return finish(ours.get());
                 }
                 uncertainVersion = -1;
+                doubtfulVersion = -1; // checked: that version is not ours (the next publish may retry it)
             }
             if (latest == null) {
                 if (current.readVersion() != 0) {
@@ -133,11 +159,15 @@ public final class TableCommitter {
                 created = options.commitHandler().publish(store, path, ManifestIO.serialize(manifest));
             } catch (PutOutcomeUnknownException e) {
                 LOG.warn("Outcome of publishing {} is unknown ({}); checking whether it landed", path, e.getMessage());
+                doubtfulVersion = newVersion; // until a check says otherwise, version newVersion may be ours
                 Optional<Manifest> ours = landed(newVersion);
                 if (ours.isPresent()) {
                     return finish(ours.get());
                 }
-                uncertainVersion = newVersion; // re-checked at the start of the next attempt
+                // Checked: not there now. A late landing is still caught by the next attempt's
+                // check and by the uuid scan of concurrent versions.
+                doubtfulVersion = -1;
+                uncertainVersion = newVersion;
                 return Optional.empty();
             }
             if (created) {

@@ -146,7 +146,8 @@ class ManifestIOTest {
         Fragment loaded = TableProtoCodec.fragment(TableProtoCodec.toProto(f), "test");
         assertThat(loaded.overlays()).containsExactly(b, c, a);
         assertThatThrownBy(f::checkOverlayOrder).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("Fragment 0: overlay 1 (b.lance, committed_version 5)");
+                .hasMessageContaining("overlay files must be stored newest-last, but committed_version 8 precedes 5")
+                .hasMessageContaining("fragment 0, overlay 1: b.lance");
     }
 
     @Test

@@ -98,34 +98,58 @@ public final class LocalObjectStore implements ObjectStore {
         Files.createDirectories(target.getParent());
         Path temp = tempSibling(target);
         OutputStream out = Files.newOutputStream(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-        return new FilterOutputStream(out) {
-            private boolean closed;
+        return new TempFileOutputStream(out, temp, target);
+    }
 
-            @Override
-            public void write(byte[] b, int off, int len) throws IOException {
-                out.write(b, off, len);
+    /** Writes to a private temporary file and moves it into place only on a successful close. */
+    private static final class TempFileOutputStream extends FilterOutputStream implements AbortableOutputStream {
+        private final Path temp;
+        private final Path target;
+        private boolean closed;
+
+        TempFileOutputStream(OutputStream out, Path temp, Path target) {
+            super(out);
+            this.temp = temp;
+            this.target = target;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (closed) {
+                return;
             }
-
-            @Override
-            public void close() throws IOException {
-                if (closed) {
-                    return;
-                }
-                closed = true;
+            closed = true;
+            try {
+                out.close();
+                // The target name is new and unique (a data or deletion file), so a move is
+                // safe here; it only makes a complete file appear at once.
                 try {
-                    out.close();
-                    // The target name is new and unique (a data or deletion file), so a move is
-                    // safe here; it only makes a complete file appear at once.
-                    try {
-                        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
-                    } catch (AtomicMoveNotSupportedException e) {
-                        Files.move(temp, target);
-                    }
-                } finally {
-                    Files.deleteIfExists(temp);
+                    Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+                } catch (AtomicMoveNotSupportedException e) {
+                    Files.move(temp, target);
                 }
+            } finally {
+                Files.deleteIfExists(temp);
             }
-        };
+        }
+
+        @Override
+        public void abort() throws IOException {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try {
+                out.close();
+            } finally {
+                Files.deleteIfExists(temp); // never moved to the target
+            }
+        }
     }
 
     @Override

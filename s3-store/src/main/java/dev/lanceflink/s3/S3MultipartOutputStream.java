@@ -28,7 +28,7 @@ import software.amazon.awssdk.services.s3.model.CompletedPart;
  * upload. Any failure aborts the upload, so no invisible parts keep costing storage; {@link
  * #abort} does the same for a writer that gives up.
  */
-public final class S3MultipartOutputStream extends OutputStream {
+public final class S3MultipartOutputStream extends OutputStream implements dev.lanceflink.io.AbortableOutputStream {
     private static final Logger LOG = LoggerFactory.getLogger(S3MultipartOutputStream.class);
     /** S3's limit on parts per upload. */
     static final int MAX_PARTS = 10_000;

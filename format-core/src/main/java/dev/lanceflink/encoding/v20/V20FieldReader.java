@@ -16,7 +16,6 @@ import org.apache.arrow.vector.complex.NonNullableStructVector;
 import org.apache.arrow.vector.complex.StructVector;
 import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.util.TransferPair;
 
 /**
  * Reads one top-level field of a Lance file version 2.0 data file into an Arrow vector.
@@ -108,9 +107,8 @@ public final class V20FieldReader {
                 long runStart = sortedRows[i];
                 long runEnd = sortedRows[j] + 1;
                 try (FieldVector run = read(field, cols, data, runStart, runEnd, allocator)) {
-                    TransferPair copier = run.makeTransferPair(result);
                     for (int k = i; k <= j; k++) {
-                        copier.copyValueSafe((int) (sortedRows[k] - runStart), out++);
+                        VectorRowCopier.copyRow(run, (int) (sortedRows[k] - runStart), result, out++);
                     }
                 }
                 i = j + 1;

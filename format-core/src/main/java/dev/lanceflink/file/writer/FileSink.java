@@ -19,6 +19,16 @@ final class FileSink {
     private final OutputStream out;
     private long position;
 
+    /** Whether the stream can be discarded without publishing anything. */
+    boolean abortable() {
+        return out instanceof dev.lanceflink.io.AbortableOutputStream;
+    }
+
+    /** Discards the file being written (only if {@link #abortable()}). */
+    void abort() throws IOException {
+        ((dev.lanceflink.io.AbortableOutputStream) out).abort();
+    }
+
     FileSink(OutputStream out) {
         this.out = out;
     }

@@ -43,6 +43,8 @@ public final class LanceFileWriter implements AutoCloseable {
     private final List<WriterField> topFields;
     private final List<StructuralFieldWriter> structural = new ArrayList<>();
     private final List<V20ColumnWriter> legacy = new ArrayList<>();
+    /** 2.0: rows appended so far per top-level field (the top-level row of its next row). */
+    private final long[] legacyRows;
     private final FileSink sink;
     private boolean finished;
     private boolean closed;
@@ -54,9 +56,10 @@ public final class LanceFileWriter implements AutoCloseable {
         this.schema = schema;
         this.version = version;
         this.topFields = topFields;
+        this.legacyRows = new long[topFields.size()];
         for (WriterField f : topFields) {
             if (version == FileVersion.V2_0) {
-                legacy.add(V20ColumnWriter.create(f, options));
+                legacy.add(V20ColumnWriter.create(f, options, false));
             } else {
                 structural.add(new StructuralFieldWriter(f, options));
             }
@@ -139,7 +142,8 @@ public final class LanceFileWriter implements AutoCloseable {
         int n = vector.getValueCount();
         try {
             if (version == FileVersion.V2_0) {
-                legacy.get(index).append(vector, 0, n, sink);
+                legacy.get(index).append(vector, 0, n, legacyRows[index], sink);
+                legacyRows[index] += n;
             } else {
                 structural.get(index).append(vector, 0, n, sink);
             }
@@ -294,10 +298,14 @@ public final class LanceFileWriter implements AutoCloseable {
         }
         closed = true;
         try {
-            try {
-                sink.close();
-            } finally {
-                store.delete(path);
+            if (sink.abortable()) {
+                sink.abort();
+            } else {
+                try {
+                    sink.close();
+                } finally {
+                    store.delete(path);
+                }
             }
         } catch (IOException e) {
             throw new UncheckedIOException("could not remove the abandoned data file " + path

@@ -21,15 +21,16 @@ final class V20BinaryWriter extends V20ColumnWriter {
     private final BitBuilder validity = new BitBuilder();
     private int rows;
 
-    V20BinaryWriter(WriterField field, FileWriterOptions options) {
-        super(field, options);
+    V20BinaryWriter(WriterField field, FileWriterOptions options, boolean underList) {
+        super(field, options, underList);
     }
 
     @Override
-    void append(FieldVector vector, int start, int end, FileSink sink) throws IOException {
+    void append(FieldVector vector, int start, int end, long topRow, FileSink sink) throws IOException {
         int step = options.rowsPerSlice();
         for (int s = start; s < end; s += step) {
             int e = Math.min(end, s + step);
+            buffering(topRowOf(topRow, start, s));
             appendSlice(vector, s, e);
             if (bytes.size() + 8L * rows >= options.targetPageBytes()) {
                 flushPage(sink);
@@ -70,12 +71,17 @@ final class V20BinaryWriter extends V20ColumnWriter {
                 .setIndices(Encodings.noNull(Encodings.flat20(64, 0)))
                 .setBytes(Encodings.flat20(8, 1))
                 .setNullAdjustment(nullAdjustment)).build();
-        pages.write(sink, new EncodedPage(List.of(indices, bytes),
+        writePage(sink, new EncodedPage(List.of(indices, bytes),
                 Encodings.any(Encodings.ARRAY_ENCODING_URL, encoding), rows));
         rows = 0;
         bytes.clear();
         ends.clear();
         validity.clear();
+    }
+
+    @Override
+    void flush(FileSink sink) throws IOException {
+        flushPage(sink);
     }
 
     @Override

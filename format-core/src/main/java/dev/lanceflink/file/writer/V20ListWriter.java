@@ -21,13 +21,13 @@ final class V20ListWriter extends V20ColumnWriter {
     private long pageItems;
     private int rows;
 
-    V20ListWriter(WriterField field, FileWriterOptions options) {
-        super(field, options);
-        this.items = V20ColumnWriter.create(field.children().get(0), options);
+    V20ListWriter(WriterField field, FileWriterOptions options, boolean underList) {
+        super(field, options, underList);
+        this.items = V20ColumnWriter.create(field.children().get(0), options, true);
     }
 
     @Override
-    void append(FieldVector vector, int start, int end, FileSink sink) throws IOException {
+    void append(FieldVector vector, int start, int end, long topRow, FileSink sink) throws IOException {
         boolean large = field.kind() == WriterField.Kind.LARGE_LIST;
         ArrowBuf offsets = vector.getOffsetBuffer();
         FieldVector child = large ? ((LargeListVector) vector).getDataVector() : ((ListVector) vector).getDataVector();
@@ -35,9 +35,11 @@ final class V20ListWriter extends V20ColumnWriter {
         boolean anyNull = vector.getNullCount() > 0;
         for (int s = start; s < end; s += step) {
             int e = Math.min(end, s + step);
+            buffering(topRowOf(topRow, start, s));
             // Items are forwarded in runs; the items a null list may still span in Arrow are skipped.
             long runStart = large ? offsets.getLong(8L * s) : offsets.getInt(4L * s);
             long runEnd = runStart;
+            long runTopRow = topRowOf(topRow, start, s);
             for (int i = s; i < e; i++) {
                 long itemStart = large ? offsets.getLong(8L * i) : offsets.getInt(4L * i);
                 long itemEnd = large ? offsets.getLong(8L * (i + 1)) : offsets.getInt(4L * (i + 1));
@@ -47,13 +49,14 @@ final class V20ListWriter extends V20ColumnWriter {
                     pageItems += itemEnd - itemStart;
                     runEnd = itemEnd;
                 } else if (itemEnd != itemStart) {
-                    forwardItems(child, runStart, runEnd, sink);
+                    forwardItems(child, runStart, runEnd, runTopRow, sink);
                     runStart = itemEnd;
                     runEnd = itemEnd;
+                    runTopRow = topRowOf(topRow, start, i + 1);
                 }
                 ends.add(pageItems);
             }
-            forwardItems(child, runStart, runEnd, sink);
+            forwardItems(child, runStart, runEnd, runTopRow, sink);
             rows += e - s;
             if (8L * rows >= options.targetPageBytes()) {
                 flushPage(sink);
@@ -61,13 +64,13 @@ final class V20ListWriter extends V20ColumnWriter {
         }
     }
 
-    private void forwardItems(FieldVector child, long from, long to, FileSink sink) throws IOException {
+    private void forwardItems(FieldVector child, long from, long to, long topRow, FileSink sink) throws IOException {
         if (to > from) {
             if (to > Integer.MAX_VALUE) {
                 throw new IllegalArgumentException("list field '" + field.name() + "' (id " + field.id()
                         + ") has more than 2^31 items in one batch; write smaller batches");
             }
-            items.append(child, (int) from, (int) to, sink);
+            items.append(child, (int) from, (int) to, topRow, sink);
         }
     }
 
@@ -87,11 +90,20 @@ final class V20ListWriter extends V20ColumnWriter {
                 .setOffsets(Encodings.noNull(Encodings.flat20(64, 0)))
                 .setNullOffsetAdjustment(adjustment)
                 .setNumItems(pageItems)).build();
-        pages.write(sink, new EncodedPage(List.of(buffer), Encodings.any(Encodings.ARRAY_ENCODING_URL, encoding), rows));
+        writePage(sink, new EncodedPage(List.of(buffer), Encodings.any(Encodings.ARRAY_ENCODING_URL, encoding), rows));
         rows = 0;
         pageItems = 0;
         ends.clear();
         validity.clear();
+        // The items of this offsets page must end in pages of their own: Lance's 2.0 list
+        // scheduler cannot share one items page between two offsets pages (Lance's list encoder
+        // flushes its items encoder with every offsets page for this reason).
+        items.flush(sink);
+    }
+
+    @Override
+    void flush(FileSink sink) throws IOException {
+        flushPage(sink);
     }
 
     @Override

@@ -24,8 +24,8 @@ final class V20PrimitiveWriter extends V20ColumnWriter {
     private int rows;
     private int nulls;
 
-    V20PrimitiveWriter(WriterField field, FileWriterOptions options) {
-        super(field, options);
+    V20PrimitiveWriter(WriterField field, FileWriterOptions options, boolean underList) {
+        super(field, options, underList);
         boolean bool = field.kind() == WriterField.Kind.BOOL;
         this.values = bool ? null : new ByteBuilder(64 * 1024);
         this.bits = bool ? new BitBuilder() : null;
@@ -33,10 +33,11 @@ final class V20PrimitiveWriter extends V20ColumnWriter {
     }
 
     @Override
-    void append(FieldVector vector, int start, int end, FileSink sink) throws IOException {
+    void append(FieldVector vector, int start, int end, long topRow, FileSink sink) throws IOException {
         int step = options.rowsPerSlice();
         for (int s = start; s < end; s += step) {
             int e = Math.min(end, s + step);
+            buffering(topRowOf(topRow, start, s));
             appendSlice(vector, s, e);
             if (bufferedBytes() >= options.targetPageBytes()) {
                 flushPage(sink);
@@ -102,7 +103,7 @@ final class V20PrimitiveWriter extends V20ColumnWriter {
             ArrayEncoding inner = valuesEncoding(buffers);
             encoding = someNull ? Encodings.someNull(Encodings.flat20(1, 0), inner) : Encodings.noNull(inner);
         }
-        pages.write(sink, new EncodedPage(buffers, Encodings.any(Encodings.ARRAY_ENCODING_URL, encoding), rows));
+        writePage(sink, new EncodedPage(buffers, Encodings.any(Encodings.ARRAY_ENCODING_URL, encoding), rows));
         rows = 0;
         nulls = 0;
         validity.clear();
@@ -152,6 +153,11 @@ final class V20PrimitiveWriter extends V20ColumnWriter {
         ByteBuilder out = new ByteBuilder((int) ((count + 7) / 8));
         bits.copyTo(out, 0, count);
         return out;
+    }
+
+    @Override
+    void flush(FileSink sink) throws IOException {
+        flushPage(sink);
     }
 
     @Override

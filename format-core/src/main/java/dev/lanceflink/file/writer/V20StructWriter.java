@@ -17,15 +17,15 @@ final class V20StructWriter extends V20ColumnWriter {
     private final List<V20ColumnWriter> children = new ArrayList<>();
     private long rows;
 
-    V20StructWriter(WriterField field, FileWriterOptions options) {
-        super(field, options);
+    V20StructWriter(WriterField field, FileWriterOptions options, boolean underList) {
+        super(field, options, underList);
         for (WriterField child : field.children()) {
-            children.add(V20ColumnWriter.create(child, options));
+            children.add(V20ColumnWriter.create(child, options, underList));
         }
     }
 
     @Override
-    void append(FieldVector vector, int start, int end, FileSink sink) throws IOException {
+    void append(FieldVector vector, int start, int end, long topRow, FileSink sink) throws IOException {
         if (vector.getNullCount() > 0) {
             for (int i = start; i < end; i++) {
                 if (vector.isNull(i)) {
@@ -37,9 +37,17 @@ final class V20StructWriter extends V20ColumnWriter {
         }
         List<FieldVector> vectors = ((NonNullableStructVector) vector).getChildrenFromFields();
         for (int c = 0; c < children.size(); c++) {
-            children.get(c).append(vectors.get(c), start, end, sink);
+            children.get(c).append(vectors.get(c), start, end, topRow, sink);
         }
         rows += end - start;
+    }
+
+    /** The header page covers all rows and is written by {@link #finish}; only children have pages to flush. */
+    @Override
+    void flush(FileSink sink) throws IOException {
+        for (V20ColumnWriter child : children) {
+            child.flush(sink);
+        }
     }
 
     @Override

@@ -69,12 +69,87 @@ class V20RoundTripTest {
                         assertThat(RandomBatches.cells(read)).as("column %s [3, n-2)", field.name())
                                 .isEqualTo(expected.subList(3, (int) total - 2));
                     }
+                    // Scattered rows, a repeated one and far gaps: take() copies rows out of
+                    // several decoded runs (list<fixed_size_list> used to fail in Arrow's copier).
+                    long[] rows = {0, 2, 2, 3, total / 2, total - 1};
+                    try (FieldVector read = V20FieldReader.take(field, cols, data, rows, allocator)) {
+                        List<Object> want = new ArrayList<>();
+                        for (long r : rows) {
+                            want.add(expected.get((int) r));
+                        }
+                        assertThat(RandomBatches.cells(read)).as("column %s take %s", field.name(),
+                                java.util.Arrays.toString(rows)).isEqualTo(want);
+                    }
                 }
+                assertItemsPagesEndWithOffsetsPages(field, cols);
+                assertPrioritiesAreTopLevelRows(field, cols, total);
             }
             assertThat(column).isEqualTo(f.numColumns);
         } finally {
             batches.forEach(VectorSchemaRoot::close);
         }
+    }
+
+    /**
+     * Lance sets a page's priority to a top-level row number, for item columns of lists too (not
+     * an item index): the field's own column has priority = its first row, and every column's
+     * priorities are ascending top-level rows.
+     */
+    private static void assertPrioritiesAreTopLevelRows(LanceField field, List<ColumnMetadata> cols, long total) {
+        long row = 0;
+        for (ColumnMetadata.Page p : cols.get(0).getPagesList()) {
+            assertThat(p.getPriority()).as("field %s page priority", field.pathString()).isEqualTo(row);
+            row += p.getLength();
+        }
+        for (int c = 1; c < cols.size(); c++) {
+            long previous = 0;
+            for (ColumnMetadata.Page p : cols.get(c).getPagesList()) {
+                assertThat(p.getPriority()).as("field %s column %d page priority", field.pathString(), c)
+                        .isBetween(previous, Math.max(0, total - 1));
+                previous = p.getPriority();
+            }
+        }
+    }
+
+    /**
+     * Lance's 2.0 reader cannot share one items page between two offsets pages: every offsets
+     * page's last item must end an items page (checked for each list at any depth whose items
+     * column has pages of its own, i.e. is not a struct header).
+     */
+    private static void assertItemsPagesEndWithOffsetsPages(LanceField field, List<ColumnMetadata> cols)
+            throws Exception {
+        assertListAlignment(field, cols, 0);
+    }
+
+    /** Returns the number of columns {@code field} spans starting at {@code at}. */
+    private static int assertListAlignment(LanceField field, List<ColumnMetadata> cols, int at) throws Exception {
+        int span = 1;
+        String type = field.logicalType();
+        boolean list = type.startsWith("list") || type.startsWith("large_list");
+        for (LanceField child : field.children()) {
+            span += assertListAlignment(child, cols, at + span);
+        }
+        if (list && !field.children().get(0).logicalType().equals("struct")) {
+            java.util.Set<Long> itemPageEnds = new java.util.HashSet<>();
+            long end = 0;
+            for (ColumnMetadata.Page p : cols.get(at + 1).getPagesList()) {
+                end += p.getLength();
+                itemPageEnds.add(end);
+            }
+            long items = 0;
+            for (ColumnMetadata.Page p : cols.get(at).getPagesList()) {
+                lance.encodings.ArrayEncoding enc = com.google.protobuf.Any.parseFrom(
+                        p.getEncoding().getDirect().getEncoding()).unpack(lance.encodings.ArrayEncoding.class);
+                long pageItems = enc.getList().getNumItems();
+                items += pageItems;
+                if (pageItems > 0) {
+                    assertThat(itemPageEnds).as("list field %s: items pages must end where offsets pages end",
+                            field.pathString()).contains(items);
+                }
+            }
+            assertThat(items).as("list field %s: items of all offsets pages", field.pathString()).isEqualTo(end);
+        }
+        return span;
     }
 
     @Test

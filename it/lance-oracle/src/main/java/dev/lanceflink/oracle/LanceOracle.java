@@ -125,7 +125,7 @@ public final class LanceOracle {
     String command = argv.isEmpty() ? "" : argv.get(0);
     switch (command) {
       case "write": {
-        OracleArgs a = OracleArgs.parse(argv, union(STORAGE, Set.of("stable-row-ids")),
+        OracleArgs a = OracleArgs.parse(argv, Set.of("stable-row-ids"),
             union(STORAGE, Set.of("schema", "rows", "mode", "data-storage-version",
                 "max-rows-per-file", "max-rows-per-group")));
         Schema schema = readSchema(Path.of(a.required("schema")));
@@ -159,7 +159,7 @@ public final class LanceOracle {
             a.keyValues("storage-option"));
       }
       case "bench-write": {
-        OracleArgs a = OracleArgs.parse(argv, union(STORAGE, Set.of("append")),
+        OracleArgs a = OracleArgs.parse(argv, Set.of("append"),
             union(STORAGE, Set.of("rows", "batch-rows", "data-storage-version")));
         return new BenchCommands(commands.allocator()).write(a.target(),
             intOption(a, "rows"), a.value("batch-rows") == null ? 65536 : intOption(a, "batch-rows"),

@@ -1,0 +1,107 @@
+package dev.lanceflink.compactor;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.lanceflink.compactor.core.CompactionRun;
+import dev.lanceflink.compactor.core.CompactionSummary;
+import dev.lanceflink.compactor.core.LocalTaskExecutor;
+import dev.lanceflink.compactor.core.TaskExecutor;
+import dev.lanceflink.compactor.flink.FlinkTaskExecutor;
+import dev.lanceflink.file.writer.FileWriterOptions;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.io.ObjectStores;
+import dev.lanceflink.txn.CommitOptions;
+import java.io.PrintStream;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+
+/**
+ * Entry point of the compaction job: {@code flink run -c dev.lanceflink.compactor.CompactorMain
+ * lance-flink-compactor.jar <table-uri> --mode overlay-merge ...}, or locally {@code bin/lance-flink
+ * compact <table-uri> --mode ...}. Arguments: {@link CompactorOptions#USAGE}.
+ *
+ * <p>Prints one JSON object on stdout: {@code status} ({@code committed}, {@code nothing-to-do},
+ * {@code dry-run}), {@code table}, {@code mode}, {@code planVersion}, {@code fragmentsPlanned},
+ * {@code fragmentsCompacted}, {@code overlaysBefore}, {@code overlaysAfter},
+ * {@code committedVersions}, {@code replannedFragments}, {@code uncompactedFragments},
+ * {@code durationMillis} and the {@code plan} (tasks with positions, triggers and sizes; skipped
+ * fragments with reasons). On failure: {@code {"status":"failed","error":"..."}}.
+ */
+public final class CompactorMain {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private CompactorMain() {}
+
+    public static void main(String[] args) {
+        int code = run(args, System.out, System.err);
+        if (code != 0) {
+            System.exit(code);
+        }
+    }
+
+    /** Runs the CLI with progress on {@code System.err}; returns the exit code (0, 1 failure, 2 usage). */
+    public static int run(String[] args, PrintStream out) {
+        return run(args, out, System.err);
+    }
+
+    /** Runs the CLI; the JSON summary goes to {@code out}, progress and usage to {@code err}. */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        for (String a : args) {
+            if (a.equals("--help") || a.equals("-h")) {
+                out.print(CompactorOptions.USAGE);
+                return 0;
+            }
+        }
+        CompactorOptions options;
+        try {
+            options = CompactorOptions.parse(args);
+        } catch (CompactorOptions.UsageException e) {
+            err.println("compact: " + e.getMessage());
+            err.print(CompactorOptions.USAGE);
+            return 2;
+        }
+        try (ObjectStore store = ObjectStores.open(options.tableUri(), options.storageOptions());
+                BufferAllocator allocator = new RootAllocator()) {
+            CommitOptions commit = CommitOptions.defaults().withMaxAttempts(options.maxCommitAttempts());
+            CompactionRun run = new CompactionRun(store, options.tableUri(), options.mode(), options.policy(), commit,
+                    options.maxReplanRounds());
+            CompactionSummary summary;
+            if (options.dryRun()) {
+                summary = run.dryRun();
+            } else {
+                TaskExecutor executor = options.engine().equals("threads")
+                        ? new LocalTaskExecutor(store, allocator, FileWriterOptions.defaults(),
+                                options.parallelism() > 0 ? options.parallelism()
+                                        : Runtime.getRuntime().availableProcessors())
+                        : new FlinkTaskExecutor(options.tableUri(), options.storageOptions(), store,
+                                options.parallelism());
+                summary = run.execute(executor, (result, finished, total) -> err.println("compact: fragment "
+                        + result.task().fragmentId() + " staged (" + finished + "/" + total + " tasks)"));
+            }
+            out.println(write(summary.toJson()));
+            return 0;
+        } catch (Exception | LinkageError e) {
+            ObjectNode failed = JSON.createObjectNode();
+            failed.put("status", "failed");
+            failed.put("table", options.tableUri());
+            failed.put("mode", options.mode().cliName());
+            failed.put("error", e.getClass().getSimpleName() + ": " + e.getMessage());
+            out.println(write(failed));
+            err.println("compact: failed: " + e);
+            if (e instanceof NoClassDefFoundError) {
+                err.println("compact: Flink classes are missing; put the Flink distribution's lib/ on the classpath"
+                        + " or use --engine threads");
+            }
+            return 1;
+        }
+    }
+
+    private static String write(ObjectNode node) {
+        try {
+            return JSON.writeValueAsString(node);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("Could not render the JSON summary", e);
+        }
+    }
+}

@@ -1,0 +1,19 @@
+package dev.lanceflink.compactor.core;
+
+import java.util.List;
+
+/**
+ * What one {@link CompactionCommitter#commit} call did.
+ *
+ * @param committed results now part of the table
+ * @param committedVersions the versions created, in order (one per commit group)
+ * @param staleFragmentIds fragments that changed since their task's version; their staged files
+ *     were deleted and they must be planned again on the latest version
+ */
+public record CommitReport(List<TaskResult> committed, List<Long> committedVersions, List<Long> staleFragmentIds) {
+    public CommitReport {
+        committed = List.copyOf(committed);
+        committedVersions = List.copyOf(committedVersions);
+        staleFragmentIds = List.copyOf(staleFragmentIds);
+    }
+}

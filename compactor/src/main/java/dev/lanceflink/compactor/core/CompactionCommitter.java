@@ -1,0 +1,249 @@
+package dev.lanceflink.compactor.core;
+
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.overlay.StagedWrite;
+import dev.lanceflink.table.DataFile;
+import dev.lanceflink.table.DataOverlayFile;
+import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.ManifestLocation;
+import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.txn.CommitConflictException;
+import dev.lanceflink.txn.CommitHandler;
+import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.Operation;
+import dev.lanceflink.txn.TableCommitter;
+import dev.lanceflink.txn.Transaction;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Commits the staged results of a compaction run in as few versions as the table format allows:
+ * all merges in one {@code Merge}; folds in one {@code Update} (REWRITE_COLUMNS) per distinct set
+ * of folded fields. Folds with different field sets are not combined because an {@code Update}
+ * drops the coverage of every index on any of its {@code fields_modified} for every fragment it
+ * touches, so a union would needlessly un-index fragments.
+ *
+ * <p>The same guard as {@link dev.lanceflink.overlay.OverlayCompactor#commit}, for many fragments
+ * at once: each attempt reads the latest version and keeps only the results whose fragment (files
+ * and overlays) and schema are exactly as the task saw them. A fragment that changed, typically
+ * because a streaming sink committed a new overlay to it, is <em>never</em> rebased over: a fold
+ * would tombstone the new overlay's slots and lose its values. Its staged files are deleted and it
+ * is reported stale, to be planned again on the newer version. The manifest is then published only
+ * as the very next version; another writer getting there first makes the attempt start over.
+ */
+public final class CompactionCommitter {
+    /** Transaction property naming the compaction mode of a commit. */
+    public static final String MODE_PROPERTY = "lance-flink.compaction.mode";
+    /** Transaction property naming the version the committed tasks were computed on. */
+    public static final String READ_VERSION_PROPERTY = "lance-flink.compaction.read-version";
+
+    private CompactionCommitter() {}
+
+    /**
+     * Commits {@code results}, which must all have been computed on the same version.
+     *
+     * @throws CommitConflictException if other writers won the race {@code maxAttempts} times in a
+     *     row, or a conflict is not retryable; the staged files of uncommitted results are deleted
+     * @throws IOException on storage failures; staged files are then kept (the outcome of a
+     *     publish may be unknown; unreferenced files are garbage for cleanup)
+     */
+    public static CommitReport commit(ObjectStore store, List<TaskResult> results, Map<String, String> properties,
+            CommitOptions options) throws IOException {
+        if (results.isEmpty()) {
+            return new CommitReport(List.of(), List.of(), List.of());
+        }
+        long readVersion = results.get(0).readVersion();
+        for (TaskResult r : results) {
+            if (r.readVersion() != readVersion) {
+                throw new IllegalArgumentException("Results of one commit must share their read version, but fragment "
+                        + r.task().fragmentId() + " was compacted on version " + r.readVersion() + " and fragment "
+                        + results.get(0).task().fragmentId() + " on version " + readVersion);
+            }
+        }
+        Manifest planned = ManifestIO.read(store, VersionResolver.version(store, readVersion));
+        List<TaskResult> committed = new ArrayList<>();
+        List<Long> versions = new ArrayList<>();
+        List<Long> stale = new ArrayList<>();
+        List<List<Staged>> groups = group(results);
+        for (int g = 0; g < groups.size(); g++) {
+            try {
+                Manifest m = commitGroup(store, planned, groups.get(g), properties, options, stale);
+                if (m != null) {
+                    versions.add(m.version());
+                    groups.get(g).forEach(s -> committed.add(s.result));
+                }
+            } catch (CommitConflictException e) {
+                for (int rest = g; rest < groups.size(); rest++) {
+                    groups.get(rest).forEach(s -> s.staged.discard(store));
+                }
+                throw e;
+            }
+        }
+        return new CommitReport(committed, versions, stale);
+    }
+
+    /** A result with its decoded operation. */
+    private record Staged(TaskResult result, StagedWrite staged) {
+        long fragmentId() {
+            return result.task().fragmentId();
+        }
+    }
+
+    private static List<List<Staged>> group(List<TaskResult> results) throws IOException {
+        Map<String, List<Staged>> groups = new LinkedHashMap<>();
+        for (TaskResult r : results) {
+            StagedWrite s = r.staged();
+            String key;
+            if (s.operation() instanceof Operation.Merge) {
+                key = "merge";
+            } else if (s.operation() instanceof Operation.Update u
+                    && u.mode() == Operation.UpdateMode.REWRITE_COLUMNS && u.updatedFragments().size() == 1) {
+                key = "fold " + Arrays.toString(sorted(u.fieldsModified()));
+            } else {
+                throw new IllegalArgumentException("Fragment " + r.task().fragmentId() + ": a compaction task staged"
+                        + " a " + s.operation().name() + ", which is not an overlay merge or fold");
+            }
+            groups.computeIfAbsent(key, k -> new ArrayList<>()).add(new Staged(r, s));
+        }
+        return new ArrayList<>(groups.values());
+    }
+
+    /** Commits one group; returns the new manifest, or null if every fragment of it went stale. */
+    private static Manifest commitGroup(ObjectStore store, Manifest planned, List<Staged> group,
+            Map<String, String> properties, CommitOptions options, List<Long> stale) throws IOException {
+        List<Staged> pending = new ArrayList<>(group);
+        for (int attempt = 1; attempt <= options.maxAttempts(); attempt++) {
+            ManifestLocation location = VersionResolver.latest(store);
+            Manifest latest = ManifestIO.read(store, location);
+            dropStale(store, planned, latest, pending, stale);
+            group.retainAll(pending);
+            if (pending.isEmpty()) {
+                return null;
+            }
+            Operation op = combine(pending, latest);
+            Map<String, String> props = new LinkedHashMap<>(properties);
+            props.put(MODE_PROPERTY, pending.get(0).result.task().mode().cliName());
+            props.put(READ_VERSION_PROPERTY, Long.toString(planned.version()));
+            String expected = location.scheme().path(latest.version() + 1);
+            CommitHandler inner = options.commitHandler();
+            CommitOptions once = options.withMaxAttempts(1).withCommitHandler((s, path, bytes) -> {
+                if (!path.equals(expected)) {
+                    throw new LostRace(latest.version());
+                }
+                return inner.publish(s, path, bytes);
+            });
+            try {
+                return TableCommitter.commit(store, Transaction.of(latest.version(), op, props), once);
+            } catch (LostRace e) {
+                backoff(attempt, options);
+            } catch (CommitConflictException e) {
+                if (!e.isRetryable()) {
+                    throw e;
+                }
+                backoff(attempt, options);
+            }
+        }
+        throw new CommitConflictException("Compaction commit to " + store.rootUri() + " gave up after "
+                + options.maxAttempts() + " attempts: other writers committed first every time. Run the compaction"
+                + " again later (it is safe to re-run)", true, -1);
+    }
+
+    /** Moves results whose fragment (or the schema) changed since {@code planned} out of {@code pending}. */
+    private static void dropStale(ObjectStore store, Manifest planned, Manifest latest, List<Staged> pending,
+            List<Long> stale) {
+        boolean schemaSame = latest.schema().equals(planned.schema());
+        for (var it = pending.iterator(); it.hasNext(); ) {
+            Staged s = it.next();
+            Fragment before = planned.fragment(s.fragmentId()).orElseThrow();
+            Fragment now = latest.fragment(s.fragmentId()).orElse(null);
+            boolean same = schemaSame && now != null && now.files().equals(before.files())
+                    && now.overlays().equals(before.overlays());
+            if (!same) {
+                it.remove();
+                stale.add(s.fragmentId());
+                // An earlier attempt whose publish outcome was unknown may have landed after all;
+                // never delete files a version references.
+                if (now == null || !references(now, s.staged.writtenPaths())) {
+                    s.staged.discard(store);
+                }
+            }
+        }
+    }
+
+    private static boolean references(Fragment f, List<String> paths) {
+        Set<String> referenced = new HashSet<>();
+        for (DataFile d : f.files()) {
+            referenced.add(d.rootRelativePath());
+        }
+        for (DataOverlayFile o : f.overlays()) {
+            referenced.add(o.dataFile().rootRelativePath());
+        }
+        return paths.stream().anyMatch(referenced::contains);
+    }
+
+    /** One operation for the group, aimed at {@code latest}. */
+    private static Operation combine(List<Staged> pending, Manifest latest) {
+        if (pending.get(0).staged.operation() instanceof Operation.Merge) {
+            Map<Long, Fragment> ours = new LinkedHashMap<>();
+            for (Staged s : pending) {
+                Operation.Merge m = (Operation.Merge) s.staged.operation();
+                Fragment f = m.fragments().stream().filter(x -> x.id() == s.fragmentId()).findFirst().orElseThrow(
+                        () -> new IllegalArgumentException("The staged Merge of fragment " + s.fragmentId()
+                                + " does not contain that fragment"));
+                ours.put(f.id(), f);
+            }
+            List<Fragment> fragments = new ArrayList<>();
+            for (Fragment f : latest.fragments()) {
+                fragments.add(ours.getOrDefault(f.id(), f));
+            }
+            return new Operation.Merge(fragments, latest.schema());
+        }
+        List<Fragment> updated = new ArrayList<>();
+        int[] modified = null;
+        for (Staged s : pending) {
+            Operation.Update u = (Operation.Update) s.staged.operation();
+            updated.addAll(u.updatedFragments());
+            modified = u.fieldsModified();
+        }
+        return new Operation.Update(List.of(), updated, List.of(), modified, new int[0],
+                Operation.UpdateMode.REWRITE_COLUMNS, false, false, new byte[0]);
+    }
+
+    private static int[] sorted(int[] a) {
+        int[] c = a.clone();
+        Arrays.sort(c);
+        return c;
+    }
+
+    private static void backoff(int attempt, CommitOptions options) throws IOException {
+        long cap = Math.min(options.maxBackoff().toNanos(), options.initialBackoff().toNanos() << Math.min(attempt - 1,
+                20));
+        long sleep = cap <= 0 ? 0 : ThreadLocalRandom.current().nextLong(cap + 1);
+        try {
+            Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("Interrupted while backing off between compaction commit attempts");
+        }
+    }
+
+    /** Another writer published the version this attempt was built for. */
+    private static final class LostRace extends CommitConflictException {
+        private static final long serialVersionUID = 1L;
+
+        LostRace(long latest) {
+            super("another writer committed after version " + latest + "; checking the compacted fragments again",
+                    true, -1);
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package dev.lanceflink.compactor.core;
+
+/**
+ * What a compaction run rewrites. Each mode keeps every visible value of the table unchanged; they
+ * differ in which files they replace.
+ */
+public enum CompactionMode {
+    /**
+     * Overlay to overlay: a fragment's overlays (one run, contiguous in {@code committed_version})
+     * become one overlay stamped with the run's largest {@code committed_version}. Base files and
+     * index coverage are untouched, so this is the cheap mode to run often next to a streaming sink.
+     */
+    OVERLAY_MERGE("overlay-merge"),
+    /**
+     * Overlay to base: the post-images of every overlaid column go into a new base file and the
+     * overlays are dropped. Indices on the folded columns stop covering the fragment in the same
+     * commit (overlays.md §7), because their index data describes the old base values.
+     */
+    OVERLAY_FOLD("overlay-fold");
+
+    private final String cliName;
+
+    CompactionMode(String cliName) {
+        this.cliName = cliName;
+    }
+
+    /** The name used on the command line and in JSON ({@code overlay-merge}, {@code overlay-fold}). */
+    public String cliName() {
+        return cliName;
+    }
+
+    /** Parses a {@link #cliName()}. */
+    public static CompactionMode parse(String name) {
+        for (CompactionMode m : values()) {
+            if (m.cliName.equals(name)) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("Unknown compaction mode '" + name + "'; expected one of overlay-merge,"
+                + " overlay-fold (modes 'fragments' and 'cleanup' are not available in this build)");
+    }
+}

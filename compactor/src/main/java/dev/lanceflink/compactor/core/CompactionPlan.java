@@ -1,0 +1,86 @@
+package dev.lanceflink.compactor.core;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.Serializable;
+import java.util.List;
+
+/**
+ * The work of one compaction run, computed on one pinned table version ({@code readVersion}) and
+ * executed task by task; the commit step requires every compacted fragment to be unchanged since
+ * that version.
+ *
+ * @param tableUri the table, for messages and JSON
+ * @param readVersion the version the plan was computed on
+ * @param mode the run's mode
+ * @param policy the policy it was computed with
+ * @param tasks one task per fragment, in execution-priority order
+ * @param skipped candidates left out, with the reason
+ */
+public record CompactionPlan(String tableUri, long readVersion, CompactionMode mode, CompactionPolicy policy,
+        List<CompactionTask> tasks, List<SkippedFragment> skipped) implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    public CompactionPlan {
+        requireNonNull(tableUri, "tableUri is null");
+        requireNonNull(mode, "mode is null");
+        requireNonNull(policy, "policy is null");
+        tasks = List.copyOf(tasks);
+        skipped = List.copyOf(skipped);
+    }
+
+    public boolean isEmpty() {
+        return tasks.isEmpty();
+    }
+
+    /** Overlays of the planned fragments before the run. */
+    public long overlaysBefore() {
+        return tasks.stream().mapToLong(t -> t.overlayPaths().size()).sum();
+    }
+
+    /** Overlays of the planned fragments after the run, if every task commits. */
+    public long overlaysAfter() {
+        return tasks.stream().mapToLong(CompactionTask::overlaysAfter).sum();
+    }
+
+    /** The plan as printed by {@code --dry-run}; stable field names (documented in CompactorMain). */
+    public ObjectNode toJson() {
+        JsonNodeFactory f = JsonNodeFactory.instance;
+        ObjectNode root = f.objectNode();
+        root.put("table", tableUri);
+        root.put("mode", mode.cliName());
+        root.put("readVersion", readVersion);
+        ObjectNode p = root.putObject("policy");
+        p.put("minOverlays", policy.minOverlays());
+        p.put("minOverlayBytesRatio", policy.minOverlayBytesRatio());
+        p.put("minVersionGap", policy.minVersionGap());
+        p.put("maxFragments", policy.maxFragments());
+        p.put("maxBytes", policy.maxBytes());
+        root.put("overlaysBefore", overlaysBefore());
+        root.put("overlaysAfter", overlaysAfter());
+        ArrayNode ts = root.putArray("tasks");
+        for (CompactionTask t : tasks) {
+            ObjectNode n = ts.addObject();
+            n.put("fragmentId", t.fragmentId());
+            n.put("trigger", t.trigger());
+            ArrayNode pos = n.putArray("positions");
+            for (int i : t.positions()) {
+                pos.add(i);
+            }
+            n.put("overlays", t.overlayPaths().size());
+            n.put("overlaysAfter", t.overlaysAfter());
+            n.put("overlayBytes", t.overlayBytes());
+            n.put("baseBytes", t.baseBytes());
+        }
+        ArrayNode sk = root.putArray("skipped");
+        for (SkippedFragment s : skipped) {
+            ObjectNode n = sk.addObject();
+            n.put("fragmentId", s.fragmentId());
+            n.put("reason", s.reason());
+        }
+        return root;
+    }
+}

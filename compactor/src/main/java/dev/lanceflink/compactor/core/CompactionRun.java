@@ -1,0 +1,110 @@
+package dev.lanceflink.compactor.core;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.txn.CommitOptions;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * One compaction run, engine-neutral: plan on the latest version (pinned for the whole round), run
+ * the tasks through a {@link TaskExecutor}, commit them with {@link CompactionCommitter}, and for
+ * fragments a concurrent writer changed in the meantime, plan, run and commit again on the newer
+ * version, up to {@code maxReplanRounds} times.
+ *
+ * <p>Re-running is safe: a run that failed before its commit left only unreferenced files; a run
+ * that committed left fragments below the triggers, so the next plan is empty.
+ */
+public final class CompactionRun {
+    private final ObjectStore store;
+    private final String tableUri;
+    private final CompactionMode mode;
+    private final CompactionPolicy policy;
+    private final CommitOptions commitOptions;
+    private final int maxReplanRounds;
+
+    public CompactionRun(ObjectStore store, String tableUri, CompactionMode mode, CompactionPolicy policy,
+            CommitOptions commitOptions, int maxReplanRounds) {
+        this.store = requireNonNull(store, "store is null");
+        this.tableUri = requireNonNull(tableUri, "tableUri is null");
+        this.mode = requireNonNull(mode, "mode is null");
+        this.policy = requireNonNull(policy, "policy is null");
+        this.commitOptions = requireNonNull(commitOptions, "commitOptions is null");
+        if (maxReplanRounds < 0) {
+            throw new IllegalArgumentException("maxReplanRounds must be >= 0, got " + maxReplanRounds);
+        }
+        this.maxReplanRounds = maxReplanRounds;
+    }
+
+    /** The plan on the latest version. */
+    public CompactionPlan plan() throws IOException {
+        Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
+        return CompactionPlanner.plan(tableUri, latest, mode, policy);
+    }
+
+    /** Plans only: the summary of a {@code --dry-run}. */
+    public CompactionSummary dryRun() throws IOException {
+        long start = System.nanoTime();
+        CompactionPlan plan = plan();
+        return new CompactionSummary(CompactionSummary.DRY_RUN, plan, 0, 0, 0, List.of(), List.of(), List.of(),
+                (System.nanoTime() - start) / 1_000_000);
+    }
+
+    /** Plans, runs and commits. */
+    public CompactionSummary execute(TaskExecutor executor, TaskExecutor.ProgressListener progress)
+            throws IOException {
+        long start = System.nanoTime();
+        CompactionPlan first = plan();
+        if (first.isEmpty()) {
+            return new CompactionSummary(CompactionSummary.NOTHING_TO_DO, first, 0, 0, 0, List.of(), List.of(),
+                    List.of(), (System.nanoTime() - start) / 1_000_000);
+        }
+        List<Long> versions = new ArrayList<>();
+        Set<Long> replanned = new LinkedHashSet<>();
+        int compacted = 0;
+        long before = 0;
+        long after = 0;
+        CompactionPlan plan = first;
+        List<Long> stale = List.of();
+        for (int round = 0; round <= maxReplanRounds && !plan.isEmpty(); round++) {
+            List<TaskResult> results = executor.execute(plan, progress);
+            CommitReport report = CompactionCommitter.commit(store, results, Map.of(), commitOptions);
+            versions.addAll(report.committedVersions());
+            for (TaskResult r : report.committed()) {
+                compacted++;
+                before += r.task().overlayPaths().size();
+                after += r.task().overlaysAfter();
+            }
+            stale = report.staleFragmentIds();
+            if (stale.isEmpty()) {
+                break;
+            }
+            replanned.addAll(stale);
+            plan = replan(stale);
+            stale = plan.tasks().stream().map(CompactionTask::fragmentId).toList();
+        }
+        String status = versions.isEmpty() ? CompactionSummary.NOTHING_TO_DO : CompactionSummary.COMMITTED;
+        return new CompactionSummary(status, first, compacted, before, after, versions, new ArrayList<>(replanned),
+                stale, (System.nanoTime() - start) / 1_000_000);
+    }
+
+    /** A plan of the given fragments on the latest version (those that still need compaction). */
+    private CompactionPlan replan(List<Long> fragmentIds) throws IOException {
+        Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
+        List<CompactionTask> tasks = new ArrayList<>();
+        for (long id : fragmentIds) {
+            Optional<CompactionTask> t = CompactionPlanner.planFragment(latest, id, mode, policy);
+            t.ifPresent(tasks::add);
+        }
+        return new CompactionPlan(tableUri, latest.version(), mode, policy, tasks, List.of());
+    }
+}

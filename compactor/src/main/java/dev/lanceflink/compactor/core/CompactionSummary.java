@@ -1,0 +1,58 @@
+package dev.lanceflink.compactor.core;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+
+/**
+ * The outcome of one compaction run, printed as JSON at the end of the CLI.
+ *
+ * @param status {@code dry-run}, {@code nothing-to-do} or {@code committed}
+ * @param plan the plan of the first round (what {@code --dry-run} prints)
+ * @param fragmentsCompacted fragments whose compaction is committed
+ * @param overlaysBefore overlays of those fragments before
+ * @param overlaysAfter overlays of those fragments after
+ * @param committedVersions versions created by this run
+ * @param replannedFragments fragments that changed while the run was in flight and were planned again
+ * @param uncompactedFragments fragments that changed and were still not committed when the re-plan
+ *     rounds ran out (a later run picks them up)
+ * @param durationMillis wall time of the run
+ */
+public record CompactionSummary(String status, CompactionPlan plan, int fragmentsCompacted, long overlaysBefore,
+        long overlaysAfter, List<Long> committedVersions, List<Long> replannedFragments,
+        List<Long> uncompactedFragments, long durationMillis) {
+    public static final String DRY_RUN = "dry-run";
+    public static final String NOTHING_TO_DO = "nothing-to-do";
+    public static final String COMMITTED = "committed";
+
+    public CompactionSummary {
+        requireNonNull(status, "status is null");
+        requireNonNull(plan, "plan is null");
+        committedVersions = List.copyOf(committedVersions);
+        replannedFragments = List.copyOf(replannedFragments);
+        uncompactedFragments = List.copyOf(uncompactedFragments);
+    }
+
+    public ObjectNode toJson() {
+        ObjectNode root = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+        root.put("status", status);
+        root.put("table", plan.tableUri());
+        root.put("mode", plan.mode().cliName());
+        root.put("planVersion", plan.readVersion());
+        root.put("fragmentsPlanned", plan.tasks().size());
+        root.put("fragmentsCompacted", fragmentsCompacted);
+        root.put("overlaysBefore", overlaysBefore);
+        root.put("overlaysAfter", overlaysAfter);
+        ArrayNode v = root.putArray("committedVersions");
+        committedVersions.forEach(v::add);
+        ArrayNode r = root.putArray("replannedFragments");
+        replannedFragments.forEach(r::add);
+        ArrayNode u = root.putArray("uncompactedFragments");
+        uncompactedFragments.forEach(u::add);
+        root.put("durationMillis", durationMillis);
+        root.set("plan", plan.toJson());
+        return root;
+    }
+}

@@ -1,0 +1,50 @@
+package dev.lanceflink.compactor.core;
+
+import dev.lanceflink.file.writer.FileWriterOptions;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.overlay.OverlayCompactor;
+import dev.lanceflink.overlay.StagedWrite;
+import dev.lanceflink.table.DataOverlayFile;
+import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.Manifest;
+import java.io.IOException;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * Executes one {@link CompactionTask}: writes the new files through {@link OverlayCompactor} and
+ * returns them staged, never committed (the commit step commits the whole run at once).
+ */
+public final class CompactionTaskRunner {
+    private CompactionTaskRunner() {}
+
+    /**
+     * Runs {@code task} against {@code manifest}, the version it was planned on.
+     *
+     * @throws IllegalStateException if the fragment's overlays in {@code manifest} are not the ones
+     *     the task was planned for (the task belongs to another version)
+     */
+    public static TaskResult run(ObjectStore store, Manifest manifest, CompactionTask task, BufferAllocator allocator,
+            FileWriterOptions fileOptions) throws IOException {
+        Fragment f = manifest.fragment(task.fragmentId()).orElseThrow(() -> new IllegalStateException("Version "
+                + manifest.version() + " of " + store.rootUri() + " has no fragment " + task.fragmentId()
+                + ", which the compaction task was planned for; plan again on this version"));
+        List<String> now = f.overlays().stream().map(DataOverlayFile::dataFile).map(d -> d.path()).toList();
+        if (!now.equals(task.overlayPaths())) {
+            throw new IllegalStateException("Fragment " + task.fragmentId() + " of " + store.rootUri() + " at version "
+                    + manifest.version() + " has overlays " + now + ", but the compaction task was planned for "
+                    + task.overlayPaths() + "; plan again on this version");
+        }
+        StagedWrite staged = switch (task.mode()) {
+            case OVERLAY_MERGE -> OverlayCompactor.mergeOverlays(store, manifest, task.fragmentId(), task.positions(),
+                    allocator, fileOptions);
+            case OVERLAY_FOLD -> OverlayCompactor.fold(store, manifest, task.fragmentId(), allocator, fileOptions);
+        };
+        try {
+            return TaskResult.of(task, manifest.version(), staged);
+        } catch (RuntimeException e) {
+            staged.discard(store);
+            throw e;
+        }
+    }
+}

@@ -169,6 +169,16 @@ public final class TableCommitter {
                 doubtfulVersion = -1;
                 uncertainVersion = newVersion;
                 return Optional.empty();
+            } catch (IOException | RuntimeException e) {
+                // Any other failure of the publish may also have happened after the store applied
+                // it: look before letting the cleanup delete files that version would reference.
+                doubtfulVersion = newVersion;
+                Optional<Manifest> ours = landed(newVersion);
+                if (ours.isPresent()) {
+                    return finish(ours.get());
+                }
+                doubtfulVersion = -1;
+                throw e;
             }
             if (created) {
                 return finish(manifest);

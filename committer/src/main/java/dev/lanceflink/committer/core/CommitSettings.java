@@ -1,0 +1,53 @@
+package dev.lanceflink.committer.core;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.Serializable;
+import java.time.Duration;
+
+/**
+ * How the sink commits; serializable so it travels in the job graph.
+ *
+ * @param commitAttempts attempts per checkpoint before the job fails (lost races against other
+ *     appenders are rebased inside one attempt and do not count)
+ * @param retryBackoff wait before the second attempt, doubling per attempt
+ * @param allowRestoreFromOlderState accept a restore from a checkpoint or savepoint older than
+ *     the sink's last commit to the table (normally refused: its uncommitted data would be
+ *     written again on top of what later checkpoints already committed)
+ * @param restoreCheckVersions how many of the newest versions the restore check reads to find
+ *     the sink's last commit
+ */
+public record CommitSettings(int commitAttempts, Duration retryBackoff, boolean allowRestoreFromOlderState,
+        int restoreCheckVersions) implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    public CommitSettings {
+        if (commitAttempts < 1) {
+            throw new IllegalArgumentException("commitAttempts must be at least 1, got " + commitAttempts);
+        }
+        requireNonNull(retryBackoff, "retryBackoff is null");
+        if (retryBackoff.isNegative()) {
+            throw new IllegalArgumentException("retryBackoff must not be negative, got " + retryBackoff);
+        }
+        if (restoreCheckVersions < 1) {
+            throw new IllegalArgumentException("restoreCheckVersions must be at least 1, got " + restoreCheckVersions);
+        }
+    }
+
+    /** 10 attempts from 200 ms, stale restores refused, the newest 1000 versions checked. */
+    public static CommitSettings defaults() {
+        return new CommitSettings(10, Duration.ofMillis(200), false, 1000);
+    }
+
+    public CommitSettings withCommitAttempts(int n) {
+        return new CommitSettings(n, retryBackoff, allowRestoreFromOlderState, restoreCheckVersions);
+    }
+
+    public CommitSettings withRetryBackoff(Duration d) {
+        return new CommitSettings(commitAttempts, d, allowRestoreFromOlderState, restoreCheckVersions);
+    }
+
+    public CommitSettings withAllowRestoreFromOlderState(boolean allow) {
+        return new CommitSettings(commitAttempts, retryBackoff, allow, restoreCheckVersions);
+    }
+}

@@ -1,0 +1,99 @@
+package dev.lanceflink.committer.core;
+
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.ManifestLocation;
+import dev.lanceflink.table.VersionNotFoundException;
+import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.txn.Transaction;
+import dev.lanceflink.txn.TransactionStore;
+import java.io.IOException;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * Answers "is this checkpoint already committed?" by reading the {@link CommitMarker}s of
+ * committed versions, newest first. Every walk is bounded: by the version a change was computed
+ * against (nothing before it can contain the change) or by an explicit version count.
+ *
+ * <p>A version inside the walk that no longer exists (removed by version cleanup) makes the
+ * answer unknowable; that is an error, never a guess, because guessing "not committed" would
+ * duplicate rows and guessing "committed" would lose them.
+ */
+public final class CommittedCheckpointFinder {
+    private final ObjectStore store;
+
+    public CommittedCheckpointFinder(ObjectStore store) {
+        this.store = store;
+    }
+
+    /** A committed version and the marker it carries. */
+    public record MarkedVersion(long version, CommitMarker marker) {}
+
+    /**
+     * The version that committed {@code marker}'s (user, checkpoint, step), searching the versions
+     * after {@code afterVersion} up to the latest.
+     */
+    public OptionalLong findCommit(CommitMarker marker, long afterVersion) throws IOException {
+        long latest = latestVersion();
+        for (long v = latest; v > afterVersion; v--) {
+            Optional<CommitMarker> m = markerOf(v, marker, afterVersion);
+            if (m.isPresent() && m.get().sameCommitAs(marker)) {
+                return OptionalLong.of(v);
+            }
+        }
+        return OptionalLong.empty();
+    }
+
+    /**
+     * The newest commit of {@code commitUser} among the latest {@code maxVersions} versions, or
+     * empty if none of them carries its marker. Versions already removed by cleanup end the walk
+     * (this is a best-effort safety check, not an idempotency decision).
+     */
+    public Optional<MarkedVersion> newestCommitOf(String commitUser, int maxVersions) throws IOException {
+        long latest = latestVersion();
+        for (long v = latest; v > 0 && v > latest - maxVersions; v--) {
+            Optional<ManifestLocation> loc = VersionResolver.find(store, v);
+            if (loc.isEmpty()) {
+                return Optional.empty();
+            }
+            Optional<CommitMarker> m = markerAt(loc.get());
+            if (m.isPresent() && m.get().commitUser().equals(commitUser)) {
+                return Optional.of(new MarkedVersion(v, m.get()));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The latest version of the table, 0 if it has none. */
+    public long latestVersion() throws IOException {
+        try {
+            return VersionResolver.latest(store).version();
+        } catch (VersionNotFoundException e) {
+            return 0;
+        }
+    }
+
+    private Optional<CommitMarker> markerOf(long version, CommitMarker looking, long afterVersion) throws IOException {
+        Optional<ManifestLocation> loc = VersionResolver.find(store, version);
+        if (loc.isEmpty()) {
+            throw new IllegalStateException("Cannot tell whether checkpoint " + looking.checkpointId() + " (commit user "
+                    + looking.commitUser() + ") was already committed to " + store.rootUri() + ": version " + version
+                    + ", one of the versions after " + afterVersion + " that may hold it, no longer exists (removed by"
+                    + " version cleanup?). Committing again could duplicate rows, so the sink stops. Keep versions"
+                    + " longer than the sink's checkpoint interval plus its restart time; to resume, restore the"
+                    + " job from a newer checkpoint or start it without state");
+        }
+        return markerAt(loc.get());
+    }
+
+    private Optional<CommitMarker> markerAt(ManifestLocation loc) throws IOException {
+        Manifest m = ManifestIO.read(store, loc);
+        Optional<Transaction> txn = TransactionStore.read(store, m);
+        if (txn.isEmpty()) {
+            return Optional.empty();
+        }
+        return CommitMarker.fromProperties(txn.get().properties(), "version " + loc.version() + " of " + store.rootUri());
+    }
+}

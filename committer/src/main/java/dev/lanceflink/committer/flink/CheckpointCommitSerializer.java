@@ -1,0 +1,57 @@
+package dev.lanceflink.committer.flink;
+
+import dev.lanceflink.committer.core.CheckpointCommit;
+import dev.lanceflink.committer.core.FragmentListCodec;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+
+/**
+ * Serializes the committable, {@link CheckpointCommit}, for the committer's checkpointed state
+ * (version 1). Pending commits survive restores in this form, so the layout only ever changes by
+ * adding a new version next to the old one.
+ */
+public final class CheckpointCommitSerializer implements SimpleVersionedSerializer<CheckpointCommit> {
+    private static final int VERSION = 1;
+
+    @Override
+    public int getVersion() {
+        return VERSION;
+    }
+
+    @Override
+    public byte[] serialize(CheckpointCommit commit) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeUTF(commit.commitUser());
+            out.writeUTF(commit.jobId());
+            out.writeLong(commit.checkpointId());
+            out.writeLong(commit.baseVersion());
+            out.writeLong(commit.rows());
+            out.writeLong(commit.bytes());
+            FragmentListCodec.write(out, commit.fragments());
+        }
+        return bytes.toByteArray();
+    }
+
+    @Override
+    public CheckpointCommit deserialize(int version, byte[] serialized) throws IOException {
+        if (version != VERSION) {
+            throw new IOException("Unknown version " + version + " of a serialized Lance committable (this build reads"
+                    + " version " + VERSION + "); restore with the connector version that wrote the checkpoint");
+        }
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
+            String user = in.readUTF();
+            String job = in.readUTF();
+            long checkpoint = in.readLong();
+            long base = in.readLong();
+            long rows = in.readLong();
+            long size = in.readLong();
+            String context = "the committable of checkpoint " + checkpoint + " (commit user " + user + ")";
+            return new CheckpointCommit(user, job, checkpoint, base, FragmentListCodec.read(in, context), rows, size);
+        }
+    }
+}

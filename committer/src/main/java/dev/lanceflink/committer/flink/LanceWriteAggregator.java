@@ -1,0 +1,156 @@
+package dev.lanceflink.committer.flink;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.lanceflink.committer.core.CheckpointCommit;
+import dev.lanceflink.committer.core.CommitSettings;
+import dev.lanceflink.committer.core.CommittedCheckpointFinder;
+import dev.lanceflink.committer.core.RestoreCheck;
+import dev.lanceflink.committer.core.TableLocation;
+import dev.lanceflink.committer.core.WrittenFragments;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.table.Fragment;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
+import org.apache.flink.streaming.api.connector.sink2.CommittableSummary;
+import org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+/**
+ * The pre-commit step (parallelism 1): gathers every writer's {@link WrittenFragments} of a
+ * checkpoint into one {@link CheckpointCommit}, so the committer commits each checkpoint as one
+ * version. It also owns the sink's identity: the commit user, created once and kept in operator
+ * state so that it survives restores, also into a new job id.
+ *
+ * <p>All writers' results of checkpoint N arrive before N's barrier (writers emit them in
+ * {@code prepareSnapshotPreBarrier}), so the commit is emitted in this operator's own
+ * {@code prepareSnapshotPreBarrier(N)}, labelled N, and lands in the committer's state of
+ * checkpoint N. At the end of a bounded input, whatever is still gathered is emitted in
+ * {@link #endInput()}.
+ */
+public final class LanceWriteAggregator extends AbstractStreamOperator<CommittableMessage<CheckpointCommit>>
+        implements OneInputStreamOperator<CommittableMessage<WrittenFragments>, CommittableMessage<CheckpointCommit>>,
+        BoundedOneInput {
+    private static final long serialVersionUID = 1L;
+
+    private final TableLocation table;
+    private final CommitSettings settings;
+
+    private transient ListState<String> commitUserState;
+    private transient String commitUser;
+    private transient ObjectStore store;
+    /** Results per checkpoint id, not yet emitted. */
+    private transient TreeMap<Long, List<WrittenFragments>> gathered;
+    /** Label of the last emitted commit (-1: none since this operator started). */
+    private transient long lastEmittedCheckpoint;
+
+    public LanceWriteAggregator(TableLocation table, CommitSettings settings) {
+        this.table = requireNonNull(table, "table is null");
+        this.settings = requireNonNull(settings, "settings is null");
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        gathered = new TreeMap<>();
+        lastEmittedCheckpoint = context.getRestoredCheckpointId().orElse(-1L);
+        commitUserState = context.getOperatorStateStore()
+                .getListState(new ListStateDescriptor<>("lance-commit-user", StringSerializer.INSTANCE));
+        Iterator<String> restored = commitUserState.get().iterator();
+        boolean userRestored = restored.hasNext();
+        commitUser = userRestored ? restored.next() : UUID.randomUUID().toString();
+        commitUserState.update(List.of(commitUser));
+        store = table.open();
+        if (context.isRestored() && context.getRestoredCheckpointId().isPresent()) {
+            if (!userRestored) {
+                LOG.warn("The Lance sink for {} was restored from checkpoint {} without a commit user in its state"
+                        + " (was its uid changed?); it commits as the new commit user {} and cannot recognise commits"
+                        + " made before the restore", table, context.getRestoredCheckpointId().getAsLong(), commitUser);
+            }
+            RestoreCheck.check(store, commitUser, context.getRestoredCheckpointId().getAsLong(), settings);
+        }
+        LOG.info("Lance sink for {} commits as commit user {}", table, commitUser);
+    }
+
+    @Override
+    public void processElement(StreamRecord<CommittableMessage<WrittenFragments>> element) {
+        if (element.getValue() instanceof CommittableWithLineage<WrittenFragments> written) {
+            gathered.computeIfAbsent(written.getCheckpointId(), id -> new ArrayList<>()).add(written.getCommittable());
+        }
+        // Summaries carry only counts; the gathered results are complete when the barrier arrives.
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        super.prepareSnapshotPreBarrier(checkpointId);
+        emit(gathered.headMap(checkpointId, true), checkpointId);
+    }
+
+    @Override
+    public void endInput() throws Exception {
+        if (!gathered.isEmpty()) {
+            emit(gathered, Math.max(gathered.lastKey(), lastEmittedCheckpoint + 1));
+        }
+    }
+
+    /**
+     * Emits {@code ready} as one commit labelled {@code checkpointId}, which is always above every
+     * label emitted before: the (commit user, checkpoint) marker must name exactly one commit, or
+     * a second commit under a used label would be taken for the first and skipped. Results that
+     * arrive after their own checkpoint's barrier (possible with unaligned checkpoints) therefore
+     * travel with the next checkpoint instead of reusing their old label.
+     */
+    private void emit(Map<Long, List<WrittenFragments>> ready, long checkpointId) throws Exception {
+        if (ready.isEmpty()) {
+            return;
+        }
+        if (checkpointId <= lastEmittedCheckpoint) {
+            throw new IllegalStateException("Lance commit aggregator for " + table + " would emit checkpoint "
+                    + checkpointId + " after checkpoint " + lastEmittedCheckpoint + "; checkpoint ids must grow");
+        }
+        List<Fragment> fragments = new ArrayList<>();
+        long rows = 0;
+        long bytes = 0;
+        for (List<WrittenFragments> results : ready.values()) {
+            for (WrittenFragments w : results) {
+                fragments.addAll(w.fragments());
+                rows += w.rows();
+                bytes += w.bytes();
+            }
+        }
+        ready.clear();
+        if (fragments.isEmpty()) {
+            return;
+        }
+        long baseVersion = new CommittedCheckpointFinder(store).latestVersion();
+        String jobId = getRuntimeContext().getJobInfo().getJobId().toString();
+        CheckpointCommit commit = new CheckpointCommit(commitUser, jobId, checkpointId, baseVersion, fragments, rows,
+                bytes);
+        output.collect(new StreamRecord<>(new CommittableSummary<>(0, 1, checkpointId, 1, 0)));
+        output.collect(new StreamRecord<>(new CommittableWithLineage<>(commit, checkpointId, 0)));
+        lastEmittedCheckpoint = checkpointId;
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            if (store != null) {
+                store.close();
+            }
+        } finally {
+            super.close();
+        }
+    }
+}

@@ -1,0 +1,120 @@
+package dev.lanceflink.committer.core;
+
+import dev.lanceflink.io.ObjectInfo;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.io.RangeReader;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.Iterator;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A test store that fails manifest publications (the commit point) on demand: either before the
+ * manifest is written, or after it was written with the response lost (a plain I/O error, as a
+ * dropped connection gives), optionally with the read-back of that manifest failing too.
+ * Everything else passes through.
+ */
+final class ManifestFaultStore implements ObjectStore {
+    private final ObjectStore delegate;
+    private final AtomicInteger failBefore = new AtomicInteger();
+    private final AtomicInteger loseResponse = new AtomicInteger();
+    private final AtomicInteger publications = new AtomicInteger();
+    private final AtomicInteger readBacksToFail = new AtomicInteger();
+    private final AtomicInteger failReadBack = new AtomicInteger();
+    private volatile String lostPath;
+
+    ManifestFaultStore(ObjectStore delegate) {
+        this.delegate = delegate;
+    }
+
+    /** The next {@code n} manifest publications fail without writing anything. */
+    void failNextPublications(int n) {
+        failBefore.set(n);
+    }
+
+    /** The next {@code n} manifest publications are applied, then report an I/O error. */
+    void loseNextResponses(int n) {
+        loseResponse.set(n);
+    }
+
+    /**
+     * After the next lost response, the next {@code n} existence checks of that manifest fail too
+     * (the store is down for a moment), so the committer cannot tell whether it committed.
+     */
+    void failReadBacksAfterLostResponse(int n) {
+        readBacksToFail.set(n);
+    }
+
+    int publications() {
+        return publications.get();
+    }
+
+    @Override
+    public boolean putIfAbsent(String path, byte[] content) throws IOException {
+        if (path.startsWith("_versions/") && path.endsWith(".manifest")) {
+            if (failBefore.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                throw new IOException("injected: connection refused before publishing " + path);
+            }
+            boolean created = delegate.putIfAbsent(path, content);
+            if (created) {
+                publications.incrementAndGet();
+            }
+            if (loseResponse.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                lostPath = path;
+                failReadBack.set(readBacksToFail.getAndSet(0));
+                throw new IOException("injected: connection reset after publishing " + path);
+            }
+            return created;
+        }
+        return delegate.putIfAbsent(path, content);
+    }
+
+    @Override
+    public String rootUri() {
+        return delegate.rootUri();
+    }
+
+    @Override
+    public byte[] readAll(String path) throws IOException {
+        return delegate.readAll(path);
+    }
+
+    @Override
+    public RangeReader openReader(String path) throws IOException {
+        return delegate.openReader(path);
+    }
+
+    @Override
+    public Optional<ObjectInfo> head(String path) throws IOException {
+        if (path.equals(lostPath) && failReadBack.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            throw new IOException("injected: store unavailable reading " + path);
+        }
+        return delegate.head(path);
+    }
+
+    @Override
+    public OutputStream create(String path) throws IOException {
+        return delegate.create(path);
+    }
+
+    @Override
+    public void put(String path, byte[] content) throws IOException {
+        delegate.put(path, content);
+    }
+
+    @Override
+    public Iterator<ObjectInfo> list(String directory) throws IOException {
+        return delegate.list(directory);
+    }
+
+    @Override
+    public Iterator<ObjectInfo> listRecursive(String prefix) throws IOException {
+        return delegate.listRecursive(prefix);
+    }
+
+    @Override
+    public void delete(String path) throws IOException {
+        delegate.delete(path);
+    }
+}

@@ -1,0 +1,121 @@
+package dev.lanceflink.flink.source.reader;
+
+import dev.lanceflink.expr.Expr;
+import dev.lanceflink.expr.PredicateEvaluator;
+import dev.lanceflink.read.FragmentReader;
+import dev.lanceflink.read.ScanOptions;
+import dev.lanceflink.schema.LanceField;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.UInt8Vector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+
+/**
+ * Reads the physical offsets {@code [from, end)} of one fragment batch by batch, the way
+ * format-core's {@code Scanner} reads whole fragments (live rows only, filter columns first, then
+ * only the selected rows of the output columns), but starting at any offset, so that a restored
+ * split resumes exactly where its last checkpoint left it instead of re-reading the fragment.
+ * Overlays and deletions are applied by {@link FragmentReader}.
+ */
+final class FragmentRangeScanner {
+    private static final Field ROW_ADDRESS_FIELD = new Field(ScanOptions.ROW_ADDRESS,
+            FieldType.notNullable(new ArrowType.Int(64, false)), null);
+
+    private final FragmentReader reader;
+    private final List<LanceField> outputFields;
+    private final Expr filter;
+    private final List<LanceField> filterFields;
+    private final boolean withRowAddress;
+    private final int batchSize;
+    private final long end;
+    private final BufferAllocator allocator;
+    private long position;
+    private long remaining;
+
+    FragmentRangeScanner(FragmentReader reader, List<LanceField> outputFields, Expr filter,
+            List<LanceField> filterFields, boolean withRowAddress, int batchSize, long from, long end,
+            long remainingLimit, BufferAllocator allocator) {
+        this.reader = reader;
+        this.outputFields = outputFields;
+        this.filter = filter;
+        this.filterFields = filterFields;
+        this.withRowAddress = withRowAddress;
+        this.batchSize = batchSize;
+        this.position = from;
+        this.end = Math.min(end, reader.fragment().physicalRows());
+        this.remaining = remainingLimit;
+        this.allocator = allocator;
+    }
+
+    /** The next non-empty batch, or null when the range (or the limit) is exhausted. */
+    ScannedBatch next() throws IOException {
+        while (remaining > 0 && position < end) {
+            long batchEnd = Math.min(position + batchSize, end);
+            long[] rows = reader.liveOffsets(position, batchEnd);
+            position = batchEnd;
+            if (filter != null && rows.length > 0) {
+                rows = select(rows);
+            }
+            if (rows.length > remaining) {
+                rows = Arrays.copyOf(rows, (int) remaining);
+            }
+            if (rows.length == 0) {
+                continue;
+            }
+            remaining -= rows.length;
+            return new ScannedBatch(materialize(rows), rows);
+        }
+        return null;
+    }
+
+    private long[] select(long[] rows) throws IOException {
+        List<FieldVector> vectors = new ArrayList<>();
+        try {
+            for (LanceField f : filterFields) {
+                vectors.add(reader.read(f, rows));
+            }
+            VectorSchemaRoot batch = new VectorSchemaRoot(vectors);
+            batch.setRowCount(rows.length);
+            int[] selected = PredicateEvaluator.selectedRows(filter, batch);
+            long[] out = new long[selected.length];
+            for (int i = 0; i < selected.length; i++) {
+                out[i] = rows[selected[i]];
+            }
+            return out;
+        } finally {
+            vectors.forEach(FieldVector::close);
+        }
+    }
+
+    private VectorSchemaRoot materialize(long[] rows) throws IOException {
+        List<FieldVector> vectors = new ArrayList<>();
+        try {
+            for (LanceField f : outputFields) {
+                vectors.add(reader.read(f, rows));
+            }
+            if (withRowAddress) {
+                UInt8Vector addr = new UInt8Vector(ROW_ADDRESS_FIELD, allocator);
+                addr.allocateNew(rows.length);
+                long high = reader.fragment().id() << 32;
+                for (int i = 0; i < rows.length; i++) {
+                    addr.set(i, high | rows[i]);
+                }
+                addr.setValueCount(rows.length);
+                vectors.add(addr);
+            }
+        } catch (IOException | RuntimeException e) {
+            vectors.forEach(FieldVector::close);
+            throw e;
+        }
+        VectorSchemaRoot root = new VectorSchemaRoot(vectors);
+        root.setRowCount(rows.length);
+        return root;
+    }
+}

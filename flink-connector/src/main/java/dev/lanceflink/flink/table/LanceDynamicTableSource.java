@@ -1,0 +1,141 @@
+package dev.lanceflink.flink.table;
+
+import dev.lanceflink.flink.source.LanceSource;
+import dev.lanceflink.read.ScanOptions;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.source.ScanTableSource;
+import org.apache.flink.table.connector.source.SourceProvider;
+import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
+import org.apache.flink.table.connector.source.abilities.SupportsLimitPushDown;
+import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
+import org.apache.flink.table.connector.source.abilities.SupportsReadingMetadata;
+import org.apache.flink.table.expressions.ResolvedExpression;
+import org.apache.flink.table.types.DataType;
+
+/**
+ * The scan side of a {@code 'connector' = 'lance'} table: a bounded read of one pinned version
+ * (pinned by {@link LanceDynamicTableFactory} when the query is planned). Projection, filters and
+ * limit are pushed into the fragment scans; {@code _rowaddr} is readable as metadata
+ * ({@code addr BIGINT METADATA FROM '_rowaddr' VIRTUAL}): Lance's unsigned 64-bit address
+ * {@code fragment_id << 32 | offset}, whose bits a BIGINT holds unchanged (negative only for
+ * fragment ids of 2^31 and above).
+ *
+ * <p>Filters are translated only where the scanner's result equals Flink's on every row
+ * ({@link LanceFilterTranslator}); those leave Flink's plan, the others stay. A LIMIT reaches the
+ * scan only when no filter stays with Flink.
+ */
+public final class LanceDynamicTableSource implements ScanTableSource, SupportsProjectionPushDown,
+        SupportsFilterPushDown, SupportsLimitPushDown, SupportsReadingMetadata {
+
+    private final LanceTableConfig config;
+    private final List<String> physicalColumns;
+    private List<String> projectedColumns;
+    private final List<String> filters = new ArrayList<>();
+    private long limit = -1;
+    private List<String> metadataKeys = List.of();
+
+    LanceDynamicTableSource(LanceTableConfig config, List<String> physicalColumns) {
+        this.config = config;
+        this.physicalColumns = List.copyOf(physicalColumns);
+        this.projectedColumns = this.physicalColumns;
+    }
+
+    @Override
+    public ChangelogMode getChangelogMode() {
+        return ChangelogMode.insertOnly();
+    }
+
+    @Override
+    public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+        LanceSource.Builder b = LanceSource.builder(config.uri()).storageOptions(config.storageOptions())
+                .version(config.version()).columns(projectedColumns).limit(limit)
+                .withRowAddress(metadataKeys.contains(ScanOptions.ROW_ADDRESS)).batchSize(config.batchSize())
+                .rowsPerSplit(config.rowsPerSplit());
+        if (!filters.isEmpty()) {
+            b.filter(String.join(" AND ", filters));
+        }
+        return SourceProvider.of(b.build());
+    }
+
+    /** The pushed-down SQL filter (for tests and EXPLAIN), or empty. */
+    Optional<String> pushedFilter() {
+        return filters.isEmpty() ? Optional.empty() : Optional.of(String.join(" AND ", filters));
+    }
+
+    @Override
+    public DynamicTableSource copy() {
+        LanceDynamicTableSource c = new LanceDynamicTableSource(config, physicalColumns);
+        c.projectedColumns = projectedColumns;
+        c.filters.addAll(filters);
+        c.limit = limit;
+        c.metadataKeys = metadataKeys;
+        return c;
+    }
+
+    @Override
+    public String asSummaryString() {
+        return "Lance(" + config.uri() + "@v" + config.version() + ")";
+    }
+
+    // ---- projection ---------------------------------------------------------------------------
+
+    @Override
+    public boolean supportsNestedProjection() {
+        return false;
+    }
+
+    @Override
+    public void applyProjection(int[][] projectedFields, DataType producedDataType) {
+        List<String> out = new ArrayList<>();
+        for (int[] path : projectedFields) {
+            out.add(physicalColumns.get(path[0]));
+        }
+        projectedColumns = List.copyOf(out);
+    }
+
+    // ---- filters ------------------------------------------------------------------------------
+
+    @Override
+    public Result applyFilters(List<ResolvedExpression> expressions) {
+        List<ResolvedExpression> accepted = new ArrayList<>();
+        List<ResolvedExpression> remaining = new ArrayList<>();
+        for (ResolvedExpression e : expressions) {
+            Optional<String> sql = LanceFilterTranslator.translate(e);
+            if (sql.isPresent()) {
+                filters.add(sql.get());
+                accepted.add(e);
+            } else {
+                remaining.add(e);
+            }
+        }
+        return Result.of(accepted, remaining);
+    }
+
+    // ---- limit --------------------------------------------------------------------------------
+
+    @Override
+    public void applyLimit(long rows) {
+        this.limit = rows;
+    }
+
+    // ---- metadata -----------------------------------------------------------------------------
+
+    @Override
+    public Map<String, DataType> listReadableMetadata() {
+        Map<String, DataType> m = new LinkedHashMap<>();
+        m.put(ScanOptions.ROW_ADDRESS, DataTypes.BIGINT().notNull());
+        return m;
+    }
+
+    @Override
+    public void applyReadableMetadata(List<String> keys, DataType producedDataType) {
+        this.metadataKeys = List.copyOf(keys);
+    }
+}

@@ -1,0 +1,123 @@
+package dev.lanceflink.flink.sink;
+
+import dev.lanceflink.io.LocalObjectStore;
+import dev.lanceflink.io.ObjectInfo;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.io.ObjectStoreProvider;
+import dev.lanceflink.io.RangeReader;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Test store for {@code faulty://<local path>} tables: a local store whose manifest publications
+ * (the commit points) can be made to fail before writing, to write and then lose the response, or
+ * to write and then crash the committer.
+ * The controls are static because Flink serializes the sink and opens stores inside its tasks;
+ * tests reset them with {@link #reset()}.
+ */
+public final class FaultyStoreProvider implements ObjectStoreProvider {
+    static final AtomicInteger FAIL_BEFORE_PUBLISH = new AtomicInteger();
+    static final AtomicInteger LOSE_PUBLISH_RESPONSE = new AtomicInteger();
+    static final AtomicInteger CRASH_AFTER_PUBLISH = new AtomicInteger();
+    static final AtomicInteger INJECTED = new AtomicInteger();
+
+    static void reset() {
+        FAIL_BEFORE_PUBLISH.set(0);
+        LOSE_PUBLISH_RESPONSE.set(0);
+        CRASH_AFTER_PUBLISH.set(0);
+        INJECTED.set(0);
+    }
+
+    @Override
+    public Set<String> schemes() {
+        return Set.of("faulty");
+    }
+
+    @Override
+    public ObjectStore open(String uri, Map<String, String> storageOptions) {
+        return new FaultyStore(new LocalObjectStore(Path.of(uri.substring("faulty://".length()))));
+    }
+
+    private static boolean take(AtomicInteger budget) {
+        return budget.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
+    }
+
+    private static final class FaultyStore implements ObjectStore {
+        private final ObjectStore delegate;
+
+        FaultyStore(ObjectStore delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public boolean putIfAbsent(String path, byte[] content) throws IOException {
+            boolean manifest = path.startsWith("_versions/") && path.endsWith(".manifest");
+            if (manifest && take(FAIL_BEFORE_PUBLISH)) {
+                INJECTED.incrementAndGet();
+                throw new IOException("injected: connection refused before publishing " + path);
+            }
+            boolean created = delegate.putIfAbsent(path, content);
+            if (manifest && created && take(CRASH_AFTER_PUBLISH)) {
+                INJECTED.incrementAndGet();
+                // Not an I/O error: the committer task dies with the version already published.
+                throw new IllegalStateException("injected: committer crashed after publishing " + path);
+            }
+            if (manifest && take(LOSE_PUBLISH_RESPONSE)) {
+                INJECTED.incrementAndGet();
+                throw new IOException("injected: connection reset after publishing " + path);
+            }
+            return created;
+        }
+
+        @Override
+        public String rootUri() {
+            return delegate.rootUri();
+        }
+
+        @Override
+        public byte[] readAll(String path) throws IOException {
+            return delegate.readAll(path);
+        }
+
+        @Override
+        public RangeReader openReader(String path) throws IOException {
+            return delegate.openReader(path);
+        }
+
+        @Override
+        public Optional<ObjectInfo> head(String path) throws IOException {
+            return delegate.head(path);
+        }
+
+        @Override
+        public OutputStream create(String path) throws IOException {
+            return delegate.create(path);
+        }
+
+        @Override
+        public void put(String path, byte[] content) throws IOException {
+            delegate.put(path, content);
+        }
+
+        @Override
+        public Iterator<ObjectInfo> list(String directory) throws IOException {
+            return delegate.list(directory);
+        }
+
+        @Override
+        public Iterator<ObjectInfo> listRecursive(String prefix) throws IOException {
+            return delegate.listRecursive(prefix);
+        }
+
+        @Override
+        public void delete(String path) throws IOException {
+            delegate.delete(path);
+        }
+    }
+}

@@ -11,11 +11,33 @@ final class FilePageBuffers implements PageBufferSource {
     private final RangeReader reader;
     private final PageInfo page;
     private final String path;
+    private final ParallelRangeCopier copier;
 
-    FilePageBuffers(RangeReader reader, PageInfo page, String path) {
+    FilePageBuffers(RangeReader reader, PageInfo page, String path, ParallelRangeCopier copier) {
         this.reader = reader;
         this.page = page;
         this.path = path;
+        this.copier = copier;
+    }
+
+    /** Large copies into Arrow memory are split over several threads ({@link ParallelRangeCopier}). */
+    @Override
+    public void readInto(int index, long offset, long length, org.apache.arrow.memory.ArrowBuf dst, long dstOffset)
+            throws IOException {
+        if (index < 0 || index >= bufferCount()) {
+            throw new EncodingException("page buffer " + index + " does not exist (the page has " + bufferCount() + ")");
+        }
+        long size = page.bufferSizes()[index];
+        if (offset < 0 || length < 0 || offset + length > size) {
+            throw new EncodingException("bytes [" + offset + ", +" + length + ") are outside page buffer " + index
+                    + " of " + size + " bytes");
+        }
+        if (dstOffset < 0 || dstOffset + length > dst.capacity()) {
+            throw new IllegalArgumentException("copy of " + length + " bytes to offset " + dstOffset
+                    + " does not fit an Arrow buffer of " + dst.capacity() + " bytes");
+        }
+        copier.copy(page.bufferOffsets()[index] + offset, length, dst, dstOffset,
+                "column " + page.column() + " page " + page.pageIndex() + " buffer " + index);
     }
 
     @Override

@@ -43,6 +43,8 @@ public final class LanceFileReader implements AutoCloseable {
     /** Top-level field id → index of its first column. */
     private final Map<Integer, Integer> firstColumn = new HashMap<>();
     private final Map<Integer, StructuralFieldReader> structuralReaders = new HashMap<>();
+    /** Splits large copies of plain fixed-width pages over threads; stopped on close. */
+    private final ParallelRangeCopier copier;
 
     private LanceFileReader(RangeReader reader, boolean ownsReader, String path, BufferAllocator allocator)
             throws IOException {
@@ -51,6 +53,7 @@ public final class LanceFileReader implements AutoCloseable {
         this.path = path;
         this.allocator = allocator;
         this.metadata = LanceFileMetadata.read(reader, path);
+        this.copier = new ParallelRangeCopier(reader, path);
         try {
             this.schema = LanceSchema.fromProto(metadata.descriptor().getSchema());
         } catch (LanceSchemaException e) {
@@ -222,7 +225,7 @@ public final class LanceFileReader implements AutoCloseable {
                     encodings[i] = pages[i].encoding();
                 }
                 return new StructuralColumnReader(firstRows, rows, encodings,
-                        page -> new FilePageBuffers(reader, pages[page], path), shape, hasRep,
+                        page -> new FilePageBuffers(reader, pages[page], path, copier), shape, hasRep,
                         "column " + column + " ('" + leaf.pathString() + "')");
             });
             structuralReaders.put(f.id(), r);
@@ -239,6 +242,7 @@ public final class LanceFileReader implements AutoCloseable {
     @Override
     public void close() throws IOException {
         structuralReaders.clear();
+        copier.close();
         if (ownsReader) {
             reader.close();
         }

@@ -28,13 +28,20 @@ final class ArrowVectorFiller {
         }
     }
 
-    /** Copies {@code n} validity bits (LSB-first) into the vector's validity buffer. */
+    /**
+     * Copies {@code n} validity bits (LSB-first) into the vector's validity buffer; {@code bits}
+     * null means every element is valid (the buffer is then filled without a source array).
+     */
     static void setValidity(ArrowBuf validity, byte[] bits, int n) {
         int bytes = (n + 7) / 8;
-        validity.setBytes(0, bits, 0, bytes);
+        if (bits == null) {
+            validity.setOne(0L, (long) bytes);
+        } else {
+            validity.setBytes(0, bits, 0, bytes);
+        }
         if ((n & 7) != 0) {
             // Clear bits past n in the last byte: Arrow expects them zero.
-            byte last = (byte) (bits[bytes - 1] & ((1 << (n & 7)) - 1));
+            byte last = (byte) ((bits == null ? 0xFF : bits[bytes - 1]) & ((1 << (n & 7)) - 1));
             validity.setByte(bytes - 1, last);
         }
     }
@@ -75,7 +82,10 @@ final class ArrowVectorFiller {
         setValidity(v.getValidityBuffer(), validity, n);
     }
 
-    /** Fills a leaf vector with {@code values} (slot i = element i) and the given validity. */
+    /**
+     * Fills a leaf vector with {@code values} (slot i = element i) and the given validity
+     * ({@code null}: all valid).
+     */
     static void fillLeaf(FieldVector v, Values values, byte[] validity, int n) {
         if (values.count() != n) {
             throw new EncodingException("leaf '" + v.getName() + "' has " + n + " elements but " + values.count() + " value slots");
@@ -130,9 +140,7 @@ final class ArrowVectorFiller {
             setValidity(lv.getValidityBuffer(), validity, n);
             int items = n * fsl.dimension();
             byte[] itemValidity = fsl.itemValidity();
-            if (itemValidity == null) {
-                itemValidity = allValid(items);
-            } else if (itemValidity.length * 8L < items) {
+            if (itemValidity != null && itemValidity.length * 8L < items) {
                 itemValidity = Arrays.copyOf(itemValidity, (items + 7) / 8);
             }
             fillLeaf(lv.getDataVector(), fsl.items(), itemValidity, items);
@@ -148,17 +156,10 @@ final class ArrowVectorFiller {
                 throw new EncodingException("packed struct '" + v.getName() + "' has " + children.size()
                         + " fields but the column stores " + sv.children().size());
             }
-            byte[] all = allValid(n);
             for (int i = 0; i < children.size(); i++) {
-                fillLeaf(children.get(i), sv.children().get(i), all, n);
+                fillLeaf(children.get(i), sv.children().get(i), null, n);
             }
             st.setValueCount(n);
         }
-    }
-
-    static byte[] allValid(int n) {
-        byte[] b = new byte[(n + 7) / 8 + 1];
-        Arrays.fill(b, (byte) 0xFF);
-        return b;
     }
 }

@@ -141,6 +141,11 @@ public final class FixedSizeListValues implements Values {
     }
 
     @Override
+    public void expectSlots(int slots) {
+        items.expectSlots((int) Math.min(Integer.MAX_VALUE - 16L, (long) slots * dimension));
+    }
+
+    @Override
     public void appendPlaceholders(int n) {
         int base = count * dimension;
         items.appendPlaceholders(n * dimension);

@@ -10,6 +10,8 @@ public final class FixedWidthValues implements Values {
     private final int bitsPerValue;
     private byte[] data;
     private int count;
+    /** Slots announced by {@link #expectSlots}, applied at the next growth (0: none). */
+    private int expected;
 
     private FixedWidthValues(int bitsPerValue, byte[] data, int count) {
         if (bitsPerValue != 1 && (bitsPerValue <= 0 || bitsPerValue % 8 != 0)) {
@@ -75,6 +77,13 @@ public final class FixedWidthValues implements Values {
 
     private void ensure(int values) {
         long need = byteSize(values);
+        if (need > data.length && expected > values) {
+            long hinted = byteSize(expected);
+            expected = 0;
+            if (hinted <= Integer.MAX_VALUE - 16L) {
+                need = hinted;
+            }
+        }
         if (need > data.length) {
             if (need > Integer.MAX_VALUE - 16) {
                 throw new IllegalStateException("more than 2 GiB of fixed-width values in one read");
@@ -155,9 +164,13 @@ public final class FixedWidthValues implements Values {
         count += n;
     }
 
-    /** Makes room for {@code more} further values, so that a read of known size grows only once. */
-    void reserve(int more) {
-        ensure(count + more);
+    /**
+     * Records the hint; the room is made at the next growth, so that a builder that adopts a
+     * whole read buffer ({@link #appendFrom(java.nio.ByteBuffer, int, int)}) allocates nothing.
+     */
+    @Override
+    public void expectSlots(int slots) {
+        expected = (int) Math.min(Integer.MAX_VALUE - 16L, (long) count + Math.max(0, slots));
     }
 
     @Override

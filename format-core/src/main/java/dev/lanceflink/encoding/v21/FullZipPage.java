@@ -10,6 +10,7 @@ import java.util.List;
 import lance.encodings21.CompressiveEncoding;
 import lance.encodings21.FullZipLayout;
 import lance.encodings21.VariablePackedStruct;
+import org.apache.arrow.memory.ArrowBuf;
 
 /**
  * A full-zip page (file-format.md §8.4): items stored one after the other as
@@ -82,6 +83,39 @@ public final class FullZipPage implements StructuralPage {
     @Override
     public long numRows() {
         return numRows;
+    }
+
+    /**
+     * Whether the page stores fixed-width items back to back without control words or per-list
+     * validity (no nulls, no lists), so that a row range is one contiguous run of value bytes.
+     */
+    public boolean isPlainFixed() {
+        return plainFixed;
+    }
+
+    /** Bytes per item of a fixed-width page (per-item offset width of a variable-width one). */
+    public int valueBytes() {
+        return valueBytes;
+    }
+
+    /**
+     * Copies the value bytes of page rows {@code [from, to)} of a {@linkplain #isPlainFixed() plain}
+     * page into {@code dst} at {@code dstOffset}: the whole decode is one copy into Arrow memory.
+     */
+    public void readPlainInto(long from, long to, ArrowBuf dst, long dstOffset) throws IOException {
+        if (!plainFixed) {
+            throw new IllegalStateException("the page's items carry control words or validity; it is not plain");
+        }
+        if (from < 0 || to > numRows || from > to) {
+            throw new IllegalArgumentException("rows [" + from + ", " + to + ") outside the page's " + numRows + " rows");
+        }
+        long start = from * valueBytes;
+        long end = to * valueBytes;
+        if (end > source.bufferSize(0)) {
+            throw new EncodingException("rows [" + from + ", " + to + ") map to bytes [" + start + ", " + end
+                    + ") outside the " + source.bufferSize(0) + "-byte zipped buffer");
+        }
+        source.readInto(0, start, end - start, dst, dstOffset);
     }
 
     @Override
@@ -169,15 +203,15 @@ public final class FullZipPage implements StructuralPage {
                 continue;
             }
             if (fixed) {
-                if (cd == 0 || !hasRep) {
-                    if (p + valueBytes > n) {
-                        throw new EncodingException("zipped item at byte " + p + " needs " + valueBytes + " value bytes");
-                    }
-                    sink.add(b, p, local);
-                    p += valueBytes;
-                } else {
-                    local.appendPlaceholders(1);
+                // Lance zips a fixed-width value slot for EVERY visible item, null items included
+                // (the slot of a null item holds arbitrary bytes, the def level marks it null);
+                // only variable-width items drop the bytes of nulls.
+                if (p + valueBytes > n) {
+                    throw new EncodingException("zipped item at byte " + p + " needs " + valueBytes + " value bytes, "
+                            + (n - p) + " remain");
                 }
+                sink.add(b, p, local);
+                p += valueBytes;
             } else {
                 if (cd != 0) {
                     local.appendPlaceholders(1);

@@ -30,6 +30,7 @@ public final class MiniBlockPage implements StructuralPage {
     private final boolean[] boundary;
     private final Values dictionary;
 
+    private final FsstStrings.Tables fsstTables = new FsstStrings.Tables();
     private int cachedChunk = -1;
     private DecodedChunk cached;
 
@@ -341,7 +342,7 @@ public final class MiniBlockPage implements StructuralPage {
         } else if (!hasRep && numLevels != valueCount) {
             throw new EncodingException("chunk has " + numLevels + " def levels but " + valueCount + " values");
         }
-        Values v = MiniBlockValueDecoder.decode(layout.getValueCompression(), buffers, valueCount);
+        Values v = MiniBlockValueDecoder.decode(layout.getValueCompression(), buffers, valueCount, fsstTables);
         if (v.count() != valueCount) {
             throw new EncodingException("chunk decoded to " + v.count() + " values, expected " + valueCount);
         }

@@ -24,8 +24,13 @@ public final class MiniBlockValueDecoder {
      * @param count number of value slots in the chunk
      */
     public static Values decode(CompressiveEncoding enc, ByteBuffer[] buffers, int count) {
+        return decode(enc, buffers, count, new FsstStrings.Tables());
+    }
+
+    /** Decodes one chunk of a page whose parsed FSST symbol tables {@code tables} keeps across chunks. */
+    static Values decode(CompressiveEncoding enc, ByteBuffer[] buffers, int count, FsstStrings.Tables tables) {
         int[] next = {0};
-        Values v = decode(enc, buffers, next, count);
+        Values v = decode(enc, buffers, next, count, tables);
         if (next[0] != buffers.length) {
             throw new EncodingException("the chunk has " + buffers.length + " value buffers but its "
                     + enc.getCompressionCase() + " encoding used " + next[0]);
@@ -41,7 +46,8 @@ public final class MiniBlockValueDecoder {
         return buffers[next[0]++].slice().order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    private static Values decode(CompressiveEncoding enc, ByteBuffer[] buffers, int[] next, int count) {
+    private static Values decode(CompressiveEncoding enc, ByteBuffer[] buffers, int[] next, int count,
+            FsstStrings.Tables tables) {
         switch (enc.getCompressionCase()) {
             case FLAT: {
                 ByteBuffer b = take(buffers, next, enc);
@@ -84,8 +90,8 @@ public final class MiniBlockValueDecoder {
             case VARIABLE:
                 return variable(enc, take(buffers, next, enc), count);
             case FSST: {
-                VariableWidthValues compressed = (VariableWidthValues) decode(enc.getFsst().getValues(), buffers, next, count);
-                return FsstStrings.decode(enc.getFsst().getSymbolTable(), compressed);
+                VariableWidthValues compressed = (VariableWidthValues) decode(enc.getFsst().getValues(), buffers, next, count, tables);
+                return FsstStrings.decode(tables.of(enc.getFsst().getSymbolTable()), compressed);
             }
             case GENERAL: {
                 // Only value buffer 0 of each chunk is compressed; the others stay raw.
@@ -94,14 +100,14 @@ public final class MiniBlockValueDecoder {
                 inner[next[0] - 1] = ByteBuffer.wrap(GeneralCompression.decompress(
                         BlockDecoder.scheme(enc.getGeneral().getCompression()), b, 0, b.remaining())).order(ByteOrder.LITTLE_ENDIAN);
                 int[] innerNext = {next[0] - 1};
-                Values v = decode(enc.getGeneral().getValues(), inner, innerNext, count);
+                Values v = decode(enc.getGeneral().getValues(), inner, innerNext, count, tables);
                 next[0] = innerNext[0];
                 return v;
             }
             case FIXED_SIZE_LIST:
-                return fixedSizeList(enc, buffers, next, count);
+                return fixedSizeList(enc, buffers, next, count, tables);
             case PACKED_STRUCT:
-                return packedStruct(enc, buffers, next, count);
+                return packedStruct(enc, buffers, next, count, tables);
             case CONSTANT: {
                 return constant(enc, count);
             }
@@ -151,7 +157,8 @@ public final class MiniBlockValueDecoder {
         return VariableWidthValues.wrap(offsets, data, count);
     }
 
-    private static Values fixedSizeList(CompressiveEncoding enc, ByteBuffer[] buffers, int[] next, int count) {
+    private static Values fixedSizeList(CompressiveEncoding enc, ByteBuffer[] buffers, int[] next, int count,
+            FsstStrings.Tables tables) {
         // Validity buffers of every FSL layer come first (outermost first), then the flattened values.
         List<Integer> dims = new ArrayList<>();
         List<Boolean> validity = new ArrayList<>();
@@ -177,7 +184,7 @@ public final class MiniBlockValueDecoder {
                 vb.get(0, bitmaps[l]);
             }
         }
-        Values inner = decode(cur, buffers, next, items);
+        Values inner = decode(cur, buffers, next, items, tables);
         for (int l = dims.size() - 1; l >= 0; l--) {
             if (l > 0 && bitmaps[l] != null) {
                 throw new EncodingException("validity on an inner fixed_size_list layer (nested FSL with item nulls) is not supported");
@@ -187,9 +194,10 @@ public final class MiniBlockValueDecoder {
         return inner;
     }
 
-    private static Values packedStruct(CompressiveEncoding enc, ByteBuffer[] buffers, int[] next, int count) {
+    private static Values packedStruct(CompressiveEncoding enc, ByteBuffer[] buffers, int[] next, int count,
+            FsstStrings.Tables tables) {
         List<Long> bits = enc.getPackedStruct().getBitsPerValueList();
-        Values packed = decode(enc.getPackedStruct().getValues(), buffers, next, count);
+        Values packed = decode(enc.getPackedStruct().getValues(), buffers, next, count, tables);
         if (!(packed instanceof FixedWidthValues rows)) {
             throw new EncodingException("packed_struct values must decode to fixed-width rows");
         }

@@ -54,6 +54,11 @@ public final class NestedStructure {
         NestedStructure s = new NestedStructure(isListTopDown);
         short[] rep = levels.rep();
         short[] def = levels.def();
+        if (numNodes == 1 && allZero(def, levels.size())) {
+            // A top-level leaf without nulls (the common case): one valid element per entry.
+            s.setAllValid(0, levels.size());
+            return s;
+        }
         if (maxRep > 0 && rep == null) {
             throw new IllegalArgumentException("a column with " + maxRep + " list layers has no repetition levels");
         }
@@ -99,6 +104,22 @@ public final class NestedStructure {
             }
         }
         return s;
+    }
+
+    private static boolean allZero(short[] def, int n) {
+        for (int i = 0; i < n; i++) {
+            if (def[i] != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void setAllValid(int j, int n) {
+        byte[] bits = new byte[(n + 7) / 8 + 1];
+        Arrays.fill(bits, (byte) 0xFF);
+        validity[j] = bits;
+        counts[j] = n;
     }
 
     private void addElement(int j, boolean valid) {

@@ -2,6 +2,7 @@ package dev.lanceflink.encoding.v21;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import org.apache.arrow.memory.ArrowBuf;
 
 /** Random access to the buffers of one page, so a decoder fetches only the byte ranges it needs. */
 public interface PageBufferSource {
@@ -30,6 +31,30 @@ public interface PageBufferSource {
         }
         return out;
     }
+
+    /**
+     * Copies {@code [offset, offset+length)} of buffer {@code index} into {@code dst} at
+     * {@code dstOffset}. Large ranges are fetched in pieces of {@link #COPY_PIECE} bytes so that no
+     * intermediate heap buffer is big enough to be a G1 humongous object (which would make every
+     * read of a wide fixed-width column trigger garbage collections); sources that can read into
+     * native memory directly may override this.
+     */
+    default void readInto(int index, long offset, long length, ArrowBuf dst, long dstOffset) throws IOException {
+        long done = 0;
+        while (done < length) {
+            int piece = (int) Math.min(COPY_PIECE, length - done);
+            ByteBuffer b = read(index, offset + done, piece);
+            if (b.remaining() != piece) {
+                throw new EncodingException("read of " + piece + " bytes at offset " + (offset + done) + " of page buffer "
+                        + index + " returned " + b.remaining());
+            }
+            dst.setBytes(dstOffset + done, b);
+            done += piece;
+        }
+    }
+
+    /** Piece size of {@link #readInto}: below half the smallest G1 region (1 MiB). */
+    int COPY_PIECE = 256 * 1024;
 
     /** Reads a whole buffer. */
     default ByteBuffer readAll(int index) throws IOException {

@@ -59,6 +59,13 @@ public final class StructValues implements Values {
     }
 
     @Override
+    public void expectSlots(int slots) {
+        for (Values c : children) {
+            c.expectSlots(slots);
+        }
+    }
+
+    @Override
     public void appendPlaceholders(int n) {
         for (Values c : children) {
             c.appendPlaceholders(n);

@@ -106,6 +106,64 @@ public final class StructuralColumnReader {
         }
     }
 
+    /**
+     * Bytes per value if every page holding rows {@code [from, to)} is a plain fixed-width
+     * full-zip page ({@link FullZipPage#isPlainFixed()}) of one width, else -1: such a range is
+     * copied straight into Arrow memory by {@link #readPlainInto}.
+     */
+    public int plainValueBytes(long from, long to) throws IOException {
+        if (from < 0 || to > numRows() || from >= to) {
+            return -1;
+        }
+        int width = -1;
+        for (int p = pageOf(from); p < pageRows.length && pageFirstRows[p] < to; p++) {
+            if (pageRows[p] == 0) {
+                continue;
+            }
+            StructuralPage page = openForRead(p);
+            if (!(page instanceof FullZipPage fz) || !fz.isPlainFixed() || (width >= 0 && fz.valueBytes() != width)) {
+                return -1;
+            }
+            width = fz.valueBytes();
+        }
+        return width;
+    }
+
+    /** Copies the value bytes of rows {@code [from, to)}, all in plain fixed-width pages, into {@code dst}. */
+    public void readPlainInto(long from, long to, org.apache.arrow.memory.ArrowBuf dst, long dstOffset) throws IOException {
+        int p = pageOf(from);
+        long at = dstOffset;
+        while (from < to) {
+            long first = pageFirstRows[p];
+            long end = Math.min(to, first + pageRows[p]);
+            if (end > from) {
+                FullZipPage page = (FullZipPage) openForRead(p);
+                try {
+                    page.readPlainInto(from - first, end - first, dst, at);
+                } catch (EncodingException | IllegalArgumentException e) {
+                    throw pageError(p, e);
+                }
+                at += (end - from) * page.valueBytes();
+            }
+            from = end;
+            p++;
+        }
+    }
+
+    private StructuralPage openForRead(int p) throws IOException {
+        try {
+            return page(p);
+        } catch (EncodingException | dev.lanceflink.encoding.compression.CompressedDataException
+                | IllegalArgumentException | IndexOutOfBoundsException e) {
+            throw pageError(p, e);
+        }
+    }
+
+    private EncodingException pageError(int p, RuntimeException e) {
+        return new EncodingException(description + " page " + p + " (rows " + pageFirstRows[p] + ".."
+                + (pageFirstRows[p] + pageRows[p]) + "): " + e.getMessage(), e);
+    }
+
     private int pageOf(long row) {
         int lo = 0;
         int hi = pageRows.length - 1;

@@ -4,11 +4,16 @@ import dev.lanceflink.schema.LanceField;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.complex.LargeListVector;
 import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.StructVector;
+import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /**
@@ -91,12 +96,86 @@ public final class StructuralFieldReader {
 
     /** Reads rows {@code [start, end)}. */
     public FieldVector readRange(long start, long end, BufferAllocator allocator) throws IOException {
-        return read(allocator, (r, l, v) -> r.readRange(start, end, l, v));
+        FieldVector plain = readPlainFixed(start, end, allocator);
+        if (plain != null) {
+            return plain;
+        }
+        return read(allocator, (int) Math.min(end - start, Integer.MAX_VALUE), (r, l, v) -> r.readRange(start, end, l, v));
+    }
+
+    /**
+     * The fast path of wide fixed-width columns (e.g. embeddings): when the field is a top-level
+     * leaf whose pages for the range store values back to back without nulls, the value bytes are
+     * copied straight into an unzeroed Arrow buffer, skipping levels, value builders and the
+     * zero-fill of {@code allocateNew}. Returns null when the range does not qualify.
+     */
+    private FieldVector readPlainFixed(long start, long end, BufferAllocator allocator) throws IOException {
+        if (leaves.size() != 1 || end <= start || end - start > Integer.MAX_VALUE) {
+            return null;
+        }
+        Leaf leaf = leaves.get(0);
+        if (leaf.isList().length != 1) {
+            return null;
+        }
+        int width = leaf.reader().plainValueBytes(start, end);
+        if (width <= 0) {
+            return null;
+        }
+        int n = (int) (end - start);
+        FieldVector v = arrowField.createVector(allocator);
+        try {
+            BaseFixedWidthVector target;
+            int perRow;
+            if (v instanceof FixedSizeListVector fsl && fsl.getDataVector() instanceof BaseFixedWidthVector items
+                    && !(items instanceof BitVector)) {
+                target = items;
+                perRow = fsl.getListSize();
+            } else if (v instanceof BaseFixedWidthVector f && !(f instanceof BitVector)) {
+                target = f;
+                perRow = 1;
+            } else {
+                v.close();
+                return null;
+            }
+            if ((long) perRow * target.getTypeWidth() != width) {
+                throw new EncodingException("field '" + field.pathString() + "' stores " + width + "-byte values but its type "
+                        + arrowField.getType() + " needs " + (long) perRow * target.getTypeWidth());
+            }
+            long items = Math.multiplyExact((long) n, perRow);
+            if (items > Integer.MAX_VALUE) {
+                v.close();
+                return null;
+            }
+            try (ArrowBuf data = allocator.buffer(Math.max(1L, (long) n * width));
+                    ArrowBuf validity = allValid(allocator, (int) items)) {
+                leaf.reader().readPlainInto(start, end, data, 0);
+                target.loadFieldBuffers(new ArrowFieldNode((int) items, 0), List.of(validity, data));
+            }
+            if (v instanceof FixedSizeListVector fsl) {
+                try (ArrowBuf validity = allValid(allocator, n)) {
+                    fsl.loadFieldBuffers(new ArrowFieldNode(n, 0), List.of(validity));
+                }
+            }
+            return v;
+        } catch (IOException | RuntimeException e) {
+            v.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A validity bitmap of {@code n} set bits, written once (Arrow would zero, then set, a bitmap
+     * it allocates itself for an empty buffer).
+     */
+    private static ArrowBuf allValid(BufferAllocator allocator, int n) {
+        ArrowBuf b = allocator.buffer(Math.max(1, (n + 7) / 8));
+        ArrowVectorFiller.setValidity(b, null, n);
+        return b;
     }
 
     /** Reads the rows of {@code sortedRows} (ascending; repeated rows are returned repeatedly). */
     public FieldVector take(long[] sortedRows, BufferAllocator allocator) throws IOException {
-        return read(allocator, (r, l, v) -> r.take(sortedRows, l, v));
+        return read(allocator, sortedRows.length, (r, l, v) -> r.take(sortedRows, l, v));
     }
 
     @FunctionalInterface
@@ -104,7 +183,11 @@ public final class StructuralFieldReader {
         void read(StructuralColumnReader r, LeafLevels levels, Values values) throws IOException;
     }
 
-    private FieldVector read(BufferAllocator allocator, LeafRead how) throws IOException {
+    /**
+     * Reads every leaf of the field; {@code rows} sizes the level and value builders of leaves
+     * without lists (whose entries and slots are exactly the rows) so they never grow.
+     */
+    private FieldVector read(BufferAllocator allocator, int rows, LeafRead how) throws IOException {
         if (leaves.isEmpty()) {
             throw new EncodingException("field '" + field.pathString() + "' has no leaf columns");
         }
@@ -112,8 +195,15 @@ public final class StructuralFieldReader {
         Values[] values = new Values[leaves.size()];
         for (int i = 0; i < leaves.size(); i++) {
             Leaf leaf = leaves.get(i);
-            LeafLevels levels = leaf.reader().newLevels(1024);
+            boolean underList = false;
+            for (boolean list : leaf.isList()) {
+                underList |= list;
+            }
+            LeafLevels levels = leaf.reader().newLevels(underList ? Math.max(rows, 1024) : rows);
             Values v = leaf.reader().newValues();
+            if (!underList) {
+                v.expectSlots(rows);
+            }
             how.read(leaf.reader(), levels, v);
             structures[i] = NestedStructure.assemble(levels, leaf.isList());
             values[i] = v;
@@ -135,7 +225,8 @@ public final class StructuralFieldReader {
         int n = s.count(depth);
         if (ownsColumn(f)) {
             nextLeaf[0]++;
-            ArrowVectorFiller.fillLeaf(v, values[leafIndex], s.validity(depth), n);
+            // Null validity lets the filler set all bits at once instead of copying them.
+            ArrowVectorFiller.fillLeaf(v, values[leafIndex], s.anyNull(depth) ? s.validity(depth) : null, n);
             return;
         }
         if (f.isList()) {

@@ -19,6 +19,12 @@ public sealed interface Values permits FixedWidthValues, VariableWidthValues, Fi
     /** Appends slots {@code [from, to)} of {@code src}, which must be of the same kind and shape. */
     void append(Values src, int from, int to);
 
+    /**
+     * Tells the builder that about {@code slots} more slots will be appended, so that it grows once
+     * instead of doubling its way up (a hint: appends beyond it still grow the builder).
+     */
+    void expectSlots(int slots);
+
     /** Appends {@code n} placeholder slots (zeros, empty values, invalid items). */
     void appendPlaceholders(int n);
 

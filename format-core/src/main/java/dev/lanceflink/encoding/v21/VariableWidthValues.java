@@ -115,6 +115,14 @@ public final class VariableWidthValues implements Values {
         count += n;
     }
 
+    /** Sizes the offsets for {@code slots} more values; value bytes, unknown yet, grow on demand. */
+    @Override
+    public void expectSlots(int slots) {
+        if (slots > 0) {
+            ensure((int) Math.min(Integer.MAX_VALUE - 16L, (long) count + slots), offsets[count]);
+        }
+    }
+
     @Override
     public void appendPlaceholders(int n) {
         ensure(count + n, offsets[count]);

@@ -38,6 +38,7 @@ public record CliArguments(String command, String uri, Map<String, String> stora
             "             [--with-row-address] [--filter SQL]",
             "  inspect <uri> [--version N]",
             "  versions <uri>",
+            "  compact <uri> --mode overlay-merge|overlay-fold [--dry-run] ...   (compact --help)",
             "  every command: [--storage-option key=value]...",
             "exit codes: 0 ok, 1 the table could not be read, 2 wrong command line");
 

@@ -10,7 +10,8 @@ import java.io.UncheckedIOException;
 
 /**
  * The {@code bin/lance-flink} command-line tool: {@code dump}, {@code inspect} and
- * {@code versions} of a Lance table (local path, {@code file:} or {@code s3://} URI).
+ * {@code versions} of a Lance table (local path, {@code file:} or {@code s3://} URI), and
+ * {@code compact} (the compaction job, see compactor/README.md).
  *
  * <p>Contract for scripts: exactly one JSON document on stdout, nothing else there (logs and
  * stack traces go to stderr). Exit code 0 on success; 1 when the table cannot be read, with
@@ -43,6 +44,13 @@ public final class LanceFlinkCli {
                 g.writeStringField("usage", CliArguments.USAGE);
                 g.writeEndObject();
             }, EXIT_OK, err);
+        }
+        if (args.length > 0 && args[0].equals("compact")) {
+            // The compaction job has its own options and JSON summary (compactor/README.md).
+            PrintStream printOut = new PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8);
+            int code = dev.lanceflink.compactor.CompactorMain.run(args, printOut, err);
+            printOut.flush();
+            return code;
         }
         CliArguments parsed;
         try {

@@ -16,8 +16,9 @@
  *   <li>{@link dev.lanceflink.overlay.OverlayCompactor}: overlay merge and fold into base files.
  * </ul>
  *
- * <p>Row lineage: like Lance's writer at the digest's snapshot, a {@code DataOverlay} commit leaves
- * the rows' {@code last_updated_at_version} sequences unchanged (the upstream spec text says they
- * should be refreshed; Lance's implementation does not).
+ * <p>Row lineage: a {@code DataOverlay} commit sets {@code last_updated_at_version} of every
+ * covered row to the commit's version where the fragment tracks it inline (tables with stable row
+ * ids), as the upstream spec asks; Lance's own implementation at the digest's snapshot leaves the
+ * sequence unchanged, so such tables carry newer versions than Lance would write.
  */
 package dev.lanceflink.overlay;

@@ -19,6 +19,23 @@ public final class RowVersionSequenceCodec {
                 .setSpan(RowIdSequenceCodec.rangeSegment(0, rows)).setVersion(version)).build().toByteArray();
     }
 
+    /**
+     * Encodes one version per row position as runs of equal consecutive versions, each spanning a
+     * {@code Range} of positions, so a fragment whose rows share a version stays a single run.
+     */
+    public static byte[] encode(long[] versions) {
+        RowDatasetVersionSequence.Builder seq = RowDatasetVersionSequence.newBuilder();
+        int start = 0;
+        for (int i = 1; i <= versions.length; i++) {
+            if (i == versions.length || versions[i] != versions[start]) {
+                seq.addRuns(RowDatasetVersionRun.newBuilder()
+                        .setSpan(RowIdSequenceCodec.rangeSegment(start, i)).setVersion(versions[start]));
+                start = i;
+            }
+        }
+        return seq.build().toByteArray();
+    }
+
     /** The version of each row position; positions no run covers are reported as an error. */
     public static long[] decode(byte[] bytes, long rows, String context) throws CorruptTableException {
         RowDatasetVersionSequence seq;

@@ -7,6 +7,7 @@ import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.LocalObjectStore;
+import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Fragment;
@@ -34,7 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Seeded random operations (append, delete, dense updates, sparse overlays, several overlays of
  * one fragment in one commit, row-rewriting updates, overlay merges, folds) against an in-memory
  * reference table. After every commit the latest version must read exactly as the model (scan
- * and take); at the end every version is read again and compared with its snapshot.
+ * and take); at the end every version is read again and compared with its snapshot. One long
+ * sequence builds up deep overlay stacks; thousands of short ones on tiny tables reach the edge
+ * cases.
  */
 class OverlayModelTest {
     /** Operations per run; raise with -Dlf.overlayModelOps=3000 for a longer soak (about 0.2 s each on 2 cores). */
@@ -56,28 +59,97 @@ class OverlayModelTest {
         }
     }
 
-    private final Random random = new Random(20261129L);
+    /** Short sequences run by {@link #thousandsOfShortSequencesMatchTheModel()}; replay one with -Dlf.overlayModelSeed. */
+    private static final int SEQUENCES = Integer.getInteger("lf.overlayModelSequences", 2000);
+    private static final long REPLAY_SEED = Long.getLong("lf.overlayModelSeed", -1L);
+
+    private Random random;
     private final Map<Long, ModelFragment> model = new LinkedHashMap<>();
     private final Map<Long, Map<Long, List<Object>>> snapshots = new HashMap<>();
     private int nextKey;
+    private int maxAppendRows;
 
     @Test
     void randomOperationsMatchTheModelAtEveryVersion() throws Exception {
         try (BufferAllocator allocator = new RootAllocator()) {
-            LocalObjectStore store = new LocalObjectStore(dir);
-            try (VectorSchemaRoot first = SmallTable.rows(allocator, 0, 12)) {
-                Dataset.write(store, allocator, List.of(first), SmallTable.SCHEMA, WriteParams.of(WriteMode.CREATE));
+            Map<String, Integer> counts = runSequence(new LocalObjectStore(dir), allocator, 20261129L, 12, 12,
+                    OPERATIONS, 30);
+            assertThat(counts).containsKeys("append", "delete", "dense", "sparse", "rewriteRows", "merge", "fold");
+            assertThat(counts.get("merge")).isGreaterThan(OPERATIONS / 40);
+            assertThat(counts.get("fold")).isGreaterThan(OPERATIONS / 40);
+        }
+    }
+
+    /**
+     * Thousands of short seeded sequences (5 to 15 operations on tables of 1 to 8 rows in one or two
+     * fragments): small tables make edge cases frequent (a fragment losing its last row, overlays
+     * covering every row or only deleted ones, merges of the whole overlay list). Each sequence
+     * checks every version it created; a failure names the seed to replay with
+     * {@code -Dlf.overlayModelSeed=<seed>}. Tables live in memory: a directory and an fsync per
+     * commit would cost more than the checks.
+     */
+    @Test
+    void thousandsOfShortSequencesMatchTheModel() throws Exception {
+        Map<String, Integer> total = new TreeMap<>();
+        int commits = 0;
+        long first = REPLAY_SEED >= 0 ? REPLAY_SEED : 7_000_000L;
+        int count = REPLAY_SEED >= 0 ? 1 : SEQUENCES;
+        try (BufferAllocator root = new RootAllocator()) {
+            for (long seed = first; seed < first + count; seed++) {
+                Random shape = new Random(seed ^ 0x5DEECE66DL);
+                int rows = 1 + shape.nextInt(8);
+                int rowsPerFile = shape.nextBoolean() ? rows : Math.max(1, (rows + 1) / 2);
+                int operations = 5 + shape.nextInt(11);
+                try (BufferAllocator allocator = root.newChildAllocator("seed " + seed, 0, Long.MAX_VALUE)) {
+                    MemoryObjectStore store = new MemoryObjectStore("memory://overlay-model-" + seed);
+                    Map<String, Integer> counts = runSequence(store, allocator, seed, rows, rowsPerFile, operations, 6);
+                    counts.forEach((k, v) -> total.merge(k, v, Integer::sum));
+                    commits += snapshots.size();
+                } catch (Throwable t) {
+                    throw new AssertionError("Overlay model sequence with seed " + seed + " failed (" + rows
+                            + " rows, " + operations + " operations); replay it with -Dlf.overlayModelSeed=" + seed, t);
+                }
             }
-            nextKey = 12;
-            Dataset ds = Dataset.open(store, allocator);
-            ModelFragment f0 = new ModelFragment();
-            for (int i = 0; i < 12; i++) {
-                addRow(f0, i, 10L * i, "s" + i);
+        }
+        System.out.println("overlay model: " + count + " sequences, " + commits + " versions checked, commits " + total);
+        if (REPLAY_SEED < 0) { // a replayed single sequence need not reach every kind
+            assertThat(total).containsKeys("append", "delete", "dense", "sparse", "rewriteRows", "merge", "fold");
+            assertThat(total.get("merge")).isGreaterThan(count / 20);
+            assertThat(total.get("fold")).isGreaterThan(count / 20);
+            assertThat(commits).isGreaterThan(count * 5);
+        }
+    }
+
+    /**
+     * Creates a table of {@code initialRows} rows ({@code rowsPerFile} per fragment), runs
+     * {@code operations} random operations checking the latest version after each commit, then
+     * reads every version again. Returns how many commits of each kind happened.
+     */
+    private Map<String, Integer> runSequence(ObjectStore store, BufferAllocator allocator, long seed, int initialRows,
+            int rowsPerFile, int operations, int maxAppend) throws Exception {
+        random = new Random(seed);
+        model.clear();
+        snapshots.clear();
+        maxAppendRows = maxAppend;
+        try (VectorSchemaRoot first = SmallTable.rows(allocator, 0, initialRows)) {
+            Dataset.write(store, allocator, List.of(first), SmallTable.SCHEMA,
+                    WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(rowsPerFile));
+        }
+        nextKey = initialRows;
+        Dataset ds = Dataset.open(store, allocator);
+        try {
+            int k = 0;
+            for (Fragment f : ds.manifest().fragments()) {
+                ModelFragment mf = new ModelFragment();
+                for (int i = 0; i < f.physicalRows(); i++, k++) {
+                    addRow(mf, k, 10L * k, "s" + k);
+                }
+                model.put(f.id(), mf);
             }
-            model.put(0L, f0);
+            assertThat(k).isEqualTo(initialRows);
             check(ds);
             Map<String, Integer> counts = new TreeMap<>();
-            for (int op = 0; op < OPERATIONS; op++) {
+            for (int op = 0; op < operations; op++) {
                 int dice = random.nextInt(100);
                 String kind;
                 Dataset next;
@@ -117,9 +189,8 @@ class OverlayModelTest {
                             .as("version %d", e.getKey()).isEqualTo(e.getValue());
                 }
             }
-            assertThat(counts).containsKeys("append", "delete", "dense", "sparse", "rewriteRows", "merge", "fold");
-            assertThat(counts.get("merge")).isGreaterThan(OPERATIONS / 40);
-            assertThat(counts.get("fold")).isGreaterThan(OPERATIONS / 40);
+            return counts;
+        } finally {
             ds.close();
         }
     }
@@ -180,7 +251,7 @@ class OverlayModelTest {
     }
 
     private Dataset append(Dataset ds, BufferAllocator allocator) throws Exception {
-        int n = 1 + random.nextInt(30);
+        int n = 1 + random.nextInt(maxAppendRows);
         Dataset next;
         try (VectorSchemaRoot r = SmallTable.rows(allocator, nextKey, n)) {
             next = ds.append(List.of(r), WriteParams.of(WriteMode.APPEND));
@@ -277,7 +348,7 @@ class OverlayModelTest {
     }
 
     /** One or two sparse overlays of one fragment in one commit; offsets may be deleted rows (inert). */
-    private Dataset sparseOverlays(Dataset ds, LocalObjectStore store, BufferAllocator allocator) throws Exception {
+    private Dataset sparseOverlays(Dataset ds, ObjectStore store, BufferAllocator allocator) throws Exception {
         long fragmentId = randomFragment();
         ModelFragment mf = model.get(fragmentId);
         int overlays = 1 + random.nextInt(2);
@@ -366,7 +437,7 @@ class OverlayModelTest {
         return next;
     }
 
-    private Dataset merge(Dataset ds, LocalObjectStore store, BufferAllocator allocator) throws Exception {
+    private Dataset merge(Dataset ds, ObjectStore store, BufferAllocator allocator) throws Exception {
         List<Fragment> candidates = ds.manifest().fragments().stream().filter(f -> f.overlays().size() >= 2).toList();
         if (candidates.isEmpty()) {
             return ds;
@@ -388,7 +459,7 @@ class OverlayModelTest {
         return ds.checkoutVersion(m.version());
     }
 
-    private Dataset fold(Dataset ds, LocalObjectStore store, BufferAllocator allocator) throws Exception {
+    private Dataset fold(Dataset ds, ObjectStore store, BufferAllocator allocator) throws Exception {
         List<Fragment> candidates = ds.manifest().fragments().stream().filter(f -> !f.overlays().isEmpty()).toList();
         if (candidates.isEmpty()) {
             return ds;

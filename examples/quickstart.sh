@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the quickstart on embedded defaults: a table in ./quickstart-data, then shows it with the CLI.
+# Runs the quickstart on embedded defaults: tables in ./quickstart-data (the streaming part runs
+# Flink on an embedded MiniCluster), then shows the users table with the CLI.
 # Build first: mvn -B -ntp -DskipTests package
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

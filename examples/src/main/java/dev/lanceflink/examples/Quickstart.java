@@ -68,6 +68,7 @@ public final class Quickstart {
             }
         }
         System.out.println("table written to " + uri);
+        StreamingQuickstart.main(new String[] {table.resolveSibling("events.lance").toString()});
     }
 
     private static VectorSchemaRoot users(BufferAllocator allocator, int[] ids, String[] names, int[] ages) {

@@ -69,6 +69,7 @@ public final class Quickstart {
         }
         System.out.println("table written to " + uri);
         StreamingQuickstart.main(new String[] {table.resolveSibling("events.lance").toString()});
+        UpsertStreamExample.main(new String[] {table.resolveSibling("accounts.lance").toString()});
     }
 
     private static VectorSchemaRoot users(BufferAllocator allocator, int[] ids, String[] names, int[] ages) {

@@ -95,6 +95,34 @@ public final class OverlayWriter implements AutoCloseable {
         Fragment fragment = manifest.fragment(fragmentId).orElseThrow(() -> new IllegalArgumentException(
                 "Cannot overlay fragment " + fragmentId + ": version " + manifest.version()
                         + " of the table has no such fragment"));
+        return create(store, manifest, fragment, fieldIds, allocator, fileOptions);
+    }
+
+    /**
+     * Starts an overlay of a fragment that is written but not committed yet (its id is assigned
+     * when it is committed). Row addresses given to this writer use fragment id 0: they are the
+     * offsets within that fragment. The caller attaches the finished overlay to the fragment's id
+     * once it is known, and must commit it after the fragment itself.
+     *
+     * @param physicalRows rows of the uncommitted fragment, or {@code Integer.MAX_VALUE + 1L}
+     *     when unknown (then the committer must check the coverage against the fragment's rows)
+     */
+    public static OverlayWriter createForUncommittedFragment(ObjectStore store, Manifest manifest, long physicalRows,
+            int[] fieldIds, BufferAllocator allocator, FileWriterOptions fileOptions) {
+        requireNonNull(manifest, "manifest is null");
+        if (physicalRows < 1) {
+            throw new IllegalArgumentException("An uncommitted fragment has at least one row, got " + physicalRows);
+        }
+        return create(store, manifest, Fragment.of(0, List.of(), physicalRows), fieldIds, allocator, fileOptions);
+    }
+
+    private static OverlayWriter create(ObjectStore store, Manifest manifest, Fragment fragment, int[] fieldIds,
+            BufferAllocator allocator, FileWriterOptions fileOptions) {
+        requireNonNull(store, "store is null");
+        requireNonNull(fieldIds, "fieldIds is null");
+        requireNonNull(allocator, "allocator is null");
+        requireNonNull(fileOptions, "fileOptions is null");
+        long fragmentId = fragment.id();
         String format = manifest.dataFormat() == null ? "0.1" : manifest.dataFormat().version();
         if (format.startsWith("0.")) {
             throw new OverlayWriteException(Kind.LEGACY_FILE_FORMAT, "Cannot overlay fragment " + fragmentId

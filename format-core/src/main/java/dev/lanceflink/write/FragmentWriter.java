@@ -13,6 +13,7 @@ import dev.lanceflink.table.Fragment;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
@@ -29,6 +30,7 @@ public final class FragmentWriter implements AutoCloseable {
     private final long maxRowsPerFile;
     private final BufferAllocator allocator;
     private final FileWriterOptions fileOptions;
+    private final Supplier<String> fileNames;
     private final List<Fragment> fragments = new ArrayList<>();
     private final List<String> writtenPaths = new ArrayList<>();
     private LanceFileWriter current;
@@ -38,6 +40,18 @@ public final class FragmentWriter implements AutoCloseable {
 
     public FragmentWriter(ObjectStore store, LanceSchema schema, FileVersion version, long maxRowsPerFile,
             BufferAllocator allocator, FileWriterOptions fileOptions) {
+        this(store, schema, version, maxRowsPerFile, allocator, fileOptions, DataFileNames::newName);
+    }
+
+    /**
+     * As the other constructor, naming each new data file (under {@code data/}) with the next name
+     * {@code fileNames} gives. A caller that must find its files again in a later manifest (the
+     * Flink upsert sink resolves rows it wrote by file name) chooses the names; they must be
+     * unique in the table and end in {@code .lance}.
+     */
+    public FragmentWriter(ObjectStore store, LanceSchema schema, FileVersion version, long maxRowsPerFile,
+            BufferAllocator allocator, FileWriterOptions fileOptions, Supplier<String> fileNames) {
+        this.fileNames = requireNonNull(fileNames, "fileNames is null");
         this.store = requireNonNull(store, "store is null");
         this.schema = requireNonNull(schema, "schema is null");
         this.version = requireNonNull(version, "version is null");
@@ -55,7 +69,7 @@ public final class FragmentWriter implements AutoCloseable {
         int done = 0;
         while (done < rows) {
             if (current == null) {
-                currentName = DataFileNames.newName();
+                currentName = fileNames.get();
                 String path = "data/" + currentName;
                 writtenPaths.add(path);
                 current = LanceFileWriter.create(store, path, schema, version, allocator, fileOptions);

@@ -4,9 +4,11 @@ import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.VersionNotFoundException;
+import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.CommitConflictException;
 import dev.lanceflink.txn.CommitOptions;
-import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.TableCommitter;
 import dev.lanceflink.txn.Transaction;
 import java.io.IOException;
@@ -17,7 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Commits one checkpoint's changes as one Lance version, exactly once.
+ * Commits one checkpoint's changes exactly once: one Lance version per {@link CommitStep} it has.
  *
  * <p>Every attempt first looks for the checkpoint's {@link CommitMarker} among the versions
  * committed since the changes were gathered ({@link CheckpointCommit#baseVersion()}); only if it
@@ -56,59 +58,98 @@ public final class CheckpointCommitter {
         this.finder = new CommittedCheckpointFinder(store);
     }
 
-    /** Commits {@code commit} unless an earlier attempt already did. */
+    /**
+     * Commits {@code commit}'s steps in order ({@link CommitStep}), each unless an earlier attempt
+     * already did. The outcome's version is the last version holding the checkpoint's changes.
+     */
     public CommitOutcome commit(CheckpointCommit commit) throws IOException {
         if (commit.isEmpty()) {
             return CommitOutcome.nothingToCommit(commit.checkpointId());
         }
-        CommitMarker marker = commit.appendMarker();
+        boolean committedNow = false;
+        long version = 0;
+        int attempts = 0;
+        int conflicts = 0;
+        for (CommitStep step : CommitStep.values()) {
+            if (commit.isEmpty(step)) {
+                continue;
+            }
+            CommitOutcome o = commitStep(commit, step);
+            attempts += o.attempts();
+            conflicts += o.conflicts();
+            if (o.kind() == CommitOutcome.Kind.COMMITTED) {
+                committedNow = true;
+            }
+            if (o.kind() != CommitOutcome.Kind.NOTHING_TO_COMMIT) {
+                version = Math.max(version, o.version());
+            }
+        }
+        if (version == 0) {
+            return new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.NOTHING_TO_COMMIT, 0, attempts, conflicts);
+        }
+        return new CommitOutcome(commit.checkpointId(),
+                committedNow ? CommitOutcome.Kind.COMMITTED : CommitOutcome.Kind.ALREADY_COMMITTED, version, attempts,
+                conflicts);
+    }
+
+    private CommitOutcome commitStep(CheckpointCommit commit, CommitStep step) throws IOException {
+        CommitMarker marker = commit.marker(step);
         int conflicts = 0;
         IOException last = null;
         for (int attempt = 1; attempt <= maxAttempts; attempt++) {
             OptionalLong earlier = finder.findCommit(marker, commit.baseVersion());
             if (earlier.isPresent()) {
-                LOG.info("Checkpoint {} of commit user {} is already committed to {} as version {}; skipping it",
-                        commit.checkpointId(), commit.commitUser(), store.rootUri(), earlier.getAsLong());
+                LOG.info("Step {} of checkpoint {} of commit user {} is already committed to {} as version {};"
+                        + " skipping it", step, commit.checkpointId(), commit.commitUser(), store.rootUri(),
+                        earlier.getAsLong());
                 return new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.ALREADY_COMMITTED,
                         earlier.getAsLong(), attempt - 1, conflicts);
             }
-            long latest = finder.latestVersion();
-            if (latest == 0) {
+            Manifest latest;
+            try {
+                latest = ManifestIO.read(store, VersionResolver.latest(store));
+            } catch (VersionNotFoundException e) {
                 throw new CheckpointCommitException("Cannot commit checkpoint " + commit.checkpointId() + " to "
-                        + store.rootUri() + ": the table has no versions (was it deleted?). The sink appends to an"
-                        + " existing table; create it first");
+                        + store.rootUri() + ": the table has no versions (was it deleted?). The sink writes to an"
+                        + " existing table; create it first", e);
             }
-            Transaction txn = Transaction.of(latest, new Operation.Append(commit.fragments()), marker.toProperties());
+            StepOperations.Built built = StepOperations.build(step, commit, latest, store);
+            if (built.operation().isEmpty()) {
+                return new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.NOTHING_TO_COMMIT, 0, attempt - 1,
+                        conflicts);
+            }
+            Transaction txn = Transaction.of(latest.version(), built.operation().get(), marker.toProperties());
             try {
                 Manifest committed = TableCommitter.commit(store, txn, commitOptions);
                 return new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.COMMITTED, committed.version(),
                         attempt, conflicts);
             } catch (CommitConflictException e) {
+                StagedFiles.deleteQuietly(store, built.writtenFiles()); // certainly not published
                 if (!e.isRetryable()) {
-                    throw new CheckpointCommitException("Checkpoint " + commit.checkpointId() + " (" + commit.rows()
-                            + " rows in " + commit.fragments().size() + " new fragments) cannot be appended to "
-                            + store.rootUri() + ": " + e.getMessage() + ". The job fails so that no rows are dropped;"
-                            + " resolve the conflicting change, then restart from the last checkpoint", e);
+                    throw new CheckpointCommitException("Step " + step + " of " + commit.describe()
+                            + " cannot be committed to " + store.rootUri() + ": " + e.getMessage() + ". The job fails"
+                            + " so that no change is dropped; resolve the conflicting change, then restart from the"
+                            + " last checkpoint", e);
                 }
                 conflicts++;
                 last = e;
-                LOG.warn("Attempt {}/{} to commit checkpoint {} to {} hit a retryable conflict: {}", attempt,
-                        maxAttempts, commit.checkpointId(), store.rootUri(), e.getMessage());
+                LOG.warn("Attempt {}/{} to commit step {} of checkpoint {} to {} hit a retryable conflict: {}", attempt,
+                        maxAttempts, step, commit.checkpointId(), store.rootUri(), e.getMessage());
             } catch (IOException e) {
-                // The outcome may be unknown (e.g. a lost response): the next attempt re-checks the marker.
+                // The outcome may be unknown (e.g. a lost response): the next attempt re-checks the
+                // marker, and the files stay because the version may reference them.
                 last = e;
-                LOG.warn("Attempt {}/{} to commit checkpoint {} to {} failed: {}", attempt, maxAttempts,
-                        commit.checkpointId(), store.rootUri(), e.toString());
+                LOG.warn("Attempt {}/{} to commit step {} of checkpoint {} to {} failed: {}", attempt, maxAttempts,
+                        step, commit.checkpointId(), store.rootUri(), e.toString());
             }
             if (attempt < maxAttempts) {
                 sleep(attempt);
             }
         }
-        throw new CheckpointCommitException("Checkpoint " + commit.checkpointId() + " (" + commit.rows() + " rows in "
-                + commit.fragments().size() + " new fragments) could not be committed to " + store.rootUri() + " in "
-                + maxAttempts + " attempts (" + conflicts + " lost to conflicts); last error: " + last
-                + ". The job fails so that no rows are dropped; a restart retries the commit (raise the sink's commit"
-                + " retries if the table is busy)", last);
+        throw new CheckpointCommitException("Step " + step + " of " + commit.describe() + " could not be committed to "
+                + store.rootUri() + " in " + maxAttempts + " attempts (" + conflicts + " lost to conflicts); last"
+                + " error: " + last + ". The job fails so that no change is dropped; a restart retries the commit"
+                + " (raise the sink's commit retries if the table is busy)", last);
     }
 
     private void sleep(int attempt) throws IOException {

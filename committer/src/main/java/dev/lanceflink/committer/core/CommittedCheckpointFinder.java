@@ -34,14 +34,42 @@ public final class CommittedCheckpointFinder {
     /**
      * The version that committed {@code marker}'s (user, checkpoint, step), searching the versions
      * after {@code afterVersion} up to the latest.
+     *
+     * <p>One commit user commits its checkpoints, and the steps of each, strictly in order. So the
+     * newest version carrying this user's marker decides: the same (checkpoint, step) is the
+     * commit; a later one means this step was committed (or had nothing to commit) before it; an
+     * earlier one means it was not committed. That is why versions removed by cleanup are skipped:
+     * table cleanup keeps each commit user's newest marked version. If the walk finds no marker of
+     * the user while some versions in the range are missing, the answer is unknowable and that is
+     * an error.
      */
     public OptionalLong findCommit(CommitMarker marker, long afterVersion) throws IOException {
         long latest = latestVersion();
+        long missing = -1;
         for (long v = latest; v > afterVersion; v--) {
-            Optional<CommitMarker> m = markerOf(v, marker, afterVersion);
-            if (m.isPresent() && m.get().sameCommitAs(marker)) {
-                return OptionalLong.of(v);
+            Optional<ManifestLocation> loc = VersionResolver.find(store, v);
+            if (loc.isEmpty()) {
+                missing = v;
+                continue;
             }
+            Optional<CommitMarker> m = markerAt(loc.get());
+            if (m.isEmpty() || !m.get().commitUser().equals(marker.commitUser())) {
+                continue;
+            }
+            int order = Long.compare(m.get().checkpointId(), marker.checkpointId());
+            if (order == 0) {
+                order = Integer.compare(m.get().step(), marker.step());
+            }
+            return order >= 0 ? OptionalLong.of(v) : OptionalLong.empty();
+        }
+        if (missing >= 0) {
+            throw new IllegalStateException("Cannot tell whether checkpoint " + marker.checkpointId() + " (commit user "
+                    + marker.commitUser() + ") was already committed to " + store.rootUri() + ": version " + missing
+                    + ", one of the versions after " + afterVersion + " that may hold it, no longer exists, and no"
+                    + " later version carries a commit of this sink (removed by a version cleanup that does not keep"
+                    + " the sink's last commit?). Committing again could duplicate rows, so the sink stops. Clean up"
+                    + " with `lance-flink compact --mode cleanup`, which keeps it; to resume, restore the job from a"
+                    + " newer checkpoint or start it without state");
         }
         return OptionalLong.empty();
     }
@@ -73,19 +101,6 @@ public final class CommittedCheckpointFinder {
         } catch (VersionNotFoundException e) {
             return 0;
         }
-    }
-
-    private Optional<CommitMarker> markerOf(long version, CommitMarker looking, long afterVersion) throws IOException {
-        Optional<ManifestLocation> loc = VersionResolver.find(store, version);
-        if (loc.isEmpty()) {
-            throw new IllegalStateException("Cannot tell whether checkpoint " + looking.checkpointId() + " (commit user "
-                    + looking.commitUser() + ") was already committed to " + store.rootUri() + ": version " + version
-                    + ", one of the versions after " + afterVersion + " that may hold it, no longer exists (removed by"
-                    + " version cleanup?). Committing again could duplicate rows, so the sink stops. Keep versions"
-                    + " longer than the sink's checkpoint interval plus its restart time; to resume, restore the"
-                    + " job from a newer checkpoint or start it without state");
-        }
-        return markerAt(loc.get());
     }
 
     private Optional<CommitMarker> markerAt(ManifestLocation loc) throws IOException {

@@ -1,7 +1,12 @@
 package dev.lanceflink.committer.flink;
 
 import dev.lanceflink.committer.core.CheckpointCommit;
+import dev.lanceflink.committer.core.ChangeCodec;
 import dev.lanceflink.committer.core.FragmentListCodec;
+import dev.lanceflink.committer.core.TargetedDeletion;
+import dev.lanceflink.committer.core.TargetedOverlay;
+import dev.lanceflink.table.Fragment;
+import java.util.List;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -11,11 +16,11 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
  * Serializes the committable, {@link CheckpointCommit}, for the committer's checkpointed state
- * (version 1). Pending commits survive restores in this form, so the layout only ever changes by
+ * (version 2: with overlays and deletions; version 1, appends only, is still read). Pending commits survive restores in this form, so the layout only ever changes by
  * adding a new version next to the old one.
  */
 public final class CheckpointCommitSerializer implements SimpleVersionedSerializer<CheckpointCommit> {
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
 
     @Override
     public int getVersion() {
@@ -33,13 +38,16 @@ public final class CheckpointCommitSerializer implements SimpleVersionedSerializ
             out.writeLong(commit.rows());
             out.writeLong(commit.bytes());
             FragmentListCodec.write(out, commit.fragments());
+            out.writeLong(commit.cells());
+            ChangeCodec.writeOverlays(out, commit.overlays());
+            ChangeCodec.writeDeletions(out, commit.deletions());
         }
         return bytes.toByteArray();
     }
 
     @Override
     public CheckpointCommit deserialize(int version, byte[] serialized) throws IOException {
-        if (version != VERSION) {
+        if (version != 1 && version != VERSION) {
             throw new IOException("Unknown version " + version + " of a serialized Lance committable (this build reads"
                     + " version " + VERSION + "); restore with the connector version that wrote the checkpoint");
         }
@@ -51,7 +59,14 @@ public final class CheckpointCommitSerializer implements SimpleVersionedSerializ
             long rows = in.readLong();
             long size = in.readLong();
             String context = "the committable of checkpoint " + checkpoint + " (commit user " + user + ")";
-            return new CheckpointCommit(user, job, checkpoint, base, FragmentListCodec.read(in, context), rows, size);
+            List<Fragment> fragments = FragmentListCodec.read(in, context);
+            if (version == 1) {
+                return new CheckpointCommit(user, job, checkpoint, base, fragments, rows, size);
+            }
+            long cells = in.readLong();
+            List<TargetedOverlay> overlays = ChangeCodec.readOverlays(in, context);
+            List<TargetedDeletion> deletions = ChangeCodec.readDeletions(in, context);
+            return new CheckpointCommit(user, job, checkpoint, base, fragments, overlays, deletions, rows, cells, size);
         }
     }
 }

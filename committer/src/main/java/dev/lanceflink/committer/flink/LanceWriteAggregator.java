@@ -7,7 +7,9 @@ import dev.lanceflink.committer.core.CommitSettings;
 import dev.lanceflink.committer.core.CommittedCheckpointFinder;
 import dev.lanceflink.committer.core.RestoreCheck;
 import dev.lanceflink.committer.core.TableLocation;
-import dev.lanceflink.committer.core.WrittenFragments;
+import dev.lanceflink.committer.core.TargetedDeletion;
+import dev.lanceflink.committer.core.TargetedOverlay;
+import dev.lanceflink.committer.core.WrittenChanges;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.Fragment;
 import java.util.ArrayList;
@@ -29,9 +31,9 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * The pre-commit step (parallelism 1): gathers every writer's {@link WrittenFragments} of a
+ * The pre-commit step (parallelism 1): gathers every writer's {@link WrittenChanges} of a
  * checkpoint into one {@link CheckpointCommit}, so the committer commits each checkpoint as one
- * version. It also owns the sink's identity: the commit user, created once and kept in operator
+ * unit (one version per kind of change). It also owns the sink's identity: the commit user, created once and kept in operator
  * state so that it survives restores, also into a new job id.
  *
  * <p>All writers' results of checkpoint N arrive before N's barrier (writers emit them in
@@ -41,7 +43,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * {@link #endInput()}.
  */
 public final class LanceWriteAggregator extends AbstractStreamOperator<CommittableMessage<CheckpointCommit>>
-        implements OneInputStreamOperator<CommittableMessage<WrittenFragments>, CommittableMessage<CheckpointCommit>>,
+        implements OneInputStreamOperator<CommittableMessage<WrittenChanges>, CommittableMessage<CheckpointCommit>>,
         BoundedOneInput {
     private static final long serialVersionUID = 1L;
 
@@ -52,7 +54,7 @@ public final class LanceWriteAggregator extends AbstractStreamOperator<Committab
     private transient String commitUser;
     private transient ObjectStore store;
     /** Results per checkpoint id, not yet emitted. */
-    private transient TreeMap<Long, List<WrittenFragments>> gathered;
+    private transient TreeMap<Long, List<WrittenChanges>> gathered;
     /** Label of the last emitted commit (-1: none since this operator started). */
     private transient long lastEmittedCheckpoint;
 
@@ -85,8 +87,8 @@ public final class LanceWriteAggregator extends AbstractStreamOperator<Committab
     }
 
     @Override
-    public void processElement(StreamRecord<CommittableMessage<WrittenFragments>> element) {
-        if (element.getValue() instanceof CommittableWithLineage<WrittenFragments> written) {
+    public void processElement(StreamRecord<CommittableMessage<WrittenChanges>> element) {
+        if (element.getValue() instanceof CommittableWithLineage<WrittenChanges> written) {
             gathered.computeIfAbsent(written.getCheckpointId(), id -> new ArrayList<>()).add(written.getCommittable());
         }
         // Summaries carry only counts; the gathered results are complete when the barrier arrives.
@@ -112,7 +114,7 @@ public final class LanceWriteAggregator extends AbstractStreamOperator<Committab
      * arrive after their own checkpoint's barrier (possible with unaligned checkpoints) therefore
      * travel with the next checkpoint instead of reusing their old label.
      */
-    private void emit(Map<Long, List<WrittenFragments>> ready, long checkpointId) throws Exception {
+    private void emit(Map<Long, List<WrittenChanges>> ready, long checkpointId) throws Exception {
         if (ready.isEmpty()) {
             return;
         }
@@ -121,23 +123,30 @@ public final class LanceWriteAggregator extends AbstractStreamOperator<Committab
                     + checkpointId + " after checkpoint " + lastEmittedCheckpoint + "; checkpoint ids must grow");
         }
         List<Fragment> fragments = new ArrayList<>();
+        List<TargetedOverlay> overlays = new ArrayList<>();
+        List<TargetedDeletion> deletions = new ArrayList<>();
         long rows = 0;
+        long cells = 0;
         long bytes = 0;
-        for (List<WrittenFragments> results : ready.values()) {
-            for (WrittenFragments w : results) {
+        // Results of older checkpoints first: their overlays must be applied before newer ones.
+        for (List<WrittenChanges> results : ready.values()) {
+            for (WrittenChanges w : results) {
                 fragments.addAll(w.fragments());
+                overlays.addAll(w.overlays());
+                deletions.addAll(w.deletions());
                 rows += w.rows();
+                cells += w.cells();
                 bytes += w.bytes();
             }
         }
         ready.clear();
-        if (fragments.isEmpty()) {
+        if (fragments.isEmpty() && overlays.isEmpty() && deletions.isEmpty()) {
             return;
         }
         long baseVersion = new CommittedCheckpointFinder(store).latestVersion();
         String jobId = getRuntimeContext().getJobInfo().getJobId().toString();
-        CheckpointCommit commit = new CheckpointCommit(commitUser, jobId, checkpointId, baseVersion, fragments, rows,
-                bytes);
+        CheckpointCommit commit = new CheckpointCommit(commitUser, jobId, checkpointId, baseVersion, fragments,
+                overlays, deletions, rows, cells, bytes);
         output.collect(new StreamRecord<>(new CommittableSummary<>(0, 1, checkpointId, 1, 0)));
         output.collect(new StreamRecord<>(new CommittableWithLineage<>(commit, checkpointId, 0)));
         lastEmittedCheckpoint = checkpointId;

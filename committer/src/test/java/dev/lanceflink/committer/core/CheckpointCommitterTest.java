@@ -125,7 +125,8 @@ class CheckpointCommitterTest {
 
         assertThatThrownBy(() -> committer(3).commit(checkpoint(USER, 7, 1, 10)))
                 .isInstanceOf(CheckpointCommitException.class)
-                .hasMessageContaining("Checkpoint 7 (1 rows in 1 new fragments) could not be committed")
+                .hasMessageContaining("Step APPEND of checkpoint 7 (1 rows in 1 new fragments")
+                .hasMessageContaining("could not be committed")
                 .hasMessageContaining("in 3 attempts")
                 .hasMessageContaining("connection refused");
         assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 2L);

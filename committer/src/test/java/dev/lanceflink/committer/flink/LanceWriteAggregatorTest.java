@@ -9,7 +9,7 @@ import dev.lanceflink.committer.core.CommitSettings;
 import dev.lanceflink.committer.core.RestoreCheck;
 import dev.lanceflink.committer.core.TableLocation;
 import dev.lanceflink.committer.core.TestTable;
-import dev.lanceflink.committer.core.WrittenFragments;
+import dev.lanceflink.committer.core.WrittenChanges;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.txn.CommitOptions;
@@ -50,17 +50,17 @@ class LanceWriteAggregatorTest {
         allocator.close();
     }
 
-    private OneInputStreamOperatorTestHarness<CommittableMessage<WrittenFragments>, CommittableMessage<CheckpointCommit>>
+    private OneInputStreamOperatorTestHarness<CommittableMessage<WrittenChanges>, CommittableMessage<CheckpointCommit>>
             harness(CommitSettings settings) throws Exception {
         return new OneInputStreamOperatorTestHarness<>(new LanceWriteAggregator(table, settings));
     }
 
-    private WrittenFragments written(long... ids) throws Exception {
+    private WrittenChanges written(long... ids) throws Exception {
         List<Fragment> fragments = TestTable.fragments(store, allocator, ids);
-        return new WrittenFragments(fragments, ids.length, 10);
+        return WrittenChanges.ofFragments(fragments, ids.length, 10);
     }
 
-    private static CommittableWithLineage<WrittenFragments> fromWriter(WrittenFragments w, long checkpoint, int subtask) {
+    private static CommittableWithLineage<WrittenChanges> fromWriter(WrittenChanges w, long checkpoint, int subtask) {
         return new CommittableWithLineage<>(w, checkpoint, subtask);
     }
 

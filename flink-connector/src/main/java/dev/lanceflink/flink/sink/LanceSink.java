@@ -5,11 +5,11 @@ import static java.util.Objects.requireNonNull;
 import dev.lanceflink.committer.core.CheckpointCommit;
 import dev.lanceflink.committer.core.CommitSettings;
 import dev.lanceflink.committer.core.TableLocation;
-import dev.lanceflink.committer.core.WrittenFragments;
+import dev.lanceflink.committer.core.WrittenChanges;
 import dev.lanceflink.committer.flink.CheckpointCommitSerializer;
 import dev.lanceflink.committer.flink.LanceCommitter;
 import dev.lanceflink.committer.flink.LanceWriteAggregator;
-import dev.lanceflink.committer.flink.WrittenFragmentsSerializer;
+import dev.lanceflink.committer.flink.WrittenChangesSerializer;
 import dev.lanceflink.flink.sink.writer.LanceSinkWriter;
 import java.io.IOException;
 import org.apache.flink.api.connector.sink2.Committer;
@@ -40,7 +40,7 @@ import org.apache.flink.table.data.RowData;
  * because the aggregator has one, and the commit user's state is bound to these uids.
  */
 public final class LanceSink implements Sink<RowData>, SupportsCommitter<CheckpointCommit>,
-        SupportsPreCommitTopology<WrittenFragments, CheckpointCommit> {
+        SupportsPreCommitTopology<WrittenChanges, CheckpointCommit> {
     private static final long serialVersionUID = 1L;
 
     private final TableLocation table;
@@ -58,7 +58,7 @@ public final class LanceSink implements Sink<RowData>, SupportsCommitter<Checkpo
     }
 
     @Override
-    public CommittingSinkWriter<RowData, WrittenFragments> createWriter(WriterInitContext context) throws IOException {
+    public CommittingSinkWriter<RowData, WrittenChanges> createWriter(WriterInitContext context) throws IOException {
         return new LanceSinkWriter(table, rowsPerFile, batchRows, context.metricGroup());
     }
 
@@ -73,16 +73,28 @@ public final class LanceSink implements Sink<RowData>, SupportsCommitter<Checkpo
     }
 
     @Override
-    public SimpleVersionedSerializer<WrittenFragments> getWriteResultSerializer() {
-        return new WrittenFragmentsSerializer();
+    public SimpleVersionedSerializer<WrittenChanges> getWriteResultSerializer() {
+        return new WrittenChangesSerializer();
     }
 
     @Override
     public DataStream<CommittableMessage<CheckpointCommit>> addPreCommitTopology(
-            DataStream<CommittableMessage<WrittenFragments>> written) {
+            DataStream<CommittableMessage<WrittenChanges>> written) {
+        return commitTopology(written, table, commitSettings, uidSuffix);
+    }
+
+    /**
+     * Routes every writer's results to one {@link LanceWriteAggregator} (parallelism 1) that
+     * gathers each checkpoint into one committable for the committer on subtask 0. Shared by the
+     * append and the upsert sinks: the aggregator's uid (and the commit user in its state) is
+     * {@code lance-commit-aggregator-<suffix>} for both.
+     */
+    public static DataStream<CommittableMessage<CheckpointCommit>> commitTopology(
+            DataStream<CommittableMessage<WrittenChanges>> written, TableLocation table, CommitSettings settings,
+            String uidSuffix) {
         return written.global()
                 .transform("Lance commit aggregator", CommittableMessageTypeInfo.of(CheckpointCommitSerializer::new),
-                        new LanceWriteAggregator(table, commitSettings))
+                        new LanceWriteAggregator(table, settings))
                 .uid("lance-commit-aggregator-" + uidSuffix)
                 .name("Lance commit aggregator")
                 .setParallelism(1)

@@ -8,6 +8,16 @@ import java.util.Map;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.RowType;
+import dev.lanceflink.flink.sink.upsert.ChangelogKeyResolver;
+import dev.lanceflink.flink.sink.upsert.LanceChangeSink;
+import dev.lanceflink.flink.sink.upsert.LocatedChange;
+import dev.lanceflink.flink.sink.upsert.LocatedChangeTypeInfo;
+import dev.lanceflink.flink.sink.upsert.PrimaryKeySelector;
+import dev.lanceflink.flink.sink.upsert.RowAddressChanges;
+import java.util.List;
 
 /**
  * Builds a {@link LanceSink}. Only the table URI is required; the table must exist, and its
@@ -34,6 +44,10 @@ public final class LanceSinkBuilder {
     private int batchRows = DEFAULT_BATCH_ROWS;
     private CommitSettings commitSettings = CommitSettings.defaults();
     private String uidSuffix;
+    private List<String> primaryKey = List.of();
+    private List<String> writtenColumns;
+    private OverlayShape overlayShape = OverlayShape.SPARSE;
+    private int parallelism = -1;
 
     private LanceSinkBuilder(String uri) {
         if (uri == null || uri.isBlank()) {
@@ -108,19 +122,115 @@ public final class LanceSinkBuilder {
         return this;
     }
 
-    public LanceSink build() {
-        switch (mode) {
-            case APPEND -> {
-                // the only mode so far; the switch makes a new mode a compile-time decision here
-            }
-        }
-        String suffix = uidSuffix != null ? uidSuffix : uri.replaceAll("[^A-Za-z0-9._-]", "_");
-        return new LanceSink(new TableLocation(uri, storageOptions), rowsPerFile, batchRows, commitSettings, suffix);
+    /** The primary key columns (UPSERT mode): unique in the table, never NULL, never updated. */
+    public LanceSinkBuilder primaryKey(String... columns) {
+        this.primaryKey = List.of(columns);
+        return this;
     }
 
-    /** Builds the sink and attaches it to {@code rows} with uid {@code lance-sink-<suffix>}. */
-    public DataStreamSink<RowData> sinkTo(DataStream<RowData> rows) {
-        LanceSink sink = build();
-        return rows.sinkTo(sink).uid("lance-sink-" + sink.uidSuffix()).name("Lance sink");
+    /**
+     * The columns the records carry (UPSERT and ROW_ADDRESS modes; default: all). Updates overlay
+     * only these columns and leave the others alone; new rows get NULL in the others. This is
+     * Flink SQL's target column list ({@code INSERT INTO t (id, age) ...}).
+     */
+    public LanceSinkBuilder writtenColumns(String... columns) {
+        this.writtenColumns = List.of(columns);
+        return this;
+    }
+
+    /** Which cells an update overlays (default {@link OverlayShape#SPARSE}). */
+    public LanceSinkBuilder overlayShape(OverlayShape shape) {
+        this.overlayShape = java.util.Objects.requireNonNull(shape, "shape is null");
+        return this;
+    }
+
+    /** Parallelism of the writers (and of the key resolver in UPSERT mode); default: the input's. */
+    public LanceSinkBuilder parallelism(int p) {
+        if (p < 1) {
+            throw new IllegalArgumentException("parallelism must be positive, got " + p);
+        }
+        this.parallelism = p;
+        return this;
+    }
+
+    private String suffix() {
+        return uidSuffix != null ? uidSuffix : uri.replaceAll("[^A-Za-z0-9._-]", "_");
+    }
+
+    /** The append sink ({@link LanceSinkMode#APPEND}); the other modes are wired by {@link #sinkTo}. */
+    public LanceSink build() {
+        if (mode != LanceSinkMode.APPEND) {
+            throw new IllegalStateException("build() makes the append sink; mode " + mode + " needs the keyed"
+                    + " topology that sinkTo(DataStream) builds");
+        }
+        return new LanceSink(new TableLocation(uri, storageOptions), rowsPerFile, batchRows, commitSettings, suffix());
+    }
+
+    /**
+     * Builds the sink for the mode and attaches it to {@code rows}; operator uids end in the uid
+     * suffix ({@code lance-sink-<suffix>}, and in UPSERT mode {@code lance-key-resolver-<suffix>}).
+     */
+    public DataStreamSink<?> sinkTo(DataStream<RowData> rows) {
+        return switch (mode) {
+            case APPEND -> {
+                LanceSink sink = build();
+                DataStreamSink<RowData> out = rows.sinkTo(sink).uid("lance-sink-" + sink.uidSuffix()).name("Lance sink");
+                if (parallelism > 0) {
+                    out.setParallelism(parallelism);
+                }
+                yield out;
+            }
+            case UPSERT -> upsert(rows);
+            case ROW_ADDRESS -> rowAddress(rows);
+        };
+    }
+
+    private DataStreamSink<?> upsert(DataStream<RowData> rows) {
+        TableLocation table = new TableLocation(uri, storageOptions);
+        RowType rowType = ChangeSinkPlan.tableRowType(table);
+        int[] keys = ChangeSinkPlan.keyPositions(table, rowType, primaryKey);
+        long written = ChangeSinkPlan.columnMask(table, rowType, writtenColumns);
+        ChangeSinkPlan.checkKeyIsWritten(table, rowType, keys, written);
+        ChangeSinkPlan.checkInputType(table, rowType, rows.getType(), List.of());
+        String suffix = suffix();
+        PrimaryKeySelector keySelector = new PrimaryKeySelector(rowType, keys);
+        SingleOutputStreamOperator<LocatedChange> resolved = rows
+                .keyBy(keySelector, InternalTypeInfo.of(keySelector.keyType()))
+                .transform("Lance key resolver", new LocatedChangeTypeInfo(rowType),
+                        new ChangelogKeyResolver(table, rowType, keys, written, overlayShape == OverlayShape.SPARSE,
+                                rowsPerFile))
+                .uid("lance-key-resolver-" + suffix)
+                .name("Lance key resolver");
+        if (parallelism > 0) {
+            resolved.setParallelism(parallelism);
+        }
+        LanceChangeSink sink = new LanceChangeSink(table, batchRows, commitSettings, suffix);
+        // Same parallelism, forward: each writer gets exactly its resolver's rows, in order.
+        return resolved.forward().sinkTo(sink).setParallelism(resolved.getParallelism())
+                .uid("lance-sink-" + suffix).name("Lance sink");
+    }
+
+    private DataStreamSink<?> rowAddress(DataStream<RowData> rows) {
+        TableLocation table = new TableLocation(uri, storageOptions);
+        RowType rowType = ChangeSinkPlan.tableRowType(table);
+        long written = ChangeSinkPlan.columnMask(table, rowType, writtenColumns);
+        ChangeSinkPlan.checkInputType(table, rowType, rows.getType(), List.of("_rowaddr"));
+        String suffix = suffix();
+        LanceChangeSink sink = new LanceChangeSink(table, batchRows, commitSettings, suffix);
+        SingleOutputStreamOperator<LocatedChange> changes = rows
+                .map(new RowAddressChanges(rowType, written), new LocatedChangeTypeInfo(rowType))
+                .uid("lance-row-address-changes-" + suffix)
+                .name("Lance row-address changes");
+        if (parallelism > 0) {
+            changes.setParallelism(parallelism);
+        }
+        // One writer per fragment, so a fragment's updates become one overlay file.
+        DataStreamSink<LocatedChange> out = changes
+                .keyBy(c -> c.position() >>> 32, org.apache.flink.api.common.typeinfo.Types.LONG)
+                .sinkTo(sink).uid("lance-sink-" + suffix).name("Lance sink");
+        if (parallelism > 0) {
+            out.setParallelism(parallelism);
+        }
+        return out;
     }
 }

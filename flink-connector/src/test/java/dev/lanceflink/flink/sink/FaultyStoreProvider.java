@@ -22,12 +22,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * tests reset them with {@link #reset()}.
  */
 public final class FaultyStoreProvider implements ObjectStoreProvider {
-    static final AtomicInteger FAIL_BEFORE_PUBLISH = new AtomicInteger();
-    static final AtomicInteger LOSE_PUBLISH_RESPONSE = new AtomicInteger();
-    static final AtomicInteger CRASH_AFTER_PUBLISH = new AtomicInteger();
-    static final AtomicInteger INJECTED = new AtomicInteger();
+    public static final AtomicInteger FAIL_BEFORE_PUBLISH = new AtomicInteger();
+    public static final AtomicInteger LOSE_PUBLISH_RESPONSE = new AtomicInteger();
+    public static final AtomicInteger CRASH_AFTER_PUBLISH = new AtomicInteger();
+    public static final AtomicInteger INJECTED = new AtomicInteger();
 
-    static void reset() {
+    public static void reset() {
         FAIL_BEFORE_PUBLISH.set(0);
         LOSE_PUBLISH_RESPONSE.set(0);
         CRASH_AFTER_PUBLISH.set(0);

@@ -3,7 +3,7 @@ package dev.lanceflink.flink.sink.writer;
 import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.committer.core.TableLocation;
-import dev.lanceflink.committer.core.WrittenFragments;
+import dev.lanceflink.committer.core.WrittenChanges;
 import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.ObjectStore;
@@ -38,7 +38,7 @@ import org.apache.flink.table.data.RowData;
  * <p>Metrics (group {@code lance}): {@code rowsWritten}, {@code filesWritten}, {@code bytesWritten},
  * {@code lastFlushDurationMs}; also Flink's standard {@code numRecordsSend} and {@code numBytesSend}.
  */
-public final class LanceSinkWriter implements CommittingSinkWriter<RowData, WrittenFragments> {
+public final class LanceSinkWriter implements CommittingSinkWriter<RowData, WrittenChanges> {
     private final TableLocation table;
     private final long rowsPerFile;
     private final int batchRows;
@@ -116,7 +116,7 @@ public final class LanceSinkWriter implements CommittingSinkWriter<RowData, Writ
     }
 
     @Override
-    public Collection<WrittenFragments> prepareCommit() throws IOException {
+    public Collection<WrittenChanges> prepareCommit() throws IOException {
         long start = System.nanoTime();
         writeBatch();
         if (files == null) {
@@ -137,7 +137,7 @@ public final class LanceSinkWriter implements CommittingSinkWriter<RowData, Writ
         bytesWritten.inc(bytes);
         bytesSent.inc(bytes);
         lastFlushDurationMs = (System.nanoTime() - start) / 1_000_000L;
-        return List.of(new WrittenFragments(fragments, rows, bytes));
+        return List.of(WrittenChanges.ofFragments(fragments, rows, bytes));
     }
 
     @Override

@@ -1,0 +1,165 @@
+package dev.lanceflink.committer.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.dataset.VersionInfo;
+import dev.lanceflink.dataset.WriteMode;
+import dev.lanceflink.dataset.WriteParams;
+import dev.lanceflink.file.FileVersion;
+import dev.lanceflink.file.writer.FileWriterOptions;
+import dev.lanceflink.io.LocalObjectStore;
+import dev.lanceflink.overlay.OverlayWriter;
+import dev.lanceflink.table.DataOverlayFile;
+import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestNamingScheme;
+import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.write.FragmentWriter;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.roaringbitmap.RoaringBitmap;
+
+/**
+ * A checkpoint with appends, deletions and overlays commits as ordered steps, each with its own
+ * marker; targets of rows appended by an earlier checkpoint are resolved by file id; a restore
+ * resumes after the last step that landed; versions removed by cleanup do not hide the sink's
+ * newest marker.
+ */
+class CheckpointStepsTest {
+    private static final String USER = "user-s";
+    private static final long FILE = 0x1234_5678_9abc_def0L;
+
+    @TempDir
+    Path dir;
+
+    private RootAllocator allocator;
+    private ManifestFaultStore store;
+
+    @BeforeEach
+    void createTable() throws IOException {
+        allocator = new RootAllocator();
+        store = new ManifestFaultStore(new LocalObjectStore(dir));
+        TestTable.create(store, allocator, 1, 2); // fragment 0: rows 1, 2
+    }
+
+    @AfterEach
+    void close() {
+        allocator.close();
+    }
+
+    private CheckpointCommitter committer() {
+        return new CheckpointCommitter(store, CommitOptions.defaults(), 3, Duration.ZERO);
+    }
+
+    /** Rows 10, 11, 12 in a data file named after {@link #FILE}, as the upsert writer names them. */
+    private List<Fragment> pendingFragment() throws IOException {
+        try (Dataset ds = Dataset.open(store, allocator);
+                FragmentWriter w = new FragmentWriter(store, ds.schema(),
+                        FileVersion.parse(ds.manifest().dataFormat().version()), 1000, allocator,
+                        FileWriterOptions.defaults(), () -> PendingFiles.fileName(FILE, "test"));
+                VectorSchemaRoot batch = TestTable.batch(allocator, 10, 11, 12)) {
+            w.write(batch);
+            return w.finish();
+        }
+    }
+
+    private DataOverlayFile overlay(boolean pending, long offset, long value) throws IOException {
+        try (Dataset ds = Dataset.open(store, allocator)) {
+            Manifest m = ds.manifest();
+            int[] fields = {m.schema().fields().get(0).id()};
+            try (OverlayWriter w = pending
+                    ? OverlayWriter.createForUncommittedFragment(store, m, 3, fields, allocator,
+                            FileWriterOptions.defaults())
+                    : OverlayWriter.create(store, m, 0, fields, allocator);
+                    VectorSchemaRoot values = TestTable.batch(allocator, value)) {
+                w.write(new long[] {offset}, values);
+                return w.finish().orElseThrow();
+            }
+        }
+    }
+
+    private CheckpointCommit second() throws IOException {
+        RoaringBitmap offsets = RoaringBitmap.bitmapOf(0);
+        return new CheckpointCommit(USER, "job", 8, 2, List.of(),
+                List.of(new TargetedOverlay(RowTarget.committed(0), overlay(false, 1, 200)),
+                        new TargetedOverlay(RowTarget.pending(FILE), overlay(true, 2, 300))),
+                List.of(new TargetedDeletion(RowTarget.pending(FILE), offsets)), 0, 2, 0);
+    }
+
+    @Test
+    void deletionsAndOverlaysOfRowsAppendedEarlierCommitAsOrderedSteps() throws IOException {
+        CheckpointCommit first = new CheckpointCommit(USER, "job", 7, 1, pendingFragment(), 3, 0);
+        assertThat(committer().commit(first).version()).isEqualTo(2);
+
+        CommitOutcome outcome = committer().commit(second());
+
+        assertThat(outcome).isEqualTo(new CommitOutcome(8, CommitOutcome.Kind.COMMITTED, 4, 2, 0));
+        assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 200L, 11L, 300L);
+        try (Dataset ds = Dataset.open(store, allocator)) {
+            List<VersionInfo> versions = ds.versions();
+            assertThat(versions).extracting(VersionInfo::operation)
+                    .containsExactly("Overwrite", "Append", "Delete", "DataOverlay");
+            assertThat(versions.get(2).properties()).containsEntry(CommitMarker.STEP_KEY, "1");
+            assertThat(versions.get(3).properties()).containsEntry(CommitMarker.STEP_KEY, "2");
+            assertThat(ds.manifest().fragment(1).orElseThrow().overlays()).hasSize(1);
+        }
+    }
+
+    @Test
+    void aRestoreResumesAfterTheLastStepThatLanded() throws IOException {
+        committer().commit(new CheckpointCommit(USER, "job", 7, 1, pendingFragment(), 3, 0));
+        CheckpointCommit cp = second();
+        store.failNextPublications(1);
+        CheckpointCommitter oneAttempt = new CheckpointCommitter(store, CommitOptions.defaults(), 1, Duration.ZERO);
+        assertThatThrownBy(() -> oneAttempt.commit(cp)).isInstanceOf(CheckpointCommitException.class)
+                .hasMessageContaining("Step DELETE of checkpoint 8");
+        assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 2L, 10L, 11L, 12L);
+
+        // A committer that died right after the delete step landed: only that step is in the table.
+        committer().commit(new CheckpointCommit(USER, "job", 8, 2, List.of(), List.of(), cp.deletions(), 0, 0, 0));
+        assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 2L, 11L, 12L);
+
+        CommitOutcome resumed = committer().commit(cp); // the restored committer skips the delete
+        assertThat(resumed.kind()).isEqualTo(CommitOutcome.Kind.COMMITTED);
+        assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 200L, 11L, 300L);
+        assertThat(committer().commit(cp).kind()).isEqualTo(CommitOutcome.Kind.ALREADY_COMMITTED);
+        try (Dataset ds = Dataset.open(store, allocator)) {
+            assertThat(ds.versions()).hasSize(4);
+        }
+    }
+
+    @Test
+    void versionsRemovedByCleanupDoNotHideTheNewestMarker() throws IOException {
+        CheckpointCommit seven = new CheckpointCommit(USER, "job", 7, 1, TestTable.fragments(store, allocator, 5), 1, 0);
+        committer().commit(seven); // version 2
+        try (Dataset ds = Dataset.open(store, allocator); VectorSchemaRoot other = TestTable.batch(allocator, 99)) {
+            ds.append(List.of(other), WriteParams.of(WriteMode.APPEND)); // version 3, another writer
+        }
+        store.delete(ManifestNamingScheme.V2.path(3)); // cleanup removed it; version 2 (our marker) stays
+
+        assertThat(committer().commit(seven).kind()).isEqualTo(CommitOutcome.Kind.ALREADY_COMMITTED);
+        CheckpointCommit eight = new CheckpointCommit(USER, "job", 8, 1, TestTable.fragments(store, allocator, 6), 1, 0);
+        assertThat(committer().commit(eight).kind()).isEqualTo(CommitOutcome.Kind.COMMITTED);
+        assertThat(TestTable.ids(store, allocator)).contains(5L, 6L).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void aPendingTargetThatNoFragmentHoldsAnyMoreFailsWithGuidance() throws IOException {
+        CheckpointCommit cp = new CheckpointCommit(USER, "job", 9, 1, List.of(), List.of(),
+                List.of(new TargetedDeletion(RowTarget.pending(FILE), RoaringBitmap.bitmapOf(0))), 0, 0, 0);
+        assertThatThrownBy(() -> committer().commit(cp))
+                .isInstanceOf(CheckpointCommitException.class)
+                .hasMessageContaining("no fragment of the table holds that file any more")
+                .hasMessageContaining("start it without state");
+    }
+}

@@ -1,0 +1,126 @@
+package dev.lanceflink.flink.sink;
+
+import dev.lanceflink.committer.core.TableLocation;
+import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.flink.types.LanceTypeMapping;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeFamily;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * Checks made while the upsert and row-address sinks are wired, against the table's schema: so a
+ * wrong key or column name fails when the job is built, naming the column, not at run time.
+ */
+final class ChangeSinkPlan {
+    /** Column sets are bit masks of column positions. */
+    static final int MAX_COLUMNS = 64;
+
+    private ChangeSinkPlan() {}
+
+    static RowType tableRowType(TableLocation table) {
+        try (Dataset ds = Dataset.open(table.uri(), table.storageOptions())) {
+            RowType rowType = LanceTypeMapping.toRowType(ds.schema().toArrow());
+            if (rowType.getFieldCount() > MAX_COLUMNS) {
+                throw new IllegalArgumentException("The table " + table + " has " + rowType.getFieldCount()
+                        + " columns; the upsert and row-address sinks handle tables of up to " + MAX_COLUMNS
+                        + " columns. Use the append mode, or split the table");
+            }
+            return rowType;
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot open the Lance table " + table + " to plan the sink: "
+                    + e.getMessage() + ". The sink writes to an existing table; create it first", e);
+        }
+    }
+
+    static int[] keyPositions(TableLocation table, RowType rowType, List<String> primaryKey) {
+        if (primaryKey.isEmpty()) {
+            throw new IllegalArgumentException("The UPSERT mode needs a primary key: call primaryKey(\"col\", ...)"
+                    + " (columns of " + table + ": " + rowType.getFieldNames() + ")");
+        }
+        int[] out = new int[primaryKey.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = position(table, rowType, primaryKey.get(i), "primary key");
+            LogicalType t = rowType.getTypeAt(out[i]);
+            if (!t.is(LogicalTypeFamily.PREDEFINED) || t.is(LogicalTypeFamily.COLLECTION)) {
+                throw new IllegalArgumentException("Primary key column '" + primaryKey.get(i) + "' of " + table
+                        + " has type " + t + "; a key column must be of an atomic type");
+            }
+            for (int j = 0; j < i; j++) {
+                if (out[j] == out[i]) {
+                    throw new IllegalArgumentException("Primary key column '" + primaryKey.get(i) + "' is named twice");
+                }
+            }
+        }
+        return out;
+    }
+
+    static long columnMask(TableLocation table, RowType rowType, List<String> columns) {
+        int n = rowType.getFieldCount();
+        if (columns == null) {
+            return n == 64 ? -1L : (1L << n) - 1;
+        }
+        if (columns.isEmpty()) {
+            throw new IllegalArgumentException("writtenColumns must name at least one column of " + table);
+        }
+        long mask = 0;
+        for (String c : columns) {
+            mask |= 1L << position(table, rowType, c, "written");
+        }
+        return mask;
+    }
+
+    static void checkKeyIsWritten(TableLocation table, RowType rowType, int[] keys, long written) {
+        for (int k : keys) {
+            if ((written & (1L << k)) == 0) {
+                throw new IllegalArgumentException("The written columns must include the primary key column '"
+                        + rowType.getFieldNames().get(k) + "' of " + table);
+            }
+        }
+    }
+
+    /**
+     * When the stream declares its row type (Table API streams, {@code InternalTypeInfo}), it must
+     * be the table's: the same number of columns, then the same type per column (nullability
+     * aside: NULLs in NOT NULL columns are caught per record, naming the column). Plain
+     * {@code RowData} streams carry no row type; their records are checked one by one.
+     *
+     * @param extra columns expected after the table's ({@code _rowaddr} for the row-address mode)
+     */
+    static void checkInputType(TableLocation table, RowType rowType, TypeInformation<RowData> input,
+            List<String> extra) {
+        if (!(input instanceof InternalTypeInfo<RowData> internal) || !(internal.toLogicalType() instanceof RowType in)) {
+            return;
+        }
+        int expected = rowType.getFieldCount() + extra.size();
+        if (in.getFieldCount() != expected) {
+            List<String> names = new java.util.ArrayList<>(rowType.getFieldNames());
+            names.addAll(extra);
+            throw new IllegalArgumentException("The stream's rows have " + in.getFieldCount() + " fields " + in
+                    + ", but the sink into " + table + " expects " + expected + ": " + names);
+        }
+        for (int i = 0; i < rowType.getFieldCount(); i++) {
+            LogicalType want = rowType.getTypeAt(i).copy(true);
+            LogicalType got = in.getTypeAt(i).copy(true);
+            if (!want.equals(got)) {
+                throw new IllegalArgumentException("Column '" + rowType.getFieldNames().get(i) + "' of " + table
+                        + " is " + rowType.getTypeAt(i) + ", but field " + i + " ('" + in.getFieldNames().get(i)
+                        + "') of the stream's rows is " + in.getTypeAt(i) + "; cast it before the sink");
+            }
+        }
+    }
+
+    private static int position(TableLocation table, RowType rowType, String name, String what) {
+        int p = rowType.getFieldNames().indexOf(name);
+        if (p < 0) {
+            throw new IllegalArgumentException("The " + what + " column '" + name + "' is not a column of " + table
+                    + " (columns: " + rowType.getFieldNames() + ")");
+        }
+        return p;
+    }
+}

@@ -1,0 +1,296 @@
+package dev.lanceflink.flink.sink.upsert;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.lanceflink.committer.core.TableLocation;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Random;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.table.data.ArrayData;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
+
+/**
+ * The keyed half of the upsert sink: turns a changelog stream keyed by the primary key into
+ * {@link LocatedChange}s for the writers, using a key → row location map in Flink keyed state
+ * (so it scales with the state backend, RocksDB included).
+ *
+ * <p>Records are not forwarded as they arrive. Each key's records of a checkpoint are folded, in
+ * arrival order, into one net change ({@link KeyedChange}): insert then delete leaves nothing,
+ * delete then insert leaves a deletion plus a new row, an update of a row inserted in the same
+ * checkpoint changes the new row, an update after a delete inserts a new row instead of reviving
+ * the deleted one. At the checkpoint barrier (and at the end of a bounded input) the net changes
+ * are emitted, new rows get their location — the next offset of a new data file whose random id
+ * this resolver chose — and the map is updated. The writer that receives them (same parallelism,
+ * forward-connected) writes the rows at exactly those offsets, so the map is right before the
+ * files even exist; the committer later maps file ids to fragment ids (see
+ * {@code PendingFiles}).
+ *
+ * <p>On the very first start (no restored state) the map is bootstrapped from the table: every
+ * subtask scans the key columns and keeps the keys of its own key groups.
+ */
+public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedChange>
+        implements OneInputStreamOperator<RowData, LocatedChange>, BoundedOneInput {
+    private static final long serialVersionUID = 1L;
+
+    private final TableLocation table;
+    private final RowType rowType;
+    private final int[] keyPositions;
+    private final long writtenColumns;
+    private final boolean sparse;
+    private final long rowsPerFile;
+
+    private transient ValueState<long[]> locations;
+    private transient Map<RowData, KeyedChange> pending;
+    private transient RowDataSerializer rowSerializer;
+    private transient RowData.FieldGetter[] getters;
+    private transient boolean[] notNull;
+    private transient long keyColumns;
+    private transient Random random;
+    private transient long currentFileId;
+    private transient long currentFileRows;
+    private transient boolean bootstrap;
+    private transient Counter inserts;
+    private transient Counter updates;
+    private transient Counter deletes;
+
+    /**
+     * @param rowType the table's row type (the records' layout)
+     * @param keyPositions primary key column positions
+     * @param writtenColumns bit mask of the columns the records carry (others are left alone on
+     *     update, NULL on insert)
+     * @param sparse overlay only the cells that changed when a before-image (UPDATE_BEFORE) is known
+     * @param rowsPerFile rows per new data file
+     */
+    public ChangelogKeyResolver(TableLocation table, RowType rowType, int[] keyPositions, long writtenColumns,
+            boolean sparse, long rowsPerFile) {
+        this.table = requireNonNull(table, "table is null");
+        this.rowType = requireNonNull(rowType, "rowType is null");
+        this.keyPositions = keyPositions.clone();
+        this.writtenColumns = writtenColumns;
+        this.sparse = sparse;
+        this.rowsPerFile = rowsPerFile;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        locations = context.getKeyedStateStore().getState(
+                new ValueStateDescriptor<>("lance-row-location", PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+        bootstrap = !context.isRestored();
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        pending = new LinkedHashMap<>();
+        rowSerializer = new RowDataSerializer(rowType);
+        int n = rowType.getFieldCount();
+        getters = new RowData.FieldGetter[n];
+        notNull = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            getters[i] = RowData.createFieldGetter(rowType.getTypeAt(i), i);
+            notNull[i] = !rowType.getTypeAt(i).isNullable();
+        }
+        for (int k : keyPositions) {
+            keyColumns |= 1L << k;
+        }
+        random = new SecureRandom();
+        var group = getMetricGroup().addGroup("lance");
+        inserts = group.counter("resolvedInserts");
+        updates = group.counter("resolvedUpdates");
+        deletes = group.counter("resolvedDeletes");
+        if (bootstrap) {
+            long loaded = KeyMapBootstrap.load(table, rowType, keyPositions, this::setCurrentKey, locations,
+                    getRuntimeContext().getTaskInfo(),
+                    org.apache.flink.runtime.state.KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
+                            getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks(),
+                            getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
+                            getRuntimeContext().getTaskInfo().getIndexOfThisSubtask()));
+            LOG.info("Lance upsert sink for {}: key map of subtask {} bootstrapped with {} keys", table,
+                    getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), loaded);
+        }
+    }
+
+    @Override
+    public void processElement(StreamRecord<RowData> element) throws Exception {
+        RowData record = element.getValue();
+        RowData key = (RowData) getCurrentKey();
+        KeyedChange c = pending.get(key);
+        if (c == null) {
+            long[] loc = locations.value();
+            c = new KeyedChange(loc == null ? null : loc.clone());
+            pending.put(key, c);
+        }
+        switch (record.getRowKind()) {
+            case INSERT, UPDATE_AFTER -> upsert(c, record);
+            case UPDATE_BEFORE -> {
+                if (c.state == KeyedChange.State.EXISTING && sparse) {
+                    c.before = rowSerializer.copy(record);
+                }
+            }
+            case DELETE -> delete(c);
+        }
+    }
+
+    private void upsert(KeyedChange c, RowData record) {
+        checkNotNull(record);
+        switch (c.state) {
+            case NEW -> c.row = merge(c.row, record, writtenColumns);
+            case ABSENT -> {
+                c.state = KeyedChange.State.NEW;
+                c.row = merge(null, record, writtenColumns | keyColumns);
+            }
+            case EXISTING -> {
+                long cells = writtenColumns & ~keyColumns;
+                if (c.before != null) {
+                    cells = changedColumns(c.before, record, cells);
+                    c.before = null;
+                }
+                if (cells != 0) {
+                    c.row = merge(c.row, record, cells);
+                    c.columns |= cells;
+                }
+            }
+        }
+    }
+
+    private void delete(KeyedChange c) {
+        if (c.state == KeyedChange.State.EXISTING) {
+            c.deleteOriginal = true;
+        }
+        c.state = KeyedChange.State.ABSENT;
+        c.row = null;
+        c.columns = 0;
+        c.before = null;
+    }
+
+    /** A NULL in a written NOT NULL column is refused with the column's name, before anything is kept. */
+    private void checkNotNull(RowData record) {
+        if (record.getArity() != getters.length) {
+            throw new IllegalArgumentException("A record for " + table + " has " + record.getArity() + " fields, but the"
+                    + " table has " + getters.length + " columns " + rowType.getFieldNames() + "; write exactly the"
+                    + " table's columns, in its order");
+        }
+        for (int i = 0; i < getters.length; i++) {
+            if (notNull[i] && (writtenColumns & (1L << i)) != 0 && record.isNullAt(i)) {
+                throw new IllegalArgumentException("Column '" + rowType.getFieldNames().get(i) + "' of " + table
+                        + " is NOT NULL, but a record (" + record.getRowKind() + ") has NULL in it (field " + i
+                        + "); filter or fill such records before the sink");
+            }
+        }
+    }
+
+    /** {@code base} (or NULLs) with the {@code columns} of {@code record}. */
+    private RowData merge(RowData base, RowData record, long columns) {
+        long all = (getters.length == 64 ? -1L : (1L << getters.length) - 1);
+        if (base == null && (columns & all) == all) {
+            return rowSerializer.copy(record);
+        }
+        GenericRowData out = new GenericRowData(record.getRowKind(), getters.length);
+        for (int i = 0; i < getters.length; i++) {
+            RowData from = (columns & (1L << i)) != 0 ? record : base;
+            out.setField(i, from == null ? null : getters[i].getFieldOrNull(from));
+        }
+        // Copy through the serializer: the record's fields may be reused by the source.
+        return rowSerializer.toBinaryRow(out).copy();
+    }
+
+    private long changedColumns(RowData before, RowData after, long candidates) {
+        long changed = 0;
+        for (int i = 0; i < getters.length; i++) {
+            long bit = 1L << i;
+            if ((candidates & bit) != 0 && !sameValue(getters[i].getFieldOrNull(before), getters[i].getFieldOrNull(after))) {
+                changed |= bit;
+            }
+        }
+        return changed;
+    }
+
+    private static boolean sameValue(Object a, Object b) {
+        if (a == null || b == null) {
+            return a == b;
+        }
+        if (a instanceof byte[] x && b instanceof byte[] y) {
+            return Arrays.equals(x, y);
+        }
+        if (a instanceof ArrayData || a instanceof RowData) {
+            return false; // no cheap, reliable equality: treat as changed
+        }
+        return a.equals(b);
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        super.prepareSnapshotPreBarrier(checkpointId);
+        emitPending();
+    }
+
+    @Override
+    public void endInput() throws Exception {
+        emitPending();
+    }
+
+    /** Emits every key's net change and brings the key map up to date. */
+    private void emitPending() throws Exception {
+        if (pending.isEmpty()) {
+            return;
+        }
+        StreamRecord<LocatedChange> out = new StreamRecord<>(null);
+        for (Map.Entry<RowData, KeyedChange> e : pending.entrySet()) {
+            KeyedChange c = e.getValue();
+            setCurrentKey(e.getKey());
+            if (c.deleteOriginal && c.original != null) {
+                output.collect(out.replace(LocatedChange.delete(c.original[0], c.original[1])));
+                deletes.inc();
+            }
+            switch (c.state) {
+                case EXISTING -> {
+                    if (c.columns != 0) {
+                        output.collect(out.replace(LocatedChange.update(c.original[0], c.original[1], c.columns, c.row)));
+                        updates.inc();
+                    }
+                }
+                case NEW -> {
+                    if (currentFileId == 0 || currentFileRows == rowsPerFile) {
+                        currentFileId = newFileId();
+                        currentFileRows = 0;
+                    }
+                    long offset = currentFileRows++;
+                    output.collect(out.replace(LocatedChange.insert(currentFileId, offset, c.row)));
+                    locations.update(new long[] {currentFileId, offset});
+                    inserts.inc();
+                }
+                case ABSENT -> {
+                    if (c.original != null) {
+                        locations.clear();
+                    }
+                }
+            }
+        }
+        pending.clear();
+        currentFileId = 0; // a checkpoint always ends the open file
+    }
+
+    private long newFileId() {
+        long id;
+        do {
+            id = random.nextLong();
+        } while (id == 0);
+        return id;
+    }
+}

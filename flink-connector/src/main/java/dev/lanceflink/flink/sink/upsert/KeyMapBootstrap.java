@@ -1,0 +1,79 @@
+package dev.lanceflink.flink.sink.upsert;
+
+import dev.lanceflink.committer.core.TableLocation;
+import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.flink.types.ArrowColumnVectors;
+import dev.lanceflink.read.ScanOptions;
+import dev.lanceflink.read.Scanner;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.UInt8Vector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.flink.api.common.TaskInfo;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.columnar.ColumnarRowData;
+import org.apache.flink.table.data.columnar.vector.VectorizedColumnBatch;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * Fills the key → row address map from the table on the sink's first start: scans the key
+ * columns with their row addresses (overlays resolved, deleted rows skipped) and keeps the keys
+ * of this subtask's key groups. A key found twice means the table is not unique on the declared
+ * key, which the upsert sink cannot work with: that is an error, not a guess.
+ */
+final class KeyMapBootstrap {
+    private KeyMapBootstrap() {}
+
+    /** @return how many keys this subtask loaded */
+    static long load(TableLocation table, RowType rowType, int[] keyPositions, Consumer<RowData> setCurrentKey,
+            ValueState<long[]> locations, TaskInfo task, KeyGroupRange ownGroups) throws Exception {
+        List<String> keyColumns = new ArrayList<>();
+        for (int p : keyPositions) {
+            keyColumns.add(rowType.getFieldNames().get(p));
+        }
+        RowType keyType = PrimaryKeySelector.keyType(rowType, keyPositions);
+        int[] identity = new int[keyPositions.length];
+        for (int i = 0; i < identity.length; i++) {
+            identity[i] = i;
+        }
+        PrimaryKeySelector keys = new PrimaryKeySelector(keyType, identity);
+        int maxParallelism = task.getMaxNumberOfParallelSubtasks();
+        long loaded = 0;
+        try (Dataset ds = Dataset.open(table.uri(), table.storageOptions());
+                Scanner scan = ds.scan(ScanOptions.all().withColumns(keyColumns).withRowAddress(true))) {
+            while (scan.hasNext()) {
+                try (VectorSchemaRoot batch = scan.next()) {
+                    List<FieldVector> keyVectors = new ArrayList<>(batch.getFieldVectors().subList(0, keyColumns.size()));
+                    UInt8Vector addresses = (UInt8Vector) batch.getVector(ScanOptions.ROW_ADDRESS);
+                    VectorizedColumnBatch columns = ArrowColumnVectors.batch(keyVectors, batch.getRowCount());
+                    ColumnarRowData row = new ColumnarRowData(columns);
+                    for (int r = 0; r < batch.getRowCount(); r++) {
+                        row.setRowId(r);
+                        RowData key = keys.getKey(row);
+                        int group = KeyGroupRangeAssignment.assignToKeyGroup(key, maxParallelism);
+                        if (!ownGroups.contains(group)) {
+                            continue;
+                        }
+                        setCurrentKey.accept(key);
+                        long address = addresses.get(r);
+                        long[] earlier = locations.value();
+                        if (earlier != null) {
+                            throw new IllegalStateException("The table " + table + " has two rows with the same primary"
+                                    + " key " + keyColumns + " (row addresses " + earlier[1] + " and " + address
+                                    + "). The upsert sink needs a key that is unique in the table: deduplicate the"
+                                    + " table or choose another key");
+                        }
+                        locations.update(new long[] {0, address});
+                        loaded++;
+                    }
+                }
+            }
+        }
+        return loaded;
+    }
+}

@@ -1,0 +1,35 @@
+package dev.lanceflink.flink.sink.upsert;
+
+import org.apache.flink.table.data.RowData;
+
+/**
+ * The net effect, so far in the current checkpoint, of one key's records (see
+ * {@link ChangelogKeyResolver}). Mutable and short-lived: one per key changed in a checkpoint.
+ */
+final class KeyedChange {
+    enum State {
+        /** The key's row at the checkpoint's start still exists; {@link #row} holds overlay values. */
+        EXISTING,
+        /** The key gets a new row, {@link #row}. */
+        NEW,
+        /** The key has no row. */
+        ABSENT
+    }
+
+    /** Where the key's row was at the checkpoint's start ({fileId, position}), or null. */
+    final long[] original;
+    State state;
+    /** The original row must be deleted. */
+    boolean deleteOriginal;
+    /** NEW: the whole row; EXISTING: a row whose {@link #columns} hold the new values. */
+    RowData row;
+    /** EXISTING: column positions to overlay. */
+    long columns;
+    /** The before-image of the next update (from an UPDATE_BEFORE record), or null. */
+    RowData before;
+
+    KeyedChange(long[] original) {
+        this.original = original;
+        this.state = original == null ? State.ABSENT : State.EXISTING;
+    }
+}

@@ -1,0 +1,361 @@
+package dev.lanceflink.flink.sink.upsert;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.lanceflink.committer.core.PendingFiles;
+import dev.lanceflink.committer.core.RowTarget;
+import dev.lanceflink.committer.core.TableLocation;
+import dev.lanceflink.committer.core.TargetedDeletion;
+import dev.lanceflink.committer.core.TargetedOverlay;
+import dev.lanceflink.committer.core.WrittenChanges;
+import dev.lanceflink.file.FileVersion;
+import dev.lanceflink.file.writer.FileWriterOptions;
+import dev.lanceflink.flink.sink.writer.RowDataToArrow;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.overlay.OverlayWriter;
+import dev.lanceflink.schema.LanceField;
+import dev.lanceflink.schema.LanceSchema;
+import dev.lanceflink.table.DataFile;
+import dev.lanceflink.table.DataOverlayFile;
+import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.VersionNotFoundException;
+import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.write.FragmentWriter;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
+import org.roaringbitmap.RoaringBitmap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The writer of the upsert and row-address sinks: at each checkpoint it turns the
+ * {@link LocatedChange}s it received into new fragments (inserts, at the file and offset the
+ * resolver chose), data overlay files (one per target fragment, holding only the updated cells)
+ * and deletion offsets (the committer writes the deletion files). It commits nothing.
+ *
+ * <p>An overlay is dense when every update of the fragment sets the same columns, otherwise
+ * sparse: each column covers just the offsets whose update sets it.
+ *
+ * <p>Metrics (group {@code lance}): {@code rowsWritten}, {@code cellsWritten},
+ * {@code rowsDeleted}, {@code filesWritten}, {@code overlayFilesWritten}, {@code bytesWritten},
+ * {@code lastFlushDurationMs}.
+ */
+public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChange, WrittenChanges> {
+    private static final Logger LOG = LoggerFactory.getLogger(LanceChangeWriter.class);
+
+    private final TableLocation table;
+    private final String fileTag;
+    private final int batchRows;
+    private final ObjectStore store;
+    private final BufferAllocator allocator;
+    private final LanceSchema schema;
+    private final FileVersion fileVersion;
+    private final RowDataToArrow inserts;
+    /** Updates per target: fileId (0 = committed) and fragment id or file id. */
+    private final Map<RowTarget, OverlayBuffer> updates = new LinkedHashMap<>();
+    private final Map<RowTarget, RoaringBitmap> deletions = new LinkedHashMap<>();
+    private final List<Fragment> newFragments = new ArrayList<>();
+    private final Counter rowsWritten;
+    private final Counter cellsWritten;
+    private final Counter rowsDeleted;
+    private final Counter filesWritten;
+    private final Counter overlayFilesWritten;
+    private final Counter bytesWritten;
+    private volatile long lastFlushDurationMs;
+    private FragmentWriter file;
+    private long fileId;
+    private long nextOffset;
+    private long checkpoint;
+
+    /**
+     * @param fileTag identifies the writer in file names (job, subtask, attempt), after the file id
+     */
+    public LanceChangeWriter(TableLocation table, String fileTag, int batchRows, SinkWriterMetricGroup metrics)
+            throws IOException {
+        this.table = requireNonNull(table, "table is null");
+        this.fileTag = requireNonNull(fileTag, "fileTag is null");
+        this.batchRows = batchRows;
+        this.store = table.open();
+        this.allocator = new RootAllocator();
+        try {
+            Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
+            this.schema = latest.schema();
+            this.fileVersion = FileVersion.parse(latest.dataFormat().version());
+            this.inserts = new RowDataToArrow(schema.toArrow(), allocator, table.uri());
+        } catch (VersionNotFoundException e) {
+            close();
+            throw new IOException("The Lance sink writes to an existing table, but " + table + " has no versions."
+                    + " Create the table (with its schema) first", e);
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e;
+        }
+        MetricGroup group = metrics.addGroup("lance");
+        this.rowsWritten = group.counter("rowsWritten");
+        this.cellsWritten = group.counter("cellsWritten");
+        this.rowsDeleted = group.counter("rowsDeleted");
+        this.filesWritten = group.counter("filesWritten");
+        this.overlayFilesWritten = group.counter("overlayFilesWritten");
+        this.bytesWritten = group.counter("bytesWritten");
+        group.gauge("lastFlushDurationMs", () -> lastFlushDurationMs);
+    }
+
+    @Override
+    public void write(LocatedChange change, Context context) throws IOException {
+        switch (change.kind()) {
+            case INSERT -> insert(change);
+            case UPDATE -> updates.computeIfAbsent(target(change), t -> new OverlayBuffer())
+                    .add(offset(change), change.columns(), change.row());
+            case DELETE -> {
+                long offset = offset(change);
+                deletions.computeIfAbsent(target(change), t -> new RoaringBitmap()).add((int) offset);
+            }
+        }
+    }
+
+    private static RowTarget target(LocatedChange c) {
+        return c.fileId() == 0 ? RowTarget.committed(c.position() >>> 32) : RowTarget.pending(c.fileId());
+    }
+
+    private static long offset(LocatedChange c) {
+        return c.fileId() == 0 ? c.position() & 0xFFFFFFFFL : c.position();
+    }
+
+    private void insert(LocatedChange change) throws IOException {
+        if (change.fileId() != fileId) {
+            finishFile();
+            fileId = change.fileId();
+            nextOffset = 0;
+            String name = PendingFiles.fileName(fileId, fileTag + "-f" + checkpoint);
+            file = new FragmentWriter(store, schema, fileVersion, Long.MAX_VALUE, allocator,
+                    FileWriterOptions.defaults(), () -> name);
+        }
+        if (change.position() != nextOffset) {
+            throw new IllegalStateException("The Lance writer for " + table + " got row " + change.position()
+                    + " of new file " + String.format("%016x", fileId) + " but expected row " + nextOffset + ". The"
+                    + " key resolver and the writer must be connected one to one (same parallelism, forward)");
+        }
+        inserts.append(change.row());
+        nextOffset++;
+        if (inserts.rowCount() >= batchRows) {
+            writeBatch();
+        }
+    }
+
+    private void writeBatch() throws IOException {
+        if (inserts.rowCount() == 0) {
+            return;
+        }
+        file.write(inserts.batch());
+        rowsWritten.inc(inserts.rowCount());
+        inserts.reset();
+    }
+
+    private void finishFile() throws IOException {
+        if (file == null) {
+            return;
+        }
+        writeBatch();
+        newFragments.addAll(file.finish());
+        file.close();
+        file = null;
+        fileId = 0;
+    }
+
+    @Override
+    public void flush(boolean endOfInput) {
+        // Everything is written in prepareCommit, which Flink calls right after this.
+    }
+
+    @Override
+    public Collection<WrittenChanges> prepareCommit() throws IOException {
+        long start = System.nanoTime();
+        checkpoint++;
+        finishFile();
+        List<Fragment> fragments = List.copyOf(newFragments);
+        newFragments.clear();
+        long rows = 0;
+        long bytes = 0;
+        for (Fragment f : fragments) {
+            rows += f.physicalRows();
+            for (DataFile d : f.files()) {
+                bytes += d.fileSizeBytes();
+            }
+        }
+        List<TargetedOverlay> overlays = new ArrayList<>();
+        long cells = 0;
+        if (!updates.isEmpty()) {
+            Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
+            Map<Long, Fragment> pendingIndex = PendingFiles.index(latest);
+            for (Map.Entry<RowTarget, OverlayBuffer> e : updates.entrySet()) {
+                Optional<TargetedOverlay> o = writeOverlay(latest, pendingIndex, e.getKey(), e.getValue());
+                if (o.isPresent()) {
+                    overlays.add(o.get());
+                    bytes += o.get().overlay().dataFile().fileSizeBytes();
+                    cells += o.get().overlay().coverage() instanceof dev.lanceflink.table.OverlayCoverage.Dense d
+                            ? d.union().getLongCardinality() * o.get().overlay().dataFile().fields().length
+                            : perFieldCells(o.get().overlay());
+                }
+            }
+            updates.clear();
+        }
+        List<TargetedDeletion> deleted = new ArrayList<>();
+        for (Map.Entry<RowTarget, RoaringBitmap> e : deletions.entrySet()) {
+            deleted.add(new TargetedDeletion(e.getKey(), e.getValue()));
+            rowsDeleted.inc(e.getValue().getLongCardinality());
+        }
+        deletions.clear();
+        filesWritten.inc(fragments.size());
+        overlayFilesWritten.inc(overlays.size());
+        cellsWritten.inc(cells);
+        bytesWritten.inc(bytes);
+        lastFlushDurationMs = (System.nanoTime() - start) / 1_000_000L;
+        if (fragments.isEmpty() && overlays.isEmpty() && deleted.isEmpty()) {
+            return List.of();
+        }
+        return List.of(new WrittenChanges(fragments, overlays, deleted, rows, cells, bytes));
+    }
+
+    private static long perFieldCells(DataOverlayFile o) throws IOException {
+        dev.lanceflink.table.OverlayCoverage.PerField p = (dev.lanceflink.table.OverlayCoverage.PerField) o.coverage();
+        long n = 0;
+        for (int i = 0; i < p.size(); i++) {
+            n += p.bitmap(i).getLongCardinality();
+        }
+        return n;
+    }
+
+    /**
+     * Writes the overlay of one target fragment. A committed target the table no longer has lost
+     * all its rows to another writer's delete: its updates are dropped (deletions win). A pending
+     * target whose commit has landed meanwhile is written against its now known fragment.
+     */
+    private Optional<TargetedOverlay> writeOverlay(Manifest latest, Map<Long, Fragment> pendingIndex, RowTarget target,
+            OverlayBuffer buffer) throws IOException {
+        Fragment fragment = null;
+        if (target.isPending()) {
+            fragment = pendingIndex.get(target.pendingFileId());
+        } else {
+            fragment = latest.fragment(target.fragmentId()).orElse(null);
+            if (fragment == null) {
+                LOG.warn("Fragment {} of {} no longer exists (all its rows were deleted by another writer): {} updates"
+                        + " of it are dropped, deletions win", target.fragmentId(), table, buffer.size());
+                return Optional.empty();
+            }
+        }
+        int[] order = buffer.sortedUnique();
+        long union = 0;
+        boolean dense = true;
+        for (int i : order) {
+            union |= buffer.columns(i);
+            dense &= buffer.columns(i) == buffer.columns(order[0]);
+        }
+        List<LanceField> top = schema.fields();
+        List<Integer> positions = new ArrayList<>();
+        for (int c = 0; c < top.size(); c++) {
+            if ((union & (1L << c)) != 0) {
+                positions.add(c);
+            }
+        }
+        int[] fieldIds = positions.stream().mapToInt(c -> top.get(c).id()).toArray();
+        long high = fragment != null ? fragment.id() << 32 : 0;
+        long[] addresses = new long[order.length];
+        for (int k = 0; k < order.length; k++) {
+            addresses[k] = high | buffer.offset(order[k]);
+        }
+        try (RowDataToArrow values = new RowDataToArrow(relaxed(schema.toArrow()), allocator, table.uri());
+                OverlayWriter writer = fragment != null
+                        ? OverlayWriter.create(store, latest, fragment.id(), fieldIds, allocator)
+                        : OverlayWriter.createForUncommittedFragment(store, latest, Integer.MAX_VALUE + 1L, fieldIds,
+                                allocator, FileWriterOptions.defaults())) {
+            for (int i : order) {
+                values.append(buffer.row(i));
+            }
+            VectorSchemaRoot all = values.batch();
+            if (dense) {
+                List<FieldVector> vectors = new ArrayList<>();
+                for (int c : positions) {
+                    vectors.add(all.getVector(c));
+                }
+                writer.write(addresses, new VectorSchemaRoot(vectors));
+            } else {
+                for (int c : positions) {
+                    writeSparseField(writer, top.get(c).id(), c, order, buffer, addresses, all.getVector(c));
+                }
+            }
+            Optional<DataOverlayFile> done = writer.finish();
+            RowTarget attachTo = fragment != null ? RowTarget.committed(fragment.id()) : target;
+            return done.map(o -> new TargetedOverlay(attachTo, o));
+        }
+    }
+
+    /** Column {@code c} for just the updates that set it (a sparse overlay's field). */
+    private void writeSparseField(OverlayWriter writer, int fieldId, int c, int[] order, OverlayBuffer buffer,
+            long[] addresses, FieldVector all) throws IOException {
+        long bit = 1L << c;
+        int n = 0;
+        for (int i : order) {
+            n += (buffer.columns(i) & bit) != 0 ? 1 : 0;
+        }
+        if (n == 0) {
+            return;
+        }
+        long[] selected = new long[n];
+        try (FieldVector out = all.getField().createVector(allocator)) {
+            out.setInitialCapacity(n);
+            out.allocateNew();
+            int j = 0;
+            for (int k = 0; k < order.length; k++) {
+                if ((buffer.columns(order[k]) & bit) != 0) {
+                    out.copyFromSafe(k, j, all);
+                    selected[j++] = addresses[k];
+                }
+            }
+            out.setValueCount(n);
+            writer.writeField(fieldId, selected, out);
+        }
+    }
+
+    private static Schema relaxed(Schema s) {
+        List<Field> fields = new ArrayList<>();
+        for (Field f : s.getFields()) {
+            fields.add(new Field(f.getName(), new FieldType(true, f.getType(), f.getDictionary(), f.getMetadata()),
+                    f.getChildren()));
+        }
+        return new Schema(fields, s.getCustomMetadata());
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            if (file != null) {
+                file.close(); // deletes the files of a checkpoint that never completed
+                file = null;
+            }
+            if (inserts != null) {
+                inserts.close();
+            }
+            allocator.close();
+        } finally {
+            store.close();
+        }
+    }
+}

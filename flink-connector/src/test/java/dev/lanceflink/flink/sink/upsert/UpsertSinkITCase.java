@@ -1,0 +1,286 @@
+package dev.lanceflink.flink.sink.upsert;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.dataset.WriteMode;
+import dev.lanceflink.dataset.WriteParams;
+import dev.lanceflink.flink.sink.FaultyStoreProvider;
+import dev.lanceflink.flink.sink.LanceSinkBuilder;
+import dev.lanceflink.flink.sink.LanceSinkMode;
+import dev.lanceflink.read.ScanOptions;
+import dev.lanceflink.read.Scanner;
+import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.Manifest;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.util.ExceptionUtils;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The upsert sink end to end on a MiniCluster: a seeded changelog (inserts, updates with and
+ * without before-images, deletes, re-inserts) over a table that already holds half of the keys
+ * (so the key map is bootstrapped) ends equal to the reference model cell by cell; updates land
+ * as overlays, never as deleted and re-inserted rows; injected failures, lost commit responses,
+ * committer crashes and a stop-with-savepoint/restore change nothing of that.
+ */
+class UpsertSinkITCase {
+    static final Schema SCHEMA = new Schema(List.of(
+            new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
+            new Field("name", FieldType.nullable(new ArrowType.Utf8()), null),
+            new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null),
+            new Field("score", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)), null)));
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1)
+            .setNumberSlotsPerTaskManager(4)
+            .build());
+
+    /** The changelog the source emits (static: the source function is serialized). */
+    static volatile List<RowData> CHANGES;
+    static final AtomicInteger WRITER_FAILURES = new AtomicInteger();
+
+    @TempDir
+    Path dir;
+
+    private String uri;
+
+    @BeforeEach
+    void reset() {
+        FaultyStoreProvider.reset();
+        WRITER_FAILURES.set(0);
+        uri = dir.resolve("users.lance").toString();
+    }
+
+    private void createTable(Map<Long, ChangelogModel.Row> rows) throws Exception {
+        UpsertSinkITCaseTables.create(uri, rows, rows.size() / 3 + 1);
+    }
+
+    private static StreamExecutionEnvironment env(int parallelism, int restarts, String savepoint) {
+        Configuration conf = new Configuration();
+        if (restarts > 0) {
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, restarts);
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(20));
+        } else {
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        }
+        if (savepoint != null) {
+            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(parallelism);
+        env.enableCheckpointing(200);
+        return env;
+    }
+
+    private LanceSinkBuilder sink(String tableUri) {
+        return LanceSinkBuilder.forTable(tableUri).mode(LanceSinkMode.UPSERT).primaryKey("id").rowsPerFile(900)
+                .batchRows(256).uidSuffix("upsert-it").commitRetries(2).commitRetryBackoff(Duration.ZERO);
+    }
+
+    /** The changelog, in order (one source subtask), throttled so that it spans many checkpoints. */
+    private static void pipeline(StreamExecutionEnvironment env, int perMilli, int failAfter, LanceSinkBuilder sink) {
+        sink.sinkTo(env.fromSequence(0, CHANGES.size() - 1).setParallelism(1).uid("changes")
+                .map(new ChangeAt(perMilli, failAfter)).setParallelism(1).uid("change-at")
+                .returns(RowData.class));
+    }
+
+    @Test
+    void upsertChangelogEndsEqualToTheModelWithUpdatesAsOverlays() throws Exception {
+        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(5_000);
+        createTable(initial);
+        ChangelogModel m = new ChangelogModel(initial).generate(42, 200_000, 10_000, false);
+        CHANGES = m.changes;
+        StreamExecutionEnvironment env = env(3, 0, null);
+        pipeline(env, 100, 0, sink(uri));
+        env.execute("upsert");
+
+        assertTableEquals(m.model);
+        Manifest manifest = manifest();
+        assertRowsOnlyInsertedForNewKeys(manifest, initial.size(), m);
+        long overlays = manifest.fragments().stream().mapToLong(f -> f.overlays().size()).sum();
+        assertThat(overlays).as("updates land as overlays").isGreaterThan(0);
+        assertThat(m.updates).isGreaterThan(100_000);
+    }
+
+    @Test
+    void targetColumnListOverlaysOnlyThoseColumns() throws Exception {
+        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(2_000);
+        createTable(initial);
+        ChangelogModel m = new ChangelogModel(initial).generate(7, 30_000, 3_000, true);
+        CHANGES = m.changes;
+        StreamExecutionEnvironment env = env(2, 0, null);
+        pipeline(env, 100, 0, sink(uri).writtenColumns("id", "age"));
+        env.execute("age only");
+
+        assertTableEquals(m.model);
+        Manifest manifest = manifest();
+        int ageId = manifest.schema().fields().get(2).id();
+        assertThat(manifest.fragments()).flatMap(Fragment::overlays).isNotEmpty()
+                .allSatisfy(o -> assertThat(o.dataFile().fields()).containsExactly(ageId));
+    }
+
+    @Test
+    void twentyFailuresOfWritersAndCommitterLeaveTheModelsTable() throws Exception {
+        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(3_000);
+        createTable(initial);
+        ChangelogModel m = new ChangelogModel(initial).generate(99, 60_000, 6_000, false);
+        CHANGES = m.changes;
+        WRITER_FAILURES.set(6);
+        FaultyStoreProvider.FAIL_BEFORE_PUBLISH.set(5);
+        FaultyStoreProvider.LOSE_PUBLISH_RESPONSE.set(5);
+        FaultyStoreProvider.CRASH_AFTER_PUBLISH.set(5);
+        StreamExecutionEnvironment env = env(3, 60, null);
+        pipeline(env, 30, 2_500, sink("faulty://" + uri));
+        env.execute("upsert under failures");
+
+        assertThat(WRITER_FAILURES.get()).isZero();
+        assertThat(FaultyStoreProvider.INJECTED.get()).isEqualTo(15);
+        assertTableEquals(m.model);
+        assertRowsOnlyInsertedForNewKeys(manifest(), initial.size(), m);
+    }
+
+    @Test
+    void stopWithSavepointAndRestoreIntoANewJobKeepsTheModel() throws Exception {
+        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(1_000);
+        createTable(initial);
+        ChangelogModel m = new ChangelogModel(initial).generate(5, 30_000, 2_000, false);
+        CHANGES = m.changes;
+        StreamExecutionEnvironment first = env(2, 0, null);
+        pipeline(first, 5, 0, sink(uri));
+        JobClient job = first.executeAsync("before savepoint");
+        waitForVersions(4);
+        String savepoint = job.stopWithSavepoint(false, dir.resolve("sp").toUri().toString(),
+                SavepointFormatType.CANONICAL).get(60, TimeUnit.SECONDS);
+
+        StreamExecutionEnvironment second = env(3, 0, savepoint);
+        pipeline(second, 100, 0, sink(uri));
+        second.execute("restored with another parallelism");
+        assertTableEquals(m.model);
+
+        StreamExecutionEnvironment stale = env(2, 0, savepoint);
+        pipeline(stale, 100, 0, sink(uri));
+        assertThatThrownBy(() -> stale.execute("stale restore"))
+                .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
+                        .contains("already holds its commit of checkpoint"));
+        assertTableEquals(m.model);
+    }
+
+    @Test
+    void nullKeyAndNullInNotNullColumnFailNamingTheColumnAndCommitNothing() throws Exception {
+        createTable(ChangelogModel.initialRows(10));
+        long versionsBefore = versions();
+        CHANGES = List.of(GenericRowData.ofKind(RowKind.INSERT, null, StringData.fromString("x"), 1, 1.0));
+        StreamExecutionEnvironment env = env(2, 0, null);
+        pipeline(env, 100, 0, sink(uri));
+        assertThatThrownBy(() -> env.execute("null key"))
+                .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
+                        .contains("NULL in primary key column 'id'"));
+        assertThat(versions()).isEqualTo(versionsBefore);
+
+        assertThatThrownBy(() -> sink(uri).primaryKey("nope").sinkTo(env(1, 0, null).fromData(
+                (RowData) GenericRowData.of(1L, null, 1, 1.0))))
+                .hasMessageContaining("The primary key column 'nope' is not a column of");
+    }
+
+    // ---- helpers ------------------------------------------------------------------------------
+
+    private void assertTableEquals(TreeMap<Long, ChangelogModel.Row> expected) throws Exception {
+        UpsertSinkITCaseTables.assertTableEquals(uri, Map.of(), expected);
+    }
+
+    /**
+     * Updates are overlays: rows are only ever written for new keys (fewer when a key is inserted
+     * and deleted within one checkpoint), and only deletes hide rows.
+     */
+    private static void assertRowsOnlyInsertedForNewKeys(Manifest manifest, long initialRows, ChangelogModel m) {
+        long physical = manifest.fragments().stream().mapToLong(Fragment::physicalRows).sum();
+        assertThat(physical).as("rows written").isLessThanOrEqualTo(initialRows + m.inserts);
+        long live = m.model.size();
+        assertThat(physical - live).as("rows hidden by deletion vectors")
+                .isLessThanOrEqualTo(m.deletes);
+    }
+
+    private Manifest manifest() throws Exception {
+        try (Dataset ds = Dataset.open(uri, Map.of())) {
+            return ds.manifest();
+        }
+    }
+
+    private long versions() throws Exception {
+        try (Dataset ds = Dataset.open(uri, Map.of())) {
+            return ds.versions().size();
+        }
+    }
+
+    private void waitForVersions(int count) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (versions() < count) {
+            assertThat(System.nanoTime()).as("waiting for %s versions", count).isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
+
+    /** Emits change {@code i}; sleeps 1 ms per {@code perMilli} changes; optionally fails now and then. */
+    static final class ChangeAt extends RichMapFunction<Long, RowData> {
+        private static final long serialVersionUID = 1L;
+        private final int perMilli;
+        private final int failAfter;
+        private transient long seen;
+
+        ChangeAt(int perMilli, int failAfter) {
+            this.perMilli = perMilli;
+            this.failAfter = failAfter;
+        }
+
+        @Override
+        public RowData map(Long i) throws Exception {
+            seen++;
+            if (seen % perMilli == 0) {
+                Thread.sleep(1);
+            }
+            if (failAfter > 0 && seen % failAfter == 0 && WRITER_FAILURES.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                throw new IllegalStateException("injected failure upstream of the writers after " + seen + " records");
+            }
+            return CHANGES.get((int) (long) i);
+        }
+    }
+}

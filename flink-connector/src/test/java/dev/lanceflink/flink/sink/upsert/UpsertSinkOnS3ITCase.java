@@ -1,0 +1,74 @@
+package dev.lanceflink.flink.sink.upsert;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.flink.sink.LanceSinkBuilder;
+import dev.lanceflink.flink.sink.LanceSinkMode;
+import dev.lanceflink.s3.S3ProxyExtension;
+import dev.lanceflink.table.Fragment;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The upsert sink on a real S3 server (S3Proxy on loopback, started by the test): a changelog
+ * over a table that already holds keys ends equal to the model, with updates as overlays, also
+ * with injected writer failures that restore from checkpoints.
+ */
+class UpsertSinkOnS3ITCase {
+    @RegisterExtension
+    static final S3ProxyExtension S3 = new S3ProxyExtension();
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1)
+            .setNumberSlotsPerTaskManager(3)
+            .build());
+
+    @Test
+    void upsertChangelogOnS3EndsEqualToTheModel() throws Exception {
+        String bucket = S3.server().createBucket("upsert-" + System.nanoTime());
+        String uri = "s3://" + bucket + "/tables/users.lance";
+        Map<String, String> storage = S3.server().storageOptions();
+        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(2_000);
+        UpsertSinkITCaseTables.create(uri, storage, initial, 700);
+        ChangelogModel m = new ChangelogModel(initial).generate(11, 30_000, 4_000, false);
+        UpsertSinkITCase.CHANGES = m.changes;
+        UpsertSinkITCase.WRITER_FAILURES.set(3);
+
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(20));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(2);
+        env.enableCheckpointing(300);
+        LanceSinkBuilder.forTable(uri).storageOptions(storage).mode(LanceSinkMode.UPSERT).primaryKey("id")
+                .rowsPerFile(1000).uidSuffix("s3-upsert")
+                .sinkTo(env.fromSequence(0, m.changes.size() - 1).setParallelism(1)
+                        .map(new UpsertSinkITCase.ChangeAt(30, 4_000)).setParallelism(1)
+                        .returns(RowData.class));
+        env.execute("upsert on S3");
+
+        assertThat(UpsertSinkITCase.WRITER_FAILURES.get()).isZero();
+        UpsertSinkITCaseTables.assertTableEquals(uri, storage, m.model);
+        try (Dataset ds = Dataset.open(uri, storage)) {
+            long physical = ds.manifest().fragments().stream().mapToLong(Fragment::physicalRows).sum();
+            assertThat(physical).isLessThanOrEqualTo(initial.size() + m.inserts);
+            assertThat(ds.manifest().fragments().stream().mapToLong(f -> f.overlays().size()).sum()).isPositive();
+            assertThat(ds.versions().stream().map(v -> v.operation()).distinct().toList())
+                    .contains("Append", "Delete", "DataOverlay");
+        }
+        assertThat(List.of(m.updates, m.deletes)).allSatisfy(n -> assertThat(n).isPositive());
+    }
+}

@@ -1,0 +1,354 @@
+package dev.lanceflink.maintenance;
+
+import static dev.lanceflink.maintenance.CleanupTestTables.NOW;
+import static dev.lanceflink.maintenance.CleanupTestTables.USER_KEY;
+import static dev.lanceflink.maintenance.CleanupTestTables.files;
+import static dev.lanceflink.maintenance.CleanupTestTables.keepLast;
+import static dev.lanceflink.maintenance.CleanupTestTables.manifestPath;
+import static dev.lanceflink.maintenance.CleanupTestTables.scanAll;
+import static dev.lanceflink.maintenance.CleanupTestTables.transactionPath;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.file.FileVersion;
+import dev.lanceflink.file.writer.FileWriterOptions;
+import dev.lanceflink.io.LocalObjectStore;
+import dev.lanceflink.io.ObjectInfo;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.io.RangeReader;
+import dev.lanceflink.table.Fragment;
+import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.Operation;
+import dev.lanceflink.txn.TableCommitter;
+import dev.lanceflink.txn.Transaction;
+import dev.lanceflink.write.FragmentWriter;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What cleanup must never delete: writer markers, tags, files of versions committed after
+ * planning; and where it must stop instead of guessing.
+ */
+class TableCleanupSafetyTest {
+    @TempDir
+    Path dir;
+    private BufferAllocator allocator;
+    private LocalObjectStore store;
+
+    @BeforeEach
+    void setUp() {
+        allocator = new RootAllocator();
+        store = new LocalObjectStore(dir);
+    }
+
+    @AfterEach
+    void tearDown() {
+        allocator.close();
+    }
+
+    private static CleanupPolicy markers(Set<String> released) {
+        return new CleanupPolicy(Duration.ofDays(1), 1, Duration.ofDays(1), NOW, USER_KEY, released);
+    }
+
+    /** v1 create, v2 sink A, v3 sink B, v4 sink A, v5 delete, v6 plain append. */
+    private Dataset twoSinks() throws IOException {
+        Dataset v1 = CleanupTestTables.create(store, allocator, 10, 10);
+        Dataset v2 = CleanupTestTables.append(v1, 10, 20, Map.of(USER_KEY, "A", "flink.checkpoint-id", "1"));
+        Dataset v3 = CleanupTestTables.append(v2, 20, 30, Map.of(USER_KEY, "B", "flink.checkpoint-id", "1"));
+        Dataset v4 = CleanupTestTables.append(v3, 30, 40, Map.of(USER_KEY, "A", "flink.checkpoint-id", "2"));
+        Dataset v5 = v4.delete("id = 3");
+        Dataset v6 = CleanupTestTables.append(v5, 40, 50, Map.of());
+        assertThat(v6.version()).isEqualTo(6);
+        return v6;
+    }
+
+    @Test
+    void newestCommitOfEveryWriterMarkerIsKept() throws Exception {
+        Dataset v6 = twoSinks();
+        Map<Long, List<String>> rows = scanAll(v6, 3, 4, 6);
+
+        CleanupPlan plan = TableCleanup.plan(store, markers(Set.of()));
+
+        assertThat(plan.versionsToRemove()).extracting(RemovedVersion::version).containsExactly(1L, 2L, 5L);
+        assertThat(plan.retainedVersions()).extracting(RetainedVersion::version).containsExactly(3L, 4L, 6L);
+        assertThat(plan.retainedVersions().get(0).reasons()).containsExactly("marker flink.commit-user=B");
+        assertThat(plan.retainedVersions().get(1).reasons()).containsExactly("marker flink.commit-user=A");
+        assertThat(plan.markerVersions()).containsExactly(Map.entry("A", 4L), Map.entry("B", 3L));
+        TableCleanup.execute(store, plan);
+
+        assertThat(scanAll(v6, 3, 4, 6)).isEqualTo(rows);
+        // A restoring writer still finds its last commit.
+        assertThat(v6.findCommittedVersion(USER_KEY, "A", 0)).contains(4L);
+        assertThat(v6.findCommittedVersion(USER_KEY, "B", 0)).contains(3L);
+        assertThat(store.exists(transactionPath(store, 4))).isTrue();
+    }
+
+    @Test
+    void releasedMarkerNoLongerKeepsItsVersion() throws Exception {
+        Dataset v6 = twoSinks();
+
+        CleanupPlan plan = TableCleanup.plan(store, markers(Set.of("B")));
+
+        assertThat(plan.versionsToRemove()).extracting(RemovedVersion::version).containsExactly(1L, 2L, 3L, 5L);
+        assertThat(plan.markerVersions()).containsExactly(Map.entry("A", 4L));
+        TableCleanup.execute(store, plan);
+        assertThat(v6.findCommittedVersion(USER_KEY, "B", 0)).isEmpty();
+        assertThat(CleanupTestTables.scan(v6, 6)).hasSize(49).doesNotContain("3|n3");
+    }
+
+    @Test
+    void taggedVersionsAreKept() throws Exception {
+        Dataset v1 = CleanupTestTables.create(store, allocator, 10, 10);
+        Dataset v3 = v1.delete("id < 4").delete("id < 8");
+        Map<Long, List<String>> rows = scanAll(v3, 2, 3);
+        CleanupTestTables.writeFile(store, "_refs/tags/release.json",
+                "{\"branch\":null,\"version\":2,\"manifestSize\":512}");
+
+        CleanupPlan plan = TableCleanup.plan(store, keepLast(1));
+
+        assertThat(plan.versionsToRemove()).extracting(RemovedVersion::version).containsExactly(1L);
+        assertThat(plan.retainedVersions().get(0)).isEqualTo(new RetainedVersion(2, List.of("tag release")));
+        TableCleanup.execute(store, plan);
+        assertThat(scanAll(v3, 2, 3)).isEqualTo(rows);
+        String delV2 = v3.checkoutVersion(2).manifest().fragment(0).orElseThrow().deletionFile().rootRelativePath(0);
+        assertThat(store.exists(delV2)).isTrue();
+    }
+
+    @Test
+    void tagCreatedAfterPlanningOnARemovedVersionStopsExecution() throws Exception {
+        Dataset v1 = CleanupTestTables.create(store, allocator, 10, 10);
+        CleanupTestTables.append(v1, 10, 20, Map.of());
+        CleanupPlan plan = TableCleanup.plan(store, keepLast(1));
+        CleanupTestTables.writeFile(store, "_refs/tags/late.json", "{\"version\":1,\"manifestSize\":1}");
+        Map<String, Long> before = files(store);
+
+        assertThatThrownBy(() -> TableCleanup.execute(store, plan)).isInstanceOf(CleanupAbortedException.class)
+                .hasMessageContaining("Tag 'late'").hasMessageContaining("version 1")
+                .hasMessageContaining("Nothing was deleted");
+        assertThat(files(store)).isEqualTo(before);
+    }
+
+    @Test
+    void unreadableTagOrABranchStopsPlanning() throws Exception {
+        CleanupTestTables.create(store, allocator, 10, 10);
+        CleanupTestTables.writeFile(store, "_refs/tags/bad.json", "{\"version\":");
+        assertThatThrownBy(() -> TableCleanup.plan(store, keepLast(1))).isInstanceOf(CleanupAbortedException.class)
+                .hasMessageContaining("_refs/tags/bad.json").hasMessageContaining("not valid JSON");
+        CleanupTestTables.writeFile(store, "_refs/tags/bad.json", "{\"name\":\"x\"}");
+        assertThatThrownBy(() -> TableCleanup.plan(store, keepLast(1))).isInstanceOf(CleanupAbortedException.class)
+                .hasMessageContaining("no positive \"version\"");
+        Files.delete(dir.resolve("_refs/tags/bad.json"));
+        CleanupTestTables.writeFile(store, "_refs/branches/dev.json", "{\"parentVersion\":1}");
+        assertThatThrownBy(() -> TableCleanup.plan(store, keepLast(1))).isInstanceOf(CleanupAbortedException.class)
+                .hasMessageContaining("has branch dev").hasMessageContaining("deletes nothing");
+    }
+
+    @Test
+    void corruptManifestStopsPlanningAndNamesIt() throws Exception {
+        Dataset v1 = CleanupTestTables.create(store, allocator, 10, 10);
+        CleanupTestTables.append(CleanupTestTables.append(v1, 10, 20, Map.of()), 20, 30, Map.of());
+        String m2 = manifestPath(store, 2);
+        byte[] bytes = Files.readAllBytes(dir.resolve(m2));
+        Files.write(dir.resolve(m2), java.util.Arrays.copyOf(bytes, bytes.length - 5)); // trailer cut
+        CleanupTestTables.writeFile(store, "data/orphan.lance", "x");
+        Map<String, Long> before = files(store);
+
+        assertThatThrownBy(() -> TableCleanup.plan(store, keepLast(1))).isInstanceOf(CleanupAbortedException.class)
+                .hasMessageContaining(m2).hasMessageContaining("version 2")
+                .hasMessageContaining("nothing was deleted");
+        assertThat(files(store)).isEqualTo(before);
+    }
+
+    @Test
+    void unknownFeatureFlagStopsPlanning() throws Exception {
+        Dataset v1 = CleanupTestTables.create(store, allocator, 10, 10);
+        CleanupTestTables.append(v1, 10, 20, Map.of());
+        rewriteManifest(1, m -> m.toBuilder().writerFeatureFlags(m.writerFeatureFlags() | 256).build());
+
+        assertThatThrownBy(() -> TableCleanup.plan(store, keepLast(1))).isInstanceOf(CleanupAbortedException.class)
+                .hasMessageContaining(manifestPath(store, 1)).hasMessageContaining("256")
+                .hasMessageContaining("nothing was deleted");
+    }
+
+    @Test
+    void versionWithoutTimestampIsAgedByItsManifestFile() throws Exception {
+        Dataset v1 = CleanupTestTables.create(store, allocator, 10, 10);
+        Dataset v3 = CleanupTestTables.append(CleanupTestTables.append(v1, 10, 20, Map.of()), 20, 30, Map.of());
+        rewriteManifest(1, m -> m.toBuilder().timestamp(null).build());
+        rewriteManifest(2, m -> m.toBuilder().timestamp(null).build());
+        // Version 2's manifest file looks recent to the cleanup clock, version 1's does not.
+        CleanupTestTables.setModified(store, manifestPath(store, 2), NOW.minus(Duration.ofHours(1)));
+
+        CleanupPlan plan = TableCleanup.plan(store, keepLast(1));
+
+        assertThat(plan.versionsToRemove()).extracting(RemovedVersion::version).containsExactly(1L);
+        assertThat(plan.versionsToRemove().get(0).timestamp()).isNull();
+        assertThat(plan.retainedVersions().get(0).version()).isEqualTo(2);
+        assertThat(plan.retainedVersions().get(0).reasons()).singleElement().asString().startsWith("newer-than");
+        assertThat(v3.version()).isEqualTo(3);
+    }
+
+    private void rewriteManifest(long version, java.util.function.UnaryOperator<dev.lanceflink.table.Manifest> change)
+            throws IOException {
+        String path = manifestPath(store, version);
+        dev.lanceflink.table.Manifest m = dev.lanceflink.table.ManifestIO.read(store,
+                dev.lanceflink.table.VersionResolver.version(store, version));
+        Files.write(dir.resolve(path), dev.lanceflink.table.ManifestIO.serialize(change.apply(m)));
+    }
+
+    @Test
+    void missingTransactionStopsPlanningWhenMarkersAreKept() throws Exception {
+        Dataset v1 = CleanupTestTables.create(store, allocator, 10, 10);
+        CommitOptions d = CommitOptions.defaults();
+        CommitOptions fileOnly = new CommitOptions(d.maxAttempts(), d.initialBackoff(), d.maxBackoff(), true, false,
+                d.namingScheme(), d.dataFormat(), d.stableRowIds(), d.writeVersionHint(), d.commitHandler(), d.clock());
+        try (VectorSchemaRoot r = CleanupTestTables.rows(allocator, 10, 20)) {
+            v1.append(List.of(r), dev.lanceflink.dataset.WriteParams.of(dev.lanceflink.dataset.WriteMode.APPEND)
+                    .withTransactionProperties(Map.of(USER_KEY, "A")).withCommitOptions(fileOnly));
+        }
+        CleanupTestTables.append(v1.checkoutLatest(), 20, 30, Map.of());
+        String txn2 = transactionPath(store, 2);
+        Files.delete(dir.resolve(txn2));
+
+        assertThatThrownBy(() -> TableCleanup.plan(store, markers(Set.of())))
+                .isInstanceOf(CleanupAbortedException.class).hasMessageContaining("transaction of version 2")
+                .hasMessageContaining(txn2).hasMessageContaining(USER_KEY);
+        // Without marker retention the transaction is not needed to decide.
+        assertThat(TableCleanup.plan(store, keepLast(1)).versionsToRemove()).hasSize(2);
+    }
+
+    @Test
+    void filesOfACommitThatLandsAfterPlanningAreKept() throws Exception {
+        Dataset v1 = CleanupTestTables.create(store, allocator, 10, 10);
+        // A checkpoint wrote its files long ago but has not committed yet.
+        List<Fragment> pending;
+        try (FragmentWriter w = new FragmentWriter(store, v1.schema(), FileVersion.V2_1, 100, allocator,
+                FileWriterOptions.defaults());
+                VectorSchemaRoot r = CleanupTestTables.rows(allocator, 10, 15)) {
+            w.write(r);
+            pending = w.finish();
+        }
+        String pendingFile = "data/" + pending.get(0).files().get(0).path();
+        CleanupPlan plan = TableCleanup.plan(store, keepLast(1));
+        assertThat(TableCleanupTest.reasons(plan)).containsEntry(pendingFile, CleanupReason.UNREFERENCED_PAST_GRACE);
+
+        TableCommitter.commit(store, Transaction.of(1, new Operation.Append(pending)), CommitOptions.defaults());
+        CleanupResult result = TableCleanup.execute(store, plan);
+
+        assertThat(result.keptForNewerVersions()).containsExactly(pendingFile);
+        assertThat(result.latestVersionAtExecution()).isEqualTo(2);
+        assertThat(store.exists(pendingFile)).isTrue();
+        assertThat(CleanupTestTables.scan(v1, 2)).hasSize(15).contains("14|n14");
+    }
+
+    @Test
+    void failedManifestDeleteStopsBeforeAnyOtherFile() throws Exception {
+        Dataset v1 = CleanupTestTables.create(store, allocator, 10, 10);
+        Dataset v3 = CleanupTestTables.append(CleanupTestTables.append(v1, 10, 20, Map.of()), 20, 30, Map.of());
+        CleanupPlan plan = TableCleanup.plan(store, keepLast(1));
+        String m2 = manifestPath(store, 2);
+        Map<String, Long> before = files(store);
+
+        assertThatThrownBy(() -> TableCleanup.execute(new FailingDeletes(store, m2), plan))
+                .isInstanceOf(CleanupAbortedException.class).hasMessageContaining(m2)
+                .hasMessageContaining("1 of 2 old versions were removed and no other file was deleted");
+
+        Map<String, Long> after = files(store);
+        assertThat(CleanupTestTables.gone(before, after))
+                .containsExactly(plan.versionsToRemove().get(0).manifestPath());
+        assertThat(CleanupTestTables.scan(v3, 2)).hasSize(20); // the version that stayed is whole
+        // The next run finishes the job.
+        CleanupResult again = TableCleanup.execute(store, TableCleanup.plan(store, keepLast(1)));
+        assertThat(again.versionsRemoved()).isEqualTo(1);
+        assertThat(CleanupTestTables.scan(v3, 3)).hasSize(30);
+    }
+
+    @Test
+    void planForAnotherTableIsRefused() throws Exception {
+        CleanupTestTables.create(store, allocator, 10, 10);
+        CleanupPlan plan = TableCleanup.plan(store, keepLast(1));
+        LocalObjectStore other = new LocalObjectStore(dir.resolve("other"));
+        assertThatThrownBy(() -> TableCleanup.execute(other, plan)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("is for table " + store.rootUri());
+    }
+
+    /** Delegates to a store but fails deletes of one path. */
+    private static final class FailingDeletes implements ObjectStore {
+        private final ObjectStore delegate;
+        private final String failing;
+
+        FailingDeletes(ObjectStore delegate, String failing) {
+            this.delegate = delegate;
+            this.failing = failing;
+        }
+
+        @Override
+        public String rootUri() {
+            return delegate.rootUri();
+        }
+
+        @Override
+        public byte[] readAll(String path) throws IOException {
+            return delegate.readAll(path);
+        }
+
+        @Override
+        public RangeReader openReader(String path) throws IOException {
+            return delegate.openReader(path);
+        }
+
+        @Override
+        public Optional<ObjectInfo> head(String path) throws IOException {
+            return delegate.head(path);
+        }
+
+        @Override
+        public OutputStream create(String path) throws IOException {
+            return delegate.create(path);
+        }
+
+        @Override
+        public void put(String path, byte[] content) throws IOException {
+            delegate.put(path, content);
+        }
+
+        @Override
+        public boolean putIfAbsent(String path, byte[] content) throws IOException {
+            return delegate.putIfAbsent(path, content);
+        }
+
+        @Override
+        public Iterator<ObjectInfo> list(String directory) throws IOException {
+            return delegate.list(directory);
+        }
+
+        @Override
+        public Iterator<ObjectInfo> listRecursive(String prefix) throws IOException {
+            return delegate.listRecursive(prefix);
+        }
+
+        @Override
+        public void delete(String path) throws IOException {
+            if (path.equals(failing)) {
+                throw new IOException("injected: access denied for " + path);
+            }
+            delegate.delete(path);
+        }
+    }
+}

@@ -11,8 +11,12 @@ import dev.lanceflink.compactor.flink.FlinkTaskExecutor;
 import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.io.ObjectStores;
+import dev.lanceflink.maintenance.CleanupPlan;
+import dev.lanceflink.maintenance.CleanupResult;
+import dev.lanceflink.maintenance.TableCleanup;
 import dev.lanceflink.txn.CommitOptions;
 import java.io.PrintStream;
+import java.time.Instant;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
@@ -23,10 +27,12 @@ import org.apache.arrow.memory.RootAllocator;
  *
  * <p>Prints one JSON object on stdout: {@code status} ({@code committed}, {@code nothing-to-do},
  * {@code dry-run}), {@code table}, {@code mode}, {@code planVersion}, {@code fragmentsPlanned},
- * {@code fragmentsCompacted}, {@code overlaysBefore}, {@code overlaysAfter},
+ * {@code fragmentsCompacted}, {@code overlaysBefore}, {@code overlaysAfter}, {@code inputBytes},
+ * {@code bytesWritten}, (mode {@code fragments}) {@code fragmentsAdded} and {@code rowsWritten},
  * {@code committedVersions}, {@code replannedFragments}, {@code uncompactedFragments},
- * {@code durationMillis} and the {@code plan} (tasks with positions, triggers and sizes; skipped
- * fragments with reasons). On failure: {@code {"status":"failed","error":"..."}}.
+ * {@code durationMillis} and the {@code plan} (tasks with positions or fragment groups, triggers
+ * and sizes; skipped fragments with reasons). {@code --mode cleanup} prints the cleanup plan and
+ * result instead (see {@code cleanup}). On failure: {@code {"status":"failed","error":"..."}}.
  */
 public final class CompactorMain {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -61,6 +67,9 @@ public final class CompactorMain {
             err.print(CompactorOptions.USAGE);
             return 2;
         }
+        if (options.cleanup() != null) {
+            return cleanup(options, out, err);
+        }
         try (ObjectStore store = ObjectStores.open(options.tableUri(), options.storageOptions());
                 BufferAllocator allocator = new RootAllocator()) {
             CommitOptions commit = CommitOptions.defaults().withMaxAttempts(options.maxCommitAttempts());
@@ -76,25 +85,68 @@ public final class CompactorMain {
                                         : Runtime.getRuntime().availableProcessors())
                         : new FlinkTaskExecutor(options.tableUri(), options.storageOptions(), store,
                                 options.parallelism());
-                summary = run.execute(executor, (result, finished, total) -> err.println("compact: fragment "
-                        + result.task().fragmentId() + " staged (" + finished + "/" + total + " tasks)"));
+                summary = run.execute(executor, (result, finished, total) -> err.println("compact: "
+                        + (result.task().group() != null ? "fragments " + result.task().fragmentIds() + " rewritten"
+                                : "fragment " + result.task().fragmentId() + " staged")
+                        + " (" + finished + "/" + total + " tasks)"));
             }
             out.println(write(summary.toJson()));
             return 0;
         } catch (Exception | LinkageError e) {
-            ObjectNode failed = JSON.createObjectNode();
-            failed.put("status", "failed");
-            failed.put("table", options.tableUri());
-            failed.put("mode", options.mode().cliName());
-            failed.put("error", e.getClass().getSimpleName() + ": " + e.getMessage());
-            out.println(write(failed));
-            err.println("compact: failed: " + e);
-            if (e instanceof NoClassDefFoundError) {
-                err.println("compact: Flink classes are missing; put the Flink distribution's lib/ on the classpath"
-                        + " or use --engine threads");
-            }
-            return 1;
+            return failed(options, e, out, err);
         }
+    }
+
+    /**
+     * {@code --mode cleanup}: plans on the latest version and, unless {@code --dry-run}, deletes.
+     * Prints {@code status} ({@code dry-run}, {@code nothing-to-do}, {@code cleaned}, or
+     * {@code incomplete} when some deletes failed: exit code 1, the next run retries them),
+     * {@code table}, {@code mode}, {@code plan} and {@code result} (see CleanupPlan / CleanupResult).
+     */
+    private static int cleanup(CompactorOptions options, PrintStream out, PrintStream err) {
+        try (ObjectStore store = ObjectStores.open(options.tableUri(), options.storageOptions())) {
+            CleanupPlan plan = TableCleanup.plan(store, options.cleanup().toPolicy(Instant.now()));
+            ObjectNode json = JSON.createObjectNode();
+            json.put("table", options.tableUri());
+            json.put("mode", CompactorOptions.CLEANUP);
+            int code = 0;
+            if (options.dryRun()) {
+                json.put("status", CompactionSummary.DRY_RUN);
+            } else if (plan.isEmpty()) {
+                json.put("status", CompactionSummary.NOTHING_TO_DO);
+            } else {
+                err.println("compact: cleanup deletes " + plan.bytesToDelete() + " bytes of " + plan.fileCounts());
+                CleanupResult result = TableCleanup.execute(store, plan);
+                boolean complete = result.failedDeletes().isEmpty();
+                json.put("status", complete ? "cleaned" : "incomplete");
+                json.set("result", JSON.readTree(result.toJson()));
+                if (!complete) {
+                    err.println("compact: " + result.failedDeletes().size() + " deletes failed; the files stay and"
+                            + " the next cleanup run retries them");
+                    code = 1;
+                }
+            }
+            json.set("plan", JSON.readTree(plan.toJson()));
+            out.println(write(json));
+            return code;
+        } catch (Exception | LinkageError e) {
+            return failed(options, e, out, err);
+        }
+    }
+
+    private static int failed(CompactorOptions options, Throwable e, PrintStream out, PrintStream err) {
+        ObjectNode failed = JSON.createObjectNode();
+        failed.put("status", "failed");
+        failed.put("table", options.tableUri());
+        failed.put("mode", options.modeName());
+        failed.put("error", e.getClass().getSimpleName() + ": " + e.getMessage());
+        out.println(write(failed));
+        err.println("compact: failed: " + e);
+        if (e instanceof NoClassDefFoundError) {
+            err.println("compact: Flink classes are missing; put the Flink distribution's lib/ on the classpath"
+                    + " or use --engine threads");
+        }
+        return 1;
     }
 
     private static String write(ObjectNode node) {

@@ -11,8 +11,8 @@ import java.util.Map;
  * The command line of {@link CompactorMain}, parsed and validated.
  *
  * @param tableUri the table ({@code file:///...}, a local path, or {@code s3://bucket/prefix})
- * @param mode what to compact
- * @param policy triggers and budget
+ * @param mode what to compact; null for {@code --mode cleanup}
+ * @param policy triggers and budget (unused by cleanup)
  * @param storageOptions Lance storage options for the object store (e.g. {@code aws_region})
  * @param engine {@code flink} (a Flink batch job; in-process MiniCluster unless submitted with
  *     {@code flink run}) or {@code threads} (tasks on threads of this process, no Flink needed)
@@ -20,52 +20,89 @@ import java.util.Map;
  * @param dryRun print the plan, commit nothing
  * @param maxReplanRounds how often fragments changed by concurrent writers are planned again
  * @param maxCommitAttempts commit attempts per commit when other writers keep winning
+ * @param cleanup the settings of {@code --mode cleanup}; null for the compaction modes
  */
 public record CompactorOptions(String tableUri, CompactionMode mode, CompactionPolicy policy,
         Map<String, String> storageOptions, String engine, int parallelism, boolean dryRun, int maxReplanRounds,
-        int maxCommitAttempts) {
+        int maxCommitAttempts, CleanupSettings cleanup) {
 
     public static final String USAGE = """
-            Usage: compact <table-uri> --mode overlay-merge|overlay-fold [options]
+            Usage: compact <table-uri> --mode overlay-merge|overlay-fold|fragments|cleanup [options]
 
-            Compacts the data overlay files of a Lance table: plans on the latest version, runs one
-            task per fragment in parallel and commits the result (one version per run; folds of
-            different column sets commit one version each). Safe to run while a streaming sink
-            writes the table, and safe to re-run after a failure.
+            Compacts a Lance table with data overlay files: plans on the latest version, runs one
+            task per fragment (or fragment group) in parallel and commits the result (one version
+            per run; folds of different column sets commit one version each). Safe to run while a
+            streaming sink writes the table, and safe to re-run after a failure.
 
             Modes:
               overlay-merge   merge each selected fragment's overlays into one overlay (base files
                               and index coverage untouched)
               overlay-fold    fold each selected fragment's overlays into a new base file (indices
                               on the folded columns stop covering the fragment)
+              fragments       rewrite fragments with many deleted rows and merge small neighbouring
+                              fragments (same index coverage only) into fragments of the target
+                              size; overlays and deletions are materialized; committed as a Lance
+                              Rewrite (stable row ids and row versions are kept; the rewritten
+                              fragments leave the indices' fragment bitmaps)
+              cleanup         delete old versions and the files no kept version references
+                              (including files of checkpoints that never committed, once older
+                              than the grace period); the sink's last commit is always kept
 
-            Triggers (a fragment is selected when any enabled trigger fires; 0 disables one):
+            Overlay triggers (a fragment is selected when any enabled trigger fires; 0 disables one):
               --min-overlays N               overlays per fragment (default 8)
               --min-overlay-bytes-ratio R    overlay bytes >= R x base bytes (default 0.5)
               --min-version-gap G            oldest overlay >= G versions old (default 0)
-            Budget per run (most overlays first; the rest wait for the next run):
+            Fragment rules (--mode fragments):
+              --min-deleted-ratio R          rewrite a fragment whose deleted rows exceed R of its
+                                             rows (default 0.1; 1 never materializes deletions)
+              --target-rows-per-fragment N   rows per new fragment (default 1048576)
+              --small-fragment-rows N        fragments with fewer rows are merged with small
+                                             neighbours (default: the target)
+            Budget per run (overlays: most overlays first; fragments: table order; the rest waits
+            for the next run):
               --max-fragments N              default unlimited
-              --max-bytes B                  input bytes (base + overlays for a fold), default unlimited
+              --max-bytes B                  input bytes (base + overlays for a fold or rewrite),
+                                             default unlimited
+            Cleanup (--mode cleanup):
+              --older-than D                 keep versions newer than D (default 7d; D like 7d,
+                                             12h, 30m, 45s)
+              --retain-versions N            always keep the newest N versions (default 1)
+              --grace D                      delete unreferenced files only when older than D
+                                             (default 1h; longer than a checkpoint interval plus
+                                             a sink restart)
+              --release-commit-user ID       a removed sink whose last commit need not be kept
+                                             (repeatable)
             Execution:
               --engine flink|threads         default flink (in-process unless submitted by flink run)
               --parallelism P                default: the engine's default
               --storage-option KEY=VALUE     object store option, repeatable
               --max-replan-rounds N          re-plans of fragments changed concurrently (default 3)
               --max-commit-attempts N        default 20
-              --dry-run                      print the plan as JSON and commit nothing
+              --dry-run                      print the plan as JSON and change nothing
               --help
 
             Output: progress lines on stderr; one JSON summary on stdout. Exit code 0 on success
-            (also when there is nothing to do), 1 on failure, 2 on a usage error.
+            (also when there is nothing to do), 1 on failure (cleanup: also when some deletes
+            failed), 2 on a usage error.
             """;
 
     public CompactorOptions {
         requireNonNull(tableUri, "tableUri is null");
-        requireNonNull(mode, "mode is null");
+        if ((mode == null) == (cleanup == null)) {
+            throw new IllegalArgumentException("Exactly one of a compaction mode and cleanup settings must be given");
+        }
         requireNonNull(policy, "policy is null");
         storageOptions = Map.copyOf(storageOptions);
         requireNonNull(engine, "engine is null");
     }
+
+    /** The name of the mode, as on the command line. */
+    public String modeName() {
+        return mode == null ? CLEANUP : mode.cliName();
+    }
+
+    /** The mode name of {@code --mode cleanup}. */
+    public static final String CLEANUP = "cleanup";
 
     /** Thrown for a malformed command line; the message says what is wrong. */
     public static final class UsageException extends IllegalArgumentException {
@@ -89,6 +126,7 @@ public record CompactorOptions(String tableUri, CompactionMode mode, CompactionP
         }
         String uri = null;
         CompactionMode mode = null;
+        boolean cleanupMode = false;
         CompactionPolicy defaults = CompactionPolicy.defaults();
         int minOverlays = defaults.minOverlays();
         double ratio = defaults.minOverlayBytesRatio();
@@ -101,15 +139,64 @@ public record CompactorOptions(String tableUri, CompactionMode mode, CompactionP
         boolean dryRun = false;
         int rounds = 3;
         int attempts = 20;
+        double deletedRatio = defaults.minDeletedRatio();
+        long targetRows = defaults.targetRowsPerFragment();
+        long smallRows = -1;
+        CleanupSettings cd = CleanupSettings.defaults();
+        java.time.Duration olderThan = cd.olderThan();
+        int retainVersions = cd.retainVersions();
+        java.time.Duration grace = cd.grace();
+        java.util.Set<String> released = new java.util.LinkedHashSet<>();
+        java.util.Set<String> fragmentOptions = new java.util.LinkedHashSet<>();
+        java.util.Set<String> cleanupOptions = new java.util.LinkedHashSet<>();
         for (; i < args.length; i++) {
             String a = args[i];
             switch (a) {
                 case "--mode" -> {
-                    try {
-                        mode = CompactionMode.parse(value(args, i++));
-                    } catch (IllegalArgumentException e) {
-                        throw new UsageException(e.getMessage());
+                    String m = value(args, i++);
+                    if (m.equals(CLEANUP)) {
+                        cleanupMode = true;
+                        mode = null;
+                    } else {
+                        try {
+                            mode = CompactionMode.parse(m);
+                            cleanupMode = false;
+                        } catch (IllegalArgumentException e) {
+                            throw new UsageException(e.getMessage() + ", or cleanup");
+                        }
                     }
+                }
+                case "--min-deleted-ratio" -> {
+                    fragmentOptions.add(a);
+                    deletedRatio = decimal(args, i++);
+                }
+                case "--target-rows-per-fragment" -> {
+                    fragmentOptions.add(a);
+                    targetRows = number(args, i++, Integer.MAX_VALUE);
+                }
+                case "--small-fragment-rows" -> {
+                    fragmentOptions.add(a);
+                    smallRows = number(args, i++, Long.MAX_VALUE);
+                }
+                case "--older-than" -> {
+                    cleanupOptions.add(a);
+                    olderThan = duration(args, i++);
+                }
+                case "--grace" -> {
+                    cleanupOptions.add(a);
+                    grace = duration(args, i++);
+                }
+                case "--retain-versions" -> {
+                    cleanupOptions.add(a);
+                    retainVersions = (int) number(args, i++, Integer.MAX_VALUE);
+                }
+                case "--release-commit-user" -> {
+                    cleanupOptions.add(a);
+                    String user = value(args, i++);
+                    if (user.isEmpty()) {
+                        throw new UsageException("--release-commit-user needs a non-empty commit user id");
+                    }
+                    released.add(user);
                 }
                 case "--min-overlays" -> minOverlays = (int) number(args, i++, Integer.MAX_VALUE);
                 case "--min-overlay-bytes-ratio" -> ratio = decimal(args, i++);
@@ -148,19 +235,32 @@ public record CompactorOptions(String tableUri, CompactionMode mode, CompactionP
         if (uri == null) {
             throw new UsageException("Missing the table URI");
         }
-        if (mode == null) {
-            throw new UsageException("Missing --mode (overlay-merge or overlay-fold)");
+        if (mode == null && !cleanupMode) {
+            throw new UsageException("Missing --mode (overlay-merge, overlay-fold, fragments or cleanup)");
+        }
+        if (!fragmentOptions.isEmpty() && mode != CompactionMode.FRAGMENTS) {
+            throw new UsageException("Option(s) " + fragmentOptions + " apply only to --mode fragments");
+        }
+        if (!cleanupOptions.isEmpty() && !cleanupMode) {
+            throw new UsageException("Option(s) " + cleanupOptions + " apply only to --mode cleanup");
+        }
+        if (cleanupMode && retainVersions < 1) {
+            throw new UsageException("--retain-versions must be >= 1 (the latest version is the table), got "
+                    + retainVersions);
         }
         if (attempts < 1) {
             throw new UsageException("--max-commit-attempts must be >= 1, got " + attempts);
         }
         CompactionPolicy policy;
         try {
-            policy = new CompactionPolicy(minOverlays, ratio, gap, maxFragments, maxBytes);
+            policy = new CompactionPolicy(minOverlays, ratio, gap, maxFragments, maxBytes, deletedRatio, targetRows,
+                    smallRows < 0 ? targetRows : smallRows);
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
-        return new CompactorOptions(uri, mode, policy, storage, engine, parallelism, dryRun, rounds, attempts);
+        CleanupSettings cleanup = cleanupMode ? new CleanupSettings(olderThan, retainVersions, grace, released) : null;
+        return new CompactorOptions(uri, mode, policy, storage, engine, parallelism, dryRun, rounds, attempts,
+                cleanup);
     }
 
     private static String value(String[] args, int i) {
@@ -180,6 +280,15 @@ public record CompactorOptions(String tableUri, CompactionMode mode, CompactionP
             return n;
         } catch (NumberFormatException e) {
             throw new UsageException("Option " + args[i] + " expects a whole number, got '" + v + "'");
+        }
+    }
+
+    private static java.time.Duration duration(String[] args, int i) {
+        String v = value(args, i);
+        try {
+            return CleanupSettings.parseDuration(v);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("Option " + args[i] + ": " + e.getMessage());
         }
     }
 

@@ -108,10 +108,30 @@ class CompactorMainTest {
     @Test
     void usageErrorsExitWithTwoAndSayWhatIsWrong() {
         assertThat(run(dir.toString())).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("Missing --mode (overlay-merge or overlay-fold)");
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("Missing --mode (overlay-merge, overlay-fold, fragments or cleanup)");
         err.reset();
-        assertThat(run(dir.toString(), "--mode", "fragments")).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("Unknown compaction mode 'fragments'");
+        assertThat(run(dir.toString(), "--mode", "bogus")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("Unknown compaction mode 'bogus'; expected one of"
+                + " overlay-merge, overlay-fold, fragments, or cleanup");
+        err.reset();
+        assertThat(run(dir.toString(), "--mode", "overlay-fold", "--target-rows-per-fragment", "10")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("Option(s) [--target-rows-per-fragment] apply only to --mode fragments");
+        err.reset();
+        assertThat(run(dir.toString(), "--mode", "fragments", "--older-than", "7d")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("Option(s) [--older-than] apply only to --mode cleanup");
+        err.reset();
+        assertThat(run(dir.toString(), "--mode", "cleanup", "--grace", "3x")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("Option --grace: '3x' is not a duration; use a whole"
+                + " number with a unit d, h, m or s (7d, 12h, 30m, 45s), 0, or an ISO-8601 duration (PT90M)");
+        err.reset();
+        assertThat(run(dir.toString(), "--mode", "cleanup", "--retain-versions", "0")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--retain-versions must be >= 1");
+        err.reset();
+        assertThat(run(dir.toString(), "--mode", "fragments", "--target-rows-per-fragment", "0")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("targetRowsPerFragment must be >= 1, got 0");
         err.reset();
         assertThat(run(dir.toString(), "--mode", "overlay-fold", "--max-fragments", "x")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8))
@@ -120,6 +140,120 @@ class CompactorMainTest {
         assertThat(run(dir.toString(), "--mode", "overlay-fold", "--min-overlays", "0", "--min-overlay-bytes-ratio",
                 "0")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("At least one trigger");
+    }
+
+    @Test
+    void optionsOfFragmentsAndCleanupAreParsed() {
+        CompactorOptions f = CompactorOptions.parse(new String[] {"compact", "t", "--mode", "fragments",
+            "--min-deleted-ratio", "0.25", "--target-rows-per-fragment", "5000"});
+        assertThat(f.modeName()).isEqualTo("fragments");
+        assertThat(f.cleanup()).isNull();
+        assertThat(f.policy().minDeletedRatio()).isEqualTo(0.25);
+        assertThat(f.policy().targetRowsPerFragment()).isEqualTo(5000);
+        assertThat(f.policy().smallFragmentRows()).isEqualTo(5000); // defaults to the target
+        CompactorOptions c = CompactorOptions.parse(new String[] {"t", "--mode", "cleanup", "--older-than", "12h",
+            "--retain-versions", "3", "--grace", "30m", "--release-commit-user", "a", "--release-commit-user", "b"});
+        assertThat(c.mode()).isNull();
+        assertThat(c.modeName()).isEqualTo("cleanup");
+        assertThat(c.cleanup()).isEqualTo(new CleanupSettings(java.time.Duration.ofHours(12), 3,
+                java.time.Duration.ofMinutes(30), java.util.Set.of("a", "b")));
+        var policy = c.cleanup().toPolicy(java.time.Instant.EPOCH);
+        assertThat(policy.markerPropertyKey()).isEqualTo("flink.commit-user");
+        assertThat(policy.releasedMarkerValues()).containsExactlyInAnyOrder("a", "b");
+        assertThat(CompactorOptions.parse(new String[] {"t", "--mode", "cleanup"}).cleanup())
+                .isEqualTo(new CleanupSettings(java.time.Duration.ofDays(7), 1, java.time.Duration.ofHours(1),
+                        java.util.Set.of()));
+        assertThat(CleanupSettings.parseDuration("0")).isZero();
+        assertThat(CleanupSettings.parseDuration("45s")).hasSeconds(45);
+        assertThat(CleanupSettings.parseDuration("PT90M")).hasMinutes(90);
+    }
+
+    @Test
+    void flinkJobRewritesSmallFragmentsAndSummarizesTheRewrite() throws Exception {
+        try (BufferAllocator allocator = new RootAllocator(); ObjectStore store = new LocalObjectStore(dir)) {
+            Dataset ds = OverlayTables.create(store, allocator, 6, 10);
+            ds = OverlayTables.update(ds, new long[] {1, 4}, new int[] {3}, 500);
+            try (Dataset before = ds) {
+                List<String> rows = OverlayTables.scan(before);
+                assertThat(run(dir.toString(), "--mode", "fragments", "--target-rows-per-fragment", "25",
+                        "--parallelism", "2")).as(err.toString(StandardCharsets.UTF_8)).isZero();
+                JsonNode s = summary();
+                assertThat(s.get("status").asText()).isEqualTo("committed");
+                assertThat(s.get("mode").asText()).isEqualTo("fragments");
+                assertThat(s.get("fragmentsPlanned").asInt()).isEqualTo(2); // tasks: [0, 1, 2] and [3, 4, 5]
+                assertThat(s.get("fragmentsCompacted").asInt()).isEqualTo(6);
+                assertThat(s.get("fragmentsAdded").asInt()).isEqualTo(2);
+                assertThat(s.get("rowsWritten").asLong()).isEqualTo(60);
+                assertThat(s.get("bytesWritten").asLong()).isPositive();
+                assertThat(s.get("committedVersions").toString()).isEqualTo("[3]");
+                assertThat(err.toString(StandardCharsets.UTF_8)).contains("compact: fragments [0, 1, 2] rewritten")
+                        .contains("(2/2 tasks)");
+                try (Dataset after = before.checkoutLatest()) {
+                    assertThat(after.fragments()).extracting(f -> f.physicalRows()).containsExactly(30L, 30L);
+                    assertThat(OverlayTables.scan(after)).isEqualTo(rows);
+                }
+            }
+        }
+    }
+
+    @Test
+    void fragmentsDryRunPrintsTheGroupsAndChangesNothing() throws Exception {
+        try (BufferAllocator allocator = new RootAllocator(); ObjectStore store = new LocalObjectStore(dir)) {
+            OverlayTables.create(store, allocator, 4, 10).close();
+            assertThat(run(dir.toString(), "--mode", "fragments", "--target-rows-per-fragment", "100",
+                    "--dry-run")).isZero();
+            JsonNode s = summary();
+            assertThat(s.get("status").asText()).isEqualTo("dry-run");
+            assertThat(s.at("/plan/tasks/0/fragmentIds").toString()).isEqualTo("[0,1,2,3]");
+            assertThat(s.at("/plan/tasks/0/trigger").asText())
+                    .isEqualTo("merge small fragments [0, 1, 2, 3] (< 100 rows)");
+            assertThat(s.at("/plan/fragmentsAfter").asInt()).isEqualTo(1);
+            try (Dataset after = Dataset.open(store, allocator)) {
+                assertThat(after.version()).isEqualTo(1);
+            }
+        }
+    }
+
+    @Test
+    void cleanupPrintsItsPlanOnDryRunThenRemovesOldVersions() throws Exception {
+        try (BufferAllocator allocator = new RootAllocator(); ObjectStore store = new LocalObjectStore(dir)) {
+            Dataset ds = OverlayTables.create(store, allocator, 2, 10);
+            ds = OverlayTables.update(ds, new long[] {0}, new int[] {1}, 10);
+            ds = OverlayTables.update(ds, new long[] {1}, new int[] {2}, 20);
+            try (Dataset before = ds) {
+                List<String> rows = OverlayTables.scan(before);
+                assertThat(run(dir.toString(), "--mode", "cleanup", "--older-than", "0", "--grace", "0",
+                        "--dry-run")).as(err.toString(StandardCharsets.UTF_8)).isZero();
+                JsonNode plan = summary();
+                assertThat(plan.get("status").asText()).isEqualTo("dry-run");
+                assertThat(plan.get("mode").asText()).isEqualTo("cleanup");
+                assertThat(plan.at("/plan/totals/versionsToRemove").asInt()).isEqualTo(2);
+                assertThat(plan.at("/plan/policy/markerPropertyKey").asText()).isEqualTo("flink.commit-user");
+                assertThat(manifests()).hasSize(3);
+
+                out.reset();
+                assertThat(run(dir.toString(), "--mode", "cleanup", "--older-than", "0", "--grace", "0"))
+                        .as(err.toString(StandardCharsets.UTF_8)).isZero();
+                JsonNode done = summary();
+                assertThat(done.get("status").asText()).isEqualTo("cleaned");
+                assertThat(done.at("/result/versionsRemoved").asInt()).isEqualTo(2);
+                assertThat(manifests()).hasSize(1);
+                try (Dataset after = before.checkoutLatest()) {
+                    assertThat(after.version()).isEqualTo(3);
+                    assertThat(OverlayTables.scan(after)).isEqualTo(rows);
+                }
+
+                out.reset();
+                assertThat(run(dir.toString(), "--mode", "cleanup", "--older-than", "0", "--grace", "0")).isZero();
+                assertThat(summary().get("status").asText()).isEqualTo("nothing-to-do");
+            }
+        }
+    }
+
+    private List<String> manifests() throws java.io.IOException {
+        try (var files = java.nio.file.Files.list(dir.resolve("_versions"))) {
+            return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".manifest")).toList();
+        }
     }
 
     @Test

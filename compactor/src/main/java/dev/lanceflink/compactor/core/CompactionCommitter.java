@@ -29,9 +29,10 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * Commits the staged results of a compaction run in as few versions as the table format allows:
  * all merges in one {@code Merge}; folds in one {@code Update} (REWRITE_COLUMNS) per distinct set
- * of folded fields. Folds with different field sets are not combined because an {@code Update}
- * drops the coverage of every index on any of its {@code fields_modified} for every fragment it
- * touches, so a union would needlessly un-index fragments.
+ * of folded fields; all fragment rewrites in one {@code Rewrite} (one group per task). Folds with
+ * different field sets are not combined because an {@code Update} drops the coverage of every
+ * index on any of its {@code fields_modified} for every fragment it touches, so a union would
+ * needlessly un-index fragments.
  *
  * <p>The same guard as {@link dev.lanceflink.overlay.OverlayCompactor#commit}, for many fragments
  * at once: each attempt reads the latest version and keeps only the results whose fragment (files
@@ -97,6 +98,10 @@ public final class CompactionCommitter {
         long fragmentId() {
             return result.task().fragmentId();
         }
+
+        List<Long> fragmentIds() {
+            return result.task().fragmentIds();
+        }
     }
 
     private static List<List<Staged>> group(List<TaskResult> results) throws IOException {
@@ -106,12 +111,14 @@ public final class CompactionCommitter {
             String key;
             if (s.operation() instanceof Operation.Merge) {
                 key = "merge";
+            } else if (s.operation() instanceof Operation.Rewrite rw && rw.rewrittenIndices().isEmpty()) {
+                key = "rewrite";
             } else if (s.operation() instanceof Operation.Update u
                     && u.mode() == Operation.UpdateMode.REWRITE_COLUMNS && u.updatedFragments().size() == 1) {
                 key = "fold " + Arrays.toString(sorted(u.fieldsModified()));
             } else {
                 throw new IllegalArgumentException("Fragment " + r.task().fragmentId() + ": a compaction task staged"
-                        + " a " + s.operation().name() + ", which is not an overlay merge or fold");
+                        + " a " + s.operation().name() + ", which is not an overlay merge or fold or a rewrite");
             }
             groups.computeIfAbsent(key, k -> new ArrayList<>()).add(new Staged(r, s));
         }
@@ -158,41 +165,65 @@ public final class CompactionCommitter {
                 + " again later (it is safe to re-run)", true, -1);
     }
 
-    /** Moves results whose fragment (or the schema) changed since {@code planned} out of {@code pending}. */
+    /**
+     * Moves results whose fragments (or the schema) changed since {@code planned} out of
+     * {@code pending}. Overlay compactions need the fragment's files and overlays unchanged (a
+     * concurrent delete is harmless: the fold keeps the latest deletion vector). A rewrite needs its
+     * old fragments exactly unchanged: a concurrent overlay or delete on one of them would be lost
+     * by materializing the planned version (transactions.md §5.4: retryable).
+     */
     private static void dropStale(ObjectStore store, Manifest planned, Manifest latest, List<Staged> pending,
             List<Long> stale) {
         boolean schemaSame = latest.schema().equals(planned.schema());
         for (var it = pending.iterator(); it.hasNext(); ) {
             Staged s = it.next();
-            Fragment before = planned.fragment(s.fragmentId()).orElseThrow();
-            Fragment now = latest.fragment(s.fragmentId()).orElse(null);
-            boolean same = schemaSame && now != null && now.files().equals(before.files())
-                    && now.overlays().equals(before.overlays());
+            boolean rewrite = s.staged.operation() instanceof Operation.Rewrite;
+            boolean same = schemaSame;
+            for (long id : s.fragmentIds()) {
+                Fragment before = planned.fragment(id).orElseThrow();
+                Fragment now = latest.fragment(id).orElse(null);
+                same &= now != null && (rewrite ? now.equals(before)
+                        : now.files().equals(before.files()) && now.overlays().equals(before.overlays()));
+            }
             if (!same) {
                 it.remove();
-                stale.add(s.fragmentId());
+                stale.addAll(s.fragmentIds());
                 // An earlier attempt whose publish outcome was unknown may have landed after all;
                 // never delete files a version references.
-                if (now == null || !references(now, s.staged.writtenPaths())) {
+                if (!referencedAnywhere(latest, s.staged.writtenPaths())) {
                     s.staged.discard(store);
                 }
             }
         }
     }
 
-    private static boolean references(Fragment f, List<String> paths) {
+    private static boolean referencedAnywhere(Manifest m, List<String> paths) {
         Set<String> referenced = new HashSet<>();
-        for (DataFile d : f.files()) {
-            referenced.add(d.rootRelativePath());
-        }
-        for (DataOverlayFile o : f.overlays()) {
-            referenced.add(o.dataFile().rootRelativePath());
+        for (Fragment f : m.fragments()) {
+            for (DataFile d : f.files()) {
+                referenced.add(d.rootRelativePath());
+            }
+            for (DataOverlayFile o : f.overlays()) {
+                referenced.add(o.dataFile().rootRelativePath());
+            }
         }
         return paths.stream().anyMatch(referenced::contains);
     }
 
     /** One operation for the group, aimed at {@code latest}. */
     private static Operation combine(List<Staged> pending, Manifest latest) {
+        if (pending.get(0).staged.operation() instanceof Operation.Rewrite) {
+            // The old fragments of every group equal the latest ones (checked by dropStale). Groups
+            // go in table order, whatever order the tasks finished in: new fragment ids are handed
+            // out in group order and scans follow ids, so the rows keep their insertion order.
+            List<Staged> ordered = new ArrayList<>(pending);
+            ordered.sort(java.util.Comparator.comparingLong(Staged::fragmentId));
+            List<Operation.RewriteGroup> groups = new ArrayList<>();
+            for (Staged s : ordered) {
+                groups.addAll(((Operation.Rewrite) s.staged.operation()).groups());
+            }
+            return new Operation.Rewrite(groups);
+        }
         if (pending.get(0).staged.operation() instanceof Operation.Merge) {
             Map<Long, Fragment> ours = new LinkedHashMap<>();
             for (Staged s : pending) {

@@ -16,7 +16,15 @@ public enum CompactionMode {
      * overlays are dropped. Indices on the folded columns stop covering the fragment in the same
      * commit (overlays.md §7), because their index data describes the old base values.
      */
-    OVERLAY_FOLD("overlay-fold");
+    OVERLAY_FOLD("overlay-fold"),
+    /**
+     * Row rewrite (Lance's fragment compaction, overlays.md §7.3): fragments with many deleted rows
+     * are rewritten without them, and runs of small neighbouring fragments with the same index
+     * coverage are merged into fragments of about the target size. Overlays and deletions are
+     * materialized into the new base files. Committed as a {@code Rewrite}; the rewritten
+     * fragments leave every index's fragment bitmap.
+     */
+    FRAGMENTS("fragments");
 
     private final String cliName;
 
@@ -24,7 +32,7 @@ public enum CompactionMode {
         this.cliName = cliName;
     }
 
-    /** The name used on the command line and in JSON ({@code overlay-merge}, {@code overlay-fold}). */
+    /** The name on the command line and in JSON: {@code overlay-merge}, {@code overlay-fold}, {@code fragments}. */
     public String cliName() {
         return cliName;
     }
@@ -37,6 +45,6 @@ public enum CompactionMode {
             }
         }
         throw new IllegalArgumentException("Unknown compaction mode '" + name + "'; expected one of overlay-merge,"
-                + " overlay-fold (modes 'fragments' and 'cleanup' are not available in this build)");
+                + " overlay-fold, fragments");
     }
 }

@@ -17,7 +17,7 @@ import java.util.List;
  * @param readVersion the version the plan was computed on
  * @param mode the run's mode
  * @param policy the policy it was computed with
- * @param tasks one task per fragment, in execution-priority order
+ * @param tasks one task per fragment (mode {@code fragments}: per group), in execution-priority order
  * @param skipped candidates left out, with the reason
  */
 public record CompactionPlan(String tableUri, long readVersion, CompactionMode mode, CompactionPolicy policy,
@@ -59,6 +59,13 @@ public record CompactionPlan(String tableUri, long readVersion, CompactionMode m
         p.put("minVersionGap", policy.minVersionGap());
         p.put("maxFragments", policy.maxFragments());
         p.put("maxBytes", policy.maxBytes());
+        if (mode == CompactionMode.FRAGMENTS) {
+            p.put("minDeletedRatio", policy.minDeletedRatio());
+            p.put("targetRowsPerFragment", policy.targetRowsPerFragment());
+            p.put("smallFragmentRows", policy.smallFragmentRows());
+            root.put("fragmentsBefore", tasks.stream().mapToLong(t -> t.fragmentIds().size()).sum());
+            root.put("fragmentsAfter", tasks.stream().mapToLong(t -> t.group().outputFragments()).sum());
+        }
         root.put("overlaysBefore", overlaysBefore());
         root.put("overlaysAfter", overlaysAfter());
         ArrayNode ts = root.putArray("tasks");
@@ -66,6 +73,19 @@ public record CompactionPlan(String tableUri, long readVersion, CompactionMode m
             ObjectNode n = ts.addObject();
             n.put("fragmentId", t.fragmentId());
             n.put("trigger", t.trigger());
+            if (t.group() != null) {
+                FragmentGroup g = t.group();
+                ArrayNode ids = n.putArray("fragmentIds");
+                g.fragmentIds().forEach(ids::add);
+                n.put("physicalRows", g.physicalRows());
+                n.put("deletedRows", g.deletedRows());
+                n.put("liveRows", g.liveRows());
+                n.put("outputFragments", g.outputFragments());
+                n.put("overlays", t.overlayPaths().size());
+                n.put("overlayBytes", t.overlayBytes());
+                n.put("baseBytes", t.baseBytes());
+                continue;
+            }
             ArrayNode pos = n.putArray("positions");
             for (int i : t.positions()) {
                 pos.add(i);

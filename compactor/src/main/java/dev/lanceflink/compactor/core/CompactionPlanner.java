@@ -1,6 +1,7 @@
 package dev.lanceflink.compactor.core;
 
 import dev.lanceflink.schema.LanceField;
+import dev.lanceflink.table.CorruptTableException;
 import dev.lanceflink.table.DataFile;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
@@ -11,15 +12,24 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Computes a {@link CompactionPlan} from one manifest. Pure: it reads no files, so it can run on
+ * Computes a {@link CompactionPlan} from one manifest (overlay modes here; mode {@code fragments}
+ * in {@link FragmentCompactionPlanner}). Pure: it reads no files, so it can run on
  * the client for {@code --dry-run} and be repeated cheaply when a commit must re-plan a fragment.
  */
 public final class CompactionPlanner {
     private CompactionPlanner() {}
 
-    /** The plan for {@code manifest}, with the policy's triggers and budget applied. */
+    /**
+     * The plan for {@code manifest}, with the policy's triggers and budget applied (mode
+     * {@code fragments}: {@link FragmentCompactionPlanner}).
+     *
+     * @throws CorruptTableException if an index's fragment bitmap cannot be read (mode {@code fragments})
+     */
     public static CompactionPlan plan(String tableUri, Manifest manifest, CompactionMode mode,
-            CompactionPolicy policy) {
+            CompactionPolicy policy) throws CorruptTableException {
+        if (mode == CompactionMode.FRAGMENTS) {
+            return FragmentCompactionPlanner.plan(tableUri, manifest, policy, null);
+        }
         List<CompactionTask> candidates = new ArrayList<>();
         List<SkippedFragment> skipped = new ArrayList<>();
         for (Fragment f : manifest.fragments()) {
@@ -57,6 +67,10 @@ public final class CompactionPlanner {
      */
     public static Optional<CompactionTask> planFragment(Manifest manifest, long fragmentId, CompactionMode mode,
             CompactionPolicy policy) {
+        if (mode == CompactionMode.FRAGMENTS) {
+            throw new IllegalArgumentException("Mode fragments plans groups of neighbours, not single fragments;"
+                    + " re-plan with FragmentCompactionPlanner.plan(..., only)");
+        }
         return manifest.fragment(fragmentId).map(f -> evaluate(manifest, f, mode, policy).task);
     }
 

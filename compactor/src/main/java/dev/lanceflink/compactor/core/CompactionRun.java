@@ -9,6 +9,7 @@ import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.CommitOptions;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +20,8 @@ import java.util.Set;
  * One compaction run, engine-neutral: plan on the latest version (pinned for the whole round), run
  * the tasks through a {@link TaskExecutor}, commit them with {@link CompactionCommitter}, and for
  * fragments a concurrent writer changed in the meantime, plan, run and commit again on the newer
- * version, up to {@code maxReplanRounds} times.
+ * version, up to {@code maxReplanRounds} times (mode {@code fragments}: the changed groups are
+ * re-formed from their fragments only).
  *
  * <p>Re-running is safe: a run that failed before its commit left only unreferenced files; a run
  * that committed left fragments below the triggers, so the next plan is empty.
@@ -55,8 +57,7 @@ public final class CompactionRun {
     public CompactionSummary dryRun() throws IOException {
         long start = System.nanoTime();
         CompactionPlan plan = plan();
-        return new CompactionSummary(CompactionSummary.DRY_RUN, plan, 0, 0, 0, List.of(), List.of(), List.of(),
-                (System.nanoTime() - start) / 1_000_000);
+        return CompactionSummary.empty(CompactionSummary.DRY_RUN, plan, (System.nanoTime() - start) / 1_000_000);
     }
 
     /** Plans, runs and commits. */
@@ -65,14 +66,17 @@ public final class CompactionRun {
         long start = System.nanoTime();
         CompactionPlan first = plan();
         if (first.isEmpty()) {
-            return new CompactionSummary(CompactionSummary.NOTHING_TO_DO, first, 0, 0, 0, List.of(), List.of(),
-                    List.of(), (System.nanoTime() - start) / 1_000_000);
+            return CompactionSummary.empty(CompactionSummary.NOTHING_TO_DO, first,
+                    (System.nanoTime() - start) / 1_000_000);
         }
         List<Long> versions = new ArrayList<>();
         Set<Long> replanned = new LinkedHashSet<>();
         int compacted = 0;
         long before = 0;
         long after = 0;
+        long bytesWritten = 0;
+        int fragmentsAdded = 0;
+        long rowsWritten = 0;
         CompactionPlan plan = first;
         List<Long> stale = List.of();
         for (int round = 0; round <= maxReplanRounds && !plan.isEmpty(); round++) {
@@ -80,9 +84,13 @@ public final class CompactionRun {
             CommitReport report = CompactionCommitter.commit(store, results, Map.of(), commitOptions);
             versions.addAll(report.committedVersions());
             for (TaskResult r : report.committed()) {
-                compacted++;
+                compacted += r.task().fragmentIds().size();
                 before += r.task().overlayPaths().size();
                 after += r.task().overlaysAfter();
+                TaskResult.Output o = r.output();
+                bytesWritten += o.bytes();
+                fragmentsAdded += o.newFragments();
+                rowsWritten += o.rowsWritten();
             }
             stale = report.staleFragmentIds();
             if (stale.isEmpty()) {
@@ -90,16 +98,23 @@ public final class CompactionRun {
             }
             replanned.addAll(stale);
             plan = replan(stale);
-            stale = plan.tasks().stream().map(CompactionTask::fragmentId).toList();
+            stale = plan.tasks().stream().flatMap(t -> t.fragmentIds().stream()).toList();
         }
         String status = versions.isEmpty() ? CompactionSummary.NOTHING_TO_DO : CompactionSummary.COMMITTED;
         return new CompactionSummary(status, first, compacted, before, after, versions, new ArrayList<>(replanned),
-                stale, (System.nanoTime() - start) / 1_000_000);
+                stale, (System.nanoTime() - start) / 1_000_000,
+                new TaskResult.Output(bytesWritten, fragmentsAdded, rowsWritten));
     }
 
     /** A plan of the given fragments on the latest version (those that still need compaction). */
     private CompactionPlan replan(List<Long> fragmentIds) throws IOException {
         Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
+        if (mode == CompactionMode.FRAGMENTS) {
+            // Groups are re-formed from the changed fragments only; fragments committed in an earlier
+            // round are new fragments now and stay out of this run.
+            CompactionPlan p = FragmentCompactionPlanner.plan(tableUri, latest, policy, new HashSet<>(fragmentIds));
+            return new CompactionPlan(tableUri, latest.version(), mode, policy, p.tasks(), List.of());
+        }
         List<CompactionTask> tasks = new ArrayList<>();
         for (long id : fragmentIds) {
             Optional<CompactionTask> t = CompactionPlanner.planFragment(latest, id, mode, policy);

@@ -11,7 +11,8 @@ import java.util.List;
  *
  * @param status {@code dry-run}, {@code nothing-to-do} or {@code committed}
  * @param plan the plan of the first round (what {@code --dry-run} prints)
- * @param fragmentsCompacted fragments whose compaction is committed
+ * @param fragmentsCompacted fragments whose compaction is committed (in mode {@code fragments}: the
+ *     old fragments the committed rewrites replaced)
  * @param overlaysBefore overlays of those fragments before
  * @param overlaysAfter overlays of those fragments after
  * @param committedVersions versions created by this run
@@ -19,10 +20,12 @@ import java.util.List;
  * @param uncompactedFragments fragments that changed and were still not committed when the re-plan
  *     rounds ran out (a later run picks them up)
  * @param durationMillis wall time of the run
+ * @param written what the committed tasks wrote (bytes; for mode {@code fragments} also the new
+ *     fragments and their rows)
  */
 public record CompactionSummary(String status, CompactionPlan plan, int fragmentsCompacted, long overlaysBefore,
         long overlaysAfter, List<Long> committedVersions, List<Long> replannedFragments,
-        List<Long> uncompactedFragments, long durationMillis) {
+        List<Long> uncompactedFragments, long durationMillis, TaskResult.Output written) {
     public static final String DRY_RUN = "dry-run";
     public static final String NOTHING_TO_DO = "nothing-to-do";
     public static final String COMMITTED = "committed";
@@ -33,6 +36,13 @@ public record CompactionSummary(String status, CompactionPlan plan, int fragment
         committedVersions = List.copyOf(committedVersions);
         replannedFragments = List.copyOf(replannedFragments);
         uncompactedFragments = List.copyOf(uncompactedFragments);
+        requireNonNull(written, "written is null");
+    }
+
+    /** A summary of a run that wrote nothing. */
+    static CompactionSummary empty(String status, CompactionPlan plan, long durationMillis) {
+        return new CompactionSummary(status, plan, 0, 0, 0, List.of(), List.of(), List.of(), durationMillis,
+                new TaskResult.Output(0, 0, 0));
     }
 
     public ObjectNode toJson() {
@@ -45,6 +55,12 @@ public record CompactionSummary(String status, CompactionPlan plan, int fragment
         root.put("fragmentsCompacted", fragmentsCompacted);
         root.put("overlaysBefore", overlaysBefore);
         root.put("overlaysAfter", overlaysAfter);
+        root.put("inputBytes", plan.tasks().stream().mapToLong(CompactionTask::inputBytes).sum());
+        root.put("bytesWritten", written.bytes());
+        if (plan.mode() == CompactionMode.FRAGMENTS) {
+            root.put("fragmentsAdded", written.newFragments());
+            root.put("rowsWritten", written.rowsWritten());
+        }
         ArrayNode v = root.putArray("committedVersions");
         committedVersions.forEach(v::add);
         ArrayNode r = root.putArray("replannedFragments");

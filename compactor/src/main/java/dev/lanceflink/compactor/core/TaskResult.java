@@ -4,6 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.CorruptTableException;
+import dev.lanceflink.table.DataFile;
+import dev.lanceflink.table.DataOverlayFile;
+import dev.lanceflink.table.Fragment;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.txn.TransactionCodec;
@@ -40,6 +43,44 @@ public record TaskResult(CompactionTask task, long readVersion, byte[] encodedTr
     @Override
     public byte[] encodedTransaction() {
         return encodedTransaction.clone();
+    }
+
+    /**
+     * What the staged operation adds to the table.
+     *
+     * @param bytes size of the files the task wrote (new data, overlay and base files)
+     * @param newFragments fragments a rewrite creates (0 in the overlay modes)
+     * @param rowsWritten rows of those new fragments
+     */
+    public record Output(long bytes, int newFragments, long rowsWritten) implements Serializable {
+        private static final long serialVersionUID = 1L;
+    }
+
+    /** Sizes and counts of what the task wrote, read from its staged operation. */
+    public Output output() throws CorruptTableException {
+        Operation op = staged().operation();
+        java.util.Set<String> written = new java.util.HashSet<>(writtenPaths);
+        List<Fragment> fragments = List.of();
+        if (op instanceof Operation.Merge m) {
+            fragments = m.fragments();
+        } else if (op instanceof Operation.Update u) {
+            fragments = u.updatedFragments();
+        } else if (op instanceof Operation.Rewrite r) {
+            fragments = r.groups().stream().flatMap(g -> g.newFragments().stream()).toList();
+        }
+        long bytes = 0;
+        for (Fragment f : fragments) {
+            for (DataFile d : f.files()) {
+                bytes += written.contains(d.rootRelativePath()) ? d.fileSizeBytes() : 0;
+            }
+            for (DataOverlayFile o : f.overlays()) {
+                bytes += written.contains(o.dataFile().rootRelativePath()) ? o.dataFile().fileSizeBytes() : 0;
+            }
+        }
+        if (op instanceof Operation.Rewrite) {
+            return new Output(bytes, fragments.size(), fragments.stream().mapToLong(Fragment::physicalRows).sum());
+        }
+        return new Output(bytes, 0, 0);
     }
 
     /** The staged write again. */

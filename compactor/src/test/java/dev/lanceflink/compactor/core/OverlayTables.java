@@ -32,6 +32,12 @@ public final class OverlayTables {
     /** {@code fragments} fragments of {@code rowsPerFragment} rows: k = row number, a = 10k, s = "s<k>". */
     public static Dataset create(ObjectStore store, BufferAllocator allocator, int fragments, int rowsPerFragment)
             throws Exception {
+        return create(store, allocator, fragments, rowsPerFragment, false);
+    }
+
+    /** As {@link #create(ObjectStore, BufferAllocator, int, int)}, optionally with stable row ids. */
+    public static Dataset create(ObjectStore store, BufferAllocator allocator, int fragments, int rowsPerFragment,
+            boolean stableRowIds) throws Exception {
         int n = fragments * rowsPerFragment;
         try (VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, allocator)) {
             root.allocateNew();
@@ -42,7 +48,8 @@ public final class OverlayTables {
             }
             root.setRowCount(n);
             Dataset.write(store, allocator, List.of(root), SCHEMA,
-                    WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(rowsPerFragment));
+                    WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(rowsPerFragment)
+                            .withStableRowIds(stableRowIds));
         }
         return Dataset.open(store, allocator);
     }
@@ -96,6 +103,13 @@ public final class OverlayTables {
                 }
             }
         }
+        return rows;
+    }
+
+    /** Every row as "k|a|s", sorted by k (a rewrite may move rows to fragments at the end of the table). */
+    public static List<String> scanByKey(Dataset ds) throws Exception {
+        List<String> rows = new ArrayList<>(scan(ds));
+        rows.sort(java.util.Comparator.comparingInt(r -> Integer.parseInt(r.substring(0, r.indexOf('|')))));
         return rows;
     }
 

@@ -37,7 +37,7 @@ final class StepOperations {
         return switch (step) {
             case APPEND -> new Built(Optional.of(new Operation.Append(commit.fragments())), List.of(), 0);
             case DELETE -> deletions(commit, latest, store);
-            case OVERLAY -> overlays(commit, latest);
+            case OVERLAY -> overlays(commit, latest, store);
         };
     }
 
@@ -64,6 +64,8 @@ final class StepOperations {
             Optional<Fragment> f = d.target().resolve(fragments, pending);
             if (f.isEmpty()) {
                 requireCommittedIfPending(d.target(), commit, "deletion");
+                FragmentRemoval.rowsWereDeleted(store, d.target().fragmentId(), latest,
+                        "A deletion of " + commit.describe());
                 dropped++;
                 continue;
             }
@@ -117,7 +119,7 @@ final class StepOperations {
      * whose fragment the table no longer has is dropped: every row it covers was deleted, and a
      * deletion wins over an overlay.
      */
-    private static Built overlays(CheckpointCommit commit, Manifest latest) throws IOException {
+    private static Built overlays(CheckpointCommit commit, Manifest latest, ObjectStore store) throws IOException {
         Map<Long, Fragment> fragments = byId(latest);
         Map<Long, Fragment> pending = PendingFiles.index(latest);
         Map<Long, List<DataOverlayFile>> groups = new LinkedHashMap<>();
@@ -126,6 +128,8 @@ final class StepOperations {
             Optional<Fragment> f = o.target().resolve(fragments, pending);
             if (f.isEmpty()) {
                 requireCommittedIfPending(o.target(), commit, "overlay");
+                FragmentRemoval.rowsWereDeleted(store, o.target().fragmentId(), latest,
+                        "Overlay " + o.overlay().dataFile().path() + " of " + commit.describe());
                 dropped++;
                 continue;
             }
@@ -142,7 +146,7 @@ final class StepOperations {
         if (dropped > 0) {
             LOG.info("{}: {} overlay files target fragments that version {} of {} no longer has (all their rows were"
                     + " deleted by another writer); deletions win, so they are not attached", commit.describe(), dropped,
-                    latest.version(), commit.commitUser());
+                    latest.version(), store.rootUri());
         }
         if (groups.isEmpty()) {
             return new Built(Optional.empty(), List.of(), dropped);

@@ -3,6 +3,7 @@ package dev.lanceflink.flink.sink.upsert;
 import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.committer.core.TableLocation;
+import dev.lanceflink.io.ObjectStore;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -41,7 +42,9 @@ import org.apache.flink.types.RowKind;
  * {@code PendingFiles}).
  *
  * <p>On the very first start (no restored state) the map is bootstrapped from the table: every
- * subtask scans the key columns and keeps the keys of its own key groups.
+ * subtask scans the key columns and keeps the keys of its own key groups. Rows that another
+ * writer deleted since are noticed when their key is next updated: the update is dropped (the row
+ * stays deleted) and the key is free for a new row.
  */
 public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedChange>
         implements OneInputStreamOperator<RowData, LocatedChange>, BoundedOneInput {
@@ -67,6 +70,8 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private transient Counter inserts;
     private transient Counter updates;
     private transient Counter deletes;
+    private transient Counter droppedUpdates;
+    private transient ObjectStore store;
 
     /**
      * @param rowType the table's row type (the records' layout)
@@ -114,6 +119,8 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         inserts = group.counter("resolvedInserts");
         updates = group.counter("resolvedUpdates");
         deletes = group.counter("resolvedDeletes");
+        droppedUpdates = group.counter("updatesOfRowsDeletedElsewhere");
+        store = table.open();
         if (bootstrap) {
             long loaded = KeyMapBootstrap.load(table, rowType, keyPositions, this::setCurrentKey, locations,
                     getRuntimeContext().getTaskInfo(),
@@ -251,6 +258,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             return;
         }
         StreamRecord<LocatedChange> out = new StreamRecord<>(null);
+        DeletedRowCheck deletedElsewhere = null;
         for (Map.Entry<RowData, KeyedChange> e : pending.entrySet()) {
             KeyedChange c = e.getValue();
             setCurrentKey(e.getKey());
@@ -261,8 +269,19 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             switch (c.state) {
                 case EXISTING -> {
                     if (c.columns != 0) {
-                        output.collect(out.replace(LocatedChange.update(c.original[0], c.original[1], c.columns, c.row)));
-                        updates.inc();
+                        if (deletedElsewhere == null) {
+                            deletedElsewhere = DeletedRowCheck.latest(store);
+                        }
+                        if (deletedElsewhere.isDeleted(c.original)) {
+                            // Another writer deleted the row: it stays deleted, and the key is free
+                            // for a new row.
+                            locations.clear();
+                            droppedUpdates.inc();
+                        } else {
+                            output.collect(out.replace(
+                                    LocatedChange.update(c.original[0], c.original[1], c.columns, c.row)));
+                            updates.inc();
+                        }
                     }
                 }
                 case NEW -> {
@@ -284,6 +303,17 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         }
         pending.clear();
         currentFileId = 0; // a checkpoint always ends the open file
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            if (store != null) {
+                store.close();
+            }
+        } finally {
+            super.close();
+        }
     }
 
     private long newFileId() {

@@ -205,6 +205,72 @@ class UpsertSinkITCase {
     }
 
     @Test
+    void rowsAnotherWriterDeletedAreNotRevivedByLaterUpdates() throws Exception {
+        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(100);
+        createTable(initial);
+        // Job 1 bootstraps the key map and updates a few rows, then idles until stopped.
+        List<RowData> first = new ArrayList<>();
+        for (long id = 0; id < 5; id++) {
+            first.add(GenericRowData.ofKind(RowKind.UPDATE_AFTER, id, StringData.fromString("j1-" + id), 1, 1.0));
+        }
+        CHANGES = first;
+        StreamExecutionEnvironment env1 = env(2, 0, null);
+        sink(uri).sinkTo(env1.fromSequence(0, 1_000_000).setParallelism(1).uid("changes-1")
+                .flatMap(new ChangesThenIdle()).setParallelism(1).uid("to-change-1").returns(RowData.class));
+        JobClient job = env1.executeAsync("bootstrap");
+        waitForVersions(2);
+        String savepoint = job.stopWithSavepoint(false, dir.resolve("sp").toUri().toString(),
+                SavepointFormatType.CANONICAL).get(60, TimeUnit.SECONDS);
+
+        // Another writer deletes keys 10..19 while the sink is down.
+        try (Dataset ds = Dataset.open(uri, Map.of())) {
+            ds.delete("id >= 10 AND id < 20").close();
+        }
+        // Job 2 (restored key map) updates keys 10..29: 10..19 must stay deleted.
+        List<RowData> second = new ArrayList<>();
+        for (long id = 10; id < 30; id++) {
+            second.add(GenericRowData.ofKind(RowKind.UPDATE_AFTER, id, StringData.fromString("j2-" + id), 99, 9.0));
+        }
+        CHANGES = second;
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        conf.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
+        StreamExecutionEnvironment env2 = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env2.setParallelism(2);
+        env2.enableCheckpointing(200);
+        sink(uri).sinkTo(env2.fromSequence(0, second.size() - 1).setParallelism(1).uid("changes-2")
+                .map(new ChangeAt(100, 0)).setParallelism(1).uid("to-change-2").returns(RowData.class));
+        env2.execute("after the other writer's delete");
+
+        TreeMap<Long, ChangelogModel.Row> expected = new TreeMap<>(initial);
+        for (long id = 0; id < 5; id++) {
+            expected.put(id, new ChangelogModel.Row("j1-" + id, 1, 1.0));
+        }
+        for (long id = 10; id < 20; id++) {
+            expected.remove(id);
+        }
+        for (long id = 20; id < 30; id++) {
+            expected.put(id, new ChangelogModel.Row("j2-" + id, 99, 9.0));
+        }
+        assertTableEquals(expected);
+    }
+
+    /** Emits {@link #CHANGES} once, then nothing (slowly), so that the job runs until it is stopped. */
+    static final class ChangesThenIdle implements org.apache.flink.api.common.functions.FlatMapFunction<Long, RowData> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void flatMap(Long i, org.apache.flink.util.Collector<RowData> out) throws Exception {
+            if (i < CHANGES.size()) {
+                out.collect(CHANGES.get((int) (long) i));
+            } else {
+                Thread.sleep(5);
+            }
+        }
+    }
+
+    @Test
     void nullKeyAndNullInNotNullColumnFailNamingTheColumnAndCommitNothing() throws Exception {
         createTable(ChangelogModel.initialRows(10));
         long versionsBefore = versions();

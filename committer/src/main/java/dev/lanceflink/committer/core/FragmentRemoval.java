@@ -1,0 +1,66 @@
+package dev.lanceflink.committer.core;
+
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.ManifestLocation;
+import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.txn.Operation;
+import dev.lanceflink.txn.Transaction;
+import dev.lanceflink.txn.TransactionStore;
+import java.io.IOException;
+import java.util.Optional;
+
+/**
+ * Why a fragment the sink's key map points at is missing from the table. Only one cause lets the
+ * sink go on: another writer deleted every row of it ({@code Delete}), so its rows are gone and
+ * a deletion wins over any update. Any other cause (a compaction's {@code Rewrite}, an
+ * {@code Update} that moved rows, an {@code Overwrite}) moved the rows elsewhere: updates aimed
+ * at the old addresses must not be dropped, so the sink fails with guidance instead.
+ */
+public final class FragmentRemoval {
+    /** How many versions back the search looks for the last version that still had the fragment. */
+    private static final int MAX_WALK = 1000;
+
+    private FragmentRemoval() {}
+
+    /** The version that removed the fragment and its operation, if found. */
+    public record Cause(long version, String operation, boolean rowsDeleted) {}
+
+    public static Optional<Cause> find(ObjectStore store, long fragmentId, Manifest latest) throws IOException {
+        long removedAt = -1;
+        for (long v = latest.version() - 1; v >= 1 && v >= latest.version() - MAX_WALK; v--) {
+            Optional<ManifestLocation> loc = VersionResolver.find(store, v);
+            if (loc.isEmpty()) {
+                return Optional.empty(); // history removed by cleanup: unknown
+            }
+            if (ManifestIO.read(store, loc.get()).fragment(fragmentId).isPresent()) {
+                removedAt = v + 1;
+                break;
+            }
+        }
+        if (removedAt < 0) {
+            return Optional.empty();
+        }
+        Transaction txn = TransactionStore.readForVersion(store, removedAt);
+        Operation op = txn.operation();
+        return Optional.of(new Cause(removedAt, op.name(), op instanceof Operation.Delete));
+    }
+
+    /** True if every row of the fragment was deleted (so changes aimed at it can be dropped). */
+    public static boolean rowsWereDeleted(ObjectStore store, long fragmentId, Manifest latest, String what)
+            throws IOException, CheckpointCommitException {
+        Optional<Cause> cause = find(store, fragmentId, latest);
+        if (cause.isPresent() && cause.get().rowsDeleted()) {
+            return true;
+        }
+        throw new CheckpointCommitException(what + " targets fragment " + fragmentId + ", which version "
+                + latest.version() + " of " + store.rootUri() + " no longer has: "
+                + cause.map(c -> "version " + c.version() + " (" + c.operation() + ") moved its rows elsewhere")
+                        .orElse("the versions that removed it are not readable any more")
+                + ". The upsert sink's key map points at the old row addresses, so its updates cannot be placed."
+                + " Do not run row-moving maintenance (fragment compaction, row-rewriting updates) on a table an"
+                + " upsert sink writes unless the table has stable row ids; to recover, stop the job and start it"
+                + " without state, which rebuilds the key map from the table");
+    }
+}

@@ -1,0 +1,73 @@
+package dev.lanceflink.flink.sink.upsert;
+
+import dev.lanceflink.committer.core.FragmentRemoval;
+import dev.lanceflink.committer.core.PendingFiles;
+import dev.lanceflink.deletion.DeletionFiles;
+import dev.lanceflink.deletion.DeletionVector;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.VersionResolver;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Tells whether a row the key map points at was deleted by another writer, against the latest
+ * table version (read once per checkpoint, deletion vectors read once per fragment). An update
+ * of such a row must not be written: the row is gone, and an update never resurrects it.
+ */
+final class DeletedRowCheck {
+    private final ObjectStore store;
+    private final Manifest latest;
+    private final Map<Long, Fragment> pending;
+    private final Map<Long, DeletionVector> deletions = new HashMap<>();
+    private final Map<Long, Boolean> removedByDelete = new HashMap<>();
+
+    private DeletedRowCheck(ObjectStore store, Manifest latest) {
+        this.store = store;
+        this.latest = latest;
+        this.pending = PendingFiles.index(latest);
+    }
+
+    static DeletedRowCheck latest(ObjectStore store) throws IOException {
+        return new DeletedRowCheck(store, ManifestIO.read(store, VersionResolver.latest(store)));
+    }
+
+    /** @param location {fileId, position} as the key map stores it */
+    boolean isDeleted(long[] location) throws IOException {
+        Fragment f;
+        long offset;
+        if (location[0] == 0) {
+            long fragmentId = location[1] >>> 32;
+            offset = location[1] & 0xFFFFFFFFL;
+            f = latest.fragment(fragmentId).orElse(null);
+            if (f == null) {
+                // All rows deleted by another writer: deleted. Rows moved: FragmentRemoval fails.
+                Boolean deleted = removedByDelete.get(fragmentId);
+                if (deleted == null) {
+                    deleted = FragmentRemoval.rowsWereDeleted(store, fragmentId, latest, "An update of the upsert sink");
+                    removedByDelete.put(fragmentId, deleted);
+                }
+                return deleted;
+            }
+        } else {
+            f = pending.get(location[0]);
+            offset = location[1];
+            if (f == null) {
+                return false; // appended by this sink, commit still pending: nobody else can have deleted it
+            }
+        }
+        if (f.deletionFile() == null) {
+            return false;
+        }
+        Fragment fragment = f;
+        DeletionVector dv = deletions.get(f.id());
+        if (dv == null) {
+            dv = DeletionFiles.read(store, fragment.id(), fragment.deletionFile());
+            deletions.put(f.id(), dv);
+        }
+        return dv.contains((int) offset);
+    }
+}

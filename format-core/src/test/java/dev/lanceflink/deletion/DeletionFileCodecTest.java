@@ -3,18 +3,14 @@ package dev.lanceflink.deletion;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.table.CorruptTableException;
 import dev.lanceflink.table.DeletionFile;
 import dev.lanceflink.table.DeletionFileType;
 import io.airlift.compress.zstd.ZstdCompressor;
 import java.io.ByteArrayOutputStream;
 import java.nio.channels.Channels;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalInt;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -31,7 +27,6 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.roaringbitmap.RoaringBitmap;
 
 class DeletionFileCodecTest {
@@ -144,31 +139,6 @@ class DeletionFileCodecTest {
         assertThat(DeletionFileCodec.chooseType(5000, DeletionFileType.ARROW_ARRAY))
                 .isEqualTo(DeletionFileType.ARROW_ARRAY);
         assertThat(DeletionFileCodec.chooseType(3, DeletionFileType.BITMAP)).isEqualTo(DeletionFileType.BITMAP);
-    }
-
-    @Test
-    void writeAndReadThroughStore(@TempDir Path dir) throws Exception {
-        LocalObjectStore store = new LocalObjectStore(dir);
-        DeletionFile small = DeletionFiles.write(store, 42, 10, DeletionVector.of(3, 1, 2), null);
-        assertThat(small.type()).isEqualTo(DeletionFileType.ARROW_ARRAY);
-        assertThat(small.readVersion()).isEqualTo(10);
-        assertThat(small.numDeletedRows()).isEqualTo(3);
-        assertThat(small.rootRelativePath(42)).isEqualTo("_deletions/42-10-" + Long.toUnsignedString(small.id()) + ".arrow");
-        assertThat(Files.exists(dir.resolve(small.rootRelativePath(42)))).isTrue();
-        assertThat(DeletionFiles.read(store, 42, small)).isEqualTo(DeletionVector.of(1, 2, 3));
-
-        RoaringBitmap big = new RoaringBitmap();
-        big.add(0L, 6000L);
-        DeletionFile bin = DeletionFiles.write(store, 1, 2, DeletionVector.of(big), null);
-        assertThat(bin.type()).isEqualTo(DeletionFileType.BITMAP);
-        assertThat(bin.rootRelativePath(1)).endsWith(".bin");
-        assertThat(DeletionFiles.read(store, 1, bin).cardinality()).isEqualTo(6000);
-
-        DeletionFile lying = new DeletionFile(DeletionFileType.ARROW_ARRAY, 10, small.id(), 4, OptionalInt.empty());
-        assertThatThrownBy(() -> DeletionFiles.read(store, 42, lying)).isInstanceOf(CorruptTableException.class)
-                .hasMessageContaining("holds 3 offsets but the manifest records num_deleted_rows = 4");
-        assertThatThrownBy(() -> DeletionFiles.write(store, 1, 2, DeletionVector.EMPTY, null))
-                .isInstanceOf(IllegalArgumentException.class);
     }
 
     /** Test-only ZSTD compressor so the read path sees the same framing Lance produces. */

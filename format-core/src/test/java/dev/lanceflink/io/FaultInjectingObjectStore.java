@@ -4,8 +4,10 @@ import static java.util.Objects.requireNonNull;
 
 import java.io.FilterOutputStream;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -28,7 +30,14 @@ import java.util.Set;
  * </ul>
  * Faults are drawn per call with the given probabilities for the selected operations, or queued
  * exactly with {@link #failNext}. Every injected fault is logged ({@link #injected()}) so a test
- * can print the seed and the faults when it fails. Thread-safe.
+ * can print the seed and the faults when it fails.
+ *
+ * <p>Independently of faults, {@link #withDelays} makes a fraction of the calls slow: the calling
+ * thread sleeps either before the call reaches the store ({@link DelayPoint#BEFORE_CALL}: a slow
+ * request, so concurrent writers may overtake it) or after the store applied it
+ * ({@link DelayPoint#AFTER_CALL}: a slow response, so others already see its effect while the
+ * caller still waits). Delays are drawn from their own seeded sequence, so switching them on
+ * does not change which calls fail. Thread-safe.
  */
 public final class FaultInjectingObjectStore implements ObjectStore {
 
@@ -37,8 +46,19 @@ public final class FaultInjectingObjectStore implements ObjectStore {
         FAIL_AFTER
     }
 
+    /** Where an injected delay happens, relative to the store applying the call. */
+    public enum DelayPoint {
+        /** The request is slow: the call reaches the store only after the delay. */
+        BEFORE_CALL,
+        /** The response is slow: the store applied the call, the caller hears of it after the delay. */
+        AFTER_CALL
+    }
+
     /** One injected fault. */
     public record Injected(StoreOperation operation, String path, Fault fault) {}
+
+    /** One injected delay. */
+    public record Delayed(StoreOperation operation, String path, DelayPoint point) {}
 
     private final ObjectStore delegate;
     private final long seed;
@@ -48,6 +68,12 @@ public final class FaultInjectingObjectStore implements ObjectStore {
     private final Set<StoreOperation> operations;
     private final Map<StoreOperation, ArrayDeque<Fault>> scripted = new EnumMap<>(StoreOperation.class);
     private final List<Injected> injected = new ArrayList<>();
+    private final Random delayRandom;
+    private final List<Delayed> delayed = new ArrayList<>();
+    private double delayProbability;
+    private long delayNanos;
+    private Set<StoreOperation> delayOperations = EnumSet.noneOf(StoreOperation.class);
+    private Set<DelayPoint> delayPoints = EnumSet.noneOf(DelayPoint.class);
 
     /**
      * @param failBeforeProbability chance that a selected call fails without being applied
@@ -63,6 +89,7 @@ public final class FaultInjectingObjectStore implements ObjectStore {
         this.delegate = requireNonNull(delegate, "delegate is null");
         this.seed = seed;
         this.random = new Random(seed);
+        this.delayRandom = new Random(~seed);
         this.failBefore = failBeforeProbability;
         this.failAfter = failAfterProbability;
         this.operations = operations.isEmpty() ? EnumSet.noneOf(StoreOperation.class) : EnumSet.copyOf(operations);
@@ -71,6 +98,37 @@ public final class FaultInjectingObjectStore implements ObjectStore {
     /** A wrapper that injects only the faults queued with {@link #failNext}. */
     public static FaultInjectingObjectStore scripted(ObjectStore delegate) {
         return new FaultInjectingObjectStore(delegate, 0, 0, 0, Set.of());
+    }
+
+    /**
+     * Delays a fraction of the calls of {@code operations}: each such call sleeps {@code delay} with
+     * probability {@code probability}, at one of {@code points} chosen at random.
+     */
+    public synchronized FaultInjectingObjectStore withDelays(double probability, Duration delay,
+            Set<StoreOperation> operations, Set<DelayPoint> points) {
+        if (probability < 0 || probability > 1) {
+            throw new IllegalArgumentException("delay probability must be in [0, 1], was " + probability);
+        }
+        if (delay.isNegative()) {
+            throw new IllegalArgumentException("delay must not be negative, was " + delay);
+        }
+        if (probability > 0 && points.isEmpty()) {
+            throw new IllegalArgumentException("delay points must name BEFORE_CALL, AFTER_CALL or both");
+        }
+        this.delayProbability = probability;
+        this.delayNanos = delay.toNanos();
+        this.delayOperations = operations.isEmpty() ? EnumSet.noneOf(StoreOperation.class) : EnumSet.copyOf(operations);
+        this.delayPoints = points.isEmpty() ? EnumSet.noneOf(DelayPoint.class) : EnumSet.copyOf(points);
+        return this;
+    }
+
+    /** The delays injected so far, in order. */
+    public synchronized List<Delayed> delayed() {
+        return List.copyOf(delayed);
+    }
+
+    public synchronized long delayedCount(DelayPoint point) {
+        return delayed.stream().filter(d -> d.point() == point).count();
     }
 
     public long seed() {
@@ -109,6 +167,34 @@ public final class FaultInjectingObjectStore implements ObjectStore {
         return fault;
     }
 
+    /** Whether and where this call is delayed; null for no delay. */
+    private synchronized DelayPoint drawDelay(StoreOperation op, String path) {
+        if (delayProbability == 0 || !delayOperations.contains(op) || delayRandom.nextDouble() >= delayProbability) {
+            return null;
+        }
+        DelayPoint[] points = delayPoints.toArray(new DelayPoint[0]);
+        DelayPoint point = points[delayRandom.nextInt(points.length)];
+        delayed.add(new Delayed(op, path, point));
+        return point;
+    }
+
+    /** Sleeps outside the lock, so that delayed calls of other threads proceed meanwhile. */
+    private void delayIf(DelayPoint drawn, DelayPoint here) throws IOException {
+        if (drawn != here) {
+            return;
+        }
+        long nanos;
+        synchronized (this) {
+            nanos = delayNanos;
+        }
+        try {
+            Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("Interrupted during an injected delay (seed " + seed + ")");
+        }
+    }
+
     private InjectedFaultException before(StoreOperation op, String path) {
         return new InjectedFaultException("Injected fault (seed " + seed + "): " + op + " " + path
                 + " failed before the store applied it", false);
@@ -125,11 +211,14 @@ public final class FaultInjectingObjectStore implements ObjectStore {
     }
 
     private <T> T call(StoreOperation op, String path, Call<T> call) throws IOException {
+        DelayPoint d = drawDelay(op, path);
+        delayIf(d, DelayPoint.BEFORE_CALL);
         Fault f = draw(op, path);
         if (f == Fault.FAIL_BEFORE) {
             throw before(op, path);
         }
         T result = call.run();
+        delayIf(d, DelayPoint.AFTER_CALL);
         if (f == Fault.FAIL_AFTER) {
             throw after(op, path);
         }
@@ -179,6 +268,8 @@ public final class FaultInjectingObjectStore implements ObjectStore {
 
     @Override
     public OutputStream create(String path) throws IOException {
+        DelayPoint d = drawDelay(StoreOperation.CREATE, path);
+        delayIf(d, DelayPoint.BEFORE_CALL);
         Fault f = draw(StoreOperation.CREATE, path);
         if (f == Fault.FAIL_BEFORE) {
             throw before(StoreOperation.CREATE, path);
@@ -193,6 +284,7 @@ public final class FaultInjectingObjectStore implements ObjectStore {
             @Override
             public void close() throws IOException {
                 out.close();
+                delayIf(d, DelayPoint.AFTER_CALL);
                 if (f == Fault.FAIL_AFTER) {
                     throw after(StoreOperation.CREATE, path);
                 }
@@ -210,11 +302,14 @@ public final class FaultInjectingObjectStore implements ObjectStore {
 
     @Override
     public boolean putIfAbsent(String path, byte[] content) throws IOException {
+        DelayPoint d = drawDelay(StoreOperation.PUT_IF_ABSENT, path);
+        delayIf(d, DelayPoint.BEFORE_CALL);
         Fault f = draw(StoreOperation.PUT_IF_ABSENT, path);
         if (f == Fault.FAIL_BEFORE) {
             throw before(StoreOperation.PUT_IF_ABSENT, path);
         }
         boolean created = delegate.putIfAbsent(path, content);
+        delayIf(d, DelayPoint.AFTER_CALL);
         if (f == Fault.FAIL_AFTER) {
             throw new PutOutcomeUnknownException("Injected fault (seed " + seed + "): PUT_IF_ABSENT " + path
                     + " was applied (created=" + created + ") but its response was lost", after(StoreOperation.PUT_IF_ABSENT, path));

@@ -4,13 +4,20 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lanceflink.io.FaultInjectingObjectStore.DelayPoint;
 import dev.lanceflink.io.FaultInjectingObjectStore.Fault;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -88,6 +95,79 @@ class FaultInjectingObjectStoreTest {
             }
         }
         return store.injected();
+    }
+
+    /** Records when each call of {@code store} returned, by "method path", to see where a delay happened. */
+    private static ObjectStore timed(ObjectStore store, Map<String, Long> returnedAt) {
+        return (ObjectStore) Proxy.newProxyInstance(ObjectStore.class.getClassLoader(), new Class<?>[] {ObjectStore.class},
+                (proxy, method, args) -> {
+                    try {
+                        return method.invoke(store, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    } finally {
+                        if (args != null && args.length > 0 && args[0] instanceof String path) {
+                            returnedAt.put(method.getName() + " " + path, System.nanoTime());
+                        }
+                    }
+                });
+    }
+
+    @Test
+    void aDelayBeforeTheCallHoldsTheRequestAndOneAfterItHoldsTheResponse() throws IOException {
+        Map<String, Long> appliedAt = new ConcurrentHashMap<>();
+        ObjectStore local = timed(new LocalObjectStore(root), appliedAt);
+        long delay = Duration.ofMillis(150).toNanos();
+
+        FaultInjectingObjectStore slowRequests = FaultInjectingObjectStore.scripted(local)
+                .withDelays(1.0, Duration.ofNanos(delay), Set.of(StoreOperation.PUT_IF_ABSENT), Set.of(DelayPoint.BEFORE_CALL));
+        long start = System.nanoTime();
+        assertThat(slowRequests.putIfAbsent("a", new byte[] {1})).isTrue();
+        assertThat(appliedAt.get("putIfAbsent a") - start).as("request held before the store").isGreaterThanOrEqualTo(delay);
+        assertThat(slowRequests.delayed()).containsExactly(
+                new FaultInjectingObjectStore.Delayed(StoreOperation.PUT_IF_ABSENT, "a", DelayPoint.BEFORE_CALL));
+
+        FaultInjectingObjectStore slowResponses = FaultInjectingObjectStore.scripted(local)
+                .withDelays(1.0, Duration.ofNanos(delay), Set.of(StoreOperation.PUT, StoreOperation.CREATE),
+                        Set.of(DelayPoint.AFTER_CALL));
+        start = System.nanoTime();
+        slowResponses.put("b", new byte[] {2});
+        long end = System.nanoTime();
+        assertThat(end - appliedAt.get("put b")).as("response held after the store applied it").isGreaterThanOrEqualTo(delay);
+        try (OutputStream out = slowResponses.create("c")) {
+            out.write(3);
+        }
+        assertThat(slowResponses.delayedCount(DelayPoint.AFTER_CALL)).isEqualTo(2);
+        assertThat(slowResponses.delayedCount(DelayPoint.BEFORE_CALL)).isZero();
+        // Operations not selected are never delayed.
+        slowResponses.readAll("b");
+        assertThat(slowResponses.delayed()).hasSize(2);
+        assertThat(local.readAll("c")).containsExactly(3);
+    }
+
+    @Test
+    void delaysHitTheirFractionAndLeaveTheFaultSequenceUnchanged() throws IOException {
+        FaultInjectingObjectStore plain = new FaultInjectingObjectStore(new LocalObjectStore(root.resolve("plain")), 7,
+                0.1, 0.1, Set.of(StoreOperation.PUT));
+        FaultInjectingObjectStore delayed = new FaultInjectingObjectStore(new LocalObjectStore(root.resolve("delayed")), 7,
+                0.1, 0.1, Set.of(StoreOperation.PUT)).withDelays(0.25, Duration.ZERO, Set.of(StoreOperation.PUT),
+                        EnumSet.allOf(DelayPoint.class));
+        for (FaultInjectingObjectStore store : List.of(plain, delayed)) {
+            for (int i = 0; i < 400; i++) {
+                try {
+                    store.put("f" + i, new byte[] {(byte) i});
+                } catch (InjectedFaultException expected) {
+                    // injected
+                }
+            }
+        }
+        assertThat(delayed.injected()).isNotEmpty().isEqualTo(plain.injected());
+        assertThat(plain.delayed()).isEmpty();
+        assertThat(delayed.delayed()).hasSizeBetween(60, 140);
+        assertThat(delayed.delayedCount(DelayPoint.BEFORE_CALL)).isPositive();
+        assertThat(delayed.delayedCount(DelayPoint.AFTER_CALL)).isPositive();
+        assertThatThrownBy(() -> plain.withDelays(0.5, Duration.ofMillis(1), Set.of(StoreOperation.PUT), Set.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("BEFORE_CALL, AFTER_CALL");
     }
 
     /**

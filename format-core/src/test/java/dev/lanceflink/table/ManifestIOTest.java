@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -98,7 +97,8 @@ class ManifestIOTest {
         assertThat(ManifestIO.serialize(m)).isEqualTo(Files.readAllBytes(manifestFile("v21_default_table")));
     }
 
-    private static Manifest richManifest() {
+    /** A manifest using most fields; also written to a store by {@link ManifestStoreSuite}. */
+    static Manifest richManifest() {
         DataFile base = new DataFile("a.lance", new int[] {0, 1}, new int[] {0, 1}, 2, 1, 1234);
         DataFile ov = new DataFile("o.lance", new int[] {1}, new int[] {0}, 2, 1, 99, OptionalInt.of(3));
         Fragment f = new Fragment(7, List.of(base),
@@ -191,31 +191,5 @@ class ManifestIOTest {
         assertThatThrownBy(() -> ManifestIO.parse(b.array(), "garbage.manifest"))
                 .isInstanceOf(CorruptTableException.class)
                 .hasMessageContaining("garbage.manifest: the 5-byte blob at offset 0 is not a valid Manifest protobuf");
-    }
-
-    @Test
-    void readDetectsVersionNameMismatch(@TempDir Path dir) throws Exception {
-        LocalObjectStore store = new LocalObjectStore(dir);
-        store.put(ManifestNamingScheme.V2.path(3), ManifestIO.serialize(richManifest()));
-        assertThatThrownBy(() -> ManifestIO.read(store, ManifestLocation.of(3, ManifestNamingScheme.V2)))
-                .isInstanceOf(CorruptTableException.class)
-                .hasMessageContaining("is named for version 3 but contains version 9");
-    }
-
-    @Test
-    void readsLargeManifestWithSecondRangedRead(@TempDir Path dir) throws Exception {
-        List<Fragment> frags = new java.util.ArrayList<>();
-        for (int i = 0; i < 3000; i++) {
-            frags.add(Fragment.of(i, List.of(new DataFile("file-number-" + i + "-abcdefghijklmnopqrstuvwxyz.lance",
-                    new int[] {0, 1, 2}, new int[] {0, 1, 2}, 2, 1, 1000 + i)), 10));
-        }
-        Manifest m = richManifest().toBuilder().version(2).fragments(frags).build();
-        byte[] bytes = ManifestIO.serialize(m);
-        assertThat(bytes.length).isGreaterThan(ManifestIO.TAIL_READ);
-        LocalObjectStore store = new LocalObjectStore(dir);
-        store.put(ManifestNamingScheme.V2.path(2), bytes);
-        Manifest back = ManifestIO.read(store, ManifestLocation.of(2, ManifestNamingScheme.V2));
-        assertThat(back.fragments()).isEqualTo(frags);
-        assertThat(back.inlineTransaction()).isPresent();
     }
 }

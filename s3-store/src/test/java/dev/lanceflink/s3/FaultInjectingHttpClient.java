@@ -3,9 +3,13 @@ package dev.lanceflink.s3;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.function.Predicate;
 import software.amazon.awssdk.http.AbortableInputStream;
@@ -28,7 +32,14 @@ import software.amazon.awssdk.http.SdkHttpResponse;
  *   <li>{@link Fault#SLOW_DOWN_503}: throttled without being applied;
  *   <li>{@link Fault#BREAK_BODY}: the response body breaks off midway.
  * </ul>
- * Faults are queued for requests matching a predicate, or drawn at random from a seed. Thread-safe.
+ * Faults are queued for requests matching a predicate, or drawn at random from a seed.
+ *
+ * <p>Independently, {@link #randomDelays} makes a fraction of the requests slow, at one of two
+ * points: {@link Delay#DELAY_REQUEST} holds the request before it is sent (a slow upload or a
+ * congested link: a concurrent writer may get its request in first), {@link Delay#DELAY_RESPONSE}
+ * holds the response after the server applied the request (the effect is visible to others while
+ * the caller still waits). Delays have their own seeded sequence, so switching them on does not
+ * change which requests fail. Thread-safe.
  */
 public final class FaultInjectingHttpClient implements SdkHttpClient {
 
@@ -45,6 +56,14 @@ public final class FaultInjectingHttpClient implements SdkHttpClient {
         BREAK_BODY
     }
 
+    /** Where a delayed request is held. */
+    public enum Delay {
+        /** Before the request is sent: the server sees it late. */
+        DELAY_REQUEST,
+        /** After the server answered: the caller hears of it late. */
+        DELAY_RESPONSE
+    }
+
     private record Scripted(Predicate<SdkHttpRequest> matches, Fault fault) {}
 
     private final SdkHttpClient delegate;
@@ -54,10 +73,16 @@ public final class FaultInjectingHttpClient implements SdkHttpClient {
     private double randomFailBefore;
     private double randomLoseResponse;
     private Predicate<SdkHttpRequest> randomScope = r -> false;
+    private final Random delayRandom;
+    private final Map<Delay, Integer> delayed = new EnumMap<>(Delay.class);
+    private Predicate<SdkHttpRequest> delayScope = r -> false;
+    private double delayProbability;
+    private Duration delay = Duration.ZERO;
 
     public FaultInjectingHttpClient(SdkHttpClient delegate, long seed) {
         this.delegate = delegate;
         this.random = new Random(seed);
+        this.delayRandom = new Random(~seed);
     }
 
     public static Predicate<SdkHttpRequest> method(SdkHttpMethod m) {
@@ -95,6 +120,27 @@ public final class FaultInjectingHttpClient implements SdkHttpClient {
         return this;
     }
 
+    /**
+     * Every request in {@code scope} is held for {@code delay} with {@code probability}, before it
+     * is sent or after its response arrived (chosen at random, half and half).
+     */
+    public synchronized FaultInjectingHttpClient randomDelays(Predicate<SdkHttpRequest> scope, double probability,
+            Duration delay) {
+        if (probability < 0 || probability > 1 || delay.isNegative()) {
+            throw new IllegalArgumentException("delay probability must be in [0, 1] and the delay not negative, were "
+                    + probability + " and " + delay);
+        }
+        this.delayScope = scope;
+        this.delayProbability = probability;
+        this.delay = delay;
+        return this;
+    }
+
+    /** How many requests were held at {@code point} so far (a failed request's response is not held). */
+    public synchronized int delayedCount(Delay point) {
+        return delayed.getOrDefault(point, 0);
+    }
+
     public synchronized List<String> log() {
         return List.copyOf(log);
     }
@@ -120,8 +166,60 @@ public final class FaultInjectingHttpClient implements SdkHttpClient {
         return fault;
     }
 
+    private synchronized Delay decideDelay(SdkHttpRequest r) {
+        if (delayProbability == 0 || !delayScope.test(r) || delayRandom.nextDouble() >= delayProbability) {
+            return null;
+        }
+        return delayRandom.nextBoolean() ? Delay.DELAY_REQUEST : Delay.DELAY_RESPONSE;
+    }
+
+    private synchronized void countDelay(Delay point) {
+        delayed.merge(point, 1, Integer::sum);
+    }
+
+    /** Sleeps in the calling (SDK) thread, outside the lock, so other requests proceed meanwhile. */
+    private void hold(Duration d) throws IOException {
+        try {
+            Thread.sleep(d.toMillis(), d.toNanosPart() % 1_000_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("Interrupted during an injected delay of " + d);
+        }
+    }
+
     @Override
     public ExecutableHttpRequest prepareRequest(HttpExecuteRequest request) {
+        ExecutableHttpRequest faulted = prepareFaulted(request);
+        Delay point = decideDelay(request.httpRequest());
+        if (point == null) {
+            return faulted;
+        }
+        Duration d;
+        synchronized (this) {
+            d = delay;
+        }
+        return new ExecutableHttpRequest() {
+            @Override
+            public HttpExecuteResponse call() throws IOException {
+                if (point == Delay.DELAY_REQUEST) {
+                    countDelay(point);
+                    hold(d);
+                    return faulted.call();
+                }
+                HttpExecuteResponse response = faulted.call(); // a failed call has no response to hold
+                countDelay(point);
+                hold(d);
+                return response;
+            }
+
+            @Override
+            public void abort() {
+                faulted.abort();
+            }
+        };
+    }
+
+    private ExecutableHttpRequest prepareFaulted(HttpExecuteRequest request) {
         Fault fault = decide(request.httpRequest());
         if (fault == Fault.FAIL_BEFORE) {
             return new ExecutableHttpRequest() {

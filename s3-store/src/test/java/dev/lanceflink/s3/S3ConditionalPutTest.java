@@ -50,7 +50,7 @@ class S3ConditionalPutTest {
     }
 
     private S3ObjectStore open(String uri, S3StoreConfig config, FaultInjectingHttpClient http) {
-        S3ObjectStore store = TestStores.open(uri, config, counter, http);
+        S3ObjectStore store = S3TestClients.open(uri, config, counter, http);
         opened.add(store);
         return store;
     }
@@ -68,7 +68,7 @@ class S3ConditionalPutTest {
     void lostResponseIsRecognisedAsOurCommitAfterTheSdkRetry() throws IOException {
         S3StoreConfig config = config(5);
         FaultInjectingHttpClient http = http(config, 1).failNext(objectPut(), LOSE_RESPONSE, 1);
-        S3ObjectStore store = open(TestStores.freshUri(S3.server(), BUCKET), config, http);
+        S3ObjectStore store = open(S3TestClients.freshUri(S3.server(), BUCKET), config, http);
 
         assertThat(store.putIfAbsent(PATH, "ours".getBytes(UTF_8))).isTrue();
 
@@ -83,7 +83,7 @@ class S3ConditionalPutTest {
     void serverErrorAfterApplyingIsRecognisedAsOurCommit() throws IOException {
         S3StoreConfig config = config(5);
         FaultInjectingHttpClient http = http(config, 2).failNext(objectPut(), APPLY_THEN_500, 2);
-        S3ObjectStore store = open(TestStores.freshUri(S3.server(), BUCKET), config, http);
+        S3ObjectStore store = open(S3TestClients.freshUri(S3.server(), BUCKET), config, http);
 
         assertThat(store.putIfAbsent(PATH, "ours".getBytes(UTF_8))).isTrue();
         assertThat(counter.count("PutObject")).isEqualTo(3);
@@ -94,7 +94,7 @@ class S3ConditionalPutTest {
     void lostResponseWithoutSdkRetriesIsResolvedByReadingTheCreationIdBack() throws IOException {
         S3StoreConfig config = config(1);
         FaultInjectingHttpClient http = http(config, 3).failNext(objectPut(), LOSE_RESPONSE, 1);
-        S3ObjectStore store = open(TestStores.freshUri(S3.server(), BUCKET), config, http);
+        S3ObjectStore store = open(S3TestClients.freshUri(S3.server(), BUCKET), config, http);
 
         assertThat(store.putIfAbsent(PATH, "ours".getBytes(UTF_8))).isTrue();
         assertThat(counter.count("PutObject")).isEqualTo(1);
@@ -106,7 +106,7 @@ class S3ConditionalPutTest {
     void failureBeforeTheServerSawThePutIsRetriedWithTheSameCreationId() throws IOException {
         S3StoreConfig config = config(1);
         FaultInjectingHttpClient http = http(config, 4).failNext(objectPut(), FAIL_BEFORE, 2);
-        S3ObjectStore store = open(TestStores.freshUri(S3.server(), BUCKET), config, http);
+        S3ObjectStore store = open(S3TestClients.freshUri(S3.server(), BUCKET), config, http);
 
         assertThat(store.putIfAbsent(PATH, "ours".getBytes(UTF_8))).isTrue();
         // Two failed rounds, each confirmed absent by a HEAD, then the third PUT landed.
@@ -117,7 +117,7 @@ class S3ConditionalPutTest {
 
     @Test
     void anotherWritersObjectIsNeverTakenForOursEvenWhenOurResponseIsLost() throws IOException {
-        String uri = TestStores.freshUri(S3.server(), BUCKET);
+        String uri = S3TestClients.freshUri(S3.server(), BUCKET);
         S3ObjectStore winner = open(uri, config(5), null);
         assertThat(winner.putIfAbsent(PATH, "winner".getBytes(UTF_8))).isTrue();
 
@@ -135,7 +135,7 @@ class S3ConditionalPutTest {
         FaultInjectingHttpClient http = http(config, 6)
                 .failNext(objectPut(), LOSE_RESPONSE, 2)
                 .failNext(method(SdkHttpMethod.HEAD), FAIL_BEFORE, 2);
-        S3ObjectStore store = open(TestStores.freshUri(S3.server(), BUCKET), config, http);
+        S3ObjectStore store = open(S3TestClients.freshUri(S3.server(), BUCKET), config, http);
 
         assertThatThrownBy(() -> store.putIfAbsent(PATH, "ours".getBytes(UTF_8)))
                 .isInstanceOf(PutOutcomeUnknownException.class)
@@ -149,7 +149,7 @@ class S3ConditionalPutTest {
     void racingWritersUnderRandomWireFaultsHaveExactlyOneWinnerPerRound() throws Exception {
         int writers = 8;
         int rounds = 12;
-        String uri = TestStores.freshUri(S3.server(), BUCKET);
+        String uri = S3TestClients.freshUri(S3.server(), BUCKET);
         S3StoreConfig config = config(8);
         List<S3ObjectStore> stores = new ArrayList<>();
         List<FaultInjectingHttpClient> clients = new ArrayList<>();

@@ -32,7 +32,7 @@ class S3ObjectStoreTest {
     private final RequestCounter counter = new RequestCounter();
 
     private S3ObjectStore open(S3StoreConfig config) {
-        return TestStores.open(TestStores.freshUri(S3.server(), BUCKET), config, counter, null);
+        return S3TestClients.open(S3TestClients.freshUri(S3.server(), BUCKET), config, counter, null);
     }
 
     private static byte[] bytes(int n, long seed) {
@@ -100,10 +100,10 @@ class S3ObjectStoreTest {
     void failedPartUploadAbortsTheUpload() throws IOException {
         S3StoreConfig config = S3.server().config().withPartSize(S3StoreConfig.MIN_PART_SIZE)
                 .withRetries(2, Duration.ofMillis(1), Duration.ofMillis(5));
-        String uri = TestStores.freshUri(S3.server(), BUCKET);
+        String uri = S3TestClients.freshUri(S3.server(), BUCKET);
         FaultInjectingHttpClient http = new FaultInjectingHttpClient(S3ClientFactory.newHttpClient(config), 7)
                 .failNext(FaultInjectingHttpClient.partUpload(1), FaultInjectingHttpClient.Fault.FAIL_BEFORE, 2);
-        try (S3ObjectStore store = TestStores.open(uri, config, counter, http)) {
+        try (S3ObjectStore store = S3TestClients.open(uri, config, counter, http)) {
             OutputStream out = store.create("data/failing.lance");
             out.write(bytes((int) (2.5 * S3StoreConfig.MIN_PART_SIZE), 4));
 
@@ -123,11 +123,11 @@ class S3ObjectStoreTest {
         // the upload completed although the response was lost.
         S3StoreConfig config = S3.server().config().withPartSize(S3StoreConfig.MIN_PART_SIZE)
                 .withRetries(1, Duration.ofMillis(1), Duration.ofMillis(5));
-        String uri = TestStores.freshUri(S3.server(), BUCKET);
+        String uri = S3TestClients.freshUri(S3.server(), BUCKET);
         FaultInjectingHttpClient http = new FaultInjectingHttpClient(S3ClientFactory.newHttpClient(config), 8)
                 .failNext(r -> r.method() == SdkHttpMethod.POST && r.rawQueryParameters().containsKey("uploadId"),
                         FaultInjectingHttpClient.Fault.LOSE_RESPONSE, 1);
-        try (S3ObjectStore store = TestStores.open(uri, config, counter, http)) {
+        try (S3ObjectStore store = S3TestClients.open(uri, config, counter, http)) {
             byte[] content = bytes((int) (1.5 * S3StoreConfig.MIN_PART_SIZE), 9);
             try (OutputStream out = store.create("data/completed.lance")) {
                 out.write(content);
@@ -319,7 +319,7 @@ class S3ObjectStoreTest {
 
     @Test
     void storesOpenThroughTheServiceLoaderForS3Uris() throws IOException {
-        String uri = TestStores.freshUri(S3.server(), BUCKET);
+        String uri = S3TestClients.freshUri(S3.server(), BUCKET);
         try (ObjectStore store = ObjectStores.open(uri, S3.server().storageOptions())) {
             assertThat(store).isInstanceOf(S3ObjectStore.class);
             assertThat(store.rootUri()).isEqualTo(uri);

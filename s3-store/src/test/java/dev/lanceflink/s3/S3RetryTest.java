@@ -32,7 +32,7 @@ class S3RetryTest {
     }
 
     private S3ObjectStore open(int attempts, FaultInjectingHttpClient http, S3StoreConfig config) {
-        return TestStores.open(TestStores.freshUri(S3.server(), BUCKET),
+        return S3TestClients.open(S3TestClients.freshUri(S3.server(), BUCKET),
                 config.withRetries(attempts, Duration.ofMillis(20), Duration.ofMillis(200)), counter, http);
     }
 

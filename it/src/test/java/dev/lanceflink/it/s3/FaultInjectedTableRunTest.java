@@ -7,11 +7,13 @@ import dev.lanceflink.dataset.VersionInfo;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.io.FaultInjectingObjectStore;
+import dev.lanceflink.io.FaultInjectingObjectStore.DelayPoint;
 import dev.lanceflink.io.FaultInjectingObjectStore.Fault;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.io.StoreOperation;
 import dev.lanceflink.s3.S3ProxyExtension;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -36,6 +38,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  * operation that changed something, every manifest readable with the right row count, and the
  * contents of sampled old versions right too.
  *
+ * <p>On top of the faults, 3% of all calls are delayed by {@value #DELAY_MILLIS} ms, half of them
+ * before the store sees the call (a slow request) and half after it applied it (a slow
+ * response), so the run also goes through slow calls, and through lost responses that were slow
+ * before they were lost.
+ *
  * <p>The seed is fixed for reproducibility and printed in every failure message; override it with
  * {@code -Dlf.it.faultSeed=N}. Every 20 operations the table is overwritten with its own
  * contents, which keeps it at a few fragments: with independent 5% faults an operation that
@@ -49,6 +56,8 @@ class FaultInjectedTableRunTest {
     private static final double FAIL_BEFORE = 0.025;
     private static final double FAIL_AFTER = 0.025;
     private static final double RANGE_READ_FAULTS = 0.002;
+    private static final double DELAYED = 0.03;
+    private static final long DELAY_MILLIS = 3;
 
     @TempDir
     Path localRoot;
@@ -79,7 +88,9 @@ class FaultInjectedTableRunTest {
                     RANGE_READ_FAULTS / 2, RANGE_READ_FAULTS / 2,
                     EnumSet.of(StoreOperation.RANGE_READ, StoreOperation.RANGES_READ));
             FaultInjectingObjectStore faulty = new FaultInjectingObjectStore(rangeFaults, seed, FAIL_BEFORE,
-                    FAIL_AFTER, EnumSet.complementOf(EnumSet.of(StoreOperation.RANGE_READ, StoreOperation.RANGES_READ)));
+                    FAIL_AFTER, EnumSet.complementOf(EnumSet.of(StoreOperation.RANGE_READ, StoreOperation.RANGES_READ)))
+                    .withDelays(DELAYED, Duration.ofMillis(DELAY_MILLIS), EnumSet.allOf(StoreOperation.class),
+                            EnumSet.allOf(DelayPoint.class));
             RetryingTableDriver driver = new RetryingTableDriver(faulty, allocator, 200, 32, 1);
             String context = kind + " table " + table.uri() + ", seed " + seed;
 
@@ -132,9 +143,12 @@ class FaultInjectedTableRunTest {
             assertThat(faulty.injectedCount(StoreOperation.PUT_IF_ABSENT, Fault.FAIL_AFTER))
                     .as("lost commit responses injected (%s)", context).isPositive();
             assertThat(driver.failedAttempts()).as("failed attempts (%s)", context).isPositive();
-            System.out.printf("%s: %d operations, %d versions, %d injected faults, %d failed attempts retried,"
-                    + " %d operations had landed before their attempt failed%n", context, operations,
-                    expected.size(), injected.size(), driver.failedAttempts(), driver.landedButFailed());
+            assertThat(faulty.delayedCount(DelayPoint.BEFORE_CALL)).as("slow requests (%s)", context).isPositive();
+            assertThat(faulty.delayedCount(DelayPoint.AFTER_CALL)).as("slow responses (%s)", context).isPositive();
+            System.out.printf("%s: %d operations, %d versions, %d injected faults, %d delayed calls, %d failed attempts"
+                    + " retried, %d operations had landed before their attempt failed%n", context, operations,
+                    expected.size(), injected.size(), faulty.delayed().size(), driver.failedAttempts(),
+                    driver.landedButFailed());
 
             verify(clean, allocator, expected, model, context);
         }

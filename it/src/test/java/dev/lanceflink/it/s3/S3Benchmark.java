@@ -9,7 +9,11 @@ import dev.lanceflink.io.ObjectStores;
 import dev.lanceflink.io.StoreOperation;
 import dev.lanceflink.read.ScanOptions;
 import dev.lanceflink.read.Scanner;
+import dev.lanceflink.s3.RequestCounter;
 import dev.lanceflink.s3.S3ProxyServer;
+import dev.lanceflink.s3.S3StoreConfig;
+import dev.lanceflink.s3.S3TestClients;
+import dev.lanceflink.table.Fragment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,8 +26,10 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 /**
  * On-demand benchmark (not a test): write, append and scan throughput of the same table on the
  * local file system and on S3Proxy (a local S3 server, so the figures show the protocol's
- * request overhead, not network latency), and the store calls one full scan costs, counted with
- * {@link CountingObjectStore}. Usage:
+ * request overhead, not network latency), and what one full scan costs: store calls, counted with
+ * {@link CountingObjectStore}, and on S3 the HTTP requests by type (ranged GET, whole-object GET,
+ * HEAD, LIST, PUT, ...), counted below the store by the SDK interceptor {@link RequestCounter}
+ * (every attempt the SDK transmits, which is what S3 bills), with the HEADs per data file. Usage:
  * {@code S3Benchmark [rows=1000000] [rowsPerFile=250000] [appends=20] [scans=3]}; it starts its
  * own S3Proxy (the jar from the local Maven repository, see {@link S3ProxyServer}).
  */
@@ -55,8 +61,11 @@ public final class S3Benchmark {
     }
 
     private static void run(TableLocation table, int rows, int rowsPerFile, int appends, int scans) throws Exception {
+        RequestCounter http = new RequestCounter();
         try (BufferAllocator allocator = new RootAllocator();
-                ObjectStore raw = ObjectStores.open(table.uri(), table.storageOptions())) {
+                ObjectStore raw = table.kind() == StoreKind.S3
+                        ? S3TestClients.open(table.uri(), S3StoreConfig.fromOptions(table.storageOptions()), http, null)
+                        : ObjectStores.open(table.uri(), table.storageOptions())) {
             CountingObjectStore store = new CountingObjectStore(raw);
             List<VectorSchemaRoot> batches = new ArrayList<>();
             int batchRows = 65_536;
@@ -88,10 +97,15 @@ public final class S3Benchmark {
 
             for (int s = 0; s < scans; s++) {
                 store.reset();
+                http.reset();
+                long dataFiles = 0;
                 t0 = System.nanoTime();
                 long scanned = 0;
                 try (Dataset latest = Dataset.open(store, allocator);
                         Scanner scanner = latest.scan(ScanOptions.all())) {
+                    for (Fragment f : latest.fragments()) {
+                        dataFiles += f.files().size();
+                    }
                     while (scanner.hasNext()) {
                         try (VectorSchemaRoot b = scanner.next()) {
                             scanned += b.getRowCount();
@@ -99,9 +113,13 @@ public final class S3Benchmark {
                     }
                 }
                 double scanSec = (System.nanoTime() - t0) / 1e9;
-                System.out.printf("%-5s scan #%d %,d rows in %.2f s: %,.0f rows/s, %.1f MB/s read, requests %s%n",
-                        table.kind(), s + 1, scanned, scanSec, scanned / scanSec, store.bytesRead() / 1e6 / scanSec,
-                        store.counts());
+                System.out.printf("%-5s scan #%d %,d rows of %d data files in %.2f s: %,.0f rows/s, %.1f MB/s read,"
+                        + " store calls %s%n", table.kind(), s + 1, scanned, dataFiles, scanSec, scanned / scanSec,
+                        store.bytesRead() / 1e6 / scanSec, store.counts());
+                if (table.kind() == StoreKind.S3) {
+                    System.out.printf("%-5s scan #%d %d HTTP requests %s; %.2f HEAD per data file%n", table.kind(), s + 1,
+                            http.total(), http.snapshot(), http.count("HeadObject") / (double) dataFiles);
+                }
             }
         }
     }

@@ -65,6 +65,11 @@ import software.amazon.awssdk.http.SdkHttpRequest;
  * the time it rewrites the table with the same rows, which removes the overlaid fragments and
  * makes the update fail with a {@link CommitConflictException} that is recomputed.
  *
+ * <p>Besides failing, {@value #DELAYED_PERCENT}% of the HTTP requests are slow: held for
+ * {@value #DELAY_MILLIS} ms before they are sent or after the server answered (half each), so
+ * the parallel range reads of a scan complete out of order and some commits hear of their
+ * outcome late.
+ *
  * <p>The S3 SDK is given {@code SDK_ATTEMPTS} (2) attempts per call so that some random failures
  * do reach the caller (0.05^2 per call); the fault draws are seeded ({@code -Dlf.it.faultSeed=N})
  * but parallel range reads make their order, and so the exact faults, vary from run to run. Every 25 operations the
@@ -83,6 +88,8 @@ class S3FaultRunTest {
     private static final double FAIL_BEFORE = 0.02;
     private static final double LOSE_RESPONSE = 0.02;
     private static final double APPLY_THEN_500 = 0.01;
+    private static final int DELAYED_PERCENT = 3;
+    private static final long DELAY_MILLIS = 20;
     private static final int OPERATIONS = 200;
     /** Every this many operations, one commit's outcome is made unknowable to the store. */
     private static final int LOST_COMMIT_EVERY = 20;
@@ -204,7 +211,8 @@ class S3FaultRunTest {
         S3StoreConfig config = S3StoreConfig.fromOptions(table.storageOptions())
                 .withRetries(SDK_ATTEMPTS, Duration.ofMillis(5), Duration.ofMillis(50));
         FaultInjectingHttpClient http = new FaultInjectingHttpClient(S3ClientFactory.newHttpClient(config), seed)
-                .randomFaults(r -> true, FAIL_BEFORE, LOSE_RESPONSE);
+                .randomFaults(r -> true, FAIL_BEFORE, LOSE_RESPONSE)
+                .randomDelays(r -> true, DELAYED_PERCENT / 100.0, Duration.ofMillis(DELAY_MILLIS));
         FaultScheduler scheduler = new FaultScheduler(http, seed + 1, APPLY_THEN_500, SDK_ATTEMPTS);
         String context = "table " + table.uri() + ", seed " + seed;
         Random random = new Random(seed);
@@ -332,13 +340,16 @@ class S3FaultRunTest {
                     .filter(l -> (l.startsWith("LOSE_RESPONSE PUT") || l.startsWith("APPLY_THEN_500 PUT"))
                             && l.contains("_versions/"))
                     .count();
-            System.out.printf("S3 fault run (%s): %d operations in %d ms, %d versions; %d HTTP requests, %d random"
+            int slowRequests = http.delayedCount(FaultInjectingHttpClient.Delay.DELAY_REQUEST);
+            int slowResponses = http.delayedCount(FaultInjectingHttpClient.Delay.DELAY_RESPONSE);
+            System.out.printf("S3 fault run (%s): %d operations in %d ms, %d versions; %d HTTP requests"
+                    + " (%d delayed before sending, %d after the answer), %d random"
                     + " faults, plus %d faults making %d commits' outcome unknowable (all together: %d reset before,"
                     + " %d lost responses, %d applied-then-500, %d after-applied on manifest PUTs);"
                     + " %d failures reached the caller"
                     + " (%d outcome unknown, %d conflicts; %d races with a rewrite), %d operations had landed despite"
                     + " the failure%n",
-                    context, OPERATIONS, runMillis, expected.size(), requests,
+                    context, OPERATIONS, runMillis, expected.size(), requests, slowRequests, slowResponses,
                     failBefore + lost + applied500 - scheduler.lostCommitFaults(), scheduler.lostCommitFaults(),
                     scheduler.lostCommits(), failBefore, lost, applied500, manifestAfterApplied, failedAttempts,
                     outcomeUnknown, conflicts, rewriteRaces, landedDespiteFailure);
@@ -347,6 +358,10 @@ class S3FaultRunTest {
             assertThat(faultRate).as("fraction of HTTP calls that failed at random (%s)", context)
                     .isBetween(0.04, 0.06);
             assertThat(failBefore).as("resets before the server (%s)", context).isPositive();
+            assertThat(slowRequests + slowResponses).as("delayed requests (%s)", context)
+                    .isBetween((int) (requests * 0.02), (int) (requests * 0.04));
+            assertThat(slowRequests).as("requests delayed before sending (%s)", context).isPositive();
+            assertThat(slowResponses).as("requests delayed after the answer (%s)", context).isPositive();
             assertThat(lost).as("lost responses (%s)", context).isPositive();
             assertThat(applied500).as("applied-then-500 (%s)", context).isPositive();
             assertThat(manifestAfterApplied).as("after-applied faults of manifest PUTs (%s)", context).isPositive();

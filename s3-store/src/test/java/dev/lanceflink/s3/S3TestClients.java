@@ -6,18 +6,18 @@ import software.amazon.awssdk.http.SdkHttpClient;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /** Builds stores on S3Proxy with request counting and optional wire faults, each at a fresh prefix. */
-final class TestStores {
+public final class S3TestClients {
     private static final AtomicInteger PREFIXES = new AtomicInteger();
 
-    private TestStores() {}
+    private S3TestClients() {}
 
-    static String freshUri(S3ProxyServer server, String bucket) {
+    public static String freshUri(S3ProxyServer server, String bucket) {
         server.createBucket(bucket);
         return "s3://" + bucket + "/p" + PREFIXES.incrementAndGet() + "/table";
     }
 
     /** A store whose client counts requests and sends them through {@code http} (null: a plain client). */
-    static S3ObjectStore open(String uri, S3StoreConfig config, RequestCounter counter, SdkHttpClient http) {
+    public static S3ObjectStore open(String uri, S3StoreConfig config, RequestCounter counter, SdkHttpClient http) {
         S3Client client = S3ClientFactory.builder(config)
                 .httpClient(http != null ? http : S3ClientFactory.newHttpClient(config))
                 .overrideConfiguration(ClientOverrideConfiguration.builder()

@@ -1,0 +1,286 @@
+package dev.lanceflink.txn;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lanceflink.deletion.DeletionFiles;
+import dev.lanceflink.deletion.DeletionVector;
+import dev.lanceflink.io.ObjectInfo;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.io.PutOutcomeUnknownException;
+import dev.lanceflink.io.StoreBackedSuite;
+import dev.lanceflink.table.DeletionFile;
+import dev.lanceflink.table.FeatureFlags;
+import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.ManifestLocation;
+import dev.lanceflink.table.ManifestNamingScheme;
+import dev.lanceflink.table.UnsupportedTableFeatureException;
+import dev.lanceflink.table.VersionResolver;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Commits through {@link TableCommitter} against a real store: transaction files, manifests and
+ * the version hint, rebasing of stale appends and deletes, conflicts that leave nothing behind,
+ * restore, lost commit responses, feature flags, and 8 threads committing at once. Runs locally
+ * as {@link TableCommitterTest} and on S3 as s3-store's {@code S3TableCommitterTest}.
+ */
+public abstract class TableCommitterSuite extends StoreBackedSuite {
+    private static final CommitOptions OPTS = CommitOptions.defaults().withMaxAttempts(500)
+            .withBackoff(Duration.ofMillis(2), Duration.ofMillis(50));
+
+    private static Manifest create(ObjectStore store, int fragments, long rows) throws Exception {
+        List<Fragment> fs = new ArrayList<>();
+        for (int i = 0; i < fragments; i++) {
+            fs.add(TxnFixtures.fragment("base" + i, rows));
+        }
+        return TableCommitter.commit(store, Transaction.of(0, new Operation.Overwrite(fs, TxnFixtures.schema())), OPTS);
+    }
+
+    private static Manifest latest(ObjectStore store) throws Exception {
+        return ManifestIO.read(store, VersionResolver.latest(store));
+    }
+
+    /** A Delete computed against {@code read}: the fragment's current vector plus {@code offsets}. */
+    private static Transaction deleteRows(ObjectStore store, Manifest read, long fragmentId, int... offsets)
+            throws Exception {
+        Fragment f = read.fragment(fragmentId).orElseThrow();
+        DeletionVector dv = f.deletionFile() == null ? DeletionVector.EMPTY
+                : DeletionFiles.read(store, f.id(), f.deletionFile());
+        DeletionVector merged = dv.union(DeletionVector.of(offsets));
+        DeletionFile file = DeletionFiles.write(store, f.id(), read.version(), merged,
+                f.deletionFile() == null ? null : f.deletionFile().type());
+        return Transaction.of(read.version(), new Operation.Delete(List.of(f.withDeletionFile(file)), List.of(), "t"));
+    }
+
+    private static List<String> names(ObjectStore store, String dir) throws Exception {
+        List<String> out = new ArrayList<>();
+        for (Iterator<ObjectInfo> it = store.list(dir); it.hasNext();) {
+            out.add(it.next().name());
+        }
+        return out;
+    }
+
+    @Test
+    void createAndAppendWriteTxnFileManifestAndHint() throws Exception {
+        ObjectStore store = newStore();
+        Manifest v1 = create(store, 1, 10);
+        assertThat(v1.version()).isEqualTo(1);
+        Transaction t = Transaction.of(1, new Operation.Append(List.of(TxnFixtures.fragment("x", 5))),
+                Map.of("flink.checkpoint-id", "7"));
+        Manifest v2 = TableCommitter.commit(store, t, OPTS);
+        assertThat(v2.version()).isEqualTo(2);
+        assertThat(v2.transactionFile()).isEqualTo("1-" + t.uuid() + ".txn");
+        assertThat(names(store, "_versions")).containsExactlyInAnyOrder("18446744073709551614.manifest",
+                "18446744073709551613.manifest", "latest_version_hint.json");
+        assertThat(names(store, "_transactions")).hasSize(2).contains(v2.transactionFile());
+        Transaction stored = TransactionStore.readForVersion(store, 2);
+        assertThat(stored.properties()).containsEntry("flink.checkpoint-id", "7");
+        assertThat(TransactionCodec.decode(store.readAll("_transactions/" + v2.transactionFile()), "f")).isEqualTo(stored);
+        assertThat(latest(store).fragments()).extracting(Fragment::id).containsExactly(0L, 1L);
+    }
+
+    @Test
+    void staleAppendIsRebasedOntoNewerVersions() throws Exception {
+        ObjectStore store = newStore();
+        create(store, 1, 10);
+        Transaction a = Transaction.of(1, new Operation.Append(List.of(TxnFixtures.fragment("a", 1))));
+        Transaction b = Transaction.of(1, new Operation.Append(List.of(TxnFixtures.fragment("b", 1))));
+        TableCommitter.commit(store, a, OPTS);
+        Manifest v3 = TableCommitter.commit(store, b, OPTS);
+        assertThat(v3.version()).isEqualTo(3);
+        assertThat(v3.fragments()).extracting(Fragment::id).containsExactly(0L, 1L, 2L);
+        assertThat(TransactionStore.readForVersion(store, 3).readVersion()).isEqualTo(2); // rebased read version
+        assertThat(v3.transactionFile()).startsWith("2-");
+    }
+
+    @Test
+    void concurrentDeletesOfDifferentRowsAreMergedAndOverlappingOnesConflict() throws Exception {
+        ObjectStore store = newStore();
+        Manifest v1 = create(store, 1, 10);
+        Transaction mine = deleteRows(store, v1, 0, 1, 2);
+        Transaction theirs = deleteRows(store, v1, 0, 5);
+        TableCommitter.commit(store, theirs, OPTS);
+        Manifest v3 = TableCommitter.commit(store, mine, OPTS);
+        Fragment f = v3.fragment(0).orElseThrow();
+        assertThat(DeletionFiles.read(store, 0, f.deletionFile())).isEqualTo(DeletionVector.of(1, 2, 5));
+        assertThat(f.deletionFile().readVersion()).isEqualTo(2);
+        assertThat(v3.countLiveRows()).isEqualTo(7);
+
+        Transaction again = deleteRows(store, v3, 0, 7);
+        Transaction clash = deleteRows(store, v3, 0, 7, 8);
+        TableCommitter.commit(store, again, OPTS);
+        List<String> txnsBefore = names(store, "_transactions");
+        List<String> delsBefore = names(store, "_deletions");
+        assertThatThrownBy(() -> TableCommitter.commit(store, clash, OPTS))
+                .isInstanceOf(CommitConflictException.class)
+                .hasMessageContaining("both deleted or moved 1 row(s) of fragment 0, first at offset 7")
+                .satisfies(e -> assertThat(((CommitConflictException) e).isRetryable()).isTrue());
+        assertThat(names(store, "_transactions")).isEqualTo(txnsBefore);
+        assertThat(names(store, "_deletions")).isEqualTo(delsBefore);
+        assertThat(latest(store).version()).isEqualTo(4);
+    }
+
+    @Test
+    void deletingTheLastRowsThroughRebaseRemovesTheFragment() throws Exception {
+        ObjectStore store = newStore();
+        Manifest v1 = create(store, 2, 3);
+        TableCommitter.commit(store, deleteRows(store, v1, 1, 0, 1), OPTS);
+        Manifest v3 = TableCommitter.commit(store, deleteRows(store, v1, 1, 2), OPTS);
+        assertThat(v3.fragments()).extracting(Fragment::id).containsExactly(0L);
+        Operation.Delete recorded = (Operation.Delete) TransactionStore.readForVersion(store, 3).operation();
+        assertThat(recorded.deletedFragmentIds()).containsExactly(1L);
+    }
+
+    @Test
+    void restoreBringsBackAnOldVersionWithoutReusingFragmentIds() throws Exception {
+        ObjectStore store = newStore();
+        create(store, 1, 10);
+        TableCommitter.commit(store, Transaction.of(1, new Operation.Append(List.of(TxnFixtures.fragment("a", 1)))),
+                OPTS);
+        Manifest v3 = TableCommitter.commit(store, Transaction.of(2, new Operation.Restore(1)), OPTS);
+        assertThat(v3.version()).isEqualTo(3);
+        assertThat(v3.fragments()).extracting(Fragment::id).containsExactly(0L);
+        assertThat(v3.maxFragmentId().getAsLong()).isEqualTo(1);
+        Manifest v4 = TableCommitter.commit(store, Transaction.of(3, new Operation.Append(List.of(
+                TxnFixtures.fragment("b", 1)))), OPTS);
+        assertThat(v4.fragments()).extracting(Fragment::id).containsExactly(0L, 2L);
+        assertThat(TransactionStore.readForVersion(store, 3).operation()).isEqualTo(new Operation.Restore(1));
+    }
+
+    @Test
+    void incompatibleConflictNamesBothOperationsAndVersion() throws Exception {
+        ObjectStore store = newStore();
+        create(store, 1, 10);
+        Transaction append = Transaction.of(1, new Operation.Append(List.of(TxnFixtures.fragment("a", 1))));
+        TableCommitter.commit(store, Transaction.of(1, new Operation.Overwrite(
+                List.of(TxnFixtures.fragment("o", 2)), TxnFixtures.schema())), OPTS);
+        assertThatThrownBy(() -> TableCommitter.commit(store, append, OPTS))
+                .isInstanceOf(CommitConflictException.class)
+                .hasMessageContaining("Commit of Append (transaction " + append.uuid() + ", read version 1)")
+                .hasMessageContaining("Append is incompatible with a concurrent Overwrite")
+                .hasMessageContaining("committed as version 2")
+                .satisfies(e -> {
+                    assertThat(((CommitConflictException) e).isRetryable()).isFalse();
+                    assertThat(((CommitConflictException) e).conflictingVersion()).isEqualTo(2);
+                });
+        assertThat(names(store, "_transactions")).hasSize(2);
+    }
+
+    @Test
+    void unknownPutOutcomeThatLandedCountsAsSuccess() throws Exception {
+        ObjectStore store = newStore();
+        create(store, 1, 10);
+        CommitOptions flaky = OPTS.withCommitHandler((s, path, bytes) -> {
+            s.putIfAbsent(path, bytes);
+            throw new PutOutcomeUnknownException("response lost", null);
+        });
+        Manifest m = TableCommitter.commit(store, Transaction.of(1, new Operation.Append(List.of(
+                TxnFixtures.fragment("a", 1)))), flaky);
+        assertThat(m.version()).isEqualTo(2);
+        assertThat(VersionResolver.list(store)).hasSize(2);
+
+        CommitOptions lost = OPTS.withMaxAttempts(2).withCommitHandler((s, path, bytes) -> {
+            throw new PutOutcomeUnknownException("no response", null);
+        });
+        assertThatThrownBy(() -> TableCommitter.commit(store, Transaction.of(2, new Operation.Append(List.of(
+                TxnFixtures.fragment("b", 1)))), lost)).isInstanceOf(CommitConflictException.class)
+                .hasMessageContaining("gave up after 2 attempts");
+        assertThat(VersionResolver.list(store)).hasSize(2);
+        assertThat(names(store, "_transactions")).hasSize(2);
+    }
+
+    @Test
+    void refusesUnknownWriterFlagsAndRecordsInlineOnlyTransactions() throws Exception {
+        ObjectStore store = newStore();
+        Manifest v1 = create(store, 1, 10);
+        Manifest inlineOnly = TableCommitter.commit(store, Transaction.of(1, new Operation.Append(List.of(
+                TxnFixtures.fragment("a", 1)))), OPTS.withTransactionStorage(false, true));
+        assertThat(inlineOnly.writerFeatureFlags()).isEqualTo(FeatureFlags.DISABLE_TRANSACTION_FILE);
+        assertThat(inlineOnly.readerFeatureFlags()).isZero();
+        assertThat(inlineOnly.transactionFile()).isEmpty();
+        assertThat(TransactionStore.readForVersion(store, 2).operation()).isInstanceOf(Operation.Append.class);
+
+        Manifest future = inlineOnly.toBuilder().version(3).writerFeatureFlags(1L << 9).build();
+        store.putIfAbsent(ManifestNamingScheme.V2.path(3), ManifestIO.serialize(future));
+        assertThatThrownBy(() -> TableCommitter.commit(store, Transaction.of(3, new Operation.Append(List.of(
+                TxnFixtures.fragment("b", 1)))), OPTS)).isInstanceOf(UnsupportedTableFeatureException.class)
+                .hasMessageContaining("writer feature flag bit(s) 512");
+        assertThat(v1.version()).isEqualTo(1);
+    }
+
+    @Test
+    void eightThreadsCommittingAppendsAndDeletesAllLandExactlyOnce() throws Exception {
+        ObjectStore store = newStore();
+        int threads = 8;
+        int perThread = 5;
+        create(store, threads, 100); // fragment t is thread t's; fragment 0 is also shared by all deletes
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        ConcurrentLinkedQueue<String> committed = new ConcurrentLinkedQueue<>();
+        ConcurrentLinkedQueue<Integer> deletedFromShared = new ConcurrentLinkedQueue<>();
+        List<Future<?>> futures = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int me = t;
+            futures.add(pool.submit(() -> {
+                start.await();
+                for (int k = 0; k < perThread; k++) {
+                    Manifest read = latest(store);
+                    Transaction txn;
+                    if (k % 2 == 0) {
+                        txn = Transaction.of(read.version(), new Operation.Append(List.of(
+                                TxnFixtures.fragment("t" + me + "-" + k, 3))));
+                    } else {
+                        int offset = me * 10 + k; // distinct rows of the shared fragment 0
+                        txn = deleteRows(store, read, 0, offset);
+                        deletedFromShared.add(offset);
+                    }
+                    Manifest m = TableCommitter.commit(store, txn, OPTS);
+                    assertThat(TransactionStore.read(store, m).orElseThrow().uuid()).isEqualTo(txn.uuid());
+                    committed.add(txn.uuid());
+                }
+                return null;
+            }));
+        }
+        start.countDown();
+        for (Future<?> f : futures) {
+            f.get(120, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+
+        int total = threads * perThread;
+        List<ManifestLocation> versions = VersionResolver.list(store);
+        assertThat(versions).hasSize(1 + total);
+        assertThat(versions.get(versions.size() - 1).version()).isEqualTo(1 + total);
+        Set<String> seen = new HashSet<>();
+        for (long v = 2; v <= 1 + total; v++) {
+            assertThat(seen.add(TransactionStore.readForVersion(store, v).uuid())).as("version %d", v).isTrue();
+        }
+        assertThat(seen).containsExactlyInAnyOrderElementsOf(committed);
+
+        Manifest last = latest(store);
+        int appends = threads * ((perThread + 1) / 2);
+        assertThat(last.fragments()).hasSize(threads + appends);
+        assertThat(last.maxFragmentId().getAsLong()).isEqualTo(threads + appends - 1L);
+        Fragment shared = last.fragment(0).orElseThrow();
+        DeletionVector dv = DeletionFiles.read(store, 0, shared.deletionFile());
+        assertThat(dv.toArray()).containsExactlyInAnyOrder(deletedFromShared.stream().mapToInt(Integer::intValue).toArray());
+        assertThat(last.countLiveRows()).isEqualTo(threads * 100L + appends * 3L - deletedFromShared.size());
+        // every transaction file and deletion file left behind is referenced by some version
+        assertThat(names(store, "_transactions")).hasSize(1 + total);
+    }
+}

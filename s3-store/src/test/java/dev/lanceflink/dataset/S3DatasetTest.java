@@ -1,0 +1,17 @@
+package dev.lanceflink.dataset;
+
+import dev.lanceflink.io.TestStores;
+import dev.lanceflink.s3.S3ProxyExtension;
+import dev.lanceflink.s3.S3TestStores;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** {@link DatasetSuite} on S3 (S3Proxy). */
+class S3DatasetTest extends DatasetSuite {
+    @RegisterExtension
+    static final S3ProxyExtension S3 = new S3ProxyExtension();
+
+    @Override
+    protected TestStores stores() {
+        return S3TestStores.on(S3.server());
+    }
+}

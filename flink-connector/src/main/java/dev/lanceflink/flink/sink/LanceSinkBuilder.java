@@ -181,7 +181,8 @@ public final class LanceSinkBuilder {
                 yield out;
             }
             case UPSERT -> upsert(rows);
-            case ROW_ADDRESS -> rowAddress(rows);
+            case ROW_ADDRESS -> rowAddress(rows, false);
+            case DELETE_BY_ROW_ADDRESS -> rowAddress(rows, true);
         };
     }
 
@@ -210,15 +211,18 @@ public final class LanceSinkBuilder {
                 .uid("lance-sink-" + suffix).name("Lance sink");
     }
 
-    private DataStreamSink<?> rowAddress(DataStream<RowData> rows) {
+    private DataStreamSink<?> rowAddress(DataStream<RowData> rows, boolean deletesOnly) {
         TableLocation table = new TableLocation(uri, storageOptions);
         RowType rowType = ChangeSinkPlan.tableRowType(table);
-        long written = ChangeSinkPlan.columnMask(table, rowType, writtenColumns);
-        ChangeSinkPlan.checkInputType(table, rowType, rows.getType(), List.of("_rowaddr"));
+        long written = deletesOnly ? 0 : ChangeSinkPlan.columnMask(table, rowType, writtenColumns);
+        if (!deletesOnly) {
+            ChangeSinkPlan.checkInputType(table, rowType, rows.getType(), List.of("_rowaddr"));
+        }
         String suffix = suffix();
         LanceChangeSink sink = new LanceChangeSink(table, batchRows, commitSettings, suffix);
         SingleOutputStreamOperator<LocatedChange> changes = rows
-                .map(new RowAddressChanges(rowType, written), new LocatedChangeTypeInfo(rowType))
+                .map(deletesOnly ? RowAddressChanges.deletes(rowType) : new RowAddressChanges(rowType, written),
+                        new LocatedChangeTypeInfo(rowType))
                 .uid("lance-row-address-changes-" + suffix)
                 .name("Lance row-address changes");
         if (parallelism > 0) {

@@ -13,7 +13,12 @@ public enum LanceSinkMode {
     /**
      * Records carry the row address of an existing row in an extra last BIGINT field
      * ({@code _rowaddr}): INSERT/UPDATE_AFTER records become overlay cells of the columns written,
-     * DELETE records deletions. What SQL UPDATE and DELETE send.
+     * DELETE records deletions. What SQL UPDATE sends.
      */
-    ROW_ADDRESS
+    ROW_ADDRESS,
+    /**
+     * Records carry only a row address (one BIGINT field, {@code _rowaddr}); each deletes that
+     * row. What a SQL row-level DELETE sends.
+     */
+    DELETE_BY_ROW_ADDRESS
 }

@@ -1,5 +1,7 @@
 package dev.lanceflink.flink.table;
 
+import dev.lanceflink.flink.sink.LanceSinkBuilder;
+import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
@@ -29,6 +31,33 @@ public final class LanceConnectorOptions {
     public static final ConfigOption<Map<String, String>> VECTOR_DIMENSIONS = ConfigOptions.key("vector-dimensions")
             .mapType().noDefaultValue().withDescription("ARRAY columns stored as fixed-size vectors, with their "
                     + "dimension: 'embedding:768,image.clip:512' (nested columns by dotted path). Used when writing.");
+
+    // ---- write side (INSERT INTO); 'sink.parallelism' is Flink's FactoryUtil.SINK_PARALLELISM ----
+
+    public static final ConfigOption<Long> SINK_ROWS_PER_FILE = ConfigOptions.key("sink.rows-per-file").longType()
+            .defaultValue(LanceSinkBuilder.DEFAULT_ROWS_PER_FILE).withDescription("Rows per data file, that is per "
+                    + "new fragment, each writer writes; a checkpoint also ends the open file.");
+
+    public static final ConfigOption<Integer> SINK_BATCH_ROWS = ConfigOptions.key("sink.batch-rows").intType()
+            .defaultValue(LanceSinkBuilder.DEFAULT_BATCH_ROWS).withDescription("Rows a writer buffers as one Arrow "
+                    + "batch before encoding them.");
+
+    public static final ConfigOption<Integer> SINK_COMMIT_RETRIES = ConfigOptions.key("sink.commit-retries").intType()
+            .defaultValue(10).withDescription("Commit attempts per checkpoint (concurrent writers make a commit "
+                    + "retry) before the job fails.");
+
+    public static final ConfigOption<Duration> SINK_COMMIT_RETRY_BACKOFF = ConfigOptions
+            .key("sink.commit-retry-backoff").durationType().defaultValue(Duration.ofMillis(200))
+            .withDescription("First wait between commit attempts; it doubles with each attempt.");
+
+    public static final ConfigOption<Boolean> SINK_ALLOW_RESTORE_FROM_OLDER_STATE = ConfigOptions
+            .key("sink.allow-restore-from-older-state").booleanType().defaultValue(false)
+            .withDescription("Accept a restore from a checkpoint or savepoint older than the sink's last commit; "
+                    + "refused by default because its rows would be appended a second time.");
+
+    public static final ConfigOption<String> SINK_UID_SUFFIX = ConfigOptions.key("sink.uid-suffix").stringType()
+            .noDefaultValue().withDescription("Suffix of the sink operators' uids, to which the sink's commit "
+                    + "state is bound; keep it stable across versions of a job. Default: derived from 'path'.");
 
     /**
      * Prefix of object-store options passed through unchanged (without the prefix), e.g.

@@ -1,11 +1,13 @@
 package dev.lanceflink.flink.table;
 
 import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.dataset.NotADatasetException;
 import dev.lanceflink.flink.types.LanceTypeException;
 import dev.lanceflink.flink.types.LanceTypeMapping;
 import dev.lanceflink.flink.types.VectorDimensions;
 import dev.lanceflink.schema.LanceField;
 import java.io.IOException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
@@ -15,35 +17,43 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.factories.DynamicTableSinkFactory;
 import org.apache.flink.table.factories.DynamicTableSourceFactory;
 import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.table.types.logical.RowType;
 
 /**
  * {@code 'connector' = 'lance'}: Lance tables in Flink SQL.
  *
  * <pre>
- * CREATE TABLE items (id BIGINT, name STRING, embedding ARRAY&lt;FLOAT&gt;,
+ * CREATE TABLE items (id BIGINT NOT NULL, name STRING, embedding ARRAY&lt;FLOAT&gt;,
  *                     addr BIGINT METADATA FROM '_rowaddr' VIRTUAL)
  * WITH ('connector' = 'lance', 'path' = 's3://bucket/items.lance',
- *       'storage.aws_region' = 'eu-west-1', 'version' = '12');
+ *       'storage.aws_region' = 'eu-west-1');
  * </pre>
  *
- * <p>Columns are matched to the table's columns by name; a table may have more columns than the
- * declaration. The version is pinned when a query is planned ({@code 'version'}, {@code 'as-of'},
- * or the latest), and the declared types are checked against that version's schema.
+ * <p>Reads: columns are matched to the table's columns by name; a declaration may have fewer
+ * columns than the table. The version is pinned when a query is planned ({@code 'version'},
+ * {@code 'as-of'}, or the latest), and the declared types are checked against that version's
+ * schema.
  *
- * <p>Write side: this class implements only {@link DynamicTableSourceFactory}. The sink
- * (exactly-once {@code LanceSink}) is wired here by implementing {@code DynamicTableSinkFactory}
- * next to {@link #createDynamicTableSource}, reusing {@link #optionalOptions()} and
- * {@link LanceConnectorOptions#VECTOR_DIMENSIONS}.
+ * <p>Writes ({@code INSERT INTO}, {@code DELETE}) always change the latest version of an existing
+ * table, so they refuse {@code 'version'} and {@code 'as-of'}. An INSERT needs the declaration to
+ * list every column of the table in its order, with the stored types
+ * ({@link LanceWriteSchemaCheck}); a DELETE only needs the columns it filters on.
+ *
+ * <p>Options are validated by Flink's {@link FactoryUtil}: an unknown key fails the statement with
+ * the list of supported ones; {@code storage.*} keys pass through to the object store.
  */
-public final class LanceDynamicTableFactory implements DynamicTableSourceFactory {
+public final class LanceDynamicTableFactory implements DynamicTableSourceFactory, DynamicTableSinkFactory {
     public static final String IDENTIFIER = "lance";
 
     @Override
@@ -59,8 +69,14 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
         return Set.of(LanceConnectorOptions.VERSION, LanceConnectorOptions.AS_OF, LanceConnectorOptions.SCAN_BATCH_SIZE,
-                LanceConnectorOptions.SCAN_ROWS_PER_SPLIT, LanceConnectorOptions.VECTOR_DIMENSIONS);
+                LanceConnectorOptions.SCAN_ROWS_PER_SPLIT, LanceConnectorOptions.VECTOR_DIMENSIONS,
+                LanceConnectorOptions.SINK_ROWS_PER_FILE, LanceConnectorOptions.SINK_BATCH_ROWS,
+                LanceConnectorOptions.SINK_COMMIT_RETRIES, LanceConnectorOptions.SINK_COMMIT_RETRY_BACKOFF,
+                LanceConnectorOptions.SINK_ALLOW_RESTORE_FROM_OLDER_STATE, LanceConnectorOptions.SINK_UID_SUFFIX,
+                FactoryUtil.SINK_PARALLELISM);
     }
+
+    // ---- source -------------------------------------------------------------------------------
 
     @Override
     public DynamicTableSource createDynamicTableSource(Context context) {
@@ -91,10 +107,7 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                 if (!c.isPhysical()) {
                     continue;
                 }
-                LanceField f = at.schema().fieldByName(c.getName()).orElseThrow(() -> new ValidationException(
-                        "Column '" + c.getName() + "' of table " + context.getObjectIdentifier() + " does not exist in "
-                                + "version " + at.version() + " of the Lance table at " + uri + "; its columns are "
-                                + at.schema().fields().stream().map(LanceField::name).toList()));
+                LanceField f = storedColumn(context, uri, at, c.getName());
                 LanceTypeMapping.checkReadable(c.getName(), c.getDataType().getLogicalType(), f.toArrow());
                 physical.add(c.getName());
             }
@@ -103,9 +116,93 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
         } catch (LanceTypeException e) {
             throw new ValidationException("Table " + context.getObjectIdentifier() + ": " + e.getMessage(), e);
         } catch (IOException e) {
-            throw new ValidationException("Cannot open the Lance table at '" + uri + "' for table "
-                    + context.getObjectIdentifier() + ": " + e.getMessage(), e);
+            throw cannotOpen(context, uri, e);
         }
+    }
+
+    // ---- sink ---------------------------------------------------------------------------------
+
+    @Override
+    public DynamicTableSink createDynamicTableSink(Context context) {
+        FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
+        helper.validateExcept(LanceConnectorOptions.STORAGE_PREFIX);
+        ReadableConfig options = helper.getOptions();
+        String table = context.getObjectIdentifier().asSummaryString();
+        for (ConfigOption<?> timeTravel : List.of(LanceConnectorOptions.VERSION, LanceConnectorOptions.AS_OF)) {
+            if (options.getOptional(timeTravel).isPresent()) {
+                throw new ValidationException("Table " + table + " sets '" + timeTravel.key() + "' (time travel), "
+                        + "but INSERT INTO and DELETE always change the latest version; write through a table "
+                        + "declared without '" + timeTravel.key() + "'");
+            }
+        }
+        options.getOptional(LanceConnectorOptions.VECTOR_DIMENSIONS).ifPresent(VectorDimensions::parse);
+        LanceSinkConfig config = sinkConfig(options, storageOptions(context.getCatalogTable().getOptions()));
+        RowType declared = (RowType) context.getPhysicalRowDataType().getLogicalType();
+        try (Dataset latest = Dataset.open(config.uri(), config.storageOptions())) {
+            for (RowType.RowField c : declared.getFields()) {
+                LanceField f = storedColumn(context, config.uri(), latest, c.getName());
+                // The declaration describes the table as for reads (a DELETE filters on these types);
+                // whether its rows can be appended is checked when an INSERT is planned.
+                LanceTypeMapping.checkReadable(c.getName(), c.getType().copy(true), f.toArrow());
+            }
+            Schema stored = latest.schema().toArrow();
+            List<String> primaryKey = context.getCatalogTable().getResolvedSchema().getPrimaryKey()
+                    .map(k -> k.getColumns()).orElse(List.of());
+            return new LanceDynamicTableSink(table, config, declared, stored, primaryKey);
+        } catch (LanceTypeException e) {
+            throw new ValidationException("Table " + table + ": " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw cannotOpen(context, config.uri(), e);
+        }
+    }
+
+    private static LanceSinkConfig sinkConfig(ReadableConfig options, Map<String, String> storage) {
+        long rowsPerFile = options.get(LanceConnectorOptions.SINK_ROWS_PER_FILE);
+        int batchRows = options.get(LanceConnectorOptions.SINK_BATCH_ROWS);
+        int retries = options.get(LanceConnectorOptions.SINK_COMMIT_RETRIES);
+        Duration backoff = options.get(LanceConnectorOptions.SINK_COMMIT_RETRY_BACKOFF);
+        Integer parallelism = options.getOptional(FactoryUtil.SINK_PARALLELISM).orElse(null);
+        positive(LanceConnectorOptions.SINK_ROWS_PER_FILE, rowsPerFile);
+        positive(LanceConnectorOptions.SINK_BATCH_ROWS, batchRows);
+        positive(LanceConnectorOptions.SINK_COMMIT_RETRIES, retries);
+        if (parallelism != null) {
+            positive(FactoryUtil.SINK_PARALLELISM, parallelism);
+        }
+        if (backoff.isNegative()) {
+            throw new ValidationException("'" + LanceConnectorOptions.SINK_COMMIT_RETRY_BACKOFF.key()
+                    + "' must not be negative, got " + backoff);
+        }
+        String uidSuffix = options.getOptional(LanceConnectorOptions.SINK_UID_SUFFIX).orElse(null);
+        if (uidSuffix != null && uidSuffix.isBlank()) {
+            throw new ValidationException("'" + LanceConnectorOptions.SINK_UID_SUFFIX.key() + "' must not be blank");
+        }
+        return new LanceSinkConfig(options.get(LanceConnectorOptions.PATH), storage, rowsPerFile, batchRows, retries,
+                backoff, options.get(LanceConnectorOptions.SINK_ALLOW_RESTORE_FROM_OLDER_STATE), uidSuffix,
+                parallelism);
+    }
+
+    private static void positive(ConfigOption<?> option, long value) {
+        if (value < 1) {
+            throw new ValidationException("'" + option.key() + "' must be positive, got " + value);
+        }
+    }
+
+    // ---- shared -------------------------------------------------------------------------------
+
+    private static LanceField storedColumn(Context context, String uri, Dataset at, String name) {
+        return at.schema().fieldByName(name).orElseThrow(() -> new ValidationException("Column '" + name
+                + "' of table " + context.getObjectIdentifier() + " does not exist in version " + at.version()
+                + " of the Lance table at " + uri + "; its columns are "
+                + at.schema().fields().stream().map(LanceField::name).toList()));
+    }
+
+    private static ValidationException cannotOpen(Context context, String uri, IOException e) {
+        if (e instanceof NotADatasetException) {
+            return new ValidationException("The 'path' of table " + context.getObjectIdentifier() + " is not a Lance "
+                    + "table: " + e.getMessage(), e);
+        }
+        return new ValidationException("Cannot open the Lance table at '" + uri + "' for table "
+                + context.getObjectIdentifier() + ": " + e.getMessage(), e);
     }
 
     /** The {@code storage.*} options with the prefix removed. */

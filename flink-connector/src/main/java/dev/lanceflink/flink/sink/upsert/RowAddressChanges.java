@@ -17,14 +17,32 @@ public final class RowAddressChanges implements MapFunction<RowData, LocatedChan
 
     private final RowType rowType;
     private final long writtenColumns;
+    private final boolean deletesOnly;
 
     public RowAddressChanges(RowType rowType, long writtenColumns) {
+        this(rowType, writtenColumns, false);
+    }
+
+    private RowAddressChanges(RowType rowType, long writtenColumns, boolean deletesOnly) {
         this.rowType = requireNonNull(rowType, "rowType is null");
         this.writtenColumns = writtenColumns;
+        this.deletesOnly = deletesOnly;
+    }
+
+    /** Records of one field, the row address; each deletes its row, whatever its RowKind. */
+    public static RowAddressChanges deletes(RowType rowType) {
+        return new RowAddressChanges(rowType, 0, true);
     }
 
     @Override
     public LocatedChange map(RowData row) {
+        if (deletesOnly) {
+            if (row.getArity() != 1 || row.isNullAt(0)) {
+                throw new IllegalArgumentException("A row-address delete record must hold exactly one non-NULL"
+                        + " BIGINT, the row address (_rowaddr); got " + row.getArity() + " fields");
+            }
+            return LocatedChange.delete(0, row.getLong(0));
+        }
         int n = rowType.getFieldCount();
         if (row.getArity() != n + 1) {
             throw new IllegalArgumentException("A row-address record has " + row.getArity() + " fields; it needs the"

@@ -1,0 +1,271 @@
+package dev.lanceflink.flink.table;
+
+import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.flink.sink.LanceSinkBuilder;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.arrow.vector.types.pojo.Schema;
+import dev.lanceflink.flink.sink.LanceSinkMode;
+import dev.lanceflink.read.ScanOptions;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.connector.RowLevelModificationScanContext;
+import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
+import org.apache.flink.table.connector.sink.abilities.SupportsRowLevelDelete;
+import org.apache.flink.table.connector.sink.abilities.SupportsRowLevelUpdate;
+import org.apache.flink.table.connector.source.abilities.SupportsRowLevelModificationScan;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.table.api.TableException;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.sink.abilities.SupportsDeletePushDown;
+import org.apache.flink.table.expressions.ResolvedExpression;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * The write side of a {@code 'connector' = 'lance'} table.
+ *
+ * <p>{@code INSERT INTO} (batch and streaming) appends through the exactly-once
+ * {@link dev.lanceflink.flink.sink.LanceSink}: each checkpoint (or the end of a batch job) commits
+ * one Lance version, and a failed job commits nothing of its unfinished checkpoint.
+ *
+ * <p>{@code DELETE FROM t [WHERE ...]} in batch mode is pushed down whole when
+ * {@link LanceFilterTranslator} translates every conjunct exactly: one Lance delete commit of
+ * deletion files (whole fragments are dropped), no Flink job; it returns the number of rows
+ * deleted. Any other condition runs as a row-level DELETE: the planner reads the matching rows'
+ * {@code _rowaddr} and the sink writes deletion vectors. {@code UPDATE t SET ... WHERE ...}
+ * writes data overlay files holding just the SET columns at the updated rows (no row moves);
+ * a table with a PRIMARY KEY takes upsert changelogs (updates as overlays, deletes as deletion
+ * vectors).
+ */
+final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePushDown, SupportsRowLevelUpdate,
+        SupportsRowLevelDelete {
+    /** The Lance filter matching every row, for a DELETE without WHERE. */
+    static final String ALL_ROWS = "TRUE";
+
+    private final String table;
+    private final LanceSinkConfig config;
+    private final RowType declared;
+    private final Schema stored;
+    private final List<String> primaryKey;
+    private String deleteFilter;
+    /** Set when the planner turned an UPDATE or a row-level DELETE into this sink. */
+    private SupportsRowLevelModificationScan.RowLevelModificationType modification;
+    private List<String> updatedColumns = List.of();
+
+    /**
+     * @param table the Flink table's name, for messages
+     * @param declared the physical columns the table declares
+     * @param stored the Lance table's schema when the statement was planned
+     */
+    LanceDynamicTableSink(String table, LanceSinkConfig config, RowType declared, Schema stored,
+            List<String> primaryKey) {
+        this.table = table;
+        this.config = config;
+        this.declared = declared;
+        this.stored = stored;
+        this.primaryKey = List.copyOf(primaryKey);
+    }
+
+    /**
+     * Inserts only, except for a table with a PRIMARY KEY: then an upsert changelog (with
+     * before-images when the query has them, so updates overlay only the changed cells).
+     */
+    @Override
+    public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
+        if (modification != null || primaryKey.isEmpty()) {
+            return ChangelogMode.insertOnly();
+        }
+        return requestedMode.contains(RowKind.UPDATE_BEFORE) ? ChangelogMode.all() : ChangelogMode.upsert();
+    }
+
+    @Override
+    public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
+        return runtimeProvider(context);
+    }
+
+    /**
+     * Chooses how rows reach the table: appends; upserts by primary key (updates become overlay
+     * cells of the written columns); UPDATE statements (overlays of the SET columns at the rows'
+     * addresses); row-level DELETE statements (deletion vectors at the rows' addresses).
+     */
+    private SinkRuntimeProvider runtimeProvider(Context context) {
+        if (modification == SupportsRowLevelModificationScan.RowLevelModificationType.UPDATE) {
+            LanceWriteSchemaCheck.check(table, config.uri(), declared, stored);
+            return provider(config.sinkBuilder().mode(LanceSinkMode.ROW_ADDRESS)
+                    .writtenColumns(updatedColumns.toArray(new String[0])));
+        }
+        if (modification == SupportsRowLevelModificationScan.RowLevelModificationType.DELETE) {
+            return provider(config.sinkBuilder().mode(LanceSinkMode.DELETE_BY_ROW_ADDRESS));
+        }
+        if (!primaryKey.isEmpty()) {
+            LanceWriteSchemaCheck.check(table, config.uri(), declared, stored);
+            LanceSinkBuilder builder = config.sinkBuilder().mode(LanceSinkMode.UPSERT)
+                    .primaryKey(primaryKey.toArray(new String[0]));
+            targetColumns(context).ifPresent(builder::writtenColumns);
+            return provider(builder);
+        }
+        return appendProvider();
+    }
+
+    /** The INSERT's target column list ({@code INSERT INTO t (id, age) ...}), as names. */
+    private Optional<String[]> targetColumns(Context context) {
+        Optional<int[][]> target = context.getTargetColumns();
+        if (target.isEmpty()) {
+            return Optional.empty();
+        }
+        List<String> names = new ArrayList<>();
+        for (int[] path : target.get()) {
+            names.add(declared.getFieldNames().get(path[0]));
+        }
+        for (String key : primaryKey) {
+            if (!names.contains(key)) {
+                throw new ValidationException("INSERT INTO " + table + " must write the primary key column '" + key
+                        + "' (the upsert sink finds rows by their key); target columns: " + names);
+            }
+        }
+        return Optional.of(names.toArray(new String[0]));
+    }
+
+    private SinkRuntimeProvider provider(LanceSinkBuilder builder) {
+        Integer parallelism = config.parallelism();
+        return (DataStreamSinkProvider) (providerContext, rows) -> {
+            if (parallelism != null) {
+                builder.parallelism(parallelism);
+            }
+            return builder.sinkTo(rows);
+        };
+    }
+
+    private SinkRuntimeProvider appendProvider() {
+        // Checked here rather than in the factory so that a DELETE, which writes no rows, works on
+        // a declaration of only some of the columns.
+        LanceWriteSchemaCheck.check(table, config.uri(), declared, stored);
+        // Not a SinkV2Provider: the planner sets no uid on a sink it wires itself, and Flink refuses
+        // a sink whose pre-commit topology has uids (the aggregator's) when the sink has none.
+        // sinkTo sets them all (suffix 'sink.uid-suffix', default derived from the path).
+        return provider(config.sinkBuilder());
+    }
+
+    // ---- UPDATE and row-level DELETE ------------------------------------------------------------
+
+    /**
+     * UPDATE: the planner sends the updated rows with all columns plus their {@code _rowaddr}
+     * (a metadata column the source reads, declared or not); the sink overlays just the SET
+     * columns at those addresses. Updating a primary key column is refused: rows are found by
+     * their key, and an overlay never moves a row.
+     */
+    @Override
+    public RowLevelUpdateInfo applyRowLevelUpdate(List<Column> updated, RowLevelModificationScanContext scan) {
+        List<String> names = new ArrayList<>();
+        for (Column c : updated) {
+            if (primaryKey.contains(c.getName())) {
+                throw new ValidationException("UPDATE of " + table + " sets primary key column '" + c.getName()
+                        + "'; a row's key cannot change (the upsert sink finds rows by it). Delete the row and"
+                        + " insert it with the new key instead");
+            }
+            names.add(c.getName());
+        }
+        this.modification = SupportsRowLevelModificationScan.RowLevelModificationType.UPDATE;
+        this.updatedColumns = List.copyOf(names);
+        List<Column> required = new ArrayList<>();
+        for (RowType.RowField f : declared.getFields()) {
+            required.add(Column.physical(f.getName(), DataTypes.of(f.getType())));
+        }
+        required.add(rowAddressColumn());
+        return new RowLevelUpdateInfo() {
+            @Override
+            public Optional<List<Column>> requiredColumns() {
+                return Optional.of(required);
+            }
+
+            @Override
+            public RowLevelUpdateMode getRowLevelUpdateMode() {
+                return RowLevelUpdateMode.UPDATED_ROWS;
+            }
+        };
+    }
+
+    /** Row-level DELETE (a condition that cannot be pushed down): the rows' addresses become deletions. */
+    @Override
+    public RowLevelDeleteInfo applyRowLevelDelete(RowLevelModificationScanContext scan) {
+        this.modification = SupportsRowLevelModificationScan.RowLevelModificationType.DELETE;
+        Column address = rowAddressColumn();
+        return new RowLevelDeleteInfo() {
+            @Override
+            public Optional<List<Column>> requiredColumns() {
+                return Optional.of(List.of(address));
+            }
+
+            @Override
+            public RowLevelDeleteMode getRowLevelDeleteMode() {
+                return RowLevelDeleteMode.DELETED_ROWS;
+            }
+        };
+    }
+
+    private static Column rowAddressColumn() {
+        return Column.metadata(ScanOptions.ROW_ADDRESS, DataTypes.BIGINT().notNull(), ScanOptions.ROW_ADDRESS, false);
+    }
+
+    // ---- DELETE push-down ---------------------------------------------------------------------
+
+    @Override
+    public boolean applyDeleteFilters(List<ResolvedExpression> filters) {
+        List<String> parts = new ArrayList<>();
+        for (ResolvedExpression f : filters) {
+            Optional<String> sql = LanceFilterTranslator.translate(f);
+            if (sql.isEmpty()) {
+                return notPushedDown(f);
+            }
+            parts.add(sql.get());
+        }
+        deleteFilter = parts.isEmpty() ? ALL_ROWS : String.join(" AND ", parts);
+        return true;
+    }
+
+    /**
+     * A DELETE condition Lance cannot evaluate exactly like Flink: not pushed down, so the planner
+     * runs the statement as a row-level DELETE (it reads the matching rows' {@code _rowaddr}
+     * and this sink deletes those rows).
+     */
+    private boolean notPushedDown(ResolvedExpression condition) {
+        return false;
+    }
+
+    /** The Lance filter a pushed-down DELETE runs with, or empty before one was accepted. */
+    Optional<String> deleteFilter() {
+        return Optional.ofNullable(deleteFilter);
+    }
+
+    @Override
+    public Optional<Long> executeDeletion() {
+        if (deleteFilter == null) {
+            throw new IllegalStateException("executeDeletion() before applyDeleteFilters() accepted the filters");
+        }
+        try (Dataset latest = Dataset.open(config.uri(), config.storageOptions())) {
+            Dataset after = latest.delete(deleteFilter);
+            return Optional.of(latest.countRows() - after.countRows());
+        } catch (IOException | RuntimeException e) {
+            throw new TableException("DELETE FROM " + table + " failed on the Lance table at '" + config.uri()
+                    + "' (Lance filter: " + deleteFilter + "): " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public DynamicTableSink copy() {
+        LanceDynamicTableSink c = new LanceDynamicTableSink(table, config, declared, stored, primaryKey);
+        c.deleteFilter = deleteFilter;
+        c.modification = modification;
+        c.updatedColumns = updatedColumns;
+        return c;
+    }
+
+    @Override
+    public String asSummaryString() {
+        return "Lance(" + config.uri() + ")";
+    }
+}

@@ -1,0 +1,31 @@
+package dev.lanceflink.flink.table;
+
+import dev.lanceflink.flink.sink.LanceSinkBuilder;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * The resolved write options of one Lance table in a query (see {@link LanceConnectorOptions},
+ * {@code sink.*}). Built by {@link LanceDynamicTableFactory}.
+ *
+ * @param uidSuffix the sink's operator uid suffix, or null for the default derived from the URI
+ * @param parallelism the writers' parallelism, or null for the planner's choice
+ */
+record LanceSinkConfig(String uri, Map<String, String> storageOptions, long rowsPerFile, int batchRows,
+        int commitRetries, Duration commitRetryBackoff, boolean allowRestoreFromOlderState, String uidSuffix,
+        Integer parallelism) {
+    LanceSinkConfig {
+        storageOptions = Map.copyOf(storageOptions);
+    }
+
+    /** A builder of the exactly-once append sink with these options. */
+    LanceSinkBuilder sinkBuilder() {
+        LanceSinkBuilder b = LanceSinkBuilder.forTable(uri).storageOptions(storageOptions).rowsPerFile(rowsPerFile)
+                .batchRows(batchRows).commitRetries(commitRetries).commitRetryBackoff(commitRetryBackoff)
+                .allowRestoreFromOlderState(allowRestoreFromOlderState);
+        if (uidSuffix != null) {
+            b.uidSuffix(uidSuffix);
+        }
+        return b;
+    }
+}

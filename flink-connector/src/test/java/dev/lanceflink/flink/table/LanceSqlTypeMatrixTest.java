@@ -1,0 +1,180 @@
+package dev.lanceflink.flink.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.dataset.WriteMode;
+import dev.lanceflink.dataset.WriteParams;
+import dev.lanceflink.flink.types.LanceTypeMapping;
+import dev.lanceflink.flink.types.VectorDimensions;
+import java.nio.file.Path;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.vector.types.TimeUnit;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every Flink type the sink writes round-trips through INSERT INTO and SELECT: the table is
+ * created from the Flink declaration with {@link LanceTypeMapping} (as a catalog does), written
+ * by SQL with extreme values and NULLs, read back by SQL. Types the sink cannot write yet fail
+ * with a clear error and commit nothing.
+ */
+class LanceSqlTypeMatrixTest {
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+
+    /** Every scalar type, each column nullable except the id. */
+    static final String SCALAR_COLUMNS = "id INT NOT NULL, b BOOLEAN, i8 TINYINT, i16 SMALLINT, i64 BIGINT, "
+            + "f32 FLOAT, f64 DOUBLE, dec10 DECIMAL(10, 2), dec38 DECIMAL(38, 6), c CHAR(3), vc VARCHAR(20), "
+            + "s STRING, bin BINARY(4), vb VARBINARY(10), bs BYTES, d DATE, ts6 TIMESTAMP(6), ts9 TIMESTAMP(9), "
+            + "ltz6 TIMESTAMP_LTZ(6), ltz9 TIMESTAMP_LTZ(9)";
+
+    /** Three rows: extremes, all NULL, other extremes (session time zone UTC). */
+    static final String SCALAR_VALUES = "INSERT INTO t VALUES "
+            + "(1, TRUE, CAST(-128 AS TINYINT), CAST(-32768 AS SMALLINT), -9223372036854775808, CAST(1.5 AS FLOAT),"
+            + " 2.25E-300, 12345678.91, CAST('12345678901234567890123456789012.123456' AS DECIMAL(38, 6)),"
+            + " CAST('abc' AS CHAR(3)), 'héllo wörld', '日本語 ✓', CAST(X'01020304' AS BINARY(4)), X'', X'ff00', DATE '1969-12-31',"
+            + " TIMESTAMP '1969-12-31 23:59:59.999999', TIMESTAMP '2026-01-01 00:00:00.123456789',"
+            + " CAST(TIMESTAMP '2026-11-29 21:00:00.000001' AS TIMESTAMP_LTZ(6)),"
+            + " CAST(TIMESTAMP '1900-01-01 00:00:00.000000001' AS TIMESTAMP_LTZ(9))), "
+            + "(2, CAST(NULL AS BOOLEAN), CAST(NULL AS TINYINT), CAST(NULL AS SMALLINT), CAST(NULL AS BIGINT),"
+            + " CAST(NULL AS FLOAT), CAST(NULL AS DOUBLE), CAST(NULL AS DECIMAL(10, 2)),"
+            + " CAST(NULL AS DECIMAL(38, 6)), CAST(NULL AS CHAR(3)), CAST(NULL AS VARCHAR(20)),"
+            + " CAST(NULL AS STRING), CAST(NULL AS BINARY(4)), CAST(NULL AS VARBINARY(10)), CAST(NULL AS BYTES),"
+            + " CAST(NULL AS DATE), CAST(NULL AS TIMESTAMP(6)), CAST(NULL AS TIMESTAMP(9)),"
+            + " CAST(NULL AS TIMESTAMP_LTZ(6)), CAST(NULL AS TIMESTAMP_LTZ(9))), "
+            + "(3, FALSE, CAST(127 AS TINYINT), CAST(32767 AS SMALLINT), 9223372036854775807,"
+            + " CAST(-1.5E38 AS FLOAT), -1.7976931348623157E308, -0.01,"
+            + " CAST('-99999999999999999999999999999999.999999' AS DECIMAL(38, 6)), CAST('x' AS CHAR(3)), '', '', CAST(X'00' AS BINARY(4)),"
+            + " X'00ff00ff00ff00ff00ff', X'00', DATE '9999-12-31', TIMESTAMP '0001-01-01 00:00:00',"
+            + " TIMESTAMP '2262-04-11 23:47:16.854775807', CAST(TIMESTAMP '1970-01-01 00:00:00' AS TIMESTAMP_LTZ(6)),"
+            + " CAST(TIMESTAMP '1677-09-21 00:12:43.145224192' AS TIMESTAMP_LTZ(9)))";
+
+    /** What SELECT * returns for {@link #SCALAR_VALUES}, in id order. */
+    static final List<String> SCALAR_ROWS = List.of(
+            "+I[1, true, -128, -32768, -9223372036854775808, 1.5, 2.25E-300, 12345678.91,"
+                    + " 12345678901234567890123456789012.123456, abc, héllo wörld, 日本語 ✓, [1, 2, 3, 4], [],"
+                    + " [-1, 0], 1969-12-31, 1969-12-31T23:59:59.999999, 2026-01-01T00:00:00.123456789,"
+                    + " 2026-11-29T21:00:00.000001Z, 1900-01-01T00:00:00.000000001Z]",
+            "+I[2, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,"
+                    + " null, null, null]",
+            "+I[3, false, 127, 32767, 9223372036854775807, -1.5E38, -1.7976931348623157E308, -0.01,"
+                    + " -99999999999999999999999999999999.999999, x  , , , [0, 0, 0, 0],"
+                    + " [0, -1, 0, -1, 0, -1, 0, -1, 0, -1], [0], 9999-12-31, 0001-01-01T00:00,"
+                    + " 2262-04-11T23:47:16.854775807, 1970-01-01T00:00:00Z, 1677-09-21T00:12:43.145224192Z]");
+
+    @TempDir
+    Path dir;
+
+    private String createFromDeclaration(String name, String columns, String options) throws Exception {
+        String uri = dir.resolve(name + ".lance").toString();
+        TableEnvironment probe = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        probe.executeSql("CREATE TABLE p (" + columns + ") WITH ('connector' = 'blackhole')");
+        ResolvedSchema schema = probe.from("p").getResolvedSchema();
+        RowType rowType = (RowType) schema.toPhysicalRowDataType().getLogicalType();
+        Schema arrow = LanceTypeMapping.toArrowSchema(rowType, VectorDimensions.parse(parseMap(options)));
+        Dataset.write(uri, Map.of(), List.of(), arrow, WriteParams.of(WriteMode.CREATE)).close();
+        return uri;
+    }
+
+    private static Map<String, String> parseMap(String vectorDimensions) {
+        Map<String, String> out = new java.util.LinkedHashMap<>();
+        if (!vectorDimensions.isEmpty()) {
+            for (String entry : vectorDimensions.split(",")) {
+                String[] kv = entry.split(":");
+                out.put(kv[0], kv[1]);
+            }
+        }
+        return out;
+    }
+
+    private static TableEnvironment env(String uri, String columns, String extraOptions) {
+        TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        t.getConfig().set("parallelism.default", "1");
+        t.getConfig().setLocalTimeZone(ZoneId.of("UTC"));
+        t.executeSql("CREATE TABLE t (" + columns + ") WITH ('connector' = 'lance', 'path' = '" + uri + "'"
+                + extraOptions + ")");
+        return t;
+    }
+
+    private static List<String> rows(TableEnvironment t, String sql) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (CloseableIterator<Row> it = t.executeSql(sql).collect()) {
+            it.forEachRemaining(r -> out.add(r.toString()));
+        }
+        return out;
+    }
+
+    private static long version(String uri) throws Exception {
+        try (Dataset d = Dataset.open(uri, Map.of())) {
+            return d.version();
+        }
+    }
+
+    @Test
+    void everyScalarTypeRoundTripsThroughInsertAndSelect() throws Exception {
+        String uri = createFromDeclaration("scalars", SCALAR_COLUMNS, "");
+        TableEnvironment t = env(uri, SCALAR_COLUMNS, "");
+        t.executeSql(SCALAR_VALUES).await();
+        assertThat(rows(t, "SELECT * FROM t ORDER BY id")).containsExactlyElementsOf(SCALAR_ROWS);
+        assertThat(version(uri)).isEqualTo(2);
+    }
+
+    @Test
+    void millisecondAndSecondTimestampsTakeTheirOwnPrecisions() throws Exception {
+        String uri = dir.resolve("ms.lance").toString();
+        Dataset.write(uri, Map.of(), List.of(), new Schema(List.of(
+                new Field("ms", FieldType.nullable(new ArrowType.Timestamp(TimeUnit.MILLISECOND, null)), null),
+                new Field("sec", FieldType.nullable(new ArrowType.Timestamp(TimeUnit.SECOND, "UTC")), null))),
+                WriteParams.of(WriteMode.CREATE)).close();
+        TableEnvironment t = env(uri, "ms TIMESTAMP(3), sec TIMESTAMP_LTZ(0)", "");
+        t.executeSql("INSERT INTO t VALUES (TIMESTAMP '1969-12-31 23:59:59.999',"
+                + " CAST(TIMESTAMP '1969-12-31 23:59:59' AS TIMESTAMP_LTZ(0))),"
+                + " (CAST(NULL AS TIMESTAMP(3)), CAST(NULL AS TIMESTAMP_LTZ(0)))").await();
+        assertThat(rows(t, "SELECT * FROM t")).containsExactlyInAnyOrder(
+                "+I[1969-12-31T23:59:59.999, 1969-12-31T23:59:59Z]",
+                "+I[null, null]");
+    }
+
+    @Test
+    void aTimestampPrecisionTheStoredUnitDoesNotHoldAsDeclaredIsRefused() throws Exception {
+        // TIMESTAMP(3) is stored in microseconds (LanceTypeMapping); declare TIMESTAMP(6) to write it.
+        String uri = createFromDeclaration("ts3", "ts TIMESTAMP(3)", "");
+        TableEnvironment t = env(uri, "ts TIMESTAMP(3)", "");
+        assertThatThrownBy(() -> t.executeSql("INSERT INTO t VALUES (TIMESTAMP '2026-01-01 00:00:00.123')").await())
+                .hasStackTraceContaining("column 'ts' is declared TIMESTAMP(3), but the Lance table stores"
+                        + " microseconds; declare a precision from 4 to 6, e.g. TIMESTAMP(6)");
+        TableEnvironment ok = env(uri, "ts TIMESTAMP(6)", "");
+        ok.executeSql("INSERT INTO t VALUES (TIMESTAMP '2026-01-01 00:00:00.123')").await();
+        assertThat(rows(ok, "SELECT * FROM t")).containsExactly("+I[2026-01-01T00:00:00.123]");
+    }
+
+    @Test
+    void nestedTypesAreRefusedByTheWriterWithTheColumnNamedAndNothingCommitted() throws Exception {
+        String columns = "id INT NOT NULL, embedding ARRAY<FLOAT>";
+        String uri = createFromDeclaration("vectors", columns, "embedding:2");
+        TableEnvironment t = env(uri, columns, ", 'vector-dimensions' = 'embedding:2'");
+        assertThatThrownBy(() -> t.executeSql("INSERT INTO t VALUES (1, ARRAY[CAST(1.0 AS FLOAT), CAST(2.0 AS FLOAT)])").await())
+                .hasStackTraceContaining("Column 'embedding' of " + uri + " has Arrow type FixedSizeList(2), which the"
+                        + " Lance sink does not convert from Flink RowData");
+        assertThat(version(uri)).isEqualTo(1);
+    }
+}

@@ -1,0 +1,166 @@
+package dev.lanceflink.flink.table;
+
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.TimeUnit;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.RowType;
+import org.junit.jupiter.api.Test;
+
+class LanceWriteSchemaCheckTest {
+    private static final String TABLE = "`c`.`d`.`t`";
+    private static final String URI = "/data/t.lance";
+
+    private static Field leaf(String name, boolean nullable, ArrowType type) {
+        return new Field(name, new FieldType(nullable, type, null), null);
+    }
+
+    private static RowType row(DataTypes.Field... fields) {
+        return (RowType) DataTypes.ROW(fields).getLogicalType();
+    }
+
+    private static void check(Schema stored, DataTypes.Field... declared) {
+        LanceWriteSchemaCheck.check(TABLE, URI, row(declared), stored);
+    }
+
+    private static void checkOne(Field stored, DataType declared) {
+        check(new Schema(List.of(stored)), DataTypes.FIELD(stored.getName(), declared));
+    }
+
+    private static final Schema USERS = new Schema(List.of(
+            leaf("id", false, new ArrowType.Int(64, true)),
+            leaf("name", true, ArrowType.Utf8.INSTANCE),
+            leaf("age", true, new ArrowType.Int(32, true))));
+
+    @Test
+    void acceptsTheStoredTypesWithNotNullWhereStoredSo() {
+        assertThatCode(() -> check(USERS, DataTypes.FIELD("id", DataTypes.BIGINT().notNull()),
+                DataTypes.FIELD("name", DataTypes.VARCHAR(10)), DataTypes.FIELD("age", DataTypes.INT().notNull())))
+                .doesNotThrowAnyException();
+    }
+
+    @Test
+    void refusesMissingUnknownAndReorderedColumns() {
+        assertThatThrownBy(() -> check(USERS, DataTypes.FIELD("id", DataTypes.BIGINT().notNull()),
+                DataTypes.FIELD("name", DataTypes.STRING())))
+                .isInstanceOf(ValidationException.class)
+                .hasMessage("Cannot write table `c`.`d`.`t` to the Lance table at '/data/t.lance': the Lance table has"
+                        + " column 'age', which the table does not declare. INSERT INTO writes whole rows: declare"
+                        + " every column of the Lance table, in its order: [id, name, age]");
+        assertThatThrownBy(() -> check(USERS, DataTypes.FIELD("id", DataTypes.BIGINT().notNull()),
+                DataTypes.FIELD("nme", DataTypes.STRING()), DataTypes.FIELD("age", DataTypes.INT())))
+                .hasMessageEndingWith("column 'nme' does not exist in the Lance table; its columns are [id, name, age]");
+        assertThatThrownBy(() -> check(USERS, DataTypes.FIELD("id", DataTypes.BIGINT().notNull()),
+                DataTypes.FIELD("age", DataTypes.INT()), DataTypes.FIELD("name", DataTypes.STRING())))
+                .hasMessageEndingWith("the columns are declared in the order [id, age, name], but rows are written"
+                        + " by position: declare them in the Lance table's order [id, name, age]");
+    }
+
+    @Test
+    void refusesANullableDeclarationOfANotNullColumn() {
+        assertThatThrownBy(() -> check(USERS, DataTypes.FIELD("id", DataTypes.BIGINT()),
+                DataTypes.FIELD("name", DataTypes.STRING()), DataTypes.FIELD("age", DataTypes.INT())))
+                .hasMessageEndingWith("column 'id' is NOT NULL in the Lance table but declared BIGINT; declare it"
+                        + " BIGINT NOT NULL, so that Flink checks every row for NULL before it is written");
+    }
+
+    @Test
+    void refusesOtherTypesNamingWhatToDeclare() {
+        assertThatThrownBy(() -> checkOne(leaf("age", true, new ArrowType.Int(32, true)), DataTypes.BIGINT()))
+                .hasMessageEndingWith("column 'age' is declared BIGINT but the Lance table stores INT"
+                        + " (Arrow type Int(32, true)); declare it INT");
+        assertThatThrownBy(() -> checkOne(leaf("s", true, new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)),
+                DataTypes.FLOAT().notNull()))
+                .hasMessageEndingWith("column 's' is declared FLOAT NOT NULL but the Lance table stores DOUBLE"
+                        + " (Arrow type FloatingPoint(DOUBLE)); declare it DOUBLE NOT NULL");
+        assertThatThrownBy(() -> checkOne(leaf("p", true, new ArrowType.Decimal(10, 2, 128)), DataTypes.DECIMAL(10, 3)))
+                .hasMessageEndingWith("declare it DECIMAL(10, 2)");
+        assertThatThrownBy(() -> checkOne(leaf("ts", true, new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC")),
+                DataTypes.TIMESTAMP(6)))
+                .hasMessageEndingWith("declare it TIMESTAMP_LTZ(6)");
+    }
+
+    @Test
+    void refusesUnsignedAndHalfFloatColumnsBecauseNoFlinkTypeHoldsExactlyTheirValues() {
+        assertThatThrownBy(() -> checkOne(leaf("u", true, new ArrowType.Int(8, false)), DataTypes.SMALLINT()))
+                .hasMessageEndingWith("column 'u' is declared SMALLINT but the Lance table stores SMALLINT"
+                        + " (Arrow type Int(8, false)); Flink has no type holding exactly these values (no unsigned"
+                        + " integers, no half floats), so Flink cannot write this column");
+        assertThatThrownBy(() -> checkOne(leaf("h", true, new ArrowType.FloatingPoint(FloatingPointPrecision.HALF)),
+                DataTypes.FLOAT())).hasMessageContaining("so Flink cannot write this column");
+        assertThatThrownBy(() -> checkOne(leaf("u", true, new ArrowType.Int(64, false)), DataTypes.BIGINT()))
+                .hasMessageContaining("Flink cannot write this column: Column 'u' has Arrow type Int(64, false)");
+    }
+
+    @Test
+    void timestampPrecisionMustFitTheUnitAndItsRowRepresentation() {
+        Field us = leaf("ts", true, new ArrowType.Timestamp(TimeUnit.MICROSECOND, null));
+        for (int p = 4; p <= 6; p++) {
+            int precision = p;
+            assertThatCode(() -> checkOne(us, DataTypes.TIMESTAMP(precision))).doesNotThrowAnyException();
+        }
+        assertThatThrownBy(() -> checkOne(us, DataTypes.TIMESTAMP(3)))
+                .hasMessageEndingWith("column 'ts' is declared TIMESTAMP(3), but the Lance table stores microseconds;"
+                        + " declare a precision from 4 to 6, e.g. TIMESTAMP(6)");
+        assertThatThrownBy(() -> checkOne(us, DataTypes.TIMESTAMP(9))).hasMessageContaining("from 4 to 6");
+        Field ms = leaf("ts", true, new ArrowType.Timestamp(TimeUnit.MILLISECOND, "UTC"));
+        assertThatCode(() -> checkOne(ms, DataTypes.TIMESTAMP_LTZ(0))).doesNotThrowAnyException();
+        assertThatCode(() -> checkOne(ms, DataTypes.TIMESTAMP_LTZ(3))).doesNotThrowAnyException();
+        assertThatThrownBy(() -> checkOne(ms, DataTypes.TIMESTAMP_LTZ(6)))
+                .hasMessageEndingWith("declare a precision from 0 to 3, e.g. TIMESTAMP_LTZ(3)");
+        Field s = leaf("ts", true, new ArrowType.Timestamp(TimeUnit.SECOND, null));
+        assertThatCode(() -> checkOne(s, DataTypes.TIMESTAMP(0))).doesNotThrowAnyException();
+        assertThatThrownBy(() -> checkOne(s, DataTypes.TIMESTAMP(3))).hasMessageContaining("from 0 to 0");
+        Field ns = leaf("ts", true, new ArrowType.Timestamp(TimeUnit.NANOSECOND, null));
+        assertThatCode(() -> checkOne(ns, DataTypes.TIMESTAMP(9))).doesNotThrowAnyException();
+        assertThatThrownBy(() -> checkOne(ns, DataTypes.TIMESTAMP(6))).hasMessageContaining("from 7 to 9");
+    }
+
+    @Test
+    void stringAndBinaryLengthsDoNotMatterButFixedSizeBinaryNeedsItsWidth() {
+        assertThatCode(() -> checkOne(leaf("s", true, ArrowType.LargeUtf8.INSTANCE), DataTypes.CHAR(3)))
+                .doesNotThrowAnyException();
+        assertThatCode(() -> checkOne(leaf("b", true, ArrowType.Binary.INSTANCE), DataTypes.BINARY(4)))
+                .doesNotThrowAnyException();
+        assertThatCode(() -> checkOne(leaf("b", true, new ArrowType.FixedSizeBinary(4)), DataTypes.BINARY(4)))
+                .doesNotThrowAnyException();
+        assertThatThrownBy(() -> checkOne(leaf("b", true, new ArrowType.FixedSizeBinary(4)), DataTypes.BYTES()))
+                .hasMessageEndingWith("declare it BINARY(4)");
+    }
+
+    @Test
+    void nestedTypesAreCheckedByPath() {
+        Field vec = new Field("vec", FieldType.nullable(new ArrowType.FixedSizeList(2)),
+                List.of(leaf("item", true, new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE))));
+        assertThatCode(() -> checkOne(vec, DataTypes.ARRAY(DataTypes.FLOAT()))).doesNotThrowAnyException();
+        assertThatThrownBy(() -> checkOne(vec, DataTypes.ARRAY(DataTypes.DOUBLE())))
+                .hasMessageEndingWith("column 'vec.item' is declared DOUBLE but the Lance table stores FLOAT"
+                        + " (Arrow type FloatingPoint(SINGLE)); declare it FLOAT");
+        Field struct = new Field("s", FieldType.nullable(ArrowType.Struct.INSTANCE), List.of(
+                leaf("a", false, new ArrowType.Int(32, true)), leaf("b", true, ArrowType.Utf8.INSTANCE)));
+        assertThatThrownBy(() -> checkOne(struct, DataTypes.ROW(DataTypes.FIELD("b", DataTypes.STRING()),
+                DataTypes.FIELD("a", DataTypes.INT().notNull()))))
+                .hasMessageEndingWith("column 's' is declared with the fields [b, a], but the Lance table stores the"
+                        + " struct fields [a, b]; declare exactly those, in that order");
+        assertThatThrownBy(() -> checkOne(struct, DataTypes.ROW(DataTypes.FIELD("a", DataTypes.INT()),
+                DataTypes.FIELD("b", DataTypes.STRING()))))
+                .hasMessageContaining("column 's.a' is NOT NULL in the Lance table but declared INT");
+        Field entries = new Field("entries", FieldType.notNullable(ArrowType.Struct.INSTANCE), List.of(
+                leaf("key", false, ArrowType.Utf8.INSTANCE), leaf("value", true, new ArrowType.Int(32, true))));
+        Field map = new Field("m", FieldType.nullable(new ArrowType.Map(false)), List.of(entries));
+        // A Flink MAP key is nullable by default; Lance's is NOT NULL and a NULL key fails the writer.
+        assertThatCode(() -> checkOne(map, DataTypes.MAP(DataTypes.STRING(), DataTypes.INT())))
+                .doesNotThrowAnyException();
+        assertThatThrownBy(() -> checkOne(map, DataTypes.MAP(DataTypes.STRING(), DataTypes.BIGINT())))
+                .hasMessageContaining("column 'm.value' is declared BIGINT");
+    }
+}

@@ -10,8 +10,9 @@ import java.io.UncheckedIOException;
 
 /**
  * The {@code bin/lance-flink} command-line tool: {@code dump}, {@code inspect} and
- * {@code versions} of a Lance table (local path, {@code file:} or {@code s3://} URI), and
- * {@code compact} (the compaction job, see compactor/README.md).
+ * {@code versions} of a Lance table (local path, {@code file:} or {@code s3://} URI),
+ * {@code compact} (the compaction job, see compactor/README.md), and {@code sql} (Flink SQL
+ * statements, see {@link SqlCommand}, which has its own output contract).
  *
  * <p>Contract for scripts: exactly one JSON document on stdout, nothing else there (logs and
  * stack traces go to stderr). Exit code 0 on success; 1 when the table cannot be read, with
@@ -41,9 +42,13 @@ public final class LanceFlinkCli {
         if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h") || args[0].equals("help"))) {
             return emit(out, g -> {
                 g.writeStartObject();
-                g.writeStringField("usage", CliArguments.USAGE);
+                g.writeStringField("usage", CliArguments.USAGE + "\n" + SqlCommand.USAGE);
                 g.writeEndObject();
             }, EXIT_OK, err);
+        }
+        if (args.length > 0 && args[0].equals("sql")) {
+            // Flink SQL statements on an embedded MiniCluster; its own output contract (SqlCommand).
+            return SqlCommand.run(args, out, err);
         }
         if (args.length > 0 && args[0].equals("compact")) {
             // The compaction job has its own options and JSON summary (compactor/README.md).

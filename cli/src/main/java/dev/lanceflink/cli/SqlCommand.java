@@ -1,0 +1,315 @@
+package dev.lanceflink.cli;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.apache.flink.table.api.ResultKind;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.internal.TableEnvironmentInternal;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.operations.ModifyOperation;
+import org.apache.flink.table.operations.Operation;
+import org.apache.flink.table.operations.QueryOperation;
+import org.apache.flink.table.operations.StatementSetOperation;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.util.CloseableIterator;
+
+/**
+ * {@code bin/lance-flink sql [-f script.sql | -e 'stmt; stmt'] [--format table|json]}: runs
+ * Flink SQL statements, one after the other, on an embedded MiniCluster ({@link SqlSession}).
+ *
+ * <p>Output contract: each SELECT prints its whole result on stdout, with {@code --format json}
+ * as one line holding one JSON array of row objects (values as {@code dump} prints them,
+ * {@link RowJson}); with {@code --format table} (the default) as a text table. INSERT and other
+ * jobs are waited for. Everything else (SET echoes, job ids, results of SHOW/DESCRIBE/EXPLAIN in
+ * JSON mode, logs) goes to stderr. The first failing statement stops the run: stdout gets
+ * {@code {"error": "..."}} and the exit code is 1; a wrong command line exits with 2 and
+ * {@code {"error": ..., "usage": ...}}.
+ */
+final class SqlCommand {
+    static final String USAGE = String.join("\n",
+            "lance-flink sql (-f script.sql | -e 'statement; statement') [--format table|json]",
+            "  runs Flink SQL on an embedded MiniCluster (batch mode unless SET 'execution.runtime-mode' = 'streaming')",
+            "  --format json: each SELECT prints one line, a JSON array of row objects (dump value conventions)",
+            "  exit codes: 0 ok, 1 a statement failed ({\"error\": ...} on stdout), 2 wrong command line");
+
+    enum Format { TABLE, JSON }
+
+    /** The parsed command line: the script text, where it came from, and the output format. */
+    record Arguments(String script, String source, Format format) {
+        static Arguments parse(String[] args) {
+            String script = null;
+            String source = null;
+            Format format = Format.TABLE;
+            for (int i = 1; i < args.length; i++) {
+                String a = args[i];
+                switch (a) {
+                    case "-f", "--file", "-e", "--execute", "--format" -> {
+                        if (i + 1 >= args.length) {
+                            throw new UsageException("option " + a + " needs a value");
+                        }
+                        String value = args[++i];
+                        if (a.equals("--format")) {
+                            format = switch (value.toLowerCase(Locale.ROOT)) {
+                                case "json" -> Format.JSON;
+                                case "table" -> Format.TABLE;
+                                default -> throw new UsageException("--format " + value + ": use json or table");
+                            };
+                        } else if (script != null) {
+                            throw new UsageException("give the statements once: either -f FILE or -e 'STATEMENTS'");
+                        } else if (a.startsWith("-f") || a.equals("--file")) {
+                            source = value;
+                            script = read(value);
+                        } else {
+                            source = "-e";
+                            script = value;
+                        }
+                    }
+                    default -> throw new UsageException("unknown option '" + a + "' for sql");
+                }
+            }
+            if (script == null) {
+                throw new UsageException("no statements: give -f script.sql or -e 'statement; ...'");
+            }
+            return new Arguments(script, source, format);
+        }
+
+        private static String read(String file) {
+            try {
+                return Files.readString(Path.of(file), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UsageException("cannot read the SQL script '" + file + "': " + LanceFlinkCli.message(e));
+            }
+        }
+    }
+
+    private final Format format;
+    private final OutputStream out;
+    private final PrintStream err;
+    private final SqlSession session;
+
+    private SqlCommand(Format format, OutputStream out, PrintStream err) {
+        this.format = format;
+        this.out = out;
+        this.err = err;
+        this.session = new SqlSession(err);
+    }
+
+    /** Runs {@code sql ...} (args[0] is "sql"); returns the exit code. */
+    static int run(String[] args, OutputStream out, PrintStream err) {
+        if (args.length == 2 && (args[1].equals("--help") || args[1].equals("-h"))) {
+            try {
+                out.write(("{\"usage\": " + quoteJson(USAGE) + "}\n").getBytes(StandardCharsets.UTF_8));
+                out.flush();
+            } catch (IOException e) {
+                err.println("lance-flink sql: cannot write the usage to stdout: " + e);
+            }
+            return LanceFlinkCli.EXIT_OK;
+        }
+        Arguments arguments;
+        try {
+            arguments = Arguments.parse(args);
+        } catch (UsageException e) {
+            printError(out, err, e.getMessage(), true);
+            return LanceFlinkCli.EXIT_USAGE;
+        }
+        return new SqlCommand(arguments.format(), out, err).runScript(arguments);
+    }
+
+    private int runScript(Arguments arguments) {
+        List<SqlScriptSplitter.Statement> statements = SqlScriptSplitter.split(arguments.script());
+        int index = 0;
+        for (SqlScriptSplitter.Statement s : statements) {
+            index++;
+            try {
+                execute(s.sql());
+            } catch (RuntimeException | IOException e) {
+                String where = "statement " + index + " (" + (arguments.source().equals("-e") ? "" :
+                        arguments.source() + ", ") + "line " + s.line() + ")";
+                String message = describe(e);
+                err.println("lance-flink sql: " + where + " failed: " + message);
+                if (unexpected(e) || System.getenv("LANCE_FLINK_DEBUG") != null) {
+                    e.printStackTrace(err);
+                }
+                printError(out, err, where + ": " + message, false);
+                return LanceFlinkCli.EXIT_FAILED;
+            }
+        }
+        return LanceFlinkCli.EXIT_OK;
+    }
+
+    private void execute(String sql) throws IOException {
+        if (session.applyCommand(sql)) {
+            return;
+        }
+        TableEnvironmentInternal env = session.environment();
+        List<Operation> operations = env.getParser().parse(sql);
+        for (Operation op : operations) {
+            if (session.applyCommand(op)) {
+                continue;
+            }
+            // A SET of the runtime mode may have replaced the environment since the parse.
+            env = session.environment();
+            TableResult result = env.executeInternal(op);
+            if (op instanceof QueryOperation) {
+                printResult(result, out, format);
+            } else if (op instanceof ModifyOperation || op instanceof StatementSetOperation) {
+                String job = result.getJobClient().map(c -> c.getJobID().toString()).orElse("?");
+                err.println("[INFO] job " + job + " submitted: " + firstLine(sql));
+                awaitJob(result);
+                err.println("[INFO] job " + job + " finished");
+            } else if (result.getResultKind() == ResultKind.SUCCESS_WITH_CONTENT) {
+                // SHOW, DESCRIBE, EXPLAIN...: on stdout as a table for people; stderr in JSON mode, whose
+                // stdout holds SELECT results only.
+                printResult(result, format == Format.JSON ? err : out, Format.TABLE);
+            } else {
+                err.println("[INFO] OK: " + firstLine(sql));
+            }
+        }
+    }
+
+    private static void awaitJob(TableResult result) {
+        try {
+            result.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the job", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(describe(e.getCause() == null ? e : e.getCause()), e);
+        }
+    }
+
+    /** Reads a result completely (applying retractions of a streaming query) and prints it. */
+    private static void printResult(TableResult result, OutputStream target, Format format) throws IOException {
+        ResolvedSchema schema = result.getResolvedSchema();
+        List<String> names = schema.getColumnNames();
+        List<LogicalType> types = schema.getColumns().stream().map(Column::getDataType)
+                .map(t -> t.getLogicalType()).toList();
+        List<Row> rows = new ArrayList<>();
+        try (CloseableIterator<Row> it = result.collect()) {
+            while (it.hasNext()) {
+                apply(rows, it.next());
+            }
+        } catch (Exception e) {
+            if (e instanceof IOException io) {
+                throw io;
+            }
+            if (e instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+        RowJson json = new RowJson(names, types);
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        if (format == Format.JSON) {
+            try (JsonGenerator g = Json.FACTORY.createGenerator(buffer)) {
+                g.writeStartArray();
+                for (Row row : rows) {
+                    json.writeRow(g, row);
+                }
+                g.writeEndArray();
+            }
+            buffer.write('\n');
+        } else {
+            List<List<String>> cells = new ArrayList<>();
+            for (Row row : rows) {
+                cells.add(RowJson.cellTexts(json, row));
+            }
+            buffer.write(TextTable.render(names, cells).getBytes(StandardCharsets.UTF_8));
+        }
+        buffer.writeTo(target);
+        target.flush();
+    }
+
+    /** Materializes a changelog: inserts add a row, retractions remove an equal one. */
+    private static void apply(List<Row> rows, Row change) {
+        RowKind kind = change.getKind();
+        change.setKind(RowKind.INSERT);
+        if (kind == RowKind.INSERT || kind == RowKind.UPDATE_AFTER) {
+            rows.add(change);
+        } else {
+            int at = rows.lastIndexOf(change);
+            if (at >= 0) {
+                rows.remove(at);
+            }
+        }
+    }
+
+    /**
+     * A failure that is not about the statements (a bug, here or in Flink): its stack trace goes
+     * to stderr. Flink's own statement errors (parse, validation, table and job failures) and I/O
+     * errors carry complete messages.
+     */
+    private static boolean unexpected(Throwable e) {
+        return !(e instanceof org.apache.flink.table.api.TableException
+                || e instanceof org.apache.flink.table.api.ValidationException
+                || e instanceof org.apache.flink.table.api.SqlParserException
+                || e instanceof IOException || e instanceof IllegalArgumentException
+                || e instanceof IllegalStateException);
+    }
+
+    private static String firstLine(String sql) {
+        String line = sql.strip().lines().findFirst().orElse("");
+        return line.length() > 80 ? line.substring(0, 77) + "..." : line;
+    }
+
+    /**
+     * The message of a failure: the outermost message, plus the innermost cause's when it says
+     * something else (Flink wraps job failures, and the root cause is the one that tells what
+     * went wrong with the table).
+     */
+    static String describe(Throwable e) {
+        String top = LanceFlinkCli.message(e);
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        if (root == e) {
+            return top;
+        }
+        String rootText = root.getMessage();
+        return rootText != null && top.contains(rootText.strip()) ? top
+                : top + " (cause: " + LanceFlinkCli.message(root) + ")";
+    }
+
+    private static String quoteJson(String text) throws IOException {
+        java.io.StringWriter w = new java.io.StringWriter();
+        try (JsonGenerator g = Json.FACTORY.createGenerator(w)) {
+            g.writeString(text);
+        }
+        return w.toString();
+    }
+
+    private static void printError(OutputStream out, PrintStream err, String message, boolean withUsage) {
+        try {
+            ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+            try (JsonGenerator g = Json.FACTORY.createGenerator(buffer)) {
+                g.writeStartObject();
+                g.writeStringField("error", message);
+                if (withUsage) {
+                    g.writeStringField("usage", USAGE);
+                }
+                g.writeEndObject();
+            }
+            buffer.write('\n');
+            buffer.writeTo(out);
+            out.flush();
+        } catch (IOException e) {
+            err.println("lance-flink sql: cannot write the error to stdout: " + e);
+        } catch (UncheckedIOException e) {
+            err.println("lance-flink sql: cannot write the error to stdout: " + e.getCause());
+        }
+    }
+}

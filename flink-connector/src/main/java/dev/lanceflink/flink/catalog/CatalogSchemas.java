@@ -1,0 +1,167 @@
+package dev.lanceflink.flink.catalog;
+
+import dev.lanceflink.flink.types.LanceTypeException;
+import dev.lanceflink.flink.types.LanceTypeMapping;
+import dev.lanceflink.flink.types.VectorDimensions;
+import dev.lanceflink.schema.LanceField;
+import dev.lanceflink.schema.LanceSchema;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.catalog.UniqueConstraint;
+import org.apache.flink.table.catalog.exceptions.CatalogException;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.utils.TypeConversions;
+
+/**
+ * Converts table schemas between a Flink catalog table and the Lance schema stored in the
+ * dataset, which is the only place the catalog keeps a table's columns:
+ * <ul>
+ *   <li>columns through {@link LanceTypeMapping}; {@code ARRAY} columns named in
+ *       {@code 'vector-dimensions'} become fixed-size lists, and fixed-size lists read back as
+ *       {@code ARRAY} with their dimension put back into {@code 'vector-dimensions'}, so writes
+ *       through the catalog keep them fixed-size;
+ *   <li>{@code PRIMARY KEY (...) NOT ENFORCED} as Lance's unenforced primary key: field
+ *       metadata {@code lance-schema:unenforced-primary-key} = {@code true} and
+ *       {@code lance-schema:unenforced-primary-key:position} = the 1-based key position, which
+ *       Lance turns into the {@code Field.unenforced_primary_key(_position)} schema fields 12/13.
+ * </ul>
+ */
+final class CatalogSchemas {
+    private CatalogSchemas() {}
+
+    /** The Lance (Arrow) schema a new catalog table is created with. */
+    static org.apache.arrow.vector.types.pojo.Schema toArrowSchema(String table, ResolvedSchema schema,
+            VectorDimensions dimensions) {
+        List<String> notStorable = schema.getColumns().stream().filter(c -> !c.isPhysical())
+                .map(Column::getName).toList();
+        if (!notStorable.isEmpty()) {
+            throw new CatalogException("Cannot create " + table + ": columns " + notStorable + " are computed or "
+                    + "metadata columns, which a Lance table cannot store (the catalog keeps a table's columns in the "
+                    + "Lance schema only). Declare physical columns only, and add computed or metadata columns "
+                    + "(e.g. _rowaddr) in a CREATE TEMPORARY TABLE ... LIKE over it");
+        }
+        if (!schema.getWatermarkSpecs().isEmpty()) {
+            throw new CatalogException("Cannot create " + table + ": a WATERMARK cannot be stored in a Lance table; "
+                    + "declare it in a CREATE TEMPORARY TABLE ... LIKE over it");
+        }
+        List<RowType.RowField> fields = new ArrayList<>();
+        for (Column c : schema.getColumns()) {
+            fields.add(new RowType.RowField(c.getName(), c.getDataType().getLogicalType()));
+        }
+        org.apache.arrow.vector.types.pojo.Schema arrow;
+        try {
+            arrow = LanceTypeMapping.toArrowSchema(new RowType(false, fields), dimensions);
+        } catch (LanceTypeException e) {
+            throw new CatalogException("Cannot create " + table + ": " + e.getMessage(), e);
+        }
+        List<String> key = schema.getPrimaryKey().map(UniqueConstraint::getColumns).orElse(List.of());
+        if (key.isEmpty()) {
+            return arrow;
+        }
+        List<Field> out = new ArrayList<>();
+        for (Field f : arrow.getFields()) {
+            int position = key.indexOf(f.getName());
+            if (position < 0) {
+                out.add(f);
+                continue;
+            }
+            Map<String, String> metadata = new LinkedHashMap<>(f.getMetadata());
+            metadata.put(LanceField.PRIMARY_KEY_METADATA_KEY, "true");
+            metadata.put(LanceField.PRIMARY_KEY_POSITION_METADATA_KEY, Integer.toString(position + 1));
+            // Flink makes primary key columns NOT NULL, as Lance requires of key fields.
+            out.add(new Field(f.getName(), new FieldType(f.isNullable(), f.getType(), f.getDictionary(), metadata),
+                    f.getChildren()));
+        }
+        return new org.apache.arrow.vector.types.pojo.Schema(out, arrow.getCustomMetadata());
+    }
+
+    /**
+     * The Flink view of a Lance schema.
+     *
+     * @param schema columns (those Flink can read) and the primary key
+     * @param vectorDimensions {@code 'vector-dimensions'} for the fixed-size list columns, or empty
+     * @param unreadable columns left out because Flink has no type for them, with the reason
+     */
+    record FlinkView(Schema schema, String vectorDimensions, Map<String, String> unreadable) {}
+
+    static FlinkView toFlink(LanceSchema lance) {
+        Schema.Builder builder = Schema.newBuilder();
+        Map<String, String> unreadable = new LinkedHashMap<>();
+        Map<String, Integer> dims = new LinkedHashMap<>();
+        List<LanceField> keyFields = new ArrayList<>();
+        for (LanceField f : lance.fields()) {
+            Field arrow = f.toArrow();
+            LogicalType type;
+            try {
+                type = LanceTypeMapping.toLogicalType(f.name(), arrow);
+            } catch (LanceTypeException e) {
+                unreadable.put(f.name(), e.getMessage());
+                continue;
+            }
+            builder.column(f.name(), TypeConversions.fromLogicalToDataType(type));
+            collectDimensions(f.name(), arrow, dims);
+            if (f.isUnenforcedPrimaryKey()) {
+                keyFields.add(f);
+            }
+        }
+        if (!keyFields.isEmpty()) {
+            // Key order: the 1-based position; fields in the key without a position (0) follow, by field id.
+            keyFields.sort(Comparator.comparingInt((LanceField f) -> f.unenforcedPrimaryKeyPosition() == 0
+                    ? Integer.MAX_VALUE : f.unenforcedPrimaryKeyPosition()).thenComparingInt(LanceField::id));
+            List<String> names = keyFields.stream().map(LanceField::name).toList();
+            builder.primaryKeyNamed("PK_" + String.join("_", names), names);
+        }
+        String dimensionOption = dims.entrySet().stream().map(e -> e.getKey() + ":" + e.getValue())
+                .collect(Collectors.joining(","));
+        return new FlinkView(builder.build(), dimensionOption, unreadable);
+    }
+
+    /** Paths as {@link LanceTypeMapping} names them: {@code a.b} for struct fields, {@code .item} for list elements. */
+    private static void collectDimensions(String path, Field field, Map<String, Integer> out) {
+        ArrowType type = field.getType();
+        if (type instanceof ArrowType.FixedSizeList fsl) {
+            out.put(path, fsl.getListSize());
+        }
+        if (type instanceof ArrowType.Map) {
+            Field entries = field.getChildren().get(0);
+            for (Field kv : entries.getChildren()) {
+                collectDimensions(path + "." + kv.getName(), kv, out);
+            }
+            return;
+        }
+        for (Field child : field.getChildren()) {
+            String childPath = type instanceof ArrowType.Struct ? path + "." + child.getName()
+                    : path + "." + LanceTypeMapping.LIST_ELEMENT_NAME;
+            collectDimensions(childPath, child, out);
+        }
+    }
+
+    /** Options map {@code 'vector-dimensions'} value ("a:1,b:2") as the map {@link VectorDimensions#parse} takes. */
+    static Map<String, String> parseMapOption(String value) {
+        Map<String, String> out = new HashMap<>();
+        for (String entry : value.split(",")) {
+            if (entry.isBlank()) {
+                continue;
+            }
+            int colon = entry.lastIndexOf(':');
+            if (colon < 0) {
+                throw new CatalogException("'vector-dimensions' entry '" + entry.trim() + "' is not 'column:dimension'"
+                        + "; write e.g. 'embedding:768,image.clip:512'");
+            }
+            out.put(entry.substring(0, colon).trim(), entry.substring(colon + 1).trim());
+        }
+        return out;
+    }
+}

@@ -20,3 +20,9 @@ echo
 echo "== bin/lance-flink dump $table --columns id,name,age --order-by id"
 "$here/bin/lance-flink" dump "$table" --columns id,name,age --order-by id
 echo
+echo "== bin/lance-flink sql -f examples/quickstart.sql   (catalog, INSERT, UPDATE as an overlay, DELETE, SELECT)"
+"$here/bin/lance-flink" sql -f "$here/examples/quickstart.sql"
+echo
+echo "== bin/lance-flink inspect quickstart-data/warehouse/default/users.lance   (the UPDATE is one overlay file)"
+"$here/bin/lance-flink" inspect quickstart-data/warehouse/default/users.lance
+echo

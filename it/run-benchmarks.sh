@@ -2,11 +2,21 @@
 # Runs the side-by-side benchmarks (ours vs the official Lance SDK) outside the test suite.
 # Usage: it/run-benchmarks.sh [rows]            format benchmark, issue #2 (default 1000000 rows)
 #        it/run-benchmarks.sh overlay [rows]    overlay update/scan benchmark, issue #3 (default 1000000)
+#        it/run-benchmarks.sh sink [appendRows [upserts [keys]]]
+#                                               Flink sink vs SDK writes, issue #5 (default 1000000 200000 10000)
+#        it/run-benchmarks.sh compaction [rows [fragments [commits]]]
+#                                               scans with many overlays, merge and fold, issue #7 (default 1000000 8 50)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 main=dev.lanceflink.it.bench.FormatBenchmark
 if [[ "${1:-}" == "overlay" ]]; then
   main=dev.lanceflink.it.bench.OverlayBenchmark
+  shift
+elif [[ "${1:-}" == "sink" ]]; then
+  main=dev.lanceflink.it.bench.SinkBenchmark
+  shift
+elif [[ "${1:-}" == "compaction" ]]; then
+  main=dev.lanceflink.it.bench.CompactionBenchmark
   shift
 fi
 mvn -B -q -ntp -pl it -am -DskipTests test-compile dependency:build-classpath \

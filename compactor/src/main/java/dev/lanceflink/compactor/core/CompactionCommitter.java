@@ -233,9 +233,14 @@ public final class CompactionCommitter {
                                 + " does not contain that fragment"));
                 ours.put(f.id(), f);
             }
+            // A Merge replaces the whole fragment list, so each merged fragment must be the latest
+            // one (its deletion vector may have grown since the plan: a concurrent delete is not a
+            // reason to re-plan) with only its overlays swapped for the merged one. Taking the
+            // staged fragment instead would bring back rows deleted after the plan.
             List<Fragment> fragments = new ArrayList<>();
             for (Fragment f : latest.fragments()) {
-                fragments.add(ours.getOrDefault(f.id(), f));
+                Fragment merged = ours.get(f.id());
+                fragments.add(merged == null ? f : f.withOverlays(merged.overlays()));
             }
             return new Operation.Merge(fragments, latest.schema());
         }

@@ -41,7 +41,14 @@ public final class FaultyStoreProvider implements ObjectStoreProvider {
 
     @Override
     public ObjectStore open(String uri, Map<String, String> storageOptions) {
-        return new FaultyStore(new LocalObjectStore(Path.of(uri.substring("faulty://".length()))));
+        String inner = uri.substring("faulty://".length());
+        try {
+            // faulty://s3://bucket/t wraps the S3 store; faulty:///local/path a local one.
+            return new FaultyStore(inner.contains("://") ? dev.lanceflink.io.ObjectStores.open(inner, storageOptions)
+                    : new LocalObjectStore(Path.of(inner)));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     private static boolean take(AtomicInteger budget) {

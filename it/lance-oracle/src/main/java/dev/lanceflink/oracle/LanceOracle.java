@@ -37,6 +37,10 @@ import org.lance.WriteParams;
  * dump     &lt;uri&gt; [--version N] [--order-by col] [--with-row-id] [--storage-option k=v]...
  * versions &lt;uri&gt; [--storage-option k=v]...
  * inspect  &lt;uri&gt; [--version N] [--storage-option k=v]...
+ * bench-sink-rows &lt;uri&gt; --rows N --commits N [--keys N] [--first-append-id N]
+ *          (see SinkBenchCommand)
+ * churn    &lt;uri&gt; --first-id N [--rows-per-round N] [--rounds N] [--delete-mod N]
+ *          [--pause-ms N] [--stop-file path]   (see ChurnCommand)
  * batch    &lt;commands.json&gt;    (a JSON array of argument arrays, run in order in this JVM)
  * </pre>
  *
@@ -51,7 +55,7 @@ public final class LanceOracle {
       .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
       .build();
 
-  private static final String USAGE = "write|delete|dump|versions|inspect|bench-write|bench-scan|bench-update|batch <target> "
+  private static final String USAGE = "write|delete|dump|versions|inspect|bench-write|bench-scan|bench-update|bench-sink-rows|churn|batch <target> "
       + "[options]; see it/README.md";
   private static final Set<String> STORAGE = Set.of("storage-option");
 
@@ -179,6 +183,31 @@ public final class LanceOracle {
         return new BenchCommands(commands.allocator()).update(a.target(), intOption(a, "rows"),
             a.value("every") == null ? 100 : intOption(a, "every"),
             a.value("phase") == null ? 0 : a.longValue("phase").intValue(), a.keyValues("storage-option"));
+      }
+      case "bench-sink-rows": {
+        OracleArgs a = OracleArgs.parse(argv, Set.of(), union(STORAGE,
+            Set.of("rows", "commits", "keys", "first-append-id")));
+        if (a.value("rows") == null || a.value("commits") == null) {
+          throw new OracleArgs.UsageException("bench-sink-rows: --rows and --commits are required");
+        }
+        return new SinkBenchCommand(commands.allocator()).run(a.target(), intOption(a, "rows"),
+            intOption(a, "commits"), intOption(a, "keys"),
+            a.value("first-append-id") == null ? 0 : a.longValue("first-append-id"),
+            a.keyValues("storage-option"));
+      }
+      case "churn": {
+        OracleArgs a = OracleArgs.parse(argv, Set.of(), union(STORAGE,
+            Set.of("first-id", "rows-per-round", "rounds", "delete-mod", "pause-ms", "stop-file")));
+        if (a.value("first-id") == null) {
+          throw new OracleArgs.UsageException("churn: --first-id (the first id the SDK appends) is required");
+        }
+        return new ChurnCommand(commands.allocator()).run(a.target(), a.longValue("first-id"),
+            a.value("rows-per-round") == null ? 100 : intOption(a, "rows-per-round"),
+            a.value("rounds") == null ? 1000 : intOption(a, "rounds"),
+            a.value("delete-mod") == null ? 7 : intOption(a, "delete-mod"),
+            a.value("pause-ms") == null ? 0 : a.longValue("pause-ms"),
+            a.value("stop-file") == null ? null : Path.of(a.value("stop-file")),
+            a.keyValues("storage-option"));
       }
       default:
         throw new OracleArgs.UsageException(command.isEmpty() ? "missing command"

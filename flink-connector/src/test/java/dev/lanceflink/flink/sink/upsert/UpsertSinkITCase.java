@@ -159,6 +159,31 @@ class UpsertSinkITCase {
     }
 
     @Test
+    void keyMapOnRocksDbWithARestartEndsEqualToTheModel() throws Exception {
+        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(3_000);
+        createTable(initial);
+        ChangelogModel m = new ChangelogModel(initial).generate(314, 40_000, 6_000, false);
+        CHANGES = m.changes;
+        WRITER_FAILURES.set(1);
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(20));
+        conf.setString("state.backend.type", "rocksdb");
+        conf.setString("execution.checkpointing.incremental", "true");
+        conf.setString("execution.checkpointing.dir", dir.resolve("checkpoints").toUri().toString());
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(2);
+        env.enableCheckpointing(300);
+        pipeline(env, 50, 15_000, sink(uri));
+        env.execute("upsert with RocksDB");
+
+        assertThat(WRITER_FAILURES.get()).isZero();
+        assertTableEquals(m.model);
+        assertRowsOnlyInsertedForNewKeys(manifest(), initial.size(), m);
+    }
+
+    @Test
     void twentyFailuresOfWritersAndCommitterLeaveTheModelsTable() throws Exception {
         TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(3_000);
         createTable(initial);

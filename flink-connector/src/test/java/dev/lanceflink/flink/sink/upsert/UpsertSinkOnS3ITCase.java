@@ -3,6 +3,7 @@ package dev.lanceflink.flink.sink.upsert;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.flink.sink.FaultyStoreProvider;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.s3.S3ProxyExtension;
@@ -23,7 +24,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * The upsert sink on a real S3 server (S3Proxy on loopback, started by the test): a changelog
  * over a table that already holds keys ends equal to the model, with updates as overlays, also
- * with injected writer failures that restore from checkpoints.
+ * with injected writer failures that restore from checkpoints; 200,000 changes over 10,000 keys
+ * with 21 injected failures (writers, committer before and after publishing, lost responses).
  */
 class UpsertSinkOnS3ITCase {
     @RegisterExtension
@@ -34,6 +36,86 @@ class UpsertSinkOnS3ITCase {
             .setNumberTaskManagers(1)
             .setNumberSlotsPerTaskManager(3)
             .build());
+
+    @Test
+    void twoHundredThousandChangesWithTwentyFailuresOnS3EndEqualToTheModel() throws Exception {
+        String bucket = S3.server().createBucket("upsert-faults-" + System.nanoTime());
+        String uri = "s3://" + bucket + "/tables/users.lance";
+        Map<String, String> storage = S3.server().storageOptions();
+        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(5_000);
+        UpsertSinkITCaseTables.create(uri, storage, initial, 1_700);
+        ChangelogModel m = new ChangelogModel(initial).generate(2026, 200_000, 10_000, false);
+        UpsertSinkITCase.CHANGES = m.changes;
+        FaultyStoreProvider.reset();
+        UpsertSinkITCase.WRITER_FAILURES.set(6);
+        FaultyStoreProvider.FAIL_BEFORE_PUBLISH.set(5);
+        FaultyStoreProvider.LOSE_PUBLISH_RESPONSE.set(5);
+        FaultyStoreProvider.CRASH_AFTER_PUBLISH.set(5);
+
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 60);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(20));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(3);
+        env.enableCheckpointing(500);
+        LanceSinkBuilder.forTable("faulty://" + uri).storageOptions(storage).mode(LanceSinkMode.UPSERT)
+                .primaryKey("id").rowsPerFile(2_000).uidSuffix("s3-upsert-faults").commitRetries(2)
+                .commitRetryBackoff(Duration.ZERO)
+                .sinkTo(env.fromSequence(0, m.changes.size() - 1).setParallelism(1)
+                        .map(new UpsertSinkITCase.ChangeAt(200, 25_000)).setParallelism(1)
+                        .returns(RowData.class));
+        env.execute("200k upserts on S3 with failures");
+
+        assertThat(UpsertSinkITCase.WRITER_FAILURES.get()).isZero();
+        assertThat(FaultyStoreProvider.INJECTED.get()).isEqualTo(15);
+        UpsertSinkITCaseTables.assertTableEquals(uri, storage, m.model);
+        try (Dataset ds = Dataset.open(uri, storage)) {
+            long physical = ds.manifest().fragments().stream().mapToLong(Fragment::physicalRows).sum();
+            assertThat(physical).as("rows written only for new keys").isLessThanOrEqualTo(initial.size() + m.inserts);
+            assertThat(physical - m.model.size()).as("rows hidden by deletion vectors").isLessThanOrEqualTo(m.deletes);
+        }
+    }
+
+    @Test
+    void aMillionAppendedRowsLandExactlyOnceOnS3() throws Exception {
+        String bucket = S3.server().createBucket("append-" + System.nanoTime());
+        String uri = "s3://" + bucket + "/tables/events.lance";
+        Map<String, String> storage = S3.server().storageOptions();
+        UpsertSinkITCaseTables.create(uri, storage, new TreeMap<>(), 1);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(4);
+        env.enableCheckpointing(1_000);
+        LanceSinkBuilder.forTable(uri).storageOptions(storage).rowsPerFile(250_000).uidSuffix("s3-append")
+                .sinkTo(env.fromSequence(1, 1_000_000)
+                        .map(id -> (RowData) org.apache.flink.table.data.GenericRowData.of(id,
+                                org.apache.flink.table.data.StringData.fromString("e" + id), (int) (id % 100),
+                                id / 2.0))
+                        .returns(RowData.class));
+        env.execute("a million rows into S3");
+
+        try (Dataset ds = Dataset.open(uri, storage)) {
+            assertThat(ds.countRows()).isEqualTo(1_000_000);
+            java.util.BitSet seen = new java.util.BitSet(1_000_001);
+            long duplicates = 0;
+            try (dev.lanceflink.read.Scanner sc = ds.scan(dev.lanceflink.read.ScanOptions.all()
+                    .withColumns(List.of("id")))) {
+                while (sc.hasNext()) {
+                    try (org.apache.arrow.vector.VectorSchemaRoot b = sc.next()) {
+                        org.apache.arrow.vector.BigIntVector id = (org.apache.arrow.vector.BigIntVector) b.getVector(0);
+                        for (int i = 0; i < b.getRowCount(); i++) {
+                            int v = (int) id.get(i);
+                            duplicates += seen.get(v) ? 1 : 0;
+                            seen.set(v);
+                        }
+                    }
+                }
+            }
+            assertThat(duplicates).isZero();
+            assertThat(seen.cardinality()).isEqualTo(1_000_000);
+            assertThat(seen.get(0)).isFalse();
+        }
+    }
 
     @Test
     void upsertChangelogOnS3EndsEqualToTheModel() throws Exception {

@@ -1,0 +1,95 @@
+package dev.lanceflink.it.maintenance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lanceflink.committer.core.CommitMarker;
+import dev.lanceflink.compactor.core.CompactionCommitter;
+import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.dataset.VersionInfo;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The versions of a table split by who committed them: the upsert sink (transaction properties
+ * carry its {@link CommitMarker}), the compactor ({@link CompactionCommitter#MODE_PROPERTY}) and
+ * anything else (the initial write).
+ */
+record TableHistory(List<VersionInfo> all, List<VersionInfo> sinkCommits, List<VersionInfo> compactions,
+        List<VersionInfo> others) {
+
+    static TableHistory read(String uri, Map<String, String> storage) throws IOException {
+        try (Dataset ds = Dataset.open(uri, storage)) {
+            List<VersionInfo> all = ds.versions();
+            List<VersionInfo> sink = new ArrayList<>();
+            List<VersionInfo> compactions = new ArrayList<>();
+            List<VersionInfo> others = new ArrayList<>();
+            for (VersionInfo v : all) {
+                if (v.properties().containsKey(CommitMarker.COMMIT_USER_KEY)) {
+                    sink.add(v);
+                } else if (v.properties().containsKey(CompactionCommitter.MODE_PROPERTY)) {
+                    compactions.add(v);
+                } else {
+                    others.add(v);
+                }
+            }
+            return new TableHistory(List.copyOf(all), List.copyOf(sink), List.copyOf(compactions), List.copyOf(others));
+        }
+    }
+
+    /** Compaction versions of one mode ({@code overlay-merge}, {@code overlay-fold}). */
+    List<VersionInfo> compactions(String mode) {
+        return compactions.stream().filter(v -> mode.equals(v.properties().get(CompactionCommitter.MODE_PROPERTY)))
+                .toList();
+    }
+
+    /**
+     * The sink's commits are exactly-once and well formed: one commit user; no (checkpoint, step)
+     * twice; checkpoints and steps only move forward in version order; each step has its
+     * operation (0 Append, 1 Delete, 2 DataOverlay; transactions.md and {@code CommitStep}).
+     *
+     * @return the sink's commit user
+     */
+    String assertSinkCommitsExactlyOnce() {
+        assertThat(sinkCommits).as("versions committed by the sink").isNotEmpty();
+        Set<String> users = new HashSet<>();
+        Set<String> seen = new HashSet<>();
+        long lastCheckpoint = Long.MIN_VALUE;
+        int lastStep = -1;
+        for (VersionInfo v : sinkCommits) {
+            CommitMarker m = CommitMarker.fromProperties(v.properties(), "version " + v.version()).orElseThrow();
+            users.add(m.commitUser());
+            assertThat(seen.add(m.checkpointId() + "/" + m.step()))
+                    .as("version %s repeats the sink's commit of checkpoint %s step %s", v.version(), m.checkpointId(),
+                            m.step())
+                    .isTrue();
+            boolean forward = m.checkpointId() > lastCheckpoint
+                    || (m.checkpointId() == lastCheckpoint && m.step() > lastStep);
+            assertThat(forward).as("version %s (checkpoint %s step %s) follows checkpoint %s step %s", v.version(),
+                    m.checkpointId(), m.step(), lastCheckpoint, lastStep).isTrue();
+            lastCheckpoint = m.checkpointId();
+            lastStep = m.step();
+            String expected = switch (m.step()) {
+                case 0 -> "Append";
+                case 1 -> "Delete";
+                case 2 -> "DataOverlay";
+                default -> throw new AssertionError("version " + v.version() + " has unknown sink step " + m.step());
+            };
+            assertThat(v.operation()).as("operation of version %s (sink step %s)", v.version(), m.step())
+                    .isEqualTo(expected);
+        }
+        assertThat(users).as("commit users of the sink").hasSize(1);
+        return users.iterator().next();
+    }
+
+    /** Versions are numbered without gaps from the first listed to the latest. */
+    void assertContiguous() {
+        for (int i = 1; i < all.size(); i++) {
+            assertThat(all.get(i).version()).as("version after %s", all.get(i - 1).version())
+                    .isEqualTo(all.get(i - 1).version() + 1);
+        }
+    }
+}

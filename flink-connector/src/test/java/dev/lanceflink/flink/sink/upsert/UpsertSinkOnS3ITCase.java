@@ -84,7 +84,7 @@ class UpsertSinkOnS3ITCase {
         Map<String, String> storage = S3.server().storageOptions();
         UpsertSinkITCaseTables.create(uri, storage, new TreeMap<>(), 1);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(4);
+        env.setParallelism(3); // the cluster has 3 slots
         env.enableCheckpointing(1_000);
         LanceSinkBuilder.forTable(uri).storageOptions(storage).rowsPerFile(250_000).uidSuffix("s3-append")
                 .sinkTo(env.fromSequence(1, 1_000_000)

@@ -168,13 +168,20 @@ class LanceSqlTypeMatrixTest {
     }
 
     @Test
-    void nestedTypesAreRefusedByTheWriterWithTheColumnNamedAndNothingCommitted() throws Exception {
-        String columns = "id INT NOT NULL, embedding ARRAY<FLOAT>";
+    void vectorsAndListsRoundTripAndAWrongSizedVectorIsRefusedNamingTheColumn() throws Exception {
+        String columns = "id INT NOT NULL, embedding ARRAY<FLOAT>, tags ARRAY<STRING>";
         String uri = createFromDeclaration("vectors", columns, "embedding:2");
         TableEnvironment t = env(uri, columns, ", 'vector-dimensions' = 'embedding:2'");
-        assertThatThrownBy(() -> t.executeSql("INSERT INTO t VALUES (1, ARRAY[CAST(1.0 AS FLOAT), CAST(2.0 AS FLOAT)])").await())
-                .hasStackTraceContaining("Column 'embedding' of " + uri + " has Arrow type FixedSizeList(2), which the"
-                        + " Lance sink does not convert from Flink RowData");
-        assertThat(version(uri)).isEqualTo(1);
+        t.executeSql("INSERT INTO t VALUES (1, ARRAY[CAST(1.5 AS FLOAT), CAST(-2.0 AS FLOAT)], ARRAY['a', 'b', 'c']),"
+                + " (2, CAST(NULL AS ARRAY<FLOAT>), ARRAY['x']), (3, ARRAY[CAST(0.0 AS FLOAT), CAST(NULL AS FLOAT)],"
+                + " CAST(NULL AS ARRAY<STRING>))").await();
+        assertThat(rows(t, "SELECT * FROM t ORDER BY id")).containsExactly("+I[1, [1.5, -2.0], [a, b, c]]",
+                "+I[2, null, [x]]", "+I[3, [0.0, null], null]");
+
+        assertThatThrownBy(() -> t.executeSql("INSERT INTO t VALUES (4, ARRAY[CAST(1.0 AS FLOAT)], ARRAY['y'])")
+                .await())
+                .hasStackTraceContaining("Column 'embedding' of " + uri + " holds vectors of 2 values, but a record"
+                        + " has 1");
+        assertThat(version(uri)).isEqualTo(2);
     }
 }

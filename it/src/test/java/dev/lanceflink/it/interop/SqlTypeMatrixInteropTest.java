@@ -172,16 +172,19 @@ class SqlTypeMatrixInteropTest {
   }
 
   @Test
-  void nestedTypesAreRefusedWithTheColumnNamedAndNothingCommitted() throws Exception {
+  void vectorsAndListsWrittenThroughSqlAreReadByTheSdk() throws Exception {
     String uri = dir.resolve("vectors.lance").toString();
-    String columns = "id INT NOT NULL, embedding ARRAY<FLOAT>";
+    String columns = "id INT NOT NULL, embedding ARRAY<FLOAT>, tags ARRAY<STRING>";
     createFromDeclaration(uri, columns, "embedding:2");
     TableEnvironment t = sql(uri, columns, ", 'vector-dimensions' = 'embedding:2'");
-    assertThatThrownBy(() -> t.executeSql(
-        "INSERT INTO t VALUES (1, ARRAY[CAST(1.0 AS FLOAT), CAST(2.0 AS FLOAT)])").await())
-        .hasStackTraceContaining("Column 'embedding' of " + uri + " has Arrow type FixedSizeList(2),"
-            + " which the Lance sink does not convert from Flink RowData");
-    assertThat(latestVersion(uri)).isEqualTo(1);
+    t.executeSql("INSERT INTO t VALUES (1, ARRAY[CAST(1.5 AS FLOAT), CAST(-2.0 AS FLOAT)],"
+        + " ARRAY['a', 'b']), (2, CAST(NULL AS ARRAY<FLOAT>), ARRAY['x'])").await();
+
+    JsonNode sdk = OracleProcess.fromBuild().run("dump", uri, "--order-by", "id");
+    assertThat(sdk.get("rows").toString()).isEqualTo(
+        "[{\"id\":1,\"embedding\":[1.5,-2.0],\"tags\":[\"a\",\"b\"]},"
+            + "{\"id\":2,\"embedding\":null,\"tags\":[\"x\"]}]");
+    assertThat(latestVersion(uri)).isEqualTo(2);
   }
 
   @Test

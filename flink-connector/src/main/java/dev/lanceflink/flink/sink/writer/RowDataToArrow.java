@@ -20,9 +20,12 @@ import org.apache.arrow.vector.TinyIntVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.FixedSizeListVector;
+import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.flink.table.data.ArrayData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.TimestampData;
 
@@ -136,10 +139,112 @@ public final class RowDataToArrow implements AutoCloseable {
             return (row, pos, i) -> v.setSafe(i, row.getDecimal(pos, d.getPrecision(), d.getScale()).toBigDecimal());
         } else if (vector instanceof TimeStampVector v) {
             return timestampWriter(v, (ArrowType.Timestamp) type);
+        } else if (vector instanceof FixedSizeListVector v) {
+            return vectorWriter(field.getName(), v);
+        } else if (vector instanceof ListVector v) {
+            return listWriter(field.getName(), v);
         }
         throw new IllegalArgumentException("Column '" + field.getName() + "' of " + table + " has Arrow type " + type
                 + ", which the Lance sink does not convert from Flink RowData. Supported: TINYINT, SMALLINT, INT,"
-                + " BIGINT, FLOAT, DOUBLE, BOOLEAN, DATE, STRING, BYTES, DECIMAL, TIMESTAMP");
+                + " BIGINT, FLOAT, DOUBLE, BOOLEAN, DATE, STRING, BYTES, DECIMAL, TIMESTAMP, and ARRAY/vectors of the"
+                + " atomic ones");
+    }
+
+    /** Writes element {@code j} of an array into child slot {@code index}. */
+    @FunctionalInterface
+    private interface ElementWriter {
+        void write(ArrayData array, int j, int index);
+    }
+
+    /**
+     * A fixed-size list (a vector, e.g. an embedding): the array must have exactly the list size;
+     * its elements go to the child at {@code row * size + j} without boxing.
+     */
+    private ColumnWriter vectorWriter(String column, FixedSizeListVector v) {
+        int size = v.getListSize();
+        FieldVector child = v.getDataVector();
+        ElementWriter elements = elementWriter(column, child);
+        boolean childNullable = child.getField().isNullable();
+        return (row, pos, i) -> {
+            ArrayData a = row.getArray(pos);
+            if (a.size() != size) {
+                throw new IllegalArgumentException("Column '" + column + "' of " + table + " holds vectors of " + size
+                        + " values, but a record has " + a.size() + " (field " + pos + "); every vector of the column"
+                        + " must have exactly " + size);
+            }
+            v.setNotNull(i);
+            int base = i * size;
+            for (int j = 0; j < size; j++) {
+                if (a.isNullAt(j)) {
+                    requireNullableElement(column, childNullable, pos);
+                    setNullSafe(child, base + j);
+                } else {
+                    elements.write(a, j, base + j);
+                }
+            }
+        };
+    }
+
+    /** A variable-size list: elements appended to the child after the previous row's. */
+    private ColumnWriter listWriter(String column, ListVector v) {
+        FieldVector child = v.getDataVector();
+        ElementWriter elements = elementWriter(column, child);
+        boolean childNullable = child.getField().isNullable();
+        return (row, pos, i) -> {
+            ArrayData a = row.getArray(pos);
+            int start = v.startNewValue(i);
+            for (int j = 0; j < a.size(); j++) {
+                if (a.isNullAt(j)) {
+                    requireNullableElement(column, childNullable, pos);
+                    setNullSafe(child, start + j);
+                } else {
+                    elements.write(a, j, start + j);
+                }
+            }
+            v.endValue(i, a.size());
+        };
+    }
+
+    private void requireNullableElement(String column, boolean nullable, int pos) {
+        if (!nullable) {
+            throw new IllegalArgumentException("Column '" + column + "' of " + table + " has NOT NULL elements, but a"
+                    + " record has a NULL element in it (field " + pos + ")");
+        }
+    }
+
+    private static void setNullSafe(FieldVector child, int index) {
+        while (index >= child.getValueCapacity()) {
+            child.reAlloc();
+        }
+        child.setNull(index);
+    }
+
+    private ElementWriter elementWriter(String column, FieldVector child) {
+        if (child instanceof Float4Vector c) {
+            return (a, j, k) -> c.setSafe(k, a.getFloat(j));
+        } else if (child instanceof Float8Vector c) {
+            return (a, j, k) -> c.setSafe(k, a.getDouble(j));
+        } else if (child instanceof IntVector c) {
+            return (a, j, k) -> c.setSafe(k, a.getInt(j));
+        } else if (child instanceof BigIntVector c) {
+            return (a, j, k) -> c.setSafe(k, a.getLong(j));
+        } else if (child instanceof SmallIntVector c) {
+            return (a, j, k) -> c.setSafe(k, a.getShort(j));
+        } else if (child instanceof TinyIntVector c) {
+            return (a, j, k) -> c.setSafe(k, a.getByte(j));
+        } else if (child instanceof BitVector c) {
+            return (a, j, k) -> c.setSafe(k, a.getBoolean(j) ? 1 : 0);
+        } else if (child instanceof DateDayVector c) {
+            return (a, j, k) -> c.setSafe(k, a.getInt(j));
+        } else if (child instanceof VarCharVector c) {
+            return (a, j, k) -> c.setSafe(k, a.getString(j).toBytes());
+        } else if (child instanceof VarBinaryVector c) {
+            return (a, j, k) -> c.setSafe(k, a.getBinary(j));
+        }
+        throw new IllegalArgumentException("Column '" + column + "' of " + table + " is a list of "
+                + child.getField().getType() + ", which the Lance sink does not convert from Flink RowData. Supported"
+                + " list and vector elements: TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, BOOLEAN, DATE, STRING,"
+                + " BYTES");
     }
 
     private static ColumnWriter timestampWriter(TimeStampVector v, ArrowType.Timestamp type) {

@@ -134,11 +134,29 @@ class RowDataToArrowTest {
 
     @Test
     void unsupportedColumnTypeIsRejectedWhenTheWriterStarts() {
+        Schema withStruct = new Schema(List.of(new Field("point", FieldType.nullable(ArrowType.Struct.INSTANCE),
+                List.of(new Field("x", FieldType.nullable(new ArrowType.Int(32, true)), null)))));
+
+        assertThatThrownBy(() -> new RowDataToArrow(withStruct, allocator, "t"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("Column 'point' of t has Arrow type Struct");
+    }
+
+    @Test
+    void listsOfStringsAreWritten() {
         Schema withList = new Schema(List.of(new Field("tags", FieldType.nullable(ArrowType.List.INSTANCE),
                 List.of(new Field("item", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)))));
-
-        assertThatThrownBy(() -> new RowDataToArrow(withList, allocator, "t"))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("Column 'tags' of t has Arrow type List");
+        try (RowDataToArrow converter = new RowDataToArrow(withList, allocator, "t")) {
+            converter.append(GenericRowData.of(new org.apache.flink.table.data.GenericArrayData(new Object[] {
+                    org.apache.flink.table.data.StringData.fromString("a"), null})));
+            converter.append(GenericRowData.of((Object) null));
+            converter.append(GenericRowData.of(new org.apache.flink.table.data.GenericArrayData(new Object[] {
+                    org.apache.flink.table.data.StringData.fromString("bc")})));
+            org.apache.arrow.vector.complex.ListVector v =
+                    (org.apache.arrow.vector.complex.ListVector) converter.batch().getVector(0);
+            assertThat(v.getObject(0).toString()).isEqualTo("[\"a\",null]");
+            assertThat(v.isNull(1)).isTrue();
+            assertThat(v.getObject(2).toString()).isEqualTo("[\"bc\"]");
+        }
     }
 }

@@ -38,7 +38,8 @@ public record CliArguments(String command, String uri, Map<String, String> stora
             "             [--with-row-address] [--filter SQL]",
             "  inspect <uri> [--version N]",
             "  versions <uri>",
-            "  compact <uri> --mode overlay-merge|overlay-fold [--dry-run] ...   (compact --help)",
+            "  compact <uri> --mode overlay-merge|overlay-fold|fragments|cleanup [--dry-run] ...   (compact --help)",
+            "  sql [-f script.sql | -e 'stmt; stmt'] [--format table|json]   (sql --help)",
             "  every command: [--storage-option key=value]...",
             "exit codes: 0 ok, 1 the table could not be read, 2 wrong command line");
 
@@ -51,12 +52,13 @@ public record CliArguments(String command, String uri, Map<String, String> stora
     /** Parses {@code args}; throws {@link UsageException} naming the first problem. */
     public static CliArguments parse(String[] args) {
         if (args.length == 0) {
-            throw new UsageException("no command given; expected one of dump, inspect, versions");
+            throw new UsageException("no command given; expected one of dump, inspect, versions, compact, sql");
         }
         String command = args[0];
         Set<String> accepted = OPTIONS.get(command);
         if (accepted == null) {
-            throw new UsageException("unknown command '" + command + "'; expected one of dump, inspect, versions");
+            throw new UsageException("unknown command '" + command
+                    + "'; expected one of dump, inspect, versions, compact, sql");
         }
         if (args.length < 2 || args[1].startsWith("--")) {
             throw new UsageException(command + ": the table URI is missing (" + command + " <uri> ...)");

@@ -52,8 +52,8 @@ class CliArgumentsTest {
                 List.of("inspect", "/t", "--columns", "a"),
                 List.of("dump", "/t", "--limit", "1", "--limit", "2"));
         List<String> expected = List.of(
-                "no command given; expected one of dump, inspect, versions",
-                "unknown command 'show'; expected one of dump, inspect, versions",
+                "no command given; expected one of dump, inspect, versions, compact, sql",
+                "unknown command 'show'; expected one of dump, inspect, versions, compact, sql",
                 "dump: the table URI is missing (dump <uri> ...)",
                 "dump: the table URI is missing (dump <uri> ...)",
                 "dump: option --limit needs a value",

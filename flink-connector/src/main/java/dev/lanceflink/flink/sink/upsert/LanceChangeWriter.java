@@ -10,6 +10,7 @@ import dev.lanceflink.committer.core.TargetedOverlay;
 import dev.lanceflink.committer.core.WrittenChanges;
 import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.file.writer.FileWriterOptions;
+import dev.lanceflink.flink.sink.writer.LatestTableVersion;
 import dev.lanceflink.flink.sink.writer.RowDataToArrow;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.overlay.OverlayWriter;
@@ -20,7 +21,6 @@ import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
-import dev.lanceflink.table.VersionNotFoundException;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.write.FragmentWriter;
 import java.io.IOException;
@@ -96,14 +96,10 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
         this.store = table.open();
         this.allocator = new RootAllocator();
         try {
-            Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
+            Manifest latest = LatestTableVersion.read(store, table);
             this.schema = latest.schema();
             this.fileVersion = FileVersion.parse(latest.dataFormat().version());
             this.inserts = new RowDataToArrow(schema.toArrow(), allocator, table.uri());
-        } catch (VersionNotFoundException e) {
-            close();
-            throw new IOException("The Lance sink writes to an existing table, but " + table + " has no versions."
-                    + " Create the table (with its schema) first", e);
         } catch (IOException | RuntimeException e) {
             close();
             throw e;

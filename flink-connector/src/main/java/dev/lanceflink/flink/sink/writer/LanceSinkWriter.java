@@ -11,9 +11,6 @@ import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.table.DataFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
-import dev.lanceflink.table.ManifestIO;
-import dev.lanceflink.table.VersionNotFoundException;
-import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.write.FragmentWriter;
 import java.io.IOException;
 import java.util.Collection;
@@ -67,14 +64,10 @@ public final class LanceSinkWriter implements CommittingSinkWriter<RowData, Writ
         this.store = table.open();
         this.allocator = new RootAllocator();
         try {
-            Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
+            Manifest latest = LatestTableVersion.read(store, table);
             this.schema = latest.schema();
             this.fileVersion = FileVersion.parse(latest.dataFormat().version());
             this.batch = new RowDataToArrow(schema.toArrow(), allocator, table.uri());
-        } catch (VersionNotFoundException e) {
-            close();
-            throw new IOException("The Lance sink appends to an existing table, but " + table + " has no versions."
-                    + " Create the table (with its schema) first", e);
         } catch (IOException | RuntimeException e) {
             close();
             throw e;

@@ -1,0 +1,78 @@
+package dev.lanceflink.flink.sink;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.lanceflink.committer.core.CheckpointCommit;
+import dev.lanceflink.committer.core.CommitSettings;
+import dev.lanceflink.committer.core.TableLocation;
+import dev.lanceflink.committer.core.WrittenChanges;
+import dev.lanceflink.committer.flink.CheckpointCommitSerializer;
+import dev.lanceflink.committer.flink.LanceCommitter;
+import dev.lanceflink.committer.flink.LanceWriteAggregator;
+import dev.lanceflink.committer.flink.WrittenChangesSerializer;
+import java.io.IOException;
+import org.apache.flink.api.connector.sink2.Committer;
+import org.apache.flink.api.connector.sink2.CommitterInitContext;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.sink2.SupportsCommitter;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo;
+import org.apache.flink.streaming.api.connector.sink2.SupportsPreCommitTopology;
+import org.apache.flink.streaming.api.datastream.DataStream;
+
+/**
+ * The commit half shared by the append and the upsert sinks: writers' {@link WrittenChanges} go
+ * to one {@link LanceWriteAggregator} (parallelism 1, uid {@code lance-commit-aggregator-<suffix>},
+ * holding the commit user in its state), whose per-checkpoint {@link CheckpointCommit} the
+ * {@link LanceCommitter} on subtask 0 commits exactly once. Subclasses provide the writer.
+ *
+ * @param <IN> what the writers consume
+ */
+public abstract class CommittingLanceSink<IN> implements Sink<IN>, SupportsCommitter<CheckpointCommit>,
+        SupportsPreCommitTopology<WrittenChanges, CheckpointCommit> {
+    private static final long serialVersionUID = 1L;
+
+    protected final TableLocation table;
+    protected final CommitSettings commitSettings;
+    private final String uidSuffix;
+
+    protected CommittingLanceSink(TableLocation table, CommitSettings commitSettings, String uidSuffix) {
+        this.table = requireNonNull(table, "table is null");
+        this.commitSettings = requireNonNull(commitSettings, "commitSettings is null");
+        this.uidSuffix = requireNonNull(uidSuffix, "uidSuffix is null");
+    }
+
+    @Override
+    public Committer<CheckpointCommit> createCommitter(CommitterInitContext context) throws IOException {
+        return new LanceCommitter(table, commitSettings, context);
+    }
+
+    @Override
+    public SimpleVersionedSerializer<CheckpointCommit> getCommittableSerializer() {
+        return new CheckpointCommitSerializer();
+    }
+
+    @Override
+    public SimpleVersionedSerializer<WrittenChanges> getWriteResultSerializer() {
+        return new WrittenChangesSerializer();
+    }
+
+    @Override
+    public DataStream<CommittableMessage<CheckpointCommit>> addPreCommitTopology(
+            DataStream<CommittableMessage<WrittenChanges>> written) {
+        return written.global()
+                .transform("Lance commit aggregator", CommittableMessageTypeInfo.of(CheckpointCommitSerializer::new),
+                        new LanceWriteAggregator(table, commitSettings))
+                .uid("lance-commit-aggregator-" + uidSuffix)
+                .name("Lance commit aggregator")
+                .setParallelism(1)
+                .setMaxParallelism(1)
+                .global();
+    }
+
+    /** The uid suffix of the sink's operators (state of the commit user is bound to it). */
+    public String uidSuffix() {
+        return uidSuffix;
+    }
+}

@@ -38,8 +38,8 @@ import org.roaringbitmap.RoaringBitmap;
 
 /**
  * Compaction primitives for data overlay files (overlays.md §7). Both stage files and return the
- * operation to commit; commit it with {@link #commit}, which never rebases a compaction over a
- * concurrent change of the compacted fragment.
+ * operation to commit; commit it with {@link #commit}, which carries a compaction over concurrent
+ * deletions and newer overlays of the compacted fragment ({@link #rebase}) and over nothing else.
  *
  * <ul>
  *   <li>{@link #mergeOverlays}: a run of overlays of one fragment, contiguous in
@@ -221,21 +221,23 @@ public final class OverlayCompactor {
     }
 
     /**
-     * Commits a compaction planned on {@code planned} for {@code fragmentId}, without ever
-     * rebasing it over a concurrent change of that fragment.
+     * Commits a compaction planned on {@code planned} for {@code fragmentId}, carrying it over
+     * concurrent changes of the fragment only where its result provably stays the same (see
+     * {@link #rebase}), and never otherwise.
      *
      * <p>Why not a plain {@code TableCommitter.commit}: a fold is an {@code Update} in
      * REWRITE_COLUMNS mode, which Lance's conflict rules let pass a concurrent {@code DataOverlay}
      * and which then tombstones that overlay's slots, silently losing its values (the fold read the
      * fragment before the overlay existed). A merge carries the complete fragment list. So each
-     * attempt reads the latest version, requires the fragment's files and overlays (and the schema)
-     * to be exactly as planned, re-targets the operation at that version, and publishes only the
-     * manifest of the next version (any other writer getting there first makes the attempt fail
-     * and the check run again).
+     * attempt reads the latest version, requires the schema to be as planned and the fragment to be
+     * rebasable, re-targets the operation at that version, and publishes only the manifest of the
+     * next version (any other writer getting there first makes the attempt fail and the check run
+     * again).
      *
-     * @throws CommitConflictException (retryable) if the fragment changed since {@code planned}:
-     *     plan the compaction again on the latest version; the staged files are then deleted
-     *     (other failures keep them: the outcome of the publish may be unknown)
+     * @throws CommitConflictException (retryable) if the fragment changed since {@code planned} in
+     *     a way the compaction cannot be carried over: plan it again on the latest version; the
+     *     staged files are then deleted (other failures keep them: the outcome of the publish may
+     *     be unknown)
      */
     public static Manifest commit(ObjectStore store, Manifest planned, long fragmentId, StagedWrite staged,
             Map<String, String> properties, CommitOptions options) throws IOException {
@@ -245,14 +247,17 @@ public final class OverlayCompactor {
                 ManifestLocation location = VersionResolver.latest(store);
                 Manifest latest = ManifestIO.read(store, location);
                 Fragment now = latest.fragment(fragmentId).orElse(null);
-                if (now == null || !now.files().equals(before.files()) || !now.overlays().equals(before.overlays())
-                        || !latest.schema().equals(planned.schema())) {
+                Optional<Fragment> rebased = latest.schema().equals(planned.schema())
+                        ? rebase(staged.operation(), before, now) : Optional.empty();
+                if (rebased.isEmpty()) {
                     throw new CommitConflictException("Fragment " + fragmentId + " (or the schema) changed between"
                             + " version " + planned.version() + ", on which this overlay compaction was planned, and"
-                            + " version " + latest.version() + "; plan the compaction again on version "
-                            + latest.version(), true, latest.version());
+                            + " version " + latest.version() + " in a way the compaction cannot be carried over ("
+                            + (now == null ? "the fragment is gone" : "its data files changed, overlays it compacted"
+                            + " were replaced, or a newer overlay sets a folded field")
+                            + "); plan the compaction again on version " + latest.version(), true, latest.version());
                 }
-                Operation op = retarget(staged.operation(), latest, fragmentId);
+                Operation op = retarget(staged.operation(), latest, rebased.get());
                 String expected = location.scheme().path(latest.version() + 1);
                 CommitHandler inner = options.commitHandler();
                 CommitOptions once = options.withMaxAttempts(1).withCommitHandler((s, path, bytes) -> {
@@ -263,7 +268,8 @@ public final class OverlayCompactor {
                     return inner.publish(s, path, bytes);
                 });
                 try {
-                    return TableCommitter.commit(store, Transaction.of(latest.version(), op, properties), once);
+                    return TableCommitter.commit(store, Transaction.of(latest.version(), op, withMode(properties,
+                            staged.operation())), once);
                 } catch (CommitConflictException e) {
                     if (!e.isRetryable()) {
                         throw e;
@@ -278,18 +284,102 @@ public final class OverlayCompactor {
         }
     }
 
-    /** The operation re-aimed at {@code latest}: a Merge takes the latest fragment list with ours swapped in. */
-    private static Operation retarget(Operation op, Manifest latest, long fragmentId) {
-        if (!(op instanceof Operation.Merge merge)) {
-            return op;
+    /**
+     * The fragment a staged overlay compaction of {@code planned} must commit now that the
+     * fragment is {@code latest}, or empty if the compaction has to be planned again.
+     *
+     * <p>The compaction read {@code planned}'s data files and overlays. It stays valid when those
+     * are unchanged and everything else that happened since commutes with it:
+     * <ul>
+     *   <li>A concurrent {@code Delete} (or a row-moving {@code Update}) only replaced the
+     *       deletion file: the merged or folded values are per physical offset and deletions win
+     *       over them, so the newer deletion file (and the rest of {@code latest}: row ids, row
+     *       version sequences) is kept. Writing back {@code planned} instead would revive the
+     *       deleted rows.
+     *   <li>A concurrent {@code DataOverlay} appended overlays after the ones compacted: their
+     *       {@code committed_version} is above every compacted one, so they keep shadowing the
+     *       compacted values. For a merge they stay after the merged overlay, in order; the merged
+     *       run was contiguous and remains so (overlays.md §7.1). A fold carries them over only if
+     *       none sets a folded field: the fold's {@code Update} tombstones the folded fields in every
+     *       overlay of the fragment, which would drop those newer values (overlays.md §7.4).
+     * </ul>
+     * Anything else (fragment gone, data files changed, an overlay the compaction read removed or
+     * rewritten) needs a new plan.
+     *
+     * @param staged the staged {@code Merge} (overlay merge) or REWRITE_COLUMNS {@code Update}
+     *     (fold) of {@code planned}
+     * @param latest the fragment in the version about to be committed on, or null if it is gone
+     * @throws IllegalArgumentException if {@code staged} is not an overlay compaction of the fragment
+     */
+    public static Optional<Fragment> rebase(Operation staged, Fragment planned, Fragment latest) {
+        Fragment result = stagedFragment(staged, planned.id());
+        if (latest == null || !latest.files().equals(planned.files())) {
+            return Optional.empty();
         }
-        Fragment ours = merge.fragments().stream().filter(f -> f.id() == fragmentId).findFirst().orElseThrow(
-                () -> new IllegalArgumentException("The staged Merge does not contain fragment " + fragmentId));
+        List<DataOverlayFile> read = planned.overlays();
+        List<DataOverlayFile> now = latest.overlays();
+        if (now.size() < read.size() || !now.subList(0, read.size()).equals(read)) {
+            return Optional.empty();
+        }
+        List<DataOverlayFile> newer = now.subList(read.size(), now.size());
+        if (staged instanceof Operation.Update fold) {
+            int[] folded = fold.fieldsModified();
+            for (DataOverlayFile o : newer) {
+                for (int fid : o.dataFile().fields()) {
+                    if (Arrays.stream(folded).anyMatch(m -> m == fid)) {
+                        return Optional.empty();
+                    }
+                }
+            }
+            return Optional.of(latest.withFiles(result.files()).withOverlays(newer));
+        }
+        List<DataOverlayFile> overlays = new ArrayList<>(result.overlays());
+        overlays.addAll(newer);
+        return Optional.of(latest.withOverlays(overlays));
+    }
+
+    /** The fragment {@code fragmentId} as the staged compaction leaves it. */
+    private static Fragment stagedFragment(Operation staged, long fragmentId) {
+        List<Fragment> fragments;
+        if (staged instanceof Operation.Merge m) {
+            fragments = m.fragments();
+        } else if (staged instanceof Operation.Update u && u.mode() == Operation.UpdateMode.REWRITE_COLUMNS) {
+            fragments = u.updatedFragments();
+        } else {
+            throw new IllegalArgumentException("A staged " + staged.name() + " is not an overlay compaction (expected"
+                    + " a Merge from mergeOverlays or a REWRITE_COLUMNS Update from fold)");
+        }
+        return fragments.stream().filter(f -> f.id() == fragmentId).findFirst().orElseThrow(
+                () -> new IllegalArgumentException("The staged " + staged.name() + " does not contain fragment "
+                        + fragmentId));
+    }
+
+    /**
+     * The operation re-aimed at {@code latest} with {@code rebased} (from {@link #rebase}) as the
+     * compacted fragment: a Merge takes the latest fragment list with it swapped in, a fold
+     * updates it.
+     */
+    private static Operation retarget(Operation op, Manifest latest, Fragment rebased) {
+        if (op instanceof Operation.Update u) {
+            return new Operation.Update(List.of(), List.of(rebased), List.of(), u.fieldsModified(), new int[0],
+                    Operation.UpdateMode.REWRITE_COLUMNS, false, false, new byte[0]);
+        }
         List<Fragment> fragments = new ArrayList<>();
         for (Fragment f : latest.fragments()) {
-            fragments.add(f.id() == fragmentId ? ours : f);
+            fragments.add(f.id() == rebased.id() ? rebased : f);
         }
         return new Operation.Merge(fragments, latest.schema());
+    }
+
+    /** {@code properties} plus the compaction mode, so conflict messages of other writers can name it. */
+    private static Map<String, String> withMode(Map<String, String> properties, Operation staged) {
+        if (properties.containsKey(Transaction.COMPACTION_MODE_PROPERTY)) {
+            return properties;
+        }
+        Map<String, String> out = new java.util.LinkedHashMap<>(properties);
+        out.put(Transaction.COMPACTION_MODE_PROPERTY, staged instanceof Operation.Merge ? "overlay-merge"
+                : "overlay-fold");
+        return out;
     }
 
     /**

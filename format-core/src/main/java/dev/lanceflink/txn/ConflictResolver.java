@@ -1,8 +1,12 @@
 package dev.lanceflink.txn;
 
 import dev.lanceflink.table.CorruptTableException;
+import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.IndexEntry;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -12,11 +16,31 @@ import java.util.Set;
  * ({@code affected_rows}, key filters), the answer here is the conservative one Lance gives
  * without it (retryable), except for Delete/Update deletion vectors, which are rebased from the
  * deletion files themselves (see {@link DeletionRebaser}).
+ *
+ * <p>Reasons name what the concurrent commit did to the fragments this one changes. A concurrent
+ * {@code Merge} is described by its transaction properties and fragment list: it may be a column
+ * addition or this library's overlay-merge compaction, and only the fragment list tells which of
+ * the fragments this commit changes it replaced.
  */
 public final class ConflictResolver {
     private ConflictResolver() {}
 
+    /** {@link #check(Transaction, Transaction)} for bare operations (messages then cannot name compactions). */
     public static ConflictOutcome check(Operation mine, Operation theirs) throws CorruptTableException {
+        return check(mine, Map.of(), theirs, Map.of());
+    }
+
+    /**
+     * May {@code mine} be committed on top of the version {@code theirs} produced? The outcome
+     * depends on the operations only; the transactions' properties make the messages say what a
+     * concurrent commit was (e.g. an overlay-merge compaction, committed as a {@code Merge}).
+     */
+    public static ConflictOutcome check(Transaction mine, Transaction theirs) throws CorruptTableException {
+        return check(mine.operation(), mine.properties(), theirs.operation(), theirs.properties());
+    }
+
+    private static ConflictOutcome check(Operation mine, Map<String, String> mineProps, Operation theirs,
+            Map<String, String> theirProps) throws CorruptTableException {
         // Column rules that hold for (almost) every row.
         if (theirs instanceof Operation.Restore && !(mine instanceof Operation.Restore)
                 && !(mine instanceof Operation.Overwrite) && !(mine instanceof Operation.UpdateConfig)
@@ -31,19 +55,23 @@ public final class ConflictResolver {
         if (mine instanceof Operation.Append) {
             return appendRow((Operation.Append) mine, theirs);
         } else if (mine instanceof Operation.Delete d) {
-            return deleteOrUpdateRow(mine, modifiedBy(d), removedBy(d), theirs);
+            return deleteOrUpdateRow(mine, modifiedBy(d), removedBy(d), theirs, theirProps);
         } else if (mine instanceof Operation.Update u) {
-            return updateRow(u, theirs);
+            return updateRow(u, theirs, theirProps);
         } else if (mine instanceof Operation.Overwrite o) {
             return overwriteRow(o, theirs);
         } else if (mine instanceof Operation.CreateIndex c) {
             return createIndexRow(c, theirs);
         } else if (mine instanceof Operation.Rewrite r) {
-            return rewriteRow(r, theirs);
+            return rewriteRow(r, theirs, theirProps);
         } else if (mine instanceof Operation.Merge) {
-            return mergeRow(mine, theirs);
+            return mergeRow(mine, mineProps, theirs);
         } else if (mine instanceof Operation.Project) {
-            if (theirs instanceof Operation.Merge || theirs instanceof Operation.Project) {
+            if (theirs instanceof Operation.Merge) {
+                return retryable(mine, theirs, "the schema may have changed concurrently: it was "
+                        + MergeConflictText.kind(theirProps));
+            }
+            if (theirs instanceof Operation.Project) {
                 return retryable(mine, theirs, "the schema changed concurrently");
             }
             return memWalIncompatible(mine, theirs);
@@ -54,9 +82,9 @@ public final class ConflictResolver {
         } else if (mine instanceof Operation.UpdateConfig uc) {
             return updateConfigRow(uc, theirs);
         } else if (mine instanceof Operation.DataReplacement dr) {
-            return dataReplacementRow(dr, theirs);
+            return dataReplacementRow(dr, theirs, theirProps);
         } else if (mine instanceof Operation.DataOverlay ov) {
-            return dataOverlayRow(ov, theirs);
+            return dataOverlayRow(ov, theirs, theirProps);
         } else if (mine instanceof Operation.UpdateBases ub) {
             if (theirs instanceof Operation.UpdateBases other) {
                 for (var a : ub.newBases()) {
@@ -89,7 +117,7 @@ public final class ConflictResolver {
 
     /** Delete (and Update when it does not need its own rules) against every column. */
     private static ConflictOutcome deleteOrUpdateRow(Operation mine, Set<Long> myModified, Set<Long> myRemoved,
-            Operation theirs) {
+            Operation theirs, Map<String, String> theirProps) {
         if (theirs instanceof Operation.Delete || theirs instanceof Operation.Update) {
             Set<Long> theirModified = modifiedBy(theirs);
             Set<Long> theirRemoved = removedBy(theirs);
@@ -129,13 +157,25 @@ public final class ConflictResolver {
             }
             return ConflictOutcome.COMPATIBLE;
         }
-        if (theirs instanceof Operation.Merge) {
-            return retryable(mine, theirs, "it replaced the fragment list (added columns)");
+        if (theirs instanceof Operation.Merge m) {
+            return retryable(mine, theirs, MergeConflictText.reason(m, theirProps, mine.name(), asRead(mine),
+                    union(myModified, myRemoved)));
         }
         return memWalIncompatible(mine, theirs);
     }
 
-    private static ConflictOutcome updateRow(Operation.Update mine, Operation theirs) {
+    /** Fragments of a Delete or row-moving Update whose data files and overlays are as the operation read them. */
+    private static List<Fragment> asRead(Operation op) {
+        if (op instanceof Operation.Delete d) {
+            return d.updatedFragments();
+        }
+        if (op instanceof Operation.Update u && u.mode() == Operation.UpdateMode.REWRITE_ROWS) {
+            return u.updatedFragments();
+        }
+        return List.of(); // REWRITE_COLUMNS updated fragments carry their new data files
+    }
+
+    private static ConflictOutcome updateRow(Operation.Update mine, Operation theirs, Map<String, String> theirProps) {
         if (theirs instanceof Operation.Append && mine.hasInsertedRowsFilter()) {
             return retryable(mine, theirs, "it appended rows that may duplicate keys this merge-insert inserted");
         }
@@ -155,7 +195,7 @@ public final class ConflictResolver {
             return mine.hasCompactedSsTables() ? retryable(mine, theirs, "the MemWAL state changed")
                     : ConflictOutcome.COMPATIBLE;
         }
-        return deleteOrUpdateRow(mine, modifiedBy(mine), removedBy(mine), theirs);
+        return deleteOrUpdateRow(mine, modifiedBy(mine), removedBy(mine), theirs, theirProps);
     }
 
     private static ConflictOutcome overwriteRow(Operation.Overwrite mine, Operation theirs) {
@@ -220,10 +260,13 @@ public final class ConflictResolver {
         return memWalIncompatible(mine, theirs);
     }
 
-    private static ConflictOutcome rewriteRow(Operation.Rewrite mine, Operation theirs) throws CorruptTableException {
+    private static ConflictOutcome rewriteRow(Operation.Rewrite mine, Operation theirs, Map<String, String> theirProps)
+            throws CorruptTableException {
         Set<Long> mineOld = mine.oldFragmentIds();
-        if (theirs instanceof Operation.Merge) {
-            return retryable(mine, theirs, "it replaced the fragment list (added columns)");
+        if (theirs instanceof Operation.Merge m) {
+            List<Fragment> old = new ArrayList<>();
+            mine.groups().forEach(g -> old.addAll(g.oldFragments()));
+            return retryable(mine, theirs, MergeConflictText.reason(m, theirProps, mine.name(), old, mineOld));
         }
         if (theirs instanceof Operation.CreateIndex c) {
             for (IndexEntry e : c.newIndices()) {
@@ -251,7 +294,7 @@ public final class ConflictResolver {
         return ConflictOutcome.COMPATIBLE;
     }
 
-    private static ConflictOutcome mergeRow(Operation mine, Operation theirs) {
+    private static ConflictOutcome mergeRow(Operation mine, Map<String, String> mineProps, Operation theirs) {
         if (theirs instanceof Operation.Project) {
             return incompatible(mine, theirs, "the schema was changed by a projection");
         }
@@ -261,7 +304,10 @@ public final class ConflictResolver {
         if (theirs instanceof Operation.Append || theirs instanceof Operation.Delete || theirs instanceof Operation.Update
                 || theirs instanceof Operation.Rewrite || theirs instanceof Operation.Merge
                 || theirs instanceof Operation.DataReplacement || theirs instanceof Operation.DataOverlay) {
-            return retryable(mine, theirs, "the fragments changed while columns were being added");
+            String mode = mineProps.get(Transaction.COMPACTION_MODE_PROPERTY);
+            return retryable(mine, theirs, mode == null ? "the fragments changed while columns were being added"
+                    : "the fragments changed while this " + mode + " compaction (committed as a Merge of the complete"
+                            + " fragment list) was pending; plan the compaction again on the newer version");
         }
         return ConflictOutcome.COMPATIBLE;
     }
@@ -287,7 +333,8 @@ public final class ConflictResolver {
         return ConflictOutcome.COMPATIBLE;
     }
 
-    private static ConflictOutcome dataReplacementRow(Operation.DataReplacement mine, Operation theirs) {
+    private static ConflictOutcome dataReplacementRow(Operation.DataReplacement mine, Operation theirs,
+            Map<String, String> theirProps) {
         Set<Long> targets = new HashSet<>();
         Set<Integer> fields = new HashSet<>();
         for (Operation.DataReplacementGroup g : mine.replacements()) {
@@ -341,14 +388,15 @@ public final class ConflictResolver {
             }
             return ConflictOutcome.COMPATIBLE;
         }
-        if (theirs instanceof Operation.Merge) {
-            return retryable(mine, theirs, "the fragment list was replaced (columns added)");
+        if (theirs instanceof Operation.Merge m) {
+            return retryable(mine, theirs, MergeConflictText.reason(m, theirProps, mine.name(), List.of(), targets));
         }
         return memWalIncompatible(mine, theirs);
     }
 
     /** transactions.md §5.4. */
-    private static ConflictOutcome dataOverlayRow(Operation.DataOverlay mine, Operation theirs) {
+    private static ConflictOutcome dataOverlayRow(Operation.DataOverlay mine, Operation theirs,
+            Map<String, String> theirProps) {
         Set<Long> targets = mine.fragmentIds();
         Set<Long> removed = intersection(targets, removedBy(theirs));
         if (!removed.isEmpty()) {
@@ -367,8 +415,8 @@ public final class ConflictResolver {
                 return retryable(mine, theirs, "it rewrote overlaid fragment(s) " + overlap);
             }
         }
-        if (theirs instanceof Operation.Merge) {
-            return retryable(mine, theirs, "the fragment list was replaced (columns added)");
+        if (theirs instanceof Operation.Merge m) {
+            return retryable(mine, theirs, MergeConflictText.reason(m, theirProps, mine.name(), List.of(), targets));
         }
         return memWalIncompatible(mine, theirs);
     }

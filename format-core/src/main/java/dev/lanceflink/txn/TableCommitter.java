@@ -215,7 +215,7 @@ public final class TableCommitter {
                 if (theirs.uuid().equals(current.uuid())) {
                     return Optional.of(ManifestIO.read(store, VersionResolver.version(store, w)));
                 }
-                ConflictOutcome outcome = ConflictResolver.check(current.operation(), theirs.operation());
+                ConflictOutcome outcome = ConflictResolver.check(current, theirs);
                 if (outcome instanceof ConflictOutcome.Retryable r) {
                     throw conflict(r.reason(), true, w, theirs);
                 } else if (outcome instanceof ConflictOutcome.Incompatible i) {

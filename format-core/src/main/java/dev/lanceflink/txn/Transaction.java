@@ -19,6 +19,14 @@ public record Transaction(long readVersion, String uuid, String tag, Map<String,
         Operation operation) {
 
     public static final String COMMIT_MESSAGE_KEY = "__lance_commit_message";
+    /**
+     * Property naming the compaction mode ({@code overlay-merge}, {@code overlay-fold},
+     * {@code fragments}) of a commit made by this library's compactor. Conflict messages use it to
+     * tell an overlay merge (committed as a {@code Merge}) from a Merge that adds columns.
+     */
+    public static final String COMPACTION_MODE_PROPERTY = "lance-flink.compaction.mode";
+    /** Property naming the version a compaction commit was planned on. */
+    public static final String COMPACTION_READ_VERSION_PROPERTY = "lance-flink.compaction.read-version";
     /** Directory of transaction files, relative to the dataset root. */
     public static final String TRANSACTIONS_DIR = "_transactions";
 

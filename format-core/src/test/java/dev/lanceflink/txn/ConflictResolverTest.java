@@ -137,4 +137,69 @@ class ConflictResolverTest {
         assertThat(outcome(uc, a)).isEqualTo("I");
         assertThat(outcome(uc, new Operation.UpdateConfig(Set.of("z"), Set.of(), false, new byte[0]))).isEqualTo("ok");
     }
+
+    private static DataOverlayFile overlayFile(String name, long committedVersion) {
+        return new DataOverlayFile(new DataFile(name + ".lance", new int[] {1}, new int[] {0}, 2, 1, 1),
+                OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(3)), committedVersion);
+    }
+
+    private static String reason(ConflictOutcome o) {
+        assertThat(o).isInstanceOf(ConflictOutcome.Retryable.class);
+        return ((ConflictOutcome.Retryable) o).reason();
+    }
+
+    @Test
+    void aDeleteLosingToAnOverlayMergeCompactionIsToldWhatTheMergeWasAndDid() throws Exception {
+        Fragment read = TxnFixtures.fragment("f1", 10).withId(1)
+                .withOverlays(List.of(overlayFile("o1", 2), overlayFile("o2", 3)));
+        Fragment other = TxnFixtures.fragment("f2", 10).withId(2);
+        Transaction delete = Transaction.of(7, new Operation.Delete(List.of(read.withDeletionFile(
+                new DeletionFile(DeletionFileType.ARROW_ARRAY, 7, 1, 1))), List.of(2L), "k = 5"));
+        Transaction compaction = Transaction.of(7, new Operation.Merge(List.of(
+                read.withOverlays(List.of(overlayFile("merged", 3))), other), TxnFixtures.schema()),
+                Map.of(Transaction.COMPACTION_MODE_PROPERTY, "overlay-merge",
+                        Transaction.COMPACTION_READ_VERSION_PROPERTY, "7"));
+
+        assertThat(reason(ConflictResolver.check(delete, compaction))).isEqualTo("Delete conflicts with a concurrent"
+                + " Merge: it was an overlay-merge compaction by the lance-flink compactor (planned on version 7),"
+                + " committed as a Merge of the complete fragment list; of the fragments this Delete changes, it"
+                + " replaced the overlays of fragment(s) [1], carried fragment(s) [2] along. A Delete is never"
+                + " rebased over a Merge (Lance's rule: the Merge's fragment list replaces the one this Delete was"
+                + " computed on)");
+        // Same outcome, less to say, without the transactions' properties.
+        assertThat(reason(ConflictResolver.check(delete.operation(), compaction.operation())))
+                .startsWith("Delete conflicts with a concurrent Merge: it was a Merge (it adds columns and carries the"
+                        + " complete fragment list); of the fragments this Delete changes, it replaced the overlays of"
+                        + " fragment(s) [1]");
+    }
+
+    @Test
+    void aColumnAddingMergeIsDescribedByWhatItDidToTheFragments() throws Exception {
+        Fragment read = TxnFixtures.fragment("f1", 10).withId(1);
+        Fragment kept = TxnFixtures.fragment("f3", 10).withId(3);
+        Operation.Update update = Operation.Update.rewriteRows(List.of(), List.of(read, kept), List.of(),
+                new int[] {1});
+        Fragment widened = read.withFiles(List.of(read.files().get(0), new DataFile("new_col.lance", new int[] {2},
+                new int[] {0}, 2, 1, 5)));
+        Operation.Merge addColumn = new Operation.Merge(List.of(widened, kept), TxnFixtures.schema());
+        assertThat(reason(ConflictResolver.check(update, addColumn))).isEqualTo("Update conflicts with a concurrent"
+                + " Merge: it was a Merge (it adds columns and carries the complete fragment list); of the fragments"
+                + " this Update changes, it replaced the data files of fragment(s) [1], left fragment(s) [3] as this"
+                + " Update read them. An Update is never rebased over a Merge (Lance's rule: the Merge's fragment list"
+                + " replaces the one this Update was computed on)");
+
+        Operation.Merge dropped = new Operation.Merge(List.of(kept), TxnFixtures.schema());
+        assertThat(reason(ConflictResolver.check(OVERLAY_1, dropped))).contains("of the fragments this DataOverlay"
+                + " changes, it dropped fragment(s) [1]");
+    }
+
+    @Test
+    void aPendingCompactionMergeSaysItMustBePlannedAgain() throws Exception {
+        Transaction compaction = Transaction.of(4, MERGE, Map.of(Transaction.COMPACTION_MODE_PROPERTY,
+                "overlay-merge"));
+        assertThat(reason(ConflictResolver.check(compaction, Transaction.of(4, DELETE_1)))).isEqualTo("Merge"
+                + " conflicts with a concurrent Delete: the fragments changed while this overlay-merge compaction"
+                + " (committed as a Merge of the complete fragment list) was pending; plan the compaction again on"
+                + " the newer version");
+    }
 }

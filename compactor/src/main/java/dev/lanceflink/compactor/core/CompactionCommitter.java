@@ -1,6 +1,7 @@
 package dev.lanceflink.compactor.core;
 
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.overlay.OverlayCompactor;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.DataFile;
 import dev.lanceflink.table.DataOverlayFile;
@@ -23,6 +24,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -35,18 +37,21 @@ import java.util.concurrent.ThreadLocalRandom;
  * needlessly un-index fragments.
  *
  * <p>The same guard as {@link dev.lanceflink.overlay.OverlayCompactor#commit}, for many fragments
- * at once: each attempt reads the latest version and keeps only the results whose fragment (files
- * and overlays) and schema are exactly as the task saw them. A fragment that changed, typically
- * because a streaming sink committed a new overlay to it, is <em>never</em> rebased over: a fold
- * would tombstone the new overlay's slots and lose its values. Its staged files are deleted and it
- * is reported stale, to be planned again on the newer version. The manifest is then published only
- * as the very next version; another writer getting there first makes the attempt start over.
+ * at once: each attempt reads the latest version (the schema must be as planned) and carries every
+ * overlay result over to it with {@link OverlayCompactor#rebase}. A streaming sink that deletes
+ * rows or appends overlays every checkpoint thus does not starve the compactor: its newer deletion
+ * files and overlays are kept as they are (a fold only when the newer overlays leave the folded
+ * fields alone, since its {@code Update} tombstones those fields in every overlay). A result whose
+ * fragment changed in any other way, and a rewrite whose fragments changed at all, is dropped: its
+ * staged files are deleted and it is reported stale, to be planned again on the newer version. The
+ * manifest is then published only as the very next version; another writer getting there first
+ * makes the attempt start over.
  */
 public final class CompactionCommitter {
     /** Transaction property naming the compaction mode of a commit. */
-    public static final String MODE_PROPERTY = "lance-flink.compaction.mode";
+    public static final String MODE_PROPERTY = Transaction.COMPACTION_MODE_PROPERTY;
     /** Transaction property naming the version the committed tasks were computed on. */
-    public static final String READ_VERSION_PROPERTY = "lance-flink.compaction.read-version";
+    public static final String READ_VERSION_PROPERTY = Transaction.COMPACTION_READ_VERSION_PROPERTY;
 
     private CompactionCommitter() {}
 
@@ -132,12 +137,12 @@ public final class CompactionCommitter {
         for (int attempt = 1; attempt <= options.maxAttempts(); attempt++) {
             ManifestLocation location = VersionResolver.latest(store);
             Manifest latest = ManifestIO.read(store, location);
-            dropStale(store, planned, latest, pending, stale);
+            Map<Long, Fragment> rebased = dropStale(store, planned, latest, pending, stale);
             group.retainAll(pending);
             if (pending.isEmpty()) {
                 return null;
             }
-            Operation op = combine(pending, latest);
+            Operation op = combine(pending, latest, rebased);
             Map<String, String> props = new LinkedHashMap<>(properties);
             props.put(MODE_PROPERTY, pending.get(0).result.task().mode().cliName());
             props.put(READ_VERSION_PROPERTY, Long.toString(planned.version()));
@@ -166,24 +171,31 @@ public final class CompactionCommitter {
     }
 
     /**
-     * Moves results whose fragments (or the schema) changed since {@code planned} out of
-     * {@code pending}. Overlay compactions need the fragment's files and overlays unchanged (a
-     * concurrent delete is harmless: the fold keeps the latest deletion vector). A rewrite needs its
-     * old fragments exactly unchanged: a concurrent overlay or delete on one of them would be lost
-     * by materializing the planned version (transactions.md §5.4: retryable).
+     * Moves results that cannot be committed on {@code latest} out of {@code pending} and returns,
+     * for the overlay results that stay, the fragment each must commit ({@link
+     * OverlayCompactor#rebase}: the latest fragment with the compacted overlays replaced, keeping
+     * concurrent deletions and newer overlays). A rewrite needs its old fragments exactly
+     * unchanged: a concurrent overlay or delete on one of them would be lost by materializing the
+     * planned version (transactions.md §5.4: retryable). Any result needs the planned schema.
      */
-    private static void dropStale(ObjectStore store, Manifest planned, Manifest latest, List<Staged> pending,
-            List<Long> stale) {
+    private static Map<Long, Fragment> dropStale(ObjectStore store, Manifest planned, Manifest latest,
+            List<Staged> pending, List<Long> stale) {
         boolean schemaSame = latest.schema().equals(planned.schema());
+        Map<Long, Fragment> rebased = new LinkedHashMap<>();
         for (var it = pending.iterator(); it.hasNext(); ) {
             Staged s = it.next();
-            boolean rewrite = s.staged.operation() instanceof Operation.Rewrite;
             boolean same = schemaSame;
-            for (long id : s.fragmentIds()) {
-                Fragment before = planned.fragment(id).orElseThrow();
-                Fragment now = latest.fragment(id).orElse(null);
-                same &= now != null && (rewrite ? now.equals(before)
-                        : now.files().equals(before.files()) && now.overlays().equals(before.overlays()));
+            if (s.staged.operation() instanceof Operation.Rewrite) {
+                for (long id : s.fragmentIds()) {
+                    same &= latest.fragment(id).map(now -> now.equals(planned.fragment(id).orElseThrow()))
+                            .orElse(false);
+                }
+            } else if (same) {
+                long id = s.fragmentId();
+                Optional<Fragment> r = OverlayCompactor.rebase(s.staged.operation(), planned.fragment(id).orElseThrow(),
+                        latest.fragment(id).orElse(null));
+                r.ifPresent(f -> rebased.put(id, f));
+                same = r.isPresent();
             }
             if (!same) {
                 it.remove();
@@ -195,6 +207,7 @@ public final class CompactionCommitter {
                 }
             }
         }
+        return rebased;
     }
 
     private static boolean referencedAnywhere(Manifest m, List<String> paths) {
@@ -210,8 +223,11 @@ public final class CompactionCommitter {
         return paths.stream().anyMatch(referenced::contains);
     }
 
-    /** One operation for the group, aimed at {@code latest}. */
-    private static Operation combine(List<Staged> pending, Manifest latest) {
+    /**
+     * One operation for the group, aimed at {@code latest}; overlay results commit their
+     * {@code rebased} fragments.
+     */
+    private static Operation combine(List<Staged> pending, Manifest latest, Map<Long, Fragment> rebased) {
         if (pending.get(0).staged.operation() instanceof Operation.Rewrite) {
             // The old fragments of every group equal the latest ones (checked by dropStale). Groups
             // go in table order, whatever order the tasks finished in: new fragment ids are handed
@@ -225,22 +241,11 @@ public final class CompactionCommitter {
             return new Operation.Rewrite(groups);
         }
         if (pending.get(0).staged.operation() instanceof Operation.Merge) {
-            Map<Long, Fragment> ours = new LinkedHashMap<>();
-            for (Staged s : pending) {
-                Operation.Merge m = (Operation.Merge) s.staged.operation();
-                Fragment f = m.fragments().stream().filter(x -> x.id() == s.fragmentId()).findFirst().orElseThrow(
-                        () -> new IllegalArgumentException("The staged Merge of fragment " + s.fragmentId()
-                                + " does not contain that fragment"));
-                ours.put(f.id(), f);
-            }
-            // A Merge replaces the whole fragment list, so each merged fragment must be the latest
-            // one (its deletion vector may have grown since the plan: a concurrent delete is not a
-            // reason to re-plan) with only its overlays swapped for the merged one. Taking the
-            // staged fragment instead would bring back rows deleted after the plan.
+            // A Merge replaces the whole fragment list: the latest list, with each merged fragment
+            // swapped for its rebased version (latest deletion file and newer overlays kept).
             List<Fragment> fragments = new ArrayList<>();
             for (Fragment f : latest.fragments()) {
-                Fragment merged = ours.get(f.id());
-                fragments.add(merged == null ? f : f.withOverlays(merged.overlays()));
+                fragments.add(rebased.getOrDefault(f.id(), f));
             }
             return new Operation.Merge(fragments, latest.schema());
         }
@@ -248,7 +253,7 @@ public final class CompactionCommitter {
         int[] modified = null;
         for (Staged s : pending) {
             Operation.Update u = (Operation.Update) s.staged.operation();
-            updated.addAll(u.updatedFragments());
+            updated.add(rebased.get(s.fragmentId()));
             modified = u.fieldsModified();
         }
         return new Operation.Update(List.of(), updated, List.of(), modified, new int[0],

@@ -21,8 +21,11 @@ public enum CompactionMode {
      * Row rewrite (Lance's fragment compaction, overlays.md §7.3): fragments with many deleted rows
      * are rewritten without them, and runs of small neighbouring fragments with the same index
      * coverage are merged into fragments of about the target size. Overlays and deletions are
-     * materialized into the new base files. Committed as a {@code Rewrite}; the rewritten
-     * fragments leave every index's fragment bitmap.
+     * materialized into the new base files. Committed as a {@code Rewrite}. With stable row ids
+     * the new fragments take over the index coverage of the fragments they replace (the indices
+     * address rows by stable id), except for indices that overlays materialized by the rewrite had
+     * made stale; without stable row ids the new fragments are not indexed until the index is
+     * rebuilt (index files are never remapped).
      */
     FRAGMENTS("fragments");
 

@@ -10,11 +10,19 @@ import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
+import dev.lanceflink.txn.CommitConflictException;
 import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.Operation;
+import dev.lanceflink.txn.TableCommitter;
+import dev.lanceflink.txn.Transaction;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -292,6 +300,136 @@ class CompactionRunTest {
                 assertThat(after.version()).isEqualTo(5);
             }
             assertThat(listData()).isEqualTo(dataBefore);
+        }
+    }
+
+    /**
+     * The model of the table after the sink's changes: {@code rows} (k|a|s in scan order) with the
+     * keys of {@code deleted} gone and {@code OverlayTables.update}'s values at {@code updated}.
+     */
+    private static List<String> model(List<String> rows, Set<Integer> deleted, Set<Integer> updated, long value) {
+        List<String> out = new ArrayList<>();
+        for (String r : rows) {
+            int k = Integer.parseInt(r.substring(0, r.indexOf('|')));
+            if (deleted.contains(k)) {
+                continue;
+            }
+            int offset = k % 50;
+            out.add(updated.contains(k) ? k + "|" + (value + offset) + "|" + (offset % 2 == 0 ? "u" + value : "null")
+                    : r);
+        }
+        return out;
+    }
+
+    /** Commits, between the tasks and the compaction's commit, what a busy sink would: deletes, then overlays. */
+    private static TaskExecutor withSinkCommits(TaskExecutor local, Dataset ds, int[] calls, SinkCommits sink) {
+        return (plan, progress) -> {
+            List<TaskResult> results = local.execute(plan, progress);
+            if (calls[0]++ == 0) {
+                try (Dataset latest = ds.checkoutLatest()) {
+                    sink.commit(latest);
+                } catch (Exception e) {
+                    throw new java.io.IOException(e);
+                }
+            }
+            return results;
+        };
+    }
+
+    private interface SinkCommits {
+        void commit(Dataset latest) throws Exception;
+    }
+
+    @Test
+    void aMergeIsCarriedOverAConcurrentDeleteAndANewerOverlayInOneRound() throws Exception {
+        try (Dataset ds = tableWithOverlays()) {
+            List<String> before = OverlayTables.scan(ds);
+            int[] calls = {0};
+            // Keys 2 and 40 are overlaid in fragment 0, 99 (fragment 1 offset 49) too: the merged overlay
+            // holds values for them, which must not bring them back.
+            TaskExecutor racing = withSinkCommits(local(), ds, calls, latest -> {
+                try (Dataset deleted = latest.deleteRows(new long[] {2, 40, 1L << 32 | 49})) {
+                    OverlayTables.update(deleted, new long[] {0, 1}, new int[] {3, 8}, 8000).close();
+                }
+            });
+            CompactionSummary summary = run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS).execute(racing,
+                    TaskExecutor.ProgressListener.NONE);
+
+            assertThat(calls[0]).as("one planning round").isEqualTo(1);
+            assertThat(summary.replannedFragments()).isEmpty();
+            assertThat(summary.uncompactedFragments()).isEmpty();
+            assertThat(summary.committedVersions()).containsExactly(8L); // delete = 6, overlay = 7
+            List<String> expected = model(before, Set.of(2, 40, 99), Set.of(3, 8, 53, 58), 8000);
+            try (Dataset sinkOnly = ds.checkoutVersion(7); Dataset after = ds.checkoutLatest()) {
+                assertThat(OverlayTables.scan(sinkOnly)).isEqualTo(expected);
+                assertThat(OverlayTables.scan(after)).isEqualTo(expected);
+                assertThat(OverlayTables.overlayCounts(after)).containsExactly(2, 2);
+                for (int i = 0; i < 2; i++) {
+                    Fragment now = after.fragments().get(i);
+                    Fragment sink = sinkOnly.fragments().get(i);
+                    assertThat(now.overlays()).extracting(DataOverlayFile::committedVersion)
+                            .containsExactly(i == 0 ? 4L : 5L, 7L);
+                    assertThat(now.overlays().get(1)).isEqualTo(sink.overlays().get(sink.overlays().size() - 1));
+                    assertThat(now.deletionFile()).isEqualTo(sink.deletionFile());
+                    assertThat(now.files()).isEqualTo(sink.files());
+                }
+            }
+        }
+    }
+
+    @Test
+    void aFoldIsCarriedOverAConcurrentDeleteAndANewerOverlayOnAnotherField() throws Exception {
+        try (Dataset ds = tableWithOverlays()) {
+            List<String> before = OverlayTables.scan(ds);
+            int[] calls = {0};
+            // The sink's newer overlay sets k only; the fold rewrites a and s, so the overlay stays valid.
+            TaskExecutor racing = withSinkCommits(local(), ds, calls, latest -> {
+                try (Dataset deleted = latest.deleteRows(new long[] {2}); IntVector k = new IntVector("k",
+                        latest.allocator())) {
+                    k.allocateNew(1);
+                    k.set(0, 1007);
+                    k.setValueCount(1);
+                    try (VectorSchemaRoot values = new VectorSchemaRoot(new ArrayList<>(List.of(k)))) {
+                        values.setRowCount(1);
+                        deleted.update(new long[] {7}, values).close();
+                    }
+                }
+            });
+            CompactionSummary summary = run(CompactionMode.OVERLAY_FOLD, TWO_OVERLAYS).execute(racing,
+                    TaskExecutor.ProgressListener.NONE);
+
+            assertThat(calls[0]).isEqualTo(1);
+            assertThat(summary.replannedFragments()).isEmpty();
+            assertThat(summary.committedVersions()).containsExactly(8L);
+            List<String> expected = new ArrayList<>(model(before, Set.of(2), Set.of(), 0));
+            expected.set(6, "1007" + expected.get(6).substring(1)); // k 7 is the 7th row once k 2 is gone
+            try (Dataset sinkOnly = ds.checkoutVersion(7); Dataset after = ds.checkoutLatest()) {
+                assertThat(OverlayTables.scan(sinkOnly)).isEqualTo(expected);
+                assertThat(OverlayTables.scan(after)).isEqualTo(expected);
+                Fragment f0 = after.fragments().get(0);
+                assertThat(f0.overlays()).singleElement().isEqualTo(sinkOnly.fragments().get(0).overlays().get(3));
+                assertThat(f0.overlays().get(0).dataFile().fields()).containsExactly(0);
+                assertThat(f0.deletionFile()).isEqualTo(sinkOnly.fragments().get(0).deletionFile());
+                assertThat(OverlayTables.overlayCounts(after)).containsExactly(1, 0);
+            }
+        }
+    }
+
+    @Test
+    void aSinkDeleteLosingToAnOverlayMergeIsToldItWasACompaction() throws Exception {
+        try (Dataset ds = tableWithOverlays()) {
+            run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS).execute(local(), TaskExecutor.ProgressListener.NONE);
+            // A delete computed on version 5, before the compaction committed version 6.
+            Transaction delete = Transaction.of(5, new Operation.Delete(List.of(), List.of(0L), "k < 50"));
+            assertThatThrownBy(() -> TableCommitter.commit(store, delete, CommitOptions.defaults()))
+                    .isInstanceOf(CommitConflictException.class)
+                    .satisfies(e -> assertThat(((CommitConflictException) e).isRetryable()).isTrue())
+                    .hasMessageContaining("Delete conflicts with a concurrent Merge: it was an overlay-merge compaction"
+                            + " by the lance-flink compactor (planned on version 5), committed as a Merge of the"
+                            + " complete fragment list; of the fragments this Delete changes, it carried fragment(s)"
+                            + " [0] along. A Delete is never rebased over a Merge")
+                    .hasMessageContaining("committed as version 6). Re-read the table, redo the change and commit"
+                            + " again.");
         }
     }
 

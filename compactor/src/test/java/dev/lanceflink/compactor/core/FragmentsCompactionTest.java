@@ -163,9 +163,11 @@ class FragmentsCompactionTest {
         }
     }
 
-    @Test
-    void onlyNeighboursWithTheSameIndexCoverageAreMergedAndRewrittenFragmentsLeaveTheIndex() throws Exception {
-        Dataset created = OverlayTables.create(store, allocator, 5, 10);
+    @ParameterizedTest(name = "stable row ids: {0}")
+    @ValueSource(booleans = {false, true})
+    void onlyNeighboursWithTheSameIndexCoverageAreMergedAndTheIndexFollowsLance(boolean stableRowIds)
+            throws Exception {
+        Dataset created = OverlayTables.create(store, allocator, 5, 10, stableRowIds);
         // Index "k_idx" covers fragments 0, 1 and 3: bins [0, 1], [2], [3], [4]; lone small fragments stay.
         TableCommitter.commit(store, Transaction.of(1, new Operation.CreateIndex(
                 List.of(index("k_idx", 0, 0, 1, 3)), List.of()), Map.of()), CommitOptions.defaults());
@@ -186,7 +188,15 @@ class FragmentsCompactionTest {
             try (Dataset after = ds.checkoutLatest()) {
                 assertThat(after.fragments()).extracting(Fragment::id).containsExactly(2L, 3L, 4L, 5L);
                 IndexEntry idx = after.manifest().indices().get(0);
-                assertThat(covered(idx)).containsExactly(3); // 0 and 1 left with the rewrite; 5 is not indexed
+                if (stableRowIds) {
+                    // The index addresses rows by stable id: the new fragment 5 takes over 0 and 1.
+                    assertThat(covered(idx)).containsExactly(3, 5);
+                } else {
+                    // Row addresses changed and the index is not remapped: the bitmap is left as it
+                    // was (0 and 1 no longer exist), so of the live fragments only 3 is covered.
+                    assertThat(covered(idx)).containsExactly(0, 1, 3);
+                    assertThat(idx.coversFragment(5)).isFalse();
+                }
                 assertThat(OverlayTables.scanByKey(after)).isEqualTo(before);
             }
         }

@@ -73,7 +73,17 @@ public final class LanceFileReader implements AutoCloseable {
 
     /** Opens {@code path} in {@code store}; the reader closes the object when closed. */
     public static LanceFileReader open(ObjectStore store, String path, BufferAllocator allocator) throws IOException {
-        RangeReader r = store.openReader(path);
+        return open(store, path, 0, allocator);
+    }
+
+    /**
+     * Opens a data file whose size the table metadata records ({@code DataFile.file_size_bytes}),
+     * which spares remote stores a HEAD request; 0 means unknown (manifests of old writers).
+     * A wrong size fails on open, naming the file, before any column is decoded.
+     */
+    public static LanceFileReader open(ObjectStore store, String path, long knownSize, BufferAllocator allocator)
+            throws IOException {
+        RangeReader r = store.openReader(path, knownSize);
         try {
             return new LanceFileReader(r, true, displayPath(store, path), allocator);
         } catch (IOException | RuntimeException e) {

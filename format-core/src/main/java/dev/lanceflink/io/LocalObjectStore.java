@@ -78,6 +78,23 @@ public final class LocalObjectStore implements ObjectStore {
         }
     }
 
+    /**
+     * Opening a local file learns its size for free, so {@code knownSize} is not needed; it is
+     * checked instead, so that metadata recording a wrong size fails here as it would on S3.
+     */
+    @Override
+    public RangeReader openReader(String path, long knownSize) throws IOException {
+        RangeReader reader = openReader(path);
+        if (knownSize > 0) {
+            long actual = reader.size();
+            if (actual != knownSize) {
+                reader.close();
+                throw new WrongObjectSizeException(resolve(path).toString(), knownSize, actual);
+            }
+        }
+        return reader;
+    }
+
     @Override
     public Optional<ObjectInfo> head(String path) throws IOException {
         Path p = resolve(path);
@@ -231,6 +248,25 @@ public final class LocalObjectStore implements ObjectStore {
             }
         }
         return out.iterator();
+    }
+
+    @Override
+    public List<String> listDirectories(String directory) throws IOException {
+        Path dir = resolve(directory);
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        try (Stream<Path> s = Files.list(dir)) {
+            for (Path p : (Iterable<Path>) s::iterator) {
+                String name = p.getFileName().toString();
+                if (!name.startsWith(TEMP_PREFIX) && Files.isDirectory(p)) {
+                    out.add(name);
+                }
+            }
+        }
+        out.sort(null);
+        return out;
     }
 
     @Override

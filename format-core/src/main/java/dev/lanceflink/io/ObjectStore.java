@@ -2,8 +2,11 @@ package dev.lanceflink.io;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Optional;
+import java.util.TreeSet;
 
 /**
  * The only storage interface format-core knows. One store is rooted at one location (a local
@@ -33,6 +36,19 @@ public interface ObjectStore extends AutoCloseable {
     /** Opens an object for random-access reads. */
     RangeReader openReader(String path) throws IOException;
 
+    /**
+     * Opens an object whose size the caller already knows, typically from table metadata (a data
+     * file's {@code file_size_bytes}), so that a remote store can skip the request that would
+     * learn it. A {@code knownSize} of 0 or less means unknown: then this is {@link #openReader(String)}.
+     *
+     * <p>Implementations that trust {@code knownSize} must still detect a wrong one no later than
+     * the first read and fail with an error naming the object and both sizes, never return bytes
+     * of the wrong range. The default ignores the hint, which is always correct.
+     */
+    default RangeReader openReader(String path, long knownSize) throws IOException {
+        return openReader(path);
+    }
+
     /** Size and modification time of an object, or empty if it does not exist. */
     Optional<ObjectInfo> head(String path) throws IOException;
 
@@ -60,6 +76,33 @@ public interface ObjectStore extends AutoCloseable {
 
     /** Every object whose path starts with {@code prefix}, at any depth, in no promised order. */
     Iterator<ObjectInfo> listRecursive(String prefix) throws IOException;
+
+    /**
+     * Names (last segment only, no '/') of the immediate sub-directories of {@code directory} (a
+     * prefix without trailing '/'; "" is the root), sorted by {@link String#compareTo}. On an
+     * object store a sub-directory is the common prefix of the keys below it, so it exists only
+     * while it holds an object; a file system may also list empty directories. Callers that need
+     * particular content (a marker, a manifest) check for it.
+     *
+     * <p>The default derives the names from {@link #listRecursive}, which reads every key below
+     * {@code directory}; stores that can list one level override it (local: one directory read;
+     * S3: a delimiter listing whose common prefixes are the answer, one request per page).
+     */
+    default List<String> listDirectories(String directory) throws IOException {
+        String prefix = directory.isEmpty() ? "" : directory + "/";
+        TreeSet<String> names = new TreeSet<>();
+        for (Iterator<ObjectInfo> it = listRecursive(prefix); it.hasNext(); ) {
+            String key = it.next().path();
+            if (!key.startsWith(prefix)) {
+                continue;
+            }
+            int slash = key.indexOf('/', prefix.length());
+            if (slash > prefix.length()) {
+                names.add(key.substring(prefix.length(), slash));
+            }
+        }
+        return new ArrayList<>(names);
+    }
 
     /** Deletes an object; deleting a missing object is not an error. */
     void delete(String path) throws IOException;

@@ -33,9 +33,12 @@ public final class ManifestIO {
 
     private ManifestIO() {}
 
-    /** Reads and decodes the manifest at {@code location} (HEADs it if its size is unknown). */
+    /**
+     * Reads and decodes the manifest at {@code location}. Its size, when known from the listing or
+     * HEAD that found it, saves the store a second HEAD; otherwise the store learns it.
+     */
     public static Manifest read(ObjectStore store, ManifestLocation location) throws IOException {
-        try (RangeReader reader = store.openReader(location.path())) {
+        try (RangeReader reader = store.openReader(location.path(), location.size())) {
             long size = reader.size();
             String path = store.rootUri() + "/" + location.path();
             if (size < TRAILER_SIZE + 4) {

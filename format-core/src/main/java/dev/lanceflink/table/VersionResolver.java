@@ -71,9 +71,8 @@ public final class VersionResolver {
     private static Optional<ManifestLocation> latestViaHint(ObjectStore store) throws IOException {
         long hinted;
         try {
-            if (!store.exists(HINT_PATH)) {
-                return Optional.empty();
-            }
+            // One GET, no HEAD first: a missing hint is a FileNotFoundException, caught below
+            // like every other reason to ignore it.
             JsonNode node = JSON.readTree(new String(store.readAll(HINT_PATH), StandardCharsets.UTF_8));
             if (node == null || !node.path("version").canConvertToLong()) {
                 return Optional.empty();

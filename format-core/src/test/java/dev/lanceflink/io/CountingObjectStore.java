@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.util.EnumMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -98,8 +99,14 @@ public final class CountingObjectStore implements ObjectStore {
 
     @Override
     public RangeReader openReader(String path) throws IOException {
+        return openReader(path, 0);
+    }
+
+    /** Passes the known size on, so a wrapped remote store reads as it does unwrapped (no HEAD). */
+    @Override
+    public RangeReader openReader(String path, long knownSize) throws IOException {
         count(StoreOperation.OPEN_READER, 1);
-        RangeReader reader = delegate.openReader(path);
+        RangeReader reader = delegate.openReader(path, knownSize);
         return new RangeReader() {
             @Override
             public long size() throws IOException {
@@ -189,6 +196,13 @@ public final class CountingObjectStore implements ObjectStore {
     public Iterator<ObjectInfo> listRecursive(String prefix) throws IOException {
         count(StoreOperation.LIST_RECURSIVE, 1);
         return counted(delegate.listRecursive(prefix));
+    }
+
+    /** Counted as one {@link StoreOperation#LIST}; its names are not entries of objects. */
+    @Override
+    public List<String> listDirectories(String directory) throws IOException {
+        count(StoreOperation.LIST, 1);
+        return delegate.listDirectories(directory);
     }
 
     private Iterator<ObjectInfo> counted(Iterator<ObjectInfo> it) {

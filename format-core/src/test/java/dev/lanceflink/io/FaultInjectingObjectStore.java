@@ -237,7 +237,13 @@ public final class FaultInjectingObjectStore implements ObjectStore {
 
     @Override
     public RangeReader openReader(String path) throws IOException {
-        RangeReader reader = call(StoreOperation.OPEN_READER, path, () -> delegate.openReader(path));
+        return openReader(path, 0);
+    }
+
+    /** Passes the known size on, so a wrapped remote store reads as it does unwrapped (no HEAD). */
+    @Override
+    public RangeReader openReader(String path, long knownSize) throws IOException {
+        RangeReader reader = call(StoreOperation.OPEN_READER, path, () -> delegate.openReader(path, knownSize));
         return new RangeReader() {
             @Override
             public long size() throws IOException {
@@ -325,6 +331,12 @@ public final class FaultInjectingObjectStore implements ObjectStore {
     @Override
     public Iterator<ObjectInfo> listRecursive(String prefix) throws IOException {
         return call(StoreOperation.LIST_RECURSIVE, prefix, () -> delegate.listRecursive(prefix));
+    }
+
+    /** One listing, like {@link #list}: faults of {@link StoreOperation#LIST} hit it too. */
+    @Override
+    public List<String> listDirectories(String directory) throws IOException {
+        return call(StoreOperation.LIST, directory, () -> delegate.listDirectories(directory));
     }
 
     @Override

@@ -251,6 +251,75 @@ public abstract class ObjectStoreContractTest {
     }
 
     @Test
+    void listDirectoriesNamesImmediateSubdirectoriesSorted() throws IOException {
+        for (String p : List.of("db1/.lance-database", "db1/t.lance/_versions/1.manifest", "db1/t.lance/data/a.lance",
+                "db1/u.lance/data/b.lance", "db2/x", "a/b/c/d", "B/e", "_c/f", "d/g", "e/h", "root-file", "dbx")) {
+            store.put(p, new byte[] {1});
+        }
+
+        // Seven directories: more than one listing page on the S3 contract store (2 entries a page).
+        assertThat(store.listDirectories("")).containsExactly("B", "_c", "a", "d", "db1", "db2", "e");
+        assertThat(store.listDirectories("db1")).containsExactly("t.lance", "u.lance");
+        assertThat(store.listDirectories("db1/t.lance")).containsExactly("_versions", "data");
+        assertThat(store.listDirectories("a")).containsExactly("b");
+        assertThat(store.listDirectories("db2")).isEmpty();
+        assertThat(store.listDirectories("root-file")).isEmpty();
+        assertThat(store.listDirectories("nothing-here")).isEmpty();
+        // A name that is only a prefix of directory names is not a directory of them.
+        assertThat(store.listDirectories("db")).isEmpty();
+    }
+
+    @Test
+    void readerWithKnownSizeReadsExactRanges() throws IOException {
+        byte[] content = bytes(100_000, 6);
+        store.put("data/k.lance", content);
+
+        try (RangeReader r = store.openReader("data/k.lance", 100_000)) {
+            assertThat(r.size()).isEqualTo(100_000);
+            assertRange(r.readTail(64), content, 100_000 - 64, 64);
+            assertRange(r.read(7, 1000), content, 7, 1000);
+            ByteBuffer[] got = r.readRanges(new long[] {90_000, 0, 50}, new int[] {10_000, 10, 20_000});
+            assertRange(got[0], content, 90_000, 10_000);
+            assertRange(got[1], content, 0, 10);
+            assertRange(got[2], content, 50, 20_000);
+            assertThatThrownBy(() -> r.read(99_990, 11)).isInstanceOf(EOFException.class);
+        }
+        // 0 (and negative) means unknown: the store learns the size itself.
+        try (RangeReader r = store.openReader("data/k.lance", 0)) {
+            assertThat(r.size()).isEqualTo(100_000);
+            assertRange(r.read(99_000, 1000), content, 99_000, 1000);
+        }
+    }
+
+    @Test
+    void readerWithWrongKnownSizeFailsNamingTheFileBeforeReturningBytes() throws IOException {
+        store.put("data/w.lance", bytes(1000, 7));
+
+        // Too large by a little (the tail range overlaps the end), too small, and far too large
+        // (the tail range starts past the end of the object).
+        for (long recorded : new long[] {1010, 990, 1_000_000}) {
+            assertThatThrownBy(() -> {
+                try (RangeReader r = store.openReader("data/w.lance", recorded)) {
+                    r.readTail(64);
+                }
+            }).as("recorded size %d", recorded)
+                    .isInstanceOf(WrongObjectSizeException.class)
+                    .hasMessageContaining("data/w.lance")
+                    .hasMessageContaining(Long.toString(recorded))
+                    .satisfies(e -> assertThat(((WrongObjectSizeException) e).recordedSize()).isEqualTo(recorded));
+        }
+    }
+
+    @Test
+    void readerWithKnownSizeOfMissingObjectIsFileNotFound() {
+        assertThatThrownBy(() -> {
+            try (RangeReader r = store.openReader("data/missing.lance", 500)) {
+                r.readTail(64);
+            }
+        }).isInstanceOf(FileNotFoundException.class).hasMessageContaining("data/missing.lance");
+    }
+
+    @Test
     void deleteRemovesAndIgnoresMissing() throws IOException {
         store.put("data/a.lance", new byte[] {1, 2});
         store.delete("data/a.lance");

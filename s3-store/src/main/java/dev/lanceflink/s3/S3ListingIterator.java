@@ -55,6 +55,7 @@ final class S3ListingIterator implements Iterator<ObjectInfo> {
         } catch (SdkException e) {
             throw store.error(e, "LIST", keyPrefix);
         }
+        store.bucketExists();
         page = resp.contents();
         index = 0;
         continuationToken = Boolean.TRUE.equals(resp.isTruncated()) ? resp.nextContinuationToken() : null;

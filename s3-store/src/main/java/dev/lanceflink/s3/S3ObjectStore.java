@@ -7,7 +7,9 @@ import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.io.RangeReader;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -19,8 +21,11 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.core.sync.ResponseTransformer;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.CommonPrefix;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 
 /**
  * An {@link ObjectStore} on S3 (or an S3-compatible server) through the AWS SDK v2.
@@ -31,7 +36,9 @@ import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
  *   <li>{@link #create}: buffered; one {@code PUT} below the part size, else a multipart upload
  *       that is aborted on failure ({@link S3MultipartOutputStream}).
  *   <li>{@link #openReader}: ranged {@code GET}s, coalesced and parallel ({@link S3RangeReader}).
- *   <li>{@link #list}: {@code ListObjectsV2} with delimiter, one page at a time.
+ *   <li>{@link #openReader(String, long)}: the same without the HEAD when the size is known.
+ *   <li>{@link #list}: {@code ListObjectsV2} with delimiter, one page at a time;
+ *       {@link #listDirectories}: its common prefixes.
  * </ul>
  *
  * <p>Thread-safe; one store (and its HTTP connection pool) is meant to be shared by all readers
@@ -44,7 +51,10 @@ public final class S3ObjectStore implements ObjectStore {
     private final S3StoreConfig config;
     private final ThreadPoolExecutor executor;
     private final S3ConditionalPut conditionalPut;
-    /** Set once a HeadBucket succeeded; a HEAD 404 cannot tell a missing key from a missing bucket. */
+    /**
+     * Set once the bucket is known to exist: a HeadBucket, or any GET or LIST of it, succeeded. A
+     * HEAD 404 cannot tell a missing key from a missing bucket; until then it costs a HeadBucket.
+     */
     private volatile boolean bucketVerified;
 
     /**
@@ -91,6 +101,11 @@ public final class S3ObjectStore implements ObjectStore {
         return config;
     }
 
+    /** Called after a successful request that names the bucket (a LIST page): the bucket exists. */
+    void bucketExists() {
+        bucketVerified = true;
+    }
+
     ExecutorService executor() {
         return executor;
     }
@@ -108,9 +123,11 @@ public final class S3ObjectStore implements ObjectStore {
     public byte[] readAll(String path) throws IOException {
         String key = location.key(path);
         try {
-            return client.getObject(b -> b.bucket(location.bucket()).key(key),
+            byte[] content = client.getObject(b -> b.bucket(location.bucket()).key(key),
                     (ResponseTransformer<GetObjectResponse, byte[]>) (resp, in) ->
                             S3Bodies.readExactly(in, resp.contentLength(), "GET " + location.uriOf(key)));
+            bucketVerified = true;
+            return content;
         } catch (SdkException e) {
             throw error(e, "GET", key);
         }
@@ -124,6 +141,19 @@ public final class S3ObjectStore implements ObjectStore {
         return new S3RangeReader(this, key, head.contentLength(), head.eTag());
     }
 
+    /**
+     * No HEAD: the first ranged GET returns the ETag that pins the later ones and, in its
+     * {@code Content-Range}, the object's size, which is checked against {@code knownSize}
+     * ({@link S3RangeReader}). Saves one request per data file of a scan.
+     */
+    @Override
+    public RangeReader openReader(String path, long knownSize) throws IOException {
+        if (knownSize <= 0) {
+            return openReader(path);
+        }
+        return S3RangeReader.withKnownSize(this, location.key(path), knownSize);
+    }
+
     @Override
     public Optional<ObjectInfo> head(String path) throws IOException {
         String key = location.key(path);
@@ -134,7 +164,9 @@ public final class S3ObjectStore implements ObjectStore {
     /** HEAD of a key; empty if it does not exist (after making sure the bucket does). */
     Optional<HeadObjectResponse> headObject(String key) throws IOException {
         try {
-            return Optional.of(client.headObject(b -> b.bucket(location.bucket()).key(key)));
+            HeadObjectResponse head = client.headObject(b -> b.bucket(location.bucket()).key(key));
+            bucketVerified = true;
+            return Optional.of(head);
         } catch (SdkException e) {
             if (S3Errors.isMissingObject(e)) {
                 verifyBucketExists(key);
@@ -194,6 +226,44 @@ public final class S3ObjectStore implements ObjectStore {
     public Iterator<ObjectInfo> listRecursive(String prefix) throws IOException {
         String keyPrefix = prefix.isEmpty() ? location.directoryPrefix("") : location.key(prefix);
         return new S3ListingIterator(this, keyPrefix, false);
+    }
+
+    /** A {@code ListObjectsV2} with delimiter "/": its common prefixes, page by page; no keys are read. */
+    @Override
+    public List<String> listDirectories(String directory) throws IOException {
+        String keyPrefix = location.directoryPrefix(directory);
+        List<String> out = new ArrayList<>();
+        String token = null;
+        do {
+            ListObjectsV2Request.Builder req = ListObjectsV2Request.builder()
+                    .bucket(location.bucket())
+                    .prefix(keyPrefix)
+                    .delimiter("/")
+                    .maxKeys(config.listPageSize());
+            if (token != null) {
+                req.continuationToken(token);
+            }
+            ListObjectsV2Response resp;
+            try {
+                resp = client.listObjectsV2(req.build());
+            } catch (SdkException e) {
+                throw error(e, "LIST directories", keyPrefix);
+            }
+            bucketVerified = true;
+            for (CommonPrefix p : resp.commonPrefixes()) {
+                String name = p.prefix().substring(keyPrefix.length(), p.prefix().length() - 1);
+                if (!name.isEmpty()) { // "a//b" keys make an empty-named prefix: no directory a caller can use
+                    out.add(name);
+                }
+            }
+            token = Boolean.TRUE.equals(resp.isTruncated()) ? resp.nextContinuationToken() : null;
+            if (Boolean.TRUE.equals(resp.isTruncated()) && token == null) {
+                throw new IOException("LIST " + location.uriOf(keyPrefix)
+                        + " returned a truncated page without a continuation token; the server is not S3-compatible here");
+            }
+        } while (token != null);
+        out.sort(null); // S3 lists in UTF-8 byte order; the contract is String order
+        return out;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.lanceflink.s3;
 
 import dev.lanceflink.io.RangeReader;
+import dev.lanceflink.io.WrongObjectSizeException;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -16,24 +17,44 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 
 /**
  * Random access to one S3 object by ranged GETs. The size and ETag come from the HEAD done when
- * the reader was opened; every GET carries {@code If-Match: <etag>}, so if the object is replaced
- * while it is being read the reader fails (412) instead of mixing bytes of two versions.
+ * the reader was opened, or, when the caller knew the size (a data file's size in the manifest),
+ * the size is the caller's and the ETag is taken from the first GET's response. Once the ETag is
+ * known every GET carries {@code If-Match: <etag>}, so if the object is replaced while it is being
+ * read the reader fails (412) instead of mixing bytes of two versions.
+ *
+ * <p>Every response's {@code Content-Range} names the object's total size, which is compared with
+ * the size the reader works with: a wrong recorded size fails on the first read with
+ * {@link WrongObjectSizeException}, before any byte of a wrongly placed range reaches the caller.
  *
  * <p>{@link #readRanges} coalesces nearby ranges ({@link RangeCoalescer}) and fetches the merged
  * requests in parallel on the store's I/O pool; results are slices of the merged buffers, not
  * copies. A body that breaks off mid-transfer is retried by the SDK like any other I/O failure.
  */
 final class S3RangeReader implements RangeReader {
+    private static final int RANGE_NOT_SATISFIABLE = 416;
     private final S3ObjectStore store;
     private final String key;
     private final long size;
-    private final String eTag;
+    /** Whether {@link #size} came from the caller rather than from a HEAD. */
+    private final boolean sizeFromCaller;
+    /** Null until learned from a response when the reader was opened without a HEAD. */
+    private volatile String eTag;
 
     S3RangeReader(S3ObjectStore store, String key, long size, String eTag) {
+        this(store, key, size, eTag, false);
+    }
+
+    private S3RangeReader(S3ObjectStore store, String key, long size, String eTag, boolean sizeFromCaller) {
         this.store = store;
         this.key = key;
         this.size = size;
         this.eTag = eTag;
+        this.sizeFromCaller = sizeFromCaller;
+    }
+
+    /** A reader that trusts {@code knownSize} until the first response confirms or refutes it. */
+    static S3RangeReader withKnownSize(S3ObjectStore store, String key, long knownSize) {
+        return new S3RangeReader(store, key, knownSize, null, true);
     }
 
     @Override
@@ -118,31 +139,70 @@ final class S3RangeReader implements RangeReader {
                 .bucket(store.location().bucket())
                 .key(key)
                 .range(range);
-        if (eTag != null) {
-            req.ifMatch(eTag);
+        String expectedETag = eTag;
+        if (expectedETag != null) {
+            req.ifMatch(expectedETag);
         }
+        String[] contentRange = new String[1];
+        byte[] bytes;
         try {
-            return store.client().getObject(req.build(), (ResponseTransformer<GetObjectResponse, byte[]>) (resp, in) -> {
-                checkContentRange(resp, offset, length);
+            bytes = store.client().getObject(req.build(), (ResponseTransformer<GetObjectResponse, byte[]>) (resp, in) -> {
+                contentRange[0] = resp.contentRange();
+                if (!isExactRange(contentRange[0], offset, length)) {
+                    return null; // judged below; the unread body is discarded with the connection
+                }
+                if (expectedETag == null && resp.eTag() != null) {
+                    eTag = resp.eTag(); // later GETs are pinned to the object this one read
+                }
                 return S3Bodies.readExactly(in, length, "GET " + store.location().uriOf(key) + " " + range);
             });
         } catch (SdkException e) {
             if (S3Errors.isStatus(e, S3Errors.PRECONDITION_FAILED)) {
                 throw new IOException(store.location().uriOf(key) + " was replaced while being read (its ETag is no longer "
-                        + eTag + "); reopen it. Lance data files are immutable, so something overwrote this one", e);
+                        + expectedETag + "); reopen it. Lance data files are immutable, so something overwrote this one", e);
+            }
+            if (sizeFromCaller && S3Errors.isStatus(e, RANGE_NOT_SATISFIABLE)) {
+                throw new WrongObjectSizeException(store.location().uriOf(key), size, -1);
             }
             throw store.error(e, "GET " + range, key);
         }
-    }
-
-    private void checkContentRange(GetObjectResponse resp, long offset, int length) {
-        String cr = resp.contentRange();
-        String expected = "bytes " + offset + "-" + (offset + length - 1) + "/";
-        if (cr == null || !cr.startsWith(expected)) {
+        long total = totalSize(contentRange[0]);
+        if (total >= 0 && total != size) {
+            // A recorded size that is wrong (too large, the range ran past the end and came back
+            // shortened; or too small). With a HEAD-learned size: the object changed in between.
+            throw new WrongObjectSizeException(store.location().uriOf(key), size, total);
+        }
+        if (bytes == null) {
             // Not retryable: a server that ignores Range would send the whole object every time.
             throw new IllegalStateException("GET " + store.location().uriOf(key) + " range " + offset + "+" + length
-                    + " answered with Content-Range '" + cr + "' instead of '" + expected + size
-                    + "': the server does not honour ranged reads");
+                    + " answered with Content-Range '" + contentRange[0] + "' instead of '" + expectedPrefix(offset, length)
+                    + size + "': the server does not honour ranged reads");
+        }
+        return bytes;
+    }
+
+    private static String expectedPrefix(long offset, int length) {
+        return "bytes " + offset + "-" + (offset + length - 1) + "/";
+    }
+
+    private static boolean isExactRange(String contentRange, long offset, int length) {
+        return contentRange != null && contentRange.startsWith(expectedPrefix(offset, length));
+    }
+
+    /** The total after the '/' of a {@code Content-Range: bytes a-b/total}, or -1 if absent or "*". */
+    private static long totalSize(String contentRange) {
+        if (contentRange == null) {
+            return -1;
+        }
+        int slash = contentRange.lastIndexOf('/');
+        String total = contentRange.substring(slash + 1).trim();
+        if (total.equals("*")) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(total);
+        } catch (NumberFormatException e) {
+            return -1; // unparseable: the start/end check above already vouched for the range
         }
     }
 }

@@ -17,7 +17,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeSet;
 import java.util.stream.Stream;
 
 /**
@@ -33,10 +32,10 @@ import java.util.stream.Stream;
  * directory holding Lance tables but no marker (tables written by other tools) still counts as a
  * database, so a warehouse filled outside Flink is browsable.
  *
- * <p>Listing: on a local warehouse, directories are listed directly. The {@link ObjectStore}
- * interface lists objects only (an S3 listing with a delimiter drops the common prefixes), so on
- * other stores databases and tables are found from a recursive listing of the keys under the
- * warehouse or database prefix; its cost grows with the number of objects, not of tables.
+ * <p>Listing goes one level at a time ({@link ObjectStore#listDirectories}: a directory read
+ * locally, a delimiter listing on S3), then checks each candidate: a database by its marker (one
+ * HEAD) or else its tables, a table by the first page of its {@code _versions/}. The cost grows
+ * with the number of databases and tables, never with the number of data files below them.
  */
 final class Warehouse implements AutoCloseable {
     /** The marker object of a database, directly inside its directory. */
@@ -65,6 +64,11 @@ final class Warehouse implements AutoCloseable {
                     + "directory or an s3://bucket/prefix URI");
         }
         return new Warehouse(root, storageOptions, ObjectStores.open(root, storageOptions));
+    }
+
+    /** A warehouse on an already open store rooted at {@code rootUri} (tests count its requests); closes it. */
+    static Warehouse on(String rootUri, Map<String, String> storageOptions, ObjectStore store) {
+        return new Warehouse(stripTrailingSlashes(rootUri), storageOptions, requireNonNull(store, "store is null"));
     }
 
     private static String stripTrailingSlashes(String uri) {
@@ -110,23 +114,13 @@ final class Warehouse implements AutoCloseable {
 
     /** Database names, sorted. */
     List<String> listDatabases() throws IOException {
-        TreeSet<String> out = new TreeSet<>();
-        if (store instanceof LocalObjectStore local) {
-            for (Path dir : subdirectories(local.root())) {
-                String name = dir.getFileName().toString();
-                if (Files.exists(dir.resolve(DATABASE_MARKER)) || !listTables(name).isEmpty()) {
-                    out.add(name);
-                }
-            }
-            return new ArrayList<>(out);
-        }
-        for (Iterator<ObjectInfo> it = store.listRecursive(""); it.hasNext(); ) {
-            String[] parts = it.next().path().split("/");
-            if (parts.length == 2 && parts[1].equals(DATABASE_MARKER) || isManifestKey(parts, 1)) {
-                out.add(parts[0]);
+        List<String> out = new ArrayList<>();
+        for (String name : store.listDirectories("")) {
+            if (databaseExists(name)) {
+                out.add(name);
             }
         }
-        return new ArrayList<>(out);
+        return out;
     }
 
     void deleteDatabaseMarker(String database) throws IOException {
@@ -151,32 +145,17 @@ final class Warehouse implements AutoCloseable {
 
     /** Names (without {@code .lance}) of the tables of a database that have a committed version, sorted. */
     List<String> listTables(String database) throws IOException {
-        TreeSet<String> out = new TreeSet<>();
-        if (store instanceof LocalObjectStore local) {
-            for (Path dir : subdirectories(local.root().resolve(database))) {
-                String name = dir.getFileName().toString();
-                if (name.endsWith(TABLE_SUFFIX) && name.length() > TABLE_SUFFIX.length()) {
-                    String table = name.substring(0, name.length() - TABLE_SUFFIX.length());
-                    if (tableExists(database, table)) {
-                        out.add(table);
-                    }
+        List<String> out = new ArrayList<>();
+        for (String name : store.listDirectories(database)) {
+            if (name.endsWith(TABLE_SUFFIX) && name.length() > TABLE_SUFFIX.length()) {
+                String table = name.substring(0, name.length() - TABLE_SUFFIX.length());
+                if (tableExists(database, table)) {
+                    out.add(table);
                 }
             }
-            return new ArrayList<>(out);
         }
-        for (Iterator<ObjectInfo> it = store.listRecursive(database + "/"); it.hasNext(); ) {
-            String[] parts = it.next().path().split("/");
-            if (parts[0].equals(database) && isManifestKey(parts, 1)) {
-                out.add(parts[1].substring(0, parts[1].length() - TABLE_SUFFIX.length()));
-            }
-        }
-        return new ArrayList<>(out);
-    }
-
-    /** {@code parts[i]} is {@code x.lance} and the key is {@code .../x.lance/_versions/*.manifest}. */
-    private static boolean isManifestKey(String[] parts, int i) {
-        return parts.length == i + 3 && parts[i].endsWith(TABLE_SUFFIX) && parts[i].length() > TABLE_SUFFIX.length()
-                && parts[i + 1].equals(VERSIONS_DIR) && parts[i + 2].endsWith(MANIFEST_SUFFIX);
+        out.sort(null); // "a-b.lance" < "a.lance" but "a" < "a-b": sort the stripped names again
+        return out;
     }
 
     /**
@@ -200,15 +179,6 @@ final class Warehouse implements AutoCloseable {
     }
 
     // ---- local directories --------------------------------------------------------------------
-
-    private static List<Path> subdirectories(Path dir) throws IOException {
-        if (!Files.isDirectory(dir)) {
-            return List.of();
-        }
-        try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(Files::isDirectory).sorted().toList();
-        }
-    }
 
     /** Removes the now empty directories a local table leaves behind (object deletes remove files only). */
     private static void deleteEmptyTree(Path dir) throws IOException {

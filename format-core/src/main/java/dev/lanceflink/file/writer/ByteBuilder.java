@@ -39,6 +39,15 @@ final class ByteBuilder {
         }
     }
 
+    /** Counts {@code n} bytes the caller wrote into {@link #array()} after {@link #ensureSpace}. */
+    void advance(int n) {
+        if (n < 0 || (long) size + n > data.length) {
+            throw new IllegalArgumentException("cannot advance " + n + " bytes: size " + size + ", capacity "
+                    + data.length);
+        }
+        size += n;
+    }
+
     void put(int b) {
         ensureSpace(1);
         data[size++] = (byte) b;

@@ -42,8 +42,7 @@ final class FullZipEncoder {
         long[] rowStarts = hasRepIndex ? new long[(int) page.numRows + 1] : null;
         int row = 0;
 
-        ByteBuilder zipped = new ByteBuilder((int) Math.min(Integer.MAX_VALUE - 64,
-                page.estimatedBytes() + (long) nl * (ctrlWidth + lengthWidth) + 64));
+        ByteBuilder zipped = page.encodeBuffer(page.estimatedBytes() + (long) nl * (ctrlWidth + lengthWidth) + 64);
         int slot = 0;
         for (int i = 0; i < nl; i++) {
             if (rowStarts != null && (rep == null || rep[i] == maxRep)) {

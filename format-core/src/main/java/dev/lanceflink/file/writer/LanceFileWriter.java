@@ -40,6 +40,7 @@ public final class LanceFileWriter implements AutoCloseable {
     private final String path;
     private final LanceSchema schema;
     private final FileVersion version;
+    private final FileWriterOptions options;
     private final List<WriterField> topFields;
     private final List<StructuralFieldWriter> structural = new ArrayList<>();
     private final List<V20ColumnWriter> legacy = new ArrayList<>();
@@ -48,20 +49,27 @@ public final class LanceFileWriter implements AutoCloseable {
     private final FileSink sink;
     private boolean finished;
     private boolean closed;
+    /** Whether {@link #next} gave this writer's page buffers to another file. */
+    private boolean handedOver;
 
     private LanceFileWriter(ObjectStore store, String path, LanceSchema schema, FileVersion version,
-            FileWriterOptions options, List<WriterField> topFields, OutputStream out) {
+            FileWriterOptions options, List<WriterField> topFields, OutputStream out, LanceFileWriter previous) {
         this.store = store;
         this.path = path;
         this.schema = schema;
         this.version = version;
+        this.options = options;
         this.topFields = topFields;
         this.legacyRows = new long[topFields.size()];
-        for (WriterField f : topFields) {
+        EncodeBuffer encoded = new EncodeBuffer();
+        for (int i = 0; i < topFields.size(); i++) {
+            WriterField f = topFields.get(i);
             if (version == FileVersion.V2_0) {
                 legacy.add(V20ColumnWriter.create(f, options, false));
+            } else if (previous != null) {
+                structural.add(new StructuralFieldWriter(previous.structural.get(i)));
             } else {
-                structural.add(new StructuralFieldWriter(f, options));
+                structural.add(new StructuralFieldWriter(f, options, encoded));
             }
         }
         this.sink = new FileSink(out);
@@ -92,7 +100,31 @@ public final class LanceFileWriter implements AutoCloseable {
         }
         List<WriterField> top = WriterSchema.topLevel(schema);
         OutputStream out = store.create(path);
-        return new LanceFileWriter(store, path, schema, version, options, top, out);
+        return new LanceFileWriter(store, path, schema, version, options, top, out, null);
+    }
+
+    /**
+     * Starts another data file at {@code path} of the same store, with this writer's schema,
+     * version and options, after this one was {@link #finish() finished}. The new file's 2.1
+     * page buffers are this writer's (already grown to page size), so writers that roll many
+     * files (one per checkpoint in a streaming sink) neither grow nor garbage-collect them per
+     * file. This writer must not be used afterwards.
+     *
+     * @throws IllegalStateException if this writer is not finished (a closed or failed writer's
+     *     buffers may still hold rows)
+     */
+    public LanceFileWriter next(String path) throws IOException {
+        requireNonNull(path, "path is null");
+        if (!finished) {
+            throw new IllegalStateException("only a finished writer hands its buffers to the next file; "
+                    + this.path + " is " + (closed ? "closed without finishing" : "still open"));
+        }
+        if (handedOver) {
+            throw new IllegalStateException("the buffers of " + this.path + " already went to another file");
+        }
+        handedOver = true;
+        OutputStream out = store.create(path);
+        return new LanceFileWriter(store, path, schema, version, options, topFields, out, this);
     }
 
     /** Appends a batch whose columns are the schema's top-level fields, in order. */

@@ -43,9 +43,12 @@ final class LeafPage {
     final BitBuilder itemValidity;
     boolean anyItemNull;
     long maxValueBytes;
+    /** The encoders' output buffer, shared with the file's other leaves. */
+    private final EncodeBuffer encoded;
 
-    LeafPage(LeafPath path) {
+    LeafPage(LeafPath path, EncodeBuffer encoded) {
         this.path = path;
+        this.encoded = encoded;
         this.leaf = path.leaf();
         this.rep = path.maxRep > 0 ? new ShortBuilder() : null;
         this.layerHasNull = new boolean[path.numLayers()];
@@ -54,6 +57,14 @@ final class LeafPage {
         this.bools = leaf.kind() == WriterField.Kind.BOOL ? new BitBuilder() : null;
         this.ends = leaf.kind() == WriterField.Kind.VARIABLE ? new LongBuilder() : null;
         this.itemValidity = leaf.kind() == WriterField.Kind.FSL ? new BitBuilder() : null;
+    }
+
+    /**
+     * An empty buffer for the encoded page of at least {@code capacity} bytes, shared by all
+     * leaves of the file ({@link EncodeBuffer}): write the page out before encoding another.
+     */
+    ByteBuilder encodeBuffer(long capacity) {
+        return encoded.take(capacity);
     }
 
     int numLevels() {

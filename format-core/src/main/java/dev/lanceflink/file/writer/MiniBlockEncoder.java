@@ -1,7 +1,6 @@
 package dev.lanceflink.file.writer;
 
 import dev.lanceflink.encoding.compression.FastLanesBitPacking;
-import dev.lanceflink.encoding.compression.InlineBitPacking;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
@@ -45,22 +44,30 @@ final class MiniBlockEncoder {
     private final boolean fslValidity;
     /** Whether values are {@code inline_bitpacking}: one FastLanes unit per chunk of at most 1024 values. */
     private final boolean bitPacked;
+    /**
+     * Bit width of each 1024-value block of the page when {@link #bitPacked}: measured once, as
+     * the pack decision, the chunk sizing, the chunk header and the packing all need it.
+     */
+    private final int[] blockWidths;
     private final LevelCompressor repLevels;
     private final LevelCompressor defLevels;
     private final ByteBuffer valuesView;
-    private ByteBuffer packScratch;
+    /** Little-endian view of the output's current backing array (bit-packed blocks go straight in). */
+    private ByteBuffer outView;
 
-    private MiniBlockEncoder(LeafPage page, short[] def, boolean[] visibleRaw, boolean bitPacked,
+    private MiniBlockEncoder(LeafPage page, short[] def, boolean[] visibleRaw, int[] blockWidths,
             boolean compressLevels) {
         this.page = page;
         this.leaf = page.leaf;
         this.rep = page.rep == null ? null : page.rep.array();
         this.def = def;
         this.visibleRaw = visibleRaw;
-        this.rawCodes = page.def.array();
+        // Raw codes only tell value slots from invisible levels, which exist only with lists.
+        this.rawCodes = rep == null ? null : page.def.array();
         this.fslValidity = leaf.kind() == WriterField.Kind.FSL && page.anyItemNull;
         this.numBuffers = fslValidity ? 2 : 1;
-        this.bitPacked = bitPacked;
+        this.blockWidths = blockWidths;
+        this.bitPacked = blockWidths != null;
         this.repLevels = rep == null ? null : LevelCompressor.choose(rep, page.numLevels(), compressLevels);
         this.defLevels = def == null ? null : LevelCompressor.choose(def, page.numLevels(), compressLevels);
         this.valuesView = page.fixed == null ? null
@@ -76,40 +83,52 @@ final class MiniBlockEncoder {
      */
     static EncodedPage encode(LeafPage page, short[] def, boolean[] visibleRaw, RepDefLayer[] layers,
             boolean allowBitPacking) {
-        return new MiniBlockEncoder(page, def, visibleRaw, allowBitPacking && bitPackingPays(page), allowBitPacking)
-                .encode(layers);
+        int[] widths = allowBitPacking ? bitPackedWidths(page) : null;
+        return new MiniBlockEncoder(page, def, visibleRaw, widths, allowBitPacking).encode(layers);
     }
 
     /**
      * Lance's rule (compression.md §5.1): bit-pack 8/16/32/64-bit values when the estimate
-     * {@code Σ over 1024-value blocks of (T/8 + 128·W)} is smaller than the flat size.
+     * {@code Σ over 1024-value blocks of (T/8 + 128·W)} is smaller than the flat size. Returns
+     * the bit width of every 1024-value block if so, else null.
      */
-    static boolean bitPackingPays(LeafPage page) {
+    static int[] bitPackedWidths(LeafPage page) {
         WriterField leaf = page.leaf;
         if (leaf.kind() != WriterField.Kind.FIXED) {
-            return false;
+            return null;
         }
         int w = leaf.byteWidth();
         if (w != 1 && w != 2 && w != 4 && w != 8) {
-            return false;
+            return null;
         }
         int t = w * 8;
         int n = page.numValues;
+        int block = FastLanesBitPacking.BLOCK_VALUES;
+        int[] widths = new int[(n + block - 1) / block];
         ByteBuffer values = ByteBuffer.wrap(page.fixed.array(), 0, page.fixed.size()).order(ByteOrder.LITTLE_ENDIAN);
         long estimate = 0;
-        for (int v = 0; v < n; v += FastLanesBitPacking.BLOCK_VALUES) {
-            int count = Math.min(FastLanesBitPacking.BLOCK_VALUES, n - v);
-            int width = FastLanesBitPacking.bitWidth(t, values, v * w, count);
-            estimate += w + 128L * width;
+        for (int b = 0; b < widths.length; b++) {
+            int v = b * block;
+            widths[b] = FastLanesBitPacking.bitWidth(t, values, v * w, Math.min(block, n - v));
+            estimate += w + 128L * widths[b];
         }
-        return estimate < (long) n * w;
+        return estimate < (long) n * w ? widths : null;
+    }
+
+    /** Bit width of values {@code [v, v + count)}: the cached one when that is exactly a block. */
+    private int bitWidth(int v, int count) {
+        int block = FastLanesBitPacking.BLOCK_VALUES;
+        if (v % block == 0 && count == Math.min(block, page.numValues - v)) {
+            return blockWidths[v / block];
+        }
+        return FastLanesBitPacking.bitWidth(leaf.bitsPerValue(), valuesView, v * leaf.byteWidth(), count);
     }
 
     private EncodedPage encode(RepDefLayer[] layers) {
         int nv = page.numValues;
         int nl = page.numLevels();
         ByteBuilder meta = new ByteBuilder(64);
-        ByteBuilder data = new ByteBuilder((int) Math.min(Integer.MAX_VALUE - 64, page.estimatedBytes() + 1024));
+        ByteBuilder data = page.encodeBuffer(page.estimatedBytes() + 1024);
         ByteBuilder repIndex = rep != null ? new ByteBuilder(64) : null;
         int v = 0;
         int l = 0;
@@ -251,10 +270,7 @@ final class MiniBlockEncoder {
     private long valueBufferBytes(int b, int v, int count) {
         return switch (leaf.kind()) {
             case BOOL -> (count + 7) / 8;
-            case FIXED -> bitPacked
-                    ? leaf.byteWidth() + 128L * FastLanesBitPacking.bitWidth(leaf.bitsPerValue(), valuesView,
-                            v * leaf.byteWidth(), count)
-                    : (long) count * leaf.byteWidth();
+            case FIXED -> bitPacked ? bitPackedBytes(v, count) : (long) count * leaf.byteWidth();
             case VARIABLE -> {
                 int w = leaf.byteWidth();
                 long raw = (long) (count + 1) * w + varBytes(v, count);
@@ -312,15 +328,34 @@ final class MiniBlockEncoder {
         out.padTo(8, CHUNK_PAD);
     }
 
-    /** One inline bit-packing unit: {@code [W as a T-bit word][FastLanes block]} of the chunk's values. */
+    /** Size of the chunk's inline bit-packing units: per 1024-value block a T-bit width word and 128·W bytes. */
+    private long bitPackedBytes(int v, int count) {
+        long bytes = 0;
+        for (int done = 0; done < count; done += FastLanesBitPacking.BLOCK_VALUES) {
+            int n = Math.min(FastLanesBitPacking.BLOCK_VALUES, count - done);
+            bytes += leaf.byteWidth() + 128L * bitWidth(v + done, n);
+        }
+        return bytes;
+    }
+
+    /**
+     * The chunk's inline bit-packing units, {@code [W as a T-bit word][FastLanes block]} per
+     * 1024 values (chunks hold one block), packed straight into the output.
+     */
     private void putBitPacked(ByteBuilder out, int v, int count) {
         int t = leaf.bitsPerValue();
-        int max = (int) InlineBitPacking.maxEncodedSize(t, count);
-        if (packScratch == null || packScratch.capacity() < max) {
-            packScratch = ByteBuffer.allocate(max).order(ByteOrder.LITTLE_ENDIAN);
+        for (int done = 0; done < count; done += FastLanesBitPacking.BLOCK_VALUES) {
+            int n = Math.min(FastLanesBitPacking.BLOCK_VALUES, count - done);
+            int width = bitWidth(v + done, n);
+            out.putUnsigned(width, t / 8);
+            int bytes = 128 * width;
+            out.ensureSpace(bytes);
+            if (outView == null || outView.array() != out.array()) {
+                outView = ByteBuffer.wrap(out.array()).order(ByteOrder.LITTLE_ENDIAN);
+            }
+            FastLanesBitPacking.pack(t, valuesView, (v + done) * leaf.byteWidth(), n, width, outView, out.size());
+            out.advance(bytes);
         }
-        int n = InlineBitPacking.encode(t, valuesView, v * leaf.byteWidth(), count, packScratch, 0);
-        out.putBytes(packScratch.array(), 0, n);
     }
 
     /** {@code (count+1)} offsets relative to the buffer start, the bytes, then 0x48 padding to the offset width. */

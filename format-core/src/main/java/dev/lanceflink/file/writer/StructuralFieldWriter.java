@@ -23,10 +23,28 @@ final class StructuralFieldWriter {
     private final FileWriterOptions options;
     private long rows;
 
-    StructuralFieldWriter(WriterField top, FileWriterOptions options) {
+    /** @param encoded the page encoders' output buffer, shared by all fields of the file */
+    StructuralFieldWriter(WriterField top, FileWriterOptions options, EncodeBuffer encoded) {
         this.options = options;
         for (LeafPath path : LeafPath.leavesOf(top)) {
-            leaves.add(new LeafPage(path));
+            leaves.add(new LeafPage(path, encoded));
+            columns.add(new ColumnPages());
+        }
+    }
+
+    /**
+     * The same field for the next file, taking over the page buffers of {@code finished} (whose
+     * pages {@link #finish} emptied): a writer that rolls files keeps buffers grown to page size
+     * instead of growing new ones per file, which also spares the garbage collector from copying
+     * them while they are young.
+     */
+    StructuralFieldWriter(StructuralFieldWriter finished) {
+        this.options = finished.options;
+        for (LeafPage page : finished.leaves) {
+            if (!page.isEmpty()) {
+                throw new IllegalStateException("the previous file still buffers rows of leaf " + page.leaf.name());
+            }
+            leaves.add(page);
             columns.add(new ColumnPages());
         }
     }

@@ -27,9 +27,9 @@ final class StructuralPageEncoder {
             maxDef = Math.max(maxDef, m);
         }
         int nl = page.numLevels();
-        short[] raw = page.def.array();
         short[] def = null;
         if (maxDef > 0) {
+            short[] raw = page.def.array();
             def = new short[nl];
             for (int i = 0; i < nl; i++) {
                 def[i] = (short) map[raw[i]];

@@ -21,10 +21,14 @@ import java.util.List;
  * @param rows rows in {@code fragments}
  * @param cells cells the overlays carry
  * @param bytes bytes of the files written
+ * @param overwrite the new fragments replace the table's whole content ({@code INSERT OVERWRITE}):
+ *     the append step commits an {@code Overwrite} instead of an {@code Append}, even with no
+ *     fragments at all (that empties the table). Such a checkpoint carries no overlays or deletions:
+ *     they would target rows the overwrite removes.
  */
 public record CheckpointCommit(String commitUser, String jobId, long checkpointId, long baseVersion,
         List<Fragment> fragments, List<TargetedOverlay> overlays, List<TargetedDeletion> deletions, long rows,
-        long cells, long bytes) {
+        long cells, long bytes, boolean overwrite) {
     public CheckpointCommit {
         requireNonNull(commitUser, "commitUser is null");
         requireNonNull(jobId, "jobId is null");
@@ -34,12 +38,31 @@ public record CheckpointCommit(String commitUser, String jobId, long checkpointI
         if (baseVersion < 0) {
             throw new IllegalArgumentException("baseVersion must not be negative, got " + baseVersion);
         }
+        if (overwrite && (!overlays.isEmpty() || !deletions.isEmpty())) {
+            throw new IllegalArgumentException("An overwrite of checkpoint " + checkpointId + " carries "
+                    + overlays.size() + " overlay files and deletions in " + deletions.size() + " fragments; an"
+                    + " overwrite replaces every row, so only the append mode can overwrite");
+        }
+    }
+
+    /** Changes that add to the table's content (no overwrite). */
+    public CheckpointCommit(String commitUser, String jobId, long checkpointId, long baseVersion,
+            List<Fragment> fragments, List<TargetedOverlay> overlays, List<TargetedDeletion> deletions, long rows,
+            long cells, long bytes) {
+        this(commitUser, jobId, checkpointId, baseVersion, fragments, overlays, deletions, rows, cells, bytes, false);
     }
 
     /** An append-only checkpoint. */
     public CheckpointCommit(String commitUser, String jobId, long checkpointId, long baseVersion,
             List<Fragment> fragments, long rows, long bytes) {
-        this(commitUser, jobId, checkpointId, baseVersion, fragments, List.of(), List.of(), rows, 0, bytes);
+        this(commitUser, jobId, checkpointId, baseVersion, fragments, List.of(), List.of(), rows, 0, bytes, false);
+    }
+
+    /** A checkpoint whose {@code fragments} (possibly none) replace the table's content. */
+    public static CheckpointCommit overwriting(String commitUser, String jobId, long checkpointId, long baseVersion,
+            List<Fragment> fragments, long rows, long bytes) {
+        return new CheckpointCommit(commitUser, jobId, checkpointId, baseVersion, fragments, List.of(), List.of(),
+                rows, 0, bytes, true);
     }
 
     /** The marker of {@code step} of this checkpoint. */
@@ -52,21 +75,29 @@ public record CheckpointCommit(String commitUser, String jobId, long checkpointI
         return marker(CommitStep.APPEND);
     }
 
-    /** True if {@code step} has nothing to commit in this checkpoint. */
+    /**
+     * True if {@code step} has nothing to commit in this checkpoint. The append step of an
+     * overwrite is never empty: replacing the content with nothing is a change.
+     */
     public boolean isEmpty(CommitStep step) {
         return switch (step) {
-            case APPEND -> fragments.isEmpty();
+            case APPEND -> fragments.isEmpty() && !overwrite;
             case DELETE -> deletions.isEmpty();
             case OVERLAY -> overlays.isEmpty();
         };
     }
 
+    /** True if no step has anything to commit (never for an overwrite). */
     public boolean isEmpty() {
-        return fragments.isEmpty() && overlays.isEmpty() && deletions.isEmpty();
+        return fragments.isEmpty() && overlays.isEmpty() && deletions.isEmpty() && !overwrite;
     }
 
     /** One line for logs and errors. */
     public String describe() {
+        if (overwrite) {
+            return "checkpoint " + checkpointId + " (overwrite of the table's content with " + rows + " rows in "
+                    + fragments.size() + " new fragments)";
+        }
         return "checkpoint " + checkpointId + " (" + rows + " rows in " + fragments.size() + " new fragments, "
                 + overlays.size() + " overlay files with " + cells + " cells, deletions in " + deletions.size()
                 + " fragments)";

@@ -32,6 +32,11 @@ import org.slf4j.LoggerFactory;
  * A retryable conflict or an I/O error is retried here, re-checking the marker each time, up to
  * {@code maxAttempts}; then, or on a conflict that is not retryable, a
  * {@link CheckpointCommitException} says why, and nothing of the checkpoint has been dropped.
+ *
+ * <p>Changes computed from a pinned version (an {@code UPDATE} or row-level {@code DELETE}: the
+ * {@code readVersion} constructor argument) are first checked against what other writers
+ * committed since that version ({@link ConcurrentChangeCheck}), and such a step fails instead of
+ * being rebased onto a change that makes it wrong (a lost update, rows moved by compaction).
  */
 public final class CheckpointCommitter {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointCommitter.class);
@@ -41,12 +46,24 @@ public final class CheckpointCommitter {
     private final int maxAttempts;
     private final Duration retryBackoff;
     private final CommittedCheckpointFinder finder;
+    /** Set when the changes were computed from a pinned version (row-level statements), else null. */
+    private final ConcurrentChangeCheck changeCheck;
 
     /**
      * @param maxAttempts attempts per checkpoint before failing (each re-checks the marker)
      * @param retryBackoff wait before the second attempt; doubles per attempt, capped at 10 s
      */
     public CheckpointCommitter(ObjectStore store, CommitOptions commitOptions, int maxAttempts, Duration retryBackoff) {
+        this(store, commitOptions, maxAttempts, retryBackoff, 0);
+    }
+
+    /**
+     * @param readVersion the version the changes were computed from (a row-level statement's
+     *     scan), or 0: then each step first fails on conflicting changes committed since
+     *     ({@link ConcurrentChangeCheck})
+     */
+    public CheckpointCommitter(ObjectStore store, CommitOptions commitOptions, int maxAttempts, Duration retryBackoff,
+            long readVersion) {
         this.store = requireNonNull(store, "store is null");
         requireNonNull(commitOptions, "commitOptions is null");
         this.commitOptions = commitOptions.withCommitHandler(new ResolvingCommitHandler(commitOptions.commitHandler()));
@@ -56,6 +73,7 @@ public final class CheckpointCommitter {
         this.maxAttempts = maxAttempts;
         this.retryBackoff = requireNonNull(retryBackoff, "retryBackoff is null");
         this.finder = new CommittedCheckpointFinder(store);
+        this.changeCheck = readVersion > 0 ? new ConcurrentChangeCheck(store, readVersion) : null;
     }
 
     /**
@@ -113,6 +131,9 @@ public final class CheckpointCommitter {
                         + store.rootUri() + ": the table has no versions (was it deleted?). The sink writes to an"
                         + " existing table; create it first", e);
             }
+            if (changeCheck != null) {
+                changeCheck.check(commit, step, latest);
+            }
             StepOperations.Built built = StepOperations.build(step, commit, latest, store);
             if (built.operation().isEmpty()) {
                 return new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.NOTHING_TO_COMMIT, 0, attempt - 1,
@@ -120,7 +141,8 @@ public final class CheckpointCommitter {
             }
             Transaction txn = Transaction.of(latest.version(), built.operation().get(), marker.toProperties());
             try {
-                Manifest committed = TableCommitter.commit(store, txn, commitOptions);
+                Manifest committed = TableCommitter.commit(store, txn, changeCheck == null ? commitOptions
+                        : ConcurrentChangeCheck.guard(commitOptions, latest.version()));
                 return new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.COMMITTED, committed.version(),
                         attempt, conflicts);
             } catch (CommitConflictException e) {

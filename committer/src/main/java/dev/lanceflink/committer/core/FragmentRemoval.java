@@ -25,7 +25,12 @@ public final class FragmentRemoval {
     private FragmentRemoval() {}
 
     /** The version that removed the fragment and its operation, if found. */
-    public record Cause(long version, String operation, boolean rowsDeleted) {}
+    public record Cause(long version, String operation, boolean rowsDeleted) {
+        /** True if the operation replaced the whole content rather than moving rows. */
+        boolean contentReplaced() {
+            return operation.equals("Overwrite") || operation.equals("Restore");
+        }
+    }
 
     public static Optional<Cause> find(ObjectStore store, long fragmentId, Manifest latest) throws IOException {
         long removedAt = -1;
@@ -56,7 +61,8 @@ public final class FragmentRemoval {
         }
         throw new CheckpointCommitException(what + " targets fragment " + fragmentId + ", which version "
                 + latest.version() + " of " + store.rootUri() + " no longer has: "
-                + cause.map(c -> "version " + c.version() + " (" + c.operation() + ") moved its rows elsewhere")
+                + cause.map(c -> "version " + c.version() + " (" + c.operation() + ") " + (c.contentReplaced()
+                        ? "replaced the table's content" : "moved its rows elsewhere"))
                         .orElse("the versions that removed it are not readable any more")
                 + ". The upsert sink's key map points at the old row addresses, so its updates cannot be placed."
                 + " Do not run row-moving maintenance (fragment compaction, row-rewriting updates) on a table an"

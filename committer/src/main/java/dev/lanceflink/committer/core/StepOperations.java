@@ -35,10 +35,23 @@ final class StepOperations {
     static Built build(CommitStep step, CheckpointCommit commit, Manifest latest, ObjectStore store)
             throws IOException {
         return switch (step) {
-            case APPEND -> new Built(Optional.of(new Operation.Append(commit.fragments())), List.of(), 0);
+            case APPEND -> new Built(Optional.of(commit.overwrite() ? overwrite(commit, latest)
+                    : new Operation.Append(commit.fragments())), List.of(), 0);
             case DELETE -> deletions(commit, latest, store);
             case OVERLAY -> overlays(commit, latest, store);
         };
+    }
+
+    /**
+     * The checkpoint's fragments replace every fragment of the table. What a Lance user expects
+     * to survive does: the schema is the latest version's, so field ids, the primary-key and other
+     * field metadata and the schema metadata stay; the table config and table metadata are kept
+     * by the Overwrite itself (no config upserts). Lance drops every index on an Overwrite (they
+     * cover the old rows only), and the new manifest's feature flags are computed from the new
+     * fragments, so deletion files and overlays of the old content no longer count.
+     */
+    private static Operation.Overwrite overwrite(CheckpointCommit commit, Manifest latest) {
+        return new Operation.Overwrite(commit.fragments(), latest.schema());
     }
 
     private static Map<Long, Fragment> byId(Manifest m) {
@@ -55,6 +68,9 @@ final class StepOperations {
      * someone else: its rows are gone already.
      */
     private static Built deletions(CheckpointCommit commit, Manifest latest, ObjectStore store) throws IOException {
+        if (commit.deletions().stream().anyMatch(d -> !d.target().isPending())) {
+            ReplacedContentCheck.check(store, commit, latest, "The deletions of " + commit.describe());
+        }
         Map<Long, Fragment> fragments = byId(latest);
         Map<Long, Fragment> pending = PendingFiles.index(latest);
         Map<Long, RoaringBitmap> byFragment = new LinkedHashMap<>();
@@ -120,6 +136,9 @@ final class StepOperations {
      * deletion wins over an overlay.
      */
     private static Built overlays(CheckpointCommit commit, Manifest latest, ObjectStore store) throws IOException {
+        if (commit.overlays().stream().anyMatch(o -> !o.target().isPending())) {
+            ReplacedContentCheck.check(store, commit, latest, "The overlays of " + commit.describe());
+        }
         Map<Long, Fragment> fragments = byId(latest);
         Map<Long, Fragment> pending = PendingFiles.index(latest);
         Map<Long, List<DataOverlayFile>> groups = new LinkedHashMap<>();

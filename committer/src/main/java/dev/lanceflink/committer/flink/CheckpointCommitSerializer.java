@@ -16,11 +16,13 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
  * Serializes the committable, {@link CheckpointCommit}, for the committer's checkpointed state
- * (version 2: with overlays and deletions; version 1, appends only, is still read). Pending commits survive restores in this form, so the layout only ever changes by
- * adding a new version next to the old one.
+ * (version 3: with the overwrite flag; version 2, with overlays and deletions, and version 1,
+ * appends only, are still read as commits that add to the table). Pending commits survive
+ * restores in this form, so the layout only ever changes by adding a new version next to the old
+ * one.
  */
 public final class CheckpointCommitSerializer implements SimpleVersionedSerializer<CheckpointCommit> {
-    private static final int VERSION = 2;
+    private static final int VERSION = 3;
 
     @Override
     public int getVersion() {
@@ -41,15 +43,16 @@ public final class CheckpointCommitSerializer implements SimpleVersionedSerializ
             out.writeLong(commit.cells());
             ChangeCodec.writeOverlays(out, commit.overlays());
             ChangeCodec.writeDeletions(out, commit.deletions());
+            out.writeBoolean(commit.overwrite());
         }
         return bytes.toByteArray();
     }
 
     @Override
     public CheckpointCommit deserialize(int version, byte[] serialized) throws IOException {
-        if (version != 1 && version != VERSION) {
+        if (version < 1 || version > VERSION) {
             throw new IOException("Unknown version " + version + " of a serialized Lance committable (this build reads"
-                    + " version " + VERSION + "); restore with the connector version that wrote the checkpoint");
+                    + " versions 1 to " + VERSION + "); restore with the connector version that wrote the checkpoint");
         }
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
             String user = in.readUTF();
@@ -66,7 +69,14 @@ public final class CheckpointCommitSerializer implements SimpleVersionedSerializ
             long cells = in.readLong();
             List<TargetedOverlay> overlays = ChangeCodec.readOverlays(in, context);
             List<TargetedDeletion> deletions = ChangeCodec.readDeletions(in, context);
-            return new CheckpointCommit(user, job, checkpoint, base, fragments, overlays, deletions, rows, cells, size);
+            boolean overwrite = version >= 3 && in.readBoolean();
+            if (in.available() > 0) {
+                throw new IOException("The serialized committable of checkpoint " + checkpoint + " (commit user " + user
+                        + ", version " + version + ") has " + in.available() + " unread bytes after its last field;"
+                        + " the state is corrupt or was written by another layout");
+            }
+            return new CheckpointCommit(user, job, checkpoint, base, fragments, overlays, deletions, rows, cells, size,
+                    overwrite);
         }
     }
 }

@@ -55,7 +55,7 @@ public final class LanceCommitter implements Committer<CheckpointCommit> {
         this.subtask = subtask;
         this.store = table.open();
         this.committer = new CheckpointCommitter(store, CommitOptions.defaults(), settings.commitAttempts(),
-                settings.retryBackoff());
+                settings.retryBackoff(), settings.readVersion());
         MetricGroup group = metrics.addGroup("lance");
         this.committed = group.counter("committedCheckpoints");
         this.alreadyCommitted = group.counter("alreadyCommittedCheckpoints");

@@ -41,6 +41,12 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * {@code prepareSnapshotPreBarrier(N)}, labelled N, and lands in the committer's state of
  * checkpoint N. At the end of a bounded input, whatever is still gathered is emitted in
  * {@link #endInput()}.
+ *
+ * <p>An overwriting sink ({@code INSERT OVERWRITE}) commits exactly once, at the end of its
+ * bounded input, everything its writers wrote as one {@code Overwrite}: the commit is emitted even
+ * when no writer wrote a row, because replacing the content with nothing empties the table. A
+ * checkpoint before the end of input means streaming execution, where each checkpoint would
+ * replace the rows of the one before; that fails the job instead.
  */
 public final class LanceWriteAggregator extends AbstractStreamOperator<CommittableMessage<CheckpointCommit>>
         implements OneInputStreamOperator<CommittableMessage<WrittenChanges>, CommittableMessage<CheckpointCommit>>,
@@ -49,6 +55,7 @@ public final class LanceWriteAggregator extends AbstractStreamOperator<Committab
 
     private final TableLocation table;
     private final CommitSettings settings;
+    private final boolean overwrite;
 
     private transient ListState<String> commitUserState;
     private transient String commitUser;
@@ -57,10 +64,22 @@ public final class LanceWriteAggregator extends AbstractStreamOperator<Committab
     private transient TreeMap<Long, List<WrittenChanges>> gathered;
     /** Label of the last emitted commit (-1: none since this operator started). */
     private transient long lastEmittedCheckpoint;
+    /** True once the input ended (an overwrite has then emitted its one commit). */
+    private transient boolean inputEnded;
 
+    /** An aggregator of changes that add to the table. */
     public LanceWriteAggregator(TableLocation table, CommitSettings settings) {
+        this(table, settings, false);
+    }
+
+    /**
+     * @param overwrite commit everything written, at the end of the input, as one overwrite of the
+     *     table's content (batch execution only)
+     */
+    public LanceWriteAggregator(TableLocation table, CommitSettings settings, boolean overwrite) {
         this.table = requireNonNull(table, "table is null");
         this.settings = requireNonNull(settings, "settings is null");
+        this.overwrite = overwrite;
     }
 
     @Override
@@ -97,13 +116,26 @@ public final class LanceWriteAggregator extends AbstractStreamOperator<Committab
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
+        if (overwrite) {
+            if (!inputEnded) {
+                throw new IllegalStateException("The overwriting Lance sink for " + table + " got checkpoint "
+                        + checkpointId + " before the end of its input: an overwrite commits once, at the end of a"
+                        + " bounded input, and each checkpoint would replace the rows of the one before. Run the"
+                        + " job in BATCH execution mode (execution.runtime-mode: batch), or append instead of"
+                        + " overwriting");
+            }
+            return; // the one commit was emitted at the end of the input
+        }
         emit(gathered.headMap(checkpointId, true), checkpointId);
     }
 
     @Override
     public void endInput() throws Exception {
+        inputEnded = true;
         if (!gathered.isEmpty()) {
             emit(gathered, Math.max(gathered.lastKey(), lastEmittedCheckpoint + 1));
+        } else if (overwrite) {
+            emit(gathered, lastEmittedCheckpoint + 1); // no rows at all: the overwrite empties the table
         }
     }
 
@@ -115,7 +147,7 @@ public final class LanceWriteAggregator extends AbstractStreamOperator<Committab
      * travel with the next checkpoint instead of reusing their old label.
      */
     private void emit(Map<Long, List<WrittenChanges>> ready, long checkpointId) throws Exception {
-        if (ready.isEmpty()) {
+        if (ready.isEmpty() && !overwrite) {
             return;
         }
         if (checkpointId <= lastEmittedCheckpoint) {
@@ -140,13 +172,13 @@ public final class LanceWriteAggregator extends AbstractStreamOperator<Committab
             }
         }
         ready.clear();
-        if (fragments.isEmpty() && overlays.isEmpty() && deletions.isEmpty()) {
+        if (fragments.isEmpty() && overlays.isEmpty() && deletions.isEmpty() && !overwrite) {
             return;
         }
         long baseVersion = new CommittedCheckpointFinder(store).latestVersion();
         String jobId = getRuntimeContext().getJobInfo().getJobId().toString();
         CheckpointCommit commit = new CheckpointCommit(commitUser, jobId, checkpointId, baseVersion, fragments,
-                overlays, deletions, rows, cells, bytes);
+                overlays, deletions, rows, cells, bytes, overwrite);
         output.collect(new StreamRecord<>(new CommittableSummary<>(0, 1, checkpointId, 1, 0)));
         output.collect(new StreamRecord<>(new CommittableWithLineage<>(commit, checkpointId, 0)));
         lastEmittedCheckpoint = checkpointId;

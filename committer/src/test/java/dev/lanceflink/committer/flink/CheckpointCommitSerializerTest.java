@@ -63,16 +63,57 @@ class CheckpointCommitSerializerTest {
     @Test
     void version1CommittablesOfAppendOnlySinksAreStillRead() throws IOException {
         CheckpointCommit commit = new CheckpointCommit("user-a", "job-1", 42, 17, FRAGMENTS, 107, 1333);
-        // version 1 is version 2 without the trailing cells/overlays/deletions
-        byte[] v2 = new CheckpointCommitSerializer().serialize(commit);
-        byte[] v1 = java.util.Arrays.copyOf(v2, v2.length - 16);
+        // version 1 is version 3 without the trailing cells/overlays/deletions and overwrite flag
+        byte[] v3 = new CheckpointCommitSerializer().serialize(commit);
+        byte[] v1 = java.util.Arrays.copyOf(v3, v3.length - 17);
         assertThat(new CheckpointCommitSerializer().deserialize(1, v1)).isEqualTo(commit);
     }
 
     @Test
-    void unknownVersionIsRejectedWithGuidance() {
-        assertThatThrownBy(() -> new CheckpointCommitSerializer().deserialize(3, new byte[0]))
+    void version2CommittablesAreReadAsAddingToTheTable() throws IOException {
+        DataOverlayFile overlay = new DataOverlayFile(new DataFile("o.lance", new int[] {2}, new int[] {0}, 2, 1, 77),
+                OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(1)), 0);
+        CheckpointCommit commit = new CheckpointCommit("user-a", "job-1", 42, 17, FRAGMENTS,
+                List.of(new TargetedOverlay(RowTarget.committed(3), overlay)), List.of(), 107, 1, 1333);
+        // version 2 is version 3 without the trailing overwrite flag
+        byte[] v3 = new CheckpointCommitSerializer().serialize(commit);
+        CheckpointCommit back = new CheckpointCommitSerializer().deserialize(2, java.util.Arrays.copyOf(v3,
+                v3.length - 1));
+        assertThat(back).isEqualTo(commit);
+        assertThat(back.overwrite()).isFalse();
+    }
+
+    @Test
+    void overwriteRoundTrips() throws IOException {
+        CheckpointCommitSerializer serializer = new CheckpointCommitSerializer();
+        CheckpointCommit commit = CheckpointCommit.overwriting("user-a", "job-1", 42, 17, FRAGMENTS, 107, 1333);
+        CheckpointCommit empty = CheckpointCommit.overwriting("user-a", "job-1", 43, 17, List.of(), 0, 0);
+
+        assertThat(serializer.getVersion()).isEqualTo(3);
+        CheckpointCommit back = serializer.deserialize(3, serializer.serialize(commit));
+        assertThat(back).isEqualTo(commit);
+        assertThat(back.overwrite()).isTrue();
+        CheckpointCommit emptyBack = serializer.deserialize(3, serializer.serialize(empty));
+        assertThat(emptyBack.overwrite()).isTrue();
+        assertThat(emptyBack.isEmpty()).isFalse();
+    }
+
+    @Test
+    void trailingBytesAreReportedAsCorruptState() throws IOException {
+        CheckpointCommit commit = new CheckpointCommit("user-a", "job-1", 42, 17, FRAGMENTS, 107, 1333);
+        byte[] v3 = new CheckpointCommitSerializer().serialize(commit);
+        byte[] longer = java.util.Arrays.copyOf(v3, v3.length + 2);
+
+        assertThatThrownBy(() -> new CheckpointCommitSerializer().deserialize(3, longer))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("Unknown version 3 of a serialized Lance committable");
+                .hasMessageContaining("checkpoint 42 (commit user user-a, version 3) has 2 unread bytes");
+    }
+
+    @Test
+    void unknownVersionIsRejectedWithGuidance() {
+        assertThatThrownBy(() -> new CheckpointCommitSerializer().deserialize(4, new byte[0]))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("Unknown version 4 of a serialized Lance committable")
+                .hasMessageContaining("reads versions 1 to 3");
     }
 }

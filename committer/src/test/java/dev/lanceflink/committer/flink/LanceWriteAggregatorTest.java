@@ -188,4 +188,68 @@ class LanceWriteAggregatorTest {
             allowed.open();
         }
     }
+    private OneInputStreamOperatorTestHarness<CommittableMessage<WrittenChanges>, CommittableMessage<CheckpointCommit>>
+            overwriteHarness() throws Exception {
+        return new OneInputStreamOperatorTestHarness<>(
+                new LanceWriteAggregator(table, CommitSettings.defaults(), true));
+    }
+
+    @Test
+    void overwriteEmitsEverythingAtTheEndOfInputAsOneOverwrite() throws Exception {
+        try (var h = overwriteHarness()) {
+            h.open();
+            h.processElement(fromWriter(written(10, 11), Long.MAX_VALUE, 0), 0);
+            h.processElement(new CommittableSummary<>(1, 3, Long.MAX_VALUE, 0, 0), 0); // a writer without rows
+            h.processElement(fromWriter(written(12), Long.MAX_VALUE, 2), 0);
+            h.endInput();
+
+            CheckpointCommit commit = onlyCommit(h.extractOutputValues());
+            assertThat(commit.overwrite()).isTrue();
+            assertThat(commit.fragments()).hasSize(2);
+            assertThat(commit.rows()).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void overwriteWithoutAnyRowStillEmitsACommitThatEmptiesTheTable() throws Exception {
+        try (var h = overwriteHarness()) {
+            h.open();
+            h.processElement(new CommittableSummary<>(0, 2, Long.MAX_VALUE, 0, 0), 0);
+            h.processElement(new CommittableSummary<>(1, 2, Long.MAX_VALUE, 0, 0), 0);
+            h.endInput();
+
+            CheckpointCommit commit = onlyCommit(h.extractOutputValues());
+            assertThat(commit.overwrite()).isTrue();
+            assertThat(commit.fragments()).isEmpty();
+            assertThat(commit.isEmpty()).isFalse();
+            new CheckpointCommitter(store, CommitOptions.defaults(), 1, Duration.ZERO).commit(commit);
+            assertThat(TestTable.ids(store, allocator)).isEmpty();
+        }
+    }
+
+    @Test
+    void checkpointBeforeTheEndOfInputFailsAnOverwrite() throws Exception {
+        try (var h = overwriteHarness()) {
+            h.open();
+            h.processElement(fromWriter(written(10), 1, 0), 0);
+
+            assertThatThrownBy(() -> h.prepareSnapshotPreBarrier(1))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("got checkpoint 1 before the end of its input")
+                    .hasMessageContaining("Run the job in BATCH execution mode");
+            assertThat(h.extractOutputValues()).isEmpty();
+        }
+    }
+
+    @Test
+    void checkpointAfterTheEndOfInputDoesNotEmitTheOverwriteAgain() throws Exception {
+        try (var h = overwriteHarness()) {
+            h.open();
+            h.processElement(fromWriter(written(10), Long.MAX_VALUE, 0), 0);
+            h.endInput();
+            h.prepareSnapshotPreBarrier(5);
+
+            assertThat(onlyCommit(h.extractOutputValues()).overwrite()).isTrue();
+        }
+    }
 }

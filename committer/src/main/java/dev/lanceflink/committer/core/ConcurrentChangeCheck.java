@@ -1,0 +1,299 @@
+package dev.lanceflink.committer.core;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.schema.LanceField;
+import dev.lanceflink.table.CorruptTableException;
+import dev.lanceflink.table.DataFile;
+import dev.lanceflink.table.DataOverlayFile;
+import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.ManifestLocation;
+import dev.lanceflink.table.ManifestNamingScheme;
+import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.txn.CommitHandler;
+import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.Operation;
+import dev.lanceflink.txn.Transaction;
+import dev.lanceflink.txn.TransactionStore;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.roaringbitmap.RoaringBitmap;
+
+/**
+ * Fails the commit of a row-level statement ({@code UPDATE}, row-level {@code DELETE}) when
+ * another writer changed the rows it read after it read them.
+ *
+ * <p>Such a statement computes its changes from one pinned version (the read version): new
+ * values from old ones ({@code SET age = age + 1}) at row addresses taken from that version.
+ * Lance's own conflict rules let a {@code DataOverlay} commit on top of any concurrent overlay,
+ * and its deletion rebase merges concurrent deletions; that is right for blind writes, but here
+ * it would lose an update (two statements increment the same cell, one increment survives) or
+ * put values at addresses whose rows were moved. So before every commit attempt of a step, the
+ * transactions of the versions after the read version are checked, and the step fails on:
+ * <ul>
+ *   <li>{@code Overwrite} or {@code Restore}: the rows read are not the table's rows any more;
+ *   <li>{@code Rewrite} (compaction), {@code Update}, {@code DataReplacement} of a fragment the
+ *       step changes, and any {@code Merge}: the rows moved, or their stored values changed
+ *       (except the overlay compactions, which keep both; see {@link #preservesValuesAndAddresses});
+ *   <li>for overlays, a concurrent {@code DataOverlay} that covers one of the same
+ *       (fragment, offset, field) cells: one of the two new values would be lost. Overlays of
+ *       other cells, or other fields of the same rows, are fine.
+ * </ul>
+ * Concurrent deletions never conflict: a deletion wins over an overlay, and two deletions of the
+ * same rows merge. Versions committed by this sink (same commit user, e.g. the statement's own
+ * earlier steps) are not conflicts. A version in the range whose transaction cannot be read
+ * (removed by cleanup) is treated as a conflict: nothing proves it harmless.
+ *
+ * <p>The check and the commit must see the same latest version, or a commit landing between the
+ * two would slip through Lance's more lenient rebase; {@link #guard} makes the commit publish
+ * exactly the version after the checked one, else lose the attempt, which is then retried with a
+ * new check.
+ *
+ * <p>Committed versions never change, so each transaction is read once per committer.
+ */
+public final class ConcurrentChangeCheck {
+    private final ObjectStore store;
+    private final long readVersion;
+    private final Map<Long, Transaction> transactions = new HashMap<>();
+
+    /** @param readVersion the version the statement's scan read (at least 1) */
+    public ConcurrentChangeCheck(ObjectStore store, long readVersion) {
+        this.store = requireNonNull(store, "store is null");
+        if (readVersion < 1) {
+            throw new IllegalArgumentException("readVersion must be at least 1, got " + readVersion);
+        }
+        this.readVersion = readVersion;
+    }
+
+    public long readVersion() {
+        return readVersion;
+    }
+
+    /**
+     * Checks the versions after the read version up to {@code latest} against what {@code step}
+     * of {@code commit} changes.
+     *
+     * @throws CheckpointCommitException naming the conflicting version, its operation and the
+     *     fragment (and field) both touch, if one of them conflicts
+     */
+    public void check(CheckpointCommit commit, CommitStep step, Manifest latest) throws IOException {
+        if (step == CommitStep.APPEND) {
+            return; // new rows do not depend on what the statement read
+        }
+        if (latest.version() < readVersion) {
+            throw failure(commit, step, latest.version(), "the latest version is older than the version the statement"
+                    + " read (was the table deleted and created again?)");
+        }
+        StepTargets mine = null;
+        for (long v = readVersion + 1; v <= latest.version(); v++) {
+            Transaction theirs = transaction(commit, step, v);
+            if (isOwnCommit(theirs, commit.commitUser(), v)) {
+                continue;
+            }
+            if (mine == null) {
+                mine = StepTargets.of(commit, step);
+            }
+            if (preservesValuesAndAddresses(theirs)) {
+                continue;
+            }
+            Optional<String> reason = conflict(mine, theirs.operation(), latest);
+            if (reason.isPresent()) {
+                throw failure(commit, step, v, "version " + v + " (" + theirs.operation().name() + ", committed by "
+                        + committer(theirs) + ") " + reason.get());
+            }
+        }
+    }
+
+    /**
+     * {@code options} for a commit of an operation checked against version {@code checkedVersion}:
+     * the commit publishes version {@code checkedVersion + 1} or loses its only attempt (a
+     * retryable conflict), instead of rebasing onto versions this check has not seen.
+     */
+    public static CommitOptions guard(CommitOptions options, long checkedVersion) {
+        CommitHandler delegate = options.commitHandler();
+        long next = checkedVersion + 1;
+        String v1 = ManifestNamingScheme.V1.path(next);
+        String v2 = ManifestNamingScheme.V2.path(next);
+        CommitHandler onlyNext = (store, path, manifest) ->
+                (path.equals(v1) || path.equals(v2)) && delegate.publish(store, path, manifest);
+        return options.withMaxAttempts(1).withCommitHandler(onlyNext);
+    }
+
+    private Transaction transaction(CheckpointCommit commit, CommitStep step, long version) throws IOException {
+        Transaction cached = transactions.get(version);
+        if (cached != null) {
+            return cached;
+        }
+        Optional<ManifestLocation> loc = VersionResolver.find(store, version);
+        if (loc.isEmpty()) {
+            throw failure(commit, step, version, "version " + version + " no longer exists (removed by a version"
+                    + " cleanup), so it cannot be checked for changes to the rows the statement read");
+        }
+        Optional<Transaction> txn;
+        try {
+            txn = TransactionStore.read(store, ManifestIO.read(store, loc.get()));
+        } catch (CorruptTableException e) {
+            throw new CheckpointCommitException(message(commit, step, version, "the transaction of version " + version
+                    + " cannot be read (" + e.getMessage() + "), so it cannot be checked for changes to the rows the"
+                    + " statement read"), e);
+        }
+        if (txn.isEmpty()) {
+            throw failure(commit, step, version, "version " + version + " records no transaction, so it cannot be"
+                    + " checked for changes to the rows the statement read");
+        }
+        transactions.put(version, txn.get());
+        return txn.get();
+    }
+
+    private static boolean isOwnCommit(Transaction txn, String commitUser, long version) {
+        return marker(txn, version).map(m -> m.commitUser().equals(commitUser)).orElse(false);
+    }
+
+    private static Optional<CommitMarker> marker(Transaction txn, long version) {
+        try {
+            return CommitMarker.fromProperties(txn.properties(), "version " + version);
+        } catch (IllegalStateException malformed) {
+            return Optional.empty(); // not provably ours: checked like any other writer's
+        }
+    }
+
+    /**
+     * The overlay compactions ({@code overlay-merge} commits a Merge, {@code overlay-fold} an
+     * Update) leave every row at its address with the same values: what the statement read is
+     * still what the table holds, so they are not conflicts. The {@code fragments} compaction
+     * moves rows (a Rewrite) and is checked like any other writer's change.
+     */
+    private static boolean preservesValuesAndAddresses(Transaction txn) {
+        String mode = txn.properties().get(Transaction.COMPACTION_MODE_PROPERTY);
+        return ("overlay-merge".equals(mode) && txn.operation() instanceof Operation.Merge)
+                || ("overlay-fold".equals(mode) && txn.operation() instanceof Operation.Update);
+    }
+
+    private static String committer(Transaction txn) {
+        return marker(txn, 0).map(m -> "Flink sink " + m.commitUser() + (m.jobId().isEmpty() ? "" : " of job "
+                + m.jobId())).orElse("another writer");
+    }
+
+    /** Why {@code theirs} conflicts with the step's changes, or empty if it does not. */
+    private static Optional<String> conflict(StepTargets mine, Operation theirs, Manifest latest) throws IOException {
+        if (theirs instanceof Operation.Overwrite) {
+            return Optional.of("replaced the table's whole content");
+        }
+        if (theirs instanceof Operation.Restore r) {
+            return Optional.of("restored the table to version " + r.version());
+        }
+        if (theirs instanceof Operation.Merge) {
+            return Optional.of("replaced the fragments' data files or overlays (a Merge, e.g. adding columns)");
+        }
+        if (theirs instanceof Operation.Rewrite r) {
+            return mine.touched(r.oldFragmentIds()).map(ids -> "rewrote (compacted) fragment(s) " + ids
+                    + ", moving the rows the statement read to new addresses");
+        }
+        if (theirs instanceof Operation.Update u) {
+            Set<Long> ids = new HashSet<>(u.removedFragmentIds());
+            for (Fragment f : u.updatedFragments()) {
+                ids.add(f.id());
+            }
+            return mine.touched(ids).map(t -> "updated rows of fragment(s) " + t + " (" + u.mode() + ")");
+        }
+        if (theirs instanceof Operation.DataReplacement d) {
+            Set<Long> ids = new HashSet<>();
+            for (Operation.DataReplacementGroup g : d.replacements()) {
+                ids.add(g.fragmentId());
+            }
+            return mine.touched(ids).map(t -> "replaced column data of fragment(s) " + t);
+        }
+        if (theirs instanceof Operation.DataOverlay o) {
+            return mine.overlappingCells(o, latest);
+        }
+        return Optional.empty();
+    }
+
+    private CheckpointCommitException failure(CheckpointCommit commit, CommitStep step, long version, String why) {
+        return new CheckpointCommitException(message(commit, step, version, why));
+    }
+
+    private String message(CheckpointCommit commit, CommitStep step, long version, String why) {
+        return "Step " + step + " of " + commit.describe() + " is not committed to " + store.rootUri() + ": the"
+                + " statement read version " + readVersion + ", and " + why + ". Committing would "
+                + (step == CommitStep.OVERLAY ? "lose an update or write values to the wrong rows"
+                        : "delete the wrong rows or miss moved ones")
+                + ". The table keeps the other writer's change; rerun the statement, which then reads the current"
+                + " version";
+    }
+
+    /** The fragments (and, for overlays, the cells) one step changes; pending targets are the sink's own rows. */
+    private record StepTargets(Set<Long> fragments, Map<Long, Map<Integer, RoaringBitmap>> cells) {
+        static StepTargets of(CheckpointCommit commit, CommitStep step) throws IOException {
+            Set<Long> fragments = new TreeSet<>();
+            Map<Long, Map<Integer, RoaringBitmap>> cells = new HashMap<>();
+            if (step == CommitStep.DELETE) {
+                for (TargetedDeletion d : commit.deletions()) {
+                    if (!d.target().isPending()) {
+                        fragments.add(d.target().fragmentId());
+                    }
+                }
+            } else {
+                for (TargetedOverlay o : commit.overlays()) {
+                    if (o.target().isPending()) {
+                        continue;
+                    }
+                    fragments.add(o.target().fragmentId());
+                    Map<Integer, RoaringBitmap> byField = cells.computeIfAbsent(o.target().fragmentId(),
+                            k -> new HashMap<>());
+                    DataFile file = o.overlay().dataFile();
+                    for (int i = 0; i < file.fieldCount(); i++) {
+                        if (file.fieldId(i) != DataFile.TOMBSTONE) {
+                            byField.computeIfAbsent(file.fieldId(i), k -> new RoaringBitmap())
+                                    .or(o.overlay().coverage().bitmap(i));
+                        }
+                    }
+                }
+            }
+            return new StepTargets(fragments, cells);
+        }
+
+        Optional<Set<Long>> touched(Set<Long> ids) {
+            Set<Long> shared = new TreeSet<>(fragments);
+            shared.retainAll(ids);
+            return shared.isEmpty() ? Optional.empty() : Optional.of(shared);
+        }
+
+        /** The first cell both the step's overlays and {@code theirs} cover, described; empty if none. */
+        Optional<String> overlappingCells(Operation.DataOverlay theirs, Manifest latest) throws IOException {
+            for (Operation.OverlayGroup g : theirs.groups()) {
+                Map<Integer, RoaringBitmap> mine = cells.get(g.fragmentId());
+                if (mine == null) {
+                    continue;
+                }
+                for (DataOverlayFile f : g.overlays()) {
+                    DataFile file = f.dataFile();
+                    for (int i = 0; i < file.fieldCount(); i++) {
+                        RoaringBitmap ours = mine.get(file.fieldId(i));
+                        if (ours == null) {
+                            continue;
+                        }
+                        RoaringBitmap both = RoaringBitmap.and(ours, f.coverage().bitmap(i));
+                        if (!both.isEmpty()) {
+                            int fieldId = file.fieldId(i);
+                            String name = latest.schema().fieldById(fieldId).map(LanceField::name)
+                                    .map(n -> "'" + n + "' (id " + fieldId + ")").orElse("id " + fieldId);
+                            return Optional.of("overlaid field " + name + " of fragment " + g.fragmentId() + " at "
+                                    + both.getLongCardinality() + " of the rows this statement updates (first offset "
+                                    + Integer.toUnsignedLong(both.first()) + ")");
+                        }
+                    }
+                }
+            }
+            return Optional.empty();
+        }
+    }
+}

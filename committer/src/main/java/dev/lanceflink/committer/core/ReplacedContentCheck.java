@@ -1,0 +1,115 @@
+package dev.lanceflink.committer.core;
+
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.ManifestLocation;
+import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.txn.Operation;
+import dev.lanceflink.txn.Transaction;
+import dev.lanceflink.txn.TransactionStore;
+import java.io.IOException;
+import java.util.Optional;
+
+/**
+ * Fails a deletion or overlay step whose targets were located in content that another writer has
+ * since replaced ({@code Overwrite}, e.g. an {@code INSERT OVERWRITE}, or {@code Restore}).
+ *
+ * <p>Why a separate check: Lance numbers the fragments of an overwrite from 0 again, so a key map
+ * entry "fragment 0, offset 7" may well resolve in the new content, to an unrelated row, and the
+ * deletion or overlay would silently hit it. {@link FragmentRemoval} only notices targets whose
+ * fragment id is gone. Lance's own conflict check does not help either: each step is built
+ * against the latest version, so an overwrite committed before that is not concurrent to it.
+ *
+ * <p>Which versions are checked: those after the newest version this sink (commit user) committed
+ * for an earlier checkpoint, or, if it has none among the latest {@value #MAX_WALK} versions,
+ * those after the version the checkpoint's changes were gathered at. The sink located its targets
+ * after it started and saw the table up to its own previous commit, so a replacement in that range
+ * certainly happened under its feet; one before it may have been seen by the sink's key map (a
+ * job started on the overwritten table), which must not fail. Not detected: a replacement that
+ * landed after the key map was built but before the sink's newest earlier commit, when that
+ * commit only appended rows (appends are compatible with it, and the walk stops at the commit).
+ */
+final class ReplacedContentCheck {
+    /** How many versions back the search for the sink's newest commit looks. */
+    static final int MAX_WALK = 1000;
+
+    private ReplacedContentCheck() {}
+
+    /**
+     * @param what the step's changes, for the message ("The deletions of checkpoint 7 (...)")
+     * @throws CheckpointCommitException naming the replacing version, if the content was replaced
+     */
+    static void check(ObjectStore store, CheckpointCommit commit, Manifest latest, String what) throws IOException {
+        for (long v = latest.version(); v > 0 && v > latest.version() - MAX_WALK; v--) {
+            Optional<Transaction> txn = transactionAt(store, v);
+            if (txn.isEmpty()) {
+                return; // history removed by cleanup (or never recorded): nothing provable
+            }
+            Optional<CommitMarker> marker = marker(txn.get(), v, store);
+            if (isEarlierOwnCommit(marker, commit)) {
+                return; // the sink's own earlier commit: what came before, it had seen
+            }
+            Operation op = txn.get().operation();
+            if (op instanceof Operation.Overwrite || op instanceof Operation.Restore) {
+                if (v > commit.baseVersion() || ownCommitBelow(store, commit, v, latest.version()) > 0) {
+                    throw new CheckpointCommitException(what + " locates rows by fragment id and offset, but version "
+                            + v + " of " + store.rootUri() + " (" + describe(op) + ", committed by "
+                            + marker.map(m -> "Flink sink " + m.commitUser()).orElse("another writer") + ") replaced"
+                            + " the table's content after this sink located them. Fragment ids restart at 0 after"
+                            + " an overwrite, so the changes would hit unrelated rows; nothing of this step is"
+                            + " committed. The sink's key map describes the old content: stop the job and start it"
+                            + " without state, which rebuilds the key map from the table");
+                }
+                return; // before the sink's changes were gathered and with no own commit since: seen at start
+            }
+        }
+    }
+
+    /**
+     * The newest version below {@code below} committed by this sink for an earlier checkpoint, or -1 if none is
+     * found within the walk (then nothing after it is known to be after the sink's start).
+     */
+    private static long ownCommitBelow(ObjectStore store, CheckpointCommit commit, long below, long latest)
+            throws IOException {
+        for (long v = below - 1; v > 0 && v > latest - MAX_WALK; v--) {
+            Optional<Transaction> txn = transactionAt(store, v);
+            if (txn.isEmpty()) {
+                return -1;
+            }
+            if (isEarlierOwnCommit(marker(txn.get(), v, store), commit)) {
+                return v;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * A commit of this sink for an earlier checkpoint. The earlier steps of the same checkpoint do
+     * not count: its targets were located before them.
+     */
+    private static boolean isEarlierOwnCommit(Optional<CommitMarker> marker, CheckpointCommit commit) {
+        return marker.isPresent() && marker.get().commitUser().equals(commit.commitUser())
+                && marker.get().checkpointId() != commit.checkpointId();
+    }
+
+    private static Optional<Transaction> transactionAt(ObjectStore store, long version) throws IOException {
+        Optional<ManifestLocation> loc = VersionResolver.find(store, version);
+        if (loc.isEmpty()) {
+            return Optional.empty();
+        }
+        return TransactionStore.read(store, ManifestIO.read(store, loc.get()));
+    }
+
+    private static Optional<CommitMarker> marker(Transaction txn, long version, ObjectStore store) {
+        try {
+            return CommitMarker.fromProperties(txn.properties(), "version " + version + " of " + store.rootUri());
+        } catch (IllegalStateException malformed) {
+            return Optional.empty(); // not provably this sink's: checked like any other writer's
+        }
+    }
+
+    private static String describe(Operation op) {
+        return op instanceof Operation.Restore r ? "Restore to version " + r.version() : op.name();
+    }
+}

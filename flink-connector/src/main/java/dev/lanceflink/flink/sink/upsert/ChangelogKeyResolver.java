@@ -17,10 +17,12 @@ import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.sorted.state.BatchExecutionKeyedStateBackend;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.ArrayData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
@@ -45,6 +47,11 @@ import org.apache.flink.types.RowKind;
  * subtask scans the key columns and keeps the keys of its own key groups. Rows that another
  * writer deleted since are noticed when their key is next updated: the update is dropped (the row
  * stays deleted) and the key is free for a new row.
+ *
+ * <p>In BATCH execution Flink's keyed state keeps only the current key, so the map lives in a
+ * {@link KeyLocationIndex} on the heap instead; and since records then arrive grouped by key, each
+ * key's net change is emitted as soon as the next key starts, so memory does not grow with the
+ * input.
  */
 public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedChange>
         implements OneInputStreamOperator<RowData, LocatedChange>, BoundedOneInput {
@@ -58,6 +65,9 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private final long rowsPerFile;
 
     private transient ValueState<long[]> locations;
+    /** The map in BATCH execution, where keyed state holds the current key only; null in streaming. */
+    private transient KeyLocationIndex batchLocations;
+    private transient DeletedRowCheck batchDeletedRows;
     private transient Map<RowData, KeyedChange> pending;
     private transient RowDataSerializer rowSerializer;
     private transient RowData.FieldGetter[] getters;
@@ -121,8 +131,11 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         deletes = group.counter("resolvedDeletes");
         droppedUpdates = group.counter("updatesOfRowsDeletedElsewhere");
         store = table.open();
+        if (getKeyedStateBackend() instanceof BatchExecutionKeyedStateBackend) {
+            batchLocations = new KeyLocationIndex();
+        }
         if (bootstrap) {
-            long loaded = KeyMapBootstrap.load(table, rowType, keyPositions, this::setCurrentKey, locations,
+            long loaded = KeyMapBootstrap.load(table, rowType, keyPositions, bootstrapTarget(),
                     getRuntimeContext().getTaskInfo(),
                     org.apache.flink.runtime.state.KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
                             getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks(),
@@ -133,13 +146,45 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         }
     }
 
+    private KeyMapBootstrap.Locations bootstrapTarget() {
+        if (batchLocations != null) {
+            return new KeyMapBootstrap.Locations() {
+                @Override
+                public long[] get(RowData key) {
+                    return batchLocations.get((BinaryRowData) key);
+                }
+
+                @Override
+                public void put(RowData key, long[] location) {
+                    batchLocations.put((BinaryRowData) key, location);
+                }
+            };
+        }
+        return new KeyMapBootstrap.Locations() {
+            @Override
+            public long[] get(RowData key) throws Exception {
+                setCurrentKey(key);
+                return locations.value();
+            }
+
+            @Override
+            public void put(RowData key, long[] location) throws Exception {
+                setCurrentKey(key);
+                locations.update(location);
+            }
+        };
+    }
+
     @Override
     public void processElement(StreamRecord<RowData> element) throws Exception {
         RowData record = element.getValue();
         RowData key = (RowData) getCurrentKey();
         KeyedChange c = pending.get(key);
         if (c == null) {
-            long[] loc = locations.value();
+            if (batchLocations != null && !pending.isEmpty()) {
+                emitPending(); // BATCH: input sorted by key, so the previous key's change is final
+            }
+            long[] loc = batchLocations != null ? batchLocations.get((BinaryRowData) key) : locations.value();
             c = new KeyedChange(loc == null ? null : loc.clone());
             pending.put(key, c);
         }
@@ -258,10 +303,12 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             return;
         }
         StreamRecord<LocatedChange> out = new StreamRecord<>(null);
-        DeletedRowCheck deletedElsewhere = null;
+        DeletedRowCheck deletedElsewhere = batchDeletedRows;
         for (Map.Entry<RowData, KeyedChange> e : pending.entrySet()) {
             KeyedChange c = e.getValue();
-            setCurrentKey(e.getKey());
+            if (batchLocations == null) {
+                setCurrentKey(e.getKey());
+            }
             if (c.deleteOriginal && c.original != null) {
                 output.collect(out.replace(LocatedChange.delete(c.original[0], c.original[1])));
                 deletes.inc();
@@ -271,11 +318,14 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
                     if (c.columns != 0) {
                         if (deletedElsewhere == null) {
                             deletedElsewhere = DeletedRowCheck.latest(store);
+                            if (batchLocations != null) {
+                                batchDeletedRows = deletedElsewhere; // read once per run, not per key
+                            }
                         }
                         if (deletedElsewhere.isDeleted(c.original)) {
                             // Another writer deleted the row: it stays deleted, and the key is free
                             // for a new row.
-                            locations.clear();
+                            forget(e.getKey());
                             droppedUpdates.inc();
                         } else {
                             output.collect(out.replace(
@@ -291,18 +341,37 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
                     }
                     long offset = currentFileRows++;
                     output.collect(out.replace(LocatedChange.insert(currentFileId, offset, c.row)));
-                    locations.update(new long[] {currentFileId, offset});
+                    remember(e.getKey(), new long[] {currentFileId, offset});
                     inserts.inc();
                 }
                 case ABSENT -> {
                     if (c.original != null) {
-                        locations.clear();
+                        forget(e.getKey());
                     }
                 }
             }
         }
         pending.clear();
-        currentFileId = 0; // a checkpoint always ends the open file
+        if (batchLocations == null) {
+            currentFileId = 0; // a checkpoint always ends the open file
+        }
+    }
+
+    /** Records {@code key}'s new location (keyed state: {@code key} is the current key). */
+    private void remember(RowData key, long[] location) throws Exception {
+        if (batchLocations != null) {
+            batchLocations.put((BinaryRowData) key, location);
+        } else {
+            locations.update(location);
+        }
+    }
+
+    private void forget(RowData key) throws Exception {
+        if (batchLocations != null) {
+            batchLocations.remove((BinaryRowData) key);
+        } else {
+            locations.clear();
+        }
     }
 
     @Override

@@ -7,12 +7,10 @@ import dev.lanceflink.read.ScanOptions;
 import dev.lanceflink.read.Scanner;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Consumer;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.flink.api.common.TaskInfo;
-import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.table.data.RowData;
@@ -29,9 +27,17 @@ import org.apache.flink.table.types.logical.RowType;
 final class KeyMapBootstrap {
     private KeyMapBootstrap() {}
 
+    /** Where the map lives: keyed state (streaming) or {@link KeyLocationIndex} (batch). */
+    interface Locations {
+        /** The location ({fileId, position}) of {@code key}, or null. */
+        long[] get(RowData key) throws Exception;
+
+        void put(RowData key, long[] location) throws Exception;
+    }
+
     /** @return how many keys this subtask loaded */
-    static long load(TableLocation table, RowType rowType, int[] keyPositions, Consumer<RowData> setCurrentKey,
-            ValueState<long[]> locations, TaskInfo task, KeyGroupRange ownGroups) throws Exception {
+    static long load(TableLocation table, RowType rowType, int[] keyPositions, Locations locations, TaskInfo task,
+            KeyGroupRange ownGroups) throws Exception {
         List<String> keyColumns = new ArrayList<>();
         for (int p : keyPositions) {
             keyColumns.add(rowType.getFieldNames().get(p));
@@ -59,16 +65,15 @@ final class KeyMapBootstrap {
                         if (!ownGroups.contains(group)) {
                             continue;
                         }
-                        setCurrentKey.accept(key);
                         long address = addresses.get(r);
-                        long[] earlier = locations.value();
+                        long[] earlier = locations.get(key);
                         if (earlier != null) {
                             throw new IllegalStateException("The table " + table + " has two rows with the same primary"
                                     + " key " + keyColumns + " (row addresses " + earlier[1] + " and " + address
                                     + "). The upsert sink needs a key that is unique in the table: deduplicate the"
                                     + " table or choose another key");
                         }
-                        locations.update(new long[] {0, address});
+                        locations.put(key, new long[] {0, address});
                         loaded++;
                     }
                 }

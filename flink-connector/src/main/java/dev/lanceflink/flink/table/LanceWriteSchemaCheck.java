@@ -13,11 +13,8 @@ import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BinaryType;
 import org.apache.flink.table.types.logical.DecimalType;
-import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.logical.TimestampType;
 
 /**
  * Checks, when an {@code INSERT INTO} is planned, that the rows of a Flink table declaration can
@@ -32,11 +29,15 @@ import org.apache.flink.table.types.logical.TimestampType;
  * naming the column, by default). Lengths of CHAR/VARCHAR/BINARY/VARBINARY do not matter for
  * variable-length columns.
  *
- * <p>TIMESTAMP(p) and TIMESTAMP_LTZ(p) need a precision that fits the stored unit without loss
- * and is represented in Flink's binary rows the same way as the unit's own precision (epoch
- * milliseconds for p &le; 3, milliseconds plus nanoseconds above): p = 0 for seconds, 0..3 for
- * milliseconds, 4..6 for microseconds, 7..9 for nanoseconds. The writer reads a timestamp with the
- * unit's precision, so a declaration outside that range would be misread, not just truncated.
+ * <p>TIMESTAMP(p) and TIMESTAMP_LTZ(p) of any precision go into a timestamp column of any unit
+ * (the writer reads each value with the declared precision and converts it to the stored unit):
+ * a coarser unit truncates the value towards negative infinity (TIMESTAMP(6) into seconds stores
+ * 1969-12-31 23:59:59.5 as 23:59:59). TIME(p) likewise goes into time32:s/ms and time64:us/ns
+ * (Flink holds milliseconds of the day; seconds truncate them).
+ *
+ * <p>MAP columns are refused: the connector's Lance file writer does not encode maps (Lance
+ * itself stores them only from file format 2.2 on). {@code check} cannot tell which columns a
+ * statement writes, so this also refuses an UPDATE of the other columns of such a table.
  */
 final class LanceWriteSchemaCheck {
     private LanceWriteSchemaCheck() {}
@@ -104,6 +105,7 @@ final class LanceWriteSchemaCheck {
                     || a instanceof ArrowType.FixedSizeBinary fb && fb.getByteWidth() == ((BinaryType) declared).getLength();
             case VARBINARY -> a instanceof ArrowType.Binary || a instanceof ArrowType.LargeBinary;
             case DATE -> a instanceof ArrowType.Date;
+            case TIME_WITHOUT_TIME_ZONE -> a instanceof ArrowType.Time;
             case TIMESTAMP_WITHOUT_TIME_ZONE -> a instanceof ArrowType.Timestamp t && t.getTimezone() == null;
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE -> a instanceof ArrowType.Timestamp t && t.getTimezone() != null;
             case DECIMAL -> a instanceof ArrowType.Decimal d
@@ -119,21 +121,12 @@ final class LanceWriteSchemaCheck {
             return Optional.of(typeMismatch(path, declared, stored));
         }
         return switch (declared.getTypeRoot()) {
-            case TIMESTAMP_WITHOUT_TIME_ZONE -> timestampPrecision(path, declared,
-                    ((TimestampType) declared).getPrecision(), (ArrowType.Timestamp) a);
-            case TIMESTAMP_WITH_LOCAL_TIME_ZONE -> timestampPrecision(path, declared,
-                    ((LocalZonedTimestampType) declared).getPrecision(), (ArrowType.Timestamp) a);
             case ARRAY -> problem(path + "." + LanceTypeMapping.LIST_ELEMENT_NAME,
                     ((ArrayType) declared).getElementType(), stored.getChildren().get(0));
-            case MAP -> {
-                Field entries = stored.getChildren().get(0);
-                // Lance map keys are always NOT NULL while Flink's are nullable by default: a NULL
-                // key fails the writer, so the key's nullability is not part of the check.
-                Optional<String> key = problem(path + ".key", ((MapType) declared).getKeyType().copy(false),
-                        entries.getChildren().get(0));
-                yield key.isPresent() ? key
-                        : problem(path + ".value", ((MapType) declared).getValueType(), entries.getChildren().get(1));
-            }
+            case MAP -> Optional.of("column '" + path + "' is a MAP (" + declared.asSummaryString() + "), which the"
+                    + " connector cannot write: its Lance file writer does not encode maps (Lance stores them only"
+                    + " from file format 2.2 on). Write the table with the Lance SDK, or store the entries as an"
+                    + " ARRAY<ROW<key, value>> column");
             case ROW -> rowFields(path, (RowType) declared, stored);
             default -> Optional.empty();
         };
@@ -161,39 +154,6 @@ final class LanceWriteSchemaCheck {
 
     private static boolean signedInt(ArrowType a, int bits) {
         return a instanceof ArrowType.Int i && i.getIsSigned() && i.getBitWidth() == bits;
-    }
-
-    private static Optional<String> timestampPrecision(String path, LogicalType declared, int precision,
-            ArrowType.Timestamp stored) {
-        int unitPrecision;
-        int lowest;
-        switch (stored.getUnit()) {
-            case SECOND -> {
-                unitPrecision = 0;
-                lowest = 0;
-            }
-            case MILLISECOND -> {
-                unitPrecision = 3;
-                lowest = 0;
-            }
-            case MICROSECOND -> {
-                unitPrecision = 6;
-                lowest = 4;
-            }
-            default -> {
-                unitPrecision = 9;
-                lowest = 7;
-            }
-        }
-        if (precision >= lowest && precision <= unitPrecision) {
-            return Optional.empty();
-        }
-        String unit = stored.getUnit().name().toLowerCase(java.util.Locale.ROOT) + "s";
-        return Optional.of("column '" + path + "' is declared " + declared.asSummaryString() + ", but the Lance "
-                + "table stores " + unit + "; declare a precision from " + lowest + " to " + unitPrecision
-                + ", e.g. " + (declared instanceof TimestampType
-                        ? new TimestampType(declared.isNullable(), unitPrecision)
-                        : new LocalZonedTimestampType(declared.isNullable(), unitPrecision)).asSummaryString());
     }
 
     private static String typeMismatch(String path, LogicalType declared, Field stored) {

@@ -18,6 +18,10 @@ import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.LargeVarBinaryVector;
 import org.apache.arrow.vector.LargeVarCharVector;
 import org.apache.arrow.vector.SmallIntVector;
+import org.apache.arrow.vector.TimeMicroVector;
+import org.apache.arrow.vector.TimeMilliVector;
+import org.apache.arrow.vector.TimeNanoVector;
+import org.apache.arrow.vector.TimeSecVector;
 import org.apache.arrow.vector.TimeStampVector;
 import org.apache.arrow.vector.TinyIntVector;
 import org.apache.arrow.vector.UInt1Vector;
@@ -131,6 +135,14 @@ public final class ArrowColumnVectors {
             return new DecimalView((BaseFixedWidthVector) v);
         } else if (v instanceof TimeStampVector t) {
             return new TimestampView(t);
+        } else if (v instanceof TimeSecVector t) {
+            return new TimeOfDayView(t, 32, 1000, 1);
+        } else if (v instanceof TimeMilliVector t) {
+            return new TimeOfDayView(t, 32, 1, 1);
+        } else if (v instanceof TimeMicroVector t) {
+            return new TimeOfDayView(t, 64, 1, 1000);
+        } else if (v instanceof TimeNanoVector t) {
+            return new TimeOfDayView(t, 64, 1, 1_000_000);
         } else if (v instanceof MapVector m) {
             return new MapView(m);
         } else if (v instanceof ListVector l) {
@@ -463,6 +475,33 @@ public final class ArrowColumnVectors {
                 nanosOfMilli -= nanosOfMilli % (int) POWERS_OF_TEN[9 - precision];
             }
             return TimestampData.fromEpochMillis(millis, nanosOfMilli);
+        }
+    }
+
+    /**
+     * time32:s/ms and time64:us/ns as Flink's TIME: milliseconds of the day in an int. Finer units
+     * are truncated (floor) to the millisecond, the finest a Flink TIME value holds.
+     */
+    private static final class TimeOfDayView extends View implements IntColumnVector {
+        private final ArrowBuf data;
+        private final boolean wide;
+        private final int millisPerUnit;
+        private final int unitsPerMilli;
+
+        TimeOfDayView(BaseFixedWidthVector v, int bits, int millisPerUnit, int unitsPerMilli) {
+            super(v);
+            this.data = v.getDataBuffer();
+            this.wide = bits == 64;
+            this.millisPerUnit = millisPerUnit;
+            this.unitsPerMilli = unitsPerMilli;
+        }
+
+        @Override
+        public int getInt(int i) {
+            if (wide) {
+                return (int) Math.floorDiv(data.getLong((long) i << 3), unitsPerMilli);
+            }
+            return data.getInt((long) i << 2) * millisPerUnit;
         }
     }
 

@@ -25,6 +25,7 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.SmallIntType;
+import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.table.types.logical.TinyIntType;
 import org.apache.flink.table.types.logical.VarBinaryType;
@@ -51,15 +52,19 @@ import org.apache.flink.table.types.logical.VarCharType;
  *     <td>s/ms/us/ns &rarr; TIMESTAMP(0/3/6/9)</td></tr>
  * <tr><td>TIMESTAMP_LTZ(p)</td><td>timestamp:us:UTC (p &le; 6), timestamp:ns:UTC</td>
  *     <td>any zone &rarr; TIMESTAMP_LTZ (Arrow stores instants since the epoch in UTC)</td></tr>
+ * <tr><td>TIME(p)</td><td>time32:s (p = 0), time32:ms (p 1..3), time64:us (p 4..6),
+ *     time64:ns (p 7..9)</td><td>s/ms/us/ns &rarr; TIME(0/3/6/9); Flink holds a time of day in
+ *     milliseconds, so finer values read truncated to the millisecond</td></tr>
  * <tr><td>DECIMAL(p, s)</td><td>decimal:128:p:s</td><td>decimal:256 with p &le; 38</td></tr>
  * <tr><td>ARRAY&lt;T&gt;</td><td>list, or fixed_size_list:T:N for a column named in
  *     {@link VectorDimensions}</td><td>large_list, fixed_size_list</td></tr>
  * <tr><td>ROW&lt;...&gt;</td><td>struct</td><td></td></tr>
- * <tr><td>MAP&lt;K, V&gt;</td><td>map (keys not null, unsorted)</td><td></td></tr>
+ * <tr><td>MAP&lt;K, V&gt;</td><td>map (keys not null, unsorted); read only: the sink refuses to
+ *     write it, the connector's file writer does not encode maps</td><td></td></tr>
  * </table>
  *
- * <p>{@code NOT NULL} maps to a non-nullable Arrow field and back. Everything else (TIME,
- * INTERVAL, MULTISET, RAW, VARIANT, uint64, dictionaries, durations, ...) is rejected with a
+ * <p>{@code NOT NULL} maps to a non-nullable Arrow field and back. Everything else (INTERVAL,
+ * MULTISET, RAW, VARIANT, TIME WITH TIME ZONE, uint64, dictionaries, durations, ...) is rejected with a
  * {@link LanceTypeException} naming the column.
  */
 public final class LanceTypeMapping {
@@ -129,6 +134,8 @@ public final class LanceTypeMapping {
                 return leaf(name, nullable, ArrowType.Binary.INSTANCE);
             case DATE:
                 return leaf(name, nullable, new ArrowType.Date(DateUnit.DAY));
+            case TIME_WITHOUT_TIME_ZONE:
+                return leaf(name, nullable, timeType(((TimeType) type).getPrecision()));
             case TIMESTAMP_WITHOUT_TIME_ZONE:
                 return leaf(name, nullable, new ArrowType.Timestamp(
                         timestampUnit(((TimestampType) type).getPrecision()), null));
@@ -184,8 +191,8 @@ public final class LanceTypeMapping {
             default:
                 throw new LanceTypeException("Column '" + path + "' has type " + type.asSummaryString()
                         + ", which Lance cannot store. Supported: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, "
-                        + "DOUBLE, CHAR/VARCHAR/STRING, BINARY/VARBINARY/BYTES, DATE, TIMESTAMP, TIMESTAMP_LTZ, "
-                        + "DECIMAL, ARRAY, ROW, MAP");
+                        + "DOUBLE, CHAR/VARCHAR/STRING, BINARY/VARBINARY/BYTES, DATE, TIME, TIMESTAMP, "
+                        + "TIMESTAMP_LTZ, DECIMAL, ARRAY, ROW, MAP");
         }
     }
 
@@ -195,6 +202,21 @@ public final class LanceTypeMapping {
 
     private static TimeUnit timestampUnit(int precision) {
         return precision <= 6 ? TimeUnit.MICROSECOND : TimeUnit.NANOSECOND;
+    }
+
+    /**
+     * The narrowest Arrow time type holding TIME(p) exactly: Lance (like Arrow) has 32-bit
+     * seconds and milliseconds and 64-bit microseconds and nanoseconds of the day.
+     */
+    private static ArrowType.Time timeType(int precision) {
+        if (precision == 0) {
+            return new ArrowType.Time(TimeUnit.SECOND, 32);
+        } else if (precision <= 3) {
+            return new ArrowType.Time(TimeUnit.MILLISECOND, 32);
+        } else if (precision <= 6) {
+            return new ArrowType.Time(TimeUnit.MICROSECOND, 64);
+        }
+        return new ArrowType.Time(TimeUnit.NANOSECOND, 64);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -257,6 +279,13 @@ public final class LanceTypeMapping {
                 return new BinaryType(nullable, ((ArrowType.FixedSizeBinary) type).getByteWidth());
             case Date:
                 return new DateType(nullable);
+            case Time:
+                return new TimeType(nullable, switch (((ArrowType.Time) type).getUnit()) {
+                    case SECOND -> 0;
+                    case MILLISECOND -> 3;
+                    case MICROSECOND -> 6;
+                    case NANOSECOND -> 9;
+                });
             case Timestamp: {
                 ArrowType.Timestamp ts = (ArrowType.Timestamp) type;
                 int precision = switch (ts.getUnit()) {
@@ -312,8 +341,9 @@ public final class LanceTypeMapping {
 
     /**
      * Checks that a column declared in Flink DDL as {@code declared} can read values stored as
-     * {@code stored}. Lengths of CHAR/VARCHAR/BINARY/VARBINARY and timestamp precisions may differ
-     * (values are not padded or checked, timestamps are truncated to the declared precision);
+     * {@code stored}. Lengths of CHAR/VARCHAR/BINARY/VARBINARY and time and timestamp precisions may
+     * differ (values are not padded or checked, times and timestamps are truncated to the declared
+     * precision, times at least to the millisecond Flink holds);
      * DECIMAL precision and scale, element/field types and ROW field names must match, and a
      * column declared NOT NULL must be stored non-nullable.
      *
@@ -368,8 +398,8 @@ public final class LanceTypeMapping {
     }
 
     /** Types that read the same column vectors, so that only lengths/precisions differ within one. */
-    private enum Family { BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, STRING, BYTES, DATE, TIMESTAMP,
-        TIMESTAMP_LTZ, DECIMAL, ARRAY, ROW, MAP, OTHER }
+    private enum Family { BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, STRING, BYTES, DATE, TIME,
+        TIMESTAMP, TIMESTAMP_LTZ, DECIMAL, ARRAY, ROW, MAP, OTHER }
 
     private static Family family(LogicalType t) {
         return switch (t.getTypeRoot()) {
@@ -383,6 +413,7 @@ public final class LanceTypeMapping {
             case CHAR, VARCHAR -> Family.STRING;
             case BINARY, VARBINARY -> Family.BYTES;
             case DATE -> Family.DATE;
+            case TIME_WITHOUT_TIME_ZONE -> Family.TIME;
             case TIMESTAMP_WITHOUT_TIME_ZONE -> Family.TIMESTAMP;
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE -> Family.TIMESTAMP_LTZ;
             case DECIMAL -> Family.DECIMAL;

@@ -167,8 +167,8 @@ class LanceCatalogTest {
                 .hasStackTraceContaining("'scan.batch-sise' is not an option of Lance tables");
         assertThatThrownBy(() -> t.executeSql("CREATE TABLE a (id INT, b AS id + 1)"))
                 .hasStackTraceContaining("[b] are computed or metadata columns");
-        assertThatThrownBy(() -> t.executeSql("CREATE TABLE a (id INT, t TIME)"))
-                .hasStackTraceContaining("Column 't' has type TIME(0), which Lance cannot store");
+        assertThatThrownBy(() -> t.executeSql("CREATE TABLE a (id INT, t MULTISET<INT>)"))
+                .hasStackTraceContaining("Column 't' has type MULTISET<INT>, which Lance cannot store");
         assertThatThrownBy(() -> t.executeSql("CREATE VIEW v AS SELECT 1"))
                 .hasStackTraceContaining("CREATE VIEW and materialized tables is not supported by the Lance catalog");
         assertThatThrownBy(() -> t.executeSql("CREATE TABLE `.hidden` (id INT)"))

@@ -155,16 +155,107 @@ class LanceSqlTypeMatrixTest {
     }
 
     @Test
-    void aTimestampPrecisionTheStoredUnitDoesNotHoldAsDeclaredIsRefused() throws Exception {
-        // TIMESTAMP(3) is stored in microseconds (LanceTypeMapping); declare TIMESTAMP(6) to write it.
-        String uri = createFromDeclaration("ts3", "ts TIMESTAMP(3)", "");
-        TableEnvironment t = env(uri, "ts TIMESTAMP(3)", "");
-        assertThatThrownBy(() -> t.executeSql("INSERT INTO t VALUES (TIMESTAMP '2026-01-01 00:00:00.123')").await())
-                .hasStackTraceContaining("column 'ts' is declared TIMESTAMP(3), but the Lance table stores"
-                        + " microseconds; declare a precision from 4 to 6, e.g. TIMESTAMP(6)");
-        TableEnvironment ok = env(uri, "ts TIMESTAMP(6)", "");
-        ok.executeSql("INSERT INTO t VALUES (TIMESTAMP '2026-01-01 00:00:00.123')").await();
-        assertThat(rows(ok, "SELECT * FROM t")).containsExactly("+I[2026-01-01T00:00:00.123]");
+    void millisecondTimestampsDeclaredAsSuchGoIntoMicrosecondColumns() throws Exception {
+        // TIMESTAMP(3) and TIMESTAMP_LTZ(3) are stored in microseconds (LanceTypeMapping); Flink's
+        // binary rows hold them as epoch milliseconds, which the sink reads as declared.
+        String columns = "id INT NOT NULL, ts TIMESTAMP(3), ltz TIMESTAMP_LTZ(3)";
+        String uri = createFromDeclaration("ts3", columns, "");
+        TableEnvironment t = env(uri, columns, "");
+        t.executeSql("INSERT INTO t VALUES (1, TIMESTAMP '1969-12-31 23:59:59.999',"
+                + " CAST(TIMESTAMP '2026-11-29 21:00:00.123' AS TIMESTAMP_LTZ(3))),"
+                + " (2, CAST(NULL AS TIMESTAMP(3)), CAST(NULL AS TIMESTAMP_LTZ(3)))").await();
+        assertThat(rows(t, "SELECT * FROM t ORDER BY id")).containsExactly(
+                "+I[1, 1969-12-31T23:59:59.999, 2026-11-29T21:00:00.123Z]", "+I[2, null, null]");
+        // What is stored: microseconds, read back with the unit's own precision.
+        TableEnvironment micros = env(uri, "id INT NOT NULL, ts TIMESTAMP(6), ltz TIMESTAMP_LTZ(6)", "");
+        assertThat(rows(micros, "SELECT * FROM t WHERE id = 1"))
+                .containsExactly("+I[1, 1969-12-31T23:59:59.999, 2026-11-29T21:00:00.123Z]");
+        try (Dataset d = Dataset.open(uri, Map.of())) {
+            assertThat(d.schema().fieldByName("ts").orElseThrow().logicalType()).isEqualTo("timestamp:us:-");
+        }
+    }
+
+    @Test
+    void timesOfDayRoundTripInSecondsAndMilliseconds() throws Exception {
+        String columns = "id INT NOT NULL, t0 TIME(0), t3 TIME(3)";
+        String uri = createFromDeclaration("times", columns, "");
+        try (Dataset d = Dataset.open(uri, Map.of())) {
+            assertThat(d.schema().fieldByName("t0").orElseThrow().logicalType()).isEqualTo("time32:s");
+            assertThat(d.schema().fieldByName("t3").orElseThrow().logicalType()).isEqualTo("time32:ms");
+        }
+        TableEnvironment t = env(uri, columns, "");
+        t.executeSql("INSERT INTO t VALUES (1, TIME '00:00:00', TIME '23:59:59.999'),"
+                + " (2, TIME '13:14:15', TIME '13:14:15.678'), (3, CAST(NULL AS TIME(0)), CAST(NULL AS TIME(3)))")
+                .await();
+        assertThat(rows(t, "SELECT * FROM t ORDER BY id")).containsExactly(
+                "+I[1, 00:00, 23:59:59.999]", "+I[2, 13:14:15, 13:14:15.678]", "+I[3, null, null]");
+        assertThat(rows(t, "SELECT id FROM t WHERE t3 > TIME '13:00:00' ORDER BY id")).containsExactly("+I[1]", "+I[2]");
+    }
+
+    /** Nested ROWs, ARRAY<ROW>, nested and decimal lists, with NULL at each level. */
+    static final String NESTED_COLUMNS = "id INT NOT NULL, st ROW<a INT, b STRING>,"
+            + " deep ROW<sub ROW<x DOUBLE, tags ARRAY<STRING>>, n BIGINT>, pts ARRAY<ROW<x DOUBLE, y DOUBLE>>,"
+            + " grid ARRAY<ARRAY<INT>>, decs ARRAY<DECIMAL(10, 2)>, tss ARRAY<TIMESTAMP(3)>";
+
+    static final String NESTED_VALUES = "INSERT INTO t VALUES "
+            + "(1, ROW(1, 'a'), ROW(ROW(1.5, ARRAY['x', CAST(NULL AS STRING)]), 7),"
+            + " ARRAY[ROW(1.0, 2.0), CAST(NULL AS ROW<x DOUBLE, y DOUBLE>), ROW(CAST(NULL AS DOUBLE), -3.0)],"
+            + " ARRAY[ARRAY[1, 2], CAST(NULL AS ARRAY<INT>), ARRAY[CAST(NULL AS INT)]],"
+            + " ARRAY[CAST(-1.25 AS DECIMAL(10, 2)), CAST(NULL AS DECIMAL(10, 2))],"
+            + " ARRAY[TIMESTAMP '1969-12-31 23:59:59.999', CAST(NULL AS TIMESTAMP(3))]), "
+            + "(2, CAST(NULL AS ROW<a INT, b STRING>), ROW(CAST(NULL AS ROW<x DOUBLE, tags ARRAY<STRING>>), 8),"
+            + " CAST(NULL AS ARRAY<ROW<x DOUBLE, y DOUBLE>>), CAST(NULL AS ARRAY<ARRAY<INT>>),"
+            + " CAST(NULL AS ARRAY<DECIMAL(10, 2)>), CAST(NULL AS ARRAY<TIMESTAMP(3)>)), "
+            + "(3, ROW(CAST(NULL AS INT), CAST(NULL AS STRING)),"
+            + " ROW(ROW(CAST(NULL AS DOUBLE), CAST(NULL AS ARRAY<STRING>)), CAST(NULL AS BIGINT)),"
+            + " ARRAY[ROW(0.0, 0.0)], ARRAY[ARRAY_REMOVE(ARRAY[0], 0)],"
+            + " ARRAY_REMOVE(ARRAY[CAST(0 AS DECIMAL(10, 2))], CAST(0 AS DECIMAL(10, 2))),"
+            + " ARRAY[TIMESTAMP '2262-04-11 23:47:16.854'])";
+
+    static final List<String> NESTED_ROWS = List.of(
+            "+I[1, +I[1, a], +I[+I[1.5, [x, null]], 7], [+I[1.0, 2.0], null, +I[null, -3.0]], [[1, 2], null, [null]],"
+                    + " [-1.25, null], [1969-12-31T23:59:59.999, null]]",
+            "+I[2, null, +I[null, 8], null, null, null, null]",
+            "+I[3, +I[null, null], +I[+I[null, null], null], [+I[0.0, 0.0]], [[]], [],"
+                    + " [2262-04-11T23:47:16.854]]");
+
+    @Test
+    void nestedRowsAndListsRoundTripWithNullsAtEachLevel() throws Exception {
+        String uri = createFromDeclaration("nested", NESTED_COLUMNS, "");
+        TableEnvironment t = env(uri, NESTED_COLUMNS, "");
+        t.executeSql(NESTED_VALUES).await();
+        assertThat(rows(t, "SELECT * FROM t ORDER BY id")).containsExactlyElementsOf(NESTED_ROWS);
+        assertThat(rows(t, "SELECT id, st.b, deep.sub.tags, pts[1].y FROM t ORDER BY id")).containsExactly(
+                "+I[1, a, [x, null], 2.0]", "+I[2, null, null, null]", "+I[3, null, null, 0.0]");
+        assertThat(version(uri)).isEqualTo(2);
+    }
+
+    @Test
+    void aMapColumnIsRefusedWhenTheInsertIsPlannedAndNothingIsCommitted() throws Exception {
+        String columns = "id INT NOT NULL, m MAP<STRING, INT>";
+        String uri = createFromDeclaration("maps", columns, "");
+        TableEnvironment t = env(uri, columns, "");
+        assertThatThrownBy(() -> t.executeSql("INSERT INTO t VALUES (1, MAP['a', 1])").await())
+                .hasStackTraceContaining("column 'm' is a MAP (MAP<STRING, INT>), which the connector cannot write:"
+                        + " its Lance file writer does not encode maps");
+        assertThat(version(uri)).isEqualTo(1);
+    }
+
+    @Test
+    void updatesOverlayTimeColumnsAndRefuseRowColumnsNamingThem() throws Exception {
+        String columns = "id INT NOT NULL, t3 TIME(3), st ROW<a INT>";
+        String uri = createFromDeclaration("updates", columns, "");
+        TableEnvironment t = env(uri, columns, "");
+        t.executeSql("INSERT INTO t VALUES (1, TIME '01:02:03.004', ROW(1)), (2, TIME '05:06:07.008', ROW(2))")
+                .await();
+        t.executeSql("UPDATE t SET t3 = TIME '23:59:59.999' WHERE id = 2").await();
+        assertThat(rows(t, "SELECT * FROM t ORDER BY id")).containsExactly(
+                "+I[1, 01:02:03.004, +I[1]]", "+I[2, 23:59:59.999, +I[2]]");
+        long before = version(uri);
+        assertThatThrownBy(() -> t.executeSql("UPDATE t SET st = CAST(ROW(5) AS ROW<a INT>) WHERE id = 1").await())
+                .hasStackTraceContaining("sets ROW column 'st', but updates are written as data overlay files, which"
+                        + " cannot replace a struct column");
+        assertThat(version(uri)).isEqualTo(before);
     }
 
     @Test

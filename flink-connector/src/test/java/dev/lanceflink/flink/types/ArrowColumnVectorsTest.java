@@ -11,6 +11,10 @@ import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.LargeVarCharVector;
+import org.apache.arrow.vector.TimeMicroVector;
+import org.apache.arrow.vector.TimeMilliVector;
+import org.apache.arrow.vector.TimeNanoVector;
+import org.apache.arrow.vector.TimeSecVector;
 import org.apache.arrow.vector.TimeStampNanoTZVector;
 import org.apache.arrow.vector.UInt4Vector;
 import org.apache.arrow.vector.VarCharVector;
@@ -78,6 +82,37 @@ class ArrowColumnVectorsTest {
             assertThat(r.getString(1).toString()).isEmpty();
             assertThat(r.isNullAt(2)).isTrue();
             assertThat(r.isNullAt(3)).isTrue();
+        }
+    }
+
+    @Test
+    void timesOfEveryUnitReadAsMillisecondsOfTheDayTruncated() {
+        try (TimeSecVector s = new TimeSecVector("s", alloc);
+                TimeMilliVector ms = new TimeMilliVector("ms", alloc);
+                TimeMicroVector us = new TimeMicroVector("us", alloc);
+                TimeNanoVector ns = new TimeNanoVector("ns", alloc)) {
+            s.allocateNew();
+            ms.allocateNew();
+            us.allocateNew();
+            ns.allocateNew();
+            s.setSafe(0, 86_399);
+            ms.setSafe(0, 47_655_678);
+            us.setSafe(0, 47_655_678_999L);
+            ns.setSafe(0, 86_399_999_999_999L);
+            for (FieldVector v : List.<FieldVector>of(s, ms, us, ns)) {
+                v.setNull(1);
+                v.setValueCount(2);
+            }
+            ColumnarRowData r = row(List.of(s, ms, us, ns), 2);
+            r.setRowId(0);
+            assertThat(r.getInt(0)).isEqualTo(86_399_000);
+            assertThat(r.getInt(1)).isEqualTo(47_655_678);
+            assertThat(r.getInt(2)).isEqualTo(47_655_678);
+            assertThat(r.getInt(3)).isEqualTo(86_399_999);
+            r.setRowId(1);
+            for (int c = 0; c < 4; c++) {
+                assertThat(r.isNullAt(c)).isTrue();
+            }
         }
     }
 

@@ -37,6 +37,10 @@ class LanceTypeMappingTest {
                 DataTypes.FIELD("s", DataTypes.STRING()),
                 DataTypes.FIELD("bin", DataTypes.BYTES()),
                 DataTypes.FIELD("d", DataTypes.DATE()),
+                DataTypes.FIELD("t0", DataTypes.TIME(0)),
+                DataTypes.FIELD("t3", DataTypes.TIME(3)),
+                DataTypes.FIELD("t6", DataTypes.TIME(6)),
+                DataTypes.FIELD("t9", DataTypes.TIME(9)),
                 DataTypes.FIELD("ts", DataTypes.TIMESTAMP(6)),
                 DataTypes.FIELD("ltz", DataTypes.TIMESTAMP_LTZ(6)),
                 DataTypes.FIELD("dec", DataTypes.DECIMAL(20, 4)),
@@ -107,14 +111,44 @@ class LanceTypeMappingTest {
                 FieldType.nullable(new ArrowType.Int(64, false)), null)))
                 .isInstanceOf(LanceTypeException.class)
                 .hasMessageContaining("Column 'ids'").hasMessageContaining("unsigned 64-bit");
-        assertThatThrownBy(() -> LanceTypeMapping.toArrowSchema(row(DataTypes.FIELD("t", DataTypes.TIME())),
-                VectorDimensions.none()))
-                .isInstanceOf(LanceTypeException.class).hasMessageContaining("Column 't' has type TIME(0)");
+        assertThatThrownBy(() -> LanceTypeMapping.toArrowSchema(row(DataTypes.FIELD("st", DataTypes.ROW(
+                DataTypes.FIELD("m", DataTypes.MULTISET(DataTypes.INT()))))), VectorDimensions.none()))
+                .isInstanceOf(LanceTypeException.class)
+                .hasMessageStartingWith("Column 'st.m' has type MULTISET<INT>, which Lance cannot store. Supported:");
+        assertThatThrownBy(() -> read(new ArrowType.Duration(TimeUnit.SECOND)))
+                .isInstanceOf(LanceTypeException.class).hasMessageContaining("Column 'c' has Arrow type Duration");
         assertThatThrownBy(() -> LanceTypeMapping.toArrowSchema(row(DataTypes.FIELD("v", DataTypes.INT())),
                 VectorDimensions.of(Map.of("v", 4))))
                 .isInstanceOf(LanceTypeException.class).hasMessageContaining("names [v]");
         assertThatThrownBy(() -> VectorDimensions.parse(Map.of("v", "x")))
                 .isInstanceOf(LanceTypeException.class).hasMessageContaining("'x'");
+    }
+
+    @Test
+    void timeOfEachPrecisionIsStoredInTheNarrowestUnitHoldingItAndReadBackByUnit() {
+        TimeUnit[] units = {TimeUnit.SECOND, TimeUnit.MILLISECOND, TimeUnit.MILLISECOND, TimeUnit.MILLISECOND,
+            TimeUnit.MICROSECOND, TimeUnit.MICROSECOND, TimeUnit.MICROSECOND, TimeUnit.NANOSECOND,
+            TimeUnit.NANOSECOND, TimeUnit.NANOSECOND};
+        for (int p = 0; p <= 9; p++) {
+            Field f = LanceTypeMapping.toArrowField("t", DataTypes.TIME(p).notNull().getLogicalType(),
+                    VectorDimensions.none());
+            int bits = p <= 3 ? 32 : 64;
+            assertThat(f.getType()).as("TIME(%d)", p).isEqualTo(new ArrowType.Time(units[p], bits));
+            assertThat(f.isNullable()).isFalse();
+            // Lance's logical type string (time32:s ... time64:ns) survives a trip through a Lance schema.
+            Field stored = LanceSchema.fromArrow(new Schema(List.of(f)), 0).toArrow().getFields().get(0);
+            assertThat(stored.getType()).isEqualTo(f.getType());
+        }
+        assertThat(read(new ArrowType.Time(TimeUnit.SECOND, 32))).isEqualTo(DataTypes.TIME(0).getLogicalType());
+        assertThat(read(new ArrowType.Time(TimeUnit.MILLISECOND, 32))).isEqualTo(DataTypes.TIME(3).getLogicalType());
+        assertThat(read(new ArrowType.Time(TimeUnit.MICROSECOND, 64))).isEqualTo(DataTypes.TIME(6).getLogicalType());
+        assertThat(read(new ArrowType.Time(TimeUnit.NANOSECOND, 64))).isEqualTo(DataTypes.TIME(9).getLogicalType());
+        // Any declared TIME precision reads any stored unit (values are truncated to the millisecond).
+        LanceTypeMapping.checkReadable("t", DataTypes.TIME(0).getLogicalType(),
+                new Field("t", FieldType.nullable(new ArrowType.Time(TimeUnit.NANOSECOND, 64)), null));
+        assertThatThrownBy(() -> LanceTypeMapping.checkReadable("t", DataTypes.INT().getLogicalType(),
+                new Field("t", FieldType.nullable(new ArrowType.Time(TimeUnit.MILLISECOND, 32)), null)))
+                .hasMessage("Column 't' is declared INT but the Lance table stores it as TIME(3): declare it as TIME(3)");
     }
 
     @Test

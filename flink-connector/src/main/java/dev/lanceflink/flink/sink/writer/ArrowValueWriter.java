@@ -1,0 +1,997 @@
+package dev.lanceflink.flink.sink.writer;
+
+import java.nio.ByteOrder;
+import java.util.List;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.BitVectorHelper;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.DateMilliVector;
+import org.apache.arrow.vector.Decimal256Vector;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.FixedSizeBinaryVector;
+import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.LargeVarBinaryVector;
+import org.apache.arrow.vector.LargeVarCharVector;
+import org.apache.arrow.vector.SmallIntVector;
+import org.apache.arrow.vector.TimeMicroVector;
+import org.apache.arrow.vector.TimeMilliVector;
+import org.apache.arrow.vector.TimeNanoVector;
+import org.apache.arrow.vector.TimeSecVector;
+import org.apache.arrow.vector.TimeStampVector;
+import org.apache.arrow.vector.TinyIntVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.complex.FixedSizeListVector;
+import org.apache.arrow.vector.complex.LargeListVector;
+import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.MapVector;
+import org.apache.arrow.vector.complex.StructVector;
+import org.apache.arrow.vector.types.TimeUnit;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.table.data.ArrayData;
+import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.MapData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.data.binary.BinaryArrayData;
+import org.apache.flink.table.data.binary.BinaryStringData;
+import org.apache.flink.table.types.logical.ArrayType;
+import org.apache.flink.table.types.logical.BinaryType;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.MapType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.TimestampType;
+
+/**
+ * Writes Flink internal values of one declared type into one Arrow vector of the table's stored
+ * type. A writer is built once per column (recursively for nested types) from both types, so the
+ * per-cell path is a primitive getter and a primitive Arrow setter: no boxing, no type dispatch.
+ *
+ * <p>The same writer reads its value from a row field ({@link #field}) or an array element
+ * ({@link #element}), because nested values arrive in both (ROW fields, ARRAY and MAP elements).
+ * Values are read with the DECLARED precision: a {@code BinaryRowData} lays TIMESTAMP(p) and
+ * DECIMAL(p, s) out differently by p (compact for TIMESTAMP(0..3) and DECIMAL(..18)), so reading
+ * them with the stored precision would misread them.
+ *
+ * <p>Conversions: TIMESTAMP/TIMESTAMP_LTZ of any precision into seconds, milliseconds,
+ * microseconds or nanoseconds, truncated towards negative infinity when the unit is coarser
+ * (1969-12-31T23:59:59.9 becomes -1 s, not 0); TIME (Flink holds milliseconds of the day) into
+ * time32:s (truncated), time32:ms, time64:us and time64:ns; DATE into date32 (days) and date64
+ * (milliseconds). Everything else is stored as is; the declared and stored types must match (see
+ * {@link #forColumn}).
+ */
+abstract class ArrowValueWriter {
+    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+
+    /** Table, for messages. */
+    final String table;
+    /** Dotted path of the value in the table ({@code col.field.item}), for messages. */
+    final String path;
+    final FieldVector vector;
+    private final boolean nullable;
+    /** The message of a NULL where the stored field is NOT NULL. */
+    private final String notNullMessage;
+
+    ArrowValueWriter(Target t) {
+        this.table = t.table;
+        this.path = t.path;
+        this.vector = t.vector;
+        this.nullable = t.field.isNullable();
+        this.notNullMessage = t.notNullMessage;
+    }
+
+    /** Writes the non-null field {@code pos} of {@code row} into slot {@code index}. */
+    abstract void writeField(RowData row, int pos, int index);
+
+    /** Writes the non-null element {@code j} of {@code array} into slot {@code index}. */
+    abstract void writeElement(ArrayData array, int j, int index);
+
+    /** Field {@code pos} of {@code row}, NULL or not, into slot {@code index}. */
+    final void field(RowData row, int pos, int index) {
+        if (row.isNullAt(pos)) {
+            setNull(index);
+        } else {
+            writeField(row, pos, index);
+        }
+    }
+
+    /** Element {@code j} of {@code array}, NULL or not, into slot {@code index}. */
+    final void element(ArrayData array, int j, int index) {
+        if (array.isNullAt(j)) {
+            setNull(index);
+        } else {
+            writeElement(array, j, index);
+        }
+    }
+
+    final void setNull(int index) {
+        if (!nullable) {
+            throw new IllegalArgumentException(notNullMessage);
+        }
+        // Every Arrow vector's setNull grows the validity (and offset) buffers as needed.
+        vector.setNull(index);
+    }
+
+    /**
+     * Where a writer writes: the vector, its field in the table's schema (Arrow renames the
+     * children of list vectors, so names come from the schema), and the names messages use.
+     */
+    record Target(String table, String path, Field field, FieldVector vector, String notNullMessage) {
+        static Target of(String table, String path, Field field, FieldVector vector) {
+            return new Target(table, path, field, vector, "'" + path + "' of " + table + " is NOT NULL, but a record"
+                    + " has NULL in it; filter or fill such records before the sink");
+        }
+
+        /** Child {@code k} of the field, written into {@code child}. */
+        Target child(int k, FieldVector child) {
+            Field f = field.getChildren().get(k);
+            return of(table, path + "." + f.getName(), f, child);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Construction: declared Flink type x stored Arrow vector
+    // ------------------------------------------------------------------------------------------
+
+    /**
+     * The writer of values declared {@code declared} into {@code target.vector}.
+     *
+     * @throws IllegalArgumentException naming the path if the declared type cannot be stored in
+     *     the vector's type unchanged
+     */
+    static ArrowValueWriter forColumn(Target target, LogicalType declared) {
+        FieldVector v = target.vector;
+        switch (declared.getTypeRoot()) {
+            case BOOLEAN:
+                if (v instanceof BitVector b) {
+                    return new BooleanWriter(target, b);
+                }
+                break;
+            case TINYINT:
+                if (v instanceof TinyIntVector t) {
+                    return new TinyIntWriter(target, t);
+                }
+                break;
+            case SMALLINT:
+                if (v instanceof SmallIntVector s) {
+                    return new SmallIntWriter(target, s);
+                }
+                break;
+            case INTEGER:
+                if (v instanceof IntVector i) {
+                    return new IntWriter(target, i);
+                }
+                break;
+            case BIGINT:
+                if (v instanceof BigIntVector b) {
+                    return new BigIntWriter(target, b);
+                }
+                break;
+            case FLOAT:
+                if (v instanceof Float4Vector f) {
+                    return new FloatWriter(target, f);
+                }
+                break;
+            case DOUBLE:
+                if (v instanceof Float8Vector d) {
+                    return new DoubleWriter(target, d);
+                }
+                break;
+            case CHAR:
+            case VARCHAR:
+                if (v instanceof VarCharVector s) {
+                    return new StringWriter(target, s);
+                } else if (v instanceof LargeVarCharVector s) {
+                    return new LargeStringWriter(target, s);
+                }
+                break;
+            case BINARY:
+            case VARBINARY:
+                if (v instanceof VarBinaryVector b) {
+                    return new BinaryWriter(target, b);
+                } else if (v instanceof LargeVarBinaryVector b) {
+                    return new LargeBinaryWriter(target, b);
+                } else if (v instanceof FixedSizeBinaryVector b && declared instanceof BinaryType bt
+                        && bt.getLength() == b.getByteWidth()) {
+                    return new FixedBinaryWriter(target, b);
+                }
+                break;
+            case DATE:
+                if (v instanceof DateDayVector d) {
+                    return new DateDayWriter(target, d);
+                } else if (v instanceof DateMilliVector d) {
+                    return new DateMilliWriter(target, d);
+                }
+                break;
+            case TIME_WITHOUT_TIME_ZONE:
+                if (v instanceof TimeSecVector t) {
+                    return new TimeSecondWriter(target, t);
+                } else if (v instanceof TimeMilliVector t) {
+                    return new TimeMilliWriter(target, t);
+                } else if (v instanceof TimeMicroVector t) {
+                    return new TimeMicroWriter(target, t);
+                } else if (v instanceof TimeNanoVector t) {
+                    return new TimeNanoWriter(target, t);
+                }
+                break;
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+                if (v instanceof TimeStampVector t) {
+                    return new TimestampWriter(target, t, ((TimestampType) declared).getPrecision());
+                }
+                break;
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                if (v instanceof TimeStampVector t) {
+                    return new TimestampWriter(target, t, ((LocalZonedTimestampType) declared).getPrecision());
+                }
+                break;
+            case DECIMAL: {
+                DecimalType d = (DecimalType) declared;
+                if ((v instanceof DecimalVector || v instanceof Decimal256Vector)
+                        && v.getField().getType() instanceof ArrowType.Decimal stored
+                        && stored.getScale() == d.getScale() && stored.getPrecision() >= d.getPrecision()) {
+                    return new DecimalWriter(target, (BaseFixedWidthVector) v, d.getPrecision(), d.getScale());
+                }
+                break;
+            }
+            case ARRAY: {
+                LogicalType elementType = ((ArrayType) declared).getElementType();
+                if (v instanceof FixedSizeListVector l) {
+                    ArrowValueWriter items = forColumn(target.child(0, l.getDataVector()), elementType);
+                    return new FixedSizeListWriter(target, l, items);
+                } else if (v instanceof MapVector) {
+                    break; // a MapVector is a ListVector too; MAP is matched below
+                } else if (v instanceof ListVector l) {
+                    return new ListWriter(target, l,
+                            forColumn(target.child(0, l.getDataVector()), elementType));
+                } else if (v instanceof LargeListVector l) {
+                    return new LargeListWriter(target, l,
+                            forColumn(target.child(0, l.getDataVector()), elementType));
+                }
+                break;
+            }
+            case ROW: {
+                RowType row = (RowType) declared;
+                if (v instanceof StructVector s && s.size() == row.getFieldCount()) {
+                    ArrowValueWriter[] fields = new ArrowValueWriter[row.getFieldCount()];
+                    List<FieldVector> children = s.getChildrenFromFields();
+                    for (int f = 0; f < fields.length; f++) {
+                        FieldVector child = children.get(f);
+                        fields[f] = forColumn(target.child(f, child), row.getTypeAt(f));
+                    }
+                    return new StructWriter(target, s, fields);
+                }
+                break;
+            }
+            case MAP: {
+                MapType map = (MapType) declared;
+                if (v instanceof MapVector m && m.getDataVector() instanceof StructVector entries
+                        && entries.size() == 2 && target.field.getChildren().size() == 1) {
+                    Target entriesTarget = target.child(0, entries);
+                    Target keys = entriesTarget.child(0, entries.getChildrenFromFields().get(0));
+                    Target keyTarget = new Target(target.table, keys.path, keys.field, keys.vector, "Column '"
+                            + target.path + "' of " + target.table + " is a MAP, whose keys cannot be NULL in Lance,"
+                            + " but a record has an entry with a NULL key; drop such entries (or records) before the"
+                            + " sink");
+                    Target values = entriesTarget.child(1, entries.getChildrenFromFields().get(1));
+                    return new MapWriter(target, m, entries, forColumn(keyTarget, map.getKeyType()),
+                            forColumn(values, map.getValueType()));
+                }
+                break;
+            }
+            default:
+                throw new IllegalArgumentException("'" + target.path + "' of " + target.table + " is declared "
+                        + declared.asSummaryString() + ", which the Lance sink cannot write. Supported: BOOLEAN,"
+                        + " TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, CHAR/VARCHAR/STRING,"
+                        + " BINARY/VARBINARY/BYTES, DECIMAL, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ, ARRAY, ROW, MAP");
+        }
+        throw new IllegalArgumentException("'" + target.path + "' of " + target.table + " is declared "
+                + declared.asSummaryString() + " but the Lance table stores Arrow type " + describe(v)
+                + ", which does not hold such values unchanged; declare the type the table stores (for a"
+                + " ROW the same number of fields, for a DECIMAL the same scale and at most its precision)");
+    }
+
+    private static String describe(FieldVector v) {
+        ArrowType t = v.getField().getType();
+        return v.getField().getChildren().isEmpty() ? t.toString() : t + " " + v.getField().getChildren();
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Atomic values
+    // ------------------------------------------------------------------------------------------
+
+    private static final class BooleanWriter extends ArrowValueWriter {
+        private final BitVector v;
+
+        BooleanWriter(Target t, BitVector v) {
+            super(t);
+            this.v = v;
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, row.getBoolean(pos) ? 1 : 0);
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, a.getBoolean(j) ? 1 : 0);
+        }
+    }
+
+    private static final class TinyIntWriter extends ArrowValueWriter {
+        private final TinyIntVector v;
+
+        TinyIntWriter(Target t, TinyIntVector v) {
+            super(t);
+            this.v = v;
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, row.getByte(pos));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, a.getByte(j));
+        }
+    }
+
+    private static final class SmallIntWriter extends ArrowValueWriter {
+        private final SmallIntVector v;
+
+        SmallIntWriter(Target t, SmallIntVector v) {
+            super(t);
+            this.v = v;
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, row.getShort(pos));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, a.getShort(j));
+        }
+    }
+
+    private static final class IntWriter extends ArrowValueWriter {
+        private final IntVector v;
+
+        IntWriter(Target t, IntVector v) {
+            super(t);
+            this.v = v;
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, row.getInt(pos));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, a.getInt(j));
+        }
+    }
+
+    private static final class BigIntWriter extends ArrowValueWriter {
+        private final BigIntVector v;
+
+        BigIntWriter(Target t, BigIntVector v) {
+            super(t);
+            this.v = v;
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, row.getLong(pos));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, a.getLong(j));
+        }
+    }
+
+    private static final class FloatWriter extends ArrowValueWriter {
+        private final Float4Vector v;
+
+        FloatWriter(Target t, Float4Vector v) {
+            super(t);
+            this.v = v;
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, row.getFloat(pos));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, a.getFloat(j));
+        }
+    }
+
+    private static final class DoubleWriter extends ArrowValueWriter {
+        private final Float8Vector v;
+
+        DoubleWriter(Target t, Float8Vector v) {
+            super(t);
+            this.v = v;
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, row.getDouble(pos));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, a.getDouble(j));
+        }
+    }
+
+    /**
+     * utf8. A binary string in one heap segment (what Flink's binary rows and its serializers
+     * produce) is copied straight from that segment; others are encoded once.
+     */
+    private static final class StringWriter extends ArrowValueWriter {
+        private final VarCharVector v;
+
+        StringWriter(Target t, VarCharVector v) {
+            super(t);
+            this.v = v;
+        }
+
+        private void put(int index, StringData s) {
+            if (s instanceof BinaryStringData b) {
+                b.ensureMaterialized();
+                MemorySegment[] segments = b.getSegments();
+                if (segments.length == 1 && !segments[0].isOffHeap()) {
+                    v.setSafe(index, segments[0].getArray(), b.getOffset(), b.getSizeInBytes());
+                    return;
+                }
+            }
+            v.setSafe(index, s.toBytes());
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            put(index, row.getString(pos));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            put(index, a.getString(j));
+        }
+    }
+
+    private static final class LargeStringWriter extends ArrowValueWriter {
+        private final LargeVarCharVector v;
+
+        LargeStringWriter(Target t, LargeVarCharVector v) {
+            super(t);
+            this.v = v;
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, row.getString(pos).toBytes());
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, a.getString(j).toBytes());
+        }
+    }
+
+    private static final class BinaryWriter extends ArrowValueWriter {
+        private final VarBinaryVector v;
+
+        BinaryWriter(Target t, VarBinaryVector v) {
+            super(t);
+            this.v = v;
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, row.getBinary(pos));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, a.getBinary(j));
+        }
+    }
+
+    private static final class LargeBinaryWriter extends ArrowValueWriter {
+        private final LargeVarBinaryVector v;
+
+        LargeBinaryWriter(Target t, LargeVarBinaryVector v) {
+            super(t);
+            this.v = v;
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, row.getBinary(pos));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, a.getBinary(j));
+        }
+    }
+
+    /** fixed_size_binary:n from BINARY(n): Flink does not pad BINARY values, so the length is checked. */
+    private static final class FixedBinaryWriter extends ArrowValueWriter {
+        private final FixedSizeBinaryVector v;
+        private final int width;
+
+        FixedBinaryWriter(Target t, FixedSizeBinaryVector v) {
+            super(t);
+            this.v = v;
+            this.width = v.getByteWidth();
+        }
+
+        private void put(int index, byte[] value) {
+            if (value.length != width) {
+                throw new IllegalArgumentException("'" + path + "' of " + table + " holds exactly " + width
+                        + " bytes per value, but a record has " + value.length + "; pad or cut the values to "
+                        + width + " bytes before the sink");
+            }
+            v.setSafe(index, value);
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            put(index, row.getBinary(pos));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            put(index, a.getBinary(j));
+        }
+    }
+
+    private static final class DateDayWriter extends ArrowValueWriter {
+        private final DateDayVector v;
+
+        DateDayWriter(Target t, DateDayVector v) {
+            super(t);
+            this.v = v;
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, row.getInt(pos));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, a.getInt(j));
+        }
+    }
+
+    private static final class DateMilliWriter extends ArrowValueWriter {
+        private static final long MILLIS_PER_DAY = 86_400_000L;
+        private final DateMilliVector v;
+
+        DateMilliWriter(Target t, DateMilliVector v) {
+            super(t);
+            this.v = v;
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, row.getInt(pos) * MILLIS_PER_DAY);
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, a.getInt(j) * MILLIS_PER_DAY);
+        }
+    }
+
+    /** time32:s from milliseconds of the day (never negative), truncated to the second. */
+    private static final class TimeSecondWriter extends ArrowValueWriter {
+        private final TimeSecVector v;
+
+        TimeSecondWriter(Target t, TimeSecVector v) {
+            super(t);
+            this.v = v;
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, Math.floorDiv(row.getInt(pos), 1000));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, Math.floorDiv(a.getInt(j), 1000));
+        }
+    }
+
+    private static final class TimeMilliWriter extends ArrowValueWriter {
+        private final TimeMilliVector v;
+
+        TimeMilliWriter(Target t, TimeMilliVector v) {
+            super(t);
+            this.v = v;
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, row.getInt(pos));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, a.getInt(j));
+        }
+    }
+
+    /** time64:us: milliseconds of the day scaled up (exact). */
+    private static final class TimeMicroWriter extends ArrowValueWriter {
+        private final TimeMicroVector v;
+
+        TimeMicroWriter(Target t, TimeMicroVector v) {
+            super(t);
+            this.v = v;
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, row.getInt(pos) * 1_000L);
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, a.getInt(j) * 1_000L);
+        }
+    }
+
+    /** time64:ns: milliseconds of the day scaled up (exact). */
+    private static final class TimeNanoWriter extends ArrowValueWriter {
+        private final TimeNanoVector v;
+
+        TimeNanoWriter(Target t, TimeNanoVector v) {
+            super(t);
+            this.v = v;
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, row.getInt(pos) * 1_000_000L);
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, a.getInt(j) * 1_000_000L);
+        }
+    }
+
+    /**
+     * TIMESTAMP(p) / TIMESTAMP_LTZ(p) into any unit: the value is read with the declared
+     * precision, then converted to the unit, truncated towards negative infinity. Nanoseconds
+     * cover 1677-09-21T00:12:43.145224192 to 2262-04-11T23:47:16.854775807; a value outside
+     * fails, naming the column.
+     */
+    private static final class TimestampWriter extends ArrowValueWriter {
+        private final TimeStampVector v;
+        private final int precision;
+        private final TimeUnit unit;
+
+        TimestampWriter(Target t, TimeStampVector v, int precision) {
+            super(t);
+            this.v = v;
+            this.precision = precision;
+            this.unit = ((ArrowType.Timestamp) v.getField().getType()).getUnit();
+        }
+
+        private void put(int index, TimestampData t) {
+            long millis = t.getMillisecond();
+            int nanos = t.getNanoOfMillisecond(); // 0..999_999
+            long value = switch (unit) {
+                case SECOND -> Math.floorDiv(millis, 1000L);
+                case MILLISECOND -> millis;
+                case MICROSECOND -> millis * 1000L + nanos / 1000;
+                case NANOSECOND -> nanosSinceEpoch(millis, nanos);
+            };
+            v.setSafe(index, value);
+        }
+
+        private long nanosSinceEpoch(long millis, int nanos) {
+            try {
+                // Below the epoch, millis * 10^6 alone may overflow although the sum fits (the
+                // smallest nanosecond timestamp has nanos > 0): borrow one millisecond first.
+                return millis < 0 && nanos > 0
+                        ? Math.addExact(Math.multiplyExact(millis + 1, 1_000_000L), nanos - 1_000_000L)
+                        : Math.addExact(Math.multiplyExact(millis, 1_000_000L), nanos);
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException("'" + path + "' of " + table + " stores nanoseconds since"
+                        + " 1970-01-01, which hold 1677-09-21T00:12:43.145224192 to 2262-04-11T23:47:16.854775807,"
+                        + " but a record has " + TimestampData.fromEpochMillis(millis, nanos) + "; filter or clamp"
+                        + " such values before the sink", e);
+            }
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            put(index, row.getTimestamp(pos, precision));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            put(index, a.getTimestamp(j, precision));
+        }
+    }
+
+    /**
+     * DECIMAL(p, s) into decimal128/256 of the same scale and at least p digits: the unscaled
+     * value is stored, from a long for p &le; 18 (no BigDecimal), else from its bytes.
+     */
+    private static final class DecimalWriter extends ArrowValueWriter {
+        private static final int MAX_LONG_DIGITS = 18;
+        private final BaseFixedWidthVector v;
+        private final int precision;
+        private final int scale;
+        private final boolean compact;
+
+        DecimalWriter(Target t, BaseFixedWidthVector v, int precision, int scale) {
+            super(t);
+            this.v = v;
+            this.precision = precision;
+            this.scale = scale;
+            this.compact = precision <= MAX_LONG_DIGITS;
+        }
+
+        private void put(int index, DecimalData d) {
+            if (v instanceof DecimalVector d128) {
+                if (compact) {
+                    d128.setSafe(index, d.toUnscaledLong());
+                } else {
+                    d128.setBigEndianSafe(index, d.toUnscaledBytes());
+                }
+            } else {
+                Decimal256Vector d256 = (Decimal256Vector) v;
+                if (compact) {
+                    d256.setSafe(index, d.toUnscaledLong());
+                } else {
+                    d256.setBigEndianSafe(index, d.toUnscaledBytes());
+                }
+            }
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            put(index, row.getDecimal(pos, precision, scale));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            put(index, a.getDecimal(j, precision, scale));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Nested values
+    // ------------------------------------------------------------------------------------------
+
+    /** ROW into struct: the struct's slot is marked valid, then each field goes to its child's slot. */
+    private static final class StructWriter extends ArrowValueWriter {
+        private final StructVector v;
+        private final ArrowValueWriter[] fields;
+
+        StructWriter(Target t, StructVector v, ArrowValueWriter[] fields) {
+            super(t);
+            this.v = v;
+            this.fields = fields;
+        }
+
+        private void put(int index, RowData row) {
+            if (row.getArity() != fields.length) {
+                throw new IllegalArgumentException("'" + path + "' of " + table + " is a struct of " + fields.length
+                        + " fields, but a record has a ROW of " + row.getArity() + " there");
+            }
+            v.setIndexDefined(index);
+            for (int f = 0; f < fields.length; f++) {
+                fields[f].field(row, f, index);
+            }
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            put(index, row.getRow(pos, fields.length));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            put(index, a.getRow(j, fields.length));
+        }
+    }
+
+    /** ARRAY into list: the elements go after the previous slot's, in the child vector. */
+    private static final class ListWriter extends ArrowValueWriter {
+        private final ListVector v;
+        private final ArrowValueWriter items;
+
+        ListWriter(Target t, ListVector v, ArrowValueWriter items) {
+            super(t);
+            this.v = v;
+            this.items = items;
+        }
+
+        private void put(int index, ArrayData a) {
+            int n = a.size();
+            int start = v.startNewValue(index);
+            for (int j = 0; j < n; j++) {
+                items.element(a, j, start + j);
+            }
+            v.endValue(index, n);
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            put(index, row.getArray(pos));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            put(index, a.getArray(j));
+        }
+    }
+
+    private static final class LargeListWriter extends ArrowValueWriter {
+        private final LargeListVector v;
+        private final ArrowValueWriter items;
+
+        LargeListWriter(Target t, LargeListVector v, ArrowValueWriter items) {
+            super(t);
+            this.v = v;
+            this.items = items;
+        }
+
+        private void put(int index, ArrayData a) {
+            int n = a.size();
+            int start = Math.toIntExact(v.startNewValue(index));
+            for (int j = 0; j < n; j++) {
+                items.element(a, j, start + j);
+            }
+            v.endValue(index, n);
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            put(index, row.getArray(pos));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            put(index, a.getArray(j));
+        }
+    }
+
+    /**
+     * ARRAY into fixed_size_list (a vector, e.g. an embedding): exactly the list size, elements at
+     * {@code slot * size + j}. FLOAT vectors, the common embedding, have a bulk path: a
+     * {@link BinaryArrayData} without NULLs in one heap segment is copied as one block (both
+     * hold little-endian IEEE floats).
+     */
+    private static final class FixedSizeListWriter extends ArrowValueWriter {
+        private final FixedSizeListVector v;
+        private final ArrowValueWriter items;
+        private final int size;
+        /** The child when it is a float vector (bulk path), else null. */
+        private final Float4Vector floats;
+
+        FixedSizeListWriter(Target t, FixedSizeListVector v, ArrowValueWriter items) {
+            super(t);
+            this.v = v;
+            this.items = items;
+            this.size = v.getListSize();
+            this.floats = items instanceof FloatWriter && LITTLE_ENDIAN ? (Float4Vector) v.getDataVector() : null;
+        }
+
+        private void put(int index, ArrayData a) {
+            if (a.size() != size) {
+                throw new IllegalArgumentException("Column '" + path + "' of " + table + " holds vectors of " + size
+                        + " values, but a record has " + a.size() + "; every vector of the column must have exactly "
+                        + size);
+            }
+            v.setNotNull(index);
+            int base = index * size;
+            if (floats != null && a instanceof BinaryArrayData b && copyFloats(b, base)) {
+                return;
+            }
+            for (int j = 0; j < size; j++) {
+                items.element(a, j, base + j);
+            }
+        }
+
+        private boolean copyFloats(BinaryArrayData b, int base) {
+            MemorySegment[] segments = b.getSegments();
+            if (segments.length != 1 || segments[0].isOffHeap() || b.anyNull()) {
+                return false;
+            }
+            int end = base + size;
+            while (floats.getValueCapacity() < end) {
+                floats.reAlloc();
+            }
+            int valuesOffset = b.getOffset() + BinaryArrayData.calculateHeaderInBytes(size);
+            floats.getDataBuffer().setBytes((long) base * Float.BYTES, segments[0].getArray(), valuesOffset,
+                    (long) size * Float.BYTES);
+            ArrowBuf validity = floats.getValidityBuffer();
+            for (int k = base; k < end; k++) {
+                BitVectorHelper.setBit(validity, k);
+            }
+            return true;
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            put(index, row.getArray(pos));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            put(index, a.getArray(j));
+        }
+    }
+
+    /**
+     * MAP into map (a list of non-null key/value structs): entries in the order the MapData
+     * lists them; a NULL key fails, naming the column.
+     */
+    private static final class MapWriter extends ArrowValueWriter {
+        private final MapVector v;
+        private final StructVector entries;
+        private final ArrowValueWriter keys;
+        private final ArrowValueWriter values;
+
+        MapWriter(Target t, MapVector v, StructVector entries, ArrowValueWriter keys, ArrowValueWriter values) {
+            super(t);
+            this.v = v;
+            this.entries = entries;
+            this.keys = keys;
+            this.values = values;
+        }
+
+        private void put(int index, MapData m) {
+            int n = m.size();
+            ArrayData k = m.keyArray();
+            ArrayData val = m.valueArray();
+            int start = v.startNewValue(index);
+            for (int j = 0; j < n; j++) {
+                int slot = start + j;
+                entries.setIndexDefined(slot);
+                keys.element(k, j, slot);
+                values.element(val, j, slot);
+            }
+            v.endValue(index, n);
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            put(index, row.getMap(pos));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            put(index, a.getMap(j));
+        }
+    }
+}

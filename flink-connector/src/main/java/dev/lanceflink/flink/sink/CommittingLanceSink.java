@@ -25,7 +25,9 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  * The commit half shared by the append and the upsert sinks: writers' {@link WrittenChanges} go
  * to one {@link LanceWriteAggregator} (parallelism 1, uid {@code lance-commit-aggregator-<suffix>},
  * holding the commit user in its state), whose per-checkpoint {@link CheckpointCommit} the
- * {@link LanceCommitter} on subtask 0 commits exactly once. Subclasses provide the writer.
+ * {@link LanceCommitter} on subtask 0 commits exactly once. Subclasses provide the writer. An
+ * overwriting sink ({@code INSERT OVERWRITE}, batch only) commits everything at the end of its
+ * input as one Lance {@code Overwrite}.
  *
  * @param <IN> what the writers consume
  */
@@ -36,11 +38,23 @@ public abstract class CommittingLanceSink<IN> implements Sink<IN>, SupportsCommi
     protected final TableLocation table;
     protected final CommitSettings commitSettings;
     private final String uidSuffix;
+    private final boolean overwrite;
 
+    /** A sink whose commits add to the table. */
     protected CommittingLanceSink(TableLocation table, CommitSettings commitSettings, String uidSuffix) {
+        this(table, commitSettings, uidSuffix, false);
+    }
+
+    /**
+     * @param overwrite replace the table's content with what the writers wrote, in one commit at
+     *     the end of a bounded input
+     */
+    protected CommittingLanceSink(TableLocation table, CommitSettings commitSettings, String uidSuffix,
+            boolean overwrite) {
         this.table = requireNonNull(table, "table is null");
         this.commitSettings = requireNonNull(commitSettings, "commitSettings is null");
         this.uidSuffix = requireNonNull(uidSuffix, "uidSuffix is null");
+        this.overwrite = overwrite;
     }
 
     @Override
@@ -63,12 +77,17 @@ public abstract class CommittingLanceSink<IN> implements Sink<IN>, SupportsCommi
             DataStream<CommittableMessage<WrittenChanges>> written) {
         return written.global()
                 .transform("Lance commit aggregator", CommittableMessageTypeInfo.of(CheckpointCommitSerializer::new),
-                        new LanceWriteAggregator(table, commitSettings))
+                        new LanceWriteAggregator(table, commitSettings, overwrite))
                 .uid("lance-commit-aggregator-" + uidSuffix)
                 .name("Lance commit aggregator")
                 .setParallelism(1)
                 .setMaxParallelism(1)
                 .global();
+    }
+
+    /** True if the sink replaces the table's content instead of adding to it. */
+    public boolean overwrite() {
+        return overwrite;
     }
 
     /** The uid suffix of the sink's operators (state of the commit user is bound to it). */

@@ -10,6 +10,7 @@ import java.io.IOException;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
 
 /**
  * Exactly-once Flink sink (Sink V2) appending {@link RowData} to an existing Lance table. Build it
@@ -30,15 +31,28 @@ public final class LanceSink extends CommittingLanceSink<RowData> {
 
     private final long rowsPerFile;
     private final int batchRows;
+    /** The declared type of the input rows, or null: then the types the table's columns read as. */
+    private RowType inputType;
 
-    LanceSink(TableLocation table, long rowsPerFile, int batchRows, CommitSettings commitSettings, String uidSuffix) {
-        super(table, commitSettings, uidSuffix);
+    LanceSink(TableLocation table, long rowsPerFile, int batchRows, CommitSettings commitSettings, String uidSuffix,
+            boolean overwrite) {
+        super(table, commitSettings, uidSuffix, overwrite);
         this.rowsPerFile = rowsPerFile;
         this.batchRows = batchRows;
     }
 
+    /**
+     * Sets the declared type of the rows (a stream's {@code InternalTypeInfo}), so that each cell
+     * is read with its declared precision, e.g. TIMESTAMP(3) rows into a microsecond column. Set
+     * before the job is submitted; without it the rows must have the types the table's columns
+     * read as in Flink.
+     */
+    void inputType(RowType type) {
+        this.inputType = type;
+    }
+
     @Override
     public CommittingSinkWriter<RowData, WrittenChanges> createWriter(WriterInitContext context) throws IOException {
-        return new LanceSinkWriter(table, rowsPerFile, batchRows, context.metricGroup());
+        return new LanceSinkWriter(table, rowsPerFile, batchRows, inputType, context.metricGroup());
     }
 }

@@ -6,8 +6,8 @@ import java.util.Map;
 
 /**
  * What every reader of one {@link LanceSource} reads: where the table is, which top-level
- * columns (in output order), the pushed-down SQL filter, the row limit, whether to append the
- * {@code _rowaddr} column, and the batch size. Serializable: it travels with the job graph.
+ * columns (in output order), the pushed-down SQL filter, the row limit, which metadata columns to
+ * append after the table's columns, and the batch size. Serializable: it travels with the job graph.
  *
  * @param uri table location as {@code Dataset.open} takes it
  * @param storageOptions object store options (credentials, endpoint, ...)
@@ -15,17 +15,33 @@ import java.util.Map;
  * @param filter SQL filter in the syntax of {@code dev.lanceflink.expr.ExprParser}, or null
  * @param limit at most this many rows per split, or -1 (the planner still applies the global
  *     limit; this bound only stops each split early)
- * @param withRowAddress append {@code _rowaddr} (fragment id &lt;&lt; 32 | offset) as BIGINT
+ * @param metadataColumns appended after {@code columns}, in this order, each as BIGINT
  * @param batchSize rows per Arrow batch
  */
 public record LanceReadSpec(String uri, Map<String, String> storageOptions, List<String> columns, String filter,
-        long limit, boolean withRowAddress, int batchSize) implements Serializable {
+        long limit, List<MetadataColumn> metadataColumns, int batchSize) implements Serializable {
 
     public LanceReadSpec {
         storageOptions = Map.copyOf(storageOptions);
         columns = List.copyOf(columns);
+        metadataColumns = List.copyOf(metadataColumns);
+        if (metadataColumns.stream().distinct().count() != metadataColumns.size()) {
+            throw new IllegalArgumentException("metadata columns repeat: " + metadataColumns);
+        }
         if (batchSize < 1) {
             throw new IllegalArgumentException("batch size must be positive, got " + batchSize);
         }
+    }
+
+    /** A spec whose only possible metadata column is {@code _rowaddr} (appended if {@code withRowAddress}). */
+    public LanceReadSpec(String uri, Map<String, String> storageOptions, List<String> columns, String filter,
+            long limit, boolean withRowAddress, int batchSize) {
+        this(uri, storageOptions, columns, filter, limit,
+                withRowAddress ? List.of(MetadataColumn.ROW_ADDRESS) : List.of(), batchSize);
+    }
+
+    /** Whether {@code _rowaddr} is appended. */
+    public boolean withRowAddress() {
+        return metadataColumns.contains(MetadataColumn.ROW_ADDRESS);
     }
 }

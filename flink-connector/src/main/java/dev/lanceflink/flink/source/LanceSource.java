@@ -11,7 +11,6 @@ import dev.lanceflink.flink.source.reader.LanceSourceReader;
 import dev.lanceflink.flink.source.split.LanceSplit;
 import dev.lanceflink.flink.source.split.LanceSplitSerializer;
 import dev.lanceflink.flink.types.LanceTypeMapping;
-import dev.lanceflink.read.ScanOptions;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.schema.LanceSchema;
 import java.io.IOException;
@@ -69,7 +68,7 @@ public final class LanceSource implements Source<RowData, LanceSplit, LanceEnume
         return version;
     }
 
-    /** The type of the emitted rows: the chosen columns, then {@code _rowaddr BIGINT NOT NULL} if asked. */
+    /** The type of the emitted rows: the chosen columns, then each metadata column asked for, as {@code BIGINT NOT NULL}. */
     public RowType producedRowType() {
         return producedRowType;
     }
@@ -124,7 +123,7 @@ public final class LanceSource implements Source<RowData, LanceSplit, LanceEnume
         private List<String> columns;
         private String filter;
         private long limit = -1;
-        private boolean withRowAddress;
+        private List<MetadataColumn> metadataColumns = List.of();
         private int batchSize = 8192;
         private long rowsPerSplit = DEFAULT_ROWS_PER_SPLIT;
 
@@ -167,8 +166,31 @@ public final class LanceSource implements Source<RowData, LanceSplit, LanceEnume
             return this;
         }
 
+        /** Appends {@code _rowaddr} (or stops appending it); same as naming it in {@link #metadataColumns}. */
         public Builder withRowAddress(boolean b) {
-            this.withRowAddress = b;
+            List<MetadataColumn> out = new ArrayList<>(metadataColumns);
+            out.remove(MetadataColumn.ROW_ADDRESS);
+            if (b) {
+                out.add(MetadataColumn.ROW_ADDRESS);
+            }
+            this.metadataColumns = List.copyOf(out);
+            return this;
+        }
+
+        /**
+         * Metadata columns to append after the table's columns, in this order, by their Lance
+         * names ({@code _rowaddr}, {@code _rowid}); replaces earlier choices.
+         */
+        public Builder metadataColumns(List<String> keys) {
+            List<MetadataColumn> out = new ArrayList<>();
+            for (String k : keys) {
+                MetadataColumn c = MetadataColumn.requireKey(k);
+                if (out.contains(c)) {
+                    throw new IllegalArgumentException("Metadata column '" + k + "' is asked for twice: " + keys);
+                }
+                out.add(c);
+            }
+            this.metadataColumns = List.copyOf(out);
             return this;
         }
 
@@ -206,8 +228,8 @@ public final class LanceSource implements Source<RowData, LanceSplit, LanceEnume
                             + schema.fields().stream().map(LanceField::name).toList()));
                     fields.add(new RowType.RowField(n, LanceTypeMapping.toLogicalType(n, f.toArrow())));
                 }
-                if (withRowAddress) {
-                    fields.add(new RowType.RowField(ScanOptions.ROW_ADDRESS, new BigIntType(false)));
+                for (MetadataColumn c : metadataColumns) {
+                    fields.add(new RowType.RowField(c.key(), new BigIntType(false)));
                 }
                 if (filter != null) {
                     for (String c : PredicateEvaluator.referencedColumns(ExprParser.parse(filter))) {
@@ -217,7 +239,7 @@ public final class LanceSource implements Source<RowData, LanceSplit, LanceEnume
                         }
                     }
                 }
-                LanceReadSpec spec = new LanceReadSpec(uri, storageOptions, names, filter, limit, withRowAddress,
+                LanceReadSpec spec = new LanceReadSpec(uri, storageOptions, names, filter, limit, metadataColumns,
                         batchSize);
                 return new LanceSource(spec, at.version(), new RowType(false, fields),
                         LanceSplitPlanner.plan(at.version(), at.fragments(), rowsPerSplit));

@@ -112,7 +112,7 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                 physical.add(c.getName());
             }
             return new LanceDynamicTableSource(new LanceTableConfig(uri, storage, at.version(), batchSize,
-                    rowsPerSplit), physical);
+                    rowsPerSplit, version.isPresent() || asOf.isPresent()), physical);
         } catch (LanceTypeException e) {
             throw new ValidationException("Table " + context.getObjectIdentifier() + ": " + e.getMessage(), e);
         } catch (IOException e) {

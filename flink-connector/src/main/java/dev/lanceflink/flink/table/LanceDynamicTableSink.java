@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.apache.arrow.vector.types.pojo.Schema;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.read.ScanOptions;
@@ -22,8 +23,11 @@ import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.sink.abilities.SupportsDeletePushDown;
+import org.apache.flink.table.connector.sink.abilities.SupportsOverwrite;
 import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.types.logical.RowType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The write side of a {@code 'connector' = 'lance'} table.
@@ -39,12 +43,26 @@ import org.apache.flink.table.types.logical.RowType;
  * {@code _rowaddr} and the sink writes deletion vectors. {@code UPDATE t SET ... WHERE ...}
  * writes data overlay files holding just the SET columns at the updated rows (no row moves);
  * a table with a PRIMARY KEY takes upsert changelogs (updates as overlays, deletes as deletion
- * vectors).
+ * vectors). UPDATE and row-level DELETE read the version pinned at planning
+ * ({@link LanceModificationScanContext}) and their commit fails, leaving the table as the other
+ * writer left it, if a version committed since changed the same cells or moved the rows
+ * (compaction, overwrite): rerunning the statement then applies it to the current rows.
+ *
+ * <p>{@code INSERT OVERWRITE t SELECT ...} (batch mode only: Flink's planner accepts it in
+ * streaming mode, this sink refuses it there) replaces the table's content with the query's rows
+ * as one Lance {@code Overwrite} version at the end of the job, exactly once; an empty result
+ * empties the table. Schema, field
+ * ids, table config and metadata stay, Lance drops the table's indices, and older versions stay
+ * readable by time travel. A table with a PRIMARY KEY is overwritten the same way: the rows are
+ * written as they come, with no upsert against the old rows (they are all replaced); like every
+ * Flink PRIMARY KEY it is NOT ENFORCED, so the query must not produce a key twice (a later upsert
+ * job refuses a table with duplicate keys, naming one).
  */
 final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePushDown, SupportsRowLevelUpdate,
-        SupportsRowLevelDelete {
+        SupportsRowLevelDelete, SupportsOverwrite {
     /** The Lance filter matching every row, for a DELETE without WHERE. */
     static final String ALL_ROWS = "TRUE";
+    private static final Logger LOG = LoggerFactory.getLogger(LanceDynamicTableSink.class);
 
     private final String table;
     private final LanceSinkConfig config;
@@ -55,6 +73,10 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
     /** Set when the planner turned an UPDATE or a row-level DELETE into this sink. */
     private SupportsRowLevelModificationScan.RowLevelModificationType modification;
     private List<String> updatedColumns = List.of();
+    /** The version an UPDATE's or row-level DELETE's scan read (0 = unknown); its commit is checked against later ones. */
+    private long readVersion;
+    /** Set for {@code INSERT OVERWRITE}. */
+    private boolean overwrite;
 
     /**
      * @param table the Flink table's name, for messages
@@ -72,11 +94,12 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
 
     /**
      * Inserts only, except for a table with a PRIMARY KEY: then an upsert changelog (with
-     * before-images when the query has them, so updates overlay only the changed cells).
+     * before-images when the query has them, so updates overlay only the changed cells). An
+     * overwrite takes inserts only: its rows replace the table's, there is nothing to update.
      */
     @Override
     public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
-        if (modification != null || primaryKey.isEmpty()) {
+        if (modification != null || primaryKey.isEmpty() || overwrite) {
             return ChangelogMode.insertOnly();
         }
         return requestedMode.contains(RowKind.UPDATE_BEFORE) ? ChangelogMode.all() : ChangelogMode.upsert();
@@ -95,11 +118,18 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
     private SinkRuntimeProvider runtimeProvider(Context context) {
         if (modification == SupportsRowLevelModificationScan.RowLevelModificationType.UPDATE) {
             LanceWriteSchemaCheck.check(table, config.uri(), declared, stored);
-            return provider(config.sinkBuilder().mode(LanceSinkMode.ROW_ADDRESS)
+            return provider(config.sinkBuilder().mode(LanceSinkMode.ROW_ADDRESS).readVersion(readVersion)
                     .writtenColumns(updatedColumns.toArray(new String[0])));
         }
         if (modification == SupportsRowLevelModificationScan.RowLevelModificationType.DELETE) {
-            return provider(config.sinkBuilder().mode(LanceSinkMode.DELETE_BY_ROW_ADDRESS));
+            return provider(config.sinkBuilder().mode(LanceSinkMode.DELETE_BY_ROW_ADDRESS).readVersion(readVersion));
+        }
+        if (overwrite) {
+            requireBoundedOverwrite(context);
+            // Also for a PRIMARY KEY table: the old rows are all replaced, so no key is resolved
+            // against them and the append topology writes the rows as they come.
+            LanceWriteSchemaCheck.check(table, config.uri(), declared, stored);
+            return provider(config.sinkBuilder().overwrite(true));
         }
         if (!primaryKey.isEmpty()) {
             LanceWriteSchemaCheck.check(table, config.uri(), declared, stored);
@@ -150,6 +180,30 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
         return provider(config.sinkBuilder());
     }
 
+    // ---- INSERT OVERWRITE -----------------------------------------------------------------------
+
+    /**
+     * {@code INSERT OVERWRITE}. A Lance table has no partitions, so the whole content is replaced.
+     * The planner calls this in streaming mode too; {@link #requireBoundedOverwrite} then refuses.
+     */
+    @Override
+    public void applyOverwrite(boolean overwrite) {
+        this.overwrite = overwrite;
+    }
+
+    /**
+     * An overwrite is one commit at the end of a bounded input. In streaming mode the sink commits
+     * per checkpoint, and each commit would replace the rows of the one before.
+     */
+    private void requireBoundedOverwrite(Context context) {
+        if (!context.isBounded()) {
+            throw new ValidationException("INSERT OVERWRITE into " + table + " needs batch execution: it replaces the"
+                    + " table's content in one commit at the end of the job, while a streaming job commits per"
+                    + " checkpoint and each commit would replace the rows of the one before. Run it with SET"
+                    + " 'execution.runtime-mode' = 'batch', or use INSERT INTO to append");
+        }
+    }
+
     // ---- UPDATE and row-level DELETE ------------------------------------------------------------
 
     /**
@@ -171,6 +225,7 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
         }
         this.modification = SupportsRowLevelModificationScan.RowLevelModificationType.UPDATE;
         this.updatedColumns = List.copyOf(names);
+        this.readVersion = readVersion(scan);
         List<Column> required = new ArrayList<>();
         for (RowType.RowField f : declared.getFields()) {
             required.add(Column.physical(f.getName(), DataTypes.of(f.getType())));
@@ -193,6 +248,7 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
     @Override
     public RowLevelDeleteInfo applyRowLevelDelete(RowLevelModificationScanContext scan) {
         this.modification = SupportsRowLevelModificationScan.RowLevelModificationType.DELETE;
+        this.readVersion = readVersion(scan);
         Column address = rowAddressColumn();
         return new RowLevelDeleteInfo() {
             @Override
@@ -205,6 +261,23 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
                 return RowLevelDeleteMode.DELETED_ROWS;
             }
         };
+    }
+
+    /**
+     * The version the statement's scan of this table read, as its {@link LanceModificationScanContext}
+     * says (the planner scans the modified table before it calls the sink). Without one (a scan of
+     * another connector's table replaced the context) the commit cannot be checked for concurrent
+     * changes; the statement still runs, as before such checks existed, and says so in the log.
+     */
+    private long readVersion(RowLevelModificationScanContext scan) {
+        OptionalLong v = scan instanceof LanceModificationScanContext c ? c.readVersion(config.uri())
+                : OptionalLong.empty();
+        if (v.isEmpty()) {
+            LOG.warn("The scan of {} ({}) did not report the version it read (context: {}); the {} commits without"
+                    + " checking for concurrent changes to the rows it read", table, config.uri(), scan, modification);
+            return 0;
+        }
+        return v.getAsLong();
     }
 
     private static Column rowAddressColumn() {
@@ -261,6 +334,8 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
         c.deleteFilter = deleteFilter;
         c.modification = modification;
         c.updatedColumns = updatedColumns;
+        c.readVersion = readVersion;
+        c.overwrite = overwrite;
         return c;
     }
 

@@ -1,6 +1,7 @@
 package dev.lanceflink.flink.table;
 
 import dev.lanceflink.flink.source.LanceSource;
+import dev.lanceflink.flink.source.MetadataColumn;
 import dev.lanceflink.read.ScanOptions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.connector.RowLevelModificationScanContext;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
@@ -16,6 +18,7 @@ import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsLimitPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsReadingMetadata;
+import org.apache.flink.table.connector.source.abilities.SupportsRowLevelModificationScan;
 import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.types.DataType;
 
@@ -25,14 +28,16 @@ import org.apache.flink.table.types.DataType;
  * limit are pushed into the fragment scans; {@code _rowaddr} is readable as metadata
  * ({@code addr BIGINT METADATA FROM '_rowaddr' VIRTUAL}): Lance's unsigned 64-bit address
  * {@code fragment_id << 32 | offset}, whose bits a BIGINT holds unchanged (negative only for
- * fragment ids of 2^31 and above).
+ * fragment ids of 2^31 and above). {@code _rowid} ({@code id BIGINT METADATA FROM '_rowid' VIRTUAL})
+ * is Lance's row id: the stable id in a table with stable row ids (unchanged by compaction), else
+ * the row address, as in Lance.
  *
  * <p>Filters are translated only where the scanner's result equals Flink's on every row
  * ({@link LanceFilterTranslator}); those leave Flink's plan, the others stay. A LIMIT reaches the
  * scan only when no filter stays with Flink.
  */
 public final class LanceDynamicTableSource implements ScanTableSource, SupportsProjectionPushDown,
-        SupportsFilterPushDown, SupportsLimitPushDown, SupportsReadingMetadata {
+        SupportsFilterPushDown, SupportsLimitPushDown, SupportsReadingMetadata, SupportsRowLevelModificationScan {
 
     private final LanceTableConfig config;
     private final List<String> physicalColumns;
@@ -56,7 +61,7 @@ public final class LanceDynamicTableSource implements ScanTableSource, SupportsP
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
         LanceSource.Builder b = LanceSource.builder(config.uri()).storageOptions(config.storageOptions())
                 .version(config.version()).columns(projectedColumns).limit(limit)
-                .withRowAddress(metadataKeys.contains(ScanOptions.ROW_ADDRESS)).batchSize(config.batchSize())
+                .metadataColumns(metadataKeys).batchSize(config.batchSize())
                 .rowsPerSplit(config.rowsPerSplit());
         if (!filters.isEmpty()) {
             b.filter(String.join(" AND ", filters));
@@ -125,12 +130,35 @@ public final class LanceDynamicTableSource implements ScanTableSource, SupportsP
         this.limit = rows;
     }
 
+    // ---- UPDATE and row-level DELETE ------------------------------------------------------------
+
+    /**
+     * The scan of an {@code UPDATE} or row-level {@code DELETE} reads the version pinned when the
+     * statement was planned; the returned context tells the sink which one, so that its commit
+     * fails on conflicting changes committed since ({@link LanceModificationScanContext}).
+     *
+     * <p>A time-travel scan ({@code 'version'} / {@code 'as-of'}) adds nothing: it can only be
+     * another table of the statement (a time-travel table cannot be modified, its sink refuses),
+     * and it reads the old version by request. A context of another connector (a statement that
+     * also scans such a table) is passed on unchanged, as it belongs to that connector's sink.
+     */
+    @Override
+    public RowLevelModificationScanContext applyRowLevelModificationScan(RowLevelModificationType type,
+            RowLevelModificationScanContext previous) {
+        if (config.timeTravel() || (previous != null && !(previous instanceof LanceModificationScanContext))) {
+            return previous;
+        }
+        return LanceModificationScanContext.after((LanceModificationScanContext) previous, config.uri(),
+                config.version());
+    }
+
     // ---- metadata -----------------------------------------------------------------------------
 
     @Override
     public Map<String, DataType> listReadableMetadata() {
         Map<String, DataType> m = new LinkedHashMap<>();
         m.put(ScanOptions.ROW_ADDRESS, DataTypes.BIGINT().notNull());
+        m.put(MetadataColumn.ROW_ID.key(), DataTypes.BIGINT().notNull());
         return m;
     }
 

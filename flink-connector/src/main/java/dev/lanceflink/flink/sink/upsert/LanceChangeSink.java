@@ -30,6 +30,6 @@ public final class LanceChangeSink extends CommittingLanceSink<LocatedChange> {
             throws IOException {
         String tag = "j" + context.getJobInfo().getJobId().toString().substring(0, 8) + "-s"
                 + context.getTaskInfo().getIndexOfThisSubtask() + "-a" + context.getTaskInfo().getAttemptNumber();
-        return new LanceChangeWriter(table, tag, batchRows, context.metricGroup());
+        return new LanceChangeWriter(table, tag, batchRows, commitSettings.readVersion(), context.metricGroup());
     }
 }

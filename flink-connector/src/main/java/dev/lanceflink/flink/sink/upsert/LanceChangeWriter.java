@@ -64,11 +64,15 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
     private final TableLocation table;
     private final String fileTag;
     private final int batchRows;
+    /** The version the changes were computed from (a row-level statement's scan), or 0. */
+    private final long readVersion;
     private final ObjectStore store;
     private final BufferAllocator allocator;
     private final LanceSchema schema;
     private final FileVersion fileVersion;
     private final RowDataToArrow inserts;
+    /** Top-level struct (ROW) columns, as a column mask: overlays cannot replace them. */
+    private final long structColumns;
     /** Updates per target: fileId (0 = committed) and fragment id or file id. */
     private final Map<RowTarget, OverlayBuffer> updates = new LinkedHashMap<>();
     private final Map<RowTarget, RoaringBitmap> deletions = new LinkedHashMap<>();
@@ -90,9 +94,21 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
      */
     public LanceChangeWriter(TableLocation table, String fileTag, int batchRows, SinkWriterMetricGroup metrics)
             throws IOException {
+        this(table, fileTag, batchRows, 0, metrics);
+    }
+
+    /**
+     * @param readVersion the version the changes' row addresses come from (an UPDATE's scan), or
+     *     0 for the latest: overlays are then written against the fragments as that version has
+     *     them, so that a fragment another writer compacted away meanwhile reaches the committer
+     *     (which fails the statement) instead of being taken for deleted and its updates dropped
+     */
+    public LanceChangeWriter(TableLocation table, String fileTag, int batchRows, long readVersion,
+            SinkWriterMetricGroup metrics) throws IOException {
         this.table = requireNonNull(table, "table is null");
         this.fileTag = requireNonNull(fileTag, "fileTag is null");
         this.batchRows = batchRows;
+        this.readVersion = readVersion;
         this.store = table.open();
         this.allocator = new RootAllocator();
         try {
@@ -100,6 +116,7 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
             this.schema = latest.schema();
             this.fileVersion = FileVersion.parse(latest.dataFormat().version());
             this.inserts = new RowDataToArrow(schema.toArrow(), allocator, table.uri());
+            this.structColumns = structColumns(schema);
         } catch (IOException | RuntimeException e) {
             close();
             throw e;
@@ -118,12 +135,42 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
     public void write(LocatedChange change, Context context) throws IOException {
         switch (change.kind()) {
             case INSERT -> insert(change);
-            case UPDATE -> updates.computeIfAbsent(target(change), t -> new OverlayBuffer())
-                    .add(offset(change), change.columns(), change.row());
+            case UPDATE -> {
+                requireNoStructColumn(change.columns());
+                updates.computeIfAbsent(target(change), t -> new OverlayBuffer())
+                        .add(offset(change), change.columns(), change.row());
+            }
             case DELETE -> {
                 long offset = offset(change);
                 deletions.computeIfAbsent(target(change), t -> new RoaringBitmap()).add((int) offset);
             }
+        }
+    }
+
+    private static long structColumns(LanceSchema schema) {
+        long mask = 0;
+        List<LanceField> top = schema.fields();
+        for (int c = 0; c < top.size() && c < Long.SIZE; c++) {
+            mask |= top.get(c).isStruct() ? 1L << c : 0;
+        }
+        return mask;
+    }
+
+    /**
+     * An update becomes overlay cells, and a struct column cannot be overlaid as a whole: Lance
+     * resolves each leaf of a struct on its own and keeps the struct's own NULL in the base file,
+     * so SET st = NULL (or a ROW with NULL fields over a NULL struct) has no overlay form. Fails on
+     * the first such update, before anything of the checkpoint is written.
+     */
+    private void requireNoStructColumn(long columns) {
+        long hit = columns & structColumns;
+        if (hit != 0) {
+            String name = schema.fields().get(Long.numberOfTrailingZeros(hit)).name();
+            throw new IllegalArgumentException("An update of " + table + " sets ROW column '" + name + "', but"
+                    + " updates are written as data overlay files, which cannot replace a struct column (Lance"
+                    + " resolves each of its fields separately and keeps the struct's NULL in the base file). Leave '"
+                    + name + "' out of UPDATE ... SET and of the upsert's written columns, or delete the row and"
+                    + " insert it again");
         }
     }
 
@@ -199,7 +246,8 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
         List<TargetedOverlay> overlays = new ArrayList<>();
         long cells = 0;
         if (!updates.isEmpty()) {
-            Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
+            Manifest latest = ManifestIO.read(store, readVersion > 0 ? VersionResolver.version(store, readVersion)
+                    : VersionResolver.latest(store));
             Map<Long, Fragment> pendingIndex = PendingFiles.index(latest);
             for (Map.Entry<RowTarget, OverlayBuffer> e : updates.entrySet()) {
                 Optional<TargetedOverlay> o = writeOverlay(latest, pendingIndex, e.getKey(), e.getValue());

@@ -22,6 +22,7 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
 
 /**
  * One parallel writer of the Lance sink. Rows are gathered into Arrow batches of
@@ -54,6 +55,15 @@ public final class LanceSinkWriter implements CommittingSinkWriter<RowData, Writ
 
     public LanceSinkWriter(TableLocation table, long rowsPerFile, int batchRows, SinkWriterMetricGroup metrics)
             throws IOException {
+        this(table, rowsPerFile, batchRows, null, metrics);
+    }
+
+    /**
+     * @param inputType the declared type of the rows, or null for the types the table's columns
+     *     read as in Flink (see {@link RowDataToArrow})
+     */
+    public LanceSinkWriter(TableLocation table, long rowsPerFile, int batchRows, RowType inputType,
+            SinkWriterMetricGroup metrics) throws IOException {
         this.table = requireNonNull(table, "table is null");
         if (rowsPerFile < 1 || batchRows < 1) {
             throw new IllegalArgumentException("rowsPerFile and batchRows must be positive, got " + rowsPerFile + " and "
@@ -67,7 +77,7 @@ public final class LanceSinkWriter implements CommittingSinkWriter<RowData, Writ
             Manifest latest = LatestTableVersion.read(store, table);
             this.schema = latest.schema();
             this.fileVersion = FileVersion.parse(latest.dataFormat().version());
-            this.batch = new RowDataToArrow(schema.toArrow(), allocator, table.uri());
+            this.batch = new RowDataToArrow(schema.toArrow(), inputType, allocator, table.uri());
         } catch (IOException | RuntimeException e) {
             close();
             throw e;
@@ -115,9 +125,12 @@ public final class LanceSinkWriter implements CommittingSinkWriter<RowData, Writ
         if (files == null) {
             return List.of();
         }
-        List<Fragment> fragments = files.finish();
-        files.close();
-        files = null;
+        // The fragment writer stays open across checkpoints: its next file reuses the page
+        // buffers the last one grew, instead of allocating (and garbage-collecting) them anew.
+        List<Fragment> fragments = files.flush();
+        if (fragments.isEmpty()) {
+            return List.of();
+        }
         long rows = 0;
         long bytes = 0;
         for (Fragment f : fragments) {
@@ -137,7 +150,7 @@ public final class LanceSinkWriter implements CommittingSinkWriter<RowData, Writ
     public void close() throws IOException {
         try {
             if (files != null) {
-                files.close(); // deletes the files of a checkpoint that never completed
+                files.close(); // deletes the files written since the last checkpoint's flush
                 files = null;
             }
             if (batch != null) {

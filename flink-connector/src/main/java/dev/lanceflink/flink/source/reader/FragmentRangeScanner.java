@@ -3,7 +3,7 @@ package dev.lanceflink.flink.source.reader;
 import dev.lanceflink.expr.Expr;
 import dev.lanceflink.expr.PredicateEvaluator;
 import dev.lanceflink.read.FragmentReader;
-import dev.lanceflink.read.ScanOptions;
+import dev.lanceflink.flink.source.MetadataColumn;
 import dev.lanceflink.schema.LanceField;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -22,31 +22,42 @@ import org.apache.arrow.vector.types.pojo.FieldType;
  * format-core's {@code Scanner} reads whole fragments (live rows only, filter columns first, then
  * only the selected rows of the output columns), but starting at any offset, so that a restored
  * split resumes exactly where its last checkpoint left it instead of re-reading the fragment.
- * Overlays and deletions are applied by {@link FragmentReader}.
+ * Overlays and deletions are applied by {@link FragmentReader}; the metadata columns are computed
+ * for exactly the rows emitted, so deleted rows are skipped by them as by the data.
  */
 final class FragmentRangeScanner {
-    private static final Field ROW_ADDRESS_FIELD = new Field(ScanOptions.ROW_ADDRESS,
-            FieldType.notNullable(new ArrowType.Int(64, false)), null);
+    /** Arrow fields of the metadata columns, by ordinal: Lance's uint64, never null. */
+    private static final Field[] METADATA_FIELDS = Arrays.stream(MetadataColumn.values())
+            .map(c -> new Field(c.key(), FieldType.notNullable(new ArrowType.Int(64, false)), null))
+            .toArray(Field[]::new);
 
     private final FragmentReader reader;
     private final List<LanceField> outputFields;
     private final Expr filter;
     private final List<LanceField> filterFields;
-    private final boolean withRowAddress;
+    private final List<MetadataColumn> metadataColumns;
+    /** Stable row id per physical offset, or null when the table has none (then {@code _rowid} = address). */
+    private final long[] stableRowIds;
     private final int batchSize;
     private final long end;
     private final BufferAllocator allocator;
     private long position;
     private long remaining;
 
+    /**
+     * @param metadataColumns appended after {@code outputFields}, in this order
+     * @param stableRowIds the fragment's stable row ids by physical offset ({@code FragmentRowIds}),
+     *     or null if the table does not use stable row ids
+     */
     FragmentRangeScanner(FragmentReader reader, List<LanceField> outputFields, Expr filter,
-            List<LanceField> filterFields, boolean withRowAddress, int batchSize, long from, long end,
-            long remainingLimit, BufferAllocator allocator) {
+            List<LanceField> filterFields, List<MetadataColumn> metadataColumns, long[] stableRowIds, int batchSize,
+            long from, long end, long remainingLimit, BufferAllocator allocator) {
         this.reader = reader;
         this.outputFields = outputFields;
         this.filter = filter;
         this.filterFields = filterFields;
-        this.withRowAddress = withRowAddress;
+        this.metadataColumns = metadataColumns;
+        this.stableRowIds = stableRowIds;
         this.batchSize = batchSize;
         this.position = from;
         this.end = Math.min(end, reader.fragment().physicalRows());
@@ -100,15 +111,8 @@ final class FragmentRangeScanner {
             for (LanceField f : outputFields) {
                 vectors.add(reader.read(f, rows));
             }
-            if (withRowAddress) {
-                UInt8Vector addr = new UInt8Vector(ROW_ADDRESS_FIELD, allocator);
-                addr.allocateNew(rows.length);
-                long high = reader.fragment().id() << 32;
-                for (int i = 0; i < rows.length; i++) {
-                    addr.set(i, high | rows[i]);
-                }
-                addr.setValueCount(rows.length);
-                vectors.add(addr);
+            for (MetadataColumn c : metadataColumns) {
+                vectors.add(metadata(c, rows));
             }
         } catch (IOException | RuntimeException e) {
             vectors.forEach(FieldVector::close);
@@ -117,5 +121,24 @@ final class FragmentRangeScanner {
         VectorSchemaRoot root = new VectorSchemaRoot(vectors);
         root.setRowCount(rows.length);
         return root;
+    }
+
+    /** One metadata column for the physical offsets {@code rows}, as Lance's uint64. */
+    private UInt8Vector metadata(MetadataColumn column, long[] rows) {
+        UInt8Vector out = new UInt8Vector(METADATA_FIELDS[column.ordinal()], allocator);
+        out.allocateNew(rows.length);
+        if (column == MetadataColumn.ROW_ID && stableRowIds != null) {
+            for (int i = 0; i < rows.length; i++) {
+                out.set(i, stableRowIds[(int) rows[i]]);
+            }
+        } else {
+            // _rowaddr, and _rowid of a table without stable row ids, which Lance defines as the address.
+            long high = reader.fragment().id() << 32;
+            for (int i = 0; i < rows.length; i++) {
+                out.set(i, high | rows[i]);
+            }
+        }
+        out.setValueCount(rows.length);
+        return out;
     }
 }

@@ -5,8 +5,10 @@ import dev.lanceflink.expr.Expr;
 import dev.lanceflink.expr.ExprParser;
 import dev.lanceflink.expr.PredicateEvaluator;
 import dev.lanceflink.flink.source.LanceReadSpec;
+import dev.lanceflink.flink.source.MetadataColumn;
 import dev.lanceflink.flink.source.split.LanceSplit;
 import dev.lanceflink.read.FragmentReader;
+import dev.lanceflink.rowid.FragmentRowIds;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.table.Fragment;
@@ -70,10 +72,13 @@ public final class LanceSplitReader implements SplitReader<LanceRecord, LanceSpl
                 "Split " + split.splitId() + " names fragment " + split.fragmentId() + ", which version "
                         + split.tableVersion() + " of " + spec.uri() + " does not have: the table's metadata changed "
                         + "under a running read"));
+        // Lance's _rowid is the stable id only where the table has them; otherwise the address.
+        long[] stableRowIds = spec.metadataColumns().contains(MetadataColumn.ROW_ID) && at.manifest().usesStableRowIds()
+                ? FragmentRowIds.load(at.store(), fragment) : null;
         fragmentReader = new FragmentReader(at.store(), fragment, at.allocator());
         long remaining = spec.limit() < 0 ? Long.MAX_VALUE : Math.max(0, spec.limit() - split.rowsEmitted());
-        scanner = new FragmentRangeScanner(fragmentReader, outputFields, filter, filterFields, spec.withRowAddress(),
-                spec.batchSize(), split.nextOffset(), split.end(), remaining, at.allocator());
+        scanner = new FragmentRangeScanner(fragmentReader, outputFields, filter, filterFields, spec.metadataColumns(),
+                stableRowIds, spec.batchSize(), split.nextOffset(), split.end(), remaining, at.allocator());
     }
 
     private Dataset datasetAt(long version) throws IOException {

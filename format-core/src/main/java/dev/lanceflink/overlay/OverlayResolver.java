@@ -8,6 +8,7 @@ import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.table.CorruptTableException;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.OverlayCoverage;
 import dev.lanceflink.table.UnsupportedTableFeatureException;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -17,33 +18,60 @@ import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.complex.StructVector;
-import org.roaringbitmap.PeekableIntIterator;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
  * Applies a fragment's data overlay files to base values (overlays.md §3.4): for every requested
  * offset and field, the newest overlay whose coverage holds the offset supplies the value (NULL
- * included); uncovered cells keep the base value. Overlays are resolved newest first; every
- * offset is claimed by at most one overlay, so each overlay file is read once per call, only for
- * the rows it wins, and overlays whose coverage misses the requested range are never opened.
+ * included); uncovered cells keep the base value.
  *
- * <p>Work is done on primitive arrays and Arrow vectors: per call one source map
- * ({@code int[]} overlay, {@code int[]} index) and one gathered value vector per winning overlay;
- * nothing is allocated per cell. Fixed-width values are overwritten in place; other types are
- * rebuilt once. Bitmaps are decoded once per overlay slot and cached.
+ * <p>Per atomic field, which overlay wins which cell is decided once per resolver (that is, once
+ * per fragment read), as disjoint won sets ({@link CellWinners}); a batch then asks each overlay
+ * only for the cells it wins in the batch's range. The cost of a batch is therefore bounded by
+ * the overlaid cells it returns, not by rows times overlays: overlays shadowed in the range,
+ * overlays whose coverage misses it and overlays that do not carry the field are never read, and
+ * a projection that excludes every overlaid field never opens an overlay file or decodes a
+ * coverage bitmap. Only the coverage bitmaps of the requested fields' slots are decoded (a dense
+ * overlay's shared bitmap once).
+ *
+ * <p>Work is done on primitive arrays and Arrow vectors: hit positions and value rows go to
+ * scratch arrays reused across calls; nothing is allocated per cell. An overlay's value column
+ * that is small next to the request (at most {@value #WHOLE_COLUMN_FACTOR} times the requested
+ * rows: the typical hot-row overlay seen by a scan) is read whole on first use and kept for the
+ * fragment, within {@value #COLUMN_CACHE_BYTES} bytes per resolver, so a scan reads it once
+ * rather than once per batch; other values are read per batch and winning overlay with one range
+ * read (or one take if the overlay is partly shadowed there).
+ * Fixed-width values and fixed-size lists of them (embeddings) are overwritten in place;
+ * strings and binaries are rebuilt once per batch, copying runs of kept base cells in bulk
+ * ({@link VariableWidthSplice}); other types are rebuilt cell by cell.
+ * Instances are not thread-safe.
  */
 public final class OverlayResolver implements AutoCloseable {
-    /** When the requested span is this many times larger than the row count, look offsets up one by one. */
-    private static final int SPARSE_LOOKUP_FACTOR = 4;
+    /** A value column at most this many times the requested rows is read whole and kept. */
+    static final int WHOLE_COLUMN_FACTOR = 4;
+    /** Memory for kept value columns per resolver; once used up, values are read per batch. */
+    static final long COLUMN_CACHE_BYTES = 64L << 20;
 
     private final ObjectStore store;
     private final Fragment fragment;
     private final List<DataOverlayFile> overlays; // oldest first
     private final BufferAllocator allocator;
     private final RoaringBitmap[][] bitmaps;
+    /** Per overlay and slot, whether the value column's row count was checked against the coverage. */
+    private final boolean[][] checked;
+    private final Map<Integer, CellWinners> winners = new HashMap<>();
     private final Map<String, LanceFileReader> readers = new HashMap<>();
+    /** Whole value columns kept for the fragment, by overlay index (high half) and top-level field id. */
+    private final Map<Long, FieldVector> columns = new HashMap<>();
+    private long columnBytes;
+    private int[] at = new int[0];
+    private long[] rows = new long[0];
+    private int[] source = new int[0];
+    private int[] sourceIndex = new int[0];
 
     /**
      * @param overlays the overlays to apply, oldest first (use {@link OverlayOrder#sorted})
@@ -55,6 +83,7 @@ public final class OverlayResolver implements AutoCloseable {
         this.overlays = List.copyOf(overlays);
         this.allocator = requireNonNull(allocator, "allocator is null");
         this.bitmaps = new RoaringBitmap[this.overlays.size()][];
+        this.checked = new boolean[this.overlays.size()][];
     }
 
     /** A resolver for all overlays of the fragment, in resolution order. */
@@ -79,8 +108,9 @@ public final class OverlayResolver implements AutoCloseable {
     /**
      * The current values of a top-level field at ascending physical offsets. Takes ownership of
      * {@code base} (the base values at the same offsets) and returns the resolved vector: the
-     * same object when no overlay covers any of the offsets, when the values are fixed-width (set
-     * in place) or when the field is a struct; otherwise a new vector ({@code base} is closed).
+     * same object when no overlay covers any of the offsets, when the values are fixed-width or
+     * fixed-size lists of fixed-width values (set in place) or when the field is a struct;
+     * otherwise a new vector ({@code base} is closed).
      *
      * <p>A struct is not a unit (Lance's atomic-field rule): every atomic field under it is
      * resolved independently and spliced back, keeping the base struct's own validity.
@@ -127,66 +157,126 @@ public final class OverlayResolver implements AutoCloseable {
 
     /**
      * Resolves one atomic field (top-level, or under structs at {@code path} below {@code top}).
-     * Nested targets are always updated in place (fixed-width: per hit; otherwise the rebuilt
-     * vector's buffers are transferred into the target) so the enclosing struct stays intact.
+     * Nested targets are always updated in place (fixed-width values and fixed-size lists of
+     * them: per hit; otherwise the rebuilt vector's buffers are transferred into the target) so the
+     * enclosing struct stays intact.
      */
     private FieldVector resolveAtomic(LanceField top, LanceField atomic, List<String> path, long[] offsets,
             FieldVector target) throws IOException {
+        CellWinners w = winners(atomic);
+        if (w.size() == 0) {
+            return target;
+        }
         int n = offsets.length;
-        int[] source = null;
-        int[] sourceIndex = null;
+        ensureScratch(n);
+        boolean inPlace = isOverwritable(target);
+        boolean anyHit = false;
         List<FieldVector> owned = new ArrayList<>();
         List<FieldVector> values = new ArrayList<>();
-        long[] rows = null;
-        int[] at = null;
         try {
-            for (int k = overlays.size() - 1; k >= 0; k--) {
-                DataOverlayFile ov = overlays.get(k);
-                int pos = OverlayFields.positionOf(ov.dataFile(), atomic);
-                if (pos < 0) {
-                    continue;
-                }
-                RoaringBitmap bm = bitmap(k, pos);
-                long lo = offsets[0];
-                long hi = offsets[n - 1];
-                if (!bm.intersects(lo, hi + 1)) {
-                    continue;
-                }
-                if (source == null) {
-                    source = new int[n];
-                    Arrays.fill(source, -1);
-                    sourceIndex = new int[n];
-                    rows = new long[n];
-                    at = new int[n];
-                }
-                int hits = (hi - lo + 1) > (long) SPARSE_LOOKUP_FACTOR * n
-                        ? lookUpEach(bm, offsets, source, rows, at)
-                        : walk(bm, offsets, source, rows, at);
+            for (int e = 0; e < w.size(); e++) {
+                int hits = w.hits(e, offsets, at, rows);
                 if (hits == 0) {
                     continue;
                 }
-                FieldVector topValues = readValues(ov, k, pos, top, atomic, Arrays.copyOf(rows, hits));
-                owned.add(topValues);
+                int k = w.overlay(e);
+                DataOverlayFile ov = overlays.get(k);
+                LanceFileReader r = open(ov, k, w.position(e), top, atomic);
+                // From here on rows[j] is the index of hit j's value in topValues.
+                FieldVector topValues = wholeColumn(r, k, top, w.coverage(e).getLongCardinality(), n);
+                boolean kept = topValues != null;
+                if (!kept) {
+                    topValues = readRows(r, top, rows, hits);
+                    owned.add(topValues);
+                    for (int j = 0; j < hits; j++) {
+                        rows[j] = j;
+                    }
+                }
+                FieldVector v = descend(topValues, path, ov);
+                if (inPlace) {
+                    // Won sets are disjoint: no cell is written twice, whatever the order.
+                    overwrite(target, v, hits);
+                    if (!kept) {
+                        owned.remove(owned.size() - 1).close();
+                    }
+                    continue;
+                }
+                if (!anyHit) {
+                    Arrays.fill(source, 0, n, -1);
+                    anyHit = true;
+                }
                 int vi = values.size();
-                values.add(descend(topValues, path, ov));
+                values.add(v);
                 for (int j = 0; j < hits; j++) {
                     source[at[j]] = vi;
-                    sourceIndex[at[j]] = j;
+                    sourceIndex[at[j]] = (int) rows[j];
                 }
             }
             if (values.isEmpty()) {
                 return target;
             }
-            if (target instanceof BaseFixedWidthVector) {
-                for (int i = 0; i < n; i++) {
-                    if (source[i] >= 0) {
-                        target.copyFromSafe(sourceIndex[i], i, values.get(source[i]));
-                    }
-                }
-                return target;
+            return rebuild(target, path.isEmpty(), values, n);
+        } finally {
+            for (FieldVector v : owned) {
+                v.close();
             }
-            FieldVector out = target.getField().createVector(allocator);
-            try {
+        }
+    }
+
+    /**
+     * Whether cells of {@code v} can be replaced in place: fixed-width values, and fixed-size
+     * lists of fixed-width values (vectors, embeddings), whose cells all have the same size.
+     */
+    private static boolean isOverwritable(FieldVector v) {
+        return v instanceof BaseFixedWidthVector
+                || v instanceof FixedSizeListVector l && l.getDataVector() instanceof BaseFixedWidthVector;
+    }
+
+    /**
+     * Copies {@code values[rows[j]]} to {@code target[at[j]]} for the first {@code hits} hits
+     * ({@link #isOverwritable} targets only).
+     */
+    private void overwrite(FieldVector target, FieldVector values, int hits) {
+        if (target instanceof BaseFixedWidthVector t) {
+            for (int j = 0; j < hits; j++) {
+                t.copyFrom((int) rows[j], at[j], values);
+            }
+            return;
+        }
+        FixedSizeListVector t = (FixedSizeListVector) target;
+        FixedSizeListVector v = (FixedSizeListVector) values;
+        int size = t.getListSize();
+        if (v.getListSize() != size) {
+            throw new IllegalStateException("overlay values of '" + t.getName() + "' have lists of " + v.getListSize()
+                    + " items, the base has " + size);
+        }
+        BaseFixedWidthVector items = (BaseFixedWidthVector) t.getDataVector();
+        BaseFixedWidthVector from = (BaseFixedWidthVector) v.getDataVector();
+        for (int j = 0; j < hits; j++) {
+            int row = at[j];
+            int src = (int) rows[j];
+            if (v.isNull(src)) {
+                t.setNull(row);
+            } else {
+                t.setNotNull(row);
+            }
+            for (int x = 0; x < size; x++) {
+                items.copyFrom(src * size + x, row * size + x, from);
+            }
+        }
+    }
+
+    /**
+     * A copy of {@code target} with the won cells taken from {@code values} ({@code source} and
+     * {@code sourceIndex} say which). A top-level target is closed and the copy returned; a nested
+     * one receives the copy's buffers, so its parent struct keeps pointing at it.
+     */
+    private FieldVector rebuild(FieldVector target, boolean topLevel, List<FieldVector> values, int n) {
+        FieldVector out = target.getField().createVector(allocator);
+        try {
+            if (target instanceof BaseVariableWidthVector t && out instanceof BaseVariableWidthVector o) {
+                VariableWidthSplice.splice(t, values, source, sourceIndex, n, o);
+            } else {
                 out.allocateNew();
                 for (int i = 0; i < n; i++) {
                     if (source[i] < 0) {
@@ -196,22 +286,52 @@ public final class OverlayResolver implements AutoCloseable {
                     }
                 }
                 out.setValueCount(n);
-                if (path.isEmpty()) {
-                    target.close();
-                    return out;
-                }
-                out.makeTransferPair(target).transfer();
-                out.close();
-                return target;
-            } catch (RuntimeException e) {
-                out.close();
-                throw e;
             }
-        } finally {
-            for (FieldVector v : owned) {
-                v.close();
+            if (topLevel) {
+                target.close();
+                return out;
+            }
+            out.makeTransferPair(target).transfer();
+            out.close();
+            return target;
+        } catch (RuntimeException e) {
+            out.close();
+            throw e;
+        }
+    }
+
+    private void ensureScratch(int n) {
+        if (at.length < n) {
+            at = new int[n];
+            rows = new long[n];
+            source = new int[n];
+            sourceIndex = new int[n];
+        }
+    }
+
+    /** The won sets of the overlays carrying {@code atomic}, computed on first use. */
+    private CellWinners winners(LanceField atomic) throws IOException {
+        CellWinners w = winners.get(atomic.id());
+        if (w != null) {
+            return w;
+        }
+        int count = 0;
+        int[] ks = new int[overlays.size()];
+        int[] positions = new int[overlays.size()];
+        for (int k = overlays.size() - 1; k >= 0; k--) {
+            int pos = OverlayFields.positionOf(overlays.get(k).dataFile(), atomic);
+            if (pos >= 0) {
+                ks[count] = k;
+                positions[count++] = pos;
             }
         }
+        RoaringBitmap[] coverage = new RoaringBitmap[count];
+        for (int e = 0; e < count; e++) {
+            coverage[e] = bitmap(ks[e], positions[e]);
+        }
+        w = CellWinners.of(Arrays.copyOf(ks, count), Arrays.copyOf(positions, count), coverage);
+        winners.put(atomic.id(), w);
+        return w;
     }
 
     /** The vector at {@code path} (child names) below a top-level struct vector read from an overlay file. */
@@ -231,57 +351,16 @@ public final class OverlayResolver implements AutoCloseable {
     }
 
     /**
-     * Merge-walks the covered offsets in {@code [offsets[0], offsets[n-1]]} with the requested
-     * offsets; the rank of the first covered offset is computed once, later ones count up
-     * (overlays.md §3.3 batch trick). Records unclaimed hits in {@code rows}/{@code at}.
+     * The coverage bitmap of slot {@code pos} of overlay {@code k}, decoded on first use. A dense
+     * overlay's one shared bitmap is decoded once for all its slots.
      */
-    private static int walk(RoaringBitmap bm, long[] offsets, int[] source, long[] rows, int[] at) {
-        long lo = offsets[0];
-        long hi = offsets[offsets.length - 1];
-        long rank = lo == 0 ? 0 : bm.rankLong((int) (lo - 1));
-        PeekableIntIterator it = bm.getIntIterator();
-        it.advanceIfNeeded((int) lo);
-        int i = 0;
-        int hits = 0;
-        while (it.hasNext() && i < offsets.length) {
-            long v = Integer.toUnsignedLong(it.next());
-            if (v > hi) {
-                break;
-            }
-            while (offsets[i] < v) {
-                i++;
-            }
-            if (offsets[i] == v) {
-                if (source[i] < 0) {
-                    rows[hits] = rank;
-                    at[hits++] = i;
-                }
-                i++;
-            }
-            rank++;
-        }
-        return hits;
-    }
-
-    /** Per-offset membership and rank, for few offsets spread over a wide range. */
-    private static int lookUpEach(RoaringBitmap bm, long[] offsets, int[] source, long[] rows, int[] at) {
-        int hits = 0;
-        for (int i = 0; i < offsets.length; i++) {
-            int o = (int) offsets[i];
-            if (source[i] < 0 && bm.contains(o)) {
-                rows[hits] = bm.rankLong(o) - 1;
-                at[hits++] = i;
-            }
-        }
-        return hits;
-    }
-
     private RoaringBitmap bitmap(int k, int pos) throws IOException {
         DataOverlayFile ov = overlays.get(k);
         if (bitmaps[k] == null) {
             bitmaps[k] = new RoaringBitmap[ov.dataFile().fieldCount()];
         }
-        RoaringBitmap bm = bitmaps[k][pos];
+        int slot = ov.coverage() instanceof OverlayCoverage.Dense ? 0 : pos;
+        RoaringBitmap bm = bitmaps[k][slot];
         if (bm == null) {
             try {
                 bm = ov.coverage().bitmap(pos);
@@ -290,18 +369,61 @@ public final class OverlayResolver implements AutoCloseable {
                         + " (committed_version " + ov.committedVersion() + "), field slot " + pos + ": "
                         + e.getMessage(), e);
             }
-            bitmaps[k][pos] = bm;
+            bitmaps[k][slot] = bm;
         }
         return bm;
     }
 
-    private FieldVector readValues(DataOverlayFile ov, int k, int pos, LanceField top, LanceField atomic,
-            long[] valueRows) throws IOException {
+    /** The reader of overlay {@code k}'s file, opened on first use; checks the slot's row count once. */
+    private LanceFileReader open(DataOverlayFile ov, int k, int pos, LanceField top, LanceField atomic)
+            throws IOException {
         LanceFileReader r = readers.get(ov.dataFile().path());
         if (r == null) {
-            r = LanceFileReader.open(store, ov.dataFile().rootRelativePath(), allocator);
+            r = LanceFileReader.open(store, ov.dataFile().rootRelativePath(), ov.dataFile().fileSizeBytes(), allocator);
             readers.put(ov.dataFile().path(), r);
         }
+        if (checked[k] == null) {
+            checked[k] = new boolean[ov.dataFile().fieldCount()];
+        }
+        if (!checked[k][pos]) {
+            checkRowCount(r, ov, k, pos, top, atomic);
+            checked[k][pos] = true;
+        }
+        return r;
+    }
+
+    /**
+     * The whole value column of {@code top} in overlay {@code k} ({@code rows} values), kept for
+     * later calls, or null if it is large next to the {@code requested} rows or the memory for
+     * kept columns is used up (then the caller reads just the rows it needs).
+     */
+    private FieldVector wholeColumn(LanceFileReader r, int k, LanceField top, long rows, int requested)
+            throws IOException {
+        if (rows > (long) WHOLE_COLUMN_FACTOR * requested) {
+            return null;
+        }
+        long key = (long) k << 32 | (top.id() & 0xFFFFFFFFL);
+        FieldVector c = columns.get(key);
+        if (c == null && columnBytes < COLUMN_CACHE_BYTES) {
+            c = r.readRange(top.id(), 0, rows);
+            columns.put(key, c);
+            columnBytes += c.getBufferSize();
+        }
+        return c;
+    }
+
+    /** Rows {@code valueRows[0..count)} (ascending) of {@code top}'s value column. */
+    private static FieldVector readRows(LanceFileReader r, LanceField top, long[] valueRows, int count)
+            throws IOException {
+        long first = valueRows[0];
+        if (valueRows[count - 1] - first == count - 1) {
+            return r.readRange(top.id(), first, first + count);
+        }
+        return r.take(top.id(), Arrays.copyOf(valueRows, count));
+    }
+
+    private void checkRowCount(LanceFileReader r, DataOverlayFile ov, int k, int pos, LanceField top,
+            LanceField atomic) throws IOException {
         long stored = r.numRows(top.id());
         long covered = bitmap(k, pos).getLongCardinality();
         if (stored != covered) {
@@ -314,15 +436,13 @@ public final class OverlayResolver implements AutoCloseable {
             }
             throw new CorruptTableException(what + "; the value column must hold exactly one value per covered offset");
         }
-        long first = valueRows[0];
-        if (valueRows[valueRows.length - 1] - first == valueRows.length - 1) {
-            return r.readRange(top.id(), first, first + valueRows.length);
-        }
-        return r.take(top.id(), valueRows);
     }
 
     @Override
     public void close() throws IOException {
+        columns.values().forEach(FieldVector::close);
+        columns.clear();
+        columnBytes = 0;
         IOException first = null;
         for (LanceFileReader r : readers.values()) {
             try {

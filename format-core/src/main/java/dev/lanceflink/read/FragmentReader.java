@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
@@ -32,6 +33,8 @@ public final class FragmentReader implements AutoCloseable {
     private final Fragment fragment;
     private final BufferAllocator allocator;
     private final Map<String, LanceFileReader> readers = new HashMap<>();
+    /** Top-level field id → the data file holding it, or empty if none does; looked up once per field. */
+    private final Map<Integer, Optional<DataFile>> holders = new HashMap<>();
     private DeletionVector deletions;
     private OverlayResolver overlays;
 
@@ -58,9 +61,15 @@ public final class FragmentReader implements AutoCloseable {
     public long[] liveOffsets(long start, long end) throws IOException {
         DeletionVector dv = deletions();
         long[] out = new long[(int) (end - start)];
+        if (dv.isEmpty()) {
+            for (int i = 0; i < out.length; i++) {
+                out[i] = start + i;
+            }
+            return out;
+        }
         int n = 0;
         for (long o = start; o < end; o++) {
-            if (dv.isEmpty() || !dv.contains((int) o)) {
+            if (!dv.contains((int) o)) {
                 out[n++] = o;
             }
         }
@@ -83,7 +92,7 @@ public final class FragmentReader implements AutoCloseable {
     }
 
     private FieldVector readBase(LanceField field, long[] offsets) throws IOException {
-        DataFile file = fileHolding(field);
+        DataFile file = holders.computeIfAbsent(field.id(), id -> Optional.ofNullable(fileHolding(field))).orElse(null);
         if (file == null) {
             return nulls(field, offsets.length);
         }
@@ -122,7 +131,7 @@ public final class FragmentReader implements AutoCloseable {
     private LanceFileReader reader(DataFile file) throws IOException {
         LanceFileReader r = readers.get(file.path());
         if (r == null) {
-            r = LanceFileReader.open(store, file.rootRelativePath(), allocator);
+            r = LanceFileReader.open(store, file.rootRelativePath(), file.fileSizeBytes(), allocator);
             readers.put(file.path(), r);
         }
         return r;

@@ -1,5 +1,6 @@
 package dev.lanceflink.flink.catalog;
 
+import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.flink.types.LanceTypeException;
 import dev.lanceflink.flink.types.LanceTypeMapping;
 import dev.lanceflink.flink.types.VectorDimensions;
@@ -85,6 +86,21 @@ final class CatalogSchemas {
                     f.getChildren()));
         }
         return new org.apache.arrow.vector.types.pojo.Schema(out, arrow.getCustomMetadata());
+    }
+
+    /**
+     * The data storage version a new table with {@code schema} is created with: 2.1 (the default
+     * of Lance 7.0.0, readable by every Lance since 0.38.1) unless a column is or holds a MAP,
+     * which Lance stores only in 2.2 files; all data files of a table have its version, so a
+     * table made with 2.1 could never receive map values.
+     */
+    static FileVersion dataStorageVersion(LanceSchema schema) {
+        for (LanceField f : schema.allFields()) {
+            if (f.isMap()) {
+                return FileVersion.V2_2;
+            }
+        }
+        return FileVersion.V2_1;
     }
 
     /**

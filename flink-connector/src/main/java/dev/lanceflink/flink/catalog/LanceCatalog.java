@@ -8,6 +8,7 @@ import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.io.ObjectStores;
 import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.schema.LanceSchemaException;
+import dev.lanceflink.table.DataStorageFormat;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.VersionNotFoundException;
@@ -318,8 +319,12 @@ public final class LanceCatalog extends AbstractCatalog {
         try (ObjectStore store = ObjectStores.open(uri, storageOptions)) {
             // Version 1 with no fragments. One attempt only: if a concurrent CREATE published
             // version 1 first, the Overwrite must not replace it on a retry.
+            // Its data storage version: today's default, or 2.2 when a column holds a MAP (CatalogSchemas).
+            CommitOptions options = CommitOptions.defaults().withMaxAttempts(1);
+            options = options.withNewTable(options.namingScheme(),
+                    DataStorageFormat.lance(CatalogSchemas.dataStorageVersion(schema).label()), options.stableRowIds());
             TableCommitter.commit(store, Transaction.of(0, new Operation.Overwrite(List.of(), schema, config,
-                    List.of())), CommitOptions.defaults().withMaxAttempts(1));
+                    List.of())), options);
         } catch (IOException e) {
             if (tableExists(path)) {
                 if (ignoreIfExists) {

@@ -1,6 +1,7 @@
 package dev.lanceflink.flink.table;
 
 import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.dataset.NotADatasetException;
 import dev.lanceflink.flink.types.LanceTypeException;
 import dev.lanceflink.flink.types.LanceTypeMapping;
@@ -148,7 +149,8 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
             Schema stored = latest.schema().toArrow();
             List<String> primaryKey = context.getCatalogTable().getResolvedSchema().getPrimaryKey()
                     .map(k -> k.getColumns()).orElse(List.of());
-            return new LanceDynamicTableSink(table, config, declared, stored, primaryKey);
+            return new LanceDynamicTableSink(table, config, declared, stored, primaryKey,
+                    FileVersion.parse(latest.manifest().dataFormat().version()));
         } catch (LanceTypeException e) {
             throw new ValidationException("Table " + table + ": " + e.getMessage(), e);
         } catch (IOException e) {

@@ -1,6 +1,7 @@
 package dev.lanceflink.flink.table;
 
 import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -69,6 +70,8 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
     private final RowType declared;
     private final Schema stored;
     private final List<String> primaryKey;
+    /** The table's data storage version when the statement was planned (maps need 2.2). */
+    private final FileVersion dataFormat;
     private String deleteFilter;
     /** Set when the planner turned an UPDATE or a row-level DELETE into this sink. */
     private SupportsRowLevelModificationScan.RowLevelModificationType modification;
@@ -82,9 +85,11 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
      * @param table the Flink table's name, for messages
      * @param declared the physical columns the table declares
      * @param stored the Lance table's schema when the statement was planned
+     * @param dataFormat the table's data storage version then, or null if unknown
      */
     LanceDynamicTableSink(String table, LanceSinkConfig config, RowType declared, Schema stored,
-            List<String> primaryKey) {
+            List<String> primaryKey, FileVersion dataFormat) {
+        this.dataFormat = dataFormat;
         this.table = table;
         this.config = config;
         this.declared = declared;
@@ -117,7 +122,7 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
      */
     private SinkRuntimeProvider runtimeProvider(Context context) {
         if (modification == SupportsRowLevelModificationScan.RowLevelModificationType.UPDATE) {
-            LanceWriteSchemaCheck.check(table, config.uri(), declared, stored);
+            LanceWriteSchemaCheck.check(table, config.uri(), declared, stored, dataFormat);
             return provider(config.sinkBuilder().mode(LanceSinkMode.ROW_ADDRESS).readVersion(readVersion)
                     .writtenColumns(updatedColumns.toArray(new String[0])));
         }
@@ -128,11 +133,11 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
             requireBoundedOverwrite(context);
             // Also for a PRIMARY KEY table: the old rows are all replaced, so no key is resolved
             // against them and the append topology writes the rows as they come.
-            LanceWriteSchemaCheck.check(table, config.uri(), declared, stored);
+            LanceWriteSchemaCheck.check(table, config.uri(), declared, stored, dataFormat);
             return provider(config.sinkBuilder().overwrite(true));
         }
         if (!primaryKey.isEmpty()) {
-            LanceWriteSchemaCheck.check(table, config.uri(), declared, stored);
+            LanceWriteSchemaCheck.check(table, config.uri(), declared, stored, dataFormat);
             LanceSinkBuilder builder = config.sinkBuilder().mode(LanceSinkMode.UPSERT)
                     .primaryKey(primaryKey.toArray(new String[0]));
             targetColumns(context).ifPresent(builder::writtenColumns);
@@ -173,7 +178,7 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
     private SinkRuntimeProvider appendProvider() {
         // Checked here rather than in the factory so that a DELETE, which writes no rows, works on
         // a declaration of only some of the columns.
-        LanceWriteSchemaCheck.check(table, config.uri(), declared, stored);
+        LanceWriteSchemaCheck.check(table, config.uri(), declared, stored, dataFormat);
         // Not a SinkV2Provider: the planner sets no uid on a sink it wires itself, and Flink refuses
         // a sink whose pre-commit topology has uids (the aggregator's) when the sink has none.
         // sinkTo sets them all (suffix 'sink.uid-suffix', default derived from the path).
@@ -330,7 +335,7 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
 
     @Override
     public DynamicTableSink copy() {
-        LanceDynamicTableSink c = new LanceDynamicTableSink(table, config, declared, stored, primaryKey);
+        LanceDynamicTableSink c = new LanceDynamicTableSink(table, config, declared, stored, primaryKey, dataFormat);
         c.deleteFilter = deleteFilter;
         c.modification = modification;
         c.updatedColumns = updatedColumns;

@@ -1,5 +1,6 @@
 package dev.lanceflink.flink.table;
 
+import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.flink.types.LanceTypeException;
 import dev.lanceflink.flink.types.LanceTypeMapping;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BinaryType;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
@@ -35,21 +37,35 @@ import org.apache.flink.table.types.logical.RowType;
  * 1969-12-31 23:59:59.5 as 23:59:59). TIME(p) likewise goes into time32:s/ms and time64:us/ns
  * (Flink holds milliseconds of the day; seconds truncate them).
  *
- * <p>MAP columns are refused: the connector's Lance file writer does not encode maps (Lance
- * itself stores them only from file format 2.2 on). {@code check} cannot tell which columns a
- * statement writes, so this also refuses an UPDATE of the other columns of such a table.
+ * <p>MAP columns are written into tables of data storage version 2.2 or later only: Lance stores
+ * maps only in 2.2 files, and every data file of a table has the table's version. Given the
+ * table's version, a MAP column of an older table is refused here; {@code check} cannot tell
+ * which columns a statement writes, so this also refuses an UPDATE of the other columns of such
+ * a table. Without the version, the file writer refuses the first map it is given for an older
+ * table, with the same advice, before anything is committed.
  */
 final class LanceWriteSchemaCheck {
     private LanceWriteSchemaCheck() {}
+
+    /**
+     * {@link #check(String, String, RowType, Schema, FileVersion)} without the table's data
+     * storage version: MAP columns are left to the file writer, which refuses them in tables
+     * older than 2.2.
+     */
+    static void check(String table, String uri, RowType declared, Schema stored) {
+        check(table, uri, declared, stored, null);
+    }
 
     /**
      * @param table the Flink table, for messages
      * @param uri the Lance table's location, for messages
      * @param declared the physical columns of the Flink declaration, in order
      * @param stored the Lance table's schema (latest version)
+     * @param dataFormat the table's data storage version ({@code Manifest.data_format}), or null
+     *     if unknown
      * @throws ValidationException naming the first column that does not fit, and what to declare
      */
-    static void check(String table, String uri, RowType declared, Schema stored) {
+    static void check(String table, String uri, RowType declared, Schema stored, FileVersion dataFormat) {
         List<String> declaredNames = declared.getFieldNames();
         List<String> storedNames = new ArrayList<>();
         for (Field f : stored.getFields()) {
@@ -73,7 +89,8 @@ final class LanceWriteSchemaCheck {
                     + "written by position: declare them in the Lance table's order " + storedNames);
         }
         for (int i = 0; i < declaredNames.size(); i++) {
-            Optional<String> problem = problem(declaredNames.get(i), declared.getTypeAt(i), stored.getFields().get(i));
+            Optional<String> problem = problem(declaredNames.get(i), declared.getTypeAt(i), stored.getFields().get(i),
+                    dataFormat);
             if (problem.isPresent()) {
                 throw fail(table, uri, problem.get());
             }
@@ -85,7 +102,7 @@ final class LanceWriteSchemaCheck {
     }
 
     /** Why values of {@code declared} cannot be stored in {@code stored} unchanged, or empty if they can. */
-    private static Optional<String> problem(String path, LogicalType declared, Field stored) {
+    private static Optional<String> problem(String path, LogicalType declared, Field stored, FileVersion dataFormat) {
         if (declared.isNullable() && !stored.isNullable()) {
             return Optional.of("column '" + path + "' is NOT NULL in the Lance table but declared "
                     + declared.asSummaryString() + "; declare it " + declared.copy(false).asSummaryString()
@@ -122,17 +139,35 @@ final class LanceWriteSchemaCheck {
         }
         return switch (declared.getTypeRoot()) {
             case ARRAY -> problem(path + "." + LanceTypeMapping.LIST_ELEMENT_NAME,
-                    ((ArrayType) declared).getElementType(), stored.getChildren().get(0));
-            case MAP -> Optional.of("column '" + path + "' is a MAP (" + declared.asSummaryString() + "), which the"
-                    + " connector cannot write: its Lance file writer does not encode maps (Lance stores them only"
-                    + " from file format 2.2 on). Write the table with the Lance SDK, or store the entries as an"
-                    + " ARRAY<ROW<key, value>> column");
-            case ROW -> rowFields(path, (RowType) declared, stored);
+                    ((ArrayType) declared).getElementType(), stored.getChildren().get(0), dataFormat);
+            case MAP -> mapEntries(path, (MapType) declared, stored, dataFormat);
+            case ROW -> rowFields(path, (RowType) declared, stored, dataFormat);
             default -> Optional.empty();
         };
     }
 
-    private static Optional<String> rowFields(String path, RowType declared, Field stored) {
+    private static Optional<String> mapEntries(String path, MapType declared, Field stored, FileVersion dataFormat) {
+        if (dataFormat != null && dataFormat.compareTo(FileVersion.V2_2) < 0) {
+            return Optional.of("column '" + path + "' is a MAP (" + declared.asSummaryString() + "), but maps need"
+                    + " data storage version 2.2 and this Lance table is version " + dataFormat.label() + " (all data"
+                    + " files of a table have its version). Create the table with data storage version 2.2 (a Lance"
+                    + " catalog does so for tables with MAP columns) and copy the rows into it, or store the entries"
+                    + " as an ARRAY<ROW<key, value>> column");
+        }
+        List<Field> entries = stored.getChildren().get(0).getChildren();
+        if (entries.size() != 2) {
+            return Optional.of("column '" + path + "' is a MAP, but the Lance table's map entries have the fields "
+                    + entries.stream().map(Field::getName).toList() + " instead of a key and a value");
+        }
+        // Keys are NOT NULL in Lance while Flink map keys are nullable types: the writer refuses a
+        // NULL key when it meets one, naming the column, so the key's declared nullability is moot.
+        Optional<String> key = problem(path + "." + entries.get(0).getName(), declared.getKeyType().copy(false),
+                entries.get(0), dataFormat);
+        return key.isPresent() ? key
+                : problem(path + "." + entries.get(1).getName(), declared.getValueType(), entries.get(1), dataFormat);
+    }
+
+    private static Optional<String> rowFields(String path, RowType declared, Field stored, FileVersion dataFormat) {
         List<String> storedNames = new ArrayList<>();
         for (Field c : stored.getChildren()) {
             storedNames.add(c.getName());
@@ -144,7 +179,7 @@ final class LanceWriteSchemaCheck {
         }
         for (int i = 0; i < storedNames.size(); i++) {
             Optional<String> p = problem(path + "." + storedNames.get(i), declared.getTypeAt(i),
-                    stored.getChildren().get(i));
+                    stored.getChildren().get(i), dataFormat);
             if (p.isPresent()) {
                 return p;
             }

@@ -59,8 +59,9 @@ import org.apache.flink.table.types.logical.VarCharType;
  * <tr><td>ARRAY&lt;T&gt;</td><td>list, or fixed_size_list:T:N for a column named in
  *     {@link VectorDimensions}</td><td>large_list, fixed_size_list</td></tr>
  * <tr><td>ROW&lt;...&gt;</td><td>struct</td><td></td></tr>
- * <tr><td>MAP&lt;K, V&gt;</td><td>map (keys not null, unsorted); read only: the sink refuses to
- *     write it, the connector's file writer does not encode maps</td><td></td></tr>
+ * <tr><td>MAP&lt;K, V&gt;</td><td>map (keys not null, unsorted); Lance stores maps from data
+ *     storage version 2.2 on, so a table with a MAP column is created as 2.2, and writing maps
+ *     into an older table is refused</td><td></td></tr>
  * </table>
  *
  * <p>{@code NOT NULL} maps to a non-nullable Arrow field and back. Everything else (INTERVAL,

@@ -8,6 +8,7 @@ import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.flink.types.LanceTypeMapping;
 import dev.lanceflink.flink.types.VectorDimensions;
+import dev.lanceflink.table.DataFile;
 import java.nio.file.Path;
 import java.time.ZoneId;
 import java.util.ArrayList;
@@ -231,14 +232,59 @@ class LanceSqlTypeMatrixTest {
     }
 
     @Test
-    void aMapColumnIsRefusedWhenTheInsertIsPlannedAndNothingIsCommitted() throws Exception {
+    void aMapColumnOfAVersion21TableIsRefusedAndNothingIsCommitted() throws Exception {
         String columns = "id INT NOT NULL, m MAP<STRING, INT>";
-        String uri = createFromDeclaration("maps", columns, "");
+        String uri = createFromDeclaration("maps21", columns, "");
+        assertThat(dataFormat(uri)).isEqualTo("2.1");
         TableEnvironment t = env(uri, columns, "");
         assertThatThrownBy(() -> t.executeSql("INSERT INTO t VALUES (1, MAP['a', 1])").await())
-                .hasStackTraceContaining("column 'm' is a MAP (MAP<STRING, INT>), which the connector cannot write:"
-                        + " its Lance file writer does not encode maps");
+                .hasStackTraceContaining("column 'm' is a MAP (MAP<STRING, INT>), but maps need data storage version"
+                        + " 2.2 and this Lance table is version 2.1");
         assertThat(version(uri)).isEqualTo(1);
+    }
+
+    /**
+     * A Lance catalog creates a table with a MAP column in data storage version 2.2 (other tables
+     * keep 2.1), and INSERT INTO writes maps into it: NULL maps, NULL values, maps nested in a ROW.
+     * (The values themselves are checked by the official SDK in the it module's MapColumnInteropTest.)
+     */
+    @Test
+    void aCatalogCreatesMapTablesInVersion22AndInsertWritesMapsIntoThem() throws Exception {
+        Path warehouse = dir.resolve("warehouse");
+        TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        t.getConfig().set("parallelism.default", "1");
+        t.executeSql("CREATE CATALOG lake WITH ('type' = 'lance', 'warehouse' = '" + warehouse + "')");
+        t.executeSql("USE CATALOG lake");
+        t.executeSql("CREATE TABLE plain (id INT NOT NULL, s STRING)");
+        t.executeSql("CREATE TABLE maps (id INT NOT NULL, m MAP<STRING, INT>, st ROW<n INT, tags MAP<INT, STRING>>)");
+        String plain = warehouse.resolve("default/plain.lance").toString();
+        String maps = warehouse.resolve("default/maps.lance").toString();
+        assertThat(dataFormat(plain)).isEqualTo("2.1");
+        assertThat(dataFormat(maps)).isEqualTo("2.2");
+
+        t.executeSql("INSERT INTO maps VALUES (1, MAP['a', 1, 'b', CAST(NULL AS INT)], ROW(7, MAP[1, 'x'])),"
+                + " (2, CAST(NULL AS MAP<STRING, INT>), CAST(NULL AS ROW<n INT, tags MAP<INT, STRING>>)),"
+                + " (3, MAP['c', 3], ROW(8, CAST(NULL AS MAP<INT, STRING>)))").await();
+        assertThat(version(maps)).isEqualTo(2);
+        try (Dataset d = Dataset.open(maps, Map.of())) {
+            assertThat(d.countRows()).isEqualTo(3);
+            assertThat(d.fragments()).hasSize(1);
+            DataFile file = d.fragments().get(0).files().get(0);
+            assertThat(file.fileMajorVersion()).isEqualTo(2);
+            assertThat(file.fileMinorVersion()).isEqualTo(2);
+            // Leaf columns: id, m.entries.key, m.entries.value, st.n, st.tags.entries.key, st.tags.entries.value.
+            assertThat(file.fields()).containsExactly(0, 3, 4, 6, 9, 10);
+        }
+        assertThat(rows(t, "SELECT * FROM maps ORDER BY id")).containsExactly("+I[1, {a=1, b=null}, +I[7, {1=x}]]",
+                "+I[2, null, null]", "+I[3, {c=3}, +I[8, null]]");
+        assertThat(rows(t, "SELECT id, m['a'], m['b'], st.tags[1] FROM maps ORDER BY id")).containsExactly(
+                "+I[1, 1, null, x]", "+I[2, null, null, null]", "+I[3, null, null, null]");
+    }
+
+    private static String dataFormat(String uri) throws Exception {
+        try (Dataset d = Dataset.open(uri, Map.of())) {
+            return d.manifest().dataFormat().version();
+        }
     }
 
     @Test

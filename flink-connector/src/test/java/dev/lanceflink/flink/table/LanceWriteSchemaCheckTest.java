@@ -3,6 +3,7 @@ package dev.lanceflink.flink.table;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lanceflink.file.FileVersion;
 import java.util.List;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.TimeUnit;
@@ -34,6 +35,11 @@ class LanceWriteSchemaCheckTest {
 
     private static void checkOne(Field stored, DataType declared) {
         check(new Schema(List.of(stored)), DataTypes.FIELD(stored.getName(), declared));
+    }
+
+    private static void checkOne(Field stored, DataType declared, FileVersion dataFormat) {
+        LanceWriteSchemaCheck.check(TABLE, URI, row(DataTypes.FIELD(stored.getName(), declared)),
+                new Schema(List.of(stored)), dataFormat);
     }
 
     private static final Schema USERS = new Schema(List.of(
@@ -161,15 +167,41 @@ class LanceWriteSchemaCheckTest {
         Field entries = new Field("entries", FieldType.notNullable(ArrowType.Struct.INSTANCE), List.of(
                 leaf("key", false, ArrowType.Utf8.INSTANCE), leaf("value", true, new ArrowType.Int(32, true))));
         Field map = new Field("m", FieldType.nullable(new ArrowType.Map(false)), List.of(entries));
-        // The connector's file writer does not encode maps: refused when the INSERT is planned.
-        assertThatThrownBy(() -> checkOne(map, DataTypes.MAP(DataTypes.STRING(), DataTypes.INT())))
+        // Maps need data storage version 2.2: refused in an older table when the INSERT is planned.
+        assertThatThrownBy(() -> checkOne(map, DataTypes.MAP(DataTypes.STRING(), DataTypes.INT()), FileVersion.V2_1))
                 .isInstanceOf(ValidationException.class)
                 .hasMessage("Cannot write table `c`.`d`.`t` to the Lance table at '/data/t.lance': column 'm' is a"
-                        + " MAP (MAP<STRING, INT>), which the connector cannot write: its Lance file writer does not"
-                        + " encode maps (Lance stores them only from file format 2.2 on). Write the table with the"
-                        + " Lance SDK, or store the entries as an ARRAY<ROW<key, value>> column");
+                        + " MAP (MAP<STRING, INT>), but maps need data storage version 2.2 and this Lance table is"
+                        + " version 2.1 (all data files of a table have its version). Create the table with data"
+                        + " storage version 2.2 (a Lance catalog does so for tables with MAP columns) and copy the"
+                        + " rows into it, or store the entries as an ARRAY<ROW<key, value>> column");
         Field nested = new Field("s", FieldType.nullable(ArrowType.Struct.INSTANCE), List.of(map));
         assertThatThrownBy(() -> checkOne(nested, DataTypes.ROW(DataTypes.FIELD("m",
-                DataTypes.MAP(DataTypes.STRING(), DataTypes.INT()))))).hasMessageContaining("column 's.m' is a MAP");
+                DataTypes.MAP(DataTypes.STRING(), DataTypes.INT()))), FileVersion.V2_0))
+                .hasMessageContaining("column 's.m' is a MAP (MAP<STRING, INT>), but maps need data storage version"
+                        + " 2.2 and this Lance table is version 2.0");
+    }
+
+    @Test
+    void acceptsMapsInVersion22TablesCheckingKeysAndValues() {
+        Field entries = new Field("entries", FieldType.notNullable(ArrowType.Struct.INSTANCE), List.of(
+                leaf("key", false, ArrowType.Utf8.INSTANCE), leaf("value", false, new ArrowType.Int(32, true))));
+        Field map = new Field("m", FieldType.nullable(new ArrowType.Map(false)), List.of(entries));
+        // Flink map keys are nullable types; a NULL key is refused by the writer when it meets one.
+        assertThatCode(() -> checkOne(map, DataTypes.MAP(DataTypes.STRING(), DataTypes.INT().notNull()),
+                FileVersion.V2_2)).doesNotThrowAnyException();
+        // Without the table's version the file writer decides (it refuses maps in older tables).
+        assertThatCode(() -> checkOne(map, DataTypes.MAP(DataTypes.STRING(), DataTypes.INT().notNull())))
+                .doesNotThrowAnyException();
+        assertThatThrownBy(() -> checkOne(map, DataTypes.MAP(DataTypes.STRING(), DataTypes.BIGINT().notNull()),
+                FileVersion.V2_2))
+                .hasMessageEndingWith("column 'm.value' is declared BIGINT NOT NULL but the Lance table stores INT"
+                        + " NOT NULL (Arrow type Int(32, true)); declare it INT NOT NULL");
+        assertThatThrownBy(() -> checkOne(map, DataTypes.MAP(DataTypes.STRING(), DataTypes.INT()), FileVersion.V2_2))
+                .hasMessageEndingWith("column 'm.value' is NOT NULL in the Lance table but declared INT; declare it"
+                        + " INT NOT NULL, so that Flink checks every row for NULL before it is written");
+        assertThatThrownBy(() -> checkOne(map, DataTypes.MAP(DataTypes.INT(), DataTypes.INT().notNull()),
+                FileVersion.V2_2))
+                .hasMessageContaining("column 'm.key' is declared INT NOT NULL but the Lance table stores STRING");
     }
 }

@@ -60,9 +60,6 @@ public final class StructuralFieldReader {
     }
 
     private void collect(LanceField f, Field af, List<Boolean> path, ColumnOpener opener) throws IOException {
-        if (f.isMap()) {
-            throw new EncodingException("field '" + f.pathString() + "' is a map, which this reader does not support yet");
-        }
         if (f.shape() == dev.lanceflink.schema.LogicalTypes.Shape.FIXED_SIZE_LIST_STRUCT) {
             throw new EncodingException("field '" + f.pathString() + "' is a fixed-size list of structs, which this reader does not support yet");
         }
@@ -77,7 +74,8 @@ public final class StructuralFieldReader {
             leaves.add(new Leaf(f, af, isList, opener.open(leaves.size(), f, shape, hasRep)));
             return;
         }
-        path.add(f.isList());
+        // A map is stored as the list of its entries struct (one repetition layer).
+        path.add(f.isList() || f.isMap());
         List<LanceField> children = f.children();
         for (int i = 0; i < children.size(); i++) {
             collect(children.get(i), af.getChildren().get(i), path, opener);
@@ -229,7 +227,8 @@ public final class StructuralFieldReader {
             ArrowVectorFiller.fillLeaf(v, values[leafIndex], s.anyNull(depth) ? s.validity(depth) : null, n);
             return;
         }
-        if (f.isList()) {
+        if (f.isList() || f.isMap()) {
+            // A MapVector is a ListVector whose data vector is the entries struct.
             ArrowVectorFiller.fillList(v, s.validity(depth), s.offsets(depth), n);
             FieldVector child = v instanceof ListVector lv ? lv.getDataVector() : ((LargeListVector) v).getDataVector();
             fill(child, f.children().get(0), depth + 1, structures, values, nextLeaf);

@@ -19,7 +19,12 @@ import org.apache.arrow.vector.types.pojo.Field;
 
 /**
  * Writes one Lance data file ({@code .lance}) in file version 2.1 (structural encodings, the
- * default of Lance 7.0.0) or 2.0.
+ * default of Lance 7.0.0), 2.2 or 2.0.
+ *
+ * <p>A 2.2 file is written with the 2.1 encodings, which stay valid in 2.2 (mini-block chunks
+ * keep {@code has_large_chunk = false}, all-null pages keep the 2.1 constant layout); only the
+ * footer version differs. What 2.2 adds that matters here is the map type: maps are accepted in
+ * 2.2 files only, as Lance itself refuses them in older files.
  *
  * <p>Pages are written to the store as each column's buffered data reaches
  * {@link FileWriterOptions#targetPageBytes()}, so memory stays bounded by about that much per
@@ -79,12 +84,11 @@ public final class LanceFileWriter implements AutoCloseable {
      * Starts a data file at {@code path} of {@code store}.
      *
      * @param schema the fields stored in this file, with their dataset field ids
-     * @param version {@link FileVersion#V2_1} or {@link FileVersion#V2_0} (must match the dataset's
-     *     {@code data_format})
+     * @param version the file version; must match the dataset's {@code data_format}
      * @param allocator reserved for Arrow memory the writer may need; the writer reads the
      *     caller's vectors without copying them into Arrow memory
-     * @throws FileVersion.UnsupportedFileVersionException for 2.2
-     * @throws IllegalArgumentException if the schema holds a type the writer cannot store
+     * @throws IllegalArgumentException if the schema holds a type the writer cannot store, or a
+     *     map in a file version before 2.2
      */
     public static LanceFileWriter create(ObjectStore store, String path, LanceSchema schema, FileVersion version,
             BufferAllocator allocator, FileWriterOptions options) throws IOException {
@@ -93,14 +97,27 @@ public final class LanceFileWriter implements AutoCloseable {
         requireNonNull(schema, "schema is null");
         requireNonNull(version, "version is null");
         requireNonNull(options, "options is null");
-        if (version == FileVersion.V2_2) {
-            throw new FileVersion.UnsupportedFileVersionException("writing Lance file version 2.2 is not supported;"
-                    + " write 2.1 (Lance 7.0.0's default) or 2.0, and create the dataset with that data_format."
-                    + " File: " + path);
-        }
         List<WriterField> top = WriterSchema.topLevel(schema);
+        if (version.compareTo(FileVersion.V2_2) < 0) {
+            for (WriterField f : top) {
+                refuseMaps(f, f.name(), version, path);
+            }
+        }
         OutputStream out = store.create(path);
         return new LanceFileWriter(store, path, schema, version, options, top, out, null);
+    }
+
+    /** Lance reads maps only from 2.2 files (its older decoders have no map type), so none may go in earlier. */
+    private static void refuseMaps(WriterField f, String fieldPath, FileVersion version, String path) {
+        if (f.kind() == WriterField.Kind.MAP) {
+            throw new IllegalArgumentException("field '" + fieldPath + "' (id " + f.id() + ") is a map, but maps need"
+                    + " data storage version 2.2 and this file is version " + version.label() + " (" + path + ")."
+                    + " Create the table with data storage version 2.2 (WriteParams.withFileVersion(FileVersion.V2_2));"
+                    + " an existing table keeps its version, so rewrite it into a new 2.2 table to add map columns");
+        }
+        for (WriterField c : f.children()) {
+            refuseMaps(c, fieldPath + "." + c.name(), version, path);
+        }
     }
 
     /**
@@ -206,7 +223,7 @@ public final class LanceFileWriter implements AutoCloseable {
                             + "-byte values in the schema";
                 }
             }
-            case STRUCT, LIST, LARGE_LIST -> {
+            case STRUCT, LIST, LARGE_LIST, MAP -> {
                 if (children.size() != expected.children().size()) {
                     return "'" + path + "' has " + children.size() + " children in the vector, "
                             + expected.children().size() + " in the schema";

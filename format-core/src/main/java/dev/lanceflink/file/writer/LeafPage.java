@@ -144,7 +144,8 @@ final class LeafPage {
                     }
                 }
             }
-            case LIST, LARGE_LIST -> {
+            case LIST, LARGE_LIST, MAP -> {
+                // A MapVector is a ListVector (i32 offsets) whose items are the entries struct.
                 boolean large = f.kind() == WriterField.Kind.LARGE_LIST;
                 ArrowBuf offsets = vec.getOffsetBuffer();
                 FieldVector items = large ? ((LargeListVector) vec).getDataVector() : ((ListVector) vec).getDataVector();
@@ -163,7 +164,8 @@ final class LeafPage {
                         layerHasEmpty[layer] = true;
                     } else {
                         if (e > Integer.MAX_VALUE) {
-                            throw new IllegalArgumentException("list field '" + f.name() + "' has more than 2^31 items in one batch");
+                            throw new IllegalArgumentException(f.kind().name().toLowerCase(java.util.Locale.ROOT)
+                                    + " field '" + f.name() + "' has more than 2^31 items in one batch");
                         }
                         visit(j + 1, items, (int) s, (int) e, r, inner);
                     }

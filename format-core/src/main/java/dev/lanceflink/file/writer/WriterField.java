@@ -7,7 +7,8 @@ import org.apache.arrow.vector.types.pojo.Field;
 /**
  * The writer's view of one Lance field: its id, how its Arrow data is laid out, and its Lance
  * children. Fixed-size lists are leaves here (Lance gives them no child field); their element
- * type is folded into {@link #byteWidth}/{@link #dimension}.
+ * type is folded into {@link #byteWidth}/{@link #dimension}. A map is a list-like node whose
+ * single child is the entries struct.
  */
 record WriterField(int id, String name, boolean nullable, Kind kind, int byteWidth, int dimension,
         ArrowType arrowType, List<WriterField> children) {
@@ -24,10 +25,16 @@ record WriterField(int id, String name, boolean nullable, Kind kind, int byteWid
         FSL,
         STRUCT,
         LIST,
-        LARGE_LIST;
+        LARGE_LIST,
+        /**
+         * A map: physically a list (i32 offsets) of its non-null entries struct {@code <key, value>},
+         * which is how Lance encodes it (its structural list encoder takes list and map arrays
+         * alike). Only file version 2.2 and later may hold maps.
+         */
+        MAP;
 
         boolean isList() {
-            return this == LIST || this == LARGE_LIST;
+            return this == LIST || this == LARGE_LIST || this == MAP;
         }
 
         boolean isLeaf() {
@@ -50,6 +57,13 @@ record WriterField(int id, String name, boolean nullable, Kind kind, int byteWid
             case Struct -> new WriterField(id, name, nullable, Kind.STRUCT, 0, 0, t, List.copyOf(children));
             case List -> new WriterField(id, name, nullable, Kind.LIST, 0, 0, t, List.copyOf(children));
             case LargeList -> new WriterField(id, name, nullable, Kind.LARGE_LIST, 0, 0, t, List.copyOf(children));
+            case Map -> {
+                if (((ArrowType.Map) t).getKeysSorted()) {
+                    throw unsupported(id, name, t + " with keys_sorted=true (Lance stores unsorted maps only;"
+                            + " declare the map with keysSorted=false)");
+                }
+                yield new WriterField(id, name, nullable, Kind.MAP, 0, 0, t, List.copyOf(children));
+            }
             case FixedSizeList -> {
                 int dim = ((ArrowType.FixedSizeList) t).getListSize();
                 Field item = arrow.getChildren().get(0);
@@ -92,7 +106,7 @@ record WriterField(int id, String name, boolean nullable, Kind kind, int byteWid
         return new IllegalArgumentException("field '" + name + "' (id " + id + ") has type " + what
                 + ", which the Lance file writer does not support; convert it to a supported type"
                 + " (bool, ints, floats, dates, timestamps, decimals, strings, binaries, fixed_size_list,"
-                + " list, struct)");
+                + " list, struct, and map in file version 2.2)");
     }
 
     /** Bit width of the value as Lance encodes it ({@code 1} for booleans). */

@@ -220,13 +220,11 @@ class StructuralRoundTripTest {
     }
 
     @Test
-    void version22IsRefused() {
-        LanceSchema schema = LanceSchema.fromArrow(new Schema(List.of(TypeCatalog.f("a", true, TypeCatalog.I32))), 0);
-        assertThatThrownBy(() -> LanceFileWriter.create(new LocalObjectStore(dir), "x.lance", schema, FileVersion.V2_2,
-                allocator, FileWriterOptions.defaults()))
-                .isInstanceOf(FileVersion.UnsupportedFileVersionException.class)
-                .hasMessageStartingWith("writing Lance file version 2.2 is not supported;");
-        assertThat(dir.resolve("x.lance")).doesNotExist();
+    void version22WritesTheVersion21EncodingsUnderItsOwnFooter() throws Exception {
+        Schema arrow = TypeCatalog.schema(true, true);
+        roundTrip(FileVersion.V2_2, arrow, List.of(
+                RandomBatches.batch(arrow, allocator, 2000, 22, new RandomBatches.Shape(4, 3, 20))),
+                FileWriterOptions.defaults().withTargetPageBytes(20_000).withRowsPerSlice(300));
     }
 
     @Test

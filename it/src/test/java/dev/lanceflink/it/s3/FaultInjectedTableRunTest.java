@@ -68,7 +68,10 @@ class FaultInjectedTableRunTest {
     @ParameterizedTest
     @EnumSource(StoreKind.class)
     void retriedOperationsUnderFivePercentFaultsEndWithTheModelTable(StoreKind kind) throws Exception {
-        int operations = kind == StoreKind.LOCAL ? 300 : 100;
+        // Enough commits that the 2.5% of lost publish responses certainly hits some (the test
+        // asserts it did): with 100 on S3 the expected count was 2.5, and one change in the number
+        // of store calls per operation shifted the seeded draws to none.
+        int operations = kind == StoreKind.LOCAL ? 300 : 200;
         long seed = Long.getLong("lf.it.faultSeed", kind == StoreKind.LOCAL ? 20261129L : 4242L);
         TableLocation table = TableLocation.fresh(kind, S3.server(), localRoot, "faults");
         Random random = new Random(seed);

@@ -1,5 +1,6 @@
 package dev.lanceflink.flink.table;
 
+import static dev.lanceflink.flink.table.SqlTestSupport.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanceflink.compact.FragmentRewriter;
@@ -12,7 +13,6 @@ import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.txn.CommitOptions;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
@@ -27,8 +27,6 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -93,13 +91,6 @@ class LanceRowIdMetadataITCase {
         return t;
     }
 
-    private static List<String> rows(TableEnvironment t, String sql) throws Exception {
-        List<String> out = new ArrayList<>();
-        try (CloseableIterator<Row> it = t.executeSql(sql).collect()) {
-            it.forEachRemaining(r -> out.add(r.toString()));
-        }
-        return out;
-    }
 
     private static String row(long id, long rowId, long rowAddr) {
         return "+I[" + id + ", " + rowId + ", " + rowAddr + "]";

@@ -1,5 +1,7 @@
 package dev.lanceflink.flink.table;
 
+import static dev.lanceflink.flink.table.SqlTestSupport.USERS;
+import static dev.lanceflink.flink.table.SqlTestSupport.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -12,21 +14,14 @@ import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.txn.Operation;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.ExceptionUtils;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -44,10 +39,6 @@ class LanceSqlInsertOverwriteITCase {
     static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
             .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(3).build());
 
-    private static final Schema USERS = new Schema(List.of(
-            new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
-            new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
-            new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null)));
 
     @TempDir
     Path dir;
@@ -71,13 +62,6 @@ class LanceSqlInsertOverwriteITCase {
         return t;
     }
 
-    private static List<String> rows(TableEnvironment t, String sql) throws Exception {
-        List<String> out = new ArrayList<>();
-        try (CloseableIterator<Row> it = t.executeSql(sql).collect()) {
-            it.forEachRemaining(r -> out.add(r.toString()));
-        }
-        return out;
-    }
 
     private Manifest manifest() throws Exception {
         try (Dataset d = Dataset.open(uri, Map.of())) {

@@ -1,5 +1,6 @@
 package dev.lanceflink.flink.table;
 
+import static dev.lanceflink.flink.table.SqlTestSupport.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -11,7 +12,6 @@ import dev.lanceflink.flink.types.VectorDimensions;
 import dev.lanceflink.table.DataFile;
 import java.nio.file.Path;
 import java.time.ZoneId;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.vector.types.TimeUnit;
@@ -25,8 +25,6 @@ import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -116,13 +114,6 @@ class LanceSqlTypeMatrixTest {
         return t;
     }
 
-    private static List<String> rows(TableEnvironment t, String sql) throws Exception {
-        List<String> out = new ArrayList<>();
-        try (CloseableIterator<Row> it = t.executeSql(sql).collect()) {
-            it.forEachRemaining(r -> out.add(r.toString()));
-        }
-        return out;
-    }
 
     private static long version(String uri) throws Exception {
         try (Dataset d = Dataset.open(uri, Map.of())) {

@@ -1,5 +1,7 @@
 package dev.lanceflink.flink.table;
 
+import static dev.lanceflink.flink.table.SqlTestSupport.USERS;
+import static dev.lanceflink.flink.table.SqlTestSupport.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,19 +12,12 @@ import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.table.Fragment;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -37,10 +32,6 @@ class LanceTableSinkTest {
     static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
             .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
 
-    private static final Schema USERS = new Schema(List.of(
-            new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
-            new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
-            new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null)));
     private static final String COLUMNS = "id BIGINT NOT NULL, name STRING, age INT";
     private static final String FIVE_USERS =
             "INSERT INTO users VALUES (1, 'ann', 29), (2, 'bob', 25), (3, CAST(NULL AS STRING), 39), "
@@ -68,13 +59,6 @@ class LanceTableSinkTest {
                 + extraOptions + ")");
     }
 
-    private static List<String> rows(TableEnvironment t, String sql) throws Exception {
-        List<String> out = new ArrayList<>();
-        try (CloseableIterator<Row> it = t.executeSql(sql).collect()) {
-            it.forEachRemaining(r -> out.add(r.toString()));
-        }
-        return out;
-    }
 
     private long latestVersion() throws Exception {
         try (Dataset d = Dataset.open(uri, Map.of())) {

@@ -1,18 +1,15 @@
 package dev.lanceflink.flink.table;
 
+import static dev.lanceflink.flink.table.SqlTestSupport.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lanceflink.flink.testutil.SampleTable;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -42,13 +39,6 @@ class LanceTableSourceITCase {
         return t;
     }
 
-    private static List<String> rows(TableEnvironment t, String sql) throws Exception {
-        List<String> out = new ArrayList<>();
-        try (CloseableIterator<Row> it = t.executeSql(sql).collect()) {
-            it.forEachRemaining(r -> out.add(r.toString()));
-        }
-        return out;
-    }
 
     @Test
     void selectsEveryTypeOfTheLatestVersion() throws Exception {

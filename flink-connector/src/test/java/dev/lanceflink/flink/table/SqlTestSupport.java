@@ -1,0 +1,31 @@
+package dev.lanceflink.flink.table;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+
+/** What the SQL tests of this package share: the worked example's table and result collection. */
+final class SqlTestSupport {
+    /** The spec's worked {@code users} table: {@code id BIGINT NOT NULL, name STRING, age INT}. */
+    static final Schema USERS = new Schema(List.of(
+            new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
+            new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
+            new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null)));
+
+    private SqlTestSupport() {}
+
+    /** The rows {@code sql} returns, each as {@link Row#toString()} ({@code +I[1, Alice, 30]}), in order. */
+    static List<String> rows(TableEnvironment t, String sql) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (CloseableIterator<Row> it = t.executeSql(sql).collect()) {
+            it.forEachRemaining(r -> out.add(r.toString()));
+        }
+        return out;
+    }
+}

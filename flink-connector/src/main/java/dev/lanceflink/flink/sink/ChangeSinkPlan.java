@@ -6,7 +6,9 @@ import dev.lanceflink.flink.types.LanceTypeMapping;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
+import java.util.Optional;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -85,17 +87,17 @@ final class ChangeSinkPlan {
     }
 
     /**
-     * When the stream declares its row type (Table API streams, {@code InternalTypeInfo}), it must
-     * be the table's: the same number of columns, then the same type per column (nullability
-     * aside: NULLs in NOT NULL columns are caught per record, naming the column). Plain
-     * {@code RowData} streams carry no row type; their records are checked one by one.
+     * The stream as the change sink's operators read it: unchanged if its declared row type reads
+     * like the table's ({@link InputRowAdapter#sameLayout}), else through an {@link InputRowAdapter}
+     * (timestamps declared at another precision than the column's unit). {@code extra} names the
+     * trailing fields beyond the table's columns (e.g. {@code _rowaddr}), passed on as they are.
      *
-     * @param extra columns expected after the table's ({@code _rowaddr} for the row-address mode)
+     * @throws IllegalArgumentException naming the column if a declared type does not fit it
      */
-    static void checkInputType(TableLocation table, RowType rowType, TypeInformation<RowData> input,
-            List<String> extra) {
-        if (!(input instanceof InternalTypeInfo<RowData> internal) || !(internal.toLogicalType() instanceof RowType in)) {
-            return;
+    static DataStream<RowData> adaptInput(TableLocation table, RowType rowType, DataStream<RowData> rows,
+            List<String> extra, String uidSuffix) {
+        if (!(rows.getType() instanceof InternalTypeInfo<RowData> internal) || !(internal.toLogicalType() instanceof RowType in)) {
+            return rows;
         }
         int expected = rowType.getFieldCount() + extra.size();
         if (in.getFieldCount() != expected) {
@@ -104,15 +106,21 @@ final class ChangeSinkPlan {
             throw new IllegalArgumentException("The stream's rows have " + in.getFieldCount() + " fields " + in
                     + ", but the sink into " + table + " expects " + expected + ": " + names);
         }
-        for (int i = 0; i < rowType.getFieldCount(); i++) {
-            LogicalType want = rowType.getTypeAt(i).copy(true);
-            LogicalType got = in.getTypeAt(i).copy(true);
-            if (!want.equals(got)) {
-                throw new IllegalArgumentException("Column '" + rowType.getFieldNames().get(i) + "' of " + table
-                        + " is " + rowType.getTypeAt(i) + ", but field " + i + " ('" + in.getFieldNames().get(i)
-                        + "') of the stream's rows is " + in.getTypeAt(i) + "; cast it before the sink");
-            }
+        List<RowType.RowField> fields = new java.util.ArrayList<>(rowType.getFields());
+        for (int k = 0; k < extra.size(); k++) {
+            fields.add(new RowType.RowField(extra.get(k), in.getTypeAt(rowType.getFieldCount() + k)));
         }
+        RowType target = new RowType(fields);
+        Optional<InputRowAdapter> adapter = InputRowAdapter.between(in, target, table.toString());
+        if (adapter.isEmpty()) {
+            return rows;
+        }
+        SingleOutputStreamOperator<RowData> adapted = rows.map(adapter.get(), InternalTypeInfo.of(target))
+                .uid("lance-input-types-" + uidSuffix).name("Lance input types");
+        if (rows.getParallelism() > 0) {
+            adapted.setParallelism(rows.getParallelism()); // chains to the input: no extra serialization
+        }
+        return adapted;
     }
 
     private static int position(TableLocation table, RowType rowType, String name, String what) {

@@ -253,8 +253,8 @@ public final class LanceSinkBuilder {
         int[] keys = ChangeSinkPlan.keyPositions(table, rowType, primaryKey);
         long written = ChangeSinkPlan.columnMask(table, rowType, writtenColumns);
         ChangeSinkPlan.checkKeyIsWritten(table, rowType, keys, written);
-        ChangeSinkPlan.checkInputType(table, rowType, rows.getType(), List.of());
         String suffix = suffix();
+        rows = ChangeSinkPlan.adaptInput(table, rowType, rows, List.of(), suffix);
         PrimaryKeySelector keySelector = new PrimaryKeySelector(rowType, keys);
         SingleOutputStreamOperator<LocatedChange> resolved = rows
                 .keyBy(keySelector, InternalTypeInfo.of(keySelector.keyType()))
@@ -276,10 +276,10 @@ public final class LanceSinkBuilder {
         TableLocation table = new TableLocation(uri, storageOptions);
         RowType rowType = ChangeSinkPlan.tableRowType(table);
         long written = deletesOnly ? 0 : ChangeSinkPlan.columnMask(table, rowType, writtenColumns);
-        if (!deletesOnly) {
-            ChangeSinkPlan.checkInputType(table, rowType, rows.getType(), List.of("_rowaddr"));
-        }
         String suffix = suffix();
+        if (!deletesOnly) {
+            rows = ChangeSinkPlan.adaptInput(table, rowType, rows, List.of("_rowaddr"), suffix);
+        }
         LanceChangeSink sink = new LanceChangeSink(table, batchRows, commitSettings, suffix);
         SingleOutputStreamOperator<LocatedChange> changes = rows
                 .map(deletesOnly ? RowAddressChanges.deletes(rowType) : new RowAddressChanges(rowType, written),

@@ -167,6 +167,32 @@ class LanceSqlTypeMatrixTest {
         }
     }
 
+    /**
+     * The change sinks (upsert by PRIMARY KEY, UPDATE) read cells with the table's types, so rows
+     * of TIMESTAMP(3) columns stored in microseconds are re-laid out first; read as TIMESTAMP(6)
+     * from a binary row they would be garbage.
+     */
+    @Test
+    void millisecondTimestampsUpsertAndUpdateIntoMicrosecondColumns() throws Exception {
+        String columns = "id INT NOT NULL, ts TIMESTAMP(3), ltz TIMESTAMP_LTZ(3), PRIMARY KEY (id) NOT ENFORCED";
+        String uri = createFromDeclaration("ts3pk", "id INT NOT NULL, ts TIMESTAMP(3), ltz TIMESTAMP_LTZ(3)", "");
+        TableEnvironment t = env(uri, columns, "");
+        t.executeSql("INSERT INTO t VALUES (1, TIMESTAMP '1969-12-31 23:59:59.999',"
+                + " CAST(TIMESTAMP '2026-11-29 21:00:00.123' AS TIMESTAMP_LTZ(3))),"
+                + " (2, TIMESTAMP '2000-01-01 00:00:00.001', CAST(NULL AS TIMESTAMP_LTZ(3)))").await();
+        t.executeSql("INSERT INTO t VALUES (2, TIMESTAMP '2000-01-01 00:00:00.002',"
+                + " CAST(TIMESTAMP '2001-01-01 00:00:00.5' AS TIMESTAMP_LTZ(3)))").await(); // upsert: overlay
+        t.executeSql("UPDATE t SET ts = TIMESTAMP '1970-01-01 00:00:00.042' WHERE id = 1").await();
+
+        assertThat(rows(t, "SELECT * FROM t ORDER BY id")).containsExactly(
+                "+I[1, 1970-01-01T00:00:00.042, 2026-11-29T21:00:00.123Z]",
+                "+I[2, 2000-01-01T00:00:00.002, 2001-01-01T00:00:00.500Z]");
+        try (Dataset d = Dataset.open(uri, Map.of())) {
+            assertThat(d.countRows()).isEqualTo(2);
+            assertThat(d.manifest().fragments().get(0).overlays()).hasSize(2);
+        }
+    }
+
     @Test
     void timesOfDayRoundTripInSecondsAndMilliseconds() throws Exception {
         String columns = "id INT NOT NULL, t0 TIME(0), t3 TIME(3)";

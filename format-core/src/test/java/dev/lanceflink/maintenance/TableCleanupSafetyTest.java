@@ -13,10 +13,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.file.writer.FileWriterOptions;
+import dev.lanceflink.io.ForwardingObjectStore;
 import dev.lanceflink.io.LocalObjectStore;
-import dev.lanceflink.io.ObjectInfo;
 import dev.lanceflink.io.ObjectStore;
-import dev.lanceflink.io.RangeReader;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.txn.CommitOptions;
 import dev.lanceflink.txn.Operation;
@@ -24,14 +23,11 @@ import dev.lanceflink.txn.TableCommitter;
 import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.write.FragmentWriter;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -289,58 +285,12 @@ class TableCleanupSafetyTest {
     }
 
     /** Delegates to a store but fails deletes of one path. */
-    private static final class FailingDeletes implements ObjectStore {
-        private final ObjectStore delegate;
+    private static final class FailingDeletes extends ForwardingObjectStore {
         private final String failing;
 
         FailingDeletes(ObjectStore delegate, String failing) {
-            this.delegate = delegate;
+            super(delegate);
             this.failing = failing;
-        }
-
-        @Override
-        public String rootUri() {
-            return delegate.rootUri();
-        }
-
-        @Override
-        public byte[] readAll(String path) throws IOException {
-            return delegate.readAll(path);
-        }
-
-        @Override
-        public RangeReader openReader(String path) throws IOException {
-            return delegate.openReader(path);
-        }
-
-        @Override
-        public Optional<ObjectInfo> head(String path) throws IOException {
-            return delegate.head(path);
-        }
-
-        @Override
-        public OutputStream create(String path) throws IOException {
-            return delegate.create(path);
-        }
-
-        @Override
-        public void put(String path, byte[] content) throws IOException {
-            delegate.put(path, content);
-        }
-
-        @Override
-        public boolean putIfAbsent(String path, byte[] content) throws IOException {
-            return delegate.putIfAbsent(path, content);
-        }
-
-        @Override
-        public Iterator<ObjectInfo> list(String directory) throws IOException {
-            return delegate.list(directory);
-        }
-
-        @Override
-        public Iterator<ObjectInfo> listRecursive(String prefix) throws IOException {
-            return delegate.listRecursive(prefix);
         }
 
         @Override
@@ -348,7 +298,7 @@ class TableCleanupSafetyTest {
             if (path.equals(failing)) {
                 throw new IOException("injected: access denied for " + path);
             }
-            delegate.delete(path);
+            delegate().delete(path);
         }
     }
 }

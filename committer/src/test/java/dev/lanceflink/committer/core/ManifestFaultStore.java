@@ -1,11 +1,9 @@
 package dev.lanceflink.committer.core;
 
+import dev.lanceflink.io.ForwardingObjectStore;
 import dev.lanceflink.io.ObjectInfo;
 import dev.lanceflink.io.ObjectStore;
-import dev.lanceflink.io.RangeReader;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.util.Iterator;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -15,8 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * dropped connection gives), optionally with the read-back of that manifest failing too.
  * Everything else passes through.
  */
-final class ManifestFaultStore implements ObjectStore {
-    private final ObjectStore delegate;
+final class ManifestFaultStore extends ForwardingObjectStore {
     private final AtomicInteger failBefore = new AtomicInteger();
     private final AtomicInteger loseResponse = new AtomicInteger();
     private final AtomicInteger publications = new AtomicInteger();
@@ -25,7 +22,7 @@ final class ManifestFaultStore implements ObjectStore {
     private volatile String lostPath;
 
     ManifestFaultStore(ObjectStore delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     /** The next {@code n} manifest publications fail without writing anything. */
@@ -56,7 +53,7 @@ final class ManifestFaultStore implements ObjectStore {
             if (failBefore.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 throw new IOException("injected: connection refused before publishing " + path);
             }
-            boolean created = delegate.putIfAbsent(path, content);
+            boolean created = delegate().putIfAbsent(path, content);
             if (created) {
                 publications.incrementAndGet();
             }
@@ -67,22 +64,7 @@ final class ManifestFaultStore implements ObjectStore {
             }
             return created;
         }
-        return delegate.putIfAbsent(path, content);
-    }
-
-    @Override
-    public String rootUri() {
-        return delegate.rootUri();
-    }
-
-    @Override
-    public byte[] readAll(String path) throws IOException {
-        return delegate.readAll(path);
-    }
-
-    @Override
-    public RangeReader openReader(String path) throws IOException {
-        return delegate.openReader(path);
+        return delegate().putIfAbsent(path, content);
     }
 
     @Override
@@ -90,31 +72,6 @@ final class ManifestFaultStore implements ObjectStore {
         if (path.equals(lostPath) && failReadBack.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
             throw new IOException("injected: store unavailable reading " + path);
         }
-        return delegate.head(path);
-    }
-
-    @Override
-    public OutputStream create(String path) throws IOException {
-        return delegate.create(path);
-    }
-
-    @Override
-    public void put(String path, byte[] content) throws IOException {
-        delegate.put(path, content);
-    }
-
-    @Override
-    public Iterator<ObjectInfo> list(String directory) throws IOException {
-        return delegate.list(directory);
-    }
-
-    @Override
-    public Iterator<ObjectInfo> listRecursive(String prefix) throws IOException {
-        return delegate.listRecursive(prefix);
-    }
-
-    @Override
-    public void delete(String path) throws IOException {
-        delegate.delete(path);
+        return delegate().head(path);
     }
 }

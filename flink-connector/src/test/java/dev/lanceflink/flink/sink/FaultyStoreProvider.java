@@ -1,16 +1,12 @@
 package dev.lanceflink.flink.sink;
 
+import dev.lanceflink.io.ForwardingObjectStore;
 import dev.lanceflink.io.LocalObjectStore;
-import dev.lanceflink.io.ObjectInfo;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.io.ObjectStoreProvider;
-import dev.lanceflink.io.RangeReader;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Path;
-import java.util.Iterator;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -55,11 +51,9 @@ public final class FaultyStoreProvider implements ObjectStoreProvider {
         return budget.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
     }
 
-    private static final class FaultyStore implements ObjectStore {
-        private final ObjectStore delegate;
-
+    private static final class FaultyStore extends ForwardingObjectStore {
         FaultyStore(ObjectStore delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
@@ -69,7 +63,7 @@ public final class FaultyStoreProvider implements ObjectStoreProvider {
                 INJECTED.incrementAndGet();
                 throw new IOException("injected: connection refused before publishing " + path);
             }
-            boolean created = delegate.putIfAbsent(path, content);
+            boolean created = delegate().putIfAbsent(path, content);
             if (manifest && created && take(CRASH_AFTER_PUBLISH)) {
                 INJECTED.incrementAndGet();
                 // Not an I/O error: the committer task dies with the version already published.
@@ -80,51 +74,6 @@ public final class FaultyStoreProvider implements ObjectStoreProvider {
                 throw new IOException("injected: connection reset after publishing " + path);
             }
             return created;
-        }
-
-        @Override
-        public String rootUri() {
-            return delegate.rootUri();
-        }
-
-        @Override
-        public byte[] readAll(String path) throws IOException {
-            return delegate.readAll(path);
-        }
-
-        @Override
-        public RangeReader openReader(String path) throws IOException {
-            return delegate.openReader(path);
-        }
-
-        @Override
-        public Optional<ObjectInfo> head(String path) throws IOException {
-            return delegate.head(path);
-        }
-
-        @Override
-        public OutputStream create(String path) throws IOException {
-            return delegate.create(path);
-        }
-
-        @Override
-        public void put(String path, byte[] content) throws IOException {
-            delegate.put(path, content);
-        }
-
-        @Override
-        public Iterator<ObjectInfo> list(String directory) throws IOException {
-            return delegate.list(directory);
-        }
-
-        @Override
-        public Iterator<ObjectInfo> listRecursive(String prefix) throws IOException {
-            return delegate.listRecursive(prefix);
-        }
-
-        @Override
-        public void delete(String path) throws IOException {
-            delegate.delete(path);
         }
     }
 }

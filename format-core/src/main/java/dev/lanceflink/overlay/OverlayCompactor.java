@@ -377,8 +377,8 @@ public final class OverlayCompactor {
             return properties;
         }
         Map<String, String> out = new java.util.LinkedHashMap<>(properties);
-        out.put(Transaction.COMPACTION_MODE_PROPERTY, staged instanceof Operation.Merge ? "overlay-merge"
-                : "overlay-fold");
+        out.put(Transaction.COMPACTION_MODE_PROPERTY, staged instanceof Operation.Merge
+                ? Transaction.COMPACTION_OVERLAY_MERGE : Transaction.COMPACTION_OVERLAY_FOLD);
         return out;
     }
 

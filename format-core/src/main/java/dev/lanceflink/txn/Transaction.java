@@ -25,6 +25,12 @@ public record Transaction(long readVersion, String uuid, String tag, Map<String,
      * tell an overlay merge (committed as a {@code Merge}) from a Merge that adds columns.
      */
     public static final String COMPACTION_MODE_PROPERTY = "lance-flink.compaction.mode";
+    /** {@link #COMPACTION_MODE_PROPERTY} of an overlay merge (a Merge that swaps overlays only). */
+    public static final String COMPACTION_OVERLAY_MERGE = "overlay-merge";
+    /** {@link #COMPACTION_MODE_PROPERTY} of an overlay fold (an Update rewriting overlaid columns). */
+    public static final String COMPACTION_OVERLAY_FOLD = "overlay-fold";
+    /** {@link #COMPACTION_MODE_PROPERTY} of a fragment compaction (a Rewrite). */
+    public static final String COMPACTION_FRAGMENTS = "fragments";
     /** Property naming the version a compaction commit was planned on. */
     public static final String COMPACTION_READ_VERSION_PROPERTY = "lance-flink.compaction.read-version";
     /** Directory of transaction files, relative to the dataset root. */

@@ -48,6 +48,7 @@ public final class CheckpointCommitter {
     private final CommittedCheckpointFinder finder;
     /** Set when the changes were computed from a pinned version (row-level statements), else null. */
     private final ConcurrentChangeCheck changeCheck;
+    private final ReplacedContentCheck replacedContent;
 
     /**
      * @param maxAttempts attempts per checkpoint before failing (each re-checks the marker)
@@ -74,6 +75,7 @@ public final class CheckpointCommitter {
         this.retryBackoff = requireNonNull(retryBackoff, "retryBackoff is null");
         this.finder = new CommittedCheckpointFinder(store);
         this.changeCheck = readVersion > 0 ? new ConcurrentChangeCheck(store, readVersion) : null;
+        this.replacedContent = new ReplacedContentCheck(store);
     }
 
     /**
@@ -134,7 +136,7 @@ public final class CheckpointCommitter {
             if (changeCheck != null) {
                 changeCheck.check(commit, step, latest);
             }
-            StepOperations.Built built = StepOperations.build(step, commit, latest, store);
+            StepOperations.Built built = StepOperations.build(step, commit, latest, store, replacedContent);
             if (built.operation().isEmpty()) {
                 return new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.NOTHING_TO_COMMIT, 0, attempt - 1,
                         conflicts);

@@ -173,8 +173,8 @@ public final class ConcurrentChangeCheck {
      */
     private static boolean preservesValuesAndAddresses(Transaction txn) {
         String mode = txn.properties().get(Transaction.COMPACTION_MODE_PROPERTY);
-        return ("overlay-merge".equals(mode) && txn.operation() instanceof Operation.Merge)
-                || ("overlay-fold".equals(mode) && txn.operation() instanceof Operation.Update);
+        return (Transaction.COMPACTION_OVERLAY_MERGE.equals(mode) && txn.operation() instanceof Operation.Merge)
+                || (Transaction.COMPACTION_OVERLAY_FOLD.equals(mode) && txn.operation() instanceof Operation.Update);
     }
 
     private static String committer(Transaction txn) {

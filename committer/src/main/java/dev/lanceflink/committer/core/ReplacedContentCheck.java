@@ -9,6 +9,8 @@ import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.txn.TransactionStore;
 import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -34,15 +36,30 @@ final class ReplacedContentCheck {
     /** How many versions back the search for the sink's newest commit looks. */
     static final int MAX_WALK = 1000;
 
-    private ReplacedContentCheck() {}
+    private final ObjectStore store;
+    /**
+     * Transactions by version, read once: committed versions never change, and the deletion and
+     * overlay steps of a checkpoint (and its retries) walk the same versions. Bounded, oldest
+     * entries dropped first.
+     */
+    private final Map<Long, Optional<Transaction>> transactions = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, Optional<Transaction>> eldest) {
+            return size() > 2 * MAX_WALK;
+        }
+    };
+
+    ReplacedContentCheck(ObjectStore store) {
+        this.store = store;
+    }
 
     /**
      * @param what the step's changes, for the message ("The deletions of checkpoint 7 (...)")
      * @throws CheckpointCommitException naming the replacing version, if the content was replaced
      */
-    static void check(ObjectStore store, CheckpointCommit commit, Manifest latest, String what) throws IOException {
+    void check(CheckpointCommit commit, Manifest latest, String what) throws IOException {
         for (long v = latest.version(); v > 0 && v > latest.version() - MAX_WALK; v--) {
-            Optional<Transaction> txn = transactionAt(store, v);
+            Optional<Transaction> txn = transactionAt(v);
             if (txn.isEmpty()) {
                 return; // history removed by cleanup (or never recorded): nothing provable
             }
@@ -52,7 +69,7 @@ final class ReplacedContentCheck {
             }
             Operation op = txn.get().operation();
             if (op instanceof Operation.Overwrite || op instanceof Operation.Restore) {
-                if (v > commit.baseVersion() || ownCommitBelow(store, commit, v, latest.version()) > 0) {
+                if (v > commit.baseVersion() || ownCommitBelow(commit, v, latest.version()) > 0) {
                     throw new CheckpointCommitException(what + " locates rows by fragment id and offset, but version "
                             + v + " of " + store.rootUri() + " (" + describe(op) + ", committed by "
                             + marker.map(m -> "Flink sink " + m.commitUser()).orElse("another writer") + ") replaced"
@@ -70,10 +87,10 @@ final class ReplacedContentCheck {
      * The newest version below {@code below} committed by this sink for an earlier checkpoint, or -1 if none is
      * found within the walk (then nothing after it is known to be after the sink's start).
      */
-    private static long ownCommitBelow(ObjectStore store, CheckpointCommit commit, long below, long latest)
+    private long ownCommitBelow(CheckpointCommit commit, long below, long latest)
             throws IOException {
         for (long v = below - 1; v > 0 && v > latest - MAX_WALK; v--) {
-            Optional<Transaction> txn = transactionAt(store, v);
+            Optional<Transaction> txn = transactionAt(v);
             if (txn.isEmpty()) {
                 return -1;
             }
@@ -93,12 +110,16 @@ final class ReplacedContentCheck {
                 && marker.get().checkpointId() != commit.checkpointId();
     }
 
-    private static Optional<Transaction> transactionAt(ObjectStore store, long version) throws IOException {
-        Optional<ManifestLocation> loc = VersionResolver.find(store, version);
-        if (loc.isEmpty()) {
-            return Optional.empty();
+    private Optional<Transaction> transactionAt(long version) throws IOException {
+        Optional<Transaction> cached = transactions.get(version);
+        if (cached != null) {
+            return cached;
         }
-        return TransactionStore.read(store, ManifestIO.read(store, loc.get()));
+        Optional<ManifestLocation> loc = VersionResolver.find(store, version);
+        Optional<Transaction> txn = loc.isEmpty() ? Optional.empty()
+                : TransactionStore.read(store, ManifestIO.read(store, loc.get()));
+        transactions.put(version, txn);
+        return txn;
     }
 
     private static Optional<CommitMarker> marker(Transaction txn, long version, ObjectStore store) {

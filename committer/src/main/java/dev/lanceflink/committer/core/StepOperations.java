@@ -32,13 +32,14 @@ final class StepOperations {
 
     private StepOperations() {}
 
-    static Built build(CommitStep step, CheckpointCommit commit, Manifest latest, ObjectStore store)
+    static Built build(CommitStep step, CheckpointCommit commit, Manifest latest, ObjectStore store,
+            ReplacedContentCheck replacedContent)
             throws IOException {
         return switch (step) {
             case APPEND -> new Built(Optional.of(commit.overwrite() ? overwrite(commit, latest)
                     : new Operation.Append(commit.fragments())), List.of(), 0);
-            case DELETE -> deletions(commit, latest, store);
-            case OVERLAY -> overlays(commit, latest, store);
+            case DELETE -> deletions(commit, latest, store, replacedContent);
+            case OVERLAY -> overlays(commit, latest, store, replacedContent);
         };
     }
 
@@ -67,9 +68,10 @@ final class StepOperations {
      * delete. A target the table no longer has was removed entirely (every row deleted) by
      * someone else: its rows are gone already.
      */
-    private static Built deletions(CheckpointCommit commit, Manifest latest, ObjectStore store) throws IOException {
+    private static Built deletions(CheckpointCommit commit, Manifest latest, ObjectStore store,
+            ReplacedContentCheck replacedContent) throws IOException {
         if (commit.deletions().stream().anyMatch(d -> !d.target().isPending())) {
-            ReplacedContentCheck.check(store, commit, latest, "The deletions of " + commit.describe());
+            replacedContent.check(commit, latest, "The deletions of " + commit.describe());
         }
         Map<Long, Fragment> fragments = byId(latest);
         Map<Long, Fragment> pending = PendingFiles.index(latest);
@@ -135,9 +137,10 @@ final class StepOperations {
      * whose fragment the table no longer has is dropped: every row it covers was deleted, and a
      * deletion wins over an overlay.
      */
-    private static Built overlays(CheckpointCommit commit, Manifest latest, ObjectStore store) throws IOException {
+    private static Built overlays(CheckpointCommit commit, Manifest latest, ObjectStore store,
+            ReplacedContentCheck replacedContent) throws IOException {
         if (commit.overlays().stream().anyMatch(o -> !o.target().isPending())) {
-            ReplacedContentCheck.check(store, commit, latest, "The overlays of " + commit.describe());
+            replacedContent.check(commit, latest, "The overlays of " + commit.describe());
         }
         Map<Long, Fragment> fragments = byId(latest);
         Map<Long, Fragment> pending = PendingFiles.index(latest);

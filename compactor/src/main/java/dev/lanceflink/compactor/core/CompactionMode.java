@@ -1,5 +1,7 @@
 package dev.lanceflink.compactor.core;
 
+import dev.lanceflink.txn.Transaction;
+
 /**
  * What a compaction run rewrites. Each mode keeps every visible value of the table unchanged; they
  * differ in which files they replace.
@@ -10,13 +12,13 @@ public enum CompactionMode {
      * become one overlay stamped with the run's largest {@code committed_version}. Base files and
      * index coverage are untouched, so this is the cheap mode to run often next to a streaming sink.
      */
-    OVERLAY_MERGE("overlay-merge"),
+    OVERLAY_MERGE(Transaction.COMPACTION_OVERLAY_MERGE),
     /**
      * Overlay to base: the post-images of every overlaid column go into a new base file and the
      * overlays are dropped. Indices on the folded columns stop covering the fragment in the same
      * commit (overlays.md §7), because their index data describes the old base values.
      */
-    OVERLAY_FOLD("overlay-fold"),
+    OVERLAY_FOLD(Transaction.COMPACTION_OVERLAY_FOLD),
     /**
      * Row rewrite (Lance's fragment compaction, overlays.md §7.3): fragments with many deleted rows
      * are rewritten without them, and runs of small neighbouring fragments with the same index
@@ -27,7 +29,7 @@ public enum CompactionMode {
      * made stale; without stable row ids the new fragments are not indexed until the index is
      * rebuilt (index files are never remapped).
      */
-    FRAGMENTS("fragments");
+    FRAGMENTS(Transaction.COMPACTION_FRAGMENTS);
 
     private final String cliName;
 

@@ -26,6 +26,10 @@ import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.LargeVarBinaryVector;
 import org.apache.arrow.vector.LargeVarCharVector;
 import org.apache.arrow.vector.SmallIntVector;
+import org.apache.arrow.vector.TimeMicroVector;
+import org.apache.arrow.vector.TimeMilliVector;
+import org.apache.arrow.vector.TimeNanoVector;
+import org.apache.arrow.vector.TimeSecVector;
 import org.apache.arrow.vector.TimeStampVector;
 import org.apache.arrow.vector.TinyIntVector;
 import org.apache.arrow.vector.UInt1Vector;
@@ -104,6 +108,19 @@ public final class ArrowJson {
                     out.append(", tz=").append(ts.getTimezone());
                 }
                 out.append(']');
+            }
+            case Time -> {
+                ArrowType.Time time = (ArrowType.Time) t;
+                out.append("time").append(time.getBitWidth()).append('[').append(unitName(time.getUnit())).append(']');
+            }
+            case Map -> {
+                // map<key, value>: the entries struct's two children, as pyarrow names the type.
+                List<Field> kv = field.getChildren().get(0).getChildren();
+                out.append("map<");
+                appendType(kv.get(0), out);
+                out.append(kv.get(0).isNullable() ? "" : " not null").append(", ");
+                appendType(kv.get(1), out);
+                out.append(kv.get(1).isNullable() ? "" : " not null").append('>');
             }
             case Decimal -> {
                 ArrowType.Decimal d = (ArrowType.Decimal) t;
@@ -203,6 +220,14 @@ public final class ArrowJson {
         } else if (v instanceof TimeStampVector x) {
             ArrowType.Timestamp ts = (ArrowType.Timestamp) x.getField().getType();
             g.writeString(timestamp(x.get(row), ts.getUnit(), ts.getTimezone() != null));
+        } else if (v instanceof TimeSecVector x) {
+            g.writeString(timeOfDay(x.get(row), TimeUnit.SECOND));
+        } else if (v instanceof TimeMilliVector x) {
+            g.writeString(timeOfDay(x.get(row), TimeUnit.MILLISECOND));
+        } else if (v instanceof TimeMicroVector x) {
+            g.writeString(timeOfDay(x.get(row), TimeUnit.MICROSECOND));
+        } else if (v instanceof TimeNanoVector x) {
+            g.writeString(timeOfDay(x.get(row), TimeUnit.NANOSECOND));
         } else if (v instanceof DecimalVector x) {
             // getObject carries the column's scale, so toPlainString prints exactly s digits.
             g.writeNumber(x.getObject(row).toPlainString());
@@ -343,6 +368,15 @@ public final class ArrowJson {
             out.append('Z');
         }
         return out.toString();
+    }
+
+    /**
+     * time32/time64 as {@code HH:MM:SS} plus exactly 0/3/6/9 fraction digits for s/ms/us/ns: the
+     * time part of the timestamp rendering, as a time of day is a timestamp on 1970-01-01.
+     */
+    static String timeOfDay(long value, TimeUnit unit) {
+        String stamp = timestamp(value, unit, false);
+        return stamp.substring(stamp.indexOf('T') + 1);
     }
 
     /** date64 (milliseconds): the date when it is a whole day, else the millisecond timestamp. */

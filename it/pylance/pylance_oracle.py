@@ -1,0 +1,411 @@
+#!/usr/bin/env python3
+"""The pylance oracle: current Lance (pylance, pinned in requirements.txt) as a command-line
+program for the interop tests. Each call is its own process and prints one JSON document on
+stdout; Lance's own logging goes to stderr.
+
+Values follow the dump conventions of it/README.md ("Dump format"), exactly as
+`bin/lance-flink dump` and the Java SDK oracle print them, so dumps compare cell by cell.
+
+Commands (uri = a local table directory):
+  dump <uri> [--version N] [--with-row-id] [--with-row-address] [--filter SQL]
+  dump-all <uri>                       every version's dump: {"versions": [dump, ...]}
+  versions <uri>                       {"latest_version", "versions": [{"version", "operation"}]}
+  validate <uri> [--version N]         {"valid": true} or an error
+  take <uri> --row-ids 1,2 | --row-addresses 1,2 [--version N]
+  scenario <name> <dir>                builds a named table history (see SCENARIOS) and prints
+                                       {"uri", "versions": [dump of each version]}
+  batch <file.json>                    a JSON array of argument arrays, run in this process:
+                                       {"results": [document or {"error"}, ...]}
+
+Overlays are read and written only when LANCE_ENABLE_UNSTABLE_DATA_OVERLAY_FILES is set in the
+environment, as released Lance requires; the caller decides.
+
+Exit codes: 0 success; 1 Lance or the input failed ({"error", "exception"}); 2 usage.
+"""
+
+import datetime
+import decimal
+import json
+import os
+import sys
+import traceback
+
+import numpy as np
+import pyarrow as pa
+
+import lance
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering (the dump conventions)
+
+
+class Raw(str):
+    """A JSON number already rendered as text (floats and decimals keep exact digits)."""
+
+
+def _json(value, out):
+    if value is None:
+        out.append("null")
+    elif isinstance(value, Raw):
+        out.append(str(value))
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, int):
+        out.append(str(value))
+    elif isinstance(value, str):
+        out.append(json.dumps(value, ensure_ascii=False))
+    elif isinstance(value, dict):
+        out.append("{")
+        first = True
+        for k, v in value.items():
+            if not first:
+                out.append(",")
+            first = False
+            out.append(json.dumps(str(k), ensure_ascii=False))
+            out.append(":")
+            _json(v, out)
+        out.append("}")
+    elif isinstance(value, (list, tuple)):
+        out.append("[")
+        for i, v in enumerate(value):
+            if i:
+                out.append(",")
+            _json(v, out)
+        out.append("]")
+    elif isinstance(value, float):
+        out.append(json.dumps(value))
+    else:
+        raise TypeError("cannot render %r" % (value,))
+
+
+def to_json(value):
+    out = []
+    _json(value, out)
+    return "".join(out)
+
+
+def _plain(text):
+    # numpy's positional form ends with "." for integral values; the convention wants ".0".
+    return text + "0" if text.endswith(".") else text
+
+
+def _float(value, width):
+    if value is None:
+        return None
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    typed = np.float32(value) if width == 32 else np.float64(value)
+    return Raw(_plain(np.format_float_positional(typed, unique=True, trim="k")))
+
+
+def _civil(days):
+    """Proleptic Gregorian (year, month, day) of a day count since 1970-01-01."""
+    z = days + 719468
+    era = (z if z >= 0 else z - 146096) // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    y = yoe + era * 400
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = mp + 3 if mp < 10 else mp - 9
+    return (y + 1 if m <= 2 else y), m, d
+
+
+def _year(y):
+    # As java.time prints years: 4 digits within 0000-9999, a sign outside.
+    if 0 <= y <= 9999:
+        return "%04d" % y
+    return ("+%d" % y) if y > 9999 else ("-%04d" % -y)
+
+
+def _date(days):
+    y, m, d = _civil(days)
+    return "%s-%02d-%02d" % (_year(y), m, d)
+
+
+_PER_SECOND = {"s": 1, "ms": 1000, "us": 1000000, "ns": 1000000000}
+_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
+
+
+def _fraction(fraction, unit):
+    digits = _DIGITS[unit]
+    return ("." + str(fraction).rjust(digits, "0")) if digits else ""
+
+
+def _timestamp(value, unit, zoned):
+    per = _PER_SECOND[unit]
+    seconds, fraction = divmod(value, per)
+    days, secs = divmod(seconds, 86400)
+    text = "%sT%02d:%02d:%02d" % (_date(days), secs // 3600, secs // 60 % 60, secs % 60)
+    return text + _fraction(fraction, unit) + ("Z" if zoned else "")
+
+
+def _time(value, unit):
+    per = _PER_SECOND[unit]
+    seconds, fraction = divmod(value, per)
+    return "%02d:%02d:%02d" % (seconds // 3600, seconds // 60 % 60, seconds % 60) + _fraction(fraction, unit)
+
+
+def _valid(arr):
+    if arr.null_count == 0:
+        return [True] * len(arr)
+    return arr.is_valid().to_pylist()
+
+
+def render(arr):
+    """The dump values of every slot of a (non-chunked) Arrow array."""
+    t = arr.type
+    n = len(arr)
+    if pa.types.is_dictionary(t):
+        return render(arr.dictionary_decode())
+    if pa.types.is_struct(t):
+        valid = _valid(arr)
+        children = [render(c) for c in arr.flatten()]
+        names = [t.field(i).name for i in range(t.num_fields)]
+        return [dict(zip(names, (c[i] for c in children))) if valid[i] else None for i in range(n)]
+    if pa.types.is_map(t):
+        valid = _valid(arr)
+        offsets = arr.offsets.to_pylist()
+        keys = render(arr.keys)
+        items = render(arr.items)
+        return [[{"key": keys[j], "value": items[j]} for j in range(offsets[i], offsets[i + 1])]
+                if valid[i] else None for i in range(n)]
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        valid = _valid(arr)
+        offsets = arr.offsets.to_pylist()
+        values = render(arr.values)
+        return [values[offsets[i]:offsets[i + 1]] if valid[i] else None for i in range(n)]
+    if pa.types.is_fixed_size_list(t):
+        valid = _valid(arr)
+        size = t.list_size
+        values = render(arr.values)
+        base = arr.offset * size
+        return [values[base + i * size: base + (i + 1) * size] if valid[i] else None for i in range(n)]
+    if pa.types.is_floating(t):
+        width = 64 if pa.types.is_float64(t) else 32
+        if pa.types.is_float16(t):
+            arr = arr.cast(pa.float32())
+        return [_float(v, width) for v in arr.to_pylist()]
+    if pa.types.is_decimal(t):
+        quantum = decimal.Decimal(1).scaleb(-t.scale)
+        return [None if v is None else Raw(format(v.quantize(quantum), "f")) for v in arr.to_pylist()]
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
+        return [None if v is None else "0x" + v.hex() for v in arr.to_pylist()]
+    if pa.types.is_date32(t):
+        return [None if v is None else _date(v) for v in arr.cast(pa.int32()).to_pylist()]
+    if pa.types.is_date64(t):
+        return [None if v is None else _date(v // 86400000) for v in arr.cast(pa.int64()).to_pylist()]
+    if pa.types.is_timestamp(t):
+        zoned = t.tz is not None
+        return [None if v is None else _timestamp(v, t.unit, zoned) for v in arr.cast(pa.int64()).to_pylist()]
+    if pa.types.is_time32(t) or pa.types.is_time64(t):
+        ints = arr.cast(pa.int32() if pa.types.is_time32(t) else pa.int64())
+        return [None if v is None else _time(v, t.unit) for v in ints.to_pylist()]
+    if pa.types.is_null(t):
+        return [None] * n
+    return arr.to_pylist()
+
+
+def type_name(t):
+    if pa.types.is_boolean(t):
+        return "bool"
+    if pa.types.is_integer(t):
+        return ("int" if pa.types.is_signed_integer(t) else "uint") + str(t.bit_width)
+    if pa.types.is_float16(t):
+        return "float16"
+    if pa.types.is_float32(t):
+        return "float32"
+    if pa.types.is_float64(t):
+        return "float64"
+    if pa.types.is_string(t):
+        return "utf8"
+    if pa.types.is_large_string(t):
+        return "large_utf8"
+    if pa.types.is_binary(t):
+        return "binary"
+    if pa.types.is_large_binary(t):
+        return "large_binary"
+    if pa.types.is_fixed_size_binary(t):
+        return "fixed_size_binary[%d]" % t.byte_width
+    if pa.types.is_date32(t):
+        return "date32"
+    if pa.types.is_date64(t):
+        return "date64"
+    if pa.types.is_timestamp(t):
+        return "timestamp[%s%s]" % (t.unit, ", tz=" + t.tz if t.tz is not None else "")
+    if pa.types.is_time32(t):
+        return "time32[%s]" % t.unit
+    if pa.types.is_time64(t):
+        return "time64[%s]" % t.unit
+    if pa.types.is_decimal(t):
+        return "decimal%d(%d, %d)" % (t.bit_width, t.precision, t.scale)
+    if pa.types.is_dictionary(t):
+        return type_name(t.value_type)
+    if pa.types.is_map(t):
+        return "map<%s, %s>" % (_element(t.key_field), _element(t.item_field))
+    if pa.types.is_list(t):
+        return "list<%s>" % _element(t.value_field)
+    if pa.types.is_large_list(t):
+        return "large_list<%s>" % _element(t.value_field)
+    if pa.types.is_fixed_size_list(t):
+        return "fixed_size_list<%s, %d>" % (_element(t.value_field), t.list_size)
+    if pa.types.is_struct(t):
+        return "struct<%s>" % ", ".join(
+            "%s: %s" % (t.field(i).name, _element(t.field(i))) for i in range(t.num_fields))
+    return str(t)
+
+
+def _element(field):
+    return type_name(field.type) + ("" if field.nullable else " not null")
+
+
+def dump_table(table, version):
+    table = table.combine_chunks()
+    columns = [render(table.column(i).chunk(0) if table.column(i).num_chunks
+                      else pa.array([], table.schema.field(i).type))
+               for i in range(table.num_columns)]
+    names = table.schema.names
+    rows = [dict(zip(names, (c[r] for c in columns))) for r in range(table.num_rows)]
+    return {
+        "version": version,
+        "schema": [{"name": f.name, "type": type_name(f.type), "nullable": f.nullable} for f in table.schema],
+        "num_rows": table.num_rows,
+        "rows": rows,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands
+
+
+def _open(uri, version=None):
+    return lance.dataset(uri, version=version) if version is not None else lance.dataset(uri)
+
+
+def _opt(args, name, default=None):
+    if name in args:
+        i = args.index(name)
+        if i + 1 >= len(args):
+            raise UsageError("%s needs a value" % name)
+        return args[i + 1]
+    return default
+
+
+def _ds_dump(ds, with_row_id=False, with_row_address=False, flt=None):
+    table = ds.to_table(with_row_id=with_row_id, with_row_address=with_row_address, filter=flt,
+                        scan_in_order=True)
+    # pylance puts the metadata columns last, as our dump does (_rowaddr there too).
+    return dump_table(table, ds.version)
+
+
+def cmd_dump(args):
+    v = _opt(args, "--version")
+    ds = _open(args[0], int(v) if v is not None else None)
+    return _ds_dump(ds, "--with-row-id" in args, "--with-row-address" in args, _opt(args, "--filter"))
+
+
+def cmd_dump_all(args):
+    ds = _open(args[0])
+    out = []
+    for v in ds.versions():
+        out.append(_ds_dump(_open(args[0], v["version"])))
+    return {"versions": out}
+
+
+def cmd_versions(args):
+    ds = _open(args[0])
+    versions = []
+    for v in ds.versions():
+        versions.append({"version": v["version"]})
+    return {"latest_version": ds.latest_version, "versions": versions}
+
+
+def cmd_validate(args):
+    v = _opt(args, "--version")
+    ds = _open(args[0], int(v) if v is not None else None)
+    ds.validate()
+    return {"valid": True, "version": ds.version}
+
+
+def cmd_take(args):
+    v = _opt(args, "--version")
+    ds = _open(args[0], int(v) if v is not None else None)
+    if "--row-ids" in args:
+        ids = [int(x) for x in _opt(args, "--row-ids").split(",")]
+        table = ds.take_rows(ids) if hasattr(ds, "take_rows") else ds._take_rows(ids)
+    else:
+        addrs = [int(x) for x in _opt(args, "--row-addresses").split(",")]
+        table = ds._take_rows(addrs) if not ds.has_stable_row_ids else None
+        if table is None:
+            raise UsageError("--row-addresses on a table with stable row ids: use --row-ids")
+    return dump_table(table, ds.version)
+
+
+def cmd_scenario(args):
+    import pylance_scenarios
+    name, directory = args[0], args[1]
+    uri = pylance_scenarios.build(name, directory)
+    ds = _open(uri)
+    dumps = [_ds_dump(_open(uri, v["version"])) for v in ds.versions()]
+    return {"uri": uri, "versions": dumps}
+
+
+COMMANDS = {
+    "dump": cmd_dump,
+    "dump-all": cmd_dump_all,
+    "versions": cmd_versions,
+    "validate": cmd_validate,
+    "take": cmd_take,
+    "scenario": cmd_scenario,
+}
+
+
+class UsageError(Exception):
+    pass
+
+
+def run(argv):
+    if not argv or argv[0] not in COMMANDS and argv[0] != "batch":
+        raise UsageError("usage: pylance_oracle.py <%s|batch> ..." % "|".join(COMMANDS))
+    if argv[0] == "batch":
+        with open(argv[1], encoding="utf-8") as f:
+            commands = json.load(f)
+        results = []
+        for c in commands:
+            try:
+                results.append(run(c))
+            except Exception as e:  # each failure becomes that command's error document
+                results.append(_error(e))
+        return {"results": results}
+    if len(argv) < 2:
+        raise UsageError("%s needs a table uri" % argv[0])
+    return COMMANDS[argv[0]](argv[1:])
+
+
+def _error(e):
+    return {"error": str(e), "exception": type(e).__name__}
+
+
+def main():
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    try:
+        doc = run(sys.argv[1:])
+    except UsageError as e:
+        sys.stdout.write(to_json({"error": str(e), "usage": True}) + "\n")
+        return 2
+    except Exception as e:
+        traceback.print_exc(file=sys.stderr)
+        sys.stdout.write(to_json(_error(e)) + "\n")
+        return 1
+    sys.stdout.write(to_json(doc) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

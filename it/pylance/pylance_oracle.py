@@ -12,6 +12,10 @@ Commands (uri = a local table directory):
   versions <uri>                       {"latest_version", "versions": [{"version", "operation"}]}
   validate <uri> [--version N]         {"valid": true} or an error
   take <uri> --row-ids 1,2 | --row-addresses 1,2 [--version N]
+  ops <uri> <ops.json>                 a JSON array of operations applied in order (delete,
+                                       update, merge_insert, compact, add_columns, append,
+                                       scalar_index, vector_index; query and nearest answer
+                                       from the current version): {"results": [...]}
   scenario <name> <dir>                builds a named table history (see SCENARIOS) and prints
                                        {"uri", "versions": [dump of each version]}
   batch <file.json>                    a JSON array of argument arrays, run in this process:
@@ -356,7 +360,53 @@ def cmd_scenario(args):
     return {"uri": uri, "versions": dumps}
 
 
+def _op(uri, op):
+    """One operation of `ops`: changes the table (a new version) or queries it."""
+    kind = op["op"]
+    ds = _open(uri)
+    if kind == "delete":
+        ds.delete(op["filter"])
+    elif kind == "update":
+        ds.update(op["values"], where=op.get("where"))
+    elif kind == "merge_insert":
+        source = pa.Table.from_pylist(op["rows"], schema=ds.schema)
+        ds.merge_insert(op["on"]).when_matched_update_all().when_not_matched_insert_all().execute(source)
+    elif kind == "compact":
+        ds.optimize.compact_files(target_rows_per_fragment=op.get("target_rows_per_fragment", 1024 * 1024),
+                                  materialize_deletions_threshold=op.get("materialize_deletions_threshold", 0.1))
+    elif kind == "add_columns":
+        ds.add_columns(op["columns"])
+    elif kind == "append":
+        lance.write_dataset(pa.Table.from_pylist(op["rows"], schema=ds.schema), uri, mode="append")
+    elif kind == "scalar_index":
+        ds.create_scalar_index(op["column"], index_type=op.get("index_type", "BTREE"))
+    elif kind == "vector_index":
+        ds.create_index(op["column"], index_type=op.get("index_type", "IVF_PQ"),
+                        num_partitions=op.get("num_partitions", 2), num_sub_vectors=op.get("num_sub_vectors", 2))
+    elif kind == "query":
+        table = ds.to_table(filter=op.get("filter"), columns=op.get("columns"), with_row_id=False)
+        return {"op": kind, "version": ds.version, "dump": dump_table(table, ds.version),
+                "plan": ds.scanner(filter=op.get("filter"), columns=op.get("columns")).explain_plan()}
+    elif kind == "nearest":
+        nearest = {"column": op["column"], "q": op["q"], "k": op.get("k", 1)}
+        if "nprobes" in op:
+            nearest["nprobes"] = op["nprobes"]
+        table = ds.to_table(nearest=nearest, columns=op.get("columns"))
+        return {"op": kind, "version": ds.version, "dump": dump_table(table.drop_columns(["_distance"]), ds.version)}
+    else:
+        raise UsageError("unknown op %r" % kind)
+    return {"op": kind, "version": _open(uri).version}
+
+
+def cmd_ops(args):
+    """ops <uri> <ops.json>: operations in order; {"results": [{"op", "version", ...}]}."""
+    with open(args[1], encoding="utf-8") as f:
+        ops = json.load(f)
+    return {"results": [_op(args[0], op) for op in ops]}
+
+
 COMMANDS = {
+    "ops": cmd_ops,
     "dump": cmd_dump,
     "dump-all": cmd_dump_all,
     "versions": cmd_versions,

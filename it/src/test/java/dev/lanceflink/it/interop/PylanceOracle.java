@@ -103,9 +103,24 @@ public final class PylanceOracle {
 
   /** Runs one command and returns exit code, JSON and stderr without judging them. */
   public Result execute(List<String> args) {
+    Output output = runPython(script, args);
+    JsonNode json = null;
+    if (!output.stdout().isBlank()) {
+      try {
+        json = DumpComparator.MAPPER.readTree(output.stdout());
+      } catch (IOException e) {
+        throw new AssertionError("pylance " + args + " printed invalid JSON: " + tail(output.stdout())
+            + "; stderr: " + tail(output.stderr()), e);
+      }
+    }
+    return new Result(args, output.exitCode(), json, output.stderr());
+  }
+
+  /** Runs any Python script in this environment (an example a user would run). */
+  public Output runPython(Path pythonScript, List<String> args) {
     List<String> command = new ArrayList<>();
     command.add(python.toString());
-    command.add(script.toString());
+    command.add(pythonScript.toString());
     command.addAll(args);
     ProcessBuilder builder = new ProcessBuilder(command);
     if (overlays) {
@@ -123,17 +138,7 @@ public final class PylanceOracle {
         process.destroyForcibly();
         throw new AssertionError("pylance " + args + " did not finish within " + TIMEOUT);
       }
-      String stdout = out.join();
-      JsonNode json = null;
-      if (!stdout.isBlank()) {
-        try {
-          json = DumpComparator.MAPPER.readTree(stdout);
-        } catch (IOException e) {
-          throw new AssertionError("pylance " + args + " printed invalid JSON: " + tail(stdout)
-              + "; stderr: " + tail(err.join()), e);
-        }
-      }
-      return new Result(args, process.exitValue(), json, err.join());
+      return new Output(process.exitValue(), out.join(), err.join());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + python, e);
     } catch (InterruptedException e) {
@@ -156,6 +161,9 @@ public final class PylanceOracle {
     String t = text.strip();
     return t.length() <= 3000 ? t : "..." + t.substring(t.length() - 3000);
   }
+
+  /** What a Python process printed. */
+  public record Output(int exitCode, String stdout, String stderr) {}
 
   /** One finished run; {@code json} is null when nothing was printed. */
   public record Result(List<String> args, int exitCode, JsonNode json, String stderr) {

@@ -2,6 +2,7 @@ package dev.lanceflink.compactor;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.lanceflink.compactor.core.CompactionRun;
 import dev.lanceflink.compactor.core.CompactionSummary;
@@ -63,8 +64,11 @@ public final class CompactorMain {
         try {
             options = CompactorOptions.parse(args);
         } catch (CompactorOptions.UsageException e) {
-            err.println("compact: " + e.getMessage());
-            err.print(CompactorOptions.USAGE);
+            // One JSON line on stdout like every other failure; the hint goes to stderr.
+            ObjectNode error = JsonNodeFactory.instance.objectNode();
+            error.put("error", e.getMessage());
+            out.println(write(error));
+            err.println("compact: " + e.getMessage() + " (compact --help lists the options)");
             return 2;
         }
         if (options.cleanup() != null) {
@@ -86,7 +90,8 @@ public final class CompactorMain {
                         : new FlinkTaskExecutor(options.tableUri(), options.storageOptions(), store,
                                 options.parallelism());
                 summary = run.execute(executor, (result, finished, total) -> err.println("compact: "
-                        + (result.task().group() != null ? "fragments " + result.task().fragmentIds() + " rewritten"
+                        + (result.task().group() != null
+                                ? result.task().fragmentIds().size() + " fragments rewritten"
                                 : "fragment " + result.task().fragmentId() + " staged")
                         + " (" + finished + "/" + total + " tasks)"));
             }

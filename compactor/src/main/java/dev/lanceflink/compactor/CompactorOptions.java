@@ -48,10 +48,14 @@ public record CompactorOptions(String tableUri, CompactionMode mode, CompactionP
                               (including files of checkpoints that never committed, once older
                               than the grace period); the sink's last commit is always kept
 
-            Overlay triggers (a fragment is selected when any enabled trigger fires; 0 disables one):
+            Overlay triggers: without any of them an overlay run takes every fragment with overlays
+            (merge: with two or more). With one or more given, a fragment is selected when any
+            enabled trigger fires (0 disables one; unnamed ones take the defaults shown), as
+            scheduled maintenance does:
               --min-overlays N               overlays per fragment (default 8)
               --min-overlay-bytes-ratio R    overlay bytes >= R x base bytes (default 0.5)
               --min-version-gap G            oldest overlay >= G versions old (default 0)
+            The summary counts the overlays found and gives the reason for every fragment skipped.
             Fragment rules (--mode fragments):
               --min-deleted-ratio R          rewrite a fragment whose deleted rows exceed R of its
                                              rows (default 0.1; 1 never materializes deletions)
@@ -129,6 +133,7 @@ public record CompactorOptions(String tableUri, CompactionMode mode, CompactionP
         boolean cleanupMode = false;
         CompactionPolicy defaults = CompactionPolicy.defaults();
         int minOverlays = defaults.minOverlays();
+        boolean triggersGiven = false;
         double ratio = defaults.minOverlayBytesRatio();
         long gap = defaults.minVersionGap();
         int maxFragments = defaults.maxFragments();
@@ -198,9 +203,18 @@ public record CompactorOptions(String tableUri, CompactionMode mode, CompactionP
                     }
                     released.add(user);
                 }
-                case "--min-overlays" -> minOverlays = (int) number(args, i++, Integer.MAX_VALUE);
-                case "--min-overlay-bytes-ratio" -> ratio = decimal(args, i++);
-                case "--min-version-gap" -> gap = number(args, i++, Long.MAX_VALUE);
+                case "--min-overlays" -> {
+                    triggersGiven = true;
+                    minOverlays = (int) number(args, i++, Integer.MAX_VALUE);
+                }
+                case "--min-overlay-bytes-ratio" -> {
+                    triggersGiven = true;
+                    ratio = decimal(args, i++);
+                }
+                case "--min-version-gap" -> {
+                    triggersGiven = true;
+                    gap = number(args, i++, Long.MAX_VALUE);
+                }
                 case "--max-fragments" -> maxFragments = (int) number(args, i++, Integer.MAX_VALUE);
                 case "--max-bytes" -> maxBytes = number(args, i++, Long.MAX_VALUE);
                 case "--engine" -> {
@@ -250,6 +264,13 @@ public record CompactorOptions(String tableUri, CompactionMode mode, CompactionP
         }
         if (attempts < 1) {
             throw new UsageException("--max-commit-attempts must be >= 1, got " + attempts);
+        }
+        if (!triggersGiven) {
+            // Someone who asks for a merge or a fold by hand wants it done: every fragment with
+            // overlays qualifies. The thresholds are for unattended runs, which name them.
+            minOverlays = 1;
+            ratio = 0;
+            gap = 0;
         }
         CompactionPolicy policy;
         try {

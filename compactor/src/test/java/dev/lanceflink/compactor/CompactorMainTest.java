@@ -90,6 +90,51 @@ class CompactorMainTest {
     }
 
     @Test
+    void anExplicitFoldWithoutTriggersFoldsEveryOverlayAndTheSummarySaysWhatItFound() throws Exception {
+        try (BufferAllocator allocator = new RootAllocator(); ObjectStore store = new LocalObjectStore(dir)) {
+            Dataset ds = OverlayTables.create(store, allocator, 2, 20);
+            ds = OverlayTables.update(ds, new long[] {1}, new int[] {3}, 99);
+            try (Dataset before = ds) {
+                List<String> rows = OverlayTables.scan(before);
+                // One overlay: below every default trigger, yet asked for by name.
+                assertThat(run(dir.toString(), "--mode", "overlay-merge", "--engine", "threads")).isZero();
+                JsonNode merge = summary();
+                assertThat(merge.get("status").asText()).isEqualTo("nothing-to-do");
+                assertThat(merge.get("overlaysFound").asInt()).isEqualTo(1);
+                assertThat(merge.at("/skipped/0/fragmentId").asLong()).isEqualTo(1);
+                assertThat(merge.at("/skipped/0/reason").asText()).isEqualTo("one overlay: nothing to merge");
+                out.reset();
+                assertThat(run(dir.toString(), "--mode", "overlay-fold", "--engine", "threads")).isZero();
+                JsonNode fold = summary();
+                assertThat(fold.get("status").asText()).isEqualTo("committed");
+                assertThat(fold.get("overlaysFound").asInt()).isEqualTo(1);
+                assertThat(fold.get("overlaysBefore").asInt()).isEqualTo(1);
+                assertThat(fold.get("overlaysAfter").asInt()).isZero();
+                try (Dataset after = before.checkoutLatest()) {
+                    assertThat(OverlayTables.scan(after)).isEqualTo(rows);
+                    assertThat(OverlayTables.overlayCounts(after)).containsExactly(0, 0);
+                }
+                out.reset();
+                // Triggers named: the defaults of the others apply, and the fragment is skipped with the reason.
+                ds = OverlayTables.update(before.checkoutLatest(), new long[] {0}, new int[] {2}, 7);
+                ds.close();
+                assertThat(run(dir.toString(), "--mode", "overlay-fold", "--min-overlays", "5",
+                        "--min-overlay-bytes-ratio", "0", "--engine", "threads")).isZero();
+                JsonNode skipped = summary();
+                assertThat(skipped.get("status").asText()).isEqualTo("nothing-to-do");
+                assertThat(skipped.at("/skipped/0/reason").asText()).startsWith("no trigger fired: 1 overlays");
+            }
+        }
+    }
+
+    @Test
+    void usageErrorsPrintOneJsonErrorLineOnStdout() throws Exception {
+        assertThat(run(dir.toString(), "--mode", "bogus")).isEqualTo(2);
+        JsonNode error = summary();
+        assertThat(error.get("error").asText()).startsWith("Unknown compaction mode 'bogus'");
+    }
+
+    @Test
     void dryRunPrintsThePlanJson() throws Exception {
         try (BufferAllocator allocator = new RootAllocator(); ObjectStore store = new LocalObjectStore(dir)) {
             Dataset ds = OverlayTables.create(store, allocator, 1, 10);
@@ -186,7 +231,7 @@ class CompactorMainTest {
                 assertThat(s.get("rowsWritten").asLong()).isEqualTo(60);
                 assertThat(s.get("bytesWritten").asLong()).isPositive();
                 assertThat(s.get("committedVersions").toString()).isEqualTo("[3]");
-                assertThat(err.toString(StandardCharsets.UTF_8)).contains("compact: fragments [0, 1, 2] rewritten")
+                assertThat(err.toString(StandardCharsets.UTF_8)).contains("compact: 3 fragments rewritten")
                         .contains("(2/2 tasks)");
                 try (Dataset after = before.checkoutLatest()) {
                     assertThat(after.fragments()).extracting(f -> f.physicalRows()).containsExactly(30L, 30L);

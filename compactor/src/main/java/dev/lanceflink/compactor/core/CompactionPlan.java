@@ -18,11 +18,12 @@ import java.util.List;
  * @param mode the run's mode
  * @param policy the policy it was computed with
  * @param tasks one task per fragment (mode {@code fragments}: per group), in execution-priority order
- * @param skipped candidates left out, with the reason
+ * @param skipped fragments with overlays (or, mode {@code fragments}, candidates) left out, with the reason
+ * @param overlaysFound overlays in the whole table at {@code readVersion}
  */
 public record CompactionPlan(String tableUri, long readVersion, CompactionMode mode, CompactionPolicy policy,
-        List<CompactionTask> tasks, List<SkippedFragment> skipped) implements Serializable {
-    private static final long serialVersionUID = 1L;
+        List<CompactionTask> tasks, List<SkippedFragment> skipped, long overlaysFound) implements Serializable {
+    private static final long serialVersionUID = 2L;
 
     public CompactionPlan {
         requireNonNull(tableUri, "tableUri is null");
@@ -66,6 +67,7 @@ public record CompactionPlan(String tableUri, long readVersion, CompactionMode m
             root.put("fragmentsBefore", tasks.stream().mapToLong(t -> t.fragmentIds().size()).sum());
             root.put("fragmentsAfter", tasks.stream().mapToLong(t -> t.group().outputFragments()).sum());
         }
+        root.put("overlaysFound", overlaysFound);
         root.put("overlaysBefore", overlaysBefore());
         root.put("overlaysAfter", overlaysAfter());
         ArrayNode ts = root.putArray("tasks");

@@ -58,7 +58,7 @@ public final class CompactionPlanner {
             }
         }
         skipped.sort(Comparator.comparingLong(SkippedFragment::fragmentId));
-        return new CompactionPlan(tableUri, manifest.version(), mode, policy, tasks, skipped);
+        return new CompactionPlan(tableUri, manifest.version(), mode, policy, tasks, skipped, overlayCount(manifest));
     }
 
     /**
@@ -74,6 +74,11 @@ public final class CompactionPlanner {
         return manifest.fragment(fragmentId).map(f -> evaluate(manifest, f, mode, policy).task);
     }
 
+    /** Overlays in the whole table at the planned version (what a run found). */
+    static long overlayCount(Manifest manifest) {
+        return manifest.fragments().stream().mapToLong(f -> f.overlays().size()).sum();
+    }
+
     /** A task, or a reason to skip a triggered fragment, or neither (not a candidate). */
     private record Evaluation(CompactionTask task, String skipReason) {
         static final Evaluation NONE = new Evaluation(null, null);
@@ -82,8 +87,11 @@ public final class CompactionPlanner {
     private static Evaluation evaluate(Manifest manifest, Fragment f, CompactionMode mode, CompactionPolicy policy) {
         List<DataOverlayFile> overlays = f.overlays();
         int n = overlays.size();
-        if (n == 0 || (mode == CompactionMode.OVERLAY_MERGE && n < 2)) {
+        if (n == 0) {
             return Evaluation.NONE;
+        }
+        if (mode == CompactionMode.OVERLAY_MERGE && n < 2) {
+            return new Evaluation(null, "one overlay: nothing to merge");
         }
         long overlayBytes = 0;
         List<String> paths = new ArrayList<>(n);
@@ -97,7 +105,8 @@ public final class CompactionPlanner {
         }
         String trigger = trigger(manifest.version(), overlays, overlayBytes, baseBytes, policy);
         if (trigger == null) {
-            return Evaluation.NONE;
+            return new Evaluation(null, "no trigger fired: " + n + " overlays (" + overlayBytes + " bytes, base "
+                    + baseBytes + " bytes, oldest from version " + overlays.get(0).committedVersion() + ")");
         }
         String problem = unsupported(manifest, f, mode);
         if (problem != null) {

@@ -113,13 +113,15 @@ public final class CompactionRun {
             // Groups are re-formed from the changed fragments only; fragments committed in an earlier
             // round are new fragments now and stay out of this run.
             CompactionPlan p = FragmentCompactionPlanner.plan(tableUri, latest, policy, new HashSet<>(fragmentIds));
-            return new CompactionPlan(tableUri, latest.version(), mode, policy, p.tasks(), List.of());
+            return new CompactionPlan(tableUri, latest.version(), mode, policy, p.tasks(), List.of(),
+                    p.overlaysFound());
         }
         List<CompactionTask> tasks = new ArrayList<>();
         for (long id : fragmentIds) {
             Optional<CompactionTask> t = CompactionPlanner.planFragment(latest, id, mode, policy);
             t.ifPresent(tasks::add);
         }
-        return new CompactionPlan(tableUri, latest.version(), mode, policy, tasks, List.of());
+        return new CompactionPlan(tableUri, latest.version(), mode, policy, tasks, List.of(),
+                CompactionPlanner.overlayCount(latest));
     }
 }

@@ -53,6 +53,7 @@ public record CompactionSummary(String status, CompactionPlan plan, int fragment
         root.put("planVersion", plan.readVersion());
         root.put("fragmentsPlanned", plan.tasks().size());
         root.put("fragmentsCompacted", fragmentsCompacted);
+        root.put("overlaysFound", plan.overlaysFound());
         root.put("overlaysBefore", overlaysBefore);
         root.put("overlaysAfter", overlaysAfter);
         root.put("inputBytes", plan.tasks().stream().mapToLong(CompactionTask::inputBytes).sum());
@@ -67,6 +68,10 @@ public record CompactionSummary(String status, CompactionPlan plan, int fragment
         replannedFragments.forEach(r::add);
         ArrayNode u = root.putArray("uncompactedFragments");
         uncompactedFragments.forEach(u::add);
+        ArrayNode sk = root.putArray("skipped");
+        for (SkippedFragment s : plan.skipped()) {
+            sk.addObject().put("fragmentId", s.fragmentId()).put("reason", s.reason());
+        }
         root.put("durationMillis", durationMillis);
         root.set("plan", plan.toJson());
         return root;

@@ -88,7 +88,8 @@ public final class FragmentCompactionPlanner {
             }
         }
         skipped.sort(Comparator.comparingLong(SkippedFragment::fragmentId));
-        return new CompactionPlan(tableUri, manifest.version(), CompactionMode.FRAGMENTS, policy, tasks, skipped);
+        return new CompactionPlan(tableUri, manifest.version(), CompactionMode.FRAGMENTS, policy, tasks, skipped,
+                CompactionPlanner.overlayCount(manifest));
     }
 
     private enum Candidacy {

@@ -218,12 +218,16 @@ class CompactionRunTest {
     }
 
     @Test
-    void fragmentsBelowTheThresholdAreNotPlanned() throws Exception {
+    void fragmentsBelowTheThresholdAreNotPlannedAndSayWhy() throws Exception {
         try (Dataset ds = tableWithOverlays()) {
             CompactionPlan plan = run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS.withMinOverlays(4)).plan();
             assertThat(plan.readVersion()).isEqualTo(ds.version());
             assertThat(plan.tasks()).extracting(CompactionTask::fragmentId).containsExactly(1L);
-            assertThat(plan.skipped()).isEmpty();
+            assertThat(plan.skipped()).singleElement().satisfies(s -> {
+                assertThat(s.fragmentId()).isZero();
+                assertThat(s.reason()).startsWith("no trigger fired: 3 overlays");
+            });
+            assertThat(plan.overlaysFound()).isEqualTo(plan.overlaysBefore() + 3);
         }
     }
 

@@ -43,6 +43,25 @@ public record CliArguments(String command, String uri, Map<String, String> stora
             "  every command: [--storage-option key=value]...",
             "exit codes: 0 ok, 1 the table could not be read, 2 wrong command line");
 
+    /** The usage of one of dump, inspect, versions: its lines of {@link #USAGE} plus the common option. */
+    static String usageOf(String command) {
+        StringBuilder text = new StringBuilder("lance-flink ");
+        boolean in = false;
+        for (String line : USAGE.split("\n")) {
+            if (line.startsWith("  " + command + " ")) {
+                in = true;
+                text.append(line.substring(2));
+            } else if (in && line.startsWith("      ")) {
+                text.append('\n').append(line);
+            } else {
+                in = false;
+            }
+        }
+        return text.append("\n  [--storage-option key=value]...   object store options (Lance's key names)")
+                .append("\nPrints one JSON document; exit codes: 0 ok, 1 the table could not be read,")
+                .append(" 2 wrong command line").toString();
+    }
+
     public CliArguments {
         storageOptions = Collections.unmodifiableMap(new LinkedHashMap<>(storageOptions));
         columns = columns == null ? null : List.copyOf(columns);

@@ -39,16 +39,16 @@ public final class LanceFlinkCli {
      * to {@code out}, diagnostics to {@code err}, and returns the exit code.
      */
     public static int run(String[] args, OutputStream out, PrintStream err) {
-        if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h") || args[0].equals("help"))) {
-            return emit(out, g -> {
-                g.writeStartObject();
-                g.writeStringField("usage", CliArguments.USAGE + "\n" + SqlCommand.USAGE);
-                g.writeEndObject();
-            }, EXIT_OK, err);
+        if (args.length == 1 && isHelp(args[0]) || args.length == 1 && args[0].equals("help")) {
+            return printHelp(out, CliArguments.USAGE + "\n\n" + SqlCommand.USAGE, err);
+        }
+        if (args.length >= 2 && CliArguments.OPTIONS.containsKey(args[0])
+                && java.util.Arrays.stream(args).anyMatch(LanceFlinkCli::isHelp)) {
+            return printHelp(out, CliArguments.usageOf(args[0]), err);
         }
         if (args.length > 0 && args[0].equals("sql")) {
             // Flink SQL statements on an embedded MiniCluster; its own output contract (SqlCommand).
-            return SqlCommand.run(args, out, err);
+            return SqlCommand.run(args, System.in, out, err);
         }
         if (args.length > 0 && args[0].equals("compact")) {
             // The compaction job has its own options and JSON summary (compactor/README.md).
@@ -97,11 +97,28 @@ public final class LanceFlinkCli {
         }
     }
 
+    static boolean isHelp(String arg) {
+        return arg.equals("--help") || arg.equals("-h");
+    }
+
+    /** Help is for people: plain text on stdout, exit code 0. */
+    static int printHelp(OutputStream out, String text, PrintStream err) {
+        try {
+            out.write((text + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            out.flush();
+            return EXIT_OK;
+        } catch (IOException e) {
+            err.println("lance-flink: cannot write the help to stdout: " + e);
+            return EXIT_FAILED;
+        }
+    }
+
+    /** A wrong command line: one {"error"} line on stdout, like every failure; the usage on stderr. */
     private static int usageError(OutputStream out, UsageException e, PrintStream err) {
+        err.println(CliArguments.USAGE);
         return emit(out, g -> {
             g.writeStartObject();
-            g.writeStringField("error", e.getMessage());
-            g.writeStringField("usage", CliArguments.USAGE);
+            g.writeStringField("error", e.getMessage() + " (lance-flink --help)");
             g.writeEndObject();
         }, EXIT_USAGE, err);
     }

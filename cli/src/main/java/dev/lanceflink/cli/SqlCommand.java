@@ -3,6 +3,7 @@ package dev.lanceflink.cli;
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -40,7 +41,8 @@ import org.apache.flink.util.CloseableIterator;
  */
 final class SqlCommand {
     static final String USAGE = String.join("\n",
-            "lance-flink sql (-f script.sql | -e 'statement; statement') [--format table|json]",
+            "lance-flink sql [-f script.sql | -e 'statement; statement'] [--format table|json]",
+            "  without -f or -e the statements are read from standard input",
             "  runs Flink SQL on an embedded MiniCluster (batch mode unless SET 'execution.runtime-mode' = 'streaming')",
             "  --format json: each SELECT prints one line, a JSON array of row objects (dump value conventions)",
             "  exit codes: 0 ok, 1 a statement failed ({\"error\": ...} on stdout), 2 wrong command line");
@@ -80,10 +82,8 @@ final class SqlCommand {
                     default -> throw new UsageException("unknown option '" + a + "' for sql");
                 }
             }
-            if (script == null) {
-                throw new UsageException("no statements: give -f script.sql or -e 'statement; ...'");
-            }
-            return new Arguments(script, source, format);
+            // No -f or -e: the statements come from standard input (read by run, which owns it).
+            return new Arguments(script, script == null ? "stdin" : source, format);
         }
 
         private static String read(String file) {
@@ -107,16 +107,10 @@ final class SqlCommand {
         this.session = new SqlSession(err);
     }
 
-    /** Runs {@code sql ...} (args[0] is "sql"); returns the exit code. */
-    static int run(String[] args, OutputStream out, PrintStream err) {
-        if (args.length == 2 && (args[1].equals("--help") || args[1].equals("-h"))) {
-            try {
-                out.write(("{\"usage\": " + quoteJson(USAGE) + "}\n").getBytes(StandardCharsets.UTF_8));
-                out.flush();
-            } catch (IOException e) {
-                err.println("lance-flink sql: cannot write the usage to stdout: " + e);
-            }
-            return LanceFlinkCli.EXIT_OK;
+    /** Runs {@code sql ...} (args[0] is "sql") with statements from -f, -e or {@code in}; returns the exit code. */
+    static int run(String[] args, InputStream in, OutputStream out, PrintStream err) {
+        if (args.length == 2 && LanceFlinkCli.isHelp(args[1])) {
+            return LanceFlinkCli.printHelp(out, USAGE, err);
         }
         Arguments arguments;
         try {
@@ -124,6 +118,23 @@ final class SqlCommand {
         } catch (UsageException e) {
             printError(out, err, e.getMessage(), true);
             return LanceFlinkCli.EXIT_USAGE;
+        }
+        if (arguments.script() == null) {
+            if (System.console() != null) {
+                err.println("lance-flink sql: type statements ending in ';', then Ctrl-D to run them");
+            }
+            try {
+                arguments = new Arguments(new String(in.readAllBytes(), StandardCharsets.UTF_8), "stdin",
+                        arguments.format());
+            } catch (IOException e) {
+                printError(out, err, "cannot read statements from standard input: " + LanceFlinkCli.message(e), false);
+                return LanceFlinkCli.EXIT_FAILED;
+            }
+            if (arguments.script().isBlank()) {
+                printError(out, err, "no statements: give -f script.sql, -e 'statement; ...' or statements on"
+                        + " standard input", true);
+                return LanceFlinkCli.EXIT_USAGE;
+            }
         }
         return new SqlCommand(arguments.format(), out, err).runScript(arguments);
     }
@@ -284,23 +295,12 @@ final class SqlCommand {
                 : top + " (cause: " + LanceFlinkCli.message(root) + ")";
     }
 
-    private static String quoteJson(String text) throws IOException {
-        java.io.StringWriter w = new java.io.StringWriter();
-        try (JsonGenerator g = Json.FACTORY.createGenerator(w)) {
-            g.writeString(text);
-        }
-        return w.toString();
-    }
-
     private static void printError(OutputStream out, PrintStream err, String message, boolean withUsage) {
         try {
             ByteArrayOutputStream buffer = new ByteArrayOutputStream();
             try (JsonGenerator g = Json.FACTORY.createGenerator(buffer)) {
                 g.writeStartObject();
-                g.writeStringField("error", message);
-                if (withUsage) {
-                    g.writeStringField("usage", USAGE);
-                }
+                g.writeStringField("error", withUsage ? message + " (lance-flink sql --help)" : message);
                 g.writeEndObject();
             }
             buffer.write('\n');

@@ -189,12 +189,30 @@ class LanceFlinkCliTest {
 
         Run usage = run("dump", uri, "--bogus");
         assertThat(usage.code()).isEqualTo(LanceFlinkCli.EXIT_USAGE);
-        assertThat(usage.json().path("usage").asText()).startsWith("lance-flink <command> <uri>");
+        assertThat(usage.json().path("error").asText()).contains("--bogus").endsWith("(lance-flink --help)");
 
         Run order = run("dump", uri, "--order-by", "_rowaddr");
         assertThat(order.code()).isEqualTo(LanceFlinkCli.EXIT_USAGE);
-        assertThat(order.json().path("error").asText()).isEqualTo("dump: --order-by _rowaddr needs --with-row-address");
+        assertThat(order.json().path("error").asText())
+                .isEqualTo("dump: --order-by _rowaddr needs --with-row-address (lance-flink --help)");
+    }
 
-        assertThat(run("--help").json().path("usage").asText()).contains("inspect <uri>");
+    @Test
+    void helpIsPlainTextOnStdoutWithExitZeroForEveryCommand() throws Exception {
+        for (String[] args : List.of(new String[] {"--help"}, new String[] {"help"}, new String[] {"dump", "--help"},
+                new String[] {"inspect", "--help"}, new String[] {"versions", "-h"},
+                new String[] {"dump", "/some/table", "--help"})) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            int code = LanceFlinkCli.run(args, out, new PrintStream(new ByteArrayOutputStream(), true,
+                    StandardCharsets.UTF_8));
+            String text = out.toString(StandardCharsets.UTF_8);
+            assertThat(code).as(String.join(" ", args)).isZero();
+            assertThat(text).as(String.join(" ", args)).startsWith("lance-flink ").doesNotStartWith("{")
+                    .doesNotContain("\\n");
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        LanceFlinkCli.run(new String[] {"dump", "--help"}, out, System.err);
+        assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("lance-flink dump <uri> [--version N]")
+                .contains("--with-row-address").doesNotContain("inspect");
     }
 }

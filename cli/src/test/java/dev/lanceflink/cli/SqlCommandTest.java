@@ -92,6 +92,18 @@ class SqlCommandTest {
         }
     }
 
+    /** {@code sql} with statements on standard input (SqlCommand directly: never the test JVM's own stdin). */
+    private static Run sqlFromStdin(String input, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        String[] full = new String[args.length + 1];
+        full[0] = "sql";
+        System.arraycopy(args, 0, full, 1, args.length);
+        int code = SqlCommand.run(full, new java.io.ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), out,
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
     private static Run sql(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -208,9 +220,13 @@ class SqlCommandTest {
 
     @Test
     void wrongCommandLinesExitWithUsage() throws Exception {
-        Run none = sql();
+        Run none = sqlFromStdin("");
         assertThat(none.code()).isEqualTo(2);
-        assertThat(MAPPER.readTree(none.out()).get("usage").asText()).contains("lance-flink sql");
+        assertThat(MAPPER.readTree(none.out()).get("error").asText()).startsWith("no statements")
+                .endsWith("(lance-flink sql --help)");
+        Run help = sql("--help");
+        assertThat(help.code()).isZero();
+        assertThat(help.out()).startsWith("lance-flink sql [-f script.sql").doesNotContain("\\n");
         Run both = sql("-e", "SELECT 1", "-f", "x.sql");
         assertThat(both.code()).isEqualTo(2);
         assertThat(MAPPER.readTree(both.out()).get("error").asText()).contains("either -f FILE or -e");

@@ -40,7 +40,7 @@ public record CliArguments(String command, String uri, Map<String, String> stora
             "  versions <uri>",
             "  compact <uri> --mode overlay-merge|overlay-fold|fragments|cleanup [--dry-run] ...   (compact --help)",
             "  sql [-f script.sql | -e 'stmt; stmt'] [--format table|json]   (sql --help)",
-            "  every command: [--storage-option key=value]...",
+            "  every command: [--storage-option key=value]...   --verbose: Flink and Lance logs at INFO on stderr",
             "exit codes: 0 ok, 1 the table could not be read, 2 wrong command line");
 
     /** The usage of one of dump, inspect, versions: its lines of {@link #USAGE} plus the common option. */

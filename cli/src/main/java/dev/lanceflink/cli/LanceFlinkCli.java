@@ -29,9 +29,32 @@ public final class LanceFlinkCli {
     private LanceFlinkCli() {}
 
     public static void main(String[] args) {
+        args = applyVerbosity(args);
         int code = run(args, System.out, System.err);
         System.out.flush();
         System.exit(code);
+    }
+
+    /**
+     * Removes {@code --verbose} and, when it was given (or {@code LANCE_FLINK_LOG_LEVEL} is set),
+     * raises the log level before any logger exists: system properties take precedence over
+     * {@code simplelogger.properties}.
+     */
+    static String[] applyVerbosity(String[] args) {
+        String level = System.getenv("LANCE_FLINK_LOG_LEVEL");
+        java.util.List<String> rest = new java.util.ArrayList<>();
+        for (String a : args) {
+            if (a.equals("--verbose") || a.equals("-v")) {
+                level = "info";
+            } else {
+                rest.add(a);
+            }
+        }
+        if (level != null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", level);
+            System.setProperty("org.slf4j.simpleLogger.log.dev.lanceflink", level);
+        }
+        return rest.toArray(String[]::new);
     }
 
     /**

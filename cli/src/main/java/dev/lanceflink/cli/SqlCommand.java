@@ -177,10 +177,15 @@ final class SqlCommand {
             if (op instanceof QueryOperation) {
                 printResult(result, out, format);
             } else if (op instanceof ModifyOperation || op instanceof StatementSetOperation) {
-                String job = result.getJobClient().map(c -> c.getJobID().toString()).orElse("?");
-                err.println("[INFO] job " + job + " submitted: " + firstLine(sql));
+                java.util.Optional<String> job = result.getJobClient().map(c -> c.getJobID().toString());
+                if (job.isEmpty()) {
+                    // A DELETE the connector executed itself (pushed down): no Flink job ran.
+                    err.println("[INFO] OK (done by the connector, no Flink job): " + firstLine(sql));
+                    continue;
+                }
+                err.println("[INFO] job " + job.get() + " submitted: " + firstLine(sql));
                 awaitJob(result);
-                err.println("[INFO] job " + job + " finished");
+                err.println("[INFO] job " + job.get() + " finished: " + firstLine(sql));
             } else if (result.getResultKind() == ResultKind.SUCCESS_WITH_CONTENT) {
                 // SHOW, DESCRIBE, EXPLAIN...: on stdout as a table for people; stderr in JSON mode, whose
                 // stdout holds SELECT results only.
@@ -271,9 +276,13 @@ final class SqlCommand {
                 || e instanceof IllegalStateException);
     }
 
-    private static String firstLine(String sql) {
-        String line = sql.strip().lines().findFirst().orElse("");
-        return line.length() > 80 ? line.substring(0, 77) + "..." : line;
+    /** The statement as a progress line names it: comments dropped, whitespace collapsed, at most 100 characters. */
+    static String firstLine(String sql) {
+        String text = sql.replaceAll("(?s)/\\*.*?\\*/", " ").lines()
+                .map(l -> l.strip().startsWith("--") ? "" : l)
+                .collect(java.util.stream.Collectors.joining(" "))
+                .replaceAll("\\s+", " ").strip();
+        return text.length() > 100 ? text.substring(0, 97) + "..." : text;
     }
 
     /**

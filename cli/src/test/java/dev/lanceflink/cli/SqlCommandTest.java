@@ -92,6 +92,14 @@ class SqlCommandTest {
         }
     }
 
+    @Test
+    void progressNamesTheStatementNotTheCommentAboveIt() {
+        assertThat(SqlCommand.firstLine("-- make the table\n/* more */ CREATE TABLE t (\n  id INT\n) WITH ()"))
+                .isEqualTo("CREATE TABLE t ( id INT ) WITH ()");
+        assertThat(SqlCommand.firstLine("DELETE FROM t WHERE " + "x = 1 AND ".repeat(20) + "y = 2")).hasSize(100)
+                .endsWith("...");
+    }
+
     /** {@code sql} with statements on standard input (SqlCommand directly: never the test JVM's own stdin). */
     private static Run sqlFromStdin(String input, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();

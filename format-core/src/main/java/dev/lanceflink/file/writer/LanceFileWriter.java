@@ -21,10 +21,14 @@ import org.apache.arrow.vector.types.pojo.Field;
  * Writes one Lance data file ({@code .lance}) in file version 2.1 (structural encodings, the
  * default of Lance 7.0.0), 2.2 or 2.0.
  *
- * <p>A 2.2 file is written with the 2.1 encodings, which stay valid in 2.2 (mini-block chunks
- * keep {@code has_large_chunk = false}, all-null pages keep the 2.1 constant layout); only the
- * footer version differs. What 2.2 adds that matters here is the map type: maps are accepted in
- * 2.2 files only, as Lance itself refuses them in older files.
+ * <p>A 2.2 file uses the 2.1 layouts and compressions with one change that Lance 2.2 readers
+ * insist on: every mini-block page is written in the large-chunk grammar
+ * ({@code has_large_chunk = true}: u32 chunk metadata words and u32 value-buffer sizes in each
+ * chunk header), as they refuse the u16 grammar of 2.1. Full-zip pages and all-null constant
+ * pages (raw u16 rep/def buffers, no compression fields) are the same bytes as in 2.1, which
+ * 2.2 readers accept. The file version is handed down to each page encoder for that. What 2.2
+ * also adds that matters here is the map type: maps are accepted in 2.2 files only, as Lance
+ * itself refuses them in older files.
  *
  * <p>Pages are written to the store as each column's buffered data reaches
  * {@link FileWriterOptions#targetPageBytes()}, so memory stays bounded by about that much per
@@ -74,7 +78,7 @@ public final class LanceFileWriter implements AutoCloseable {
             } else if (previous != null) {
                 structural.add(new StructuralFieldWriter(previous.structural.get(i)));
             } else {
-                structural.add(new StructuralFieldWriter(f, options, encoded));
+                structural.add(new StructuralFieldWriter(f, version, options, encoded));
             }
         }
         this.sink = new FileSink(out);

@@ -11,10 +11,16 @@ import lance.encodings21.PageLayout;
 import lance.encodings21.RepDefLayer;
 
 /**
- * Encodes a page of small values as a 2.1 mini-block layout (file-format.md §8.3): chunks of a
+ * Encodes a page of small values as a mini-block layout (file-format.md §8.3): chunks of a
  * power-of-two number of values (the last chunk takes the rest), each chunk holding its
  * rep/def levels and its values, every section padded to 8 bytes with
- * {@code 0xFE}; one u16 metadata word per chunk.
+ * {@code 0xFE}; one metadata word per chunk.
+ *
+ * <p>The chunk grammar depends on the file version. 2.1 uses u16 metadata words and u16
+ * value-buffer sizes in the chunk header, which caps a chunk at 32 KiB. 2.2 readers accept
+ * only the large-chunk grammar ({@code has_large_chunk}): u32 words and u32 value-buffer
+ * sizes (rep/def sizes and the level count stay u16), so chunks may grow to 2 GiB. The
+ * values per chunk are chosen the same way in both, as Lance does.
  *
  * <p>Rep/def levels are bit-packed per chunk by {@link LevelCompressor} (raw u16 when bit-packing
  * is off or the page is tiny).
@@ -24,8 +30,12 @@ import lance.encodings21.RepDefLayer;
  * close the last chunk — the split Lance itself makes.
  */
 final class MiniBlockEncoder {
-    /** Largest chunk a 2.1 u16 metadata word can describe. */
-    static final int MAX_CHUNK_BYTES = 32 * 1024;
+    /** Largest chunk a u16 metadata word (12 bits of 8-byte units) can describe. */
+    static final long MAX_CHUNK_BYTES = 32 * 1024;
+    /** Largest chunk a u32 metadata word (28 bits of 8-byte units) can describe. */
+    static final long MAX_LARGE_CHUNK_BYTES = (1L << 28) * 8;
+    /** Rep/def section sizes are u16 in both grammars. */
+    private static final long MAX_LEVEL_BYTES = 0xFFFF;
     /** Lance's value budget per chunk (values, not levels). */
     private static final int MAX_VALUE_BYTES = 8186;
     private static final int MAX_CHUNK_VALUES = 4096;
@@ -51,12 +61,14 @@ final class MiniBlockEncoder {
     private final int[] blockWidths;
     private final LevelCompressor repLevels;
     private final LevelCompressor defLevels;
+    /** 2.2 grammar: u32 metadata words and value-buffer sizes ({@code has_large_chunk}). */
+    private final boolean largeChunks;
     private final ByteBuffer valuesView;
     /** Little-endian view of the output's current backing array (bit-packed blocks go straight in). */
     private ByteBuffer outView;
 
     private MiniBlockEncoder(LeafPage page, short[] def, boolean[] visibleRaw, int[] blockWidths,
-            boolean compressLevels) {
+            boolean compressLevels, boolean largeChunks) {
         this.page = page;
         this.leaf = page.leaf;
         this.rep = page.rep == null ? null : page.rep.array();
@@ -70,21 +82,24 @@ final class MiniBlockEncoder {
         this.bitPacked = blockWidths != null;
         this.repLevels = rep == null ? null : LevelCompressor.choose(rep, page.numLevels(), compressLevels);
         this.defLevels = def == null ? null : LevelCompressor.choose(def, page.numLevels(), compressLevels);
+        this.largeChunks = largeChunks;
         this.valuesView = page.fixed == null ? null
                 : ByteBuffer.wrap(page.fixed.array(), 0, page.fixed.size()).order(ByteOrder.LITTLE_ENDIAN);
     }
 
     /**
-     * Encodes the page, or returns null when some chunk cannot be kept under 32 KiB (levels of
-     * many invisible entries around few values); the caller then uses full-zip.
+     * Encodes the page, or returns null when some chunk cannot fit the grammar's limits (32 KiB
+     * chunks in 2.1, 64 KiB rep or def sections in both: levels of many invisible entries around
+     * few values); the caller then uses full-zip.
      *
      * @param def final definition levels, or null when the page needs none
      * @param visibleRaw per raw def code: whether the entry has a value slot
+     * @param largeChunks whether to write the 2.2 large-chunk grammar (u32 words and sizes)
      */
     static EncodedPage encode(LeafPage page, short[] def, boolean[] visibleRaw, RepDefLayer[] layers,
-            boolean allowBitPacking) {
+            boolean allowBitPacking, boolean largeChunks) {
         int[] widths = allowBitPacking ? bitPackedWidths(page) : null;
-        return new MiniBlockEncoder(page, def, visibleRaw, widths, allowBitPacking).encode(layers);
+        return new MiniBlockEncoder(page, def, visibleRaw, widths, allowBitPacking, largeChunks).encode(layers);
     }
 
     /**
@@ -130,6 +145,7 @@ final class MiniBlockEncoder {
         ByteBuilder meta = new ByteBuilder(64);
         ByteBuilder data = page.encodeBuffer(page.estimatedBytes() + 1024);
         ByteBuilder repIndex = rep != null ? new ByteBuilder(64) : null;
+        long maxChunkBytes = largeChunks ? MAX_LARGE_CHUNK_BYTES : MAX_CHUNK_BYTES;
         int v = 0;
         int l = 0;
         while (v < nv) {
@@ -140,7 +156,7 @@ final class MiniBlockEncoder {
                 boolean last = count == remaining;
                 levelEnd = last ? nl : levelEndAfter(l, count);
                 long size = chunkSize(v, count, l, levelEnd - l);
-                if (size <= MAX_CHUNK_BYTES) {
+                if (size <= maxChunkBytes) {
                     break;
                 }
                 count = last ? Integer.highestOneBit(count - 1) : count / 2;
@@ -153,7 +169,12 @@ final class MiniBlockEncoder {
             writeChunk(data, v, count, l, levelEnd);
             int chunkBytes = data.size() - chunkStart;
             int log = last ? 0 : Integer.numberOfTrailingZeros(count);
-            meta.putShort(((chunkBytes / 8 - 1) << 4) | log);
+            int word = ((chunkBytes / 8 - 1) << 4) | log;
+            if (largeChunks) {
+                meta.putInt(word);
+            } else {
+                meta.putShort(word);
+            }
             if (repIndex != null) {
                 writeRepIndexEntry(repIndex, l, levelEnd, nl);
             }
@@ -163,7 +184,8 @@ final class MiniBlockEncoder {
         MiniBlockLayout.Builder layout = MiniBlockLayout.newBuilder()
                 .setValueCompression(valueCompression())
                 .setNumBuffers(numBuffers)
-                .setNumItems(nv);
+                .setNumItems(nv)
+                .setHasLargeChunk(largeChunks);
         for (RepDefLayer layer : layers) {
             layout.addLayers(layer);
         }
@@ -241,25 +263,31 @@ final class MiniBlockEncoder {
         return i;
     }
 
+    /** Value-buffer size fields of the chunk header: u32 in the large-chunk grammar, else u16. */
+    private int valueSizeBytes() {
+        return largeChunks ? 4 : 2;
+    }
+
     private long chunkSize(int v, int count, int l0, int levels) {
-        long size = pad8(2L + (rep != null ? 2 : 0) + (def != null ? 2 : 0) + 2L * numBuffers);
+        long size = pad8(2L + (rep != null ? 2 : 0) + (def != null ? 2 : 0) + (long) valueSizeBytes() * numBuffers);
         if (rep != null) {
             long bytes = repLevels.size(l0, levels);
-            if (bytes > 0xFFFF) {
+            if (bytes > MAX_LEVEL_BYTES) {
                 return Long.MAX_VALUE;
             }
             size += pad8(bytes);
         }
         if (def != null) {
             long bytes = defLevels.size(l0, levels);
-            if (bytes > 0xFFFF) {
+            if (bytes > MAX_LEVEL_BYTES) {
                 return Long.MAX_VALUE;
             }
             size += pad8(bytes);
         }
+        long maxValueBytes = largeChunks ? 0xFFFF_FFFFL : 0xFFFF;
         for (int b = 0; b < numBuffers; b++) {
             long bytes = valueBufferBytes(b, v, count);
-            if (bytes > 0xFFFF) {
+            if (bytes > maxValueBytes) {
                 return Long.MAX_VALUE;
             }
             size += pad8(bytes);
@@ -293,7 +321,7 @@ final class MiniBlockEncoder {
             out.putShort((int) defLevels.size(l0, levels));
         }
         for (int b = 0; b < numBuffers; b++) {
-            out.putShort((int) valueBufferBytes(b, v, count));
+            out.putUnsigned(valueBufferBytes(b, v, count), valueSizeBytes());
         }
         out.padTo(8, CHUNK_PAD);
         if (rep != null) {

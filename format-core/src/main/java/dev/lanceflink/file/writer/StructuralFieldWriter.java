@@ -1,12 +1,13 @@
 package dev.lanceflink.file.writer;
 
+import dev.lanceflink.file.FileVersion;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.FieldVector;
 
 /**
- * Writes one top-level field of a 2.1 file: one column per leaf (structs and lists fold into
+ * Writes one top-level field of a 2.1 or 2.2 file: one column per leaf (structs and lists fold into
  * the leaves' rep/def levels). Each leaf buffers its own page and cuts it when it reaches the
  * target size, so leaves of one field may have different page boundaries, as in Lance.
  */
@@ -21,11 +22,14 @@ final class StructuralFieldWriter {
     private final List<LeafPage> leaves = new ArrayList<>();
     private final List<ColumnPages> columns = new ArrayList<>();
     private final FileWriterOptions options;
+    /** The file's version: the page encoding differs between 2.1 and 2.2. */
+    private final FileVersion version;
     private long rows;
 
     /** @param encoded the page encoders' output buffer, shared by all fields of the file */
-    StructuralFieldWriter(WriterField top, FileWriterOptions options, EncodeBuffer encoded) {
+    StructuralFieldWriter(WriterField top, FileVersion version, FileWriterOptions options, EncodeBuffer encoded) {
         this.options = options;
+        this.version = version;
         for (LeafPath path : LeafPath.leavesOf(top)) {
             leaves.add(new LeafPage(path, encoded));
             columns.add(new ColumnPages());
@@ -40,6 +44,7 @@ final class StructuralFieldWriter {
      */
     StructuralFieldWriter(StructuralFieldWriter finished) {
         this.options = finished.options;
+        this.version = finished.version;
         for (LeafPage page : finished.leaves) {
             if (!page.isEmpty()) {
                 throw new IllegalStateException("the previous file still buffers rows of leaf " + page.leaf.name());
@@ -90,7 +95,7 @@ final class StructuralFieldWriter {
         if (page.isEmpty()) {
             return;
         }
-        columns.get(c).write(sink, StructuralPageEncoder.encode(page, options));
+        columns.get(c).write(sink, StructuralPageEncoder.encode(page, options, version));
         page.reset();
     }
 }

@@ -1,15 +1,18 @@
 package dev.lanceflink.file.writer;
 
+import dev.lanceflink.file.FileVersion;
 import java.util.List;
 import lance.encodings21.ConstantLayout;
 import lance.encodings21.PageLayout;
 import lance.encodings21.RepDefLayer;
 
 /**
- * Chooses and applies the 2.1 structural layout of one leaf page, in the order Lance 7.0.0 decides
- * (compression.md §4): pages without a single valid value become a {@code constant_layout};
- * pages whose levels are far more numerous than their values, or whose largest value is at least
- * {@link FileWriterOptions#fullZipMinValueBytes()}, become full-zip; the rest mini-block.
+ * Chooses and applies the structural layout (2.1 and 2.2) of one leaf page, in the order Lance
+ * 7.0.0 decides (compression.md §4): pages without a single valid value become a
+ * {@code constant_layout}; pages whose levels are far more numerous than their values, or whose
+ * largest value is at least {@link FileWriterOptions#fullZipMinValueBytes()}, become full-zip;
+ * the rest mini-block, whose chunk grammar depends on the file version (see
+ * {@link MiniBlockEncoder}).
  *
  * <p>Integers (and other 8/16/32/64-bit values) in mini-block pages are bit-packed
  * ({@code inline_bitpacking}) when that is smaller, as Lance does; everything else is stored
@@ -19,7 +22,8 @@ import lance.encodings21.RepDefLayer;
 final class StructuralPageEncoder {
     private StructuralPageEncoder() {}
 
-    static EncodedPage encode(LeafPage page, FileWriterOptions options) {
+    /** @param version 2.1 or later; decides the mini-block chunk grammar */
+    static EncodedPage encode(LeafPage page, FileWriterOptions options, FileVersion version) {
         RepDefLayer[] layers = page.layers();
         int[] map = page.defMapping();
         int maxDef = 0;
@@ -47,7 +51,10 @@ final class StructuralPageEncoder {
         boolean sparse = bits > 0 && (double) nl / page.numValues * 4096.0 > 131072.0 / bits;
         boolean large = page.maxValueBytes() >= options.fullZipMinValueBytes();
         if (!sparse && !large) {
-            EncodedPage mini = MiniBlockEncoder.encode(page, def, visibleRaw, layers, options.bitPacking());
+            // 2.2 readers refuse mini-block pages in the 2.1 (u16) chunk grammar.
+            boolean largeChunks = version.compareTo(FileVersion.V2_2) >= 0;
+            EncodedPage mini = MiniBlockEncoder.encode(page, def, visibleRaw, layers, options.bitPacking(),
+                    largeChunks);
             if (mini != null) {
                 return mini;
             }

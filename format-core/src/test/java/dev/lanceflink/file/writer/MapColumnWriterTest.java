@@ -150,6 +150,7 @@ class MapColumnWriterTest {
         }
     }
 
+    /** Without maps a 2.2 file has the columns of a 2.1 file (V22RecipeTest checks their pages). */
     @Test
     void aVersion22FileWithoutMapsHoldsTheSameColumnsAsVersion21() throws Exception {
         Schema arrow = TypeCatalog.schema(true, true);
@@ -164,12 +165,14 @@ class MapColumnWriterTest {
                     List.of(b));
             WrittenFile f21 = v21.parse();
             WrittenFile f22 = v22.parse();
-            // Same encodings, same bytes; only the footer's version differs.
-            assertThat(f22.bytes.length).isEqualTo(f21.bytes.length);
+            // Same columns and schema; the pages differ only in the mini-block chunk grammar.
+            assertThat(f22.numColumns).isEqualTo(f21.numColumns);
+            assertThat(f22.descriptor).isEqualTo(f21.descriptor);
+            assertThat(v22.summary().fieldIds()).isEqualTo(v21.summary().fieldIds());
             int footerVersion = f22.bytes.length - 8;
-            assertThat(Arrays.copyOf(f22.bytes, footerVersion)).isEqualTo(Arrays.copyOf(f21.bytes, footerVersion));
             assertThat(Arrays.copyOfRange(f22.bytes, footerVersion, footerVersion + 4)).containsExactly(2, 0, 2, 0);
-            assertThat(Arrays.copyOfRange(f21.bytes, footerVersion, footerVersion + 4)).containsExactly(2, 0, 1, 0);
+            assertThat(Arrays.copyOfRange(f21.bytes, f21.bytes.length - 8, f21.bytes.length - 4))
+                    .containsExactly(2, 0, 1, 0);
 
             try (LanceFileReader reader = LanceFileReader.open(v22.store(), "data/f.lance", allocator)) {
                 assertThat(reader.version()).isEqualTo(FileVersion.V2_2);

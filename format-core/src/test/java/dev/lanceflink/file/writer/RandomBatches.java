@@ -12,8 +12,12 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.DateMilliVector;
+import org.apache.arrow.vector.Decimal256Vector;
 import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.DurationVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.FixedSizeBinaryVector;
 import org.apache.arrow.vector.Float2Vector;
 import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.Float8Vector;
@@ -21,8 +25,16 @@ import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.LargeVarBinaryVector;
 import org.apache.arrow.vector.LargeVarCharVector;
 import org.apache.arrow.vector.SmallIntVector;
+import org.apache.arrow.vector.TimeMicroVector;
+import org.apache.arrow.vector.TimeMilliVector;
+import org.apache.arrow.vector.TimeNanoVector;
+import org.apache.arrow.vector.TimeSecVector;
 import org.apache.arrow.vector.TimeStampVector;
 import org.apache.arrow.vector.TinyIntVector;
+import org.apache.arrow.vector.UInt1Vector;
+import org.apache.arrow.vector.UInt2Vector;
+import org.apache.arrow.vector.UInt4Vector;
+import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
@@ -147,10 +159,36 @@ final class RandomBatches {
                 t.setSafe(i, rnd.nextDouble() * 1e6 - 5e5);
             } else if (v instanceof DateDayVector t) {
                 t.setSafe(i, rnd.nextInt(40000));
+            } else if (v instanceof DateMilliVector t) {
+                t.setSafe(i, rnd.nextInt(40000) * 86_400_000L);
+            } else if (v instanceof TimeSecVector t) {
+                t.setSafe(i, rnd.nextInt(86_400));
+            } else if (v instanceof TimeMilliVector t) {
+                t.setSafe(i, rnd.nextInt(86_400_000));
+            } else if (v instanceof TimeMicroVector t) {
+                t.setSafe(i, rnd.nextLong(86_400_000_000L));
+            } else if (v instanceof TimeNanoVector t) {
+                t.setSafe(i, rnd.nextLong(86_400_000_000_000L));
             } else if (v instanceof TimeStampVector t) {
                 t.setSafe(i, rnd.nextLong() >>> 12);
+            } else if (v instanceof DurationVector t) {
+                t.setSafe(i, rnd.nextLong() >> 8);
+            } else if (v instanceof UInt1Vector t) {
+                t.setSafe(i, rnd.nextInt(256));
+            } else if (v instanceof UInt2Vector t) {
+                t.setSafe(i, (char) rnd.nextInt(65536));
+            } else if (v instanceof UInt4Vector t) {
+                t.setSafe(i, rnd.nextInt());
+            } else if (v instanceof UInt8Vector t) {
+                t.setSafe(i, rnd.nextLong());
+            } else if (v instanceof FixedSizeBinaryVector t) {
+                byte[] b = new byte[t.getByteWidth()];
+                rnd.nextBytes(b);
+                t.setSafe(i, b);
             } else if (v instanceof DecimalVector t) {
                 t.setSafe(i, BigDecimal.valueOf(rnd.nextLong() % 100000000000L, t.getScale()));
+            } else if (v instanceof Decimal256Vector t) {
+                t.setSafe(i, new BigDecimal(new java.math.BigInteger(200, rnd), t.getScale()));
             } else if (v instanceof VarCharVector t) {
                 t.setSafe(i, text(rnd, s.maxLen()));
             } else if (v instanceof LargeVarCharVector t) {

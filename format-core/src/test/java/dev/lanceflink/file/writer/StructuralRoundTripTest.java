@@ -23,7 +23,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Writes 2.1 (and 2.0) files and reads every cell back through {@link LanceFileReader}. */
+/** Writes 2.1 (and 2.0, 2.2) files and reads every cell back through {@link LanceFileReader}. */
 class StructuralRoundTripTest {
     private final BufferAllocator allocator = new RootAllocator();
     @TempDir
@@ -220,8 +220,8 @@ class StructuralRoundTripTest {
     }
 
     @Test
-    void version22WritesTheVersion21EncodingsUnderItsOwnFooter() throws Exception {
-        Schema arrow = TypeCatalog.schema(true, true);
+    void version22RoundTripsEveryTypeIncludingMaps() throws Exception {
+        Schema arrow = TypeCatalog.schemaWithMaps();
         roundTrip(FileVersion.V2_2, arrow, List.of(
                 RandomBatches.batch(arrow, allocator, 2000, 22, new RandomBatches.Shape(4, 3, 20))),
                 FileWriterOptions.defaults().withTargetPageBytes(20_000).withRowsPerSlice(300));

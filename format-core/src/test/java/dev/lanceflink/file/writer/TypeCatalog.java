@@ -77,4 +77,44 @@ final class TypeCatalog {
                 f("x", true, ArrowType.List.INSTANCE, f("item", true, ArrowType.Utf8.INSTANCE)), f("y", false, I32)));
         return new Schema(fields);
     }
+
+    /**
+     * {@link #schema(boolean, boolean)} plus the remaining fixed-width types (unsigned ints,
+     * half floats, date64, times, timestamps at every unit with and without zone, durations,
+     * fixed-size binary, decimal256), a wide double vector, deeper nesting and maps, which only
+     * file version 2.2 may hold.
+     */
+    static Schema schemaWithMaps() {
+        List<Field> fields = new ArrayList<>(schema(true, true).getFields());
+        fields.add(f("u8", true, new ArrowType.Int(8, false)));
+        fields.add(f("u16", true, new ArrowType.Int(16, false)));
+        fields.add(f("u32", false, new ArrowType.Int(32, false)));
+        fields.add(f("u64", true, new ArrowType.Int(64, false)));
+        fields.add(f("h", true, F16));
+        fields.add(f("d64", true, new ArrowType.Date(DateUnit.MILLISECOND)));
+        fields.add(f("t32s", true, new ArrowType.Time(TimeUnit.SECOND, 32)));
+        fields.add(f("t32ms", true, new ArrowType.Time(TimeUnit.MILLISECOND, 32)));
+        fields.add(f("t64us", true, new ArrowType.Time(TimeUnit.MICROSECOND, 64)));
+        fields.add(f("t64ns", false, new ArrowType.Time(TimeUnit.NANOSECOND, 64)));
+        fields.add(f("tss", true, new ArrowType.Timestamp(TimeUnit.SECOND, null)));
+        fields.add(f("tsms", true, new ArrowType.Timestamp(TimeUnit.MILLISECOND, "Europe/Berlin")));
+        fields.add(f("tsns", true, new ArrowType.Timestamp(TimeUnit.NANOSECOND, null)));
+        fields.add(f("dur", true, new ArrowType.Duration(TimeUnit.MICROSECOND)));
+        fields.add(f("fsb", true, new ArrowType.FixedSizeBinary(16)));
+        fields.add(f("dec256", true, new ArrowType.Decimal(76, 10, 256)));
+        fields.add(fsl("d64v", 64, F64));
+        fields.add(f("lll", true, ArrowType.List.INSTANCE, f("item", true, ArrowType.List.INSTANCE,
+                f("item", true, ArrowType.LargeList.INSTANCE, f("item", true, I16)))));
+        fields.add(f("ss", true, ArrowType.Struct.INSTANCE,
+                f("inner", true, ArrowType.Struct.INSTANCE, f("x", true, I32),
+                        f("deep", true, ArrowType.Struct.INSTANCE, f("z", true, ArrowType.Utf8.INSTANCE))),
+                f("bl", true, ArrowType.Bool.INSTANCE)));
+        fields.add(f("m", true, new ArrowType.Map(false), f("entries", false, ArrowType.Struct.INSTANCE,
+                f("key", false, ArrowType.Utf8.INSTANCE), f("value", true, I32))));
+        fields.add(f("lm", true, ArrowType.List.INSTANCE, f("item", true, new ArrowType.Map(false),
+                f("entries", false, ArrowType.Struct.INSTANCE,
+                        f("key", false, I64), f("value", true, ArrowType.List.INSTANCE,
+                                f("item", true, ArrowType.Utf8.INSTANCE))))));
+        return new Schema(fields);
+    }
 }

@@ -218,7 +218,8 @@ public final class ConcurrentChangeCheck {
             return mine.touched(ids).map(t -> "replaced column data of fragment(s) " + t);
         }
         if (theirs instanceof Operation.DataOverlay o) {
-            return mine.rewritten().isEmpty() ? mine.overlappingCells(o, latest) : mine.overlaidRewrittenRows(o, latest);
+            return mine.rewritten().isEmpty() ? mine.overlappingCells(o, latest)
+                    : mine.overlaidRewrittenRows(o, latest);
         }
         if (theirs instanceof Operation.Delete d && !mine.rewritten().isEmpty()) {
             return mine.deletedRewrittenRows(d, store);
@@ -258,7 +259,8 @@ public final class ConcurrentChangeCheck {
                     if (!d.target().isPending()) {
                         fragments.add(d.target().fragmentId());
                         if (rewrites) {
-                            rewritten.computeIfAbsent(d.target().fragmentId(), k -> new RoaringBitmap()).or(d.offsets());
+                            rewritten.computeIfAbsent(d.target().fragmentId(), k -> new RoaringBitmap())
+                                    .or(d.offsets());
                         }
                     }
                 }

@@ -76,7 +76,8 @@ class LanceSqlRewriteRowsITCase {
     /** Every row as {@code +I[id, name, age, fragment id]}, ordered by id. */
     private List<String> rowsWithFragment(TableEnvironment t) throws Exception {
         t.executeSql("CREATE TEMPORARY TABLE users_at (id BIGINT NOT NULL, name STRING, age INT,"
-                + " addr BIGINT METADATA FROM '_rowaddr' VIRTUAL) WITH ('connector' = 'lance', 'path' = '" + uri + "')");
+                + " addr BIGINT METADATA FROM '_rowaddr' VIRTUAL) WITH ('connector' = 'lance', 'path' = '" + uri
+                + "')");
         try {
             return rows(t, "SELECT id, name, age, addr / 4294967296 FROM users_at ORDER BY id");
         } finally {
@@ -150,7 +151,8 @@ class LanceSqlRewriteRowsITCase {
         s.getConfig().set("execution.checkpointing.interval", "200ms");
         create(s, ", PRIMARY KEY (id) NOT ENFORCED", REWRITE_ROWS);
         s.executeSql("INSERT INTO users (id, age) SELECT id, age FROM (VALUES (CAST(2 AS BIGINT), 52),"
-                + " (CAST(3 AS BIGINT), 53), (CAST(9 AS BIGINT), 59)) AS v(id, age) ON CONFLICT DO DEDUPLICATE").await();
+                + " (CAST(3 AS BIGINT), 53), (CAST(9 AS BIGINT), 59)) AS v(id, age) ON CONFLICT DO DEDUPLICATE")
+                .await();
 
         assertThat(rows(batch("", ""), "SELECT * FROM users ORDER BY id")).containsExactly("+I[1, Alice, 30]",
                 "+I[2, Bob, 52]", "+I[3, Carol, 53]", "+I[4, Dan, 22]", "+I[9, null, 59]");

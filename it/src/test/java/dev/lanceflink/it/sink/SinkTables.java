@@ -24,7 +24,10 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
-/** The {@code (id int64, name utf8, age int32, score float64)} table of {@link SinkChangelog}: created from rows, read back. */
+/**
+ * The {@code (id int64, name utf8, age int32, score float64)} table of {@link SinkChangelog}:
+ * created from rows, read back.
+ */
 public final class SinkTables {
   public static final Schema SCHEMA = new Schema(List.of(
       new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),

@@ -79,6 +79,7 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
     private final long readVersion;
     /** Rows per data file of rows this writer places itself (moves of rows no key map tracks). */
     private final long rowsPerFile;
+    private final boolean rewriteRows;
     private final ObjectStore store;
     private final BufferAllocator allocator;
     private final LanceSchema schema;
@@ -137,6 +138,7 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
         this.batchRows = batchRows;
         this.readVersion = readVersion;
         this.rowsPerFile = rowsPerFile;
+        this.rewriteRows = rewriteRows;
         this.store = table.open();
         this.allocator = new RootAllocator();
         try {
@@ -173,7 +175,7 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
                 updates.computeIfAbsent(target(change), t -> new OverlayBuffer())
                         .add(offset(change), change.columns(), change.row());
             }
-            case DELETE -> delete(target(change.fileId(), change.position()), offset(change.fileId(), change.position()));
+            case DELETE -> delete(target(change), offset(change));
             case MOVE -> {
                 delete(target(change.fromFileId(), change.fromPosition()),
                         offset(change.fromFileId(), change.fromPosition()));
@@ -289,7 +291,9 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
         writeBatch();
         List<Fragment> finished = file.finish();
         for (Fragment f : finished) {
-            movedRowValues.wrote(fileId, f); // a later move of one of its rows may read it before its commit
+            if (rewriteRows) {
+                movedRowValues.wrote(fileId, f); // a later move of one of its rows may read it before its commit
+            }
         }
         newFragments.addAll(finished);
         file.close();

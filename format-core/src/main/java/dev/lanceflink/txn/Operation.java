@@ -203,6 +203,24 @@ public sealed interface Operation {
                     UpdateMode.REWRITE_ROWS, false, false, new byte[0]);
         }
 
+        /**
+         * Rows moved as Lance's merge-insert (upsert) moves them: deleted from
+         * {@code updatedFragments} (new deletion files) or with their whole fragment
+         * ({@code removedFragmentIds}), and written again, with their new values, into
+         * {@code newFragments}. No column is modified in place, so {@code fields_modified} is
+         * empty and indices keep covering the old fragments (their moved rows are hidden by the
+         * deletion vectors); the new fragments are not indexed until an index is updated.
+         * {@code fields_for_preserving_frag_bitmap} lists every top-level field, as Lance's
+         * merge-insert does, since each moved row carries all of them.
+         *
+         * @param topLevelFieldIds the ids of the schema's top-level fields
+         */
+        public static Update movedRows(List<Long> removedFragmentIds, List<Fragment> updatedFragments,
+                List<Fragment> newFragments, int[] topLevelFieldIds) {
+            return new Update(removedFragmentIds, updatedFragments, newFragments, new int[0], topLevelFieldIds,
+                    UpdateMode.REWRITE_ROWS, false, false, new byte[0]);
+        }
+
         @Override
         public int[] fieldsModified() {
             return fieldsModified.clone();

@@ -11,9 +11,14 @@ package dev.lanceflink.committer.core;
  * resolver nets those out), but both may target rows appended by the previous checkpoint, whose
  * fragments are committed by then. Deletions go before overlays so that a reader between the two
  * versions never sees updated values of rows that the same checkpoint deletes.
+ *
+ * <p>A rewrite-rows checkpoint ({@link CheckpointCommit#rewriteRows()}) has no overlays: its
+ * append step deletes the old versions of the rows and appends their new versions as one
+ * row-moving {@code Update}, as Lance's own upsert does; the delete step only remains for rows of
+ * the checkpoint's own new fragments ({@link CheckpointCommit#deletionsOf}).
  */
 public enum CommitStep {
-    /** New fragments ({@code Append}). */
+    /** New fragments ({@code Append}); with rewritten rows, their old versions' deletions too ({@code Update}). */
     APPEND(0),
     /** Deletion vectors ({@code Delete}). */
     DELETE(1),

@@ -2,6 +2,8 @@ package dev.lanceflink.committer.core;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.lanceflink.deletion.DeletionFiles;
+import dev.lanceflink.deletion.DeletionVector;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.table.CorruptTableException;
@@ -48,7 +50,10 @@ import org.roaringbitmap.RoaringBitmap;
  *       other cells, or other fields of the same rows, are fine.
  * </ul>
  * Concurrent deletions never conflict: a deletion wins over an overlay, and two deletions of the
- * same rows merge. Versions committed by this sink (same commit user, e.g. the statement's own
+ * same rows merge. A rewrite-rows statement ({@link CheckpointCommit#rewriteRows()}) is stricter:
+ * it copies whole rows as it read them into new rows, so a concurrent overlay of any field of
+ * those rows (the other writer's value would be lost) or a concurrent deletion of one of them (the
+ * row would come back) fails it. Versions committed by this sink (same commit user, e.g. the statement's own
  * earlier steps) are not conflicts. A version in the range whose transaction cannot be read
  * (removed by cleanup) is treated as a conflict: nothing proves it harmless.
  *
@@ -85,7 +90,7 @@ public final class ConcurrentChangeCheck {
      *     fragment (and field) both touch, if one of them conflicts
      */
     public void check(CheckpointCommit commit, CommitStep step, Manifest latest) throws IOException {
-        if (step == CommitStep.APPEND) {
+        if (step == CommitStep.APPEND && commit.deletionsOf(step).isEmpty()) {
             return; // new rows do not depend on what the statement read
         }
         if (latest.version() < readVersion) {
@@ -104,7 +109,7 @@ public final class ConcurrentChangeCheck {
             if (preservesValuesAndAddresses(theirs)) {
                 continue;
             }
-            Optional<String> reason = conflict(mine, theirs.operation(), latest);
+            Optional<String> reason = conflict(mine, theirs.operation(), latest, store);
             if (reason.isPresent()) {
                 throw failure(commit, step, v, "version " + v + " (" + theirs.operation().name() + ", committed by "
                         + committer(theirs) + ") " + reason.get());
@@ -183,7 +188,8 @@ public final class ConcurrentChangeCheck {
     }
 
     /** Why {@code theirs} conflicts with the step's changes, or empty if it does not. */
-    private static Optional<String> conflict(StepTargets mine, Operation theirs, Manifest latest) throws IOException {
+    private static Optional<String> conflict(StepTargets mine, Operation theirs, Manifest latest, ObjectStore store)
+            throws IOException {
         if (theirs instanceof Operation.Overwrite) {
             return Optional.of("replaced the table's whole content");
         }
@@ -212,7 +218,11 @@ public final class ConcurrentChangeCheck {
             return mine.touched(ids).map(t -> "replaced column data of fragment(s) " + t);
         }
         if (theirs instanceof Operation.DataOverlay o) {
-            return mine.overlappingCells(o, latest);
+            return mine.rewritten().isEmpty() ? mine.overlappingCells(o, latest)
+                    : mine.overlaidRewrittenRows(o, latest);
+        }
+        if (theirs instanceof Operation.Delete d && !mine.rewritten().isEmpty()) {
+            return mine.deletedRewrittenRows(d, store);
         }
         return Optional.empty();
     }
@@ -225,20 +235,33 @@ public final class ConcurrentChangeCheck {
         return "Step " + step + " of " + commit.describe() + " is not committed to " + store.rootUri() + ": the"
                 + " statement read version " + readVersion + ", and " + why + ". Committing would "
                 + (step == CommitStep.OVERLAY ? "lose an update or write values to the wrong rows"
-                        : "delete the wrong rows or miss moved ones")
+                        : commit.rewriteRows() && step == CommitStep.APPEND
+                                ? "lose the other writer's change of the rows it rewrites, or bring deleted rows back"
+                                : "delete the wrong rows or miss moved ones")
                 + ". The table keeps the other writer's change; rerun the statement, which then reads the current"
                 + " version";
     }
 
-    /** The fragments (and, for overlays, the cells) one step changes; pending targets are the sink's own rows. */
-    private record StepTargets(Set<Long> fragments, Map<Long, Map<Integer, RoaringBitmap>> cells) {
+    /**
+     * The fragments (and, for overlays, the cells) one step changes; pending targets are the sink's
+     * own rows. {@code rewritten}: per fragment, the rows a rewrite-rows step moves (their values
+     * as the statement read them go into the new rows, so any later change of them conflicts).
+     */
+    private record StepTargets(Set<Long> fragments, Map<Long, Map<Integer, RoaringBitmap>> cells,
+            Map<Long, RoaringBitmap> rewritten) {
         static StepTargets of(CheckpointCommit commit, CommitStep step) throws IOException {
             Set<Long> fragments = new TreeSet<>();
             Map<Long, Map<Integer, RoaringBitmap>> cells = new HashMap<>();
-            if (step == CommitStep.DELETE) {
-                for (TargetedDeletion d : commit.deletions()) {
+            Map<Long, RoaringBitmap> rewritten = new HashMap<>();
+            if (step == CommitStep.DELETE || step == CommitStep.APPEND) {
+                boolean rewrites = commit.rewriteRows() && step == CommitStep.APPEND;
+                for (TargetedDeletion d : commit.deletionsOf(step)) {
                     if (!d.target().isPending()) {
                         fragments.add(d.target().fragmentId());
+                        if (rewrites) {
+                            rewritten.computeIfAbsent(d.target().fragmentId(), k -> new RoaringBitmap())
+                                    .or(d.offsets());
+                        }
                     }
                 }
             } else {
@@ -258,13 +281,60 @@ public final class ConcurrentChangeCheck {
                     }
                 }
             }
-            return new StepTargets(fragments, cells);
+            return new StepTargets(fragments, cells, rewritten);
         }
 
         Optional<Set<Long>> touched(Set<Long> ids) {
             Set<Long> shared = new TreeSet<>(fragments);
             shared.retainAll(ids);
             return shared.isEmpty() ? Optional.empty() : Optional.of(shared);
+        }
+
+        /** The first rewritten row {@code theirs} overlays (any field), described; empty if none. */
+        Optional<String> overlaidRewrittenRows(Operation.DataOverlay theirs, Manifest latest) throws IOException {
+            for (Operation.OverlayGroup g : theirs.groups()) {
+                RoaringBitmap mine = rewritten.get(g.fragmentId());
+                if (mine == null) {
+                    continue;
+                }
+                for (DataOverlayFile f : g.overlays()) {
+                    RoaringBitmap both = RoaringBitmap.and(mine, f.coverage().union());
+                    if (!both.isEmpty()) {
+                        return Optional.of("overlaid " + both.getLongCardinality() + " of the rows of fragment "
+                                + g.fragmentId() + " this statement rewrites (first offset "
+                                + Integer.toUnsignedLong(both.first()) + ")");
+                    }
+                }
+            }
+            return Optional.empty();
+        }
+
+        /**
+         * The first rewritten row {@code theirs} deleted (or whose fragment it removed), described;
+         * empty if none. The rows were live in the version the statement read, so any of them in a
+         * later deletion vector was deleted since.
+         */
+        Optional<String> deletedRewrittenRows(Operation.Delete theirs, ObjectStore store) throws IOException {
+            for (long id : theirs.deletedFragmentIds()) {
+                if (rewritten.containsKey(id)) {
+                    return Optional.of("deleted every row of fragment " + id + ", whose rows this statement rewrites");
+                }
+            }
+            for (Fragment f : theirs.updatedFragments()) {
+                RoaringBitmap mine = rewritten.get(f.id());
+                if (mine == null || f.deletionFile() == null) {
+                    continue;
+                }
+                DeletionVector dv = DeletionFiles.read(store, f.id(), f.deletionFile());
+                for (org.roaringbitmap.IntIterator it = mine.getIntIterator(); it.hasNext(); ) {
+                    int offset = it.next();
+                    if (dv.contains(offset)) {
+                        return Optional.of("deleted row " + Integer.toUnsignedLong(offset) + " of fragment " + f.id()
+                                + ", which this statement rewrites (it would come back as a new row)");
+                    }
+                }
+            }
+            return Optional.empty();
         }
 
         /** The first cell both the step's overlays and {@code theirs} cover, described; empty if none. */

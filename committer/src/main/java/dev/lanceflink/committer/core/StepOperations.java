@@ -36,9 +36,10 @@ final class StepOperations {
             ReplacedContentCheck replacedContent)
             throws IOException {
         return switch (step) {
-            case APPEND -> new Built(Optional.of(commit.overwrite() ? overwrite(commit, latest)
-                    : new Operation.Append(commit.fragments())), List.of(), 0);
-            case DELETE -> deletions(commit, latest, store, replacedContent);
+            case APPEND -> commit.rewriteRows() ? movedRows(commit, latest, store, replacedContent)
+                    : new Built(Optional.of(commit.overwrite() ? overwrite(commit, latest)
+                            : new Operation.Append(commit.fragments())), List.of(), 0);
+            case DELETE -> deletions(commit, commit.deletionsOf(step), latest, store, replacedContent);
             case OVERLAY -> overlays(commit, latest, store, replacedContent);
         };
     }
@@ -55,6 +56,28 @@ final class StepOperations {
         return new Operation.Overwrite(commit.fragments(), latest.schema());
     }
 
+    /**
+     * The append step of a rewrite-rows checkpoint: the old versions of the rows are deleted and
+     * their new versions appended in one version, a row-moving {@code Update} as Lance's own
+     * upsert commits it. Without deletions that is a plain {@code Append}, without new rows a plain
+     * {@code Delete}.
+     */
+    private static Built movedRows(CheckpointCommit commit, Manifest latest, ObjectStore store,
+            ReplacedContentCheck replacedContent) throws IOException {
+        Built deleted = deletions(commit, commit.deletionsOf(CommitStep.APPEND), latest, store, replacedContent);
+        if (commit.fragments().isEmpty()) {
+            return deleted;
+        }
+        if (deleted.operation().isEmpty()) {
+            return new Built(Optional.of(new Operation.Append(commit.fragments())), deleted.writtenFiles(),
+                    deleted.droppedTargets());
+        }
+        Operation.Delete d = (Operation.Delete) deleted.operation().get();
+        int[] fields = latest.schema().fields().stream().mapToInt(f -> f.id()).toArray();
+        return new Built(Optional.of(Operation.Update.movedRows(d.deletedFragmentIds(), d.updatedFragments(),
+                commit.fragments(), fields)), deleted.writtenFiles(), deleted.droppedTargets());
+    }
+
     private static Map<Long, Fragment> byId(Manifest m) {
         Map<Long, Fragment> out = new HashMap<>();
         for (Fragment f : m.fragments()) {
@@ -68,9 +91,9 @@ final class StepOperations {
      * delete. A target the table no longer has was removed entirely (every row deleted) by
      * someone else: its rows are gone already.
      */
-    private static Built deletions(CheckpointCommit commit, Manifest latest, ObjectStore store,
-            ReplacedContentCheck replacedContent) throws IOException {
-        if (commit.deletions().stream().anyMatch(d -> !d.target().isPending())) {
+    private static Built deletions(CheckpointCommit commit, List<TargetedDeletion> deletions, Manifest latest,
+            ObjectStore store, ReplacedContentCheck replacedContent) throws IOException {
+        if (deletions.stream().anyMatch(d -> !d.target().isPending())) {
             replacedContent.check(commit, latest, "The deletions of " + commit.describe());
         }
         Map<Long, Fragment> fragments = byId(latest);
@@ -78,7 +101,7 @@ final class StepOperations {
         Map<Long, RoaringBitmap> byFragment = new LinkedHashMap<>();
         Map<Long, Fragment> targets = new HashMap<>();
         long dropped = 0;
-        for (TargetedDeletion d : commit.deletions()) {
+        for (TargetedDeletion d : deletions) {
             Optional<Fragment> f = d.target().resolve(fragments, pending);
             if (f.isEmpty()) {
                 requireCommittedIfPending(d.target(), commit, "deletion");

@@ -16,13 +16,14 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
  * Serializes the committable, {@link CheckpointCommit}, for the committer's checkpointed state
- * (version 3: with the overwrite flag; version 2, with overlays and deletions, and version 1,
- * appends only, are still read as commits that add to the table). Pending commits survive
+ * (version 4: with the rewrite-rows flag; version 3, with the overwrite flag, version 2, with
+ * overlays and deletions, and version 1, appends only, are still read, as commits that do not
+ * rewrite rows). Pending commits survive
  * restores in this form, so the layout only ever changes by adding a new version next to the old
  * one.
  */
 public final class CheckpointCommitSerializer implements SimpleVersionedSerializer<CheckpointCommit> {
-    private static final int VERSION = 3;
+    private static final int VERSION = 4;
 
     @Override
     public int getVersion() {
@@ -44,6 +45,7 @@ public final class CheckpointCommitSerializer implements SimpleVersionedSerializ
             ChangeCodec.writeOverlays(out, commit.overlays());
             ChangeCodec.writeDeletions(out, commit.deletions());
             out.writeBoolean(commit.overwrite());
+            out.writeBoolean(commit.rewriteRows());
         }
         return bytes.toByteArray();
     }
@@ -70,13 +72,14 @@ public final class CheckpointCommitSerializer implements SimpleVersionedSerializ
             List<TargetedOverlay> overlays = ChangeCodec.readOverlays(in, context);
             List<TargetedDeletion> deletions = ChangeCodec.readDeletions(in, context);
             boolean overwrite = version >= 3 && in.readBoolean();
+            boolean rewriteRows = version >= 4 && in.readBoolean();
             if (in.available() > 0) {
                 throw new IOException("The serialized committable of checkpoint " + checkpoint + " (commit user " + user
                         + ", version " + version + ") has " + in.available() + " unread bytes after its last field;"
                         + " the state is corrupt or was written by another layout");
             }
             return new CheckpointCommit(user, job, checkpoint, base, fragments, overlays, deletions, rows, cells, size,
-                    overwrite);
+                    overwrite, rewriteRows);
         }
     }
 }

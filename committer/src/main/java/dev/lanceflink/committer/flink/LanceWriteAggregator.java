@@ -56,6 +56,7 @@ public final class LanceWriteAggregator extends AbstractStreamOperator<Committab
     private final TableLocation table;
     private final CommitSettings settings;
     private final boolean overwrite;
+    private final boolean rewriteRows;
 
     private transient ListState<String> commitUserState;
     private transient String commitUser;
@@ -77,9 +78,23 @@ public final class LanceWriteAggregator extends AbstractStreamOperator<Committab
      *     table's content (batch execution only)
      */
     public LanceWriteAggregator(TableLocation table, CommitSettings settings, boolean overwrite) {
+        this(table, settings, overwrite, false);
+    }
+
+    /**
+     * @param rewriteRows the writers' deletions are the old versions of rows they wrote again
+     *     (the sink's rewrite-rows update mode): each checkpoint commits them with the new rows as
+     *     one row-moving update ({@link CheckpointCommit#rewriteRows()})
+     */
+    public LanceWriteAggregator(TableLocation table, CommitSettings settings, boolean overwrite, boolean rewriteRows) {
         this.table = requireNonNull(table, "table is null");
         this.settings = requireNonNull(settings, "settings is null");
+        if (overwrite && rewriteRows) {
+            throw new IllegalArgumentException("An overwriting sink for " + table + " replaces every row and rewrites"
+                    + " none; overwrite and rewriteRows exclude each other");
+        }
         this.overwrite = overwrite;
+        this.rewriteRows = rewriteRows;
     }
 
     @Override
@@ -178,7 +193,7 @@ public final class LanceWriteAggregator extends AbstractStreamOperator<Committab
         long baseVersion = new CommittedCheckpointFinder(store).latestVersion();
         String jobId = getRuntimeContext().getJobInfo().getJobId().toString();
         CheckpointCommit commit = new CheckpointCommit(commitUser, jobId, checkpointId, baseVersion, fragments,
-                overlays, deletions, rows, cells, bytes, overwrite);
+                overlays, deletions, rows, cells, bytes, overwrite, rewriteRows);
         output.collect(new StreamRecord<>(new CommittableSummary<>(0, 1, checkpointId, 1, 0)));
         output.collect(new StreamRecord<>(new CommittableWithLineage<>(commit, checkpointId, 0)));
         lastEmittedCheckpoint = checkpointId;

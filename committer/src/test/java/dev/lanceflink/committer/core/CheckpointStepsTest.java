@@ -12,6 +12,7 @@ import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.overlay.OverlayWriter;
 import dev.lanceflink.table.DataOverlayFile;
+import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestNamingScheme;
@@ -151,6 +152,57 @@ class CheckpointStepsTest {
         CheckpointCommit eight = new CheckpointCommit(USER, "job", 8, 1, TestTable.fragments(store, allocator, 6), 1, 0);
         assertThat(committer().commit(eight).kind()).isEqualTo(CommitOutcome.Kind.COMMITTED);
         assertThat(TestTable.ids(store, allocator)).contains(5L, 6L).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void aRewriteRowsCheckpointCommitsOneRowMovingUpdateExactlyOnce() throws IOException {
+        // Row 2 (fragment 0, offset 1) rewritten as 20, with a new row 10 in the same new fragment.
+        List<Fragment> rewritten = TestTable.fragments(store, allocator, 20, 10);
+        CheckpointCommit cp = CheckpointCommit.rewritingRows(USER, "job", 7, 1, rewritten,
+                List.of(new TargetedDeletion(RowTarget.committed(0), RoaringBitmap.bitmapOf(1))), 2, 0);
+
+        CommitOutcome outcome = committer().commit(cp);
+
+        assertThat(outcome).isEqualTo(new CommitOutcome(7, CommitOutcome.Kind.COMMITTED, 2, 1, 0));
+        assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 20L, 10L);
+        assertThat(committer().commit(cp).kind()).isEqualTo(CommitOutcome.Kind.ALREADY_COMMITTED);
+        try (Dataset ds = Dataset.open(store, allocator)) {
+            List<VersionInfo> versions = ds.versions();
+            assertThat(versions).extracting(VersionInfo::operation).containsExactly("Overwrite", "Update");
+            assertThat(versions.get(1).properties()).containsEntry(CommitMarker.STEP_KEY, "0");
+            Manifest m = ds.manifest();
+            assertThat(m.fragment(0).orElseThrow().deletionFile()).isNotNull();
+            assertThat(m.fragments()).allSatisfy(f -> assertThat(f.overlays()).isEmpty());
+            assertThat(m.readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES).isZero();
+        }
+    }
+
+    /**
+     * Late results merged into a rewrite-rows checkpoint: it deletes a row of its own new
+     * fragment, which has no id before the append step lands. The delete step deletes it next,
+     * and a restore after the first version resumes with only that step.
+     */
+    @Test
+    void aRewriteOfARowInTheCheckpointsOwnNewFragmentDeletesItInTheNextStep() throws IOException {
+        CheckpointCommit cp = CheckpointCommit.rewritingRows(USER, "job", 7, 1, pendingFragment(),
+                List.of(new TargetedDeletion(RowTarget.committed(0), RoaringBitmap.bitmapOf(0)),
+                        new TargetedDeletion(RowTarget.pending(FILE), RoaringBitmap.bitmapOf(0))), 3, 0);
+        CheckpointCommit appendOnly = CheckpointCommit.rewritingRows(USER, "job", 7, 1, cp.fragments(),
+                cp.deletionsOf(CommitStep.APPEND), 3, 0);
+        committer().commit(appendOnly); // a committer that died after the append step landed
+        store.failNextPublications(1);
+        CheckpointCommitter oneAttempt = new CheckpointCommitter(store, CommitOptions.defaults(), 1, Duration.ZERO);
+        assertThatThrownBy(() -> oneAttempt.commit(cp)).isInstanceOf(CheckpointCommitException.class)
+                .hasMessageContaining("Step DELETE of checkpoint 7 (rewrite rows");
+        assertThat(TestTable.ids(store, allocator)).containsExactly(2L, 10L, 11L, 12L);
+
+        assertThat(committer().commit(cp).kind()).isEqualTo(CommitOutcome.Kind.COMMITTED);
+
+        assertThat(TestTable.ids(store, allocator)).containsExactly(2L, 11L, 12L);
+        try (Dataset ds = Dataset.open(store, allocator)) {
+            assertThat(ds.versions()).extracting(VersionInfo::operation)
+                    .containsExactly("Overwrite", "Update", "Delete");
+        }
     }
 
     @Test

@@ -7,6 +7,7 @@ import dev.lanceflink.compact.FragmentRewriter;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
+import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.overlay.OverlayCommits;
@@ -24,6 +25,7 @@ import dev.lanceflink.txn.CommitOptions;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.TableCommitter;
 import dev.lanceflink.txn.Transaction;
+import dev.lanceflink.write.FragmentWriter;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -321,6 +323,72 @@ class ConcurrentChangeCheckTest {
         theirOverlay(new long[] {1}, 99); // version 2
         assertThat(pinnedAt(1).commit(deleteStatement(1, 1)).version()).isEqualTo(3);
         assertThat(table()).containsExactly("1=10", "3=30", "4=40");
+    }
+
+    // ---- rewrite rows -------------------------------------------------------------------------
+
+    /**
+     * The statement's rewrite of row {@code offset} of fragment 0 as (id, age), read at version 1:
+     * the new row in a new fragment (not committed) and the deletion of the old one.
+     */
+    private CheckpointCommit ourRewrite(int offset, long id, int age) throws IOException {
+        try (Dataset ds = open(); Dataset v1 = ds.checkoutVersion(1);
+                FragmentWriter w = new FragmentWriter(store, v1.schema(), FileVersion.parse(
+                        v1.manifest().dataFormat().version()), 1000, allocator, FileWriterOptions.defaults());
+                VectorSchemaRoot row = rows(new long[] {id}, age)) {
+            w.write(row);
+            return CheckpointCommit.rewritingRows(USER, "job", 1, 1, w.finish(),
+                    List.of(new TargetedDeletion(RowTarget.committed(0), RoaringBitmap.bitmapOf(offset))), 1, 0);
+        }
+    }
+
+    @Test
+    void aConcurrentOverlayOfARewrittenRowFailsTheRewriteAndCommitsNothing() throws IOException {
+        CheckpointCommit ours = ourRewrite(1, 2, 21); // SET age = 21 WHERE id = 2, read (2, 20)
+        theirOverlay(new long[] {1}, 25); // version 2: a change the rewritten row would drop
+
+        assertThatThrownBy(() -> pinnedAt(1).commit(ours))
+                .isInstanceOf(CheckpointCommitException.class)
+                .hasMessageContaining("Step APPEND of checkpoint 1 (rewrite rows")
+                .hasMessageContaining("version 2 (DataOverlay, committed by another writer) overlaid 1 of the rows of"
+                        + " fragment 0 this statement rewrites (first offset 1)")
+                .hasMessageContaining("lose the other writer's change of the rows it rewrites");
+        assertThat(latestVersion()).isEqualTo(2);
+        assertThat(table()).containsExactly("1=10", "2=25", "3=30", "4=40");
+    }
+
+    @Test
+    void aConcurrentDeletionOfARewrittenRowFailsTheRewrite() throws IOException {
+        CheckpointCommit ours = ourRewrite(1, 2, 21);
+        try (Dataset ds = open()) {
+            ds.delete("id = 2").close(); // version 2
+        }
+
+        assertThatThrownBy(() -> pinnedAt(1).commit(ours))
+                .isInstanceOf(CheckpointCommitException.class)
+                .hasMessageContaining("version 2 (Delete, committed by another writer) deleted row 1 of fragment 0,"
+                        + " which this statement rewrites");
+        assertThat(table()).containsExactly("1=10", "3=30", "4=40");
+    }
+
+    @Test
+    void aRewriteCommitsAsOneRowMovingUpdateBesideOtherRowsDeletionsAndAppends() throws IOException {
+        CheckpointCommit ours = ourRewrite(1, 2, 21);
+        try (Dataset ds = open()) {
+            ds.delete("id = 4").close(); // version 2
+        }
+        try (Dataset ds = open(); VectorSchemaRoot more = rows(new long[] {5}, 50)) {
+            ds.append(List.of(more), WriteParams.of(WriteMode.APPEND)).close(); // version 3
+        }
+        theirOverlay(new long[] {2}, 31); // version 4: another row
+
+        CommitOutcome outcome = pinnedAt(1).commit(ours);
+
+        assertThat(outcome.version()).isEqualTo(5);
+        assertThat(table()).containsExactly("1=10", "3=31", "5=50", "2=21");
+        try (Dataset ds = open()) {
+            assertThat(ds.versions().get(4).operation()).isEqualTo("Update");
+        }
     }
 
     // ---- history that cannot be checked -------------------------------------------------------

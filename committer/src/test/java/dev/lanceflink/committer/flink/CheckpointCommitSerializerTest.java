@@ -63,9 +63,9 @@ class CheckpointCommitSerializerTest {
     @Test
     void version1CommittablesOfAppendOnlySinksAreStillRead() throws IOException {
         CheckpointCommit commit = new CheckpointCommit("user-a", "job-1", 42, 17, FRAGMENTS, 107, 1333);
-        // version 1 is version 3 without the trailing cells/overlays/deletions and overwrite flag
-        byte[] v3 = new CheckpointCommitSerializer().serialize(commit);
-        byte[] v1 = java.util.Arrays.copyOf(v3, v3.length - 17);
+        // version 1 is version 4 without the trailing cells/overlays/deletions and the two flags
+        byte[] v4 = new CheckpointCommitSerializer().serialize(commit);
+        byte[] v1 = java.util.Arrays.copyOf(v4, v4.length - 18);
         assertThat(new CheckpointCommitSerializer().deserialize(1, v1)).isEqualTo(commit);
     }
 
@@ -75,10 +75,10 @@ class CheckpointCommitSerializerTest {
                 OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(1)), 0);
         CheckpointCommit commit = new CheckpointCommit("user-a", "job-1", 42, 17, FRAGMENTS,
                 List.of(new TargetedOverlay(RowTarget.committed(3), overlay)), List.of(), 107, 1, 1333);
-        // version 2 is version 3 without the trailing overwrite flag
-        byte[] v3 = new CheckpointCommitSerializer().serialize(commit);
-        CheckpointCommit back = new CheckpointCommitSerializer().deserialize(2, java.util.Arrays.copyOf(v3,
-                v3.length - 1));
+        // version 2 is version 4 without the trailing overwrite and rewrite-rows flags
+        byte[] v4 = new CheckpointCommitSerializer().serialize(commit);
+        CheckpointCommit back = new CheckpointCommitSerializer().deserialize(2, java.util.Arrays.copyOf(v4,
+                v4.length - 2));
         assertThat(back).isEqualTo(commit);
         assertThat(back.overwrite()).isFalse();
     }
@@ -89,11 +89,11 @@ class CheckpointCommitSerializerTest {
         CheckpointCommit commit = CheckpointCommit.overwriting("user-a", "job-1", 42, 17, FRAGMENTS, 107, 1333);
         CheckpointCommit empty = CheckpointCommit.overwriting("user-a", "job-1", 43, 17, List.of(), 0, 0);
 
-        assertThat(serializer.getVersion()).isEqualTo(3);
-        CheckpointCommit back = serializer.deserialize(3, serializer.serialize(commit));
+        assertThat(serializer.getVersion()).isEqualTo(4);
+        CheckpointCommit back = serializer.deserialize(4, serializer.serialize(commit));
         assertThat(back).isEqualTo(commit);
         assertThat(back.overwrite()).isTrue();
-        CheckpointCommit emptyBack = serializer.deserialize(3, serializer.serialize(empty));
+        CheckpointCommit emptyBack = serializer.deserialize(4, serializer.serialize(empty));
         assertThat(emptyBack.overwrite()).isTrue();
         assertThat(emptyBack.isEmpty()).isFalse();
     }
@@ -101,19 +101,33 @@ class CheckpointCommitSerializerTest {
     @Test
     void trailingBytesAreReportedAsCorruptState() throws IOException {
         CheckpointCommit commit = new CheckpointCommit("user-a", "job-1", 42, 17, FRAGMENTS, 107, 1333);
-        byte[] v3 = new CheckpointCommitSerializer().serialize(commit);
-        byte[] longer = java.util.Arrays.copyOf(v3, v3.length + 2);
+        byte[] v4 = new CheckpointCommitSerializer().serialize(commit);
+        byte[] longer = java.util.Arrays.copyOf(v4, v4.length + 2);
 
-        assertThatThrownBy(() -> new CheckpointCommitSerializer().deserialize(3, longer))
+        assertThatThrownBy(() -> new CheckpointCommitSerializer().deserialize(4, longer))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("checkpoint 42 (commit user user-a, version 3) has 2 unread bytes");
+                .hasMessageContaining("checkpoint 42 (commit user user-a, version 4) has 2 unread bytes");
     }
 
     @Test
     void unknownVersionIsRejectedWithGuidance() {
-        assertThatThrownBy(() -> new CheckpointCommitSerializer().deserialize(4, new byte[0]))
+        assertThatThrownBy(() -> new CheckpointCommitSerializer().deserialize(5, new byte[0]))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("Unknown version 4 of a serialized Lance committable")
-                .hasMessageContaining("reads versions 1 to 3");
+                .hasMessageContaining("Unknown version 5 of a serialized Lance committable")
+                .hasMessageContaining("reads versions 1 to 4");
+    }
+
+    @Test
+    void rewriteRowsRoundTripsAndVersion3IsReadWithoutIt() throws IOException {
+        CheckpointCommitSerializer serializer = new CheckpointCommitSerializer();
+        CheckpointCommit commit = CheckpointCommit.rewritingRows("user-a", "job-1", 42, 17, FRAGMENTS,
+                List.of(new TargetedDeletion(RowTarget.committed(3), RoaringBitmap.bitmapOf(2, 8))), 107, 1333);
+
+        byte[] v4 = serializer.serialize(commit);
+        CheckpointCommit back = serializer.deserialize(4, v4);
+        assertThat(back).isEqualTo(commit);
+        assertThat(back.rewriteRows()).isTrue();
+        CheckpointCommit v3 = serializer.deserialize(3, java.util.Arrays.copyOf(v4, v4.length - 1));
+        assertThat(v3.rewriteRows()).isFalse();
     }
 }

@@ -40,6 +40,16 @@ final class ChangeSinkPlan {
         }
     }
 
+    /** Refuses update mode rewrite-rows for a table it cannot serve (see {@link RewriteRowsCheck}). */
+    static void requireRewritableRows(TableLocation table) {
+        try (Dataset ds = Dataset.open(table.uri(), table.storageOptions())) {
+            RewriteRowsCheck.requireNoStableRowIds(ds.manifest(), table.toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot open the Lance table " + table + " to plan the sink: "
+                    + e.getMessage(), e);
+        }
+    }
+
     static int[] keyPositions(TableLocation table, RowType rowType, List<String> primaryKey) {
         if (primaryKey.isEmpty()) {
             throw new IllegalArgumentException("The UPSERT mode needs a primary key: call primaryKey(\"col\", ...)"

@@ -39,6 +39,7 @@ public abstract class CommittingLanceSink<IN> implements Sink<IN>, SupportsCommi
     protected final CommitSettings commitSettings;
     private final String uidSuffix;
     private final boolean overwrite;
+    private final boolean rewriteRows;
 
     /** A sink whose commits add to the table. */
     protected CommittingLanceSink(TableLocation table, CommitSettings commitSettings, String uidSuffix) {
@@ -51,10 +52,21 @@ public abstract class CommittingLanceSink<IN> implements Sink<IN>, SupportsCommi
      */
     protected CommittingLanceSink(TableLocation table, CommitSettings commitSettings, String uidSuffix,
             boolean overwrite) {
+        this(table, commitSettings, uidSuffix, overwrite, false);
+    }
+
+    /**
+     * @param rewriteRows the writers' deletions are the old versions of rows they write again
+     *     ({@link UpdateMode#REWRITE_ROWS}): each checkpoint commits both as one Lance
+     *     {@code Update}
+     */
+    protected CommittingLanceSink(TableLocation table, CommitSettings commitSettings, String uidSuffix,
+            boolean overwrite, boolean rewriteRows) {
         this.table = requireNonNull(table, "table is null");
         this.commitSettings = requireNonNull(commitSettings, "commitSettings is null");
         this.uidSuffix = requireNonNull(uidSuffix, "uidSuffix is null");
         this.overwrite = overwrite;
+        this.rewriteRows = rewriteRows;
     }
 
     @Override
@@ -77,7 +89,7 @@ public abstract class CommittingLanceSink<IN> implements Sink<IN>, SupportsCommi
             DataStream<CommittableMessage<WrittenChanges>> written) {
         return written.global()
                 .transform("Lance commit aggregator", CommittableMessageTypeInfo.of(CheckpointCommitSerializer::new),
-                        new LanceWriteAggregator(table, commitSettings, overwrite))
+                        new LanceWriteAggregator(table, commitSettings, overwrite, rewriteRows))
                 .uid("lance-commit-aggregator-" + uidSuffix)
                 .name("Lance commit aggregator")
                 .setParallelism(1)

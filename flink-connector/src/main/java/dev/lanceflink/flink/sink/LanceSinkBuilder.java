@@ -47,6 +47,7 @@ public final class LanceSinkBuilder {
     private List<String> primaryKey = List.of();
     private List<String> writtenColumns;
     private OverlayShape overlayShape = OverlayShape.SPARSE;
+    private UpdateMode updateMode = UpdateMode.OVERLAY;
     private int parallelism = -1;
     private boolean overwrite;
 
@@ -159,6 +160,19 @@ public final class LanceSinkBuilder {
     }
 
     /**
+     * How updates of existing rows are stored (UPSERT and ROW_ADDRESS modes; default
+     * {@link UpdateMode#OVERLAY}). {@link UpdateMode#REWRITE_ROWS} deletes the old row and
+     * appends the whole new row, as Lance's own update does, so that readers that cannot enable
+     * data overlay files read the table; it rewrites whole rows (a partial upsert reads the
+     * existing row's other columns), moves rows to new addresses, and indices do not cover the
+     * moved rows. Refused for tables with stable row ids.
+     */
+    public LanceSinkBuilder updateMode(UpdateMode mode) {
+        this.updateMode = java.util.Objects.requireNonNull(mode, "mode is null");
+        return this;
+    }
+
+    /**
      * Parallelism of the writers (and of the key resolver in UPSERT mode); default: the job's
      * default parallelism, as for any Flink sink. In APPEND mode, giving the sink its input's
      * parallelism lets Flink chain the writer to the operator before it, so rows are not
@@ -250,6 +264,10 @@ public final class LanceSinkBuilder {
         requireNoReadVersion();
         TableLocation table = new TableLocation(uri, storageOptions);
         RowType rowType = ChangeSinkPlan.tableRowType(table);
+        boolean rewriteRows = updateMode == UpdateMode.REWRITE_ROWS;
+        if (rewriteRows) {
+            ChangeSinkPlan.requireRewritableRows(table);
+        }
         int[] keys = ChangeSinkPlan.keyPositions(table, rowType, primaryKey);
         long written = ChangeSinkPlan.columnMask(table, rowType, writtenColumns);
         ChangeSinkPlan.checkKeyIsWritten(table, rowType, keys, written);
@@ -260,13 +278,13 @@ public final class LanceSinkBuilder {
                 .keyBy(keySelector, InternalTypeInfo.of(keySelector.keyType()))
                 .transform("Lance key resolver", new LocatedChangeTypeInfo(rowType),
                         new ChangelogKeyResolver(table, rowType, keys, written, overlayShape == OverlayShape.SPARSE,
-                                rowsPerFile))
+                                rowsPerFile, rewriteRows))
                 .uid("lance-key-resolver-" + suffix)
                 .name("Lance key resolver");
         if (parallelism > 0) {
             resolved.setParallelism(parallelism);
         }
-        LanceChangeSink sink = new LanceChangeSink(table, batchRows, commitSettings, suffix);
+        LanceChangeSink sink = new LanceChangeSink(table, batchRows, rowsPerFile, commitSettings, suffix, rewriteRows);
         // Same parallelism, forward: each writer gets exactly its resolver's rows, in order.
         return resolved.forward().sinkTo(sink).setParallelism(resolved.getParallelism())
                 .uid("lance-sink-" + suffix).name("Lance sink");
@@ -276,20 +294,27 @@ public final class LanceSinkBuilder {
         TableLocation table = new TableLocation(uri, storageOptions);
         RowType rowType = ChangeSinkPlan.tableRowType(table);
         long written = deletesOnly ? 0 : ChangeSinkPlan.columnMask(table, rowType, writtenColumns);
+        boolean rewriteRows = !deletesOnly && updateMode == UpdateMode.REWRITE_ROWS;
+        if (rewriteRows) {
+            ChangeSinkPlan.requireRewritableRows(table);
+        }
         String suffix = suffix();
         if (!deletesOnly) {
             rows = ChangeSinkPlan.adaptInput(table, rowType, rows, List.of("_rowaddr"), suffix);
         }
-        LanceChangeSink sink = new LanceChangeSink(table, batchRows, commitSettings, suffix);
+        LanceChangeSink sink = new LanceChangeSink(table, batchRows, rowsPerFile, commitSettings, suffix, rewriteRows);
         SingleOutputStreamOperator<LocatedChange> changes = rows
-                .map(deletesOnly ? RowAddressChanges.deletes(rowType) : new RowAddressChanges(rowType, written),
+                .map(deletesOnly ? RowAddressChanges.deletes(rowType)
+                        : rewriteRows ? RowAddressChanges.rewrites(rowType, written)
+                                : new RowAddressChanges(rowType, written),
                         new LocatedChangeTypeInfo(rowType))
                 .uid("lance-row-address-changes-" + suffix)
                 .name("Lance row-address changes");
         if (parallelism > 0) {
             changes.setParallelism(parallelism);
         }
-        // One writer per fragment, so a fragment's updates become one overlay file.
+        // One writer per fragment, so a fragment's updates become one overlay file (or, rewriting
+        // rows, one deletion vector and one new fragment per writer).
         DataStreamSink<LocatedChange> out = changes
                 .keyBy(c -> c.position() >>> 32, org.apache.flink.api.common.typeinfo.Types.LONG)
                 .sinkTo(sink).uid("lance-sink-" + suffix).name("Lance sink");

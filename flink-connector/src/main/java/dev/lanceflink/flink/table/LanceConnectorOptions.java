@@ -1,6 +1,7 @@
 package dev.lanceflink.flink.table;
 
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
+import dev.lanceflink.flink.sink.UpdateMode;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.configuration.ConfigOption;
@@ -58,6 +59,16 @@ public final class LanceConnectorOptions {
     public static final ConfigOption<String> SINK_UID_SUFFIX = ConfigOptions.key("sink.uid-suffix").stringType()
             .noDefaultValue().withDescription("Suffix of the sink operators' uids, to which the sink's commit "
                     + "state is bound; keep it stable across versions of a job. Default: derived from 'path'.");
+
+    public static final ConfigOption<String> SINK_UPDATE_MODE = ConfigOptions.key("sink.update-mode").stringType()
+            .defaultValue(UpdateMode.OVERLAY.optionValue()).withDescription("How an update of an existing row"
+                    + " (UPDATE, or an upsert into a PRIMARY KEY table) is stored. 'overlay': data overlay files"
+                    + " holding only the changed cells; rows stay put, but released Lance readers refuse the table"
+                    + " unless LANCE_ENABLE_UNSTABLE_DATA_OVERLAY_FILES is set. 'rewrite-rows': like Lance's own"
+                    + " update, the old row is deleted and the whole new row appended to a new fragment, so every"
+                    + " Lance reader reads the table; it rewrites whole rows (a partial upsert reads the others"
+                    + " columns' values), moves rows to new addresses, and indices do not cover the moved rows."
+                    + " Not for tables with stable row ids.");
 
     /**
      * Prefix of object-store options passed through unchanged (without the prefix), e.g.

@@ -3,6 +3,7 @@ package dev.lanceflink.flink.table;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.dataset.NotADatasetException;
+import dev.lanceflink.flink.sink.UpdateMode;
 import dev.lanceflink.flink.types.LanceTypeException;
 import dev.lanceflink.flink.types.LanceTypeMapping;
 import dev.lanceflink.flink.types.VectorDimensions;
@@ -74,7 +75,7 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                 LanceConnectorOptions.SINK_ROWS_PER_FILE, LanceConnectorOptions.SINK_BATCH_ROWS,
                 LanceConnectorOptions.SINK_COMMIT_RETRIES, LanceConnectorOptions.SINK_COMMIT_RETRY_BACKOFF,
                 LanceConnectorOptions.SINK_ALLOW_RESTORE_FROM_OLDER_STATE, LanceConnectorOptions.SINK_UID_SUFFIX,
-                FactoryUtil.SINK_PARALLELISM);
+                LanceConnectorOptions.SINK_UPDATE_MODE, FactoryUtil.SINK_PARALLELISM);
     }
 
     // ---- source -------------------------------------------------------------------------------
@@ -137,7 +138,7 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
             }
         }
         options.getOptional(LanceConnectorOptions.VECTOR_DIMENSIONS).ifPresent(VectorDimensions::parse);
-        LanceSinkConfig config = sinkConfig(options, storageOptions(context.getCatalogTable().getOptions()));
+        LanceSinkConfig config = sinkConfig(table, options, storageOptions(context.getCatalogTable().getOptions()));
         RowType declared = (RowType) context.getPhysicalRowDataType().getLogicalType();
         try (Dataset latest = Dataset.open(config.uri(), config.storageOptions())) {
             for (RowType.RowField c : declared.getFields()) {
@@ -150,7 +151,7 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
             List<String> primaryKey = context.getCatalogTable().getResolvedSchema().getPrimaryKey()
                     .map(k -> k.getColumns()).orElse(List.of());
             return new LanceDynamicTableSink(table, config, declared, stored, primaryKey,
-                    FileVersion.parse(latest.manifest().dataFormat().version()));
+                    FileVersion.parse(latest.manifest().dataFormat().version()), latest.manifest().usesStableRowIds());
         } catch (LanceTypeException e) {
             throw new ValidationException("Table " + table + ": " + e.getMessage(), e);
         } catch (IOException e) {
@@ -158,7 +159,7 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
         }
     }
 
-    private static LanceSinkConfig sinkConfig(ReadableConfig options, Map<String, String> storage) {
+    private static LanceSinkConfig sinkConfig(String table, ReadableConfig options, Map<String, String> storage) {
         long rowsPerFile = options.get(LanceConnectorOptions.SINK_ROWS_PER_FILE);
         int batchRows = options.get(LanceConnectorOptions.SINK_BATCH_ROWS);
         int retries = options.get(LanceConnectorOptions.SINK_COMMIT_RETRIES);
@@ -180,7 +181,15 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
         }
         return new LanceSinkConfig(options.get(LanceConnectorOptions.PATH), storage, rowsPerFile, batchRows, retries,
                 backoff, options.get(LanceConnectorOptions.SINK_ALLOW_RESTORE_FROM_OLDER_STATE), uidSuffix,
-                parallelism);
+                parallelism, updateMode(table, options.get(LanceConnectorOptions.SINK_UPDATE_MODE)));
+    }
+
+    private static UpdateMode updateMode(String table, String value) {
+        return UpdateMode.ofOptionValue(value).orElseThrow(() -> new ValidationException("Table " + table + " sets '"
+                + LanceConnectorOptions.SINK_UPDATE_MODE.key() + "' = '" + value + "', which is not an update mode;"
+                + " use '" + UpdateMode.OVERLAY.optionValue() + "' (data overlay files, the default) or '"
+                + UpdateMode.REWRITE_ROWS.optionValue() + "' (delete and re-append updated rows, readable by every"
+                + " Lance release)"));
     }
 
     private static void positive(ConfigOption<?> option, long value) {

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.arrow.vector.types.pojo.Schema;
 import dev.lanceflink.flink.sink.LanceSinkMode;
+import dev.lanceflink.flink.sink.UpdateMode;
 import dev.lanceflink.read.ScanOptions;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.catalog.Column;
@@ -44,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * {@code _rowaddr} and the sink writes deletion vectors. {@code UPDATE t SET ... WHERE ...}
  * writes data overlay files holding just the SET columns at the updated rows (no row moves);
  * a table with a PRIMARY KEY takes upsert changelogs (updates as overlays, deletes as deletion
- * vectors). UPDATE and row-level DELETE read the version pinned at planning
+ * vectors). With {@code 'sink.update-mode' = 'rewrite-rows'} both store an update as Lance's own
+ * update does instead: the old row is deleted and the whole new row appended, one Lance
+ * {@code Update} version per checkpoint, so readers that cannot enable overlays read the table. UPDATE and row-level DELETE read the version pinned at planning
  * ({@link LanceModificationScanContext}) and their commit fails, leaving the table as the other
  * writer left it, if a version committed since changed the same cells or moved the rows
  * (compaction, overwrite): rerunning the statement then applies it to the current rows.
@@ -72,6 +75,8 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
     private final List<String> primaryKey;
     /** The table's data storage version when the statement was planned (maps need 2.2). */
     private final FileVersion dataFormat;
+    /** Whether the table used stable row ids when the statement was planned (rewrite-rows refuses them). */
+    private final boolean stableRowIds;
     private String deleteFilter;
     /** Set when the planner turned an UPDATE or a row-level DELETE into this sink. */
     private SupportsRowLevelModificationScan.RowLevelModificationType modification;
@@ -86,10 +91,12 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
      * @param declared the physical columns the table declares
      * @param stored the Lance table's schema when the statement was planned
      * @param dataFormat the table's data storage version then, or null if unknown
+     * @param stableRowIds whether the table used stable row ids then
      */
     LanceDynamicTableSink(String table, LanceSinkConfig config, RowType declared, Schema stored,
-            List<String> primaryKey, FileVersion dataFormat) {
+            List<String> primaryKey, FileVersion dataFormat, boolean stableRowIds) {
         this.dataFormat = dataFormat;
+        this.stableRowIds = stableRowIds;
         this.table = table;
         this.config = config;
         this.declared = declared;
@@ -117,14 +124,20 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
 
     /**
      * Chooses how rows reach the table: appends; upserts by primary key (updates become overlay
-     * cells of the written columns); UPDATE statements (overlays of the SET columns at the rows'
-     * addresses); row-level DELETE statements (deletion vectors at the rows' addresses).
+     * cells of the written columns, or rewritten rows); UPDATE statements (overlays of the SET
+     * columns at the rows' addresses, or the planner's whole updated rows rewritten); row-level
+     * DELETE statements (deletion vectors at the rows' addresses).
      */
     private SinkRuntimeProvider runtimeProvider(Context context) {
         if (modification == SupportsRowLevelModificationScan.RowLevelModificationType.UPDATE) {
             LanceWriteSchemaCheck.check(table, config.uri(), declared, stored, dataFormat);
-            return provider(config.sinkBuilder().mode(LanceSinkMode.ROW_ADDRESS).readVersion(readVersion)
-                    .writtenColumns(updatedColumns.toArray(new String[0])));
+            LanceSinkBuilder builder = config.sinkBuilder().mode(LanceSinkMode.ROW_ADDRESS).readVersion(readVersion);
+            if (rewritesRows()) {
+                // The planner sends every column of the updated rows (applyRowLevelUpdate requires
+                // them all), current values included: the rows are rewritten whole, nothing is read.
+                return provider(builder);
+            }
+            return provider(builder.writtenColumns(updatedColumns.toArray(new String[0])));
         }
         if (modification == SupportsRowLevelModificationScan.RowLevelModificationType.DELETE) {
             return provider(config.sinkBuilder().mode(LanceSinkMode.DELETE_BY_ROW_ADDRESS).readVersion(readVersion));
@@ -138,12 +151,31 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
         }
         if (!primaryKey.isEmpty()) {
             LanceWriteSchemaCheck.check(table, config.uri(), declared, stored, dataFormat);
+            rewritesRows();
             LanceSinkBuilder builder = config.sinkBuilder().mode(LanceSinkMode.UPSERT)
                     .primaryKey(primaryKey.toArray(new String[0]));
             targetColumns(context).ifPresent(builder::writtenColumns);
             return provider(builder);
         }
         return appendProvider();
+    }
+
+    /**
+     * True if updates are rewritten rows ({@code 'sink.update-mode' = 'rewrite-rows'}).
+     *
+     * @throws ValidationException if the table uses stable row ids, which that mode cannot keep
+     */
+    private boolean rewritesRows() {
+        if (config.updateMode() != UpdateMode.REWRITE_ROWS) {
+            return false;
+        }
+        if (stableRowIds) {
+            throw new ValidationException("Table " + table + " sets '" + LanceConnectorOptions.SINK_UPDATE_MODE.key()
+                    + "' = '" + UpdateMode.REWRITE_ROWS.optionValue() + "', but the Lance table at '" + config.uri()
+                    + "' uses stable row ids, which a rewritten row would not keep (Lance's own update keeps them)."
+                    + " Use '" + UpdateMode.OVERLAY.optionValue() + "' for this table");
+        }
+        return true;
     }
 
     /** The INSERT's target column list ({@code INSERT INTO t (id, age) ...}), as names. */
@@ -335,7 +367,8 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
 
     @Override
     public DynamicTableSink copy() {
-        LanceDynamicTableSink c = new LanceDynamicTableSink(table, config, declared, stored, primaryKey, dataFormat);
+        LanceDynamicTableSink c = new LanceDynamicTableSink(table, config, declared, stored, primaryKey, dataFormat,
+                stableRowIds);
         c.deleteFilter = deleteFilter;
         c.modification = modification;
         c.updatedColumns = updatedColumns;

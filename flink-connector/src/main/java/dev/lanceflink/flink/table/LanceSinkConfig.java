@@ -1,6 +1,7 @@
 package dev.lanceflink.flink.table;
 
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
+import dev.lanceflink.flink.sink.UpdateMode;
 import java.time.Duration;
 import java.util.Map;
 
@@ -10,10 +11,11 @@ import java.util.Map;
  *
  * @param uidSuffix the sink's operator uid suffix, or null for the default derived from the URI
  * @param parallelism the writers' parallelism, or null for the planner's choice
+ * @param updateMode how updates of existing rows are stored
  */
 record LanceSinkConfig(String uri, Map<String, String> storageOptions, long rowsPerFile, int batchRows,
         int commitRetries, Duration commitRetryBackoff, boolean allowRestoreFromOlderState, String uidSuffix,
-        Integer parallelism) {
+        Integer parallelism, UpdateMode updateMode) {
     LanceSinkConfig {
         storageOptions = Map.copyOf(storageOptions);
     }
@@ -22,7 +24,7 @@ record LanceSinkConfig(String uri, Map<String, String> storageOptions, long rows
     LanceSinkBuilder sinkBuilder() {
         LanceSinkBuilder b = LanceSinkBuilder.forTable(uri).storageOptions(storageOptions).rowsPerFile(rowsPerFile)
                 .batchRows(batchRows).commitRetries(commitRetries).commitRetryBackoff(commitRetryBackoff)
-                .allowRestoreFromOlderState(allowRestoreFromOlderState);
+                .allowRestoreFromOlderState(allowRestoreFromOlderState).updateMode(updateMode);
         if (uidSuffix != null) {
             b.uidSuffix(uidSuffix);
         }

@@ -17,25 +17,26 @@ import org.apache.flink.types.RowKind;
  * <p>It has two phases. The first only inserts absent keys and deletes present ones, which the
  * sink commits as new fragments and deletion files: a table that released Lance still reads and
  * writes. The second also updates present keys (with and without an UPDATE_BEFORE), which the sink
- * commits as data overlay files, after which released Lance refuses the table. A concurrent-writer
+ * commits as data overlay files, after which released Lance refuses the table (in update mode
+ * rewrite-rows as deleted and re-appended rows instead, which released Lance reads). A concurrent-writer
  * test needs that split to have the official SDK commit while the sink commits too.
  */
-final class SinkChangelog {
+public final class SinkChangelog {
   /** One row's non-key cells; null cells are SQL NULL. */
-  record Row(String name, Integer age, Double score) {}
+  public record Row(String name, Integer age, Double score) {}
 
-  final List<RowData> changes = new ArrayList<>();
-  final TreeMap<Long, Row> model;
+  public final List<RowData> changes = new ArrayList<>();
+  public final TreeMap<Long, Row> model;
   /** Index of the first change of the second phase (the first that may be an update). */
   int secondPhaseStart;
-  int updates;
+  public int updates;
 
-  SinkChangelog(TreeMap<Long, Row> initial) {
+  public SinkChangelog(TreeMap<Long, Row> initial) {
     this.model = new TreeMap<>(initial);
   }
 
   /** {@code keys} rows: the keys {@code [0, keys)} with every other one present. */
-  static TreeMap<Long, Row> initialRows(long keys) {
+  public static TreeMap<Long, Row> initialRows(long keys) {
     TreeMap<Long, Row> rows = new TreeMap<>();
     for (long k = 0; k < keys; k += 2) {
       rows.put(k, new Row("init-" + k, (int) (k % 90), k * 0.5));
@@ -43,7 +44,7 @@ final class SinkChangelog {
     return rows;
   }
 
-  SinkChangelog generate(long seed, long keys, int firstPhase, int secondPhase) {
+  public SinkChangelog generate(long seed, long keys, int firstPhase, int secondPhase) {
     Random r = new Random(seed);
     for (int i = 0; i < firstPhase; i++) {
       long k = (long) (r.nextDouble() * keys);

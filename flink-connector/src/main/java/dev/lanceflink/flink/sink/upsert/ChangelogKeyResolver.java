@@ -48,6 +48,12 @@ import org.apache.flink.types.RowKind;
  * writer deleted since are noticed when their key is next updated: the update is dropped (the row
  * stays deleted) and the key is free for a new row.
  *
+ * <p>In update mode rewrite-rows an update of an existing row is a delete plus an insert: the
+ * resolver gives the updated row a new location like a new key's row, emits a
+ * {@link LocatedChange.Kind#MOVE} from the old location, and points the key map at the new one.
+ * The move carries all written columns; when those are not all of the table's, the writer fills
+ * in the others from the old row.
+ *
  * <p>In BATCH execution Flink's keyed state keeps only the current key, so the map lives in a
  * {@link KeyLocationIndex} on the heap instead; and since records then arrive grouped by key, each
  * key's net change is emitted as soon as the next key starts, so memory does not grow with the
@@ -63,6 +69,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private final long writtenColumns;
     private final boolean sparse;
     private final long rowsPerFile;
+    private final boolean rewriteRows;
 
     private transient ValueState<long[]> locations;
     /** The map in BATCH execution, where keyed state holds the current key only; null in streaming. */
@@ -90,15 +97,17 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
      *     update, NULL on insert)
      * @param sparse overlay only the cells that changed when a before-image (UPDATE_BEFORE) is known
      * @param rowsPerFile rows per new data file
+     * @param rewriteRows updates move the row (delete + insert) instead of overlaying cells
      */
     public ChangelogKeyResolver(TableLocation table, RowType rowType, int[] keyPositions, long writtenColumns,
-            boolean sparse, long rowsPerFile) {
+            boolean sparse, long rowsPerFile, boolean rewriteRows) {
         this.table = requireNonNull(table, "table is null");
         this.rowType = requireNonNull(rowType, "rowType is null");
         this.keyPositions = keyPositions.clone();
         this.writtenColumns = writtenColumns;
         this.sparse = sparse;
         this.rowsPerFile = rowsPerFile;
+        this.rewriteRows = rewriteRows;
     }
 
     @Override
@@ -214,7 +223,9 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
                     c.before = null;
                 }
                 if (cells != 0) {
-                    c.row = merge(c.row, record, cells);
+                    // A rewritten row is written whole: it takes every written column of the
+                    // latest record that changed something, not just the changed cells.
+                    c.row = merge(c.row, record, rewriteRows ? writtenColumns : cells);
                     c.columns |= cells;
                 }
             }
@@ -327,6 +338,12 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
                             // for a new row.
                             forget(e.getKey());
                             droppedUpdates.inc();
+                        } else if (rewriteRows) {
+                            long[] to = nextNewRowLocation();
+                            output.collect(out.replace(LocatedChange.move(c.original[0], c.original[1], to[0], to[1],
+                                    writtenColumns, c.row)));
+                            remember(e.getKey(), to);
+                            updates.inc();
                         } else {
                             output.collect(out.replace(
                                     LocatedChange.update(c.original[0], c.original[1], c.columns, c.row)));
@@ -335,13 +352,9 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
                     }
                 }
                 case NEW -> {
-                    if (currentFileId == 0 || currentFileRows == rowsPerFile) {
-                        currentFileId = newFileId();
-                        currentFileRows = 0;
-                    }
-                    long offset = currentFileRows++;
-                    output.collect(out.replace(LocatedChange.insert(currentFileId, offset, c.row)));
-                    remember(e.getKey(), new long[] {currentFileId, offset});
+                    long[] at = nextNewRowLocation();
+                    output.collect(out.replace(LocatedChange.insert(at[0], at[1], c.row)));
+                    remember(e.getKey(), at);
                     inserts.inc();
                 }
                 case ABSENT -> {
@@ -355,6 +368,15 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         if (batchLocations == null) {
             currentFileId = 0; // a checkpoint always ends the open file
         }
+    }
+
+    /** {fileId, offset} of the next row written to a new data file: the writer writes it exactly there. */
+    private long[] nextNewRowLocation() {
+        if (currentFileId == 0 || currentFileRows == rowsPerFile) {
+            currentFileId = newFileId();
+            currentFileRows = 0;
+        }
+        return new long[] {currentFileId, currentFileRows++};
     }
 
     /** Records {@code key}'s new location (keyed state: {@code key} is the current key). */

@@ -21,9 +21,12 @@ final class KeyedChange {
     State state;
     /** The original row must be deleted. */
     boolean deleteOriginal;
-    /** NEW: the whole row; EXISTING: a row whose {@link #columns} hold the new values. */
+    /**
+     * NEW: the whole row; EXISTING: a row whose {@link #columns} hold the new values (in update
+     * mode rewrite-rows: whose written columns do).
+     */
     RowData row;
-    /** EXISTING: column positions to overlay. */
+    /** EXISTING: column positions whose values changed (to overlay, or a reason to rewrite the row). */
     long columns;
     /** The before-image of the next update (from an UPDATE_BEFORE record), or null. */
     RowData before;

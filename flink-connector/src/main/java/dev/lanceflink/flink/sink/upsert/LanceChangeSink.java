@@ -19,10 +19,21 @@ public final class LanceChangeSink extends CommittingLanceSink<LocatedChange> {
     private static final long serialVersionUID = 1L;
 
     private final int batchRows;
+    private final long rowsPerFile;
+    private final boolean rewriteRows;
 
-    public LanceChangeSink(TableLocation table, int batchRows, CommitSettings commitSettings, String uidSuffix) {
-        super(table, commitSettings, uidSuffix);
+    /**
+     * @param rowsPerFile rows per data file of rows the writers place themselves (moved rows found
+     *     by address)
+     * @param rewriteRows updates arrive as moves ({@link dev.lanceflink.flink.sink.UpdateMode#REWRITE_ROWS}):
+     *     each checkpoint commits the old rows' deletions and the new rows as one Lance Update
+     */
+    public LanceChangeSink(TableLocation table, int batchRows, long rowsPerFile, CommitSettings commitSettings,
+            String uidSuffix, boolean rewriteRows) {
+        super(table, commitSettings, uidSuffix, false, rewriteRows);
         this.batchRows = batchRows;
+        this.rowsPerFile = rowsPerFile;
+        this.rewriteRows = rewriteRows;
     }
 
     @Override
@@ -30,6 +41,7 @@ public final class LanceChangeSink extends CommittingLanceSink<LocatedChange> {
             throws IOException {
         String tag = "j" + context.getJobInfo().getJobId().toString().substring(0, 8) + "-s"
                 + context.getTaskInfo().getIndexOfThisSubtask() + "-a" + context.getTaskInfo().getAttemptNumber();
-        return new LanceChangeWriter(table, tag, batchRows, commitSettings.readVersion(), context.metricGroup());
+        return new LanceChangeWriter(table, tag, batchRows, commitSettings.readVersion(), rowsPerFile, rewriteRows,
+                context.metricGroup());
     }
 }

@@ -10,8 +10,10 @@ import dev.lanceflink.committer.core.TargetedOverlay;
 import dev.lanceflink.committer.core.WrittenChanges;
 import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.file.writer.FileWriterOptions;
+import dev.lanceflink.flink.sink.RewriteRowsCheck;
 import dev.lanceflink.flink.sink.writer.LatestTableVersion;
 import dev.lanceflink.flink.sink.writer.RowDataToArrow;
+import dev.lanceflink.flink.types.LanceTypeMapping;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.overlay.OverlayWriter;
 import dev.lanceflink.schema.LanceField;
@@ -24,12 +26,14 @@ import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.write.FragmentWriter;
 import java.io.IOException;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -41,6 +45,7 @@ import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
+import org.apache.flink.table.data.RowData;
 import org.roaringbitmap.RoaringBitmap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,6 +59,12 @@ import org.slf4j.LoggerFactory;
  * <p>An overlay is dense when every update of the fragment sets the same columns, otherwise
  * sparse: each column covers just the offsets whose update sets it.
  *
+ * <p>In update mode rewrite-rows no overlay is written: a {@link LocatedChange.Kind#MOVE} deletes
+ * the existing row and appends it again like an insert, at the location the resolver chose or,
+ * for rows no key map tracks (SQL UPDATE), at the end of this writer's own new file. A moved row
+ * whose record lacks columns waits, with the rows after it, until its batch is encoded, and gets
+ * the existing row's values then ({@link MovedRowValues}), read for the whole batch at once.
+ *
  * <p>Metrics (group {@code lance}): {@code rowsWritten}, {@code cellsWritten},
  * {@code rowsDeleted}, {@code filesWritten}, {@code overlayFilesWritten}, {@code bytesWritten},
  * {@code lastFlushDurationMs}.
@@ -66,6 +77,9 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
     private final int batchRows;
     /** The version the changes were computed from (a row-level statement's scan), or 0. */
     private final long readVersion;
+    /** Rows per data file of rows this writer places itself (moves of rows no key map tracks). */
+    private final long rowsPerFile;
+    private final boolean rewriteRows;
     private final ObjectStore store;
     private final BufferAllocator allocator;
     private final LanceSchema schema;
@@ -77,6 +91,12 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
     private final Map<RowTarget, OverlayBuffer> updates = new LinkedHashMap<>();
     private final Map<RowTarget, RoaringBitmap> deletions = new LinkedHashMap<>();
     private final List<Fragment> newFragments = new ArrayList<>();
+    /**
+     * Rows of the open file not yet in {@link #inserts}, in file order: from the first move that
+     * lacks columns on, until the batch is encoded and their missing values read.
+     */
+    private final List<LocatedChange> awaitingValues = new ArrayList<>();
+    private final MovedRowValues movedRowValues;
     private final Counter rowsWritten;
     private final Counter cellsWritten;
     private final Counter rowsDeleted;
@@ -88,13 +108,17 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
     private long fileId;
     private long nextOffset;
     private long checkpoint;
+    /** The file and next offset for rows this writer places itself (0: none open). */
+    private long ownFileId;
+    private long ownFileRows;
+    private final Random random = new SecureRandom();
 
     /**
      * @param fileTag identifies the writer in file names (job, subtask, attempt), after the file id
      */
     public LanceChangeWriter(TableLocation table, String fileTag, int batchRows, SinkWriterMetricGroup metrics)
             throws IOException {
-        this(table, fileTag, batchRows, 0, metrics);
+        this(table, fileTag, batchRows, 0, Long.MAX_VALUE, false, metrics);
     }
 
     /**
@@ -102,21 +126,32 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
      *     0 for the latest: overlays are then written against the fragments as that version has
      *     them, so that a fragment another writer compacted away meanwhile reaches the committer
      *     (which fails the statement) instead of being taken for deleted and its updates dropped
+     * @param rowsPerFile rows per new data file of the rows this writer places itself (moves of
+     *     rows found by address)
+     * @param rewriteRows the changes come in update mode rewrite-rows (moves instead of updates):
+     *     refused for tables with stable row ids, whose moved rows would have to keep their ids
      */
-    public LanceChangeWriter(TableLocation table, String fileTag, int batchRows, long readVersion,
-            SinkWriterMetricGroup metrics) throws IOException {
+    public LanceChangeWriter(TableLocation table, String fileTag, int batchRows, long readVersion, long rowsPerFile,
+            boolean rewriteRows, SinkWriterMetricGroup metrics) throws IOException {
         this.table = requireNonNull(table, "table is null");
         this.fileTag = requireNonNull(fileTag, "fileTag is null");
         this.batchRows = batchRows;
         this.readVersion = readVersion;
+        this.rowsPerFile = rowsPerFile;
+        this.rewriteRows = rewriteRows;
         this.store = table.open();
         this.allocator = new RootAllocator();
         try {
             Manifest latest = LatestTableVersion.read(store, table);
+            if (rewriteRows) {
+                RewriteRowsCheck.requireNoStableRowIds(latest, table.toString());
+            }
             this.schema = latest.schema();
             this.fileVersion = FileVersion.parse(latest.dataFormat().version());
             this.inserts = new RowDataToArrow(schema.toArrow(), allocator, table.uri());
             this.structColumns = structColumns(schema);
+            this.movedRowValues = new MovedRowValues(store, table, schema,
+                    LanceTypeMapping.toRowType(schema.toArrow()), allocator, readVersion);
         } catch (IOException | RuntimeException e) {
             close();
             throw e;
@@ -140,11 +175,29 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
                 updates.computeIfAbsent(target(change), t -> new OverlayBuffer())
                         .add(offset(change), change.columns(), change.row());
             }
-            case DELETE -> {
-                long offset = offset(change);
-                deletions.computeIfAbsent(target(change), t -> new RoaringBitmap()).add((int) offset);
+            case DELETE -> delete(target(change), offset(change));
+            case MOVE -> {
+                delete(target(change.fromFileId(), change.fromPosition()),
+                        offset(change.fromFileId(), change.fromPosition()));
+                insert(change.placedByWriter() ? placeAtEndOfOwnFile(change) : change);
             }
         }
+    }
+
+    private void delete(RowTarget target, long offset) {
+        deletions.computeIfAbsent(target, t -> new RoaringBitmap()).add((int) offset);
+    }
+
+    /** {@code move} at the next offset of this writer's own new file (a row no key map tracks). */
+    private LocatedChange placeAtEndOfOwnFile(LocatedChange move) {
+        if (ownFileId == 0 || ownFileRows == rowsPerFile) {
+            do {
+                ownFileId = random.nextLong();
+            } while (ownFileId == 0);
+            ownFileRows = 0;
+        }
+        return LocatedChange.move(move.fromFileId(), move.fromPosition(), ownFileId, ownFileRows++, move.columns(),
+                move.row());
     }
 
     private static long structColumns(LanceSchema schema) {
@@ -175,11 +228,20 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
     }
 
     private static RowTarget target(LocatedChange c) {
-        return c.fileId() == 0 ? RowTarget.committed(c.position() >>> 32) : RowTarget.pending(c.fileId());
+        return target(c.fileId(), c.position());
     }
 
     private static long offset(LocatedChange c) {
-        return c.fileId() == 0 ? c.position() & 0xFFFFFFFFL : c.position();
+        return offset(c.fileId(), c.position());
+    }
+
+    /** The fragment of an existing row named as in {@link LocatedChange}: a row address, or a file id and offset. */
+    private static RowTarget target(long fileId, long position) {
+        return fileId == 0 ? RowTarget.committed(position >>> 32) : RowTarget.pending(fileId);
+    }
+
+    private static long offset(long fileId, long position) {
+        return fileId == 0 ? position & 0xFFFFFFFFL : position;
     }
 
     private void insert(LocatedChange change) throws IOException {
@@ -196,14 +258,24 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
                     + " of new file " + String.format("%016x", fileId) + " but expected row " + nextOffset + ". The"
                     + " key resolver and the writer must be connected one to one (same parallelism, forward)");
         }
-        inserts.append(change.row());
+        if (!awaitingValues.isEmpty() || movedRowValues.needsValues(change)) {
+            awaitingValues.add(change);
+        } else {
+            inserts.append(change.row());
+        }
         nextOffset++;
-        if (inserts.rowCount() >= batchRows) {
+        if (inserts.rowCount() + awaitingValues.size() >= batchRows) {
             writeBatch();
         }
     }
 
     private void writeBatch() throws IOException {
+        if (!awaitingValues.isEmpty()) {
+            for (RowData row : movedRowValues.complete(awaitingValues)) {
+                inserts.append(row);
+            }
+            awaitingValues.clear();
+        }
         if (inserts.rowCount() == 0) {
             return;
         }
@@ -217,7 +289,13 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
             return;
         }
         writeBatch();
-        newFragments.addAll(file.finish());
+        List<Fragment> finished = file.finish();
+        for (Fragment f : finished) {
+            if (rewriteRows) {
+                movedRowValues.wrote(fileId, f); // a later move of one of its rows may read it before its commit
+            }
+        }
+        newFragments.addAll(finished);
         file.close();
         file = null;
         fileId = 0;
@@ -233,6 +311,8 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
         long start = System.nanoTime();
         checkpoint++;
         finishFile();
+        ownFileId = 0; // a checkpoint always ends the open file
+        movedRowValues.checkpointDone();
         List<Fragment> fragments = List.copyOf(newFragments);
         newFragments.clear();
         long rows = 0;

@@ -44,7 +44,7 @@ public final class LocatedChangeSerializer extends TypeSerializer<LocatedChange>
     @Override
     public LocatedChange copy(LocatedChange from) {
         return new LocatedChange(from.kind(), from.fileId(), from.position(), from.columns(),
-                from.row() == null ? null : rows.copy(from.row()));
+                from.row() == null ? null : rows.copy(from.row()), from.fromFileId(), from.fromPosition());
     }
 
     @Override
@@ -63,6 +63,10 @@ public final class LocatedChangeSerializer extends TypeSerializer<LocatedChange>
         out.writeLong(c.fileId());
         out.writeLong(c.position());
         out.writeLong(c.columns());
+        if (c.kind() == LocatedChange.Kind.MOVE) {
+            out.writeLong(c.fromFileId());
+            out.writeLong(c.fromPosition());
+        }
         if (c.row() != null) {
             rows.serialize(c.row(), out);
         }
@@ -78,8 +82,11 @@ public final class LocatedChangeSerializer extends TypeSerializer<LocatedChange>
         long fileId = in.readLong();
         long position = in.readLong();
         long columns = in.readLong();
+        // Only a move carries where its row comes from: the other kinds keep their layout.
+        long fromFileId = k == LocatedChange.Kind.MOVE ? in.readLong() : 0;
+        long fromPosition = k == LocatedChange.Kind.MOVE ? in.readLong() : 0;
         RowData row = k == LocatedChange.Kind.DELETE ? null : rows.deserialize(in);
-        return new LocatedChange(k, fileId, position, columns, row);
+        return new LocatedChange(k, fileId, position, columns, row, fromFileId, fromPosition);
     }
 
     @Override

@@ -10,7 +10,9 @@ import org.apache.flink.table.types.logical.RowType;
 /**
  * Turns rows that carry their row address (the table's columns, then {@code _rowaddr} as a last
  * BIGINT field) into located changes: DELETE records into deletions, all other kinds into
- * overlay cells of the written columns. This is what SQL UPDATE and DELETE statements produce.
+ * overlay cells of the written columns, or, in update mode rewrite-rows, into moves of the row
+ * to wherever the writer appends (its other columns keep their values). This is what SQL UPDATE
+ * and DELETE statements produce.
  */
 public final class RowAddressChanges implements MapFunction<RowData, LocatedChange> {
     private static final long serialVersionUID = 1L;
@@ -18,20 +20,28 @@ public final class RowAddressChanges implements MapFunction<RowData, LocatedChan
     private final RowType rowType;
     private final long writtenColumns;
     private final boolean deletesOnly;
+    private final boolean rewriteRows;
 
+    /** Updates as overlay cells of {@code writtenColumns}. */
     public RowAddressChanges(RowType rowType, long writtenColumns) {
-        this(rowType, writtenColumns, false);
+        this(rowType, writtenColumns, false, false);
     }
 
-    private RowAddressChanges(RowType rowType, long writtenColumns, boolean deletesOnly) {
+    private RowAddressChanges(RowType rowType, long writtenColumns, boolean deletesOnly, boolean rewriteRows) {
         this.rowType = requireNonNull(rowType, "rowType is null");
         this.writtenColumns = writtenColumns;
         this.deletesOnly = deletesOnly;
+        this.rewriteRows = rewriteRows;
     }
 
     /** Records of one field, the row address; each deletes its row, whatever its RowKind. */
     public static RowAddressChanges deletes(RowType rowType) {
-        return new RowAddressChanges(rowType, 0, true);
+        return new RowAddressChanges(rowType, 0, true, false);
+    }
+
+    /** Updates as moves of the rows, with {@code writtenColumns} set from the records. */
+    public static RowAddressChanges rewrites(RowType rowType, long writtenColumns) {
+        return new RowAddressChanges(rowType, writtenColumns, false, true);
     }
 
     @Override
@@ -68,7 +78,9 @@ public final class RowAddressChanges implements MapFunction<RowData, LocatedChan
                 for (int i = 0; i < n; i++) {
                     table[i] = i;
                 }
-                yield LocatedChange.update(0, address, writtenColumns, ProjectedRowData.from(table).replaceRow(row));
+                RowData values = ProjectedRowData.from(table).replaceRow(row);
+                yield rewriteRows ? LocatedChange.move(0, address, 0, 0, writtenColumns, values)
+                        : LocatedChange.update(0, address, writtenColumns, values);
             }
         };
     }

@@ -1,0 +1,92 @@
+package dev.lanceflink.it.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.dataset.WriteMode;
+import dev.lanceflink.dataset.WriteParams;
+import dev.lanceflink.read.ScanOptions;
+import dev.lanceflink.read.Scanner;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * The {@code (id int64, name utf8, age int32, score float64)} table of {@link SinkChangelog}:
+ * created from rows, read back.
+ */
+public final class SinkTables {
+  public static final Schema SCHEMA = new Schema(List.of(
+      new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
+      new Field("name", FieldType.nullable(new ArrowType.Utf8()), null),
+      new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null),
+      new Field("score", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)), null)));
+
+  private SinkTables() {}
+
+  /** Creates the table at {@code uri} holding {@code rows}, in fragments of {@code rowsPerFile} rows. */
+  public static void create(String uri, Map<Long, SinkChangelog.Row> rows, long rowsPerFile) throws Exception {
+    try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
+      root.allocateNew();
+      int i = 0;
+      for (Map.Entry<Long, SinkChangelog.Row> e : rows.entrySet()) {
+        SinkChangelog.Row r = e.getValue();
+        ((BigIntVector) root.getVector("id")).setSafe(i, e.getKey());
+        if (r.name() == null) {
+          ((VarCharVector) root.getVector("name")).setNull(i);
+        } else {
+          ((VarCharVector) root.getVector("name")).setSafe(i, r.name().getBytes(StandardCharsets.UTF_8));
+        }
+        if (r.age() == null) {
+          ((IntVector) root.getVector("age")).setNull(i);
+        } else {
+          ((IntVector) root.getVector("age")).setSafe(i, r.age());
+        }
+        if (r.score() == null) {
+          ((Float8Vector) root.getVector("score")).setNull(i);
+        } else {
+          ((Float8Vector) root.getVector("score")).setSafe(i, r.score());
+        }
+        i++;
+      }
+      root.setRowCount(i);
+      Dataset.write(uri, Map.of(), List.of(root), SCHEMA,
+          WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(rowsPerFile)).close();
+    }
+  }
+
+  /** Every live row of the latest version by id; fails on an id that appears twice. */
+  public static TreeMap<Long, SinkChangelog.Row> read(String uri) throws Exception {
+    TreeMap<Long, SinkChangelog.Row> rows = new TreeMap<>();
+    try (Dataset ds = Dataset.open(uri, Map.of()); Scanner s = ds.scan(ScanOptions.all())) {
+      while (s.hasNext()) {
+        try (VectorSchemaRoot b = s.next()) {
+          BigIntVector id = (BigIntVector) b.getVector("id");
+          VarCharVector name = (VarCharVector) b.getVector("name");
+          IntVector age = (IntVector) b.getVector("age");
+          Float8Vector score = (Float8Vector) b.getVector("score");
+          for (int i = 0; i < b.getRowCount(); i++) {
+            SinkChangelog.Row row = new SinkChangelog.Row(
+                name.isNull(i) ? null : new String(name.get(i), StandardCharsets.UTF_8),
+                age.isNull(i) ? null : age.get(i), score.isNull(i) ? null : score.get(i));
+            assertThat(rows.put(id.get(i), row)).as("id %s appears twice", id.get(i)).isNull();
+          }
+        }
+      }
+    }
+    return rows;
+  }
+}

@@ -10,10 +10,8 @@ import dev.lanceflink.file.LanceFileReader;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.overlay.OverlayResolver;
 import dev.lanceflink.schema.LanceField;
-import dev.lanceflink.table.CorruptTableException;
 import dev.lanceflink.table.DataFile;
 import dev.lanceflink.table.Fragment;
-import dev.lanceflink.table.UnsupportedTableFeatureException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,7 +27,8 @@ import org.apache.arrow.vector.ValueVector;
 /**
  * Reads the columns of one fragment by physical row offset. A top-level field comes from the data
  * file whose {@code fields} hold it (or, in 2.1+ files that list only leaves, its leaves); a field
- * that no data file holds (added to the schema later) reads as NULL. Columns are found through
+ * that no data file holds (added to the schema later) reads as NULL, and so does a struct leaf;
+ * a struct whose leaves several files hold is put together from them ({@link SplitFields}). Columns are found through
  * each file's {@code fields} / {@code column_indices} and read under the table schema's names and
  * types ({@link LanceFileReader#project}), never through the ids stored in the file. Deleted rows are not filtered
  * here: {@link #liveOffsets} tells the caller which offsets are alive. Data overlay files of the
@@ -41,8 +40,8 @@ public final class FragmentReader implements AutoCloseable {
     private final Fragment fragment;
     private final BufferAllocator allocator;
     private final Map<String, LanceFileReader> readers = new HashMap<>();
-    /** Top-level field id → the data file holding it and its columns there, or empty if none does. */
-    private final Map<Integer, Optional<Held>> holders = new HashMap<>();
+    /** Top-level field id → the data files holding (parts of) it and its columns there. */
+    private final Map<Integer, List<Part>> holders = new HashMap<>();
     private DeletionVector deletions;
     private OverlayResolver overlays;
 
@@ -100,65 +99,63 @@ public final class FragmentReader implements AutoCloseable {
     }
 
     private FieldVector readBase(LanceField field, long[] offsets) throws IOException {
-        Optional<Held> held = holders.get(field.id());
-        if (held == null) {
-            held = Optional.ofNullable(find(field));
-            holders.put(field.id(), held);
+        List<Part> parts = holders.get(field.id());
+        if (parts == null) {
+            parts = find(field);
+            holders.put(field.id(), parts);
         }
-        if (held.isEmpty()) {
-            return nulls(field, offsets.length);
+        if (parts.size() == 1 && parts.get(0).columns().field() == field) {
+            return read(parts.get(0), offsets);
         }
-        LanceFileReader reader = reader(held.get().file());
-        FileField columns = held.get().columns();
-        if (isContiguous(offsets)) {
-            long start = offsets.length == 0 ? 0 : offsets[0];
-            return reader.readRange(columns, start, start + offsets.length);
-        }
-        return reader.take(columns, offsets);
-    }
-
-    /** A data file holding a top-level field, and where the field's columns are in it. */
-    private record Held(DataFile file, FileField columns) {}
-
-    private Held find(LanceField field) throws IOException {
-        Set<Integer> ids = new HashSet<>();
-        field.preOrder().forEach(f -> ids.add(f.id()));
-        DataFile holder = null;
-        for (DataFile f : fragment.files()) {
-            for (int i = 0; i < f.fieldCount(); i++) {
-                if (ids.contains(f.fieldId(i))) {
-                    if (holder != null && holder != f) {
-                        throw new UnsupportedTableFeatureException("Fragment " + fragment.id() + ": field '"
-                                + field.pathString() + "' (id " + field.id() + ") is stored partly in data file "
-                                + holder.path() + " and partly in " + f.path() + "; reading a field whose columns are"
-                                + " spread over several data files is not supported");
-                    }
-                    holder = f;
-                    break;
+        // The field is in no data file, or spread over several, or some struct leaves are in none.
+        List<FieldVector> vectors = new ArrayList<>();
+        FieldVector out = null;
+        try {
+            for (Part p : parts) {
+                vectors.add(read(p, offsets));
+            }
+            out = SplitFields.assemble(field, vectors, offsets.length, allocator, "Fragment " + fragment.id());
+            return out;
+        } finally {
+            for (FieldVector v : vectors) {
+                if (v != out) {
+                    v.close();
                 }
             }
         }
-        if (holder == null) {
-            return null;
+    }
+
+    private FieldVector read(Part part, long[] offsets) throws IOException {
+        LanceFileReader reader = reader(part.file());
+        if (isContiguous(offsets)) {
+            long start = offsets.length == 0 ? 0 : offsets[0];
+            return reader.readRange(part.columns(), start, start + offsets.length);
         }
-        LanceFileReader reader = reader(holder);
-        FileField columns = reader.project(field, columnMap(holder, reader));
-        if (columns == null) {
-            throw new CorruptTableException("Fragment " + fragment.id() + ": data file " + holder.path() + " lists ids of"
-                    + " field '" + field.pathString() + "' (id " + field.id() + ") but none of its columns");
+        return reader.take(part.columns(), offsets);
+    }
+
+    /** What one data file holds of a top-level field, and where. */
+    private record Part(DataFile file, FileField columns) {}
+
+    /** The parts of a top-level field in the fragment's data files, in file order (usually one, none if it was added later). */
+    private List<Part> find(LanceField field) throws IOException {
+        Set<Integer> ids = new HashSet<>();
+        field.preOrder().forEach(f -> ids.add(f.id()));
+        List<Part> parts = new ArrayList<>();
+        for (DataFile f : fragment.files()) {
+            boolean listed = false;
+            for (int i = 0; i < f.fieldCount() && !listed; i++) {
+                listed = ids.contains(f.fieldId(i));
+            }
+            if (listed) {
+                LanceFileReader reader = reader(f);
+                FileField columns = reader.project(field, columnMap(f, reader));
+                if (columns != null) { // null: the file lists only a struct parent without a column (2.1+)
+                    parts.add(new Part(f, columns));
+                }
+            }
         }
-        if (columns.field() != field) {
-            Set<Integer> stored = new HashSet<>();
-            columns.field().preOrder().forEach(f -> stored.add(f.id()));
-            List<String> missing = new ArrayList<>();
-            field.preOrder().filter(f -> f.isLeaf() && !stored.contains(f.id())).forEach(f -> missing.add(
-                    f.pathString() + " (id " + f.id() + ")"));
-            throw new UnsupportedTableFeatureException("Fragment " + fragment.id() + ": data file " + holder.path()
-                    + " holds only part of field '" + field.pathString() + "' (id " + field.id() + "); no data file of"
-                    + " the fragment holds " + String.join(", ", missing) + ". Reading a struct some of whose"
-                    + " leaves are missing from its data file is not supported");
-        }
-        return new Held(holder, columns);
+        return List.copyOf(parts);
     }
 
     /**
@@ -184,7 +181,8 @@ public final class FragmentReader implements AutoCloseable {
         return r;
     }
 
-    private FieldVector nulls(LanceField field, int count) {
+    /** {@code count} NULLs typed as {@code field}. */
+    static FieldVector nulls(LanceField field, int count, BufferAllocator allocator) {
         FieldVector v = field.toArrow().createVector(allocator);
         v.allocateNew();
         for (int i = 0; i < count; i++) {

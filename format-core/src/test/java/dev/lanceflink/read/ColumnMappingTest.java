@@ -66,7 +66,7 @@ class ColumnMappingTest {
         allocator.close();
     }
 
-    /** Rows id i, age 20 + i, s {a: 10 i, b: "b<i>"}, four of them. */
+    /** Rows id i, age 20 + i, s {a: 10 i, b: "b<i>"}, four of them; s of the last is NULL unless 2.0 (no struct validity). */
     private ObjectStore create(FileVersion version) throws Exception {
         ObjectStore store = new LocalObjectStore(dir.resolve("t-" + version.label()));
         try (VectorSchemaRoot r = VectorSchemaRoot.create(SCHEMA, allocator)) {
@@ -77,7 +77,11 @@ class ColumnMappingTest {
                 ((IntVector) r.getVector("age")).setSafe(i, 20 + i);
                 ((IntVector) s.getChild("a")).setSafe(i, 10 * i);
                 ((VarCharVector) s.getChild("b")).setSafe(i, ("b" + i).getBytes());
-                s.setIndexDefined(i);
+                if (i == 3 && version != FileVersion.V2_0) {
+                    s.setNull(i);
+                } else {
+                    s.setIndexDefined(i);
+                }
             }
             s.getChild("a").setValueCount(4);
             s.getChild("b").setValueCount(4);
@@ -131,7 +135,8 @@ class ColumnMappingTest {
                     }
                 }
             }
-            assertThat(rows).containsExactly("2 22 {\"aa\":20,\"b\":\"b2\"}", "3 23 {\"aa\":30,\"b\":\"b3\"}");
+            assertThat(rows).containsExactly("2 22 {\"aa\":20,\"b\":\"b2\"}",
+                    "3 23 " + (version == FileVersion.V2_0 ? "{\"aa\":30,\"b\":\"b3\"}" : "null"));
             try (VectorSchemaRoot t = ds.take(new long[] {1}, List.of("s", "years"))) {
                 assertThat(t.getVector("years").getObject(0)).isEqualTo(21);
                 assertThat(((StructVector) t.getVector("s")).getChild("aa").getObject(0)).isEqualTo(10);
@@ -149,8 +154,8 @@ class ColumnMappingTest {
                 VectorSchemaRoot t = ds.take(new long[] {0, 3}, List.of("s"))) {
             StructVector s = (StructVector) t.getVector("s");
             assertThat(s.getField().getChildren().stream().map(Field::getName)).containsExactly("b");
-            assertThat(List.of(s.getObject(0).toString(), s.getObject(1).toString()))
-                    .containsExactly("{\"b\":\"b0\"}", "{\"b\":\"b3\"}");
+            assertThat(List.of(s.getObject(0).toString(), String.valueOf(s.getObject(1)))).containsExactly(
+                    "{\"b\":\"b0\"}", version == FileVersion.V2_0 ? "{\"b\":\"b3\"}" : "null");
         }
     }
 
@@ -188,8 +193,82 @@ class ColumnMappingTest {
         }
     }
 
-    /** Commits a Merge adding {@code tableField} as id 5, stored in a new file as that file's field 0. */
-    private void addColumn(ObjectStore store, Field tableField, FieldVector values) throws Exception {
+    /**
+     * A partial update of a struct (pylance's {@code merge_insert} with a source struct of fewer
+     * children) writes the updated leaves to a new file and tombstones them in the old one: the
+     * struct is put together from both files, valid where either file has it valid (what
+     * pylance 14.0.2 returns), and the leaf comes from the new file only.
+     */
+    @Test
+    void structSplitOverTwoDataFiles() throws Exception {
+        ObjectStore store = create(FileVersion.V2_1);
+        Field sa = new Field("s", FieldType.nullable(ArrowType.Struct.INSTANCE), List.of(
+                Field.nullable("a", new ArrowType.Int(32, true))));
+        StructVector values = (StructVector) sa.createVector(allocator);
+        values.allocateNew();
+        IntVector a = (IntVector) values.getChild("a");
+        Integer[] as = {100, null, 300, 400};
+        for (int i = 0; i < 4; i++) {
+            if (as[i] == null) {
+                a.setNull(i);
+                values.setNull(i); // row 1: NULL here, valid in the old file
+            } else {
+                a.setSafe(i, as[i]);
+                values.setIndexDefined(i); // row 3: valid here, NULL in the old file
+            }
+        }
+        a.setValueCount(4);
+        values.setValueCount(4);
+        // s.a (table id 3) moves to a new file, whose own schema numbers s 0 and a 1.
+        DataFile moved = writeFile(store, values, new int[] {3});
+        try (Dataset ds = Dataset.open(store, allocator)) {
+            List<Fragment> fragments = new ArrayList<>();
+            for (Fragment f : ds.fragments()) {
+                List<DataFile> files = new ArrayList<>();
+                f.files().forEach(d -> files.add(d.withTombstoned(id -> id == 3)));
+                files.add(moved);
+                fragments.add(f.withFiles(files));
+            }
+            TableCommitter.commit(store, Transaction.of(ds.version(), new Operation.Merge(fragments, ds.schema())),
+                    CommitOptions.defaults());
+        }
+        try (Dataset ds = Dataset.open(store, allocator)) {
+            for (long[] rows : new long[][] {{0, 1, 2, 3}, {0, 2, 3}}) {
+                try (VectorSchemaRoot t = ds.take(rows, List.of("s"))) {
+                    List<String> got = new ArrayList<>();
+                    for (int r = 0; r < rows.length; r++) {
+                        got.add(String.valueOf(t.getVector("s").getObject(r)));
+                    }
+                    List<String> all = List.of("{\"a\":100,\"b\":\"b0\"}", "{\"b\":\"b1\"}",
+                            "{\"a\":300,\"b\":\"b2\"}", "{\"a\":400}");
+                    List<String> want = new ArrayList<>();
+                    for (long r : rows) {
+                        want.add(all.get((int) r));
+                    }
+                    assertThat(got).isEqualTo(want);
+                }
+            }
+        }
+    }
+
+    /** A struct leaf that no data file holds (added to the schema without data) reads as NULL. */
+    @Test
+    void structLeafInNoDataFileReadsNull() throws Exception {
+        ObjectStore store = create(FileVersion.V2_1);
+        project(store, 1, f -> f.name().equals("s")
+                ? f.toBuilder().addChild(LanceField.builder("c", "int64").id(5)).build() : f);
+        try (Dataset ds = Dataset.open(store, allocator);
+                VectorSchemaRoot t = ds.take(new long[] {1, 3}, List.of("s"))) {
+            StructVector s = (StructVector) t.getVector("s");
+            assertThat(s.getField().getChildren().stream().map(Field::getName)).containsExactly("a", "b", "c");
+            assertThat(String.valueOf(s.getObject(0))).isEqualTo("{\"a\":10,\"b\":\"b1\"}");
+            assertThat(s.getObject(1)).isNull();
+            assertThat(s.getChild("c").getValueCount()).isEqualTo(2);
+        }
+    }
+
+    /** Writes {@code values} as the only column of a new 2.1 file (own ids from 0) listed with {@code tableIds}. */
+    private DataFile writeFile(ObjectStore store, FieldVector values, int[] tableIds) throws Exception {
         LanceSchema fileSchema = LanceSchema.fromArrow(new Schema(List.of(values.getField())), 0);
         String name = DataFileNames.newName();
         FileWriteSummary s;
@@ -198,13 +277,18 @@ class ColumnMappingTest {
             w.writeColumn(0, values);
             s = w.finish();
         }
+        return new DataFile(name, tableIds, s.columnIndices(), 2, 1, s.sizeBytes());
+    }
+
+    /** Commits a Merge adding {@code tableField} as id 5, stored in a new file as that file's field 0. */
+    private void addColumn(ObjectStore store, Field tableField, FieldVector values) throws Exception {
+        DataFile file = writeFile(store, values, new int[] {5});
         try (Dataset ds = Dataset.open(store, allocator)) {
             LanceSchema withZ = LanceSchema.of(append(ds.schema().fields(),
                     LanceField.fromArrow(tableField).toBuilder().id(5).build()));
             List<Fragment> fragments = new ArrayList<>();
             for (Fragment f : ds.fragments()) {
-                fragments.add(f.withFiles(append(f.files(), new DataFile(name, new int[] {5}, s.columnIndices(), 2, 1,
-                        s.sizeBytes()))));
+                fragments.add(f.withFiles(append(f.files(), file)));
             }
             TableCommitter.commit(store, Transaction.of(ds.version(), new Operation.Merge(fragments, withZ)),
                     CommitOptions.defaults());

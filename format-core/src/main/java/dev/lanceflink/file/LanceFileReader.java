@@ -260,6 +260,13 @@ public final class LanceFileReader implements AutoCloseable {
         if (ownsColumnAlone(f)) {
             int c = columns.column(f.id());
             if (c == ColumnMap.ABSENT) {
+                if (f.preOrder().anyMatch(x -> columns.contains(x.id()))) {
+                    // A packed struct is one column, listed under the struct's id: reading it as
+                    // absent would turn its values into NULLs.
+                    throw new LanceFileFormatException("Lance file " + path + ": the data file lists children of the"
+                            + " packed struct '" + f.pathString() + "' (id " + f.id() + ") but not the struct, whose"
+                            + " single column holds them");
+                }
                 return null;
             }
             out.add(checkColumn(f, c, true));

@@ -425,7 +425,7 @@ public final class OverlayResolver implements AutoCloseable {
     }
 
     private static boolean sameIds(LanceField a, LanceField b) {
-        return a != null && java.util.Arrays.equals(OverlayFields.subtreeIds(a), OverlayFields.subtreeIds(b));
+        return a != null && Arrays.equals(OverlayFields.subtreeIds(a), OverlayFields.subtreeIds(b));
     }
 
     /**

@@ -28,12 +28,12 @@ import org.apache.arrow.vector.ValueVector;
  * Reads the columns of one fragment by physical row offset. A top-level field comes from the data
  * file whose {@code fields} hold it (or, in 2.1+ files that list only leaves, its leaves); a field
  * that no data file holds (added to the schema later) reads as NULL, and so does a struct leaf;
- * a struct whose leaves several files hold is put together from them ({@link SplitFields}). Columns are found through
- * each file's {@code fields} / {@code column_indices} and read under the table schema's names and
- * types ({@link LanceFileReader#project}), never through the ids stored in the file. Deleted rows are not filtered
- * here: {@link #liveOffsets} tells the caller which offsets are alive. Data overlay files of the
- * fragment are applied to every value read ({@link OverlayResolver}), so scans, takes and filters
- * all see current values.
+ * a struct whose leaves several files hold is put together from them ({@link SplitFields}).
+ * Columns are found through each file's {@code fields} / {@code column_indices} and read under
+ * the table schema's names and types ({@link LanceFileReader#project}), never through the ids
+ * stored in the file. Deleted rows are not filtered here: {@link #liveOffsets} tells the caller
+ * which offsets are alive. Data overlay files of the fragment are applied to every value read
+ * ({@link OverlayResolver}), so scans, takes and filters all see current values.
  */
 public final class FragmentReader implements AutoCloseable {
     private final ObjectStore store;
@@ -137,7 +137,7 @@ public final class FragmentReader implements AutoCloseable {
     /** What one data file holds of a top-level field, and where. */
     private record Part(DataFile file, FileField columns) {}
 
-    /** The parts of a top-level field in the fragment's data files, in file order (usually one, none if it was added later). */
+    /** What the fragment's data files hold of a top-level field, in file order: usually one part, none if added later. */
     private List<Part> find(LanceField field) throws IOException {
         Set<Integer> ids = new HashSet<>();
         field.preOrder().forEach(f -> ids.add(f.id()));

@@ -2,14 +2,15 @@ package dev.lanceflink.overlay;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.lanceflink.file.FileField;
 import dev.lanceflink.file.LanceFileReader;
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.read.FragmentReader;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.table.CorruptTableException;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.OverlayCoverage;
-import dev.lanceflink.table.UnsupportedTableFeatureException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -61,11 +62,11 @@ public final class OverlayResolver implements AutoCloseable {
     private final List<DataOverlayFile> overlays; // oldest first
     private final BufferAllocator allocator;
     private final RoaringBitmap[][] bitmaps;
-    /** Per overlay and slot, whether the value column's row count was checked against the coverage. */
-    private final boolean[][] checked;
+    /** Per overlay (high half) and atomic field id: its value columns in the overlay file, checked. */
+    private final Map<Long, Source> sources = new HashMap<>();
     private final Map<Integer, CellWinners> winners = new HashMap<>();
     private final Map<String, LanceFileReader> readers = new HashMap<>();
-    /** Whole value columns kept for the fragment, by overlay index (high half) and top-level field id. */
+    /** Whole value columns kept for the fragment, by overlay index (high half) and atomic field id. */
     private final Map<Long, FieldVector> columns = new HashMap<>();
     private long columnBytes;
     private int[] at = new int[0];
@@ -83,7 +84,6 @@ public final class OverlayResolver implements AutoCloseable {
         this.overlays = List.copyOf(overlays);
         this.allocator = requireNonNull(allocator, "allocator is null");
         this.bitmaps = new RoaringBitmap[this.overlays.size()][];
-        this.checked = new boolean[this.overlays.size()][];
     }
 
     /** A resolver for all overlays of the fragment, in resolution order. */
@@ -113,10 +113,9 @@ public final class OverlayResolver implements AutoCloseable {
      * otherwise a new vector ({@code base} is closed).
      *
      * <p>A struct is not a unit (Lance's atomic-field rule): every atomic field under it is
-     * resolved independently and spliced back, keeping the base struct's own validity.
-     *
-     * @throws UnsupportedTableFeatureException for an overlay file whose leaves of one struct
-     *     have different coverages (their shared top-level column cannot be read row-aligned)
+     * resolved independently and spliced back, keeping the base struct's own validity, as Lance
+     * does: an overlay cannot make a struct NULL, nor a NULL struct valid (a struct written NULL
+     * in an overlay file only makes the covered leaves NULL).
      */
     public FieldVector resolve(LanceField field, long[] offsets, FieldVector base) throws IOException {
         if (overlays.isEmpty() || offsets.length == 0) {
@@ -181,12 +180,12 @@ public final class OverlayResolver implements AutoCloseable {
                 }
                 int k = w.overlay(e);
                 DataOverlayFile ov = overlays.get(k);
-                LanceFileReader r = open(ov, k, w.position(e), top, atomic);
+                Source src = source(ov, k, w.position(e), top, atomic);
                 // From here on rows[j] is the index of hit j's value in topValues.
-                FieldVector topValues = wholeColumn(r, k, top, w.coverage(e).getLongCardinality(), n);
+                FieldVector topValues = wholeColumn(src, k, atomic, w.coverage(e).getLongCardinality(), n);
                 boolean kept = topValues != null;
                 if (!kept) {
-                    topValues = readRows(r, top, rows, hits);
+                    topValues = readRows(src, rows, hits);
                     owned.add(topValues);
                     for (int j = 0; j < hits; j++) {
                         rows[j] = j;
@@ -374,67 +373,98 @@ public final class OverlayResolver implements AutoCloseable {
         return bm;
     }
 
-    /** The reader of overlay {@code k}'s file, opened on first use; checks the slot's row count once. */
-    private LanceFileReader open(DataOverlayFile ov, int k, int pos, LanceField top, LanceField atomic)
-            throws IOException {
+    /**
+     * The value columns of one atomic field in one overlay file: the top-level field narrowed to
+     * the path down to the atomic field, found through the overlay's {@code fields} /
+     * {@code column_indices} (the ids stored in the file are not the table's when Lance's file
+     * writer wrote it). Reading just this path gives the atomic field's own rows, so leaves of one
+     * struct may have different coverages. Opened and checked against the coverage once.
+     */
+    private record Source(LanceFileReader reader, FileField field) {}
+
+    private Source source(DataOverlayFile ov, int k, int pos, LanceField top, LanceField atomic) throws IOException {
+        long key = (long) k << 32 | (atomic.id() & 0xFFFFFFFFL);
+        Source src = sources.get(key);
+        if (src != null) {
+            return src;
+        }
         LanceFileReader r = readers.get(ov.dataFile().path());
         if (r == null) {
             r = LanceFileReader.open(store, ov.dataFile().rootRelativePath(), ov.dataFile().fileSizeBytes(), allocator);
             readers.put(ov.dataFile().path(), r);
         }
-        if (checked[k] == null) {
-            checked[k] = new boolean[ov.dataFile().fieldCount()];
+        FileField f = r.project(pathTo(top, atomic), FragmentReader.columnMap(ov.dataFile(), r));
+        if (f == null || !sameIds(nodeAt(f.field(), atomic), atomic)) {
+            throw new CorruptTableException("Fragment " + fragment.id() + ": overlay file " + ov.dataFile().path()
+                    + " (committed_version " + ov.committedVersion() + ") lists field '" + atomic.pathString() + "' (id "
+                    + atomic.id() + ") in its fields but its column_indices do not place all of that field's columns"
+                    + " in the file");
         }
-        if (!checked[k][pos]) {
-            checkRowCount(r, ov, k, pos, top, atomic);
-            checked[k][pos] = true;
+        src = new Source(r, f);
+        checkRowCount(src, ov, k, pos, atomic);
+        sources.put(key, src);
+        return src;
+    }
+
+    /** {@code top} with, below it, only the chain of structs leading to {@code atomic} (whose subtree is whole). */
+    private static LanceField pathTo(LanceField top, LanceField atomic) {
+        if (top.id() == atomic.id()) {
+            return top;
         }
-        return r;
+        for (LanceField c : top.children()) {
+            if (OverlayFields.inSubtree(c, atomic.id())) {
+                return top.toBuilder().clearChildren().addChild(pathTo(c, atomic)).build();
+            }
+        }
+        throw new IllegalArgumentException("field '" + atomic.pathString() + "' is not below '" + top.pathString() + "'");
+    }
+
+    /** The node of {@code projected} with {@code atomic}'s id, or null. */
+    private static LanceField nodeAt(LanceField projected, LanceField atomic) {
+        return projected.preOrder().filter(f -> f.id() == atomic.id()).findFirst().orElse(null);
+    }
+
+    private static boolean sameIds(LanceField a, LanceField b) {
+        return a != null && Arrays.equals(OverlayFields.subtreeIds(a), OverlayFields.subtreeIds(b));
     }
 
     /**
-     * The whole value column of {@code top} in overlay {@code k} ({@code rows} values), kept for
+     * The whole value column of {@code atomic} in overlay {@code k} ({@code rows} values), kept for
      * later calls, or null if it is large next to the {@code requested} rows or the memory for
      * kept columns is used up (then the caller reads just the rows it needs).
      */
-    private FieldVector wholeColumn(LanceFileReader r, int k, LanceField top, long rows, int requested)
+    private FieldVector wholeColumn(Source src, int k, LanceField atomic, long rows, int requested)
             throws IOException {
         if (rows > (long) WHOLE_COLUMN_FACTOR * requested) {
             return null;
         }
-        long key = (long) k << 32 | (top.id() & 0xFFFFFFFFL);
+        long key = (long) k << 32 | (atomic.id() & 0xFFFFFFFFL);
         FieldVector c = columns.get(key);
         if (c == null && columnBytes < COLUMN_CACHE_BYTES) {
-            c = r.readRange(top.id(), 0, rows);
+            c = src.reader().readRange(src.field(), 0, rows);
             columns.put(key, c);
             columnBytes += c.getBufferSize();
         }
         return c;
     }
 
-    /** Rows {@code valueRows[0..count)} (ascending) of {@code top}'s value column. */
-    private static FieldVector readRows(LanceFileReader r, LanceField top, long[] valueRows, int count)
-            throws IOException {
+    /** Rows {@code valueRows[0..count)} (ascending) of the source's value column. */
+    private static FieldVector readRows(Source src, long[] valueRows, int count) throws IOException {
         long first = valueRows[0];
         if (valueRows[count - 1] - first == count - 1) {
-            return r.readRange(top.id(), first, first + count);
+            return src.reader().readRange(src.field(), first, first + count);
         }
-        return r.take(top.id(), Arrays.copyOf(valueRows, count));
+        return src.reader().take(src.field(), Arrays.copyOf(valueRows, count));
     }
 
-    private void checkRowCount(LanceFileReader r, DataOverlayFile ov, int k, int pos, LanceField top,
-            LanceField atomic) throws IOException {
-        long stored = r.numRows(top.id());
+    private void checkRowCount(Source src, DataOverlayFile ov, int k, int pos, LanceField atomic) throws IOException {
+        long stored = src.reader().numRows(src.field());
         long covered = bitmap(k, pos).getLongCardinality();
         if (stored != covered) {
-            String what = "Fragment " + fragment.id() + ": overlay file " + ov.dataFile().path() + " (committed_version "
-                    + ov.committedVersion() + ") stores " + stored + " rows for field '" + top.name() + "' (id "
-                    + top.id() + ") but the coverage of '" + atomic.pathString() + "' has " + covered + " offsets";
-            if (top != atomic) {
-                throw new UnsupportedTableFeatureException(what + "; leaves of one struct with different coverages in"
-                        + " one overlay file are not supported by this reader. Compact the fragment with Lance first");
-            }
-            throw new CorruptTableException(what + "; the value column must hold exactly one value per covered offset");
+            throw new CorruptTableException("Fragment " + fragment.id() + ": overlay file " + ov.dataFile().path()
+                    + " (committed_version " + ov.committedVersion() + ") stores " + stored + " rows for field '"
+                    + atomic.pathString() + "' (id " + atomic.id() + ") but its coverage has " + covered + " offsets;"
+                    + " the value column must hold exactly one value per covered offset");
         }
     }
 
@@ -442,6 +472,7 @@ public final class OverlayResolver implements AutoCloseable {
     public void close() throws IOException {
         columns.values().forEach(FieldVector::close);
         columns.clear();
+        sources.clear();
         columnBytes = 0;
         IOException first = null;
         for (LanceFileReader r : readers.values()) {

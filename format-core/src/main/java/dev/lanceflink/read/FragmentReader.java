@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.deletion.DeletionFiles;
 import dev.lanceflink.deletion.DeletionVector;
+import dev.lanceflink.file.ColumnMap;
+import dev.lanceflink.file.FileField;
 import dev.lanceflink.file.LanceFileReader;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.overlay.OverlayResolver;
@@ -13,9 +15,11 @@ import dev.lanceflink.table.Fragment;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
@@ -23,18 +27,21 @@ import org.apache.arrow.vector.ValueVector;
 /**
  * Reads the columns of one fragment by physical row offset. A top-level field comes from the data
  * file whose {@code fields} hold it (or, in 2.1+ files that list only leaves, its leaves); a field
- * that no data file holds (added to the schema later) reads as NULL. Deleted rows are not filtered
- * here: {@link #liveOffsets} tells the caller which offsets are alive. Data overlay files of the
- * fragment are applied to every value read ({@link OverlayResolver}), so scans, takes and filters
- * all see current values.
+ * that no data file holds (added to the schema later) reads as NULL, and so does a struct leaf;
+ * a struct whose leaves several files hold is put together from them ({@link SplitFields}).
+ * Columns are found through each file's {@code fields} / {@code column_indices} and read under
+ * the table schema's names and types ({@link LanceFileReader#project}), never through the ids
+ * stored in the file. Deleted rows are not filtered here: {@link #liveOffsets} tells the caller
+ * which offsets are alive. Data overlay files of the fragment are applied to every value read
+ * ({@link OverlayResolver}), so scans, takes and filters all see current values.
  */
 public final class FragmentReader implements AutoCloseable {
     private final ObjectStore store;
     private final Fragment fragment;
     private final BufferAllocator allocator;
     private final Map<String, LanceFileReader> readers = new HashMap<>();
-    /** Top-level field id → the data file holding it, or empty if none does; looked up once per field. */
-    private final Map<Integer, Optional<DataFile>> holders = new HashMap<>();
+    /** Top-level field id → the data files holding (parts of) it and its columns there. */
+    private final Map<Integer, List<Part>> holders = new HashMap<>();
     private DeletionVector deletions;
     private OverlayResolver overlays;
 
@@ -92,40 +99,77 @@ public final class FragmentReader implements AutoCloseable {
     }
 
     private FieldVector readBase(LanceField field, long[] offsets) throws IOException {
-        DataFile file = holders.computeIfAbsent(field.id(), id -> Optional.ofNullable(fileHolding(field))).orElse(null);
-        if (file == null) {
-            return nulls(field, offsets.length);
+        List<Part> parts = holders.get(field.id());
+        if (parts == null) {
+            parts = find(field);
+            holders.put(field.id(), parts);
         }
-        LanceFileReader reader = reader(file);
+        if (parts.size() == 1 && parts.get(0).columns().field() == field) {
+            return read(parts.get(0), offsets);
+        }
+        // The field is in no data file, or spread over several, or some struct leaves are in none.
+        List<FieldVector> vectors = new ArrayList<>();
+        FieldVector out = null;
+        try {
+            for (Part p : parts) {
+                vectors.add(read(p, offsets));
+            }
+            out = SplitFields.assemble(field, vectors, offsets.length, allocator, "Fragment " + fragment.id());
+            return out;
+        } finally {
+            for (FieldVector v : vectors) {
+                if (v != out) {
+                    v.close();
+                }
+            }
+        }
+    }
+
+    private FieldVector read(Part part, long[] offsets) throws IOException {
+        LanceFileReader reader = reader(part.file());
         if (isContiguous(offsets)) {
             long start = offsets.length == 0 ? 0 : offsets[0];
-            return reader.readRange(field.id(), start, start + offsets.length);
+            return reader.readRange(part.columns(), start, start + offsets.length);
         }
-        return reader.take(field.id(), offsets);
+        return reader.take(part.columns(), offsets);
+    }
+
+    /** What one data file holds of a top-level field, and where. */
+    private record Part(DataFile file, FileField columns) {}
+
+    /** What the fragment's data files hold of a top-level field, in file order: usually one part, none if added later. */
+    private List<Part> find(LanceField field) throws IOException {
+        Set<Integer> ids = new HashSet<>();
+        field.preOrder().forEach(f -> ids.add(f.id()));
+        List<Part> parts = new ArrayList<>();
+        for (DataFile f : fragment.files()) {
+            boolean listed = false;
+            for (int i = 0; i < f.fieldCount() && !listed; i++) {
+                listed = ids.contains(f.fieldId(i));
+            }
+            if (listed) {
+                LanceFileReader reader = reader(f);
+                FileField columns = reader.project(field, columnMap(f, reader));
+                if (columns != null) { // null: the file lists only a struct parent without a column (2.1+)
+                    parts.add(new Part(f, columns));
+                }
+            }
+        }
+        return List.copyOf(parts);
+    }
+
+    /**
+     * Where a data file (base or overlay) holds which table field: its entry's {@code fields} /
+     * {@code column_indices}; for entries of old writers without column indices, the ids stored
+     * in the file (those writers stored the table's).
+     */
+    public static ColumnMap columnMap(DataFile file, LanceFileReader reader) throws IOException {
+        Optional<ColumnMap> listed = file.columnMap();
+        return listed.isPresent() ? listed.get() : reader.embeddedColumns();
     }
 
     static boolean isContiguous(long[] offsets) {
         return offsets.length == 0 || offsets[offsets.length - 1] - offsets[0] == offsets.length - 1;
-    }
-
-    private DataFile fileHolding(LanceField field) {
-        List<Integer> ids = new ArrayList<>();
-        collectIds(field, ids);
-        for (DataFile f : fragment.files()) {
-            for (int i = 0; i < f.fieldCount(); i++) {
-                if (ids.contains(f.fieldId(i))) {
-                    return f;
-                }
-            }
-        }
-        return null;
-    }
-
-    private static void collectIds(LanceField field, List<Integer> out) {
-        out.add(field.id());
-        for (LanceField c : field.children()) {
-            collectIds(c, out);
-        }
     }
 
     private LanceFileReader reader(DataFile file) throws IOException {
@@ -137,7 +181,8 @@ public final class FragmentReader implements AutoCloseable {
         return r;
     }
 
-    private FieldVector nulls(LanceField field, int count) {
+    /** {@code count} NULLs typed as {@code field}. */
+    static FieldVector nulls(LanceField field, int count, BufferAllocator allocator) {
         FieldVector v = field.toArrow().createVector(allocator);
         v.allocateNew();
         for (int i = 0; i < count; i++) {

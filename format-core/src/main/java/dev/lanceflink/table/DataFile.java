@@ -2,7 +2,9 @@ package dev.lanceflink.table;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.lanceflink.file.ColumnMap;
 import java.util.Arrays;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -65,6 +67,26 @@ public record DataFile(String path, int[] fields, int[] columnIndices, int fileM
             }
         }
         return -1;
+    }
+
+    /**
+     * Which column of the file holds which table field, as {@code fields} / {@code column_indices}
+     * list it: the mapping every read of a table must use (the ids stored inside a file are not
+     * the table's when Lance's file writer wrote it). Empty if the entry lists fields but no
+     * column indices, as writers before column indices existed did; their files carry the table's
+     * field ids.
+     *
+     * @throws CorruptTableException if a field is listed twice or without a column index
+     */
+    public Optional<ColumnMap> columnMap() throws CorruptTableException {
+        if (columnIndices.length == 0 && fields.length > 0) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(ColumnMap.of(fields, columnIndices));
+        } catch (IllegalArgumentException e) {
+            throw new CorruptTableException("Data file " + path + ": " + e.getMessage(), e);
+        }
     }
 
     /** True if every field slot is a tombstone; such files are dropped when a manifest is built. */

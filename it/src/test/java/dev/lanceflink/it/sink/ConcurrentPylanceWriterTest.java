@@ -84,14 +84,15 @@ class ConcurrentPylanceWriterTest {
   static final AtomicInteger PY_COMMITS_SEEN = new AtomicInteger();
 
   /**
-   * Where the table lives, and pylance's pause after each of its commits there. On S3 (S3Proxy
+   * Where the table lives, and pylance's pause after each of its commits there (locally it
+   * keeps pylance from taking most of a loaded machine's CPU, and the history short). On S3 (S3Proxy
    * on this machine) one commit attempt of the sink takes about half a second; at pylance's
    * unpaused pace there (a commit every 0.1-0.3 s) the sink lost race after race and its steps
    * waited up to 13 s, so the changelog landed in two or three checkpoints. The pause leaves the
    * sink room for a commit now and then while pylance still commits between the sink's commits.
    */
   enum Store {
-    LOCAL(20),
+    LOCAL(60),
     S3(300);
 
     final int pylancePauseMillis;
@@ -117,7 +118,7 @@ class ConcurrentPylanceWriterTest {
 
     TreeMap<Long, SinkChangelog.Row> initial = SinkChangelog.initialRows(SINK_KEYS);
     SharedTable.create(uri, storage, initial);
-    SinkChangelog log = new SinkChangelog(initial).generate(2027, SINK_KEYS, 6_000, 6_000);
+    SinkChangelog log = new SinkChangelog(initial).generate(2027, SINK_KEYS, 4_000, 5_000);
     changes = log.changes;
 
     PylanceOracle pylance = PylanceOracle.fromBuild().withOverlays();

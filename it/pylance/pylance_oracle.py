@@ -6,7 +6,8 @@ stdout; Lance's own logging goes to stderr.
 Values follow the dump conventions of it/README.md ("Dump format"), exactly as
 `bin/lance-flink dump` and the Java SDK oracle print them, so dumps compare cell by cell.
 
-Commands (uri = a local table directory):
+Commands (uri = a table directory or URI; every command takes `--storage-option k=v`, passed to
+Lance as storage_options, e.g. the S3 endpoint and keys):
   dump <uri> [--version N] [--with-row-id] [--with-row-address] [--filter SQL]
   dump-all <uri>                       every version's dump: {"versions": [dump, ...]}
   versions <uri>                       {"latest_version", "versions": [{"version", "operation"}]}
@@ -18,6 +19,12 @@ Commands (uri = a local table directory):
                                        from the current version): {"results": [...]}
   scenario <name> <dir>                builds a named table history (see SCENARIOS) and prints
                                        {"uri", "versions": [dump of each version]}
+  churn <uri> --first-id N [--rows-per-round 40] [--rounds 1000] [--delete-mod 7] [--pause-ms 0]
+        [--stop-file path]             a concurrent writer: per round an append, a delete and a
+                                       DataOverlay commit (see cmd_churn), each logged:
+                                       {"ops": [{"op", "round", ..., "version" | "error"}],
+                                        "appends_committed", "deletes_committed",
+                                        "overlays_committed", "failed_attempts"}
   batch <file.json>                    a JSON array of argument arrays, run in this process:
                                        {"results": [document or {"error"}, ...]}
 
@@ -288,8 +295,13 @@ def dump_table(table, version):
 # Commands
 
 
+# The storage options of the command being run (--storage-option k=v, e.g. S3 credentials and
+# endpoint); every open, write and commit of that command passes them on.
+_STORAGE = {}
+
+
 def _open(uri, version=None):
-    return lance.dataset(uri, version=version) if version is not None else lance.dataset(uri)
+    return lance.dataset(uri, version=version, storage_options=_STORAGE or None)
 
 
 def _opt(args, name, default=None):
@@ -377,7 +389,8 @@ def _op(uri, op):
     elif kind == "add_columns":
         ds.add_columns(op["columns"])
     elif kind == "append":
-        lance.write_dataset(pa.Table.from_pylist(op["rows"], schema=ds.schema), uri, mode="append")
+        lance.write_dataset(pa.Table.from_pylist(op["rows"], schema=ds.schema), uri, mode="append",
+                            storage_options=_STORAGE or None)
     elif kind == "scalar_index":
         ds.create_scalar_index(op["column"], index_type=op.get("index_type", "BTREE"))
     elif kind == "vector_index":
@@ -405,7 +418,130 @@ def cmd_ops(args):
     return {"results": [_op(args[0], op) for op in ops]}
 
 
+# ---------------------------------------------------------------------------------------------
+# churn: current Lance as a concurrent writer
+
+
+def churn_age(row_id, round_no):
+    """The age a churn overlay of round `round_no` gives row `row_id` (the tests replay it)."""
+    return (row_id * 7 + round_no * 13) % 100_000
+
+
+def churn_overlay_ids(round_no, first, rows, delete_mod, live_rounds):
+    """Rows a churn round overlays: about a sixth of the previous round's rows and every ninth row
+    of round `round_no // 2`, so some rows get several overlays over time (the newest wins).
+    Only rows of rounds whose append committed, never rows that round's delete removes."""
+    ids = set()
+    for source, keep in ((round_no - 1, lambda i: i % 6 == round_no % 6), (round_no // 2, lambda i: i % 9 == 0)):
+        if source < 0 or source == round_no or source not in live_rounds:
+            continue
+        lo = first + source * rows
+        ids.update(i for i in range(lo, lo + rows) if keep(i) and i % delete_mod != 0)
+    return sorted(ids)
+
+
+def _churn_rows(schema, lo, hi):
+    ids = list(range(lo, hi))
+    return pa.table({
+        "id": pa.array(ids, schema.field("id").type),
+        "name": pa.array(["py-%d" % i for i in ids], schema.field("name").type),
+        "age": pa.array([i % 100 for i in ids], schema.field("age").type),
+        "score": pa.array([i / 4.0 for i in ids], schema.field("score").type),
+    }, schema=schema)
+
+
+def _churn_overlay(uri, ids, round_no):
+    """One DataOverlay commit setting `age` of `ids`: one dense overlay file per fragment, at the
+    rows' physical offsets in the version read; Lance rebases it over concurrent commits."""
+    import uuid
+    ds = _open(uri)
+    quoted = ",".join(str(i) for i in ids)
+    found = ds.to_table(columns=["id"], filter="id IN (%s)" % quoted, with_row_address=True)
+    by_fragment = {}
+    for row_id, addr in zip(found.column("id").to_pylist(), found.column("_rowaddr").to_pylist()):
+        by_fragment.setdefault(addr >> 32, []).append((addr & 0xFFFFFFFF, row_id))
+    if len(found) != len(ids):
+        raise RuntimeError("churn: %d of the %d rows to overlay are in version %d" % (len(found), len(ids), ds.version))
+    version = ds.data_storage_version
+    minor = int(version.split(".")[1]) if "." in version else 0
+    age_id = ds.lance_schema.field("age").id()
+    age_type = ds.schema.field("age").type
+    groups = []
+    for fragment_id in sorted(by_fragment):
+        cells = sorted(by_fragment[fragment_id])
+        name = "churn-%s.lance" % uuid.uuid4().hex
+        with lance.file.LanceFileWriter(uri.rstrip("/") + "/data/" + name, version=version,
+                                        storage_options=_STORAGE or None) as w:
+            w.write_batch(pa.table({"age": pa.array([churn_age(i, round_no) for _, i in cells], age_type)}))
+        data_file = lance.fragment.DataFile(name, [age_id], [0], 2, minor)
+        groups.append(lance.LanceOperation.DataOverlayGroup(
+            fragment_id, [lance.LanceOperation.DataOverlayFile(data_file, [o for o, _ in cells])]))
+    op = lance.LanceOperation.DataOverlay(groups)
+    return lance.LanceDataset.commit(uri, op, read_version=ds.version, storage_options=_STORAGE or None).version
+
+
+def cmd_churn(args):
+    """churn <uri> --first-id N [--rows-per-round 40] [--rounds 1000] [--delete-mod 7]
+    [--pause-ms 0] [--stop-file path]: a writer next to another one, until the stop file appears
+    or the rounds are done. Each round r appends the ids [first + r*rows, first + (r+1)*rows)
+    (name "py-<id>", age id % 100, score id / 4), deletes that round's id % mod = 0 rows, and
+    commits a DataOverlay setting `age` of some earlier rows to churn_age(id, r) (see
+    churn_overlay_ids): three commits, each logged with the version Lance gave it, or with its
+    error (the loop goes on), each followed by the pause. Needs the overlay variable."""
+    uri = args[0]
+    first = int(_opt(args, "--first-id"))
+    rows = int(_opt(args, "--rows-per-round", "40"))
+    rounds = int(_opt(args, "--rounds", "1000"))
+    mod = int(_opt(args, "--delete-mod", "7"))
+    pause = int(_opt(args, "--pause-ms", "0")) / 1000.0
+    stop = _opt(args, "--stop-file")
+    import time
+    ops = []
+    live_rounds = set()
+    counts = {"append": 0, "delete": 0, "overlay": 0}
+    failed = 0
+
+    def attempt(entry, action):
+        nonlocal failed
+        try:
+            entry["version"] = action()
+            counts[entry["op"]] += 1
+            ok = True
+        except Exception as e:  # logged, and the next operation goes on
+            entry["error"] = "%s: %s" % (type(e).__name__, e)
+            failed += 1
+            ok = False
+        ops.append(entry)
+        if pause:
+            time.sleep(pause)
+        return ok
+
+    for r in range(rounds):
+        if stop is not None and os.path.exists(stop):
+            break
+        lo, hi = first + r * rows, first + (r + 1) * rows
+        schema = _open(uri).schema
+        appended = attempt({"op": "append", "round": r, "first_id": lo, "end_id": hi},
+                           lambda: lance.write_dataset(_churn_rows(schema, lo, hi), uri, mode="append",
+                                                       storage_options=_STORAGE or None).version)
+        if appended:
+            live_rounds.add(r)
+            flt = "id >= %d AND id < %d AND id %% %d = 0" % (lo, hi, mod)
+
+            def delete():
+                ds = _open(uri)
+                ds.delete(flt)
+                return ds.version  # delete moves the handle to the version it committed
+            attempt({"op": "delete", "round": r, "filter": flt}, delete)
+        ids = churn_overlay_ids(r, first, rows, mod, live_rounds)
+        if ids:
+            attempt({"op": "overlay", "round": r, "ids": ids}, lambda: _churn_overlay(uri, ids, r))
+    return {"ops": ops, "appends_committed": counts["append"], "deletes_committed": counts["delete"],
+            "overlays_committed": counts["overlay"], "failed_attempts": failed}
+
+
 COMMANDS = {
+    "churn": cmd_churn,
     "ops": cmd_ops,
     "dump": cmd_dump,
     "dump-all": cmd_dump_all,
@@ -435,7 +571,27 @@ def run(argv):
         return {"results": results}
     if len(argv) < 2:
         raise UsageError("%s needs a table uri" % argv[0])
-    return COMMANDS[argv[0]](argv[1:])
+    args, storage = _storage_options(argv[1:])
+    global _STORAGE
+    _STORAGE = storage
+    return COMMANDS[argv[0]](args)
+
+
+def _storage_options(args):
+    """Splits `--storage-option k=v` pairs (any command, any position) off the arguments."""
+    rest, storage = [], {}
+    i = 0
+    while i < len(args):
+        if args[i] == "--storage-option":
+            if i + 1 >= len(args) or "=" not in args[i + 1]:
+                raise UsageError("--storage-option needs k=v")
+            k, v = args[i + 1].split("=", 1)
+            storage[k] = v
+            i += 2
+        else:
+            rest.append(args[i])
+            i += 1
+    return rest, storage
 
 
 def _error(e):

@@ -16,12 +16,13 @@ import java.util.Set;
 /**
  * The versions of a table split by who committed them: the upsert sink (transaction properties
  * carry its {@link CommitMarker}), the compactor ({@link CompactionCommitter#MODE_PROPERTY}) and
- * anything else (the initial write).
+ * anything else (the initial write, another writer's commits). Public: the sink package's
+ * concurrent-writer tests judge the sink's commits with the same rules.
  */
-record TableHistory(List<VersionInfo> all, List<VersionInfo> sinkCommits, List<VersionInfo> compactions,
+public record TableHistory(List<VersionInfo> all, List<VersionInfo> sinkCommits, List<VersionInfo> compactions,
         List<VersionInfo> others) {
 
-    static TableHistory read(String uri, Map<String, String> storage) throws IOException {
+    public static TableHistory read(String uri, Map<String, String> storage) throws IOException {
         try (Dataset ds = Dataset.open(uri, storage)) {
             List<VersionInfo> all = ds.versions();
             List<VersionInfo> sink = new ArrayList<>();
@@ -41,7 +42,7 @@ record TableHistory(List<VersionInfo> all, List<VersionInfo> sinkCommits, List<V
     }
 
     /** Compaction versions of one mode ({@code overlay-merge}, {@code overlay-fold}). */
-    List<VersionInfo> compactions(String mode) {
+    public List<VersionInfo> compactions(String mode) {
         return compactions.stream().filter(v -> mode.equals(v.properties().get(CompactionCommitter.MODE_PROPERTY)))
                 .toList();
     }
@@ -53,7 +54,7 @@ record TableHistory(List<VersionInfo> all, List<VersionInfo> sinkCommits, List<V
      *
      * @return the sink's commit user
      */
-    String assertSinkCommitsExactlyOnce() {
+    public String assertSinkCommitsExactlyOnce() {
         assertThat(sinkCommits).as("versions committed by the sink").isNotEmpty();
         Set<String> users = new HashSet<>();
         Set<String> seen = new HashSet<>();
@@ -86,7 +87,7 @@ record TableHistory(List<VersionInfo> all, List<VersionInfo> sinkCommits, List<V
     }
 
     /** Versions are numbered without gaps from the first listed to the latest. */
-    void assertContiguous() {
+    public void assertContiguous() {
         for (int i = 1; i < all.size(); i++) {
             assertThat(all.get(i).version()).as("version after %s", all.get(i - 1).version())
                     .isEqualTo(all.get(i - 1).version() + 1);

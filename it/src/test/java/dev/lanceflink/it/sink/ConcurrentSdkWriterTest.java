@@ -6,8 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.lanceflink.committer.core.CommitMarker;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.VersionInfo;
-import dev.lanceflink.dataset.WriteMode;
-import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
@@ -16,13 +14,10 @@ import dev.lanceflink.it.interop.OracleProcess;
 import dev.lanceflink.it.interop.OurCli;
 import dev.lanceflink.overlay.OverlayCompactor;
 import dev.lanceflink.overlay.StagedWrite;
-import dev.lanceflink.read.ScanOptions;
-import dev.lanceflink.read.Scanner;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.txn.CommitOptions;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,25 +27,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.Float8Vector;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.FloatingPointPrecision;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -82,12 +65,6 @@ import org.junit.jupiter.api.io.TempDir;
  * the table exactly as our reader does (dump compare).
  */
 class ConcurrentSdkWriterTest {
-  static final Schema SCHEMA = new Schema(List.of(
-      new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
-      new Field("name", FieldType.nullable(new ArrowType.Utf8()), null),
-      new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null),
-      new Field("score", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)), null)));
-
   private static final long SINK_KEYS = 4_000;
   private static final long SDK_FIRST_ID = 1_000_000;
   private static final int SDK_ROWS_PER_ROUND = 40;
@@ -114,11 +91,10 @@ class ConcurrentSdkWriterTest {
   void sdkCommitsAndSinkCheckpointsInterleaveWithoutLosingEitherWritersChanges() throws Exception {
     String uri = dir.resolve("shared.lance").toString();
     TreeMap<Long, SinkChangelog.Row> initial = SinkChangelog.initialRows(SINK_KEYS);
-    createTable(uri, initial);
+    SharedTable.create(uri, Map.of(), initial);
     SinkChangelog log = new SinkChangelog(initial).generate(2026, SINK_KEYS, 6_000, 6_000);
     changes = log.changes;
     updatePhaseStart = log.secondPhaseStart;
-    SDK_COMMITS_SEEN.set(0);
 
     OracleProcess oracle = OracleProcess.fromBuild().withTimeout(Duration.ofSeconds(240));
     Path stop = dir.resolve("stop-sdk");
@@ -126,10 +102,7 @@ class ConcurrentSdkWriterTest {
         "churn", uri, "--first-id", Long.toString(SDK_FIRST_ID), "--rows-per-round",
         Integer.toString(SDK_ROWS_PER_ROUND), "--rounds", "2000", "--delete-mod", Integer.toString(SDK_DELETE_MOD),
         "--pause-ms", "40", "--stop-file", stop.toString())));
-    AtomicBoolean watching = new AtomicBoolean(true);
-    Thread watcher = new Thread(() -> watchSdkCommits(uri, watching), "sdk-commit-watcher");
-    watcher.setDaemon(true);
-    watcher.start();
+    SharedTable.ForeignCommitWatcher watcher = new SharedTable.ForeignCommitWatcher(uri, Map.of(), SDK_COMMITS_SEEN);
     try {
       StreamExecutionEnvironment env = env();
       LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").rowsPerFile(1_000).batchRows(256)
@@ -138,8 +111,7 @@ class ConcurrentSdkWriterTest {
       env.execute("upsert next to the SDK");
     } finally {
       Files.writeString(stop, "stop");
-      watching.set(false);
-      watcher.join(10_000);
+      watcher.close();
     }
     OracleProcess.Result churn = sdk.get(120, TimeUnit.SECONDS);
     assertThat(churn.exitCode()).as("oracle churn: %s", churn.stderr()).isZero();
@@ -190,7 +162,7 @@ class ConcurrentSdkWriterTest {
     // 2. Contents: the sink's keys equal the model, the SDK's rows equal the replay of its log.
     TreeMap<Long, SinkChangelog.Row> expected = new TreeMap<>(log.model);
     expected.putAll(sdkRows(sdkLog));
-    assertTableEquals(uri, expected);
+    SharedTable.assertEquals(uri, Map.of(), expected, "the sink's model and the SDK's log");
     assertThat(latest.fragments()).flatMap(Fragment::overlays).as("updates landed as overlays").isNotEmpty();
     assertThat(latest.readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES).isNotZero();
 
@@ -203,7 +175,7 @@ class ConcurrentSdkWriterTest {
     JsonNode sdkDump = oracle.run("dump", uri);
     DumpComparator.exact().sortedBy("id").assertSame("SDK read of the folded table vs our read before the fold",
         ours, sdkDump);
-    assertTableEquals(uri, expected);
+    SharedTable.assertEquals(uri, Map.of(), expected, "the sink's model and the SDK's log");
   }
 
   /**
@@ -245,55 +217,6 @@ class ConcurrentSdkWriterTest {
 
   // ---- table helpers ------------------------------------------------------------------------------
 
-  private static void createTable(String uri, TreeMap<Long, SinkChangelog.Row> rows) throws Exception {
-    try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
-      root.allocateNew();
-      int i = 0;
-      for (Map.Entry<Long, SinkChangelog.Row> e : rows.entrySet()) {
-        ((BigIntVector) root.getVector("id")).setSafe(i, e.getKey());
-        SinkChangelog.Row r = e.getValue();
-        ((VarCharVector) root.getVector("name")).setSafe(i, r.name().getBytes(StandardCharsets.UTF_8));
-        ((IntVector) root.getVector("age")).setSafe(i, r.age());
-        ((Float8Vector) root.getVector("score")).setSafe(i, r.score());
-        i++;
-      }
-      root.setRowCount(i);
-      Dataset.write(uri, Map.of(), List.of(root), SCHEMA, WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(700))
-          .close();
-    }
-  }
-
-  /** Every live row equals {@code expected}'s, cell by cell; no id twice, none missing, none extra. */
-  private static void assertTableEquals(String uri, TreeMap<Long, SinkChangelog.Row> expected) throws Exception {
-    TreeMap<Long, SinkChangelog.Row> actual = new TreeMap<>();
-    try (Dataset ds = Dataset.open(uri, Map.of()); Scanner s = ds.scan(ScanOptions.all())) {
-      while (s.hasNext()) {
-        try (VectorSchemaRoot b = s.next()) {
-          BigIntVector id = (BigIntVector) b.getVector("id");
-          VarCharVector name = (VarCharVector) b.getVector("name");
-          IntVector age = (IntVector) b.getVector("age");
-          Float8Vector score = (Float8Vector) b.getVector("score");
-          for (int i = 0; i < b.getRowCount(); i++) {
-            SinkChangelog.Row row = new SinkChangelog.Row(
-                name.isNull(i) ? null : new String(name.get(i), StandardCharsets.UTF_8),
-                age.isNull(i) ? null : age.get(i), score.isNull(i) ? null : score.get(i));
-            assertThat(actual.put(id.get(i), row)).as("id %s appears twice", id.get(i)).isNull();
-          }
-        }
-      }
-    }
-    List<String> diffs = new ArrayList<>();
-    TreeSet<Long> ids = new TreeSet<>(expected.keySet());
-    ids.addAll(actual.keySet());
-    for (Long id : ids) {
-      if (!SinkChangelog.same(expected.get(id), actual.get(id)) && diffs.size() < 20) {
-        diffs.add("id " + id + ": expected " + expected.get(id) + ", table has " + actual.get(id));
-      }
-    }
-    assertThat(diffs).as("rows differing from the sink's model and the SDK's log").isEmpty();
-    assertThat(actual).hasSameSizeAs(expected);
-  }
-
   /** Folds every fragment's overlays into new base files (what the compactor's overlay-fold does). */
   private static void foldAllOverlays(String uri) throws Exception {
     try (BufferAllocator allocator = new RootAllocator(); Dataset ds = Dataset.open(uri, Map.of())) {
@@ -310,30 +233,6 @@ class ConcurrentSdkWriterTest {
       try (Dataset folded = ds.checkoutLatest()) {
         assertThat(folded.manifest().fragments()).allSatisfy(f -> assertThat(f.overlays()).isEmpty());
         assertThat(folded.manifest().readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES).isZero();
-      }
-    }
-  }
-
-  /** Counts the table's versions without the sink's commit marker (the SDK's), until told to stop. */
-  private static void watchSdkCommits(String uri, AtomicBoolean watching) {
-    long checked = 1;
-    int seen = 0;
-    while (watching.get()) {
-      try (Dataset ds = Dataset.open(uri, Map.of())) {
-        for (long v = checked + 1; v <= ds.version(); v++) {
-          try (Dataset at = ds.checkoutVersion(v)) {
-            if (at.transaction().map(t -> !t.properties().containsKey(CommitMarker.COMMIT_USER_KEY)).orElse(false)) {
-              SDK_COMMITS_SEEN.set(++seen);
-            }
-          }
-          checked = v;
-        }
-        Thread.sleep(100);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      } catch (Exception e) {
-        // A version being published right now may not be readable yet; look again next round.
       }
     }
   }

@@ -460,11 +460,13 @@ public final class OverlayResolver implements AutoCloseable {
     private void checkRowCount(Source src, DataOverlayFile ov, int k, int pos, LanceField atomic) throws IOException {
         long stored = src.reader().numRows(src.field());
         long covered = bitmap(k, pos).getLongCardinality();
-        if (stored != covered) {
+        // More rows than offsets is fine: a sparse overlay written with a rectangular file writer
+        // (pylance's LanceFileWriter) pads its shorter columns, and Lance reads only the covered ranks.
+        if (stored < covered) {
             throw new CorruptTableException("Fragment " + fragment.id() + ": overlay file " + ov.dataFile().path()
                     + " (committed_version " + ov.committedVersion() + ") stores " + stored + " rows for field '"
                     + atomic.pathString() + "' (id " + atomic.id() + ") but its coverage has " + covered + " offsets;"
-                    + " the value column must hold exactly one value per covered offset");
+                    + " the value column must hold a value for every covered offset");
         }
     }
 

@@ -136,6 +136,23 @@ class OverlayFileColumnsTest {
     }
 
     @Test
+    void aSparseOverlayInARectangularFileReadsOnlyItsCoveredRanks() throws Exception {
+        try (Dataset v1 = createUsers()) {
+            // pylance's file writer writes rectangular files: the 'name' column covering one offset
+            // is padded to the two rows of the vector column; the padding is never read.
+            DataOverlayFile o = overlay(new int[] {NAME, VEC},
+                    OverlayCoverage.PerField.of(List.of(RoaringBitmap.bitmapOf(2), RoaringBitmap.bitmapOf(0, 3))),
+                    strings("name", "x2", "padding"), vectors(7f, 9f));
+            commit(1, o);
+            try (Dataset v2 = v1.checkoutVersion(2)) {
+                assertThat(OverlayTestSupport.column(v2, "name")).containsExactly("Alice", "Bob", "x2", "Dave");
+                assertThat(OverlayTestSupport.column(v2, "v")).containsExactly(List.of(7f, 7.5f), List.of(1f, 1.5f),
+                        List.of(2f, 2.5f), List.of(9f, 9.5f));
+            }
+        }
+    }
+
+    @Test
     void structLeavesOfOneSparseOverlayMayHaveDifferentCoverages() throws Exception {
         try (Dataset v1 = createUsers()) {
             // Rows of the file's s: [NULL, {50, z}]; a covers offsets {0, 2}, b covers {1, 3}.

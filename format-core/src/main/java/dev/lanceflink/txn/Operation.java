@@ -55,7 +55,10 @@ public sealed interface Operation {
         }
     }
 
-    /** Create the table or replace all its content and schema; fragment ids restart at 0. */
+    /**
+     * Create the table or replace all its content and schema; new fragment ids continue after the
+     * table's {@code max_fragment_id} (they are never reused).
+     */
     record Overwrite(List<Fragment> fragments, LanceSchema schema, Map<String, String> configUpsertValues,
             List<BasePath> initialBases) implements Operation {
         public Overwrite {

@@ -403,4 +403,32 @@ public sealed interface Operation {
             return "UpdateBases";
         }
     }
+
+    /**
+     * An operation of a newer Lance: the {@code Transaction} holds an operation field this reader
+     * does not know. The rest of the transaction (uuid, read version, properties) is read, so the
+     * table stays readable and its history listable; anything that must know what the operation
+     * did (a conflict check, a walk of the history) refuses it with {@link #refusal}.
+     *
+     * @param fieldNumber the protobuf field number of the operation in {@code Transaction}
+     */
+    record Unknown(int fieldNumber) implements Operation {
+        @Override
+        public String name() {
+            return "unknown operation (Transaction field " + fieldNumber + ")";
+        }
+
+        /**
+         * Why {@code what} cannot go on, naming the version: "version 5 of s3://b/t was written by
+         * a newer Lance (...); <what> ...; upgrade ...".
+         *
+         * @param what what needed the operation, e.g. "this commit cannot be checked for conflicts
+         *     against it"
+         */
+        public String refusal(long version, String tableUri, String what) {
+            return "version " + version + " of " + tableUri + " was written by a newer Lance (operation field "
+                    + fieldNumber + " of its transaction, unknown to this reader), so " + what + "; upgrade"
+                    + " lance-flink to a release that knows this operation (reading the table needs no upgrade)";
+        }
+    }
 }

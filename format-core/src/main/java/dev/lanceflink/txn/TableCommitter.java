@@ -215,6 +215,11 @@ public final class TableCommitter {
                 if (theirs.uuid().equals(current.uuid())) {
                     return Optional.of(ManifestIO.read(store, VersionResolver.version(store, w)));
                 }
+                if (theirs.operation() instanceof Operation.Unknown u) {
+                    throw new CommitConflictException("Commit of " + current.operation().name() + " (transaction "
+                            + current.uuid() + ") to " + store.rootUri() + " refused: " + u.refusal(w,
+                            store.rootUri(), "this commit cannot be checked for conflicts against it"), false, w);
+                }
                 ConflictOutcome outcome = ConflictResolver.check(current, theirs);
                 if (outcome instanceof ConflictOutcome.Retryable r) {
                     throw conflict(r.reason(), true, w, theirs);

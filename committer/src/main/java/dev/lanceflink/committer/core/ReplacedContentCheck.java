@@ -72,6 +72,12 @@ final class ReplacedContentCheck {
                 return; // the sink's own earlier commit: what came before, it had seen
             }
             Operation op = txn.get().operation();
+            if (op instanceof Operation.Unknown u) {
+                // It may have replaced the content as well: the walk cannot vouch for what follows.
+                throw new CheckpointCommitException(what + " locates rows by fragment id and offset, but "
+                        + u.refusal(v, store.rootUri(), "whether it replaced the table's content cannot be told and"
+                                + " nothing of this step is committed"));
+            }
             if (op instanceof Operation.Overwrite || op instanceof Operation.Restore) {
                 if (v > commit.baseVersion() || ownCommitBelow(commit, v, latest.version()) > 0) {
                     throw new CheckpointCommitException(what + " locates rows by fragment id and offset, but version "

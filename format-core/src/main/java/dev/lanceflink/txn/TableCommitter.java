@@ -273,7 +273,8 @@ public final class TableCommitter {
                     referenced.add(Transaction.TRANSACTIONS_DIR + "/" + committed.transactionFile());
                 }
                 committed.fragments().forEach(f -> {
-                    if (f.deletionFile() != null) {
+                    // Only files under the root can be this commit's own (those under base paths are kept ones).
+                    if (f.deletionFile() != null && f.deletionFile().baseId().isEmpty()) {
                         referenced.add(f.deletionFile().rootRelativePath(f.id()));
                     }
                 });

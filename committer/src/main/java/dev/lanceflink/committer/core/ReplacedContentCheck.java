@@ -72,21 +72,10 @@ final class ReplacedContentCheck {
                 return; // the sink's own earlier commit: what came before, it had seen
             }
             Operation op = txn.get().operation();
-            if (op instanceof Operation.Unknown u) {
-                // It may have replaced the content as well: the walk cannot vouch for what follows.
-                throw new CheckpointCommitException(what + " locates rows by fragment id and offset, but "
-                        + u.refusal(v, store.rootUri(), "whether it replaced the table's content cannot be told and"
-                                + " nothing of this step is committed"));
-            }
-            if (op instanceof Operation.Overwrite || op instanceof Operation.Restore) {
+            // An operation of a newer Lance may have replaced the content too: judged like one that did.
+            if (op instanceof Operation.Overwrite || op instanceof Operation.Restore || op instanceof Operation.Unknown) {
                 if (v > commit.baseVersion() || ownCommitBelow(commit, v, latest.version()) > 0) {
-                    throw new CheckpointCommitException(what + " locates rows by fragment id and offset, but version "
-                            + v + " of " + store.rootUri() + " (" + describe(op) + ", committed by "
-                            + marker.map(m -> "Flink sink " + m.commitUser()).orElse("another writer") + ") replaced"
-                            + " the table's content after this sink located them. The located fragment ids may name"
-                            + " other rows in the new content (a Restore brings old ids back), so the changes could"
-                            + " hit unrelated rows; nothing of this step is committed. The sink's key map describes the old content: stop the job and start it"
-                            + " without state, which rebuilds the key map from the table");
+                    throw replaced(what, v, op, marker);
                 }
                 return; // before the sink's changes were gathered and with no own commit since: seen at start
             }
@@ -138,6 +127,22 @@ final class ReplacedContentCheck {
         } catch (IllegalStateException malformed) {
             return Optional.empty(); // not provably this sink's: checked like any other writer's
         }
+    }
+
+    private CheckpointCommitException replaced(String what, long version, Operation op,
+            Optional<CommitMarker> marker) {
+        if (op instanceof Operation.Unknown u) {
+            return new CheckpointCommitException(what + " locates rows by fragment id and offset, but "
+                    + u.refusal(version, store.rootUri(), "whether it replaced the table's content after this sink"
+                            + " located them cannot be told, and nothing of this step is committed"));
+        }
+        return new CheckpointCommitException(what + " locates rows by fragment id and offset, but version " + version
+                + " of " + store.rootUri() + " (" + describe(op) + ", committed by "
+                + marker.map(m -> "Flink sink " + m.commitUser()).orElse("another writer") + ") replaced the table's"
+                + " content after this sink located them. The located fragment ids may name other rows in the new"
+                + " content (a Restore brings old ids back), so the changes could hit unrelated rows; nothing of this"
+                + " step is committed. The sink's key map describes the old content: stop the job and start it without"
+                + " state, which rebuilds the key map from the table");
     }
 
     private static String describe(Operation op) {

@@ -93,8 +93,20 @@ class NewerLanceHistoryTest {
                 .isInstanceOf(CheckpointCommitException.class)
                 .hasMessageContaining("The deletions of checkpoint 8")
                 .hasMessageContaining("version 3 of " + store.rootUri() + " was written by a newer Lance")
-                .hasMessageContaining("whether it replaced the table's content cannot be told");
+                .hasMessageContaining("whether it replaced the table's content after this sink located them cannot"
+                        + " be told");
         assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 2L, 10L);
+    }
+
+    @Test
+    void aVersionBeforeTheSinkLocatedItsRowsDoesNotStopIt() throws IOException {
+        long newer = publishNewerLanceVersion(b -> b); // version 2, before this sink located anything
+        CheckpointCommitter committer = new CheckpointCommitter(store, CommitOptions.defaults(), 3, Duration.ZERO);
+
+        CommitOutcome outcome = committer.commit(deleteFirstRowOfFragmentZero(7, newer));
+
+        assertThat(outcome.kind()).isEqualTo(CommitOutcome.Kind.COMMITTED);
+        assertThat(TestTable.ids(store, allocator)).containsExactly(2L);
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.lanceflink.cli;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.schema.LanceField;
+import dev.lanceflink.table.BasePath;
 import dev.lanceflink.table.DataFile;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.DeletionFile;
@@ -56,6 +57,16 @@ final class InspectCommand {
         g.writeBooleanField("stable_row_ids", m.usesStableRowIds());
         g.writeNumberField("num_rows", m.countLiveRows());
         writeMap(g, "config", m.config());
+        g.writeArrayFieldStart("base_paths"); // where files with a base_id live (e.g. a shallow clone's source)
+        for (BasePath b : m.basePaths()) {
+            g.writeStartObject();
+            g.writeNumberField("id", b.id());
+            g.writeStringField("name", b.name());
+            g.writeBooleanField("is_dataset_root", b.isDatasetRoot());
+            g.writeStringField("path", b.path());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
 
         g.writeArrayFieldStart("schema");
         for (LanceField f : m.schema().allFields()) {
@@ -133,7 +144,10 @@ final class InspectCommand {
             g.writeNumberField("read_version", d.readVersion());
             g.writeFieldName("id"); // a u64 in Lance: print it unsigned, as the file name does
             g.writeNumber(new java.math.BigInteger(Long.toUnsignedString(d.id())));
-            g.writeStringField("path", d.rootRelativePath(f.id()));
+            g.writeStringField("path", d.rootRelativePath(f.id())); // relative to its base when base_id is set
+            if (d.baseId().isPresent()) {
+                g.writeNumberField("base_id", d.baseId().getAsInt());
+            }
             g.writeEndObject();
         }
         g.writeBooleanField("has_row_ids", f.rowIdMeta().rowIds() != null);

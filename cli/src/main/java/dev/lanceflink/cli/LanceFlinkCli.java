@@ -90,11 +90,17 @@ public final class LanceFlinkCli {
         try (Dataset latest = Dataset.open(parsed.uri(), parsed.storageOptions());
                 JsonGenerator g = Json.FACTORY.createGenerator(buffer)) {
             Dataset dataset = parsed.version() == null ? latest : latest.checkoutVersion(parsed.version());
-            switch (parsed.command()) {
-                case "dump" -> DumpCommand.run(dataset, parsed, g);
-                case "inspect" -> InspectCommand.run(dataset, g);
-                case "versions" -> VersionsCommand.run(dataset, g);
-                default -> throw new IllegalStateException("command " + parsed.command() + " is not dispatched");
+            try {
+                switch (parsed.command()) {
+                    case "dump" -> DumpCommand.run(dataset, parsed, g);
+                    case "inspect" -> InspectCommand.run(dataset, g);
+                    case "versions" -> VersionsCommand.run(dataset, g);
+                    default -> throw new IllegalStateException("command " + parsed.command() + " is not dispatched");
+                }
+            } finally {
+                if (dataset != latest) {
+                    dataset.close(); // closes the stores it opened for base paths; the table's own stays open
+                }
             }
         } catch (UsageException e) {
             return usageError(out, e, err);

@@ -159,6 +159,8 @@ class LanceFlinkCliTest {
         assertThat(m.path("data_format").path("version").asText()).isEqualTo("2.1");
         assertThat(m.path("reader_feature_flags").asLong() & 1).isEqualTo(1); // deletion files
         assertThat(m.path("schema").size()).isEqualTo(3);
+        assertThat(m.path("base_paths").isArray()).as("listed even when empty").isTrue();
+        assertThat(m.path("base_paths").size()).isZero();
         assertThat(m.path("schema").get(1).toString()).isEqualTo("{\"name\":\"name\",\"id\":1,\"parent_id\":-1,"
                 + "\"logical_type\":\"string\",\"nullable\":true}");
         JsonNode fragments = m.path("fragments");

@@ -17,6 +17,7 @@ import dev.lanceflink.table.DataFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.RowIdMeta;
+import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.write.DataFileNames;
 import java.io.IOException;
@@ -82,6 +83,15 @@ public final class FragmentRewriter {
         }
         List<Fragment> old = fragments(manifest, fragmentIds);
         FileVersion version = fileVersion(manifest);
+        // The old fragments are read where the manifest says (base paths); the new ones are written to the root.
+        try (TableFiles files = TableFiles.of(store, manifest)) {
+            return rewrite(files, manifest, old, version, targetRowsPerFragment, allocator, fileOptions);
+        }
+    }
+
+    private static StagedWrite rewrite(TableFiles files, Manifest manifest, List<Fragment> old, FileVersion version,
+            long targetRowsPerFragment, BufferAllocator allocator, FileWriterOptions fileOptions) throws IOException {
+        ObjectStore store = files.root();
 
         // Pass 1: deletion vectors and the exact number of surviving rows (the deletion file's
         // num_deleted_rows may be 0 = unknown, so count from the vectors themselves).
@@ -94,7 +104,7 @@ public final class FragmentRewriter {
                         + " (at most 2^31-1)");
             }
             DeletionVector dv = f.deletionFile() == null ? DeletionVector.EMPTY
-                    : DeletionFiles.read(store, f.id(), f.deletionFile());
+                    : DeletionFiles.read(files, f.id(), f.deletionFile());
             deletions.add(dv);
             long deleted = dv.isEmpty() ? 0 : dv.toBitmap().rangeCardinality(0, f.physicalRows());
             surviving += f.physicalRows() - deleted;
@@ -111,7 +121,7 @@ public final class FragmentRewriter {
         OutputFiles out = new OutputFiles(store, manifest.schema(), version, allocator, fileOptions, outputSizes);
         try {
             for (int i = 0; i < old.size(); i++) {
-                copyLiveRows(store, old.get(i), deletions.get(i), manifest.schema(), allocator, out);
+                copyLiveRows(files, old.get(i), deletions.get(i), manifest.schema(), allocator, out);
             }
             List<Fragment> fresh = out.finish(lineage);
             Operation.Rewrite op = new Operation.Rewrite(List.of(new Operation.RewriteGroup(old, fresh)));
@@ -144,10 +154,10 @@ public final class FragmentRewriter {
         return sizes;
     }
 
-    private static void copyLiveRows(ObjectStore store, Fragment f, DeletionVector deleted, LanceSchema schema,
+    private static void copyLiveRows(TableFiles files, Fragment f, DeletionVector deleted, LanceSchema schema,
             BufferAllocator allocator, OutputFiles out) throws IOException {
         long[] chunk = new long[(int) Math.min(CHUNK_ROWS, f.physicalRows())];
-        try (FragmentReader reader = new FragmentReader(store, f, allocator)) {
+        try (FragmentReader reader = new FragmentReader(files, f, allocator)) {
             for (long start = 0; start < f.physicalRows(); start += CHUNK_ROWS) {
                 long end = Math.min(f.physicalRows(), start + CHUNK_ROWS);
                 int n = 0;

@@ -19,6 +19,7 @@ import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.ManifestLocation;
+import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.table.VersionNotFoundException;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.CommitOptions;
@@ -51,6 +52,8 @@ public final class Dataset implements AutoCloseable {
     private final ObjectStore store;
     private final boolean ownsStore;
     private final Manifest manifest;
+    /** Reads this version's files; owns the stores it opens for base paths (closed with this object). */
+    private final TableFiles files;
     private final BufferAllocator allocator;
     private final boolean ownsAllocator;
 
@@ -59,6 +62,7 @@ public final class Dataset implements AutoCloseable {
         this.store = store;
         this.ownsStore = ownsStore;
         this.manifest = manifest;
+        this.files = TableFiles.of(store, manifest);
         this.allocator = allocator;
         this.ownsAllocator = ownsAllocator;
     }
@@ -125,6 +129,14 @@ public final class Dataset implements AutoCloseable {
 
     public ObjectStore store() {
         return store;
+    }
+
+    /**
+     * Where this version's data, overlay and deletion files are read from: the table root, or the
+     * base paths its manifest names (e.g. a shallow clone's source). Closed with this dataset.
+     */
+    public TableFiles files() {
+        return files;
     }
 
     public BufferAllocator allocator() {
@@ -195,7 +207,7 @@ public final class Dataset implements AutoCloseable {
 
     /** A scan of this version; close it, and every batch it returns. */
     public Scanner scan(ScanOptions options) {
-        return new Scanner(store, schema(), fragments(), options, allocator);
+        return new Scanner(files, schema(), fragments(), options, allocator);
     }
 
     /**
@@ -240,7 +252,7 @@ public final class Dataset implements AutoCloseable {
                                 + fragmentId + " (" + fragment.physicalRows() + " rows)");
                     }
                 }
-                try (FragmentReader reader = new FragmentReader(store, fragment, allocator)) {
+                try (FragmentReader reader = new FragmentReader(files, fragment, allocator)) {
                     DeletionVector dv = reader.deletions();
                     for (long o : offsets) {
                         if (dv.contains((int) o)) {
@@ -449,7 +461,7 @@ public final class Dataset implements AutoCloseable {
             for (Map.Entry<Long, RoaringBitmap> e : byFragment.entrySet()) {
                 Fragment f = manifest.fragment(e.getKey()).orElseThrow();
                 DeletionVector old = f.deletionFile() == null ? DeletionVector.EMPTY
-                        : DeletionFiles.read(store, f.id(), f.deletionFile());
+                        : DeletionFiles.read(files, f.id(), f.deletionFile());
                 DeletionVector merged = old.union(DeletionVector.of(e.getValue()));
                 if (merged.equals(old)) {
                     continue;
@@ -491,6 +503,7 @@ public final class Dataset implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        files.close();
         if (ownsAllocator) {
             allocator.close();
         }

@@ -4,12 +4,16 @@ import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.CorruptTableException;
 import dev.lanceflink.table.DeletionFile;
 import dev.lanceflink.table.DeletionFileType;
+import dev.lanceflink.table.TableFiles;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.security.SecureRandom;
 import java.util.OptionalInt;
 
-/** Writes and reads deletion files under a dataset root's {@code _deletions/} directory. */
+/**
+ * Writes deletion files under a table root's {@code _deletions/} directory, and reads them from
+ * there or from the base path the manifest names for them.
+ */
 public final class DeletionFiles {
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -41,12 +45,27 @@ public final class DeletionFiles {
     }
 
     /**
-     * Reads the deletion vector of fragment {@code fragmentId}. {@code store} must be rooted at the
-     * base that holds the file: the dataset root, or for {@code base_id} files the base path's
-     * root (the path is {@code _deletions/<name>} under a dataset-root base and {@code <name>}
-     * directly otherwise; see {@link #read(ObjectStore, String, DeletionFile)}).
+     * Reads the deletion vector of fragment {@code fragmentId} wherever its file lives: under the
+     * table root, or under the base path its {@code base_id} names (e.g. a shallow clone's source).
+     */
+    public static DeletionVector read(TableFiles files, long fragmentId, DeletionFile file) throws IOException {
+        TableFiles.StoredFile stored = files.deletionFile(fragmentId, file);
+        return read(stored.store(), stored.path(), file);
+    }
+
+    /**
+     * Reads the deletion vector of fragment {@code fragmentId} from under the dataset root of
+     * {@code store}: only for files without a {@code base_id} (those this library wrote).
+     *
+     * @throws IllegalArgumentException for a file with a {@code base_id}; read it through
+     *     {@link #read(TableFiles, long, DeletionFile)}, which knows the manifest's base paths
      */
     public static DeletionVector read(ObjectStore store, long fragmentId, DeletionFile file) throws IOException {
+        if (file.baseId().isPresent()) {
+            throw new IllegalArgumentException("The deletion file " + file.fileName(fragmentId) + " of fragment "
+                    + fragmentId + " lives under base path id " + file.baseId().getAsInt() + ", not under "
+                    + store.rootUri() + "; read it with the manifest's base paths (TableFiles)");
+        }
         return read(store, file.rootRelativePath(fragmentId), file);
     }
 

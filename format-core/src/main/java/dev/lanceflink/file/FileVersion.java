@@ -69,23 +69,33 @@ public enum FileVersion {
     }
 
     /**
-     * Parses {@code data_format.version} strings: "2.0", "2.1", "2.2", and Lance's aliases
-     * "stable" (2.1 in Lance 7.0.0) and "legacy" (refused).
+     * Parses a data storage version as Lance names it (case ignored, as Lance does): "2.0" (also
+     * "0.3", its footer numbers), "2.1", "2.2", and the aliases "stable" = 2.2 and "next" = 2.3
+     * that pylance 14 resolves them to. "legacy" / "0.1" and 2.3 exist in Lance but are not
+     * read or written here, so they are refused by name rather than as unknown.
      */
     public static FileVersion parse(String s) {
         String v = s.trim().toLowerCase(Locale.ROOT);
         switch (v) {
-            case "stable":
-                return V2_1;
             case "2.0":
+            case "0.3":
                 return V2_0;
             case "2.1":
                 return V2_1;
+            case "stable":
             case "2.2":
                 return V2_2;
+            case "legacy":
+            case "0.1":
+                throw new UnsupportedFileVersionException("Lance file version '" + s + "' is the legacy 0.1 format,"
+                        + " which this library does not read or write; rewrite the table with Lance as 2.0 or later");
+            case "next":
+            case "2.3":
+                throw new UnsupportedFileVersionException("Lance file version '" + s + "' is 2.3, Lance's unstable"
+                        + " next format, which this library does not read or write; use 2.2 ('stable') or earlier");
             default:
                 throw new UnsupportedFileVersionException("Lance file version '" + s
-                        + "' is not supported (supported: 2.0, 2.1, 2.2)");
+                        + "' is not supported (supported: 2.0 (alias 0.3), 2.1, 2.2 (alias stable))");
         }
     }
 

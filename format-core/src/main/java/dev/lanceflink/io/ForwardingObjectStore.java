@@ -12,15 +12,15 @@ import java.util.Optional;
  * An object store that passes every call to another one: the base for wrappers that change a
  * few calls (fault injection, request counting, metrics, tracing) and leave the rest alone.
  *
- * <p>Why a base class rather than implementing {@link ObjectStore} directly: two of the
- * interface's default methods, {@link #openReader(String, long)} and {@link #listDirectories},
- * have cheaper overrides in real stores. A wrapper that implements the interface itself silently
- * gets the defaults instead (a HEAD per data file on S3, a recursive listing for a directory
- * listing); this class forwards them too. So a subclass that intercepts reads overrides both
- * {@code openReader} methods, and one that intercepts listings overrides
- * {@code listDirectories} as well. {@link #exists} stays the default, built on {@link #head},
- * so a subclass's {@code head} sees every existence check. {@link #close()} closes the
- * delegate: the wrapper owns it.
+ * <p>Why a base class rather than implementing {@link ObjectStore} directly: three of the
+ * interface's default methods, {@link #openReader(String, long)}, {@link #listDirectories} and
+ * {@link #openAt}, have better overrides in real stores. A wrapper that implements the interface
+ * itself silently gets the defaults instead (a HEAD per data file on S3, a recursive listing for
+ * a directory listing, base path stores opened without the credentials); this class forwards
+ * them too. So a subclass that intercepts reads overrides both {@code openReader} methods, and
+ * one that intercepts listings overrides {@code listDirectories} as well. {@link #exists} stays
+ * the default, built on {@link #head}, so a subclass's {@code head} sees every existence check.
+ * {@link #close()} closes the delegate: the wrapper owns it.
  */
 public abstract class ForwardingObjectStore implements ObjectStore {
     private final ObjectStore delegate;
@@ -87,6 +87,11 @@ public abstract class ForwardingObjectStore implements ObjectStore {
     @Override
     public List<String> listDirectories(String directory) throws IOException {
         return delegate.listDirectories(directory);
+    }
+
+    @Override
+    public ObjectStore openAt(String uri) throws IOException {
+        return delegate.openAt(uri);
     }
 
     @Override

@@ -104,6 +104,19 @@ public interface ObjectStore extends AutoCloseable {
         return new ArrayList<>(names);
     }
 
+    /**
+     * Opens a store rooted at another location with this store's settings (credentials, endpoint,
+     * region): how a table reaches files kept under its base paths, e.g. the source of a shallow
+     * clone. The caller closes the returned store. The default opens {@code uri} as
+     * {@link ObjectStores#open} does without storage options; stores whose settings matter (S3)
+     * override it.
+     *
+     * @throws IOException if no store can be opened for {@code uri} (e.g. an unknown URI scheme)
+     */
+    default ObjectStore openAt(String uri) throws IOException {
+        return ObjectStores.open(uri, java.util.Map.of());
+    }
+
     /** Deletes an object; deleting a missing object is not an error. */
     void delete(String path) throws IOException;
 

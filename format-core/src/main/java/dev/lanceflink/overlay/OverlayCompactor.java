@@ -16,6 +16,7 @@ import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.ManifestLocation;
+import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.CommitConflictException;
 import dev.lanceflink.txn.CommitHandler;
@@ -99,8 +100,9 @@ public final class OverlayCompactor {
         int[] ids = fields.stream().mapToInt(LanceField::id).toArray();
         DataOverlayFile merged;
         String path;
-        try (OverlayWriter w = OverlayWriter.create(store, manifest, fragmentId, ids, allocator, fileOptions);
-                OverlayResolver resolver = new OverlayResolver(store, fragment, run, allocator)) {
+        try (TableFiles files = TableFiles.of(store, manifest);
+                OverlayWriter w = OverlayWriter.create(store, manifest, fragmentId, ids, allocator, fileOptions);
+                OverlayResolver resolver = new OverlayResolver(files, fragment, run, allocator)) {
             try {
                 for (LanceField f : fields) {
                     RoaringBitmap union = new RoaringBitmap();
@@ -178,8 +180,10 @@ public final class OverlayCompactor {
         String name = DataFileNames.newName();
         String path = "data/" + name;
         FileWriteSummary summary;
-        try (LanceFileWriter writer = LanceFileWriter.create(store, path, fileSchema, FileVersion.parse(format),
-                allocator, fileOptions); FragmentReader reader = new FragmentReader(store, fragment, allocator)) {
+        try (TableFiles files = TableFiles.of(store, manifest);
+                LanceFileWriter writer = LanceFileWriter.create(store, path, fileSchema, FileVersion.parse(format),
+                        allocator, fileOptions);
+                FragmentReader reader = new FragmentReader(files, fragment, allocator)) {
             long rows = fragment.physicalRows();
             for (long start = 0; start < rows; start += CHUNK_ROWS) {
                 int n = (int) Math.min(CHUNK_ROWS, rows - start);

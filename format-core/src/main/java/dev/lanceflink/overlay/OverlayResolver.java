@@ -4,12 +4,12 @@ import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.file.FileField;
 import dev.lanceflink.file.LanceFileReader;
-import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.read.FragmentReader;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.table.CorruptTableException;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.table.OverlayCoverage;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -57,7 +57,7 @@ public final class OverlayResolver implements AutoCloseable {
     /** Memory for kept value columns per resolver; once used up, values are read per batch. */
     static final long COLUMN_CACHE_BYTES = 64L << 20;
 
-    private final ObjectStore store;
+    private final TableFiles files;
     private final Fragment fragment;
     private final List<DataOverlayFile> overlays; // oldest first
     private final BufferAllocator allocator;
@@ -77,9 +77,9 @@ public final class OverlayResolver implements AutoCloseable {
     /**
      * @param overlays the overlays to apply, oldest first (use {@link OverlayOrder#sorted})
      */
-    public OverlayResolver(ObjectStore store, Fragment fragment, List<DataOverlayFile> overlays,
+    public OverlayResolver(TableFiles files, Fragment fragment, List<DataOverlayFile> overlays,
             BufferAllocator allocator) {
-        this.store = requireNonNull(store, "store is null");
+        this.files = requireNonNull(files, "files is null");
         this.fragment = requireNonNull(fragment, "fragment is null");
         this.overlays = List.copyOf(overlays);
         this.allocator = requireNonNull(allocator, "allocator is null");
@@ -87,8 +87,8 @@ public final class OverlayResolver implements AutoCloseable {
     }
 
     /** A resolver for all overlays of the fragment, in resolution order. */
-    public static OverlayResolver of(ObjectStore store, Fragment fragment, BufferAllocator allocator) {
-        return new OverlayResolver(store, fragment, OverlayOrder.sorted(fragment.overlays()), allocator);
+    public static OverlayResolver of(TableFiles files, Fragment fragment, BufferAllocator allocator) {
+        return new OverlayResolver(files, fragment, OverlayOrder.sorted(fragment.overlays()), allocator);
     }
 
     public boolean isEmpty() {
@@ -390,7 +390,8 @@ public final class OverlayResolver implements AutoCloseable {
         }
         LanceFileReader r = readers.get(ov.dataFile().path());
         if (r == null) {
-            r = LanceFileReader.open(store, ov.dataFile().rootRelativePath(), ov.dataFile().fileSizeBytes(), allocator);
+            TableFiles.StoredFile file = files.overlayFile(fragment.id(), ov);
+            r = LanceFileReader.open(file.store(), file.path(), ov.dataFile().fileSizeBytes(), allocator);
             readers.put(ov.dataFile().path(), r);
         }
         FileField f = r.project(pathTo(top, atomic), FragmentReader.columnMap(ov.dataFile(), r));

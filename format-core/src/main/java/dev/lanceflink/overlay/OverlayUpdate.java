@@ -13,6 +13,7 @@ import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.DeletionFile;
 import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.write.FragmentWriter;
@@ -69,10 +70,13 @@ public final class OverlayUpdate {
                     + values.getRowCount() + " rows of values; give one row of values per address");
         }
         int[] fieldIds = columnIds(manifest.schema(), values);
-        Map<Long, int[]> byFragment = groupSorted(store, manifest, rowAddresses);
-        return mode == Mode.OVERLAY
-                ? stageOverlays(store, manifest, rowAddresses, values, fieldIds, byFragment, allocator, fileOptions)
-                : stageRewrite(store, manifest, rowAddresses, values, fieldIds, byFragment, allocator, fileOptions);
+        // Existing files are read where the manifest says (base paths); new ones go to the root.
+        try (TableFiles files = TableFiles.of(store, manifest)) {
+            Map<Long, int[]> byFragment = groupSorted(files, manifest, rowAddresses);
+            return mode == Mode.OVERLAY
+                    ? stageOverlays(store, manifest, rowAddresses, values, fieldIds, byFragment, allocator, fileOptions)
+                    : stageRewrite(files, manifest, rowAddresses, values, fieldIds, byFragment, allocator, fileOptions);
+        }
     }
 
     private static int[] columnIds(LanceSchema schema, VectorSchemaRoot values) {
@@ -93,7 +97,7 @@ public final class OverlayUpdate {
      * Positions into {@code rowAddresses} per fragment, sorted by offset, after checking that
      * every address exists, is live and occurs once.
      */
-    private static Map<Long, int[]> groupSorted(ObjectStore store, Manifest manifest, long[] rowAddresses)
+    private static Map<Long, int[]> groupSorted(TableFiles files, Manifest manifest, long[] rowAddresses)
             throws IOException {
         int[] order = OverlayFields.orderBy(rowAddresses);
         Map<Long, int[]> out = new LinkedHashMap<>();
@@ -108,7 +112,7 @@ public final class OverlayUpdate {
                     "Row address " + rowAddresses[order[0]] + " names fragment " + fragmentId + ", which version "
                             + manifest.version() + " of the table does not have"));
             DeletionVector dv = f.deletionFile() == null ? DeletionVector.EMPTY
-                    : DeletionFiles.read(store, f.id(), f.deletionFile());
+                    : DeletionFiles.read(files, f.id(), f.deletionFile());
             int[] positions = new int[j - i];
             for (int k = i; k < j; k++) {
                 long address = rowAddresses[order[k]];
@@ -159,9 +163,10 @@ public final class OverlayUpdate {
         return new StagedWrite(OverlayCommits.operation(groups), written);
     }
 
-    private static StagedWrite stageRewrite(ObjectStore store, Manifest manifest, long[] rowAddresses,
+    private static StagedWrite stageRewrite(TableFiles files, Manifest manifest, long[] rowAddresses,
             VectorSchemaRoot values, int[] fieldIds, Map<Long, int[]> byFragment, BufferAllocator allocator,
             FileWriterOptions fileOptions) throws IOException {
+        ObjectStore store = files.root();
         if (manifest.usesStableRowIds()) {
             throw new IllegalArgumentException("REWRITE_ROWS updates of tables with stable row ids are not supported"
                     + " (moved rows would have to keep their row ids); use Mode.OVERLAY");
@@ -184,11 +189,11 @@ public final class OverlayUpdate {
                         deleted.add((int) offsets[k]);
                     }
                     try (VectorSchemaRoot fresh = gather(values, positions, allocator);
-                            VectorSchemaRoot rows = currentRows(store, f, schema, offsets, fresh, allocator)) {
+                            VectorSchemaRoot rows = currentRows(files, f, schema, offsets, fresh, allocator)) {
                         fw.write(rows);
                     }
                     DeletionVector old = f.deletionFile() == null ? DeletionVector.EMPTY
-                            : DeletionFiles.read(store, f.id(), f.deletionFile());
+                            : DeletionFiles.read(files, f.id(), f.deletionFile());
                     DeletionVector merged = old.union(DeletionVector.of(deleted));
                     if (merged.coversAll(f.physicalRows())) {
                         removed.add(f.id());
@@ -212,10 +217,10 @@ public final class OverlayUpdate {
     }
 
     /** The current rows at {@code offsets} (overlays applied) with the updated columns replaced. */
-    private static VectorSchemaRoot currentRows(ObjectStore store, Fragment f, LanceSchema schema, long[] offsets,
+    private static VectorSchemaRoot currentRows(TableFiles files, Fragment f, LanceSchema schema, long[] offsets,
             VectorSchemaRoot fresh, BufferAllocator allocator) throws IOException {
         List<FieldVector> out = new ArrayList<>();
-        try (FragmentReader reader = new FragmentReader(store, f, allocator)) {
+        try (FragmentReader reader = new FragmentReader(files, f, allocator)) {
             for (LanceField field : schema.fields()) {
                 FieldVector replacement = fresh.getVector(field.name());
                 if (replacement == null) {

@@ -7,11 +7,11 @@ import dev.lanceflink.deletion.DeletionVector;
 import dev.lanceflink.file.ColumnMap;
 import dev.lanceflink.file.FileField;
 import dev.lanceflink.file.LanceFileReader;
-import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.overlay.OverlayResolver;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.table.DataFile;
 import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.TableFiles;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,7 +36,7 @@ import org.apache.arrow.vector.ValueVector;
  * ({@link OverlayResolver}), so scans, takes and filters all see current values.
  */
 public final class FragmentReader implements AutoCloseable {
-    private final ObjectStore store;
+    private final TableFiles files;
     private final Fragment fragment;
     private final BufferAllocator allocator;
     private final Map<String, LanceFileReader> readers = new HashMap<>();
@@ -45,8 +45,12 @@ public final class FragmentReader implements AutoCloseable {
     private DeletionVector deletions;
     private OverlayResolver overlays;
 
-    public FragmentReader(ObjectStore store, Fragment fragment, BufferAllocator allocator) {
-        this.store = requireNonNull(store, "store is null");
+    /**
+     * @param files where the fragment's files are read from (its manifest's base paths resolved);
+     *     stays the caller's
+     */
+    public FragmentReader(TableFiles files, Fragment fragment, BufferAllocator allocator) {
+        this.files = requireNonNull(files, "files is null");
         this.fragment = requireNonNull(fragment, "fragment is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
     }
@@ -59,7 +63,7 @@ public final class FragmentReader implements AutoCloseable {
     public DeletionVector deletions() throws IOException {
         if (deletions == null) {
             deletions = fragment.deletionFile() == null ? DeletionVector.EMPTY
-                    : DeletionFiles.read(store, fragment.id(), fragment.deletionFile());
+                    : DeletionFiles.read(files, fragment.id(), fragment.deletionFile());
         }
         return deletions;
     }
@@ -93,7 +97,7 @@ public final class FragmentReader implements AutoCloseable {
             return base;
         }
         if (overlays == null) {
-            overlays = OverlayResolver.of(store, fragment, allocator);
+            overlays = OverlayResolver.of(files, fragment, allocator);
         }
         return overlays.resolve(field, offsets, base);
     }
@@ -175,7 +179,8 @@ public final class FragmentReader implements AutoCloseable {
     private LanceFileReader reader(DataFile file) throws IOException {
         LanceFileReader r = readers.get(file.path());
         if (r == null) {
-            r = LanceFileReader.open(store, file.rootRelativePath(), file.fileSizeBytes(), allocator);
+            TableFiles.StoredFile stored = files.dataFile(fragment.id(), file);
+            r = LanceFileReader.open(stored.store(), stored.path(), file.fileSizeBytes(), allocator);
             readers.put(file.path(), r);
         }
         return r;

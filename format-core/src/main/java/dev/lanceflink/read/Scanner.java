@@ -6,10 +6,10 @@ import dev.lanceflink.expr.Expr;
 import dev.lanceflink.expr.ExprParser;
 import dev.lanceflink.expr.FilterException;
 import dev.lanceflink.expr.PredicateEvaluator;
-import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.TableFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -31,7 +31,7 @@ import org.apache.arrow.vector.types.pojo.FieldType;
  * little. Batches returned by {@link #next()} belong to the caller, who closes them.
  */
 public final class Scanner implements Iterator<VectorSchemaRoot>, AutoCloseable {
-    private final ObjectStore store;
+    private final TableFiles files;
     private final List<Fragment> fragments;
     private final BufferAllocator allocator;
     private final ScanOptions options;
@@ -44,9 +44,13 @@ public final class Scanner implements Iterator<VectorSchemaRoot>, AutoCloseable 
     private long remaining;
     private VectorSchemaRoot pending;
 
-    public Scanner(ObjectStore store, LanceSchema schema, List<Fragment> fragments, ScanOptions options,
+    /**
+     * @param files where the fragments' files are read from (their manifest's base paths
+     *     resolved); stays the caller's
+     */
+    public Scanner(TableFiles files, LanceSchema schema, List<Fragment> fragments, ScanOptions options,
             BufferAllocator allocator) {
-        this.store = requireNonNull(store, "store is null");
+        this.files = requireNonNull(files, "files is null");
         this.fragments = List.copyOf(fragments);
         this.allocator = requireNonNull(allocator, "allocator is null");
         this.options = requireNonNull(options, "options is null");
@@ -125,7 +129,7 @@ public final class Scanner implements Iterator<VectorSchemaRoot>, AutoCloseable 
                 if (fragmentIndex >= fragments.size()) {
                     return null;
                 }
-                reader = new FragmentReader(store, fragments.get(fragmentIndex), allocator);
+                reader = new FragmentReader(files, fragments.get(fragmentIndex), allocator);
                 position = 0;
                 continue;
             }

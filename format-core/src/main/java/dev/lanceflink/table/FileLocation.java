@@ -27,10 +27,20 @@ public record FileLocation(String baseUri, String path) {
         return resolve(file.baseId(), "data", file.path(), bases, "data file " + file.path());
     }
 
-    /** The deletion file of fragment {@code fragmentId}. */
+    /**
+     * The deletion file of fragment {@code fragmentId}: {@code _deletions/<name>} under the
+     * dataset root or under a base path that is a dataset root. Lance has no layout for deletion
+     * files in a plain directory base and refuses them; so does this.
+     */
     public static FileLocation ofDeletionFile(long fragmentId, DeletionFile file, List<BasePath> bases) {
-        return resolve(file.baseId(), DeletionFile.DELETIONS_DIR, file.fileName(fragmentId), bases,
-                "deletion file " + file.fileName(fragmentId));
+        String what = "deletion file " + file.fileName(fragmentId) + " of fragment " + fragmentId;
+        FileLocation loc = resolve(file.baseId(), DeletionFile.DELETIONS_DIR, file.fileName(fragmentId), bases, what);
+        if (!loc.isUnderDatasetRoot() && !loc.path().startsWith(DeletionFile.DELETIONS_DIR + "/")) {
+            throw new IllegalStateException("The " + what + " refers to base path id " + file.baseId().getAsInt()
+                    + " (" + loc.baseUri() + "), which is not a dataset root; Lance keeps deletion files only under"
+                    + " a dataset root's _deletions/, so the manifest is inconsistent");
+        }
+        return loc;
     }
 
     private static FileLocation resolve(OptionalInt baseId, String dir, String name, List<BasePath> bases, String what) {

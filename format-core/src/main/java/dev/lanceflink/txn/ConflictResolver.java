@@ -41,6 +41,11 @@ public final class ConflictResolver {
 
     private static ConflictOutcome check(Operation mine, Map<String, String> mineProps, Operation theirs,
             Map<String, String> theirProps) throws CorruptTableException {
+        // An operation of a newer Lance may have changed anything: never call it compatible.
+        if (theirs instanceof Operation.Unknown || mine instanceof Operation.Unknown) {
+            return incompatible(mine, theirs, "an operation of a newer Lance cannot be checked for conflicts by this"
+                    + " library; upgrade it");
+        }
         // Column rules that hold for (almost) every row.
         if (theirs instanceof Operation.Restore && !(mine instanceof Operation.Restore)
                 && !(mine instanceof Operation.Overwrite) && !(mine instanceof Operation.UpdateConfig)

@@ -7,6 +7,7 @@ import dev.lanceflink.table.DeletionFile;
 import dev.lanceflink.table.DeletionFileType;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.TableFiles;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,38 +38,44 @@ final class DeletionRebaser {
                 : ((Operation.Update) mine.operation()).updatedFragments();
         List<Fragment> newUpdated = new ArrayList<>(myUpdated.size());
         List<Long> newlyRemoved = new ArrayList<>();
-        for (Fragment my : myUpdated) {
-            if (!fragmentIds.contains(my.id())) {
-                newUpdated.add(my);
-                continue;
+        // Each version's deletion files are found through its own base paths (a clone's source
+        // keeps them, with a base_id); new deletion files are written to the table root.
+        try (TableFiles baseFiles = TableFiles.of(store, base); TableFiles latestFiles = TableFiles.of(store, latest)) {
+            for (Fragment my : myUpdated) {
+                if (!fragmentIds.contains(my.id())) {
+                    newUpdated.add(my);
+                    continue;
+                }
+                Fragment cur = latest.fragment(my.id()).orElseThrow(() -> new CommitConflictException("Fragment "
+                        + my.id() + " was removed concurrently (version " + latest.version() + ")", true,
+                        latest.version()));
+                Fragment old = base.fragment(my.id()).orElseThrow(() -> new IllegalStateException("Fragment "
+                        + my.id() + " of transaction " + mine.uuid() + " does not exist in its read version "
+                        + base.version()));
+                DeletionVector myDv = load(latestFiles, my);
+                DeletionVector baseDv = load(baseFiles, old);
+                DeletionVector curDv = load(latestFiles, cur);
+                org.roaringbitmap.RoaringBitmap affectedBits = myDv.toBitmap();
+                affectedBits.andNot(baseDv.toBitmap());
+                DeletionVector affected = DeletionVector.of(affectedBits);
+                if (affected.intersects(curDv)) {
+                    DeletionVector both = affected.intersection(curDv);
+                    throw new CommitConflictException(mine.operation().name() + " (transaction " + mine.uuid()
+                            + ") and a concurrent commit (version " + latest.version() + ") both deleted or moved "
+                            + both.cardinality() + " row(s) of fragment " + my.id() + ", first at offset "
+                            + Integer.toUnsignedString(both.toArray()[0]) + "; re-read the table and retry",
+                            true, latest.version());
+                }
+                DeletionVector merged = curDv.union(affected);
+                if (merged.coversAll(cur.physicalRows())) {
+                    newlyRemoved.add(my.id());
+                    continue;
+                }
+                DeletionFileType previous = cur.deletionFile() == null ? null : cur.deletionFile().type();
+                DeletionFile file = DeletionFiles.write(store, my.id(), latest.version(), merged, previous);
+                written.add(file.rootRelativePath(my.id()));
+                newUpdated.add(cur.withDeletionFile(file));
             }
-            Fragment cur = latest.fragment(my.id()).orElseThrow(() -> new CommitConflictException("Fragment "
-                    + my.id() + " was removed concurrently (version " + latest.version() + ")", true, latest.version()));
-            Fragment old = base.fragment(my.id()).orElseThrow(() -> new IllegalStateException("Fragment " + my.id()
-                    + " of transaction " + mine.uuid() + " does not exist in its read version " + base.version()));
-            DeletionVector myDv = load(store, my);
-            DeletionVector baseDv = load(store, old);
-            DeletionVector curDv = load(store, cur);
-            org.roaringbitmap.RoaringBitmap affectedBits = myDv.toBitmap();
-            affectedBits.andNot(baseDv.toBitmap());
-            DeletionVector affected = DeletionVector.of(affectedBits);
-            if (affected.intersects(curDv)) {
-                DeletionVector both = affected.intersection(curDv);
-                throw new CommitConflictException(mine.operation().name() + " (transaction " + mine.uuid()
-                        + ") and a concurrent commit (version " + latest.version() + ") both deleted or moved "
-                        + both.cardinality() + " row(s) of fragment " + my.id() + ", first at offset "
-                        + Integer.toUnsignedString(both.toArray()[0]) + "; re-read the table and retry",
-                        true, latest.version());
-            }
-            DeletionVector merged = curDv.union(affected);
-            if (merged.coversAll(cur.physicalRows())) {
-                newlyRemoved.add(my.id());
-                continue;
-            }
-            DeletionFileType previous = cur.deletionFile() == null ? null : cur.deletionFile().type();
-            DeletionFile file = DeletionFiles.write(store, my.id(), latest.version(), merged, previous);
-            written.add(file.rootRelativePath(my.id()));
-            newUpdated.add(cur.withDeletionFile(file));
         }
         Operation op;
         if (mine.operation() instanceof Operation.Delete d) {
@@ -86,16 +93,8 @@ final class DeletionRebaser {
         return mine.withOperation(op);
     }
 
-    private static DeletionVector load(ObjectStore store, Fragment f) throws IOException {
+    private static DeletionVector load(TableFiles files, Fragment f) throws IOException {
         DeletionFile file = f.deletionFile();
-        if (file == null) {
-            return DeletionVector.EMPTY;
-        }
-        if (file.baseId().isPresent()) {
-            throw new CommitConflictException("Fragment " + f.id() + " keeps its deletion file under base path "
-                    + file.baseId().getAsInt() + "; rebasing deletions there is not supported, retry the operation",
-                    true, -1);
-        }
-        return DeletionFiles.read(store, f.id(), file);
+        return file == null ? DeletionVector.EMPTY : DeletionFiles.read(files, f.id(), file);
     }
 }

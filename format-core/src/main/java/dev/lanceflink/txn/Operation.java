@@ -55,7 +55,10 @@ public sealed interface Operation {
         }
     }
 
-    /** Create the table or replace all its content and schema; fragment ids restart at 0. */
+    /**
+     * Create the table or replace all its content and schema; new fragment ids continue after the
+     * table's {@code max_fragment_id} (they are never reused).
+     */
     record Overwrite(List<Fragment> fragments, LanceSchema schema, Map<String, String> configUpsertValues,
             List<BasePath> initialBases) implements Operation {
         public Overwrite {
@@ -416,6 +419,34 @@ public sealed interface Operation {
         @Override
         public String name() {
             return "UpdateBases";
+        }
+    }
+
+    /**
+     * An operation of a newer Lance: the {@code Transaction} holds an operation field this reader
+     * does not know. The rest of the transaction (uuid, read version, properties) is read, so the
+     * table stays readable and its history listable; anything that must know what the operation
+     * did (a conflict check, a walk of the history) refuses it with {@link #refusal}.
+     *
+     * @param fieldNumber the protobuf field number of the operation in {@code Transaction}
+     */
+    record Unknown(int fieldNumber) implements Operation {
+        @Override
+        public String name() {
+            return "unknown operation (Transaction field " + fieldNumber + ")";
+        }
+
+        /**
+         * Why {@code what} cannot go on, naming the version: "version 5 of s3://b/t was written by
+         * a newer Lance (...); <what> ...; upgrade ...".
+         *
+         * @param what what needed the operation, e.g. "this commit cannot be checked for conflicts
+         *     against it"
+         */
+        public String refusal(long version, String tableUri, String what) {
+            return "version " + version + " of " + tableUri + " was written by a newer Lance (operation field "
+                    + fieldNumber + " of its transaction, unknown to this reader), so " + what + "; upgrade"
+                    + " lance-flink to a release that knows this operation (reading the table needs no upgrade)";
         }
     }
 }

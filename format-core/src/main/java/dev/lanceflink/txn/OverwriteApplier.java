@@ -1,17 +1,21 @@
 package dev.lanceflink.txn;
 
+import dev.lanceflink.table.Fragment;
 import java.util.ArrayList;
+import java.util.List;
 
 /**
- * Overwrite (also table creation): only the new fragments, ids restarting at 0 (as Lance does),
- * the new schema, config upserted, every index dropped. The stored {@code max_fragment_id}
- * high-water mark is kept (it never decreases); stable row ids continue from {@code next_row_id}.
+ * Overwrite (also table creation): only the new fragments, the new schema, config upserted, every
+ * index dropped. New fragment ids continue after the stored {@code max_fragment_id}, as Lance
+ * does: an id once used never names other rows, so a row address read before the overwrite can
+ * never resolve to an unrelated row after it. Every fragment of an overwrite is new, so each gets
+ * a fresh id whatever id it arrives with (Lance 14 does the same). Stable row ids continue from
+ * {@code next_row_id}.
  */
 final class OverwriteApplier implements OperationApplier<Operation.Overwrite> {
     @Override
     public void apply(ManifestDraft d, Operation.Overwrite op) {
         d.fragments = new ArrayList<>();
-        d.nextFragmentId = 0;
         d.schema = op.schema();
         d.config.putAll(op.configUpsertValues());
         d.indices = new ArrayList<>();
@@ -22,6 +26,10 @@ final class OverwriteApplier implements OperationApplier<Operation.Overwrite> {
             throw new IllegalArgumentException("Overwrite may register initial base paths only when it creates the"
                     + " table; version " + d.current.version() + " already exists (use UpdateBases)");
         }
-        d.fragments.addAll(d.admitNewFragments(op.fragments()));
+        List<Fragment> fresh = new ArrayList<>(op.fragments().size());
+        for (Fragment f : op.fragments()) {
+            fresh.add(f.withId(0)); // id 0 = "assign the next id" for admitNewFragments
+        }
+        d.fragments.addAll(d.admitNewFragments(fresh));
     }
 }

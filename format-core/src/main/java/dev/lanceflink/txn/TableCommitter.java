@@ -215,6 +215,11 @@ public final class TableCommitter {
                 if (theirs.uuid().equals(current.uuid())) {
                     return Optional.of(ManifestIO.read(store, VersionResolver.version(store, w)));
                 }
+                if (theirs.operation() instanceof Operation.Unknown u) {
+                    throw new CommitConflictException("Commit of " + current.operation().name() + " (transaction "
+                            + current.uuid() + ") to " + store.rootUri() + " refused: " + u.refusal(w,
+                            store.rootUri(), "this commit cannot be checked for conflicts against it"), false, w);
+                }
                 ConflictOutcome outcome = ConflictResolver.check(current, theirs);
                 if (outcome instanceof ConflictOutcome.Retryable r) {
                     throw conflict(r.reason(), true, w, theirs);
@@ -268,7 +273,8 @@ public final class TableCommitter {
                     referenced.add(Transaction.TRANSACTIONS_DIR + "/" + committed.transactionFile());
                 }
                 committed.fragments().forEach(f -> {
-                    if (f.deletionFile() != null) {
+                    // Only files under the root can be this commit's own (those under base paths are kept ones).
+                    if (f.deletionFile() != null && f.deletionFile().baseId().isEmpty()) {
                         referenced.add(f.deletionFile().rootRelativePath(f.id()));
                     }
                 });

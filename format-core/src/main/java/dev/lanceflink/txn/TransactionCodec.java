@@ -21,6 +21,9 @@ import lance.table.IndexMetadata;
 
 /** Encodes and decodes {@link Transaction}s as {@code lance.table.Transaction} protobuf bytes. */
 public final class TransactionCodec {
+    /** Field number of the first member of the {@code operation} oneof ({@code append}). */
+    private static final int FIRST_OPERATION_FIELD = 100;
+
     private TransactionCodec() {}
 
     /** The protobuf bytes, as stored in {@code .txn} files and inline in manifests. */
@@ -141,6 +144,11 @@ public final class TransactionCodec {
             lance.table.Transaction.UpdateBases.Builder bb = lance.table.Transaction.UpdateBases.newBuilder();
             ub.newBases().forEach(bp -> bb.addNewBases(TableProtoCodec.toProto(bp)));
             b.setUpdateBases(bb);
+        } else if (op instanceof Operation.Unknown u) {
+            // Only its field number was kept: this library never re-commits another writer's
+            // transaction, and an operation it cannot interpret must not be rewritten.
+            throw new IllegalArgumentException("Cannot encode the " + u.name() + " of transaction " + t.uuid()
+                    + ": it was written by a newer Lance and is not understood here");
         }
         return b.build();
     }
@@ -220,11 +228,24 @@ public final class TransactionCodec {
                 }
                 yield new Operation.DataOverlay(groups);
             }
-            case OPERATION_NOT_SET -> throw new CorruptTableException("The " + ctx + " has no operation, or one this"
-                    + " library does not know (operation field numbers 100-115 are known; newer Lance versions"
-                    + " add more). Its effect cannot be checked for conflicts; use a newer library");
+            case OPERATION_NOT_SET -> unknownOperation(p, ctx);
         };
         return new Transaction(p.getReadVersion(), p.getUuid(), p.getTag(), p.getTransactionPropertiesMap(), op);
+    }
+
+    /**
+     * The operation of a newer Lance: an unknown field in the operation range (100 and up; the
+     * known ones are 100-115). Decoded rather than refused, so that reading the table and listing
+     * its history keep working; what needs the operation refuses {@link Operation.Unknown}.
+     */
+    private static Operation unknownOperation(lance.table.Transaction p, String ctx) throws CorruptTableException {
+        for (int field : p.getUnknownFields().asMap().keySet()) {
+            if (field >= FIRST_OPERATION_FIELD) {
+                return new Operation.Unknown(field);
+            }
+        }
+        throw new CorruptTableException("The " + ctx + " has no operation (no field " + FIRST_OPERATION_FIELD
+                + " or above in its Transaction message), so what it committed cannot be told");
     }
 
     private static LanceSchema schema(List<lance.file.Field> fields, Map<String, ByteString> metadata, String ctx)

@@ -228,7 +228,7 @@ class OverlayResolverTest {
         // Two rows spanning the whole fragment: fewer requested rows than cells in the span.
         Fragment fragment = ds.fragments().get(0);
         LanceField a = ds.schema().fieldByName("a").orElseThrow();
-        try (FragmentReader reader = new FragmentReader(store, fragment, allocator);
+        try (FragmentReader reader = new FragmentReader(ds.files(), fragment, allocator);
                 FieldVector v = reader.read(a, new long[] {1, 38})) {
             assertThat(Arrays.asList(v.getObject(0), v.getObject(1))).containsExactly(1001L, 380L);
         }
@@ -239,7 +239,7 @@ class OverlayResolverTest {
         Fragment fragment = ds.fragments().get(0);
         LanceField a = ds.schema().fieldByName("a").orElseThrow();
         LanceField s = ds.schema().fieldByName("s").orElseThrow();
-        try (FragmentReader reader = new FragmentReader(store, fragment, allocator)) {
+        try (FragmentReader reader = new FragmentReader(ds.files(), fragment, allocator)) {
             for (long[] offsets : new long[][] {{10, 11, 12, 13}, {0, 1, 2, 3, 5, 6, 7, 8, 9}, {10, 11, 12, 13},
                 {15}, {29, 30, 31}, {12, 15, 18, 21, 24, 27}}) {
                 try (FieldVector va = reader.read(a, offsets); FieldVector vs = reader.read(s, offsets)) {

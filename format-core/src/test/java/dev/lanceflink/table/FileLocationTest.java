@@ -17,10 +17,21 @@ class FileLocationTest {
         assertThat(FileLocation.ofDataFile(root, BASES)).isEqualTo(new FileLocation(null, "data/x.lance"));
         DataFile inRoot2 = new DataFile("y.lance", new int[] {0}, new int[] {0}, 2, 1, 1, OptionalInt.of(1));
         assertThat(FileLocation.ofDataFile(inRoot2, BASES)).isEqualTo(new FileLocation("s3://b/other.lance", "data/y.lance"));
-        DeletionFile loose = new DeletionFile(DeletionFileType.BITMAP, 3, 4, 1, OptionalInt.of(2));
-        assertThat(FileLocation.ofDeletionFile(7, loose, BASES)).isEqualTo(new FileLocation("s3://b/loose", "7-3-4.bin"));
+        DataFile loose = new DataFile("l.lance", new int[] {0}, new int[] {0}, 2, 1, 1, OptionalInt.of(2));
+        assertThat(FileLocation.ofDataFile(loose, BASES)).isEqualTo(new FileLocation("s3://b/loose", "l.lance"));
+        DeletionFile inRoot2Deletion = new DeletionFile(DeletionFileType.BITMAP, 3, 4, 1, OptionalInt.of(1));
+        assertThat(FileLocation.ofDeletionFile(7, inRoot2Deletion, BASES))
+                .isEqualTo(new FileLocation("s3://b/other.lance", "_deletions/7-3-4.bin"));
         DeletionFile plain = new DeletionFile(DeletionFileType.ARROW_ARRAY, 3, 4, 1);
         assertThat(FileLocation.ofDeletionFile(7, plain, BASES).path()).isEqualTo("_deletions/7-3-4.arrow");
+    }
+
+    @Test
+    void aDeletionFileInABaseThatIsNoDatasetRootIsRefusedAsLanceDoes() {
+        DeletionFile loose = new DeletionFile(DeletionFileType.BITMAP, 3, 4, 1, OptionalInt.of(2));
+        assertThatThrownBy(() -> FileLocation.ofDeletionFile(7, loose, BASES)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("deletion file 7-3-4.bin of fragment 7 refers to base path id 2 (s3://b/loose)")
+                .hasMessageContaining("not a dataset root");
     }
 
     @Test

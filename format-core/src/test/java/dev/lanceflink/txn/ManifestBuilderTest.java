@@ -73,17 +73,42 @@ class ManifestBuilderTest {
     }
 
     @Test
-    void overwriteRestartsIdsAtZeroButKeepsTheHighWaterMark() throws Exception {
+    void overwriteContinuesIdsAfterTheHighWaterMarkAsLanceDoes() throws Exception {
+        // pylance 14: fragments 0, 1, then an overwrite writes fragments 2, 3 (ids never reused).
         Manifest v1 = create(TxnFixtures.fragment("a", 5), TxnFixtures.fragment("b", 5), TxnFixtures.fragment("c", 5));
         Manifest v2 = ManifestBuilder.build(v1, Transaction.of(1, new Operation.Overwrite(
-                List.of(TxnFixtures.fragment("n", 1)), TxnFixtures.schema(), Map.of("k", "v"), List.of())), opts("o.txn"));
-        assertThat(v2.fragments()).extracting(Fragment::id).containsExactly(0L);
-        assertThat(v2.maxFragmentId()).isEqualTo(OptionalLong.of(2));
+                List.of(TxnFixtures.fragment("n", 1), TxnFixtures.fragment("m", 1)), TxnFixtures.schema(),
+                Map.of("k", "v"), List.of())), opts("o.txn"));
+        assertThat(v2.fragments()).extracting(Fragment::id).containsExactly(3L, 4L);
+        assertThat(v2.maxFragmentId()).isEqualTo(OptionalLong.of(4));
         assertThat(v2.config()).containsExactly(Map.entry("k", "v"));
         assertThat(v2.writerFeatureFlags()).isEqualTo(FeatureFlags.TABLE_CONFIG);
         Manifest v3 = ManifestBuilder.build(v2, Transaction.of(2, new Operation.Append(List.of(
                 TxnFixtures.fragment("x", 1)))), opts("x.txn"));
-        assertThat(v3.fragments()).extracting(Fragment::id).containsExactly(0L, 3L);
+        assertThat(v3.fragments()).extracting(Fragment::id).containsExactly(3L, 4L, 5L);
+    }
+
+    @Test
+    void overwriteGivesEveryFragmentAFreshIdWhateverIdItCarries() throws Exception {
+        // pylance 14 commits an Overwrite of fragments carrying ids 7 and 0 as fragments 2, 3.
+        Manifest v1 = create(TxnFixtures.fragment("a", 5), TxnFixtures.fragment("b", 5));
+        Manifest v2 = ManifestBuilder.build(v1, Transaction.of(1, new Operation.Overwrite(List.of(
+                TxnFixtures.fragment("n", 1).withId(7), TxnFixtures.fragment("m", 1)), TxnFixtures.schema())),
+                opts("o.txn"));
+        assertThat(v2.fragments()).extracting(Fragment::id).containsExactly(2L, 3L);
+        assertThat(v2.maxFragmentId()).isEqualTo(OptionalLong.of(3));
+    }
+
+    @Test
+    void overwriteToNoFragmentsKeepsTheHighWaterMarkForTheNextAppend() throws Exception {
+        Manifest v1 = create(TxnFixtures.fragment("a", 5), TxnFixtures.fragment("b", 5));
+        Manifest v2 = ManifestBuilder.build(v1, Transaction.of(1, new Operation.Overwrite(List.of(),
+                TxnFixtures.schema())), opts("o.txn"));
+        assertThat(v2.fragments()).isEmpty();
+        assertThat(v2.maxFragmentId()).isEqualTo(OptionalLong.of(1));
+        Manifest v3 = ManifestBuilder.build(v2, Transaction.of(2, new Operation.Append(List.of(
+                TxnFixtures.fragment("x", 1)))), opts("x.txn"));
+        assertThat(v3.fragments()).extracting(Fragment::id).containsExactly(2L);
     }
 
     @Test

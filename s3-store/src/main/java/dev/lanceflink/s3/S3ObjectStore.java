@@ -279,6 +279,26 @@ public final class S3ObjectStore implements ObjectStore {
         }
     }
 
+    /**
+     * An {@code s3://} (or {@code s3a://}) location, e.g. the source of a shallow clone, is opened
+     * on this store's client: the base path URI carries no endpoint or credentials, and the
+     * table's storage options are what reach its files. The returned store does not own the
+     * client, so it must be closed before this one. Other schemes open as the interface says.
+     */
+    @Override
+    public ObjectStore openAt(String uri) throws IOException {
+        String scheme = uri.contains("://") ? uri.substring(0, uri.indexOf("://")).toLowerCase(java.util.Locale.ROOT)
+                : "";
+        if (!scheme.equals("s3") && !scheme.equals("s3a")) {
+            return ObjectStore.super.openAt(uri);
+        }
+        try {
+            return new S3ObjectStore(client, S3Location.parse(uri), config, false);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("Cannot open " + uri + " with the settings of " + rootUri() + ": " + e.getMessage(), e);
+        }
+    }
+
     @Override
     public void close() {
         executor.shutdown();

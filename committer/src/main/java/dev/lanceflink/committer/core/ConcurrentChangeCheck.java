@@ -106,6 +106,11 @@ public final class ConcurrentChangeCheck {
             if (mine == null) {
                 mine = StepTargets.of(commit, step);
             }
+            if (theirs.operation() instanceof Operation.Unknown u) {
+                // It may have changed any row: never treat it as compatible.
+                throw failure(commit, step, v, u.refusal(v, store.rootUri(),
+                        "it cannot be checked for changes to the rows the statement read"));
+            }
             if (preservesValuesAndAddresses(theirs)) {
                 continue;
             }

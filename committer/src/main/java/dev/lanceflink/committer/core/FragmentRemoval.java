@@ -49,6 +49,11 @@ public final class FragmentRemoval {
         }
         Transaction txn = TransactionStore.readForVersion(store, removedAt);
         Operation op = txn.operation();
+        if (op instanceof Operation.Unknown u) {
+            throw new CheckpointCommitException("Fragment " + fragmentId + " is gone: " + u.refusal(removedAt,
+                    store.rootUri(), "whether it deleted the fragment's rows or moved them cannot be told, and changes"
+                    + " aimed at that fragment are not committed"));
+        }
         return Optional.of(new Cause(removedAt, op.name(), op instanceof Operation.Delete));
     }
 

@@ -17,11 +17,15 @@ import java.util.Optional;
  * Fails a deletion or overlay step whose targets were located in content that another writer has
  * since replaced ({@code Overwrite}, e.g. an {@code INSERT OVERWRITE}, or {@code Restore}).
  *
- * <p>Why a separate check: Lance numbers the fragments of an overwrite from 0 again, so a key map
- * entry "fragment 0, offset 7" may well resolve in the new content, to an unrelated row, and the
- * deletion or overlay would silently hit it. {@link FragmentRemoval} only notices targets whose
- * fragment id is gone. Lance's own conflict check does not help either: each step is built
- * against the latest version, so an overwrite committed before that is not concurrent to it.
+ * <p>Why a separate check, decided by the operations in the transaction history rather than by
+ * fragment ids: an overwrite by Lance 14 (or this library) gives its fragments new ids after the
+ * table's {@code max_fragment_id}, but a {@code Restore} brings back the ids of an older version,
+ * and a writer that does not keep {@code max_fragment_id} may number an overwrite's fragments from
+ * 0 again. Then a key map entry "fragment 0, offset 7" may well resolve in the new content, to an
+ * unrelated row, and the deletion or overlay would silently hit it. {@link FragmentRemoval} only
+ * notices targets whose fragment id is gone. Lance's own conflict check does not help either: each
+ * step is built against the latest version, so an overwrite committed before that is not
+ * concurrent to it.
  *
  * <p>Which versions are checked: those after the newest version this sink (commit user) committed
  * for an earlier checkpoint, or, if it has none among the latest {@value #MAX_WALK} versions,
@@ -68,15 +72,10 @@ final class ReplacedContentCheck {
                 return; // the sink's own earlier commit: what came before, it had seen
             }
             Operation op = txn.get().operation();
-            if (op instanceof Operation.Overwrite || op instanceof Operation.Restore) {
+            // An operation of a newer Lance may have replaced the content too: judged like one that did.
+            if (op instanceof Operation.Overwrite || op instanceof Operation.Restore || op instanceof Operation.Unknown) {
                 if (v > commit.baseVersion() || ownCommitBelow(commit, v, latest.version()) > 0) {
-                    throw new CheckpointCommitException(what + " locates rows by fragment id and offset, but version "
-                            + v + " of " + store.rootUri() + " (" + describe(op) + ", committed by "
-                            + marker.map(m -> "Flink sink " + m.commitUser()).orElse("another writer") + ") replaced"
-                            + " the table's content after this sink located them. Fragment ids restart at 0 after"
-                            + " an overwrite, so the changes would hit unrelated rows; nothing of this step is"
-                            + " committed. The sink's key map describes the old content: stop the job and start it"
-                            + " without state, which rebuilds the key map from the table");
+                    throw replaced(what, v, op, marker);
                 }
                 return; // before the sink's changes were gathered and with no own commit since: seen at start
             }
@@ -128,6 +127,22 @@ final class ReplacedContentCheck {
         } catch (IllegalStateException malformed) {
             return Optional.empty(); // not provably this sink's: checked like any other writer's
         }
+    }
+
+    private CheckpointCommitException replaced(String what, long version, Operation op,
+            Optional<CommitMarker> marker) {
+        if (op instanceof Operation.Unknown u) {
+            return new CheckpointCommitException(what + " locates rows by fragment id and offset, but "
+                    + u.refusal(version, store.rootUri(), "whether it replaced the table's content after this sink"
+                            + " located them cannot be told, and nothing of this step is committed"));
+        }
+        return new CheckpointCommitException(what + " locates rows by fragment id and offset, but version " + version
+                + " of " + store.rootUri() + " (" + describe(op) + ", committed by "
+                + marker.map(m -> "Flink sink " + m.commitUser()).orElse("another writer") + ") replaced the table's"
+                + " content after this sink located them. The located fragment ids may name other rows in the new"
+                + " content (a Restore brings old ids back), so the changes could hit unrelated rows; nothing of this"
+                + " step is committed. The sink's key map describes the old content: stop the job and start it without"
+                + " state, which rebuilds the key map from the table");
     }
 
     private static String describe(Operation op) {

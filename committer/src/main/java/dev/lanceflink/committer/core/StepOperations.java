@@ -7,6 +7,7 @@ import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.DeletionFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.txn.Operation;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -123,11 +124,13 @@ final class StepOperations {
         List<Fragment> updated = new ArrayList<>();
         List<Long> removed = new ArrayList<>();
         List<String> written = new ArrayList<>();
-        try {
+        // Current deletion files are read where the manifest says (a clone's source keeps some);
+        // the new ones are written to the table root.
+        try (TableFiles files = TableFiles.of(store, latest)) {
             for (Map.Entry<Long, RoaringBitmap> e : byFragment.entrySet()) {
                 Fragment f = targets.get(e.getKey());
                 DeletionFile current = f.deletionFile();
-                DeletionVector old = current == null ? DeletionVector.EMPTY : DeletionFiles.read(store, f.id(), current);
+                DeletionVector old = current == null ? DeletionVector.EMPTY : DeletionFiles.read(files, f.id(), current);
                 DeletionVector merged = old.union(DeletionVector.of(e.getValue()));
                 if (merged.equals(old)) {
                     continue;

@@ -78,7 +78,8 @@ class CheckpointOverwriteTest {
         assertThat(outcome).isEqualTo(new CommitOutcome(7, CommitOutcome.Kind.COMMITTED, 3, 1, 0));
         assertThat(TestTable.ids(store, allocator)).containsExactly(10L, 11L, 12L);
         Manifest m = latest();
-        assertThat(m.fragments()).extracting(Fragment::id).as("ids restart at 0").containsExactly(0L);
+        assertThat(m.fragments()).extracting(Fragment::id).as("ids continue after the old ones, never reused")
+                .containsExactly(2L);
         try (Dataset ds = Dataset.open(store, allocator)) {
             Transaction txn = ds.transaction().orElseThrow();
             assertThat(txn.operation()).isInstanceOf(Operation.Overwrite.class);
@@ -213,9 +214,13 @@ class CheckpointOverwriteTest {
     // ---- a keyed sink's deletions after another writer's overwrite ---------------------------
 
     private static CheckpointCommit deleteFirstRowOfFragmentZero(long checkpointId, long baseVersion) {
+        return deleteFirstRowOf(0, checkpointId, baseVersion);
+    }
+
+    private static CheckpointCommit deleteFirstRowOf(long fragmentId, long checkpointId, long baseVersion) {
         return new CheckpointCommit(USER, "job-1", checkpointId, baseVersion, List.of(), List.of(),
-                List.of(new TargetedDeletion(RowTarget.committed(0), org.roaringbitmap.RoaringBitmap.bitmapOf(0))), 0,
-                0, 0);
+                List.of(new TargetedDeletion(RowTarget.committed(fragmentId),
+                        org.roaringbitmap.RoaringBitmap.bitmapOf(0))), 0, 0, 0);
     }
 
     private void overwriteByAnotherSink(long... ids) throws IOException {
@@ -225,9 +230,11 @@ class CheckpointOverwriteTest {
     }
 
     @Test
-    void deletionLocatedBeforeAnotherWritersOverwriteIsRefusedNotAppliedToTheNewFragmentZero() throws IOException {
+    void deletionLocatedBeforeAnotherWritersOverwriteIsRefusedByItsHistoryNotByFragmentIds() throws IOException {
         committer(3).commit(new CheckpointCommit(USER, "job-1", 7, 1, TestTable.fragments(store, allocator, 10), 1, 0));
-        overwriteByAnotherSink(30, 31); // version 3: the new content's fragment is id 0 again
+        // Version 3 replaces the content. Its fragment gets a new id, but the check goes by the
+        // history: a Restore, or a writer numbering an overwrite from 0, would bring fragment 0 back.
+        overwriteByAnotherSink(30, 31);
         CheckpointCommit eight = deleteFirstRowOfFragmentZero(8, 3); // gathered after it, located before it
 
         assertThatThrownBy(() -> committer(3).commit(eight))
@@ -253,8 +260,9 @@ class CheckpointOverwriteTest {
     @Test
     void sinkStartedOnAnOverwrittenTableDeletesNormally() throws IOException {
         overwriteByAnotherSink(30, 31); // version 2, before this sink located anything
+        long newFragment = latest().fragments().get(0).id(); // where the sink then finds row 30
 
-        CommitOutcome outcome = committer(3).commit(deleteFirstRowOfFragmentZero(7, 2));
+        CommitOutcome outcome = committer(3).commit(deleteFirstRowOf(newFragment, 7, 2));
 
         assertThat(outcome.kind()).isEqualTo(CommitOutcome.Kind.COMMITTED);
         assertThat(TestTable.ids(store, allocator)).containsExactly(31L);

@@ -8,6 +8,7 @@ import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.table.VersionResolver;
 import java.io.IOException;
 import java.util.HashMap;
@@ -65,7 +66,9 @@ final class DeletedRowCheck {
         Fragment fragment = f;
         DeletionVector dv = deletions.get(f.id());
         if (dv == null) {
-            dv = DeletionFiles.read(store, fragment.id(), fragment.deletionFile());
+            try (TableFiles files = TableFiles.of(store, latest)) { // the file may be under a base path
+                dv = DeletionFiles.read(files, fragment.id(), fragment.deletionFile());
+            }
             deletions.put(f.id(), dv);
         }
         return dv.contains((int) offset);

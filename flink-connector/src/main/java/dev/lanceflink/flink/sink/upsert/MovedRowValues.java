@@ -12,6 +12,7 @@ import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.table.VersionResolver;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -150,7 +151,9 @@ final class MovedRowValues {
             }
         }
         List<FieldVector> vectors = new ArrayList<>();
-        try (FragmentReader reader = new FragmentReader(store, fragment, allocator)) {
+        // The fragment's files may live under another base path (shallow clones, branches).
+        try (TableFiles files = TableFiles.of(store, manifest);
+                FragmentReader reader = new FragmentReader(files, fragment, allocator)) {
             List<LanceField> fields = schema.fields();
             for (int c : columns) {
                 vectors.add(reader.read(fields.get(c), offsets));

@@ -75,7 +75,7 @@ public final class LanceSplitReader implements SplitReader<LanceRecord, LanceSpl
         // Lance's _rowid is the stable id only where the table has them; otherwise the address.
         long[] stableRowIds = spec.metadataColumns().contains(MetadataColumn.ROW_ID) && at.manifest().usesStableRowIds()
                 ? FragmentRowIds.load(at.store(), fragment) : null;
-        fragmentReader = new FragmentReader(at.store(), fragment, at.allocator());
+        fragmentReader = new FragmentReader(at.files(), fragment, at.allocator());
         long remaining = spec.limit() < 0 ? Long.MAX_VALUE : Math.max(0, spec.limit() - split.rowsEmitted());
         scanner = new FragmentRangeScanner(fragmentReader, outputFields, filter, filterFields, spec.metadataColumns(),
                 stableRowIds, spec.batchSize(), split.nextOffset(), split.end(), remaining, at.allocator());
@@ -88,6 +88,7 @@ public final class LanceSplitReader implements SplitReader<LanceRecord, LanceSpl
         if (table == null) {
             table = Dataset.open(spec.uri(), spec.storageOptions());
         }
+        closeVersion(); // it may hold stores opened for the base paths of its version
         tableAtVersion = table.version() == version ? table : table.checkoutVersion(version);
         LanceSchema schema = tableAtVersion.schema();
         outputFields = resolve(schema, spec.columns());
@@ -136,10 +137,19 @@ public final class LanceSplitReader implements SplitReader<LanceRecord, LanceSpl
         }
         outstanding.clear();
         closeSplit();
+        closeVersion();
         if (table != null) {
             table.close();
             table = null;
-            tableAtVersion = null;
+        }
+    }
+
+    /** Closes the dataset at the split's version if it is not the opened table itself. */
+    private void closeVersion() throws IOException {
+        Dataset at = tableAtVersion;
+        tableAtVersion = null;
+        if (at != null && at != table) {
+            at.close();
         }
     }
 }

@@ -6,11 +6,23 @@ import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.flink.source.LanceReadSpec;
 import dev.lanceflink.flink.source.split.LanceSplit;
 import dev.lanceflink.flink.testutil.SampleTable;
+import dev.lanceflink.io.LocalObjectStore;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.table.BasePath;
+import dev.lanceflink.table.DataFile;
+import dev.lanceflink.table.DeletionFile;
+import dev.lanceflink.table.FeatureFlags;
+import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.ManifestLocation;
+import dev.lanceflink.table.VersionResolver;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
@@ -104,5 +116,40 @@ class LanceSplitReaderTest {
         LanceReadSpec spec = new LanceReadSpec(uri, Map.of(), List.of("id"), null, -1, true, 8);
         assertThat(readAll(spec, LanceSplit.of(3, 0, 0, 3))).containsExactly("0@0/0", "2@2/2");
         assertThat(readAll(spec, LanceSplit.of(2, 0, 0, 3))).containsExactly("0@0/0", "1@1/1", "2@2/2");
+    }
+
+    @Test
+    void aShallowCloneIsReadFromTheFilesOfItsSource() throws Exception {
+        String source = dir.resolve("src.lance").toString();
+        SampleTable.write(source);
+        try (Dataset d = Dataset.open(source, Map.of()); Dataset after = d.delete("id = 1")) {
+            assertThat(after.version()).isEqualTo(3);
+        }
+        // Version 3 of the source as pylance's shallow_clone lays it out: the manifest alone, every
+        // file named through base path 0 (the source root).
+        String clone = dir.resolve("clone.lance").toString();
+        try (ObjectStore src = new LocalObjectStore(Path.of(source));
+                ObjectStore dst = new LocalObjectStore(Path.of(clone))) {
+            ManifestLocation loc = VersionResolver.latest(src);
+            Manifest m = ManifestIO.read(src, loc);
+            List<Fragment> fragments = new ArrayList<>();
+            for (Fragment f : m.fragments()) {
+                List<DataFile> files = new ArrayList<>();
+                for (DataFile x : f.files()) {
+                    files.add(new DataFile(x.path(), x.fields(), x.columnIndices(), x.fileMajorVersion(),
+                            x.fileMinorVersion(), x.fileSizeBytes(), OptionalInt.of(0)));
+                }
+                DeletionFile del = f.deletionFile();
+                fragments.add(f.withFiles(files).withDeletionFile(del == null ? null : new DeletionFile(del.type(),
+                        del.readVersion(), del.id(), del.numDeletedRows(), OptionalInt.of(0))));
+            }
+            Manifest cloned = m.toBuilder().fragments(fragments).basePaths(List.of(new BasePath(0, null, true, source)))
+                    .readerFeatureFlags(m.readerFeatureFlags() | FeatureFlags.BASE_PATHS)
+                    .writerFeatureFlags(m.writerFeatureFlags() | FeatureFlags.BASE_PATHS).build();
+            dst.putIfAbsent(loc.path(), ManifestIO.serialize(cloned));
+        }
+        LanceReadSpec spec = new LanceReadSpec(clone, Map.of(), List.of("id"), null, -1, true, 8);
+        assertThat(readAll(spec, LanceSplit.of(3, 0, 0, 3), LanceSplit.of(3, 1, 0, 2)))
+                .containsExactly("0@0/0", "2@2/2", "3@0/4294967296", "4@1/4294967297");
     }
 }

@@ -279,7 +279,61 @@ def _ids(field):
     return out
 
 
+def _shallow_clone(directory):
+    """A shallow clone: its manifests reference the source's files through base path 0."""
+    src = os.path.join(directory, "clone_source.lance")
+    t = pa.table({"id": pa.array(range(300), pa.int64()), "name": ["n%d" % i for i in range(300)]})
+    ds = lance.write_dataset(t, src, max_rows_per_file=120)
+    ds.delete("id % 9 = 4")
+    ds = lance.dataset(src)
+    clone = ds.shallow_clone(os.path.join(directory, "clone.lance"), ds.version)
+    clone.delete("id >= 200 AND id < 210")
+    uri = clone.uri
+    lance.write_dataset(pa.table({"id": pa.array([1000, 1001], pa.int64()), "name": ["c0", "c1"]}), uri,
+                        mode="append")
+    return uri
+
+
+def _branch(directory):
+    """A branch of a branch: the dataset under <root>/tree/feature/x, files under two bases."""
+    root = os.path.join(directory, "branched.lance")
+    t = pa.table({"id": pa.array(range(50), pa.int64()), "v": pa.array([i * 3 for i in range(50)], pa.int32())})
+    ds = lance.write_dataset(t, root)
+    ds.delete("id = 1")
+    dev = ds.create_branch("dev")
+    dev.insert(pa.table({"id": pa.array([100], pa.int64()), "v": pa.array([7], pa.int32())}))
+    feature = dev.create_branch("feature/x")
+    feature.delete("id = 2")
+    return os.path.join(root, "tree", "feature", "x")
+
+
+def _indices(directory):
+    """A table carrying scalar (BTREE, BITMAP), vector (IVF_PQ) and full-text indices, changed after
+    they were built."""
+    uri = os.path.join(directory, "indexed.lance")
+    n = 1000
+    t = pa.table({
+        "id": pa.array(range(n), pa.int64()),
+        "cat": pa.array(["c%d" % (i % 5) for i in range(n)], pa.string()),
+        "text": pa.array(["the quick fox %d jumps" % i if i % 3 else "lazy dog %d" % i for i in range(n)]),
+        "vec": pa.array([[float((i * 7 + d) % 11) for d in range(8)] for i in range(n)], pa.list_(pa.float32(), 8)),
+    })
+    ds = lance.write_dataset(t, uri, max_rows_per_file=400)
+    ds.create_scalar_index("id", index_type="BTREE")
+    ds.create_scalar_index("cat", index_type="BITMAP")
+    ds.create_scalar_index("text", index_type="INVERTED")
+    ds.create_index("vec", index_type="IVF_PQ", num_partitions=2, num_sub_vectors=2)
+    ds = lance.dataset(uri)
+    ds.delete("id % 10 = 7")
+    ds = lance.dataset(uri)
+    ds.update({"cat": "'changed'"}, where="id < 20")
+    return uri
+
+
 SCENARIOS = {
+    "shallow-clone": _shallow_clone,
+    "branch": _branch,
+    "indices": _indices,
     "all-types-2.0": lambda d: _all_types(d, "2.0"),
     "all-types-2.1": lambda d: _all_types(d, "2.1"),
     "all-types-2.2": lambda d: _all_types(d, "2.2"),

@@ -32,7 +32,7 @@ class PylanceWrittenTablesTest {
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"all-types-2.0", "all-types-2.1", "all-types-2.2", "big-delete", "maps",
-      "history", "history-stable-row-ids", "overlays"})
+      "history", "history-stable-row-ids", "overlays", "shallow-clone", "branch", "indices"})
   void ourDumpEqualsPylancesAtEveryVersion(String scenario, @TempDir Path dir) {
     JsonNode built = PYLANCE.run("scenario", scenario, dir.toString());
     String uri = built.get("uri").asText();

@@ -329,7 +329,7 @@ public final class Dataset implements AutoCloseable {
         FileVersion version = existing.isPresent() && params.mode() != WriteMode.OVERWRITE
                 ? FileVersion.parse(existing.get().dataFormat().version())
                 : params.fileVersion() != null ? params.fileVersion()
-                : existing.map(m -> FileVersion.parse(m.dataFormat().version())).orElse(FileVersion.V2_1);
+                : existing.map(m -> FileVersion.parse(m.dataFormat().version())).orElse(FileVersion.DEFAULT_FOR_NEW_TABLES);
         List<Fragment> fragments;
         try (FragmentWriter writer = new FragmentWriter(store, schema, version, params.maxRowsPerFile(), allocator,
                 params.fileWriterOptions())) {

@@ -13,7 +13,7 @@ import java.util.Map;
  * @param mode create, append or overwrite
  * @param maxRowsPerFile rows per data file (= per new fragment); Lance's default is 1Mi
  * @param fileVersion file version of a new table; an existing table keeps its {@code data_format}
- *     (a 2.0 table stays 2.0), and null means 2.1 for new tables
+ *     (a 2.0 table stays 2.0), and null means {@link FileVersion#DEFAULT_FOR_NEW_TABLES} (2.2)
  * @param enableStableRowIds new tables only: assign stable row ids
  * @param transactionProperties stored in the commit's {@code Transaction.transaction_properties}
  */

@@ -46,6 +46,12 @@ public enum FileVersion {
         return major + "." + minor;
     }
 
+    /**
+     * The file version of a new table when the writer names none: 2.2, what current Lance (pylance
+     * 14, its "stable") creates by default, so a table we create is what a Lance user would get.
+     */
+    public static final FileVersion DEFAULT_FOR_NEW_TABLES = V2_2;
+
     /** From the table format's numbers (as in {@code DataFile}). */
     public static FileVersion fromTableVersion(int major, int minor) {
         for (FileVersion v : values()) {

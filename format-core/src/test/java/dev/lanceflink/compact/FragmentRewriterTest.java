@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
+import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
@@ -104,7 +105,7 @@ class FragmentRewriterTest {
                     assertThat(f.rowIdMeta().isEmpty()).isTrue();
                     assertThat(f.files()).singleElement().satisfies(d -> {
                         assertThat(d.fileMajorVersion()).isEqualTo(2);
-                        assertThat(d.fileMinorVersion()).isEqualTo(1);
+                        assertThat(d.fileMinorVersion()).isEqualTo(FileVersion.DEFAULT_FOR_NEW_TABLES.minor());
                         assertThat(d.fileSizeBytes()).isEqualTo(Files.size(dir.resolve(d.rootRelativePath())));
                     });
                 });

@@ -234,7 +234,7 @@ class TableCleanupSafetyTest {
         Dataset v1 = CleanupTestTables.create(store, allocator, 10, 10);
         // A checkpoint wrote its files long ago but has not committed yet.
         List<Fragment> pending;
-        try (FragmentWriter w = new FragmentWriter(store, v1.schema(), FileVersion.V2_1, 100, allocator,
+        try (FragmentWriter w = new FragmentWriter(store, v1.schema(), FileVersion.DEFAULT_FOR_NEW_TABLES, 100, allocator,
                 FileWriterOptions.defaults());
                 VectorSchemaRoot r = CleanupTestTables.rows(allocator, 10, 15)) {
             w.write(r);

@@ -89,18 +89,11 @@ final class CatalogSchemas {
     }
 
     /**
-     * The data storage version a new table with {@code schema} is created with: 2.1 (the default
-     * of Lance 7.0.0, readable by every Lance since 0.38.1) unless a column is or holds a MAP,
-     * which Lance stores only in 2.2 files; all data files of a table have its version, so a
-     * table made with 2.1 could never receive map values.
+     * The data storage version a new table is created with: current Lance's default (2.2, which
+     * also stores MAP columns; older Lance readers need 2.1, which the user can ask for).
      */
-    static FileVersion dataStorageVersion(LanceSchema schema) {
-        for (LanceField f : schema.allFields()) {
-            if (f.isMap()) {
-                return FileVersion.V2_2;
-            }
-        }
-        return FileVersion.V2_1;
+    static FileVersion dataStorageVersion() {
+        return FileVersion.DEFAULT_FOR_NEW_TABLES;
     }
 
     /**

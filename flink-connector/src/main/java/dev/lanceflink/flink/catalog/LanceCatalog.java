@@ -322,7 +322,7 @@ public final class LanceCatalog extends AbstractCatalog {
             // Its data storage version: today's default, or 2.2 when a column holds a MAP (CatalogSchemas).
             CommitOptions options = CommitOptions.defaults().withMaxAttempts(1);
             options = options.withNewTable(options.namingScheme(),
-                    DataStorageFormat.lance(CatalogSchemas.dataStorageVersion(schema).label()), options.stableRowIds());
+                    DataStorageFormat.lance(CatalogSchemas.dataStorageVersion().label()), options.stableRowIds());
             TableCommitter.commit(store, Transaction.of(0, new Operation.Overwrite(List.of(), schema, config,
                     List.of())), options);
         } catch (IOException e) {

@@ -165,7 +165,8 @@ public final class OracleProcess {
     return result;
   }
 
-  private static CompletableFuture<String> drain(InputStream in) {
+  /** Reads a child process stream to the end on another thread (shared with PylanceOracle). */
+  static CompletableFuture<String> drain(InputStream in) {
     return CompletableFuture.supplyAsync(() -> {
       try (in) {
         return new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -175,7 +176,7 @@ public final class OracleProcess {
     });
   }
 
-  private static String tail(String text) {
+  static String tail(String text) {
     String trimmed = text.strip();
     return trimmed.length() <= 2000 ? trimmed : "..." + trimmed.substring(trimmed.length() - 2000);
   }

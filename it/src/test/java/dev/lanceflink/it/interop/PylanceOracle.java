@@ -3,7 +3,6 @@ package dev.lanceflink.it.interop;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -74,7 +73,7 @@ public final class PylanceOracle {
     Result r = execute(List.of(args));
     if (r.exitCode() != 0) {
       throw new AssertionError("pylance " + List.of(args) + " exited with " + r.exitCode() + ": "
-          + (r.error() != null ? r.error() : "no error document; stderr: " + tail(r.stderr())));
+          + (r.error() != null ? r.error() : "no error document; stderr: " + OracleProcess.tail(r.stderr())));
     }
     return r.json();
   }
@@ -109,8 +108,8 @@ public final class PylanceOracle {
       try {
         json = DumpComparator.MAPPER.readTree(output.stdout());
       } catch (IOException e) {
-        throw new AssertionError("pylance " + args + " printed invalid JSON: " + tail(output.stdout())
-            + "; stderr: " + tail(output.stderr()), e);
+        throw new AssertionError("pylance " + args + " printed invalid JSON: " + OracleProcess.tail(output.stdout())
+            + "; stderr: " + OracleProcess.tail(output.stderr()), e);
       }
     }
     return new Result(args, output.exitCode(), json, output.stderr());
@@ -132,8 +131,8 @@ public final class PylanceOracle {
     try {
       Process process = builder.start();
       process.getOutputStream().close();
-      CompletableFuture<String> out = drain(process.getInputStream());
-      CompletableFuture<String> err = drain(process.getErrorStream());
+      CompletableFuture<String> out = OracleProcess.drain(process.getInputStream());
+      CompletableFuture<String> err = OracleProcess.drain(process.getErrorStream());
       if (!process.waitFor(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
         process.destroyForcibly();
         throw new AssertionError("pylance " + args + " did not finish within " + TIMEOUT);
@@ -145,21 +144,6 @@ public final class PylanceOracle {
       Thread.currentThread().interrupt();
       throw new AssertionError("interrupted while waiting for pylance " + args);
     }
-  }
-
-  private static CompletableFuture<String> drain(InputStream in) {
-    return CompletableFuture.supplyAsync(() -> {
-      try (in) {
-        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        return "<unreadable: " + e.getMessage() + ">";
-      }
-    });
-  }
-
-  private static String tail(String text) {
-    String t = text.strip();
-    return t.length() <= 3000 ? t : "..." + t.substring(t.length() - 3000);
   }
 
   /** What a Python process printed. */

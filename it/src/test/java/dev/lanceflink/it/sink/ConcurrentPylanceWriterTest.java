@@ -117,7 +117,7 @@ class ConcurrentPylanceWriterTest {
     storage.forEach((k, v) -> storageArgs.addAll(List.of("--storage-option", k + "=" + v)));
 
     TreeMap<Long, SinkChangelog.Row> initial = SinkChangelog.initialRows(SINK_KEYS);
-    SharedTable.create(uri, storage, initial);
+    SinkTables.create(uri, storage, initial, 700);
     SinkChangelog log = new SinkChangelog(initial).generate(2027, SINK_KEYS, 4_000, 5_000);
     changes = log.changes;
 
@@ -133,7 +133,7 @@ class ConcurrentPylanceWriterTest {
     CompletableFuture<PylanceOracle.Result> churn =
         CompletableFuture.supplyAsync(() -> pylance.execute(churnArgs), churnThread);
     long sinkMillis;
-    try (SharedTable.ForeignCommitWatcher watcher = new SharedTable.ForeignCommitWatcher(uri, storage,
+    try (SinkTables.ForeignCommitWatcher watcher = new SinkTables.ForeignCommitWatcher(uri, storage,
         PY_COMMITS_SEEN)) {
       long sinkStarted = System.nanoTime();
       try {
@@ -211,7 +211,7 @@ class ConcurrentPylanceWriterTest {
     // 2. Contents: the sink's keys equal its model, pylance's rows the replay of its log.
     TreeMap<Long, SinkChangelog.Row> expected = new TreeMap<>(log.model);
     expected.putAll(pylanceRows(pyLog));
-    SharedTable.assertEquals(uri, storage, expected, "the sink's model and pylance's log (" + store + ")");
+    SinkTables.assertEquals(uri, storage, expected, "the sink's model and pylance's log (" + store + ")");
 
     // 3. pylance reads the table exactly as we do.
     assertSameReads(pylance, uri, storageArgs, "both writers' table on " + store);
@@ -235,7 +235,7 @@ class ConcurrentPylanceWriterTest {
       System.out.printf("%s: pylance compacted %d fragments into %d (%d still with overlays)%n", store,
           fragmentsBefore, m.fragments().size(), m.fragments().stream().filter(f -> !f.overlays().isEmpty()).count());
     }
-    SharedTable.assertEquals(uri, storage, expected, "the model after pylance's compaction (" + store + ")");
+    SinkTables.assertEquals(uri, storage, expected, "the model after pylance's compaction (" + store + ")");
     assertSameReads(pylance, uri, storageArgs, "the compacted table on " + store);
     System.out.printf("%s: whole test %d ms%n", store, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
   }

@@ -91,7 +91,7 @@ class ConcurrentSdkWriterTest {
   void sdkCommitsAndSinkCheckpointsInterleaveWithoutLosingEitherWritersChanges() throws Exception {
     String uri = dir.resolve("shared.lance").toString();
     TreeMap<Long, SinkChangelog.Row> initial = SinkChangelog.initialRows(SINK_KEYS);
-    SharedTable.create(uri, Map.of(), initial);
+    SinkTables.create(uri, Map.of(), initial, 700);
     SinkChangelog log = new SinkChangelog(initial).generate(2026, SINK_KEYS, 6_000, 6_000);
     changes = log.changes;
     updatePhaseStart = log.secondPhaseStart;
@@ -102,7 +102,7 @@ class ConcurrentSdkWriterTest {
         "churn", uri, "--first-id", Long.toString(SDK_FIRST_ID), "--rows-per-round",
         Integer.toString(SDK_ROWS_PER_ROUND), "--rounds", "2000", "--delete-mod", Integer.toString(SDK_DELETE_MOD),
         "--pause-ms", "40", "--stop-file", stop.toString())));
-    SharedTable.ForeignCommitWatcher watcher = new SharedTable.ForeignCommitWatcher(uri, Map.of(), SDK_COMMITS_SEEN);
+    SinkTables.ForeignCommitWatcher watcher = new SinkTables.ForeignCommitWatcher(uri, Map.of(), SDK_COMMITS_SEEN);
     try {
       StreamExecutionEnvironment env = env();
       LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").rowsPerFile(1_000).batchRows(256)
@@ -162,7 +162,7 @@ class ConcurrentSdkWriterTest {
     // 2. Contents: the sink's keys equal the model, the SDK's rows equal the replay of its log.
     TreeMap<Long, SinkChangelog.Row> expected = new TreeMap<>(log.model);
     expected.putAll(sdkRows(sdkLog));
-    SharedTable.assertEquals(uri, Map.of(), expected, "the sink's model and the SDK's log");
+    SinkTables.assertEquals(uri, Map.of(), expected, "the sink's model and the SDK's log");
     assertThat(latest.fragments()).flatMap(Fragment::overlays).as("updates landed as overlays").isNotEmpty();
     assertThat(latest.readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES).isNotZero();
 
@@ -175,7 +175,7 @@ class ConcurrentSdkWriterTest {
     JsonNode sdkDump = oracle.run("dump", uri);
     DumpComparator.exact().sortedBy("id").assertSame("SDK read of the folded table vs our read before the fold",
         ours, sdkDump);
-    SharedTable.assertEquals(uri, Map.of(), expected, "the sink's model and the SDK's log");
+    SinkTables.assertEquals(uri, Map.of(), expected, "the sink's model and the SDK's log");
   }
 
   /**

@@ -2,15 +2,20 @@ package dev.lanceflink.it.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lanceflink.committer.core.CommitMarker;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.read.ScanOptions;
 import dev.lanceflink.read.Scanner;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -26,7 +31,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * The {@code (id int64, name utf8, age int32, score float64)} table of {@link SinkChangelog}:
- * created from rows, read back.
+ * created from model rows, read back and compared with the expected rows cell by cell, on any
+ * store; shared by the sink tests, including those where another writer (the Java SDK, pylance)
+ * commits to the same table.
  */
 public final class SinkTables {
   public static final Schema SCHEMA = new Schema(List.of(
@@ -39,6 +46,12 @@ public final class SinkTables {
 
   /** Creates the table at {@code uri} holding {@code rows}, in fragments of {@code rowsPerFile} rows. */
   public static void create(String uri, Map<Long, SinkChangelog.Row> rows, long rowsPerFile) throws Exception {
+    create(uri, Map.of(), rows, rowsPerFile);
+  }
+
+  /** As {@link #create(String, Map, long)} on any store ({@code storage} = Lance storage options). */
+  public static void create(String uri, Map<String, String> storage, Map<Long, SinkChangelog.Row> rows,
+      long rowsPerFile) throws Exception {
     try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
       root.allocateNew();
       int i = 0;
@@ -63,15 +76,20 @@ public final class SinkTables {
         i++;
       }
       root.setRowCount(i);
-      Dataset.write(uri, Map.of(), List.of(root), SCHEMA,
+      Dataset.write(uri, storage, List.of(root), SCHEMA,
           WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(rowsPerFile)).close();
     }
   }
 
   /** Every live row of the latest version by id; fails on an id that appears twice. */
   public static TreeMap<Long, SinkChangelog.Row> read(String uri) throws Exception {
+    return read(uri, Map.of());
+  }
+
+  /** As {@link #read(String)} on any store. */
+  public static TreeMap<Long, SinkChangelog.Row> read(String uri, Map<String, String> storage) throws Exception {
     TreeMap<Long, SinkChangelog.Row> rows = new TreeMap<>();
-    try (Dataset ds = Dataset.open(uri, Map.of()); Scanner s = ds.scan(ScanOptions.all())) {
+    try (Dataset ds = Dataset.open(uri, storage); Scanner s = ds.scan(ScanOptions.all())) {
       while (s.hasNext()) {
         try (VectorSchemaRoot b = s.next()) {
           BigIntVector id = (BigIntVector) b.getVector("id");
@@ -88,5 +106,69 @@ public final class SinkTables {
       }
     }
     return rows;
+  }
+
+  /** Every live row equals {@code expected}'s, cell by cell; no id twice, none missing, none extra. */
+  public static void assertEquals(String uri, Map<String, String> storage, TreeMap<Long, SinkChangelog.Row> expected,
+      String what) throws Exception {
+    TreeMap<Long, SinkChangelog.Row> actual = read(uri, storage);
+    List<String> diffs = new ArrayList<>();
+    TreeSet<Long> ids = new TreeSet<>(expected.keySet());
+    ids.addAll(actual.keySet());
+    for (Long id : ids) {
+      if (!SinkChangelog.same(expected.get(id), actual.get(id)) && diffs.size() < 20) {
+        diffs.add("id " + id + ": expected " + expected.get(id) + ", table has " + actual.get(id));
+      }
+    }
+    assertThat(diffs).as("rows differing from %s (first 20)", what).isEmpty();
+    assertThat(actual).hasSameSizeAs(expected);
+  }
+
+  /**
+   * Counts the table's versions after the first that lack the sink's commit marker (the other
+   * writer's commits) into {@code seen}, polling until stopped: the sink's source waits on it so
+   * that both writers demonstrably interleave.
+   */
+  public static final class ForeignCommitWatcher implements AutoCloseable {
+    private final AtomicBoolean watching = new AtomicBoolean(true);
+    private final Thread thread;
+
+    public ForeignCommitWatcher(String uri, Map<String, String> storage, AtomicInteger seen) {
+      seen.set(0);
+      thread = new Thread(() -> watch(uri, storage, seen), "foreign-commit-watcher");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    private void watch(String uri, Map<String, String> storage, AtomicInteger seen) {
+      long checked = 1;
+      int count = 0;
+      while (watching.get()) {
+        try (Dataset ds = Dataset.open(uri, storage)) {
+          for (long v = checked + 1; v <= ds.version(); v++) {
+            try (Dataset at = ds.checkoutVersion(v)) {
+              if (at.transaction().map(t -> !t.properties().containsKey(CommitMarker.COMMIT_USER_KEY)).orElse(false)) {
+                seen.set(++count);
+              }
+            }
+            checked = v;
+          }
+        } catch (Exception e) {
+          // A version being published right now may not be readable yet; look again next round.
+        }
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      watching.set(false);
+      thread.join(10_000);
+    }
   }
 }

@@ -8,7 +8,9 @@ Values follow the dump conventions of it/README.md ("Dump format"), exactly as
 
 Commands (uri = a table directory or URI; every command takes `--storage-option k=v`, passed to
 Lance as storage_options, e.g. the S3 endpoint and keys):
-  dump <uri> [--version N] [--with-row-id] [--with-row-address] [--filter SQL]
+  dump <uri> [--version N] [--with-row-id] [--with-row-address] [--filter SQL] [--columns a,b]
+                                       (--columns may name _row_created_at_version and
+                                       _row_last_updated_at_version, the row lineage columns)
   dump-all <uri>                       every version's dump: {"versions": [dump, ...]}
   versions <uri>                       {"latest_version", "versions": [{"version", "operation"}]}
   validate <uri> [--version N]         {"valid": true} or an error
@@ -313,8 +315,8 @@ def _opt(args, name, default=None):
     return default
 
 
-def _ds_dump(ds, with_row_id=False, with_row_address=False, flt=None):
-    table = ds.to_table(with_row_id=with_row_id, with_row_address=with_row_address, filter=flt,
+def _ds_dump(ds, with_row_id=False, with_row_address=False, flt=None, columns=None):
+    table = ds.to_table(columns=columns, with_row_id=with_row_id, with_row_address=with_row_address, filter=flt,
                         scan_in_order=True)
     # pylance puts the metadata columns last, as our dump does (_rowaddr there too).
     return dump_table(table, ds.version)
@@ -323,7 +325,9 @@ def _ds_dump(ds, with_row_id=False, with_row_address=False, flt=None):
 def cmd_dump(args):
     v = _opt(args, "--version")
     ds = _open(args[0], int(v) if v is not None else None)
-    return _ds_dump(ds, "--with-row-id" in args, "--with-row-address" in args, _opt(args, "--filter"))
+    columns = _opt(args, "--columns")
+    return _ds_dump(ds, "--with-row-id" in args, "--with-row-address" in args, _opt(args, "--filter"),
+                    columns.split(",") if columns else None)
 
 
 def cmd_dump_all(args):

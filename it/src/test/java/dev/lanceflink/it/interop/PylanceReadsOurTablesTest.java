@@ -217,4 +217,43 @@ class PylanceReadsOurTablesTest {
     }
     return rows;
   }
+
+  /**
+   * Row lineage as current Lance reads it: after our overlay UPDATE of a table with stable row
+   * ids, pylance's {@code _row_last_updated_at_version} is the UPDATE's version for exactly the
+   * overlaid rows, and {@code _row_created_at_version} stays.
+   */
+  @org.junit.jupiter.api.Test
+  void pylanceSeesTheRowLineageOfOurOverlayUpdates(@TempDir Path dir) throws Exception {
+    String uri = dir.resolve("lineage.lance").toString();
+    ArrayNode schema = DumpComparator.MAPPER.createArrayNode();
+    schema.addObject().put("name", "id").put("type", "int64").put("nullable", false);
+    schema.addObject().put("name", "age").put("type", "int32").put("nullable", true);
+    ArrayNode rows = DumpComparator.MAPPER.createArrayNode();
+    for (int i = 0; i < 6; i++) {
+      rows.addObject().put("id", i).put("age", 20 + i);
+    }
+    ArrayNode ages = DumpComparator.MAPPER.createArrayNode();
+    ages.addObject().put("age", 99);
+    ages.addObject().put("age", 98);
+    try (BufferAllocator allocator = new RootAllocator();
+        VectorSchemaRoot batch = JsonToArrow.batch(schema, rows, allocator);
+        Dataset ds = Dataset.write(uri, Map.of(), List.of(batch), DumpTypeParser.schema(schema),
+            WriteParams.of(WriteMode.CREATE).withStableRowIds(true));
+        VectorSchemaRoot values = JsonToArrow.batch(DumpComparator.MAPPER.createArrayNode().add(schema.get(1)),
+            ages, allocator)) {
+      ds.update(new long[] {2, 4}, values).close();
+    }
+    JsonNode lineage = PYLANCE.withOverlays().run("dump", uri, "--columns",
+        "id,age,_row_created_at_version,_row_last_updated_at_version");
+    for (JsonNode row : lineage.get("rows")) {
+      long id = row.get("id").asLong();
+      boolean updated = id == 2 || id == 4;
+      assertThat(row.get("age").asInt()).as("age of %s", id).isEqualTo(id == 2 ? 99 : id == 4 ? 98 : 20 + (int) id);
+      assertThat(row.get("_row_created_at_version").asLong()).as("created version of %s", id).isEqualTo(1);
+      assertThat(row.get("_row_last_updated_at_version").asLong()).as("last updated version of %s", id)
+          .isEqualTo(updated ? 2 : 1);
+    }
+    assertThat(lineage.get("rows")).hasSize(6);
+  }
 }

@@ -43,7 +43,8 @@ import org.roaringbitmap.RoaringBitmap;
  *
  * <p>Each batch is validated completely before anything of it is staged, so a refused batch
  * leaves the writer as it was. Struct columns are refused ({@link Kind#STRUCT_FIELD}): Lance
- * resolves struct leaves independently and this writer stages whole top-level columns only.
+ * resolves struct leaves independently and keeps the struct's own validity from the base row, so
+ * an overlay could neither set a struct to NULL nor make a NULL struct valid.
  */
 public final class OverlayWriter implements AutoCloseable {
     private final ObjectStore store;
@@ -167,9 +168,13 @@ public final class OverlayWriter implements AutoCloseable {
                         + fragmentId + "). Update it by rewriting rows");
             }
             if (f.isStruct()) {
+                // Lance (pylance 14) resolves overlays leaf by leaf and keeps the struct's own validity
+                // from the base row: an overlay cannot set a struct to NULL, and values overlaid on a
+                // row whose struct is NULL stay invisible. Rewriting the row is the only exact update.
                 throw new OverlayWriteException(Kind.STRUCT_FIELD, "Field '" + f.name() + "' (id " + f.id()
-                        + ") is a struct; this writer overlays atomic top-level columns only (fragment "
-                        + fragmentId + "). Update it by rewriting rows");
+                        + ") is a struct, which an overlay cannot update exactly: Lance keeps a struct's NULL or"
+                        + " non-NULL state from the base row (fragment " + fragmentId + "). Update it by rewriting"
+                        + " rows ('sink.update-mode' = 'rewrite-rows')");
             }
             // Nullability is relaxed so that NULL overrides are possible, as Lance's writer does.
             relaxed.add(OverlayFields.relaxNullability(f));

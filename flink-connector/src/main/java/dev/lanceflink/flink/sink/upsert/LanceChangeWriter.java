@@ -222,8 +222,8 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
             throw new IllegalArgumentException("An update of " + table + " sets ROW column '" + name + "', but"
                     + " updates are written as data overlay files, which cannot replace a struct column (Lance"
                     + " resolves each of its fields separately and keeps the struct's NULL in the base file). Leave '"
-                    + name + "' out of UPDATE ... SET and of the upsert's written columns, or delete the row and"
-                    + " insert it again");
+                    + name + "' out of UPDATE ... SET and of the upsert's written columns, or write with"
+                    + " 'sink.update-mode' = 'rewrite-rows', which replaces whole rows");
         }
     }
 

@@ -22,6 +22,7 @@ import dev.lanceflink.table.ManifestLocation;
 import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.table.VersionNotFoundException;
 import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.txn.CommitConflictException;
 import dev.lanceflink.txn.CommitOptions;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.TableCommitter;
@@ -318,8 +319,8 @@ public final class Dataset implements AutoCloseable {
         requireNonNull(params, "params is null");
         Optional<Manifest> existing = readLatestIfAny(store);
         if (existing.isPresent() && params.mode() == WriteMode.CREATE) {
-            throw new IllegalStateException("Cannot create a table at " + store.rootUri() + ": version "
-                    + existing.get().version() + " already exists. Use APPEND or OVERWRITE");
+            throw new DatasetExistsException("Cannot create a table at " + store.rootUri() + ": version "
+                    + existing.get().version() + " already exists. Use APPEND or OVERWRITE", null);
         }
         boolean newSchema = existing.isEmpty() || params.mode() == WriteMode.OVERWRITE;
         LanceSchema schema = newSchema ? LanceSchema.fromArrow(arrowSchema, 0) : existing.get().schema();
@@ -351,7 +352,20 @@ public final class Dataset implements AutoCloseable {
             commit = commit.withNewTable(commit.namingScheme(), DataStorageFormat.lance(version.label()),
                     existing.map(Manifest::usesStableRowIds).orElse(params.enableStableRowIds()));
         }
-        return TableCommitter.commit(store, Transaction.of(readVersion, op, params.transactionProperties()), commit);
+        try {
+            return TableCommitter.commit(store, Transaction.of(readVersion, op, params.transactionProperties()),
+                    commit);
+        } catch (CommitConflictException e) {
+            // Version 1 is published put-if-absent and an Overwrite read at version 0 conflicts with
+            // any version 1, so a concurrent creator's table is never replaced. Say so by type: a
+            // caller that wanted the table to exist (with its schema) can then use the other's.
+            Optional<Manifest> now = params.mode() == WriteMode.CREATE ? readLatestIfAny(store) : Optional.empty();
+            if (now.isPresent()) {
+                throw new DatasetExistsException("Cannot create a table at " + store.rootUri() + ": a concurrent"
+                        + " writer created it first (version " + now.get().version() + " exists now)", e);
+            }
+            throw e;
+        }
     }
 
     private static Optional<Manifest> readLatestIfAny(ObjectStore store) throws IOException {

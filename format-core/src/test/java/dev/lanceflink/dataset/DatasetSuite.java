@@ -8,6 +8,8 @@ import dev.lanceflink.io.StoreBackedSuite;
 import dev.lanceflink.io.TestLocation;
 import dev.lanceflink.read.ScanOptions;
 import dev.lanceflink.read.Scanner;
+import dev.lanceflink.txn.CommitHandler;
+import dev.lanceflink.txn.CommitOptions;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -201,5 +203,31 @@ public abstract class DatasetSuite extends StoreBackedSuite {
         TestLocation nothing = newLocation("nothing");
         assertThatThrownBy(() -> Dataset.open(nothing.uri(), nothing.storageOptions()))
                 .isInstanceOf(NotADatasetException.class).hasMessageContaining("is not a Lance dataset");
+    }
+
+    /**
+     * Two CREATEs of one location racing: the one that publishes version 1 second must fail as
+     * {@link DatasetExistsException}, leaving the winner's version 1 (and its rows) alone. The
+     * race is forced: the loser's commit handler lets the other creator commit first.
+     */
+    @Test
+    void aCreateThatLosesTheRaceFailsAsExistingAndKeepsTheWinnersTable() throws Exception {
+        TestLocation table = newLocation("t");
+        CommitHandler otherCreatesFirst = (store, path, manifest) -> {
+            try (VectorSchemaRoot b = batch(0, 5);
+                    Dataset winner = Dataset.write(table.uri(), table.storageOptions(), List.of(b), SCHEMA,
+                            WriteParams.of(WriteMode.CREATE))) {
+                assertThat(winner.version()).isEqualTo(1);
+            }
+            return CommitHandler.PUT_IF_ABSENT.publish(store, path, manifest);
+        };
+        WriteParams loser = WriteParams.of(WriteMode.CREATE)
+                .withCommitOptions(CommitOptions.defaults().withCommitHandler(otherCreatesFirst));
+        assertThatThrownBy(() -> Dataset.write(table.uri(), table.storageOptions(), List.of(), SCHEMA, loser))
+                .isInstanceOf(DatasetExistsException.class).hasMessageContaining("created it first");
+        try (Dataset ds = Dataset.open(table.uri(), table.storageOptions())) {
+            assertThat(ds.version()).isEqualTo(1);
+            assertThat(ds.countRows()).isEqualTo(5);
+        }
     }
 }

@@ -1,13 +1,13 @@
 package dev.lanceflink.flink.catalog;
 
+import dev.lanceflink.file.FileVersion;
+
 import dev.lanceflink.flink.table.LanceConnectorOptions;
 import dev.lanceflink.flink.table.LanceDynamicTableFactory;
-import dev.lanceflink.flink.types.LanceTypeException;
 import dev.lanceflink.flink.types.VectorDimensions;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.io.ObjectStores;
 import dev.lanceflink.schema.LanceSchema;
-import dev.lanceflink.schema.LanceSchemaException;
 import dev.lanceflink.table.DataStorageFormat;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
@@ -301,15 +301,10 @@ public final class LanceCatalog extends AbstractCatalog {
         }
         Map<String, String> stored = storedOptions(path, t.getOptions());
         VectorDimensions dims = vectorDimensions(path, stored);
-        org.apache.arrow.vector.types.pojo.Schema arrow =
-                CatalogSchemas.toArrowSchema(path.toString(), resolved.getResolvedSchema(), dims);
-        LanceSchema schema;
-        try {
-            schema = LanceSchema.fromArrow(arrow, 0);
-            schema.validate();
-        } catch (LanceSchemaException | LanceTypeException e) {
-            throw new CatalogException("Cannot create " + path + ": " + e.getMessage(), e);
-        }
+        CatalogSchemas.NewTable created = CatalogSchemas.newTable(path.toString(), resolved.getResolvedSchema(), dims,
+                createFileVersion(path, stored), Boolean.parseBoolean(stored.getOrDefault(
+                        LanceConnectorOptions.CREATE_STABLE_ROW_IDS.key(), "false")));
+        LanceSchema schema = created.schema();
         Map<String, String> config = new LinkedHashMap<>();
         stored.forEach((k, v) -> config.put(CONFIG_OPTION_PREFIX + k, v));
         if (t.getComment() != null && !t.getComment().isEmpty()) {
@@ -319,10 +314,10 @@ public final class LanceCatalog extends AbstractCatalog {
         try (ObjectStore store = ObjectStores.open(uri, storageOptions)) {
             // Version 1 with no fragments. One attempt only: if a concurrent CREATE published
             // version 1 first, the Overwrite must not replace it on a retry.
-            // Its data storage version: today's default, or 2.2 when a column holds a MAP (CatalogSchemas).
+            // Its data storage version and row ids: as CatalogSchemas.newTable decided ('create.*' options).
             CommitOptions options = CommitOptions.defaults().withMaxAttempts(1);
             options = options.withNewTable(options.namingScheme(),
-                    DataStorageFormat.lance(CatalogSchemas.dataStorageVersion().label()), options.stableRowIds());
+                    DataStorageFormat.lance(created.fileVersion().label()), created.stableRowIds());
             TableCommitter.commit(store, Transaction.of(0, new Operation.Overwrite(List.of(), schema, config,
                     List.of())), options);
         } catch (IOException e) {
@@ -375,6 +370,20 @@ public final class LanceCatalog extends AbstractCatalog {
             throw new CatalogException("Cannot create " + path + ": " + String.join("; ", problems));
         }
         return out;
+    }
+
+    /** The table's {@code 'create.file-version'}, or null for the default. */
+    private static FileVersion createFileVersion(ObjectPath path, Map<String, String> options) {
+        String value = options.get(LanceConnectorOptions.CREATE_FILE_VERSION.key());
+        if (value == null) {
+            return null;
+        }
+        try {
+            return FileVersion.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new CatalogException("Cannot create " + path + ": '" + LanceConnectorOptions.CREATE_FILE_VERSION.key()
+                    + "' = '" + value + "': " + e.getMessage(), e);
+        }
     }
 
     private static VectorDimensions vectorDimensions(ObjectPath path, Map<String, String> options) {

@@ -26,14 +26,19 @@ final class ChangeSinkPlan {
     private ChangeSinkPlan() {}
 
     static RowType tableRowType(TableLocation table) {
-        try (Dataset ds = Dataset.open(table.uri(), table.storageOptions())) {
-            RowType rowType = LanceTypeMapping.toRowType(ds.schema().toArrow());
-            if (rowType.getFieldCount() > MAX_COLUMNS) {
+        RowType rowType = tableColumns(table);
+        if (rowType.getFieldCount() > MAX_COLUMNS) {
                 throw new IllegalArgumentException("The table " + table + " has " + rowType.getFieldCount()
                         + " columns; the upsert and row-address sinks handle tables of up to " + MAX_COLUMNS
                         + " columns. Use the append mode, or split the table");
-            }
-            return rowType;
+        }
+        return rowType;
+    }
+
+    /** The table's columns as Flink reads them, for any mode (no column limit). */
+    static RowType tableColumns(TableLocation table) {
+        try (Dataset ds = Dataset.open(table.uri(), table.storageOptions())) {
+            return LanceTypeMapping.toRowType(ds.schema().toArrow());
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot open the Lance table " + table + " to plan the sink: "
                     + e.getMessage() + ". The sink writes to an existing table; create it first", e);

@@ -46,6 +46,7 @@ public final class LanceSinkBuilder {
     private String uidSuffix;
     private List<String> primaryKey = List.of();
     private List<String> writtenColumns;
+    private List<String> inputColumns;
     private OverlayShape overlayShape = OverlayShape.SPARSE;
     private UpdateMode updateMode = UpdateMode.OVERLAY;
     private int parallelism = -1;
@@ -144,12 +145,25 @@ public final class LanceSinkBuilder {
     }
 
     /**
-     * The columns the records carry (UPSERT and ROW_ADDRESS modes; default: all). Updates overlay
+     * The columns the records write (UPSERT and ROW_ADDRESS modes; default: all, or
+     * {@link #inputColumns}). Updates overlay
      * only these columns and leave the others alone; new rows get NULL in the others. This is
      * Flink SQL's target column list ({@code INSERT INTO t (id, age) ...}).
      */
     public LanceSinkBuilder writtenColumns(String... columns) {
         this.writtenColumns = List.of(columns);
+        return this;
+    }
+
+    /**
+     * The table's columns the records carry, in the records' order (default: every column, in the
+     * table's order); ROW_ADDRESS records carry {@code _rowaddr} after them. The others are NULL
+     * in appended and new upserted rows, so they must be nullable there, and untouched by updates.
+     * In UPSERT mode the written columns default to these. This is a Flink table declaring only
+     * some of the Lance table's columns.
+     */
+    public LanceSinkBuilder inputColumns(String... columns) {
+        this.inputColumns = List.of(columns);
         return this;
     }
 
@@ -230,6 +244,9 @@ public final class LanceSinkBuilder {
             }
             OverwriteExecutionCheck.requireBatch(rows, uri);
         }
+        if (inputColumns != null && mode != LanceSinkMode.DELETE_BY_ROW_ADDRESS) {
+            rows = expandColumns(rows);
+        }
         return switch (mode) {
             case APPEND -> {
                 LanceSink sink = build();
@@ -246,6 +263,48 @@ public final class LanceSinkBuilder {
             case ROW_ADDRESS -> rowAddress(rows, false);
             case DELETE_BY_ROW_ADDRESS -> rowAddress(rows, true);
         };
+    }
+
+    /**
+     * Records of some columns as whole table rows ({@link ColumnExpansion}); unchanged if they
+     * carry every column in the table's order.
+     */
+    private DataStream<RowData> expandColumns(DataStream<RowData> rows) {
+        TableLocation table = new TableLocation(uri, storageOptions);
+        RowType tableType = ChangeSinkPlan.tableColumns(table);
+        if (inputColumns.equals(tableType.getFieldNames())) {
+            return rows;
+        }
+        if (!(rows.getType() instanceof InternalTypeInfo<RowData> info) || !(info.toLogicalType() instanceof RowType in)) {
+            throw new IllegalArgumentException("inputColumns(" + inputColumns + ") needs the stream's rows typed as"
+                    + " InternalTypeInfo of a RowType, to read the carried columns; got " + rows.getType());
+        }
+        if (mode == LanceSinkMode.APPEND || mode == LanceSinkMode.UPSERT) {
+            List<String> notNull = new java.util.ArrayList<>();
+            for (RowType.RowField f : tableType.getFields()) {
+                if (!inputColumns.contains(f.getName()) && !f.getType().isNullable()) {
+                    notNull.add(f.getName());
+                }
+            }
+            if (!notNull.isEmpty()) {
+                throw new IllegalArgumentException("Mode " + mode + " gives new rows of " + table + " NULL in the"
+                        + " columns the records do not carry, but " + notNull + " are NOT NULL; carry them too");
+            }
+        }
+        if (writtenColumns == null) {
+            writtenColumns = inputColumns; // a column the records do not carry is never written
+        } else if (!inputColumns.containsAll(writtenColumns)) {
+            throw new IllegalArgumentException("The written columns " + writtenColumns + " of " + table + " must be"
+                    + " among the columns the records carry, " + inputColumns + "; others would be written as NULL");
+        }
+        int extra = mode == LanceSinkMode.ROW_ADDRESS ? 1 : 0;
+        ColumnExpansion.Expanded e = ColumnExpansion.of(in, inputColumns, extra, tableType, table.toString());
+        SingleOutputStreamOperator<RowData> out = rows.map(e.function(), InternalTypeInfo.of(e.rowType()))
+                .uid("lance-input-columns-" + suffix()).name("Lance input columns");
+        if (rows.getParallelism() > 0) {
+            out.setParallelism(rows.getParallelism()); // chains to the input: no extra serialization
+        }
+        return out;
     }
 
     /**

@@ -70,6 +70,18 @@ public final class LanceConnectorOptions {
                     + " columns' values), moves rows to new addresses, and indices do not cover the moved rows."
                     + " Not for tables with stable row ids.");
 
+    // ---- a new table: the first write to a path that holds none creates it ----
+
+    public static final ConfigOption<String> CREATE_FILE_VERSION = ConfigOptions
+            .key(dev.lanceflink.flink.catalog.CatalogSchemas.CREATE_FILE_VERSION_KEY).stringType().noDefaultValue()
+            .withDescription("Data storage version of a table the first write creates: '2.0', '2.1', '2.2' or"
+                    + " 'stable' (= 2.2). Default: 2.2, what current Lance creates; choose 2.1 for readers older"
+                    + " than Lance 0.38 (maps need 2.2).");
+
+    public static final ConfigOption<Boolean> CREATE_STABLE_ROW_IDS = ConfigOptions.key("create.stable-row-ids")
+            .booleanType().defaultValue(false).withDescription("Whether a table the first write creates uses"
+                    + " stable row ids (row ids that survive compaction and row-moving updates).");
+
     /**
      * Prefix of object-store options passed through unchanged (without the prefix), e.g.
      * {@code 'storage.aws_region' = 'eu-west-1'} becomes the storage option {@code aws_region}.

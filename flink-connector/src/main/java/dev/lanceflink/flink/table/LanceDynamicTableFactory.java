@@ -3,7 +3,9 @@ package dev.lanceflink.flink.table;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.dataset.NotADatasetException;
+import dev.lanceflink.flink.catalog.CatalogSchemas;
 import dev.lanceflink.flink.sink.UpdateMode;
+import org.apache.flink.table.catalog.exceptions.CatalogException;
 import dev.lanceflink.flink.types.LanceTypeException;
 import dev.lanceflink.flink.types.LanceTypeMapping;
 import dev.lanceflink.flink.types.VectorDimensions;
@@ -47,10 +49,11 @@ import org.apache.flink.table.types.logical.RowType;
  * {@code 'as-of'}, or the latest), and the declared types are checked against that version's
  * schema.
  *
- * <p>Writes ({@code INSERT INTO}, {@code DELETE}) always change the latest version of an existing
- * table, so they refuse {@code 'version'} and {@code 'as-of'}. An INSERT needs the declaration to
- * list every column of the table in its order, with the stored types
- * ({@link LanceWriteSchemaCheck}); a DELETE only needs the columns it filters on.
+ * <p>Writes ({@code INSERT INTO}, {@code UPDATE}, {@code DELETE}) always change the latest
+ * version, so they refuse {@code 'version'} and {@code 'as-of'}. A declaration may list any of
+ * the table's columns, in any order, with the stored types ({@link LanceWriteSchemaCheck}): new
+ * rows get NULL in the others, updates leave them alone. When the path holds no table, the first
+ * write creates it from the declaration ({@code 'create.*'} options); reads then fail, saying so.
  *
  * <p>Options are validated by Flink's {@link FactoryUtil}: an unknown key fails the statement with
  * the list of supported ones; {@code storage.*} keys pass through to the object store.
@@ -75,7 +78,8 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                 LanceConnectorOptions.SINK_ROWS_PER_FILE, LanceConnectorOptions.SINK_BATCH_ROWS,
                 LanceConnectorOptions.SINK_COMMIT_RETRIES, LanceConnectorOptions.SINK_COMMIT_RETRY_BACKOFF,
                 LanceConnectorOptions.SINK_ALLOW_RESTORE_FROM_OLDER_STATE, LanceConnectorOptions.SINK_UID_SUFFIX,
-                LanceConnectorOptions.SINK_UPDATE_MODE, FactoryUtil.SINK_PARALLELISM);
+                LanceConnectorOptions.SINK_UPDATE_MODE, FactoryUtil.SINK_PARALLELISM,
+                LanceConnectorOptions.CREATE_FILE_VERSION, LanceConnectorOptions.CREATE_STABLE_ROW_IDS);
     }
 
     // ---- source -------------------------------------------------------------------------------
@@ -138,6 +142,7 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
             }
         }
         options.getOptional(LanceConnectorOptions.VECTOR_DIMENSIONS).ifPresent(VectorDimensions::parse);
+        createFileVersion(table, options); // a wrong value fails every write, not only the first
         LanceSinkConfig config = sinkConfig(table, options, storageOptions(context.getCatalogTable().getOptions()));
         RowType declared = (RowType) context.getPhysicalRowDataType().getLogicalType();
         try (Dataset latest = Dataset.open(config.uri(), config.storageOptions())) {
@@ -151,11 +156,51 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
             List<String> primaryKey = context.getCatalogTable().getResolvedSchema().getPrimaryKey()
                     .map(k -> k.getColumns()).orElse(List.of());
             return new LanceDynamicTableSink(table, config, declared, stored, primaryKey,
-                    FileVersion.parse(latest.manifest().dataFormat().version()), latest.manifest().usesStableRowIds());
+                    FileVersion.parse(latest.manifest().dataFormat().version()), latest.manifest().usesStableRowIds(),
+                    null);
         } catch (LanceTypeException e) {
             throw new ValidationException("Table " + table + ": " + e.getMessage(), e);
+        } catch (NotADatasetException e) {
+            return newTableSink(context, table, config, declared, options);
         } catch (IOException e) {
             throw cannotOpen(context, config.uri(), e);
+        }
+    }
+
+    /**
+     * The sink of a table whose path holds no Lance table yet: its first write creates one with
+     * the declared physical columns and primary key, as the Lance catalog would
+     * ({@link CatalogSchemas#newTable}: types, 'vector-dimensions', data storage version).
+     */
+    private static LanceDynamicTableSink newTableSink(Context context, String table, LanceSinkConfig config,
+            RowType declared, ReadableConfig options) {
+        ResolvedSchema all = context.getCatalogTable().getResolvedSchema();
+        // Computed and metadata columns, and watermarks, belong to the declaration, not the table.
+        ResolvedSchema physical = new ResolvedSchema(all.getColumns().stream().filter(Column::isPhysical).toList(),
+                List.of(), all.getPrimaryKey().orElse(null));
+        VectorDimensions dims = options.getOptional(LanceConnectorOptions.VECTOR_DIMENSIONS)
+                .map(VectorDimensions::parse).orElse(VectorDimensions.none());
+        CatalogSchemas.NewTable created;
+        try {
+            created = CatalogSchemas.newTable(table, physical, dims, createFileVersion(table, options),
+                    options.get(LanceConnectorOptions.CREATE_STABLE_ROW_IDS));
+        } catch (CatalogException e) {
+            throw new ValidationException("There is no Lance table at '" + config.uri() + "' for table " + table
+                    + ", and its first write cannot create one: " + e.getMessage(), e);
+        }
+        List<String> primaryKey = all.getPrimaryKey().map(k -> k.getColumns()).orElse(List.of());
+        return new LanceDynamicTableSink(table, config, declared, created.schema().toArrow(), primaryKey,
+                created.fileVersion(), created.stableRowIds(), created);
+    }
+
+    /** {@code 'create.file-version'}, or null for the default of {@link CatalogSchemas#newTable}. */
+    private static FileVersion createFileVersion(String table, ReadableConfig options) {
+        Optional<String> value = options.getOptional(LanceConnectorOptions.CREATE_FILE_VERSION);
+        try {
+            return value.map(FileVersion::parse).orElse(null);
+        } catch (IllegalArgumentException e) {
+            throw new ValidationException("Table " + table + " sets '" + LanceConnectorOptions.CREATE_FILE_VERSION.key()
+                    + "' = '" + value.get() + "': " + e.getMessage(), e);
         }
     }
 
@@ -209,8 +254,9 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
 
     private static ValidationException cannotOpen(Context context, String uri, IOException e) {
         if (e instanceof NotADatasetException) {
-            return new ValidationException("The 'path' of table " + context.getObjectIdentifier() + " is not a Lance "
-                    + "table: " + e.getMessage(), e);
+            return new ValidationException("There is no Lance table at '" + uri + "' for table "
+                    + context.getObjectIdentifier() + " (" + e.getMessage() + "); reading needs one. A write"
+                    + " (INSERT INTO) creates it, with the declared columns", e);
         }
         return new ValidationException("Cannot open the Lance table at '" + uri + "' for table "
                 + context.getObjectIdentifier() + ": " + e.getMessage(), e);

@@ -2,6 +2,7 @@ package dev.lanceflink.flink.table;
 
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.file.FileVersion;
+import dev.lanceflink.flink.catalog.CatalogSchemas;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -77,6 +78,8 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
     private final FileVersion dataFormat;
     /** Whether the table used stable row ids when the statement was planned (rewrite-rows refuses them). */
     private final boolean stableRowIds;
+    /** The table the first write creates, or null if the path held a table when the statement was planned. */
+    private final CatalogSchemas.NewTable newTable;
     private String deleteFilter;
     /** Set when the planner turned an UPDATE or a row-level DELETE into this sink. */
     private SupportsRowLevelModificationScan.RowLevelModificationType modification;
@@ -92,9 +95,12 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
      * @param stored the Lance table's schema when the statement was planned
      * @param dataFormat the table's data storage version then, or null if unknown
      * @param stableRowIds whether the table used stable row ids then
+     * @param newTable the table to create before the first write if the path holds none (then
+     *     {@code stored}, {@code dataFormat} and {@code stableRowIds} describe it), else null
      */
     LanceDynamicTableSink(String table, LanceSinkConfig config, RowType declared, Schema stored,
-            List<String> primaryKey, FileVersion dataFormat, boolean stableRowIds) {
+            List<String> primaryKey, FileVersion dataFormat, boolean stableRowIds, CatalogSchemas.NewTable newTable) {
+        this.newTable = newTable;
         this.dataFormat = dataFormat;
         this.stableRowIds = stableRowIds;
         this.table = table;
@@ -130,13 +136,17 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
      */
     private SinkRuntimeProvider runtimeProvider(Context context) {
         if (modification == SupportsRowLevelModificationScan.RowLevelModificationType.UPDATE) {
-            LanceWriteSchemaCheck.check(table, config.uri(), declared, stored, dataFormat);
-            LanceSinkBuilder builder = config.sinkBuilder().mode(LanceSinkMode.ROW_ADDRESS).readVersion(readVersion);
-            if (rewritesRows()) {
+            LanceWriteSchemaCheck.check(table, config.uri(), declared, stored, dataFormat,
+                    LanceWriteSchemaCheck.Statement.UPDATE, updatedColumns);
+            LanceSinkBuilder builder = withDeclaredColumns(config.sinkBuilder().mode(LanceSinkMode.ROW_ADDRESS)
+                    .readVersion(readVersion));
+            if (rewritesRows() && !partial()) {
                 // The planner sends every column of the updated rows (applyRowLevelUpdate requires
                 // them all), current values included: the rows are rewritten whole, nothing is read.
                 return provider(builder);
             }
+            // Only the SET columns are written: the declaration's other columns are the rows'
+            // current values, and undeclared ones are not in the rows at all.
             return provider(builder.writtenColumns(updatedColumns.toArray(new String[0])));
         }
         if (modification == SupportsRowLevelModificationScan.RowLevelModificationType.DELETE) {
@@ -146,18 +156,56 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
             requireBoundedOverwrite(context);
             // Also for a PRIMARY KEY table: the old rows are all replaced, so no key is resolved
             // against them and the append topology writes the rows as they come.
-            LanceWriteSchemaCheck.check(table, config.uri(), declared, stored, dataFormat);
-            return provider(config.sinkBuilder().overwrite(true));
+            LanceWriteSchemaCheck.check(table, config.uri(), declared, stored, dataFormat,
+                    LanceWriteSchemaCheck.Statement.OVERWRITE, declared.getFieldNames());
+            createTableIfAbsent();
+            return provider(withDeclaredColumns(config.sinkBuilder().overwrite(true)));
         }
         if (!primaryKey.isEmpty()) {
-            LanceWriteSchemaCheck.check(table, config.uri(), declared, stored, dataFormat);
+            Optional<String[]> target = targetColumns(context);
+            LanceWriteSchemaCheck.check(table, config.uri(), declared, stored, dataFormat,
+                    LanceWriteSchemaCheck.Statement.UPSERT, target.map(List::of).orElse(declared.getFieldNames()));
             rewritesRows();
-            LanceSinkBuilder builder = config.sinkBuilder().mode(LanceSinkMode.UPSERT)
-                    .primaryKey(primaryKey.toArray(new String[0]));
-            targetColumns(context).ifPresent(builder::writtenColumns);
+            createTableIfAbsent();
+            LanceSinkBuilder builder = withDeclaredColumns(config.sinkBuilder().mode(LanceSinkMode.UPSERT)
+                    .primaryKey(primaryKey.toArray(new String[0])));
+            target.ifPresent(builder::writtenColumns);
             return provider(builder);
         }
         return appendProvider();
+    }
+
+    /** Whether the declaration is not every column of the table in its order. */
+    private boolean partial() {
+        return !declared.getFieldNames().equals(stored.getFields().stream().map(f -> f.getName()).toList());
+    }
+
+    /** Tells the sink which columns the rows carry when they are not the table's (a partial declaration). */
+    private LanceSinkBuilder withDeclaredColumns(LanceSinkBuilder builder) {
+        return partial() ? builder.inputColumns(declared.getFieldNames().toArray(new String[0])) : builder;
+    }
+
+    /**
+     * Creates the table the path did not hold when the statement was planned, before the job is
+     * built (the sink's operators plan against the table's schema). Version 1 is published
+     * put-if-absent: if another job created the table meanwhile, this one writes into it when
+     * its columns are the declared ones and fails naming the difference otherwise.
+     */
+    private void createTableIfAbsent() {
+        if (newTable == null) {
+            return;
+        }
+        try {
+            boolean created = CatalogSchemas.createIfAbsent(table, config.uri(), config.storageOptions(), newTable);
+            LOG.info("{} the Lance table at {} for {} (data storage version {}, stable row ids {})",
+                    created ? "Created" : "Another writer created", config.uri(), table,
+                    newTable.fileVersion().label(), newTable.stableRowIds());
+        } catch (IllegalStateException e) {
+            throw new ValidationException(e.getMessage(), e);
+        } catch (IOException e) {
+            throw new TableException("Cannot create the Lance table at '" + config.uri() + "' for " + table + " at its"
+                    + " first write: " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -188,6 +236,9 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
         for (int[] path : target.get()) {
             names.add(declared.getFieldNames().get(path[0]));
         }
+        if (names.containsAll(declared.getFieldNames())) {
+            return Optional.empty(); // every declared column: the same as no list
+        }
         for (String key : primaryKey) {
             if (!names.contains(key)) {
                 throw new ValidationException("INSERT INTO " + table + " must write the primary key column '" + key
@@ -209,12 +260,14 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
 
     private SinkRuntimeProvider appendProvider() {
         // Checked here rather than in the factory so that a DELETE, which writes no rows, works on
-        // a declaration of only some of the columns.
-        LanceWriteSchemaCheck.check(table, config.uri(), declared, stored, dataFormat);
+        // any declaration.
+        LanceWriteSchemaCheck.check(table, config.uri(), declared, stored, dataFormat,
+                LanceWriteSchemaCheck.Statement.INSERT, declared.getFieldNames());
+        createTableIfAbsent();
         // Not a SinkV2Provider: the planner sets no uid on a sink it wires itself, and Flink refuses
         // a sink whose pre-commit topology has uids (the aggregator's) when the sink has none.
         // sinkTo sets them all (suffix 'sink.uid-suffix', default derived from the path).
-        return provider(config.sinkBuilder());
+        return provider(withDeclaredColumns(config.sinkBuilder()));
     }
 
     // ---- INSERT OVERWRITE -----------------------------------------------------------------------
@@ -356,6 +409,10 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
         if (deleteFilter == null) {
             throw new IllegalStateException("executeDeletion() before applyDeleteFilters() accepted the filters");
         }
+        if (newTable != null) {
+            throw new ValidationException("DELETE FROM " + table + ": there is no Lance table at '" + config.uri()
+                    + "' yet, so nothing to delete; an INSERT INTO creates the table at its first write");
+        }
         try (Dataset latest = Dataset.open(config.uri(), config.storageOptions())) {
             Dataset after = latest.delete(deleteFilter);
             return Optional.of(latest.countRows() - after.countRows());
@@ -368,7 +425,7 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
     @Override
     public DynamicTableSink copy() {
         LanceDynamicTableSink c = new LanceDynamicTableSink(table, config, declared, stored, primaryKey, dataFormat,
-                stableRowIds);
+                stableRowIds, newTable);
         c.deleteFilter = deleteFilter;
         c.modification = modification;
         c.updatedColumns = updatedColumns;

@@ -4,6 +4,7 @@ import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.flink.types.LanceTypeException;
 import dev.lanceflink.flink.types.LanceTypeMapping;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
@@ -19,11 +20,14 @@ import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * Checks, when an {@code INSERT INTO} is planned, that the rows of a Flink table declaration can
- * be appended to a Lance table unchanged: the sink writes each row field by position into the
- * table's column of that position, with the table's stored type.
+ * Checks, when a write ({@code INSERT INTO}, {@code INSERT OVERWRITE}, an upsert, {@code UPDATE})
+ * is planned, that the rows of a Flink table declaration can be stored in a Lance table
+ * unchanged: the sink writes each declared column into the table's column of that name, with
+ * the table's stored type.
  *
- * <p>So the declaration must list every column of the Lance table, in the table's order, and each
+ * <p>The declaration may list any of the Lance table's columns, in any order: the sink places
+ * them by name. Statements that add rows (INSERT, INSERT OVERWRITE, upserts) give the other
+ * columns NULL, so those must be nullable; an UPDATE leaves them alone. Each written column's
  * declared type must mean exactly the stored type: no widening or narrowing (Flink has no unsigned
  * integers or half floats, so such columns cannot be written), DECIMAL precision and scale equal,
  * ROW fields equal by name and order. A nullable declaration of a NOT NULL column is refused:
@@ -47,25 +51,56 @@ import org.apache.flink.table.types.logical.RowType;
 final class LanceWriteSchemaCheck {
     private LanceWriteSchemaCheck() {}
 
+    /** The statement a check is for: it decides which columns are written and whether rows are new. */
+    enum Statement {
+        INSERT("INSERT INTO", true),
+        OVERWRITE("INSERT OVERWRITE", true),
+        UPSERT("upsert (INSERT INTO a PRIMARY KEY table)", true),
+        UPDATE("UPDATE", false);
+
+        private final String label;
+        /** Whether it may add rows, which get NULL in the columns the table does not declare. */
+        private final boolean newRows;
+
+        Statement(String label, boolean newRows) {
+            this.label = label;
+            this.newRows = newRows;
+        }
+
+        String label() {
+            return label;
+        }
+    }
+
     /**
-     * {@link #check(String, String, RowType, Schema, FileVersion)} without the table's data
-     * storage version: MAP columns are left to the file writer, which refuses them in tables
-     * older than 2.2.
+     * An INSERT writing every declared column, without the table's data storage version: MAP
+     * columns are left to the file writer, which refuses them in tables older than 2.2.
      */
     static void check(String table, String uri, RowType declared, Schema stored) {
         check(table, uri, declared, stored, null);
     }
 
+    /** An INSERT writing every declared column. */
+    static void check(String table, String uri, RowType declared, Schema stored, FileVersion dataFormat) {
+        check(table, uri, declared, stored, dataFormat, Statement.INSERT, declared.getFieldNames());
+    }
+
     /**
      * @param table the Flink table, for messages
      * @param uri the Lance table's location, for messages
-     * @param declared the physical columns of the Flink declaration, in order
+     * @param declared the physical columns of the Flink declaration, in order; any subset of the
+     *     Lance table's columns, in any order (the sink places them by name)
      * @param stored the Lance table's schema (latest version)
      * @param dataFormat the table's data storage version ({@code Manifest.data_format}), or null
      *     if unknown
-     * @throws ValidationException naming the first column that does not fit, and what to declare
+     * @param statement what writes: statements that add rows give undeclared columns NULL, so
+     *     those must be nullable
+     * @param written the declared columns whose values the statement stores (an UPDATE's SET
+     *     columns); only their types must fit
+     * @throws ValidationException naming the statement, the column that does not fit, and what to declare
      */
-    static void check(String table, String uri, RowType declared, Schema stored, FileVersion dataFormat) {
+    static void check(String table, String uri, RowType declared, Schema stored, FileVersion dataFormat,
+            Statement statement, Collection<String> written) {
         List<String> declaredNames = declared.getFieldNames();
         List<String> storedNames = new ArrayList<>();
         for (Field f : stored.getFields()) {
@@ -73,26 +108,31 @@ final class LanceWriteSchemaCheck {
         }
         for (String name : declaredNames) {
             if (!storedNames.contains(name)) {
-                throw fail(table, uri, "column '" + name + "' does not exist in the Lance table; its columns are "
-                        + storedNames);
+                throw fail(table, uri, statement.label() + ": column '" + name + "' does not exist in the Lance"
+                        + " table; its columns are " + storedNames);
             }
         }
-        for (Field f : stored.getFields()) {
-            if (!declaredNames.contains(f.getName())) {
-                throw fail(table, uri, "the Lance table has column '" + f.getName() + "', which the table does not "
-                        + "declare. INSERT INTO writes whole rows: declare every column of the Lance table, in its "
-                        + "order: " + storedNames);
+        if (statement.newRows) {
+            List<String> notNull = new ArrayList<>();
+            for (Field f : stored.getFields()) {
+                if (!declaredNames.contains(f.getName()) && !f.isNullable()) {
+                    notNull.add(f.getName());
+                }
             }
-        }
-        if (!declaredNames.equals(storedNames)) {
-            throw fail(table, uri, "the columns are declared in the order " + declaredNames + ", but rows are "
-                    + "written by position: declare them in the Lance table's order " + storedNames);
+            if (!notNull.isEmpty()) {
+                throw fail(table, uri, statement.label() + " gives the columns the table does not declare NULL in"
+                        + " new rows, but the Lance table's columns " + notNull + " are NOT NULL; declare them");
+            }
         }
         for (int i = 0; i < declaredNames.size(); i++) {
-            Optional<String> problem = problem(declaredNames.get(i), declared.getTypeAt(i), stored.getFields().get(i),
-                    dataFormat);
+            String name = declaredNames.get(i);
+            if (!written.contains(name)) {
+                continue;
+            }
+            Optional<String> problem = problem(name, declared.getTypeAt(i),
+                    stored.getFields().get(storedNames.indexOf(name)), dataFormat);
             if (problem.isPresent()) {
-                throw fail(table, uri, problem.get());
+                throw fail(table, uri, statement.label() + ": " + problem.get());
             }
         }
     }

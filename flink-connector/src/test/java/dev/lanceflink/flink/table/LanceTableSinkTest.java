@@ -150,9 +150,10 @@ class LanceTableSinkTest {
         assertThatThrownBy(() -> n.executeSql(FIVE_USERS).await())
                 .hasStackTraceContaining("column 'id' is NOT NULL in the Lance table but declared BIGINT; declare it"
                         + " BIGINT NOT NULL");
-        TableEnvironment m = batch("id BIGINT NOT NULL, name STRING", "");
-        assertThatThrownBy(() -> m.executeSql("INSERT INTO users VALUES (1, 'a')").await())
-                .hasStackTraceContaining("the Lance table has column 'age', which the table does not declare");
+        TableEnvironment m = batch("name STRING, age INT", "");
+        assertThatThrownBy(() -> m.executeSql("INSERT INTO users VALUES ('a', 1)").await())
+                .hasStackTraceContaining("INSERT INTO gives the columns the table does not declare NULL in new rows,"
+                        + " but the Lance table's columns [id] are NOT NULL; declare them");
         assertThat(latestVersion()).isEqualTo(1);
     }
 
@@ -166,14 +167,17 @@ class LanceTableSinkTest {
     }
 
     @Test
-    void aPathThatIsNotALanceTableIsRefused() throws Exception {
+    void readingAPathWithoutATableFailsSayingAWriteCreatesIt() throws Exception {
         Path empty = Files.createDirectory(dir.resolve("not-a-table"));
         TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inBatchMode());
         t.executeSql("CREATE TABLE users (" + COLUMNS + ") WITH ('connector' = 'lance', 'path' = '" + empty + "')");
-        assertThatThrownBy(() -> t.executeSql(FIVE_USERS).await())
-                .hasStackTraceContaining("The 'path' of table `default_catalog`.`default_database`.`users` is not a"
-                        + " Lance table: '")
-                .hasStackTraceContaining("not-a-table' is not a Lance dataset");
+        assertThatThrownBy(() -> rows(t, "SELECT * FROM users"))
+                .hasStackTraceContaining("There is no Lance table at '" + empty + "' for table"
+                        + " `default_catalog`.`default_database`.`users`")
+                .hasStackTraceContaining("A write (INSERT INTO) creates it");
+        // The planner opens the table as a source for a DELETE too, so it fails the same way.
+        assertThatThrownBy(() -> t.executeSql("DELETE FROM users WHERE id = 1").await())
+                .hasStackTraceContaining("There is no Lance table at '" + empty + "'");
         assertThat(Files.list(empty)).isEmpty();
     }
 

@@ -55,20 +55,26 @@ class LanceWriteSchemaCheckTest {
     }
 
     @Test
-    void refusesMissingUnknownAndReorderedColumns() {
-        assertThatThrownBy(() -> check(USERS, DataTypes.FIELD("id", DataTypes.BIGINT().notNull()),
-                DataTypes.FIELD("name", DataTypes.STRING())))
+    void acceptsSomeColumnsInAnyOrderAndRefusesUnknownOnesAndUndeclaredNotNullOnesInNewRows() {
+        assertThatCode(() -> check(USERS, DataTypes.FIELD("age", DataTypes.INT()),
+                DataTypes.FIELD("id", DataTypes.BIGINT().notNull()))).doesNotThrowAnyException();
+        assertThatThrownBy(() -> check(USERS, DataTypes.FIELD("name", DataTypes.STRING()),
+                DataTypes.FIELD("age", DataTypes.INT())))
                 .isInstanceOf(ValidationException.class)
-                .hasMessage("Cannot write table `c`.`d`.`t` to the Lance table at '/data/t.lance': the Lance table has"
-                        + " column 'age', which the table does not declare. INSERT INTO writes whole rows: declare"
-                        + " every column of the Lance table, in its order: [id, name, age]");
+                .hasMessage("Cannot write table `c`.`d`.`t` to the Lance table at '/data/t.lance': INSERT INTO gives"
+                        + " the columns the table does not declare NULL in new rows, but the Lance table's columns"
+                        + " [id] are NOT NULL; declare them");
+        // An UPDATE adds no rows and writes only its SET columns: the others' types do not matter.
+        assertThatCode(() -> LanceWriteSchemaCheck.check(TABLE, URI, row(DataTypes.FIELD("name", DataTypes.STRING()),
+                DataTypes.FIELD("age", DataTypes.BIGINT())), USERS, null, LanceWriteSchemaCheck.Statement.UPDATE,
+                List.of("name"))).doesNotThrowAnyException();
+        assertThatThrownBy(() -> LanceWriteSchemaCheck.check(TABLE, URI, row(DataTypes.FIELD("age",
+                DataTypes.BIGINT())), USERS, null, LanceWriteSchemaCheck.Statement.UPDATE, List.of("age")))
+                .hasMessageContaining("': UPDATE: column 'age' is declared BIGINT");
         assertThatThrownBy(() -> check(USERS, DataTypes.FIELD("id", DataTypes.BIGINT().notNull()),
                 DataTypes.FIELD("nme", DataTypes.STRING()), DataTypes.FIELD("age", DataTypes.INT())))
-                .hasMessageEndingWith("column 'nme' does not exist in the Lance table; its columns are [id, name, age]");
-        assertThatThrownBy(() -> check(USERS, DataTypes.FIELD("id", DataTypes.BIGINT().notNull()),
-                DataTypes.FIELD("age", DataTypes.INT()), DataTypes.FIELD("name", DataTypes.STRING())))
-                .hasMessageEndingWith("the columns are declared in the order [id, age, name], but rows are written"
-                        + " by position: declare them in the Lance table's order [id, name, age]");
+                .hasMessageEndingWith("INSERT INTO: column 'nme' does not exist in the Lance table; its columns are"
+                        + " [id, name, age]");
     }
 
     @Test
@@ -170,7 +176,7 @@ class LanceWriteSchemaCheckTest {
         // Maps need data storage version 2.2: refused in an older table when the INSERT is planned.
         assertThatThrownBy(() -> checkOne(map, DataTypes.MAP(DataTypes.STRING(), DataTypes.INT()), FileVersion.V2_1))
                 .isInstanceOf(ValidationException.class)
-                .hasMessage("Cannot write table `c`.`d`.`t` to the Lance table at '/data/t.lance': column 'm' is a"
+                .hasMessage("Cannot write table `c`.`d`.`t` to the Lance table at '/data/t.lance': INSERT INTO: column 'm' is a"
                         + " MAP (MAP<STRING, INT>), but maps need data storage version 2.2 and this Lance table is"
                         + " version 2.1 (all data files of a table have its version). Create the table with data"
                         + " storage version 2.2 (a Lance catalog does so for tables with MAP columns) and copy the"

@@ -354,16 +354,14 @@ def cmd_validate(args):
 
 
 def cmd_take(args):
+    """Rows by stable row id (--row-ids; the address when the table has none) or by address."""
     v = _opt(args, "--version")
     ds = _open(args[0], int(v) if v is not None else None)
     if "--row-ids" in args:
-        ids = [int(x) for x in _opt(args, "--row-ids").split(",")]
-        table = ds.take_rows(ids) if hasattr(ds, "take_rows") else ds._take_rows(ids)
+        table = ds._take_rows([int(x) for x in _opt(args, "--row-ids").split(",")])
     else:
-        addrs = [int(x) for x in _opt(args, "--row-addresses").split(",")]
-        table = ds._take_rows(addrs) if not ds.has_stable_row_ids else None
-        if table is None:
-            raise UsageError("--row-addresses on a table with stable row ids: use --row-ids")
+        addresses = _opt(args, "--row-addresses")
+        table = ds.to_table(filter="_rowaddr IN (%s)" % addresses, scan_in_order=True)
     return dump_table(table, ds.version)
 
 

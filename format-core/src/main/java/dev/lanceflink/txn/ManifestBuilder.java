@@ -155,9 +155,7 @@ public final class ManifestBuilder {
         }
         fragments.sort(Comparator.comparingLong(Fragment::id));
 
-        DataStorageFormat format = d.current != null && d.current.dataFormat() != null
-                && !(txn.operation() instanceof Operation.Overwrite && options.dataFormatForNewTable() != null)
-                ? d.current.dataFormat() : options.dataFormatForNewTable();
+        DataStorageFormat format = dataFormat(d, txn, fragments, options);
         if (format != null) {
             checkDataFileVersions(fragments, format);
         }
@@ -194,6 +192,32 @@ public final class ManifestBuilder {
      * Every data file must use the table's data format (Lance rejects mixed versions). 2.0 files
      * may carry (2, 0) or the footer's (0, 3).
      */
+    /**
+     * The new manifest's data format. An existing table keeps its own, except that an Overwrite
+     * takes the version its data files were written in (a table may be overwritten into another
+     * file version, and the writer, not a commit option's default, knows which); an Overwrite
+     * without files keeps the table's. A new table takes its files' version too, else the
+     * commit options'.
+     */
+    private static DataStorageFormat dataFormat(ManifestDraft d, Transaction txn, List<Fragment> fragments,
+            Options options) {
+        boolean existing = d.current != null && d.current.dataFormat() != null;
+        if (existing && !(txn.operation() instanceof Operation.Overwrite)) {
+            return d.current.dataFormat();
+        }
+        for (Fragment f : fragments) {
+            for (DataFile file : f.files()) {
+                if (file.fileMajorVersion() == 2) {
+                    return DataStorageFormat.lance(file.fileMajorVersion() + "." + file.fileMinorVersion());
+                }
+                if (file.fileMajorVersion() == 0 && file.fileMinorVersion() == 3) {
+                    return DataStorageFormat.lance("2.0"); // 2.0 files carry the legacy numbers 0.3
+                }
+            }
+        }
+        return existing ? d.current.dataFormat() : options.dataFormatForNewTable();
+    }
+
     private static void checkDataFileVersions(List<Fragment> fragments, DataStorageFormat format) {
         if (format.version().startsWith("0.")) {
             return; // legacy tables: file versions are not checked

@@ -118,8 +118,9 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
      * already resolves conflicts as {@code ON CONFLICT DO DEDUPLICATE} would (the last row to
      * arrive for a key wins, with no SinkUpsertMaterializer), so declaring insert-only lets the
      * plain {@code INSERT INTO t SELECT ...} plan. The cost: the planner then refuses an ON CONFLICT
-     * clause on such an INSERT ("only allowed for upsert sinks"), as it already does for updating
-     * queries, for which this sink asks for before-images (retract mode).
+     * clause on such an INSERT ("only allowed for upsert sinks"). Updating queries are unchanged:
+     * keyed by the primary key they need no clause; keyed otherwise they need one, and
+     * {@code DO DEDUPLICATE} puts Flink's SinkUpsertMaterializer in front (see the README).
      */
     @Override
     public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {

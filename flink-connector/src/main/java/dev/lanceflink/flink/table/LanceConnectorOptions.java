@@ -20,10 +20,11 @@ public final class LanceConnectorOptions {
 
     public static final ConfigOption<String> AS_OF = ConfigOptions.key("as-of").stringType().noDefaultValue()
             .withDescription("Read the newest version committed at or before this instant: ISO-8601 with an offset "
-                    + "(e.g. '2026-11-29T21:00:00Z') or epoch milliseconds. Exclusive with 'version'.");
+                    + "(e.g. '2026-11-29T21:00:00Z') or epoch milliseconds. Exclusive with 'version'. Default: the latest "
+                    + "version when the query is planned.");
 
     public static final ConfigOption<Integer> SCAN_BATCH_SIZE = ConfigOptions.key("scan.batch-size").intType()
-            .defaultValue(8192).withDescription("Rows per Arrow batch the reader decodes at a time.");
+            .defaultValue(8192).withDescription("Rows per Arrow batch the reader decodes at a time; larger batches use more memory per split.");
 
     public static final ConfigOption<Long> SCAN_ROWS_PER_SPLIT = ConfigOptions.key("scan.rows-per-split").longType()
             .defaultValue(1L << 20).withDescription("Fragments larger than this many physical rows are read as "
@@ -31,25 +32,28 @@ public final class LanceConnectorOptions {
 
     public static final ConfigOption<Map<String, String>> VECTOR_DIMENSIONS = ConfigOptions.key("vector-dimensions")
             .mapType().noDefaultValue().withDescription("ARRAY columns stored as fixed-size vectors, with their "
-                    + "dimension: 'embedding:768,image.clip:512' (nested columns by dotted path). Used when writing.");
+                    + "dimension: 'embedding:768,image.clip:512' (nested columns by dotted path). Used when the Lance "
+                    + "catalog creates a table, and set by it on tables that have such columns. Default: none, "
+                    + "ARRAY columns are variable-length lists.");
 
     // ---- write side (INSERT INTO); 'sink.parallelism' is Flink's FactoryUtil.SINK_PARALLELISM ----
 
     public static final ConfigOption<Long> SINK_ROWS_PER_FILE = ConfigOptions.key("sink.rows-per-file").longType()
             .defaultValue(LanceSinkBuilder.DEFAULT_ROWS_PER_FILE).withDescription("Rows per data file, that is per "
-                    + "new fragment, each writer writes; a checkpoint also ends the open file.");
+                    + "new fragment, each writer subtask writes; a checkpoint also ends the open file.");
 
     public static final ConfigOption<Integer> SINK_BATCH_ROWS = ConfigOptions.key("sink.batch-rows").intType()
             .defaultValue(LanceSinkBuilder.DEFAULT_BATCH_ROWS).withDescription("Rows a writer buffers as one Arrow "
-                    + "batch before encoding them.");
+                    + "batch before encoding them; larger batches use more memory per subtask.");
 
     public static final ConfigOption<Integer> SINK_COMMIT_RETRIES = ConfigOptions.key("sink.commit-retries").intType()
-            .defaultValue(10).withDescription("Commit attempts per checkpoint (concurrent writers make a commit "
-                    + "retry) before the job fails.");
+            .defaultValue(10).withDescription("Commit attempts per checkpoint (a concurrent writer's commit makes "
+                    + "ours rebase and retry) before the job fails.");
 
     public static final ConfigOption<Duration> SINK_COMMIT_RETRY_BACKOFF = ConfigOptions
             .key("sink.commit-retry-backoff").durationType().defaultValue(Duration.ofMillis(200))
-            .withDescription("First wait between commit attempts; it doubles with each attempt.");
+            .withDescription("First wait between commit attempts (a duration, e.g. '200 ms'); it "
+                    + "doubles with each attempt.");
 
     public static final ConfigOption<Boolean> SINK_ALLOW_RESTORE_FROM_OLDER_STATE = ConfigOptions
             .key("sink.allow-restore-from-older-state").booleanType().defaultValue(false)
@@ -66,7 +70,7 @@ public final class LanceConnectorOptions {
                     + " holding only the changed cells; rows stay put, but released Lance readers refuse the table"
                     + " unless LANCE_ENABLE_UNSTABLE_DATA_OVERLAY_FILES is set. 'rewrite-rows': like Lance's own"
                     + " update, the old row is deleted and the whole new row appended to a new fragment, so every"
-                    + " Lance reader reads the table; it rewrites whole rows (a partial upsert reads the others"
+                    + " Lance reader reads the table; it rewrites whole rows (a partial upsert reads the other"
                     + " columns' values), moves rows to new addresses, and indices do not cover the moved rows."
                     + " Not for tables with stable row ids.");
 

@@ -111,13 +111,26 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
     }
 
     /**
-     * Inserts only, except for a table with a PRIMARY KEY: then an upsert changelog (with
-     * before-images when the query has them, so updates overlay only the changed cells). An
-     * overwrite takes inserts only: its rows replace the table's, there is nothing to update.
+     * Inserts only, except for a table with a PRIMARY KEY fed by an updating query: then an upsert
+     * changelog (with before-images when the query has them, so updates overlay only the changed
+     * cells). An overwrite takes inserts only: its rows replace the table's, there is nothing to
+     * update.
+     *
+     * <p>An insert-only query into a PRIMARY KEY table is declared insert-only too, although the
+     * rows are still upserted by key (the runtime provider does not depend on this mode). Flink
+     * 2.3's planner rejects an upsert sink whose input has no upsert key equal to the primary key
+     * unless the INSERT carries an ON CONFLICT clause (FlinkChangelogModeInferenceProgram,
+     * {@code table.exec.sink.require-on-conflict}); an insert-only input never has one. The sink
+     * already resolves conflicts as {@code ON CONFLICT DO DEDUPLICATE} would (the last row to
+     * arrive for a key wins, with no SinkUpsertMaterializer), so declaring insert-only lets the
+     * plain {@code INSERT INTO t SELECT ...} plan. The cost: the planner then refuses an ON CONFLICT
+     * clause on such an INSERT ("only allowed for upsert sinks"). Updating queries are unchanged:
+     * keyed by the primary key they need no clause; keyed otherwise they need one, and
+     * {@code DO DEDUPLICATE} puts Flink's SinkUpsertMaterializer in front (see the README).
      */
     @Override
     public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
-        if (modification != null || primaryKey.isEmpty() || overwrite) {
+        if (modification != null || primaryKey.isEmpty() || overwrite || requestedMode.containsOnly(RowKind.INSERT)) {
             return ChangelogMode.insertOnly();
         }
         return requestedMode.contains(RowKind.UPDATE_BEFORE) ? ChangelogMode.all() : ChangelogMode.upsert();

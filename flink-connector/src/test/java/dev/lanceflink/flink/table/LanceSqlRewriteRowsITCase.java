@@ -151,7 +151,7 @@ class LanceSqlRewriteRowsITCase {
         s.getConfig().set("execution.checkpointing.interval", "200ms");
         create(s, ", PRIMARY KEY (id) NOT ENFORCED", REWRITE_ROWS);
         s.executeSql("INSERT INTO users (id, age) SELECT id, age FROM (VALUES (CAST(2 AS BIGINT), 52),"
-                + " (CAST(3 AS BIGINT), 53), (CAST(9 AS BIGINT), 59)) AS v(id, age) ON CONFLICT DO DEDUPLICATE")
+                + " (CAST(3 AS BIGINT), 53), (CAST(9 AS BIGINT), 59)) AS v(id, age)")
                 .await();
 
         assertThat(rows(batch("", ""), "SELECT * FROM users ORDER BY id")).containsExactly("+I[1, Alice, 30]",

@@ -142,7 +142,7 @@ class LanceSqlUpdateDeleteITCase {
         s.executeSql("CREATE TABLE users (id BIGINT NOT NULL, name STRING, age INT, PRIMARY KEY (id) NOT ENFORCED)"
                 + " WITH ('connector' = 'lance', 'path' = '" + uri + "')");
         s.executeSql("INSERT INTO users (id, age) SELECT id, age FROM (VALUES (CAST(2 AS BIGINT), 52),"
-                + " (CAST(3 AS BIGINT), 53), (CAST(9 AS BIGINT), 59)) AS v(id, age) ON CONFLICT DO DEDUPLICATE").await();
+                + " (CAST(3 AS BIGINT), 53), (CAST(9 AS BIGINT), 59)) AS v(id, age)").await();
 
         Manifest m = manifest();
         int ageId = m.schema().fields().get(2).id();

@@ -101,10 +101,21 @@ public final class VersionResolver {
 
     /** The manifest of {@code version}, trying the V2 name first, then V1. */
     public static ManifestLocation version(ObjectStore store, long version) throws IOException {
-        return find(store, version).orElseThrow(() -> new VersionNotFoundException("Table " + store.rootUri()
-                + " has no version " + Long.toUnsignedString(version) + " (neither "
-                + ManifestNamingScheme.V2.path(version) + " nor " + ManifestNamingScheme.V1.path(version)
-                + " exists); it may never have been committed or may have been cleaned up"));
+        Optional<ManifestLocation> found = find(store, version);
+        if (found.isPresent()) {
+            return found.get();
+        }
+        // Say what exists instead (the error path may afford a listing); manifest file names are
+        // an implementation detail a user cannot act on.
+        String latest;
+        try {
+            latest = "its latest version is " + Long.toUnsignedString(latest(store).version());
+        } catch (VersionNotFoundException e) {
+            latest = "it has no committed version at all";
+        }
+        throw new VersionNotFoundException("Table " + store.rootUri() + " has no version "
+                + Long.toUnsignedString(version) + " (" + latest + "; bin/lance-flink versions lists them): it may"
+                + " never have been committed, or cleanup may have removed it");
     }
 
     /** The manifest of {@code version} if it exists. */

@@ -156,7 +156,7 @@ class LanceFlinkCliTest {
     void inspectsTheManifest() throws Exception {
         JsonNode m = run("inspect", uri).json();
         assertThat(m.path("version").asLong()).isEqualTo(3);
-        assertThat(m.path("data_format").path("version").asText()).isEqualTo("2.1");
+        assertThat(m.path("data_format").path("version").asText()).isEqualTo("2.2");
         assertThat(m.path("reader_feature_flags").asLong() & 1).isEqualTo(1); // deletion files
         assertThat(m.path("schema").size()).isEqualTo(3);
         assertThat(m.path("base_paths").isArray()).as("listed even when empty").isTrue();

@@ -68,8 +68,8 @@ class OverlayInspectionTest {
                     Dataset v1 = Dataset.open(store, allocator)) {
                 var nameOnly = v1.schema().projectIds(1);
                 Fragment written;
-                try (FragmentWriter writer = new FragmentWriter(store, nameOnly, FileVersion.V2_1, 1024, allocator,
-                        FileWriterOptions.defaults());
+                try (FragmentWriter writer = new FragmentWriter(store, nameOnly, FileVersion.DEFAULT_FOR_NEW_TABLES, 1024,
+                        allocator, FileWriterOptions.defaults());
                         VectorSchemaRoot values = VectorSchemaRoot.create(nameOnly.toArrow(), allocator)) {
                     values.allocateNew();
                     VarCharVector name = (VarCharVector) values.getVector("name");

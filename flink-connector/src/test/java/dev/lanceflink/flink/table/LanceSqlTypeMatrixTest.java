@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
+import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.flink.types.LanceTypeMapping;
 import dev.lanceflink.flink.types.VectorDimensions;
 import dev.lanceflink.table.DataFile;
@@ -84,13 +85,19 @@ class LanceSqlTypeMatrixTest {
     Path dir;
 
     private String createFromDeclaration(String name, String columns, String options) throws Exception {
+        return createFromDeclaration(name, columns, options, FileVersion.DEFAULT_FOR_NEW_TABLES);
+    }
+
+    private String createFromDeclaration(String name, String columns, String options, FileVersion version)
+            throws Exception {
         String uri = dir.resolve(name + ".lance").toString();
         TableEnvironment probe = TableEnvironment.create(EnvironmentSettings.inBatchMode());
         probe.executeSql("CREATE TABLE p (" + columns + ") WITH ('connector' = 'blackhole')");
         ResolvedSchema schema = probe.from("p").getResolvedSchema();
         RowType rowType = (RowType) schema.toPhysicalRowDataType().getLogicalType();
         Schema arrow = LanceTypeMapping.toArrowSchema(rowType, VectorDimensions.parse(parseMap(options)));
-        Dataset.write(uri, Map.of(), List.of(), arrow, WriteParams.of(WriteMode.CREATE)).close();
+        Dataset.write(uri, Map.of(), List.of(), arrow, WriteParams.of(WriteMode.CREATE).withFileVersion(version))
+                .close();
         return uri;
     }
 
@@ -251,7 +258,7 @@ class LanceSqlTypeMatrixTest {
     @Test
     void aMapColumnOfAVersion21TableIsRefusedAndNothingIsCommitted() throws Exception {
         String columns = "id INT NOT NULL, m MAP<STRING, INT>";
-        String uri = createFromDeclaration("maps21", columns, "");
+        String uri = createFromDeclaration("maps21", columns, "", FileVersion.V2_1);
         assertThat(dataFormat(uri)).isEqualTo("2.1");
         TableEnvironment t = env(uri, columns, "");
         assertThatThrownBy(() -> t.executeSql("INSERT INTO t VALUES (1, MAP['a', 1])").await())
@@ -261,8 +268,8 @@ class LanceSqlTypeMatrixTest {
     }
 
     /**
-     * A Lance catalog creates a table with a MAP column in data storage version 2.2 (other tables
-     * keep 2.1), and INSERT INTO writes maps into it: NULL maps, NULL values, maps nested in a ROW.
+     * A Lance catalog creates tables in data storage version 2.2 (current Lance's default, which
+     * holds maps), and INSERT INTO writes maps into them: NULL maps, NULL values, maps nested in a ROW.
      * (The values themselves are checked by the official SDK in the it module's MapColumnInteropTest.)
      */
     @Test
@@ -276,7 +283,7 @@ class LanceSqlTypeMatrixTest {
         t.executeSql("CREATE TABLE maps (id INT NOT NULL, m MAP<STRING, INT>, st ROW<n INT, tags MAP<INT, STRING>>)");
         String plain = warehouse.resolve("default/plain.lance").toString();
         String maps = warehouse.resolve("default/maps.lance").toString();
-        assertThat(dataFormat(plain)).isEqualTo("2.1");
+        assertThat(dataFormat(plain)).isEqualTo("2.2");
         assertThat(dataFormat(maps)).isEqualTo("2.2");
 
         t.executeSql("INSERT INTO maps VALUES (1, MAP['a', 1, 'b', CAST(NULL AS INT)], ROW(7, MAP[1, 'x'])),"

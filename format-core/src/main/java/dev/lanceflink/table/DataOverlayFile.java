@@ -20,6 +20,15 @@ public record DataOverlayFile(DataFile dataFile, OverlayCoverage coverage, long 
         }
     }
 
+    /**
+     * True for an overlay that a transaction adds (committed_version 0): the commit that lands it
+     * stamps it with the version it produces. Overlays already in a manifest always carry the
+     * version that added them, which is at least 1.
+     */
+    public boolean isStaged() {
+        return committedVersion == 0;
+    }
+
     public DataOverlayFile withCommittedVersion(long version) {
         return new DataOverlayFile(dataFile, coverage, version);
     }

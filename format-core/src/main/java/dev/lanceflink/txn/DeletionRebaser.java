@@ -3,6 +3,7 @@ package dev.lanceflink.txn;
 import dev.lanceflink.deletion.DeletionFiles;
 import dev.lanceflink.deletion.DeletionVector;
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.DeletionFile;
 import dev.lanceflink.table.DeletionFileType;
 import dev.lanceflink.table.Fragment;
@@ -74,7 +75,9 @@ final class DeletionRebaser {
                 DeletionFileType previous = cur.deletionFile() == null ? null : cur.deletionFile().type();
                 DeletionFile file = DeletionFiles.write(store, my.id(), latest.version(), merged, previous);
                 written.add(file.rootRelativePath(my.id()));
-                newUpdated.add(cur.withDeletionFile(file));
+                // The overlays this transaction attaches (staged) go with the rebased fragment.
+                List<DataOverlayFile> staged = my.overlays().stream().filter(DataOverlayFile::isStaged).toList();
+                newUpdated.add(cur.withDeletionFile(file).withOverlaysAppended(staged));
             }
         }
         Operation op;

@@ -68,6 +68,13 @@ final class ManifestDraft {
                 Fragment.checkFitsU32(nextFragmentId);
                 out.add(f.withId(nextFragmentId++));
             } else {
+                for (Fragment existing : fragments) {
+                    if (existing.id() == f.id()) {
+                        throw new IllegalStateException("A new fragment has id " + f.id() + ", which fragment "
+                                + existing.id() + " of version " + (current == null ? 0 : current.version())
+                                + " already has; fragment ids must be unique");
+                    }
+                }
                 nextFragmentId = Math.max(nextFragmentId, f.id() + 1);
                 out.add(f);
             }

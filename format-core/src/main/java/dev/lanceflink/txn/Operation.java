@@ -224,6 +224,20 @@ public sealed interface Operation {
                     UpdateMode.REWRITE_ROWS, false, false, new byte[0]);
         }
 
+        /**
+         * New rows, deleted rows and new cell values in one version, as a Flink sink checkpoint
+         * commits them: {@code newFragments} hold new rows (not moved ones, so no field preserves
+         * index coverage for them), {@code updatedFragments} carry their merged deletion vectors
+         * and their new overlays, staged ({@link DataOverlayFile#isStaged()}), which the commit
+         * stamps with its version. Nothing is rewritten in place, so {@code fields_modified} is
+         * empty: indices keep their fragments and exclude the overlaid cells by version.
+         */
+        public static Update rowsAndCells(List<Long> removedFragmentIds, List<Fragment> updatedFragments,
+                List<Fragment> newFragments) {
+            return new Update(removedFragmentIds, updatedFragments, newFragments, new int[0], new int[0],
+                    UpdateMode.REWRITE_ROWS, false, false, new byte[0]);
+        }
+
         @Override
         public int[] fieldsModified() {
             return fieldsModified.clone();

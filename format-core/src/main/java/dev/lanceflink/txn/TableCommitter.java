@@ -3,6 +3,7 @@ package dev.lanceflink.txn;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.io.PutOutcomeUnknownException;
 import dev.lanceflink.table.FeatureFlags;
+import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.ManifestLocation;
@@ -229,12 +230,35 @@ public final class TableCommitter {
                     rebase.addAll(rb.fragmentIds());
                 }
             }
+            requireFreePinnedIds(latest);
             if (!rebase.isEmpty()) {
                 Manifest base = ManifestIO.read(store, VersionResolver.version(store, from));
                 current = DeletionRebaser.rebase(store, current, base, latest, rebase, writtenFiles);
             }
             current = current.withReadVersion(latest.version());
             return Optional.empty();
+        }
+
+        /**
+         * New fragments whose ids were chosen before the commit (a new fragment with a deletion
+         * file: the file is named after its fragment id) cannot be renumbered when the commit is
+         * rebased. If a concurrent commit has used those ids, committing would duplicate them: a
+         * retryable conflict, so the writer builds its change again against the newer version.
+         */
+        private void requireFreePinnedIds(Manifest latest) throws CommitConflictException {
+            List<Fragment> fresh = current.operation() instanceof Operation.Update u ? u.newFragments()
+                    : current.operation() instanceof Operation.Append a ? a.fragments() : List.of();
+            long next = latest.nextFragmentId();
+            for (Fragment f : fresh) {
+                if ((f.id() != 0 || f.deletionFile() != null) && f.id() < next) {
+                    throw new CommitConflictException("Commit of " + current.operation().name() + " (transaction "
+                            + current.uuid() + ", read version " + current.readVersion() + ") to " + store.rootUri()
+                            + " failed: its new fragment " + f.id() + " has an id chosen before the commit (its deletion"
+                            + " file is named after it), and version " + latest.version() + " already uses ids up to "
+                            + (next - 1) + ". Re-read the table, redo the change and commit again.", true,
+                            latest.version());
+                }
+            }
         }
 
         private CommitConflictException conflict(String reason, boolean retryable, long version, Transaction theirs) {

@@ -16,6 +16,13 @@ import java.util.Set;
  * overlay values cannot shadow the new base values. Either way overlays of updated fragments are
  * carried over from the current manifest, and indices on modified fields stop covering the
  * updated fragments.
+ *
+ * <p>A REWRITE_ROWS update may also attach overlays: staged overlays ({@link
+ * DataOverlayFile#isStaged()}) of its updated and new fragments are appended and stamped with the
+ * new version, as a {@code DataOverlay} would. That is how one version carries a sink checkpoint's
+ * new rows, deletions and cell updates together; Lance has no operation that does all three, and
+ * its conflict rules for an Update that touches those fragments protect the overlays (a concurrent
+ * Delete, Update or Rewrite of the fragment conflicts; a concurrent DataOverlay stacks on top).
  */
 final class UpdateApplier implements OperationApplier<Operation.Update> {
     @Override
@@ -29,7 +36,12 @@ final class UpdateApplier implements OperationApplier<Operation.Update> {
             Fragment cur = d.requireFragment(updated.id(), "Update");
             touched.add(updated.id());
             if (op.mode() == Operation.UpdateMode.REWRITE_ROWS) {
-                d.replaceFragment(cur.withDeletionFile(updated.deletionFile()));
+                List<DataOverlayFile> added = stamped(updated.overlays(), d.newVersion);
+                Fragment next = cur.withDeletionFile(updated.deletionFile());
+                if (!added.isEmpty()) {
+                    next = DataOverlayApplier.refreshLastUpdated(next, added, d.newVersion).withOverlaysAppended(added);
+                }
+                d.replaceFragment(next);
             } else {
                 List<DataOverlayFile> overlays = new ArrayList<>(cur.overlays().size());
                 for (DataOverlayFile o : cur.overlays()) {
@@ -47,7 +59,12 @@ final class UpdateApplier implements OperationApplier<Operation.Update> {
             d.requireFragment(id, "Update");
             d.removeFragment(id);
         }
-        d.fragments.addAll(d.admitNewFragments(op.newFragments()));
+        List<Fragment> incoming = new ArrayList<>(op.newFragments().size());
+        for (Fragment f : op.newFragments()) {
+            // A new fragment's overlays can only be this commit's own (staged) ones.
+            incoming.add(f.overlays().isEmpty() ? f : f.withOverlays(stamped(f.overlays(), d.newVersion)));
+        }
+        d.fragments.addAll(d.admitNewFragments(incoming));
         if (!modified.isEmpty()) {
             List<IndexEntry> out = new ArrayList<>(d.indices.size());
             for (IndexEntry e : d.indices) {
@@ -59,5 +76,16 @@ final class UpdateApplier implements OperationApplier<Operation.Update> {
             }
             d.indices = out;
         }
+    }
+
+    /** The staged overlays of {@code overlays}, in order, stamped with {@code version}. */
+    private static List<DataOverlayFile> stamped(List<DataOverlayFile> overlays, long version) {
+        List<DataOverlayFile> out = new ArrayList<>();
+        for (DataOverlayFile o : overlays) {
+            if (o.isStaged()) {
+                out.add(o.withCommittedVersion(version));
+            }
+        }
+        return out;
     }
 }

@@ -9,7 +9,7 @@ import java.util.Set;
 
 /**
  * Everything one checkpoint changes in the table, gathered from all writer subtasks: the unit the
- * committer commits, as one Lance version per kind of change (see {@link CommitStep}).
+ * committer commits, as one Lance version (see {@link CheckpointOperation}).
  *
  * @param commitUser the sink instance (see {@link CommitMarker})
  * @param jobId the job that produced the changes, informational
@@ -123,9 +123,9 @@ public record CheckpointCommit(String commitUser, String jobId, long checkpointI
         return new CommitMarker(commitUser, checkpointId, step.index(), jobId);
     }
 
-    /** The marker of the append step of this checkpoint. */
-    public CommitMarker appendMarker() {
-        return marker(CommitStep.APPEND);
+    /** The marker of the commit of this whole checkpoint as one version. */
+    public CommitMarker marker() {
+        return new CommitMarker(commitUser, checkpointId, CommitMarker.ALL_STEPS, jobId);
     }
 
     /**

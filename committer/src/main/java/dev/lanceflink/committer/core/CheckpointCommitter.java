@@ -2,6 +2,7 @@ package dev.lanceflink.committer.core;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.lanceflink.committer.core.CommittedCheckpointFinder.MarkedVersion;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
@@ -14,18 +15,23 @@ import dev.lanceflink.txn.Transaction;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
-import java.util.OptionalLong;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Commits one checkpoint's changes exactly once: one Lance version per {@link CommitStep} it has.
+ * Commits one checkpoint's changes exactly once, as one Lance version ({@link CheckpointOperation}):
+ * no reader ever sees a checkpoint half applied.
  *
  * <p>Every attempt first looks for the checkpoint's {@link CommitMarker} among the versions
  * committed since the changes were gathered ({@link CheckpointCommit#baseVersion()}); only if it
  * is absent does it commit, against the latest version, with the marker in the transaction
  * properties. So a retry after a lost response, a committer that failed after committing, or a
- * restored job that replays the checkpoint all find the earlier commit and skip it.
+ * restored job that replays the checkpoint all find the earlier commit and skip it. A checkpoint
+ * that an earlier version of the sink committed step by step ({@link CommitStep}) and that was cut
+ * short resumes with the steps that had not landed, committed together.
  *
  * <p>Lost races against concurrent appends are absorbed by {@link TableCommitter} (it rebases);
  * a publication whose response was lost is resolved by {@link ResolvingCommitHandler}.
@@ -35,8 +41,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Changes computed from a pinned version (an {@code UPDATE} or row-level {@code DELETE}: the
  * {@code readVersion} constructor argument) are first checked against what other writers
- * committed since that version ({@link ConcurrentChangeCheck}), and such a step fails instead of
- * being rebased onto a change that makes it wrong (a lost update, rows moved by compaction).
+ * committed since that version ({@link ConcurrentChangeCheck}), and such a checkpoint fails
+ * instead of being rebased onto a change that makes it wrong (a lost update, rows moved by
+ * compaction).
  */
 public final class CheckpointCommitter {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointCommitter.class);
@@ -79,51 +86,36 @@ public final class CheckpointCommitter {
     }
 
     /**
-     * Commits {@code commit}'s steps in order ({@link CommitStep}), each unless an earlier attempt
-     * already did. The outcome's version is the last version holding the checkpoint's changes.
+     * Commits {@code commit} as one version unless an earlier attempt already did. The outcome's
+     * version is the version holding the checkpoint's changes (the last one, for a checkpoint an
+     * earlier sink committed step by step).
      */
     public CommitOutcome commit(CheckpointCommit commit) throws IOException {
         if (commit.isEmpty()) {
             return CommitOutcome.nothingToCommit(commit.checkpointId());
         }
-        boolean committedNow = false;
-        long version = 0;
-        int attempts = 0;
-        int conflicts = 0;
-        for (CommitStep step : CommitStep.values()) {
-            if (commit.isEmpty(step)) {
-                continue;
-            }
-            CommitOutcome o = commitStep(commit, step);
-            attempts += o.attempts();
-            conflicts += o.conflicts();
-            if (o.kind() == CommitOutcome.Kind.COMMITTED) {
-                committedNow = true;
-            }
-            if (o.kind() != CommitOutcome.Kind.NOTHING_TO_COMMIT) {
-                version = Math.max(version, o.version());
-            }
-        }
-        if (version == 0) {
-            return new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.NOTHING_TO_COMMIT, 0, attempts, conflicts);
-        }
-        return new CommitOutcome(commit.checkpointId(),
-                committedNow ? CommitOutcome.Kind.COMMITTED : CommitOutcome.Kind.ALREADY_COMMITTED, version, attempts,
-                conflicts);
-    }
-
-    private CommitOutcome commitStep(CheckpointCommit commit, CommitStep step) throws IOException {
-        CommitMarker marker = commit.marker(step);
         int conflicts = 0;
         IOException last = null;
         for (int attempt = 1; attempt <= maxAttempts; attempt++) {
-            OptionalLong earlier = finder.findCommit(marker, commit.baseVersion());
-            if (earlier.isPresent()) {
-                LOG.info("Step {} of checkpoint {} of commit user {} is already committed to {} as version {};"
-                        + " skipping it", step, commit.checkpointId(), commit.commitUser(), store.rootUri(),
-                        earlier.getAsLong());
-                return new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.ALREADY_COMMITTED,
-                        earlier.getAsLong(), attempt - 1, conflicts);
+            Optional<MarkedVersion> newest = finder.newestOwnMarker(commit.commitUser(), commit.checkpointId(),
+                    commit.baseVersion());
+            int landedSteps = -1; // the highest step index of this checkpoint already committed
+            if (newest.isPresent() && newest.get().marker().checkpointId() >= commit.checkpointId()) {
+                CommitMarker m = newest.get().marker();
+                landedSteps = m.checkpointId() > commit.checkpointId() ? CommitMarker.ALL_STEPS : m.step();
+            }
+            Set<CommitStep> remaining = EnumSet.noneOf(CommitStep.class);
+            for (CommitStep step : CommitStep.values()) {
+                if (step.index() > landedSteps && !commit.isEmpty(step)) {
+                    remaining.add(step);
+                }
+            }
+            if (remaining.isEmpty() || landedSteps == CommitMarker.ALL_STEPS) {
+                long version = newest.orElseThrow().version();
+                LOG.info("Checkpoint {} of commit user {} is already committed to {} (version {}); skipping it",
+                        commit.checkpointId(), commit.commitUser(), store.rootUri(), version);
+                return new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.ALREADY_COMMITTED, version,
+                        attempt - 1, conflicts);
             }
             Manifest latest;
             try {
@@ -134,14 +126,21 @@ public final class CheckpointCommitter {
                         + " existing table; create it first", e);
             }
             if (changeCheck != null) {
-                changeCheck.check(commit, step, latest);
+                changeCheck.check(commit, remaining, latest);
             }
-            StepOperations.Built built = StepOperations.build(step, commit, latest, store, replacedContent);
+            CheckpointOperation.Built built = CheckpointOperation.build(commit, remaining, latest, store,
+                    replacedContent);
             if (built.operation().isEmpty()) {
-                return new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.NOTHING_TO_COMMIT, 0, attempt - 1,
-                        conflicts);
+                // Every change targets rows that are gone already. If an earlier step landed, that
+                // version holds what the checkpoint changed.
+                return landedSteps >= 0
+                        ? new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.ALREADY_COMMITTED,
+                                newest.orElseThrow().version(), attempt - 1, conflicts)
+                        : new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.NOTHING_TO_COMMIT, 0,
+                                attempt - 1, conflicts);
             }
-            Transaction txn = Transaction.of(latest.version(), built.operation().get(), marker.toProperties());
+            Transaction txn = Transaction.of(latest.version(), built.operation().get(),
+                    commit.marker().toProperties());
             try {
                 Manifest committed = TableCommitter.commit(store, txn, changeCheck == null ? commitOptions
                         : ConcurrentChangeCheck.guard(commitOptions, latest.version()));
@@ -150,30 +149,33 @@ public final class CheckpointCommitter {
             } catch (CommitConflictException e) {
                 StagedFiles.deleteQuietly(store, built.writtenFiles()); // certainly not published
                 if (!e.isRetryable()) {
-                    throw new CheckpointCommitException("Step " + step + " of " + commit.describe()
-                            + " cannot be committed to " + store.rootUri() + ": " + e.getMessage() + ". The job fails"
-                            + " so that no change is dropped; resolve the conflicting change, then restart from the"
-                            + " last checkpoint", e);
+                    throw new CheckpointCommitException(capitalized(commit.describe()) + " cannot be committed to "
+                            + store.rootUri() + ": " + e.getMessage() + ". The job fails so that no change is dropped;"
+                            + " resolve the conflicting change, then restart from the last checkpoint", e);
                 }
                 conflicts++;
                 last = e;
-                LOG.warn("Attempt {}/{} to commit step {} of checkpoint {} to {} hit a retryable conflict: {}", attempt,
-                        maxAttempts, step, commit.checkpointId(), store.rootUri(), e.getMessage());
+                LOG.warn("Attempt {}/{} to commit checkpoint {} to {} hit a retryable conflict: {}", attempt,
+                        maxAttempts, commit.checkpointId(), store.rootUri(), e.getMessage());
             } catch (IOException e) {
                 // The outcome may be unknown (e.g. a lost response): the next attempt re-checks the
                 // marker, and the files stay because the version may reference them.
                 last = e;
-                LOG.warn("Attempt {}/{} to commit step {} of checkpoint {} to {} failed: {}", attempt, maxAttempts,
-                        step, commit.checkpointId(), store.rootUri(), e.toString());
+                LOG.warn("Attempt {}/{} to commit checkpoint {} to {} failed: {}", attempt, maxAttempts,
+                        commit.checkpointId(), store.rootUri(), e.toString());
             }
             if (attempt < maxAttempts) {
                 sleep(attempt);
             }
         }
-        throw new CheckpointCommitException("Step " + step + " of " + commit.describe() + " could not be committed to "
+        throw new CheckpointCommitException(capitalized(commit.describe()) + " could not be committed to "
                 + store.rootUri() + " in " + maxAttempts + " attempts (" + conflicts + " lost to conflicts); last"
                 + " error: " + last + ". The job fails so that no change is dropped; a restart retries the commit"
                 + " (raise the sink's commit retries if the table is busy)", last);
+    }
+
+    private static String capitalized(String s) {
+        return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);
     }
 
     private void sleep(int attempt) throws IOException {

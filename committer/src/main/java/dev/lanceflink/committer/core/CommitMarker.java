@@ -16,11 +16,18 @@ import java.util.Optional;
  *
  * @param commitUser id of the sink instance (kept in operator state)
  * @param checkpointId the Flink checkpoint whose changes the commit carries
- * @param step index of this commit within the checkpoint (0 for the append of new rows; later
- *     increments may commit overlays and deletions as further steps)
+ * @param step {@link #ALL_STEPS} for a commit of the whole checkpoint (every change not committed
+ *     by an earlier marker of the same checkpoint); 0–2 for one {@link CommitStep} of it, as earlier
+ *     versions of the sink committed them, one version each
  * @param jobId the job that committed, informational
  */
 public record CommitMarker(String commitUser, long checkpointId, int step, String jobId) {
+    /**
+     * The step of a commit that holds all of a checkpoint's changes (or all that an earlier,
+     * step-by-step commit of it had not committed yet). Larger than every {@link CommitStep}
+     * index, so that "this user's newest marker" comparisons order it after them.
+     */
+    public static final int ALL_STEPS = 3;
     /** Property key of {@link #commitUser}. */
     public static final String COMMIT_USER_KEY = "flink.commit-user";
     /** Property key of {@link #checkpointId}. */

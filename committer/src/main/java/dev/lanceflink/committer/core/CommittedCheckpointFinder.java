@@ -33,17 +33,38 @@ public final class CommittedCheckpointFinder {
 
     /**
      * The version that committed {@code marker}'s (user, checkpoint, step), searching the versions
-     * after {@code afterVersion} up to the latest.
-     *
-     * <p>One commit user commits its checkpoints, and the steps of each, strictly in order. So the
-     * newest version carrying this user's marker decides: the same (checkpoint, step) is the
-     * commit; a later one means this step was committed (or had nothing to commit) before it; an
-     * earlier one means it was not committed. That is why versions removed by cleanup are skipped:
-     * table cleanup keeps each commit user's newest marked version. If the walk finds no marker of
-     * the user while some versions in the range are missing, the answer is unknowable and that is
-     * an error.
+     * after {@code afterVersion} up to the latest: a version with the same or a later marker of
+     * the user (see {@link #newestOwnMarker}), or empty.
      */
     public OptionalLong findCommit(CommitMarker marker, long afterVersion) throws IOException {
+        Optional<MarkedVersion> newest = newestOwnMarker(marker.commitUser(), marker.checkpointId(), afterVersion);
+        if (newest.isEmpty()) {
+            return OptionalLong.empty();
+        }
+        CommitMarker m = newest.get().marker();
+        int order = Long.compare(m.checkpointId(), marker.checkpointId());
+        if (order == 0) {
+            order = Integer.compare(m.step(), marker.step());
+        }
+        return order >= 0 ? OptionalLong.of(newest.get().version()) : OptionalLong.empty();
+    }
+
+    /**
+     * The newest version after {@code afterVersion} that carries a marker of {@code commitUser},
+     * or empty if none does.
+     *
+     * <p>One commit user commits its checkpoints, and the steps of each, strictly in order. So
+     * this newest marker tells how far the user got: a later checkpoint means checkpoint
+     * {@code checkpointId} was committed (or had nothing to commit) before it; the same checkpoint
+     * tells which of its steps landed. That is why versions removed by cleanup are skipped: table
+     * cleanup keeps each commit user's newest marked version. If the walk finds no marker of the
+     * user while some versions in the range are missing, the answer is unknowable and that is an
+     * error.
+     *
+     * @param checkpointId the checkpoint asked about, for the error message
+     */
+    public Optional<MarkedVersion> newestOwnMarker(String commitUser, long checkpointId, long afterVersion)
+            throws IOException {
         long latest = latestVersion();
         long missing = -1;
         for (long v = latest; v > afterVersion; v--) {
@@ -53,25 +74,20 @@ public final class CommittedCheckpointFinder {
                 continue;
             }
             Optional<CommitMarker> m = markerAt(loc.get());
-            if (m.isEmpty() || !m.get().commitUser().equals(marker.commitUser())) {
-                continue;
+            if (m.isPresent() && m.get().commitUser().equals(commitUser)) {
+                return Optional.of(new MarkedVersion(v, m.get()));
             }
-            int order = Long.compare(m.get().checkpointId(), marker.checkpointId());
-            if (order == 0) {
-                order = Integer.compare(m.get().step(), marker.step());
-            }
-            return order >= 0 ? OptionalLong.of(v) : OptionalLong.empty();
         }
         if (missing >= 0) {
-            throw new IllegalStateException("Cannot tell whether checkpoint " + marker.checkpointId() + " (commit user "
-                    + marker.commitUser() + ") was already committed to " + store.rootUri() + ": version " + missing
+            throw new IllegalStateException("Cannot tell whether checkpoint " + checkpointId + " (commit user "
+                    + commitUser + ") was already committed to " + store.rootUri() + ": version " + missing
                     + ", one of the versions after " + afterVersion + " that may hold it, no longer exists, and no"
                     + " later version carries a commit of this sink (removed by a version cleanup that does not keep"
                     + " the sink's last commit?). Committing again could duplicate rows, so the sink stops. Clean up"
                     + " with `lance-flink compact --mode cleanup`, which keeps it; to resume, restore the job from a"
                     + " newer checkpoint or start it without state");
         }
-        return OptionalLong.empty();
+        return Optional.empty();
     }
 
     /**

@@ -38,12 +38,12 @@ import org.roaringbitmap.RoaringBitmap;
  * Lance's own conflict rules let a {@code DataOverlay} commit on top of any concurrent overlay,
  * and its deletion rebase merges concurrent deletions; that is right for blind writes, but here
  * it would lose an update (two statements increment the same cell, one increment survives) or
- * put values at addresses whose rows were moved. So before every commit attempt of a step, the
- * transactions of the versions after the read version are checked, and the step fails on:
+ * put values at addresses whose rows were moved. So before every commit attempt of a checkpoint,
+ * the transactions of the versions after the read version are checked, and the commit fails on:
  * <ul>
  *   <li>{@code Overwrite} or {@code Restore}: the rows read are not the table's rows any more;
  *   <li>{@code Rewrite} (compaction), {@code Update}, {@code DataReplacement} of a fragment the
- *       step changes, and any {@code Merge}: the rows moved, or their stored values changed
+ *       checkpoint changes, and any {@code Merge}: the rows moved, or their stored values changed
  *       (except the overlay compactions, which keep both; see {@link #preservesValuesAndAddresses});
  *   <li>for overlays, a concurrent {@code DataOverlay} that covers one of the same
  *       (fragment, offset, field) cells: one of the two new values would be lost. Overlays of
@@ -83,32 +83,32 @@ public final class ConcurrentChangeCheck {
     }
 
     /**
-     * Checks the versions after the read version up to {@code latest} against what {@code step}
-     * of {@code commit} changes.
+     * Checks the versions after the read version up to {@code latest} against what {@code steps}
+     * of {@code commit} change.
      *
      * @throws CheckpointCommitException naming the conflicting version, its operation and the
      *     fragment (and field) both touch, if one of them conflicts
      */
-    public void check(CheckpointCommit commit, CommitStep step, Manifest latest) throws IOException {
-        if (step == CommitStep.APPEND && commit.deletionsOf(step).isEmpty()) {
+    public void check(CheckpointCommit commit, Set<CommitStep> steps, Manifest latest) throws IOException {
+        if (steps.stream().allMatch(s -> s == CommitStep.APPEND && commit.deletionsOf(s).isEmpty())) {
             return; // new rows do not depend on what the statement read
         }
         if (latest.version() < readVersion) {
-            throw failure(commit, step, latest.version(), "the latest version is older than the version the statement"
+            throw failure(commit, steps, latest.version(), "the latest version is older than the version the statement"
                     + " read (was the table deleted and created again?)");
         }
         StepTargets mine = null;
         for (long v = readVersion + 1; v <= latest.version(); v++) {
-            Transaction theirs = transaction(commit, step, v);
+            Transaction theirs = transaction(commit, steps, v);
             if (isOwnCommit(theirs, commit.commitUser(), v)) {
                 continue;
             }
             if (mine == null) {
-                mine = StepTargets.of(commit, step);
+                mine = StepTargets.of(commit, steps);
             }
             if (theirs.operation() instanceof Operation.Unknown u) {
                 // It may have changed any row: never treat it as compatible.
-                throw failure(commit, step, v, u.refusal(v, store.rootUri(),
+                throw failure(commit, steps, v, u.refusal(v, store.rootUri(),
                         "it cannot be checked for changes to the rows the statement read"));
             }
             if (preservesValuesAndAddresses(theirs)) {
@@ -116,7 +116,7 @@ public final class ConcurrentChangeCheck {
             }
             Optional<String> reason = conflict(mine, theirs.operation(), latest, store);
             if (reason.isPresent()) {
-                throw failure(commit, step, v, "version " + v + " (" + theirs.operation().name() + ", committed by "
+                throw failure(commit, steps, v, "version " + v + " (" + theirs.operation().name() + ", committed by "
                         + committer(theirs) + ") " + reason.get());
             }
         }
@@ -137,26 +137,26 @@ public final class ConcurrentChangeCheck {
         return options.withMaxAttempts(1).withCommitHandler(onlyNext);
     }
 
-    private Transaction transaction(CheckpointCommit commit, CommitStep step, long version) throws IOException {
+    private Transaction transaction(CheckpointCommit commit, Set<CommitStep> steps, long version) throws IOException {
         Transaction cached = transactions.get(version);
         if (cached != null) {
             return cached;
         }
         Optional<ManifestLocation> loc = VersionResolver.find(store, version);
         if (loc.isEmpty()) {
-            throw failure(commit, step, version, "version " + version + " no longer exists (removed by a version"
+            throw failure(commit, steps, version, "version " + version + " no longer exists (removed by a version"
                     + " cleanup), so it cannot be checked for changes to the rows the statement read");
         }
         Optional<Transaction> txn;
         try {
             txn = TransactionStore.read(store, ManifestIO.read(store, loc.get()));
         } catch (CorruptTableException e) {
-            throw new CheckpointCommitException(message(commit, step, version, "the transaction of version " + version
+            throw new CheckpointCommitException(message(commit, steps, version, "the transaction of version " + version
                     + " cannot be read (" + e.getMessage() + "), so it cannot be checked for changes to the rows the"
                     + " statement read"), e);
         }
         if (txn.isEmpty()) {
-            throw failure(commit, step, version, "version " + version + " records no transaction, so it cannot be"
+            throw failure(commit, steps, version, "version " + version + " records no transaction, so it cannot be"
                     + " checked for changes to the rows the statement read");
         }
         transactions.put(version, txn.get());
@@ -192,7 +192,7 @@ public final class ConcurrentChangeCheck {
                 + m.jobId())).orElse("another writer");
     }
 
-    /** Why {@code theirs} conflicts with the step's changes, or empty if it does not. */
+    /** Why {@code theirs} conflicts with the checkpoint's changes, or empty if it does not. */
     private static Optional<String> conflict(StepTargets mine, Operation theirs, Manifest latest, ObjectStore store)
             throws IOException {
         if (theirs instanceof Operation.Overwrite) {
@@ -232,15 +232,17 @@ public final class ConcurrentChangeCheck {
         return Optional.empty();
     }
 
-    private CheckpointCommitException failure(CheckpointCommit commit, CommitStep step, long version, String why) {
-        return new CheckpointCommitException(message(commit, step, version, why));
+    private CheckpointCommitException failure(CheckpointCommit commit, Set<CommitStep> steps, long version,
+            String why) {
+        return new CheckpointCommitException(message(commit, steps, version, why));
     }
 
-    private String message(CheckpointCommit commit, CommitStep step, long version, String why) {
-        return "Step " + step + " of " + commit.describe() + " is not committed to " + store.rootUri() + ": the"
+    private String message(CheckpointCommit commit, Set<CommitStep> steps, long version, String why) {
+        return "The changes of " + commit.describe() + " are not committed to " + store.rootUri() + ": the"
                 + " statement read version " + readVersion + ", and " + why + ". Committing would "
-                + (step == CommitStep.OVERLAY ? "lose an update or write values to the wrong rows"
-                        : commit.rewriteRows() && step == CommitStep.APPEND
+                + (steps.contains(CommitStep.OVERLAY) && !commit.overlays().isEmpty()
+                        ? "lose an update or write values to the wrong rows"
+                        : commit.rewriteRows()
                                 ? "lose the other writer's change of the rows it rewrites, or bring deleted rows back"
                                 : "delete the wrong rows or miss moved ones")
                 + ". The table keeps the other writer's change; rerun the statement, which then reads the current"
@@ -248,16 +250,24 @@ public final class ConcurrentChangeCheck {
     }
 
     /**
-     * The fragments (and, for overlays, the cells) one step changes; pending targets are the sink's
-     * own rows. {@code rewritten}: per fragment, the rows a rewrite-rows step moves (their values
+     * The fragments (and, for overlays, the cells) the checkpoint changes; pending targets are the
+     * sink's own rows. {@code rewritten}: per fragment, the rows a rewrite-rows checkpoint moves (their values
      * as the statement read them go into the new rows, so any later change of them conflicts).
      */
     private record StepTargets(Set<Long> fragments, Map<Long, Map<Integer, RoaringBitmap>> cells,
             Map<Long, RoaringBitmap> rewritten) {
-        static StepTargets of(CheckpointCommit commit, CommitStep step) throws IOException {
+        static StepTargets of(CheckpointCommit commit, Set<CommitStep> steps) throws IOException {
             Set<Long> fragments = new TreeSet<>();
             Map<Long, Map<Integer, RoaringBitmap>> cells = new HashMap<>();
             Map<Long, RoaringBitmap> rewritten = new HashMap<>();
+            for (CommitStep step : steps) {
+                add(commit, step, fragments, cells, rewritten);
+            }
+            return new StepTargets(fragments, cells, rewritten);
+        }
+
+        private static void add(CheckpointCommit commit, CommitStep step, Set<Long> fragments,
+                Map<Long, Map<Integer, RoaringBitmap>> cells, Map<Long, RoaringBitmap> rewritten) throws IOException {
             if (step == CommitStep.DELETE || step == CommitStep.APPEND) {
                 boolean rewrites = commit.rewriteRows() && step == CommitStep.APPEND;
                 for (TargetedDeletion d : commit.deletionsOf(step)) {
@@ -286,7 +296,6 @@ public final class ConcurrentChangeCheck {
                     }
                 }
             }
-            return new StepTargets(fragments, cells, rewritten);
         }
 
         Optional<Set<Long>> touched(Set<Long> ids) {
@@ -342,7 +351,7 @@ public final class ConcurrentChangeCheck {
             return Optional.empty();
         }
 
-        /** The first cell both the step's overlays and {@code theirs} cover, described; empty if none. */
+        /** The first cell both the checkpoint's overlays and {@code theirs} cover, described; empty if none. */
         Optional<String> overlappingCells(Operation.DataOverlay theirs, Manifest latest) throws IOException {
             for (Operation.OverlayGroup g : theirs.groups()) {
                 Map<Integer, RoaringBitmap> mine = cells.get(g.fragmentId());

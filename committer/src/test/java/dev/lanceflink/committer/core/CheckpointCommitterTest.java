@@ -63,7 +63,7 @@ class CheckpointCommitterTest {
             assertThat(ds.transaction().orElseThrow().properties())
                     .containsEntry(CommitMarker.COMMIT_USER_KEY, USER)
                     .containsEntry(CommitMarker.CHECKPOINT_ID_KEY, "7")
-                    .containsEntry(CommitMarker.STEP_KEY, "0")
+                    .containsEntry(CommitMarker.STEP_KEY, "3")
                     .containsEntry(CommitMarker.JOB_ID_KEY, "job-1");
         }
     }
@@ -125,7 +125,7 @@ class CheckpointCommitterTest {
 
         assertThatThrownBy(() -> committer(3).commit(checkpoint(USER, 7, 1, 10)))
                 .isInstanceOf(CheckpointCommitException.class)
-                .hasMessageContaining("Step APPEND of checkpoint 7 (1 rows in 1 new fragments")
+                .hasMessageContaining("Checkpoint 7 (1 rows in 1 new fragments")
                 .hasMessageContaining("could not be committed")
                 .hasMessageContaining("in 3 attempts")
                 .hasMessageContaining("connection refused");

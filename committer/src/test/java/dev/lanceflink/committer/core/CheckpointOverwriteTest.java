@@ -84,7 +84,7 @@ class CheckpointOverwriteTest {
             Transaction txn = ds.transaction().orElseThrow();
             assertThat(txn.operation()).isInstanceOf(Operation.Overwrite.class);
             assertThat(txn.properties()).containsEntry(CommitMarker.COMMIT_USER_KEY, USER)
-                    .containsEntry(CommitMarker.CHECKPOINT_ID_KEY, "7").containsEntry(CommitMarker.STEP_KEY, "0");
+                    .containsEntry(CommitMarker.CHECKPOINT_ID_KEY, "7").containsEntry(CommitMarker.STEP_KEY, "3");
             assertThat(ds.checkoutVersion(2).countRows()).as("time travel still reads the old rows").isEqualTo(3);
         }
     }
@@ -180,7 +180,7 @@ class CheckpointOverwriteTest {
         store.failReadBacksAfterLostResponse(2);
         assertThatThrownBy(() -> committer(1).commit(cp))
                 .isInstanceOf(CheckpointCommitException.class)
-                .hasMessageContaining("Step APPEND of checkpoint 7 (overwrite of the table's content with 2 rows in 1"
+                .hasMessageContaining("Checkpoint 7 (overwrite of the table's content with 2 rows in 1"
                         + " new fragments)");
         appendByAnotherWriter(99); // a later writer, before the restarted committer retries
 
@@ -268,16 +268,16 @@ class CheckpointOverwriteTest {
         assertThat(TestTable.ids(store, allocator)).containsExactly(31L);
     }
     @Test
-    void theCheckpointsOwnAppendStepDoesNotHideAnOverwriteBeforeIt() throws IOException {
+    void anOverwriteBeforeACheckpointWithDeletionsFailsAllOfIt() throws IOException {
         CheckpointCommit seven = new CheckpointCommit(USER, "job-1", 7, 1, TestTable.fragments(store, allocator, 10),
                 List.of(), List.of(new TargetedDeletion(RowTarget.committed(0),
                         org.roaringbitmap.RoaringBitmap.bitmapOf(0))), 1, 0, 0);
-        overwriteByAnotherSink(30, 31); // version 2; the append step of checkpoint 7 lands on top as version 3
+        overwriteByAnotherSink(30, 31); // version 2; checkpoint 7's new row must not land without its deletion
 
         assertThatThrownBy(() -> committer(3).commit(seven))
                 .isInstanceOf(CheckpointCommitException.class)
                 .hasMessageContaining("The deletions of checkpoint 7")
                 .hasMessageContaining("version 2 of " + store.rootUri() + " (Overwrite");
-        assertThat(TestTable.ids(store, allocator)).containsExactlyInAnyOrder(30L, 31L, 10L);
+        assertThat(TestTable.ids(store, allocator)).containsExactlyInAnyOrder(30L, 31L);
     }
 }

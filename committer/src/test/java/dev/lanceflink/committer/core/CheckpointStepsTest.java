@@ -15,12 +15,17 @@ import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.ManifestNamingScheme;
+import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.TableCommitter;
+import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.write.FragmentWriter;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -31,9 +36,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
- * A checkpoint with appends, deletions and overlays commits as ordered steps, each with its own
- * marker; targets of rows appended by an earlier checkpoint are resolved by file id; a restore
- * resumes after the last step that landed; versions removed by cleanup do not hide the sink's
+ * A checkpoint with appends, deletions and overlays commits as one version; targets of rows
+ * appended by an earlier checkpoint are resolved by file id, targets in the checkpoint's own new
+ * fragments are applied to them; a restore of a checkpoint that an earlier sink committed step by
+ * step resumes after the last step that landed; versions removed by cleanup do not hide the sink's
  * newest marker.
  */
 class CheckpointStepsTest {
@@ -97,37 +103,66 @@ class CheckpointStepsTest {
                 List.of(new TargetedDeletion(RowTarget.pending(FILE), offsets)), 0, 2, 0);
     }
 
+    /** Commits {@code step} of {@code cp} alone, with its step marker, as sinks before issue #15 did. */
+    private void commitLegacyStep(CheckpointCommit cp, CommitStep step) throws IOException {
+        Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
+        CheckpointOperation.Built built = CheckpointOperation.build(cp, EnumSet.of(step), latest, store,
+                new ReplacedContentCheck(store));
+        TableCommitter.commit(store, Transaction.of(latest.version(), built.operation().orElseThrow(),
+                cp.marker(step).toProperties()), CommitOptions.defaults());
+    }
+
     @Test
-    void deletionsAndOverlaysOfRowsAppendedEarlierCommitAsOrderedSteps() throws IOException {
+    void deletionsAndOverlaysOfRowsAppendedEarlierCommitAsOneVersion() throws IOException {
         CheckpointCommit first = new CheckpointCommit(USER, "job", 7, 1, pendingFragment(), 3, 0);
         assertThat(committer().commit(first).version()).isEqualTo(2);
 
         CommitOutcome outcome = committer().commit(second());
 
-        assertThat(outcome).isEqualTo(new CommitOutcome(8, CommitOutcome.Kind.COMMITTED, 4, 2, 0));
+        assertThat(outcome).isEqualTo(new CommitOutcome(8, CommitOutcome.Kind.COMMITTED, 3, 1, 0));
         assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 200L, 11L, 300L);
         try (Dataset ds = Dataset.open(store, allocator)) {
             List<VersionInfo> versions = ds.versions();
-            assertThat(versions).extracting(VersionInfo::operation)
-                    .containsExactly("Overwrite", "Append", "Delete", "DataOverlay");
-            assertThat(versions.get(2).properties()).containsEntry(CommitMarker.STEP_KEY, "1");
-            assertThat(versions.get(3).properties()).containsEntry(CommitMarker.STEP_KEY, "2");
-            assertThat(ds.manifest().fragment(1).orElseThrow().overlays()).hasSize(1);
+            assertThat(versions).extracting(VersionInfo::operation).containsExactly("Overwrite", "Append", "Update");
+            assertThat(versions.get(1).properties()).containsEntry(CommitMarker.STEP_KEY, "3");
+            assertThat(versions.get(2).properties()).containsEntry(CommitMarker.STEP_KEY, "3")
+                    .containsEntry(CommitMarker.CHECKPOINT_ID_KEY, "8");
+            Fragment appended = ds.manifest().fragment(1).orElseThrow();
+            assertThat(appended.overlays()).extracting(DataOverlayFile::committedVersion).containsExactly(3L);
+            assertThat(appended.deletionFile()).isNotNull();
+            assertThat(ds.manifest().fragment(0).orElseThrow().overlays())
+                    .extracting(DataOverlayFile::committedVersion).containsExactly(3L);
+        }
+        assertThat(committer().commit(second()).kind()).isEqualTo(CommitOutcome.Kind.ALREADY_COMMITTED);
+    }
+
+    @Test
+    void newRowsDeletionsAndOverlaysOfOneCheckpointLandTogetherOrNotAtAll() throws IOException {
+        committer().commit(new CheckpointCommit(USER, "job", 7, 1, pendingFragment(), 3, 0)); // rows 10, 11, 12
+        CheckpointCommit cp = new CheckpointCommit(USER, "job", 8, 2, TestTable.fragments(store, allocator, 40, 41),
+                List.of(new TargetedOverlay(RowTarget.committed(0), overlay(false, 1, 200))),
+                List.of(new TargetedDeletion(RowTarget.pending(FILE), RoaringBitmap.bitmapOf(0, 2))), 2, 1, 0);
+        store.failNextPublications(1);
+        CheckpointCommitter oneAttempt = new CheckpointCommitter(store, CommitOptions.defaults(), 1, Duration.ZERO);
+
+        assertThatThrownBy(() -> oneAttempt.commit(cp)).isInstanceOf(CheckpointCommitException.class)
+                .hasMessageContaining("Checkpoint 8 (2 rows in 1 new fragments, 1 overlay files");
+        assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 2L, 10L, 11L, 12L); // nothing of it
+
+        assertThat(committer().commit(cp).kind()).isEqualTo(CommitOutcome.Kind.COMMITTED);
+        assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 200L, 11L, 40L, 41L);
+        try (Dataset ds = Dataset.open(store, allocator)) {
+            assertThat(ds.versions()).extracting(VersionInfo::operation)
+                    .containsExactly("Overwrite", "Append", "Update");
         }
     }
 
     @Test
-    void aRestoreResumesAfterTheLastStepThatLanded() throws IOException {
+    void aRestoreOfAStepByStepCommitResumesAfterTheLastStepThatLanded() throws IOException {
         committer().commit(new CheckpointCommit(USER, "job", 7, 1, pendingFragment(), 3, 0));
         CheckpointCommit cp = second();
-        store.failNextPublications(1);
-        CheckpointCommitter oneAttempt = new CheckpointCommitter(store, CommitOptions.defaults(), 1, Duration.ZERO);
-        assertThatThrownBy(() -> oneAttempt.commit(cp)).isInstanceOf(CheckpointCommitException.class)
-                .hasMessageContaining("Step DELETE of checkpoint 8");
-        assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 2L, 10L, 11L, 12L);
-
-        // A committer that died right after the delete step landed: only that step is in the table.
-        committer().commit(new CheckpointCommit(USER, "job", 8, 2, List.of(), List.of(), cp.deletions(), 0, 0, 0));
+        // A sink before issue #15 that died right after the delete step landed.
+        commitLegacyStep(cp, CommitStep.DELETE);
         assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 2L, 11L, 12L);
 
         CommitOutcome resumed = committer().commit(cp); // the restored committer skips the delete
@@ -135,8 +170,25 @@ class CheckpointStepsTest {
         assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 200L, 11L, 300L);
         assertThat(committer().commit(cp).kind()).isEqualTo(CommitOutcome.Kind.ALREADY_COMMITTED);
         try (Dataset ds = Dataset.open(store, allocator)) {
-            assertThat(ds.versions()).hasSize(4);
+            List<VersionInfo> versions = ds.versions();
+            assertThat(versions).extracting(VersionInfo::operation)
+                    .containsExactly("Overwrite", "Append", "Delete", "DataOverlay");
+            assertThat(versions.get(2).properties()).containsEntry(CommitMarker.STEP_KEY, "1");
+            assertThat(versions.get(3).properties()).containsEntry(CommitMarker.STEP_KEY, "3");
         }
+    }
+
+    @Test
+    void aRestoreOfAStepByStepCommitWhoseStepsAllLandedCommitsNothing() throws IOException {
+        committer().commit(new CheckpointCommit(USER, "job", 7, 1, pendingFragment(), 3, 0));
+        CheckpointCommit cp = second();
+        commitLegacyStep(cp, CommitStep.DELETE);
+        commitLegacyStep(cp, CommitStep.OVERLAY);
+
+        CommitOutcome outcome = committer().commit(cp);
+
+        assertThat(outcome).isEqualTo(new CommitOutcome(8, CommitOutcome.Kind.ALREADY_COMMITTED, 4, 0, 0));
+        assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 200L, 11L, 300L);
     }
 
     @Test
@@ -169,7 +221,7 @@ class CheckpointStepsTest {
         try (Dataset ds = Dataset.open(store, allocator)) {
             List<VersionInfo> versions = ds.versions();
             assertThat(versions).extracting(VersionInfo::operation).containsExactly("Overwrite", "Update");
-            assertThat(versions.get(1).properties()).containsEntry(CommitMarker.STEP_KEY, "0");
+            assertThat(versions.get(1).properties()).containsEntry(CommitMarker.STEP_KEY, "3");
             Manifest m = ds.manifest();
             assertThat(m.fragment(0).orElseThrow().deletionFile()).isNotNull();
             assertThat(m.fragments()).allSatisfy(f -> assertThat(f.overlays()).isEmpty());
@@ -179,29 +231,67 @@ class CheckpointStepsTest {
 
     /**
      * Late results merged into a rewrite-rows checkpoint: it deletes a row of its own new
-     * fragment, which has no id before the append step lands. The delete step deletes it next,
-     * and a restore after the first version resumes with only that step.
+     * fragment. The new fragment gets its id before the commit, so that its deletion file can be
+     * named after it, and everything lands in one version.
      */
     @Test
-    void aRewriteOfARowInTheCheckpointsOwnNewFragmentDeletesItInTheNextStep() throws IOException {
+    void aRewriteOfARowInTheCheckpointsOwnNewFragmentLandsInTheSameVersion() throws IOException {
         CheckpointCommit cp = CheckpointCommit.rewritingRows(USER, "job", 7, 1, pendingFragment(),
                 List.of(new TargetedDeletion(RowTarget.committed(0), RoaringBitmap.bitmapOf(0)),
                         new TargetedDeletion(RowTarget.pending(FILE), RoaringBitmap.bitmapOf(0))), 3, 0);
-        CheckpointCommit appendOnly = CheckpointCommit.rewritingRows(USER, "job", 7, 1, cp.fragments(),
-                cp.deletionsOf(CommitStep.APPEND), 3, 0);
-        committer().commit(appendOnly); // a committer that died after the append step landed
-        store.failNextPublications(1);
-        CheckpointCommitter oneAttempt = new CheckpointCommitter(store, CommitOptions.defaults(), 1, Duration.ZERO);
-        assertThatThrownBy(() -> oneAttempt.commit(cp)).isInstanceOf(CheckpointCommitException.class)
-                .hasMessageContaining("Step DELETE of checkpoint 7 (rewrite rows");
-        assertThat(TestTable.ids(store, allocator)).containsExactly(2L, 10L, 11L, 12L);
 
         assertThat(committer().commit(cp).kind()).isEqualTo(CommitOutcome.Kind.COMMITTED);
 
         assertThat(TestTable.ids(store, allocator)).containsExactly(2L, 11L, 12L);
         try (Dataset ds = Dataset.open(store, allocator)) {
-            assertThat(ds.versions()).extracting(VersionInfo::operation)
-                    .containsExactly("Overwrite", "Update", "Delete");
+            assertThat(ds.versions()).extracting(VersionInfo::operation).containsExactly("Overwrite", "Update");
+            Fragment added = ds.manifest().fragment(1).orElseThrow();
+            assertThat(added.deletionFile()).isNotNull();
+            assertThat(added.deletionFile().rootRelativePath(1)).startsWith("_deletions/1-");
+        }
+        assertThat(committer().commit(cp).kind()).isEqualTo(CommitOutcome.Kind.ALREADY_COMMITTED);
+    }
+
+    /**
+     * The new fragment's id is chosen before the commit; another writer appending first takes it.
+     * The commit must not renumber the fragment (its deletion file is named after the id) nor
+     * duplicate the id: it loses the attempt and builds the change again.
+     */
+    @Test
+    void aNewFragmentWhoseChosenIdIsTakenMeanwhileIsBuiltAgain() throws IOException {
+        CheckpointCommit cp = CheckpointCommit.rewritingRows(USER, "job", 7, 1, pendingFragment(),
+                List.of(new TargetedDeletion(RowTarget.pending(FILE), RoaringBitmap.bitmapOf(1))), 3, 0);
+        store.beforeNextPublication(() -> {
+            try (Dataset ds = Dataset.open(store, allocator); VectorSchemaRoot other = TestTable.batch(allocator, 99)) {
+                ds.append(List.of(other), WriteParams.of(WriteMode.APPEND)); // takes fragment id 1
+            }
+        });
+
+        CommitOutcome outcome = committer().commit(cp);
+
+        assertThat(outcome.kind()).isEqualTo(CommitOutcome.Kind.COMMITTED);
+        assertThat(outcome.conflicts()).isEqualTo(1);
+        assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 2L, 99L, 10L, 12L);
+        try (Dataset ds = Dataset.open(store, allocator)) {
+            assertThat(ds.manifest().fragments()).extracting(Fragment::id).containsExactly(0L, 1L, 2L);
+            assertThat(ds.manifest().fragment(2).orElseThrow().deletionFile().rootRelativePath(2))
+                    .startsWith("_deletions/2-");
+        }
+    }
+
+    /** Late results merged into a checkpoint: an overlay of a row of its own new fragment. */
+    @Test
+    void anOverlayOfARowInTheCheckpointsOwnNewFragmentLandsInTheSameVersion() throws IOException {
+        CheckpointCommit cp = new CheckpointCommit(USER, "job", 7, 1, pendingFragment(),
+                List.of(new TargetedOverlay(RowTarget.pending(FILE), overlay(true, 2, 300))), List.of(), 3, 1, 0);
+
+        assertThat(committer().commit(cp).kind()).isEqualTo(CommitOutcome.Kind.COMMITTED);
+
+        assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 2L, 10L, 11L, 300L);
+        try (Dataset ds = Dataset.open(store, allocator)) {
+            assertThat(ds.versions()).extracting(VersionInfo::operation).containsExactly("Overwrite", "Update");
+            assertThat(ds.manifest().fragment(1).orElseThrow().overlays())
+                    .extracting(DataOverlayFile::committedVersion).containsExactly(2L);
         }
     }
 

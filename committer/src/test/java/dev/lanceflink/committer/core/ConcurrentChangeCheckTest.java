@@ -174,7 +174,7 @@ class ConcurrentChangeCheckTest {
 
         assertThatThrownBy(() -> pinnedAt(1).commit(updateStatement(1, 1, ours)))
                 .isInstanceOf(CheckpointCommitException.class)
-                .hasMessageContaining("Step OVERLAY of checkpoint 1")
+                .hasMessageContaining("The changes of checkpoint 1")
                 .hasMessageContaining("the statement read version 1, and version 2 (DataOverlay, committed by another"
                         + " writer) overlaid field 'age' (id 1) of fragment 0 at 1 of the rows this statement updates"
                         + " (first offset 1)")
@@ -226,11 +226,11 @@ class ConcurrentChangeCheckTest {
         CommitOutcome second = pinnedAt(1).commit(updateStatement(2, 2, ourOverlay(new long[] {1}, 22)));
         assertThat(second.version()).isEqualTo(3);
 
-        // One checkpoint with a deletion and an overlay: the DELETE step's version precedes the OVERLAY step.
+        // One checkpoint with a deletion and an overlay: one version holds both.
         CheckpointCommit both = new CheckpointCommit(USER, "job", 3, 3, List.of(),
                 List.of(new TargetedOverlay(RowTarget.committed(0), ourOverlay(new long[] {2}, 32))),
                 List.of(new TargetedDeletion(RowTarget.committed(0), RoaringBitmap.bitmapOf(0))), 0, 1, 0);
-        assertThat(pinnedAt(1).commit(both).version()).isEqualTo(5);
+        assertThat(pinnedAt(1).commit(both).version()).isEqualTo(4);
         assertThat(table()).containsExactly("2=22", "3=32", "4=40");
     }
 
@@ -249,7 +249,7 @@ class ConcurrentChangeCheckTest {
                         + " [0], moving the rows the statement read to new addresses");
         assertThatThrownBy(() -> pinnedAt(1).commit(deleteStatement(1, 1)))
                 .isInstanceOf(CheckpointCommitException.class)
-                .hasMessageContaining("Step DELETE of checkpoint 1")
+                .hasMessageContaining("The changes of checkpoint 1")
                 .hasMessageContaining("rewrote (compacted) fragment(s) [0]")
                 .hasMessageContaining("delete the wrong rows or miss moved ones");
         assertThat(latestVersion()).isEqualTo(2);
@@ -349,7 +349,7 @@ class ConcurrentChangeCheckTest {
 
         assertThatThrownBy(() -> pinnedAt(1).commit(ours))
                 .isInstanceOf(CheckpointCommitException.class)
-                .hasMessageContaining("Step APPEND of checkpoint 1 (rewrite rows")
+                .hasMessageContaining("The changes of checkpoint 1 (rewrite rows")
                 .hasMessageContaining("version 2 (DataOverlay, committed by another writer) overlaid 1 of the rows of"
                         + " fragment 0 this statement rewrites (first offset 1)")
                 .hasMessageContaining("lose the other writer's change of the rows it rewrites");

@@ -20,6 +20,12 @@ final class ManifestFaultStore extends ForwardingObjectStore {
     private final AtomicInteger readBacksToFail = new AtomicInteger();
     private final AtomicInteger failReadBack = new AtomicInteger();
     private volatile String lostPath;
+    private volatile IoAction beforeNextPublication;
+
+    /** Something a test runs against the store. */
+    interface IoAction {
+        void run() throws IOException;
+    }
 
     ManifestFaultStore(ObjectStore delegate) {
         super(delegate);
@@ -43,6 +49,14 @@ final class ManifestFaultStore extends ForwardingObjectStore {
         readBacksToFail.set(n);
     }
 
+    /**
+     * Runs {@code action} (e.g. another writer's commit) once, right before the next manifest
+     * publication, so that the publication loses the race to it.
+     */
+    void beforeNextPublication(IoAction action) {
+        beforeNextPublication = action;
+    }
+
     int publications() {
         return publications.get();
     }
@@ -50,6 +64,11 @@ final class ManifestFaultStore extends ForwardingObjectStore {
     @Override
     public boolean putIfAbsent(String path, byte[] content) throws IOException {
         if (path.startsWith("_versions/") && path.endsWith(".manifest")) {
+            IoAction before = beforeNextPublication;
+            if (before != null) {
+                beforeNextPublication = null;
+                before.run();
+            }
             if (failBefore.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 throw new IOException("injected: connection refused before publishing " + path);
             }

@@ -179,7 +179,7 @@ class LanceSqlModificationScanITCase {
         otherWriterCompacts(); // version 3: fragment 0 becomes fragment 1
 
         assertThatThrownBy(() -> run(t, update)).satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
-                .contains("Step OVERLAY of checkpoint")
+                .contains("The changes of checkpoint")
                 .contains("version 3 (Rewrite, committed by another writer) rewrote (compacted) fragment(s) [0]"));
         assertThat(latestVersion()).isEqualTo(3);
 
@@ -188,7 +188,7 @@ class LanceSqlModificationScanITCase {
         otherWriterCompacts(); // version 4: fragment 1 becomes fragment 2
 
         assertThatThrownBy(() -> run(t, delete)).satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
-                .contains("Step DELETE of checkpoint")
+                .contains("The changes of checkpoint")
                 .contains("the statement read version 3, and version 4 (Rewrite, committed by another writer)"
                         + " rewrote (compacted) fragment(s) [1]"));
         assertThat(latestVersion()).isEqualTo(4);

@@ -221,8 +221,7 @@ class CleanupThenRestoreTest {
     private static void waitForSinkOverlayCommits(String uri, Map<String, String> storage, int count)
             throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-        while (TableHistory.read(uri, storage).sinkCommits().stream()
-                .filter(v -> v.operation().equals("DataOverlay")).count() < count) {
+        while (TableHistory.sinkOverlayCommits(uri, storage) < count) {
             assertThat(System.nanoTime()).as("waiting for %s overlay commits of the sink on %s", count, uri)
                     .isLessThan(deadline);
             Thread.sleep(100);

@@ -135,7 +135,7 @@ class CompactionWhileSinkRunsTest {
         assertThat(history.compactions("overlay-fold")).as("overlay folds committed while the sink ran; runs %s",
                 describe(runs))
                 .isNotEmpty().allSatisfy(v -> assertThat(v.operation()).isEqualTo("Update"));
-        assertThat(history.sinkCommits().stream().filter(v -> v.operation().equals("DataOverlay")).count())
+        assertThat(TableHistory.sinkOverlayCommits(uri, storage))
                 .as("overlay commits of the sink").isGreaterThan(3);
 
         // Merges and folds rewrite overlays and base columns, never rows: only new keys add rows.

@@ -6,12 +6,15 @@ import dev.lanceflink.committer.core.CommitMarker;
 import dev.lanceflink.compactor.core.CompactionCommitter;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.VersionInfo;
+import dev.lanceflink.table.DataOverlayFile;
+import dev.lanceflink.txn.Operation;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * The versions of a table split by who committed them: the upsert sink (transaction properties
@@ -41,6 +44,29 @@ public record TableHistory(List<VersionInfo> all, List<VersionInfo> sinkCommits,
         }
     }
 
+    /**
+     * How many of the sink's versions attach overlays: a {@code DataOverlay}, or an {@code Update}
+     * whose fragments carry staged overlays (a checkpoint with overlays and other changes).
+     */
+    public static long sinkOverlayCommits(String uri, Map<String, String> storage) throws IOException {
+        TableHistory history = read(uri, storage);
+        long n = 0;
+        try (Dataset ds = Dataset.open(uri, storage)) {
+            for (VersionInfo v : history.sinkCommits()) {
+                Operation op;
+                try (Dataset at = ds.checkoutVersion(v.version())) {
+                    op = at.transaction().orElseThrow().operation();
+                }
+                if (op instanceof Operation.DataOverlay || (op instanceof Operation.Update u
+                        && Stream.concat(u.updatedFragments().stream(), u.newFragments().stream())
+                                .anyMatch(f -> f.overlays().stream().anyMatch(DataOverlayFile::isStaged)))) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
     /** Compaction versions of one mode ({@code overlay-merge}, {@code overlay-fold}). */
     public List<VersionInfo> compactions(String mode) {
         return compactions.stream().filter(v -> mode.equals(v.properties().get(CompactionCommitter.MODE_PROPERTY)))
@@ -48,9 +74,10 @@ public record TableHistory(List<VersionInfo> all, List<VersionInfo> sinkCommits,
     }
 
     /**
-     * The sink's commits are exactly-once and well formed: one commit user; no (checkpoint, step)
-     * twice; checkpoints and steps only move forward in version order; each step has its
-     * operation (0 Append, 1 Delete, 2 DataOverlay; transactions.md and {@code CommitStep}).
+     * The sink's commits are exactly-once and well formed: one commit user; each checkpoint in one
+     * version, marked {@link CommitMarker#ALL_STEPS}; checkpoints only move forward in version
+     * order; each version has an operation that holds a checkpoint's changes (Append, Delete,
+     * DataOverlay, or an Update holding several kinds; see {@code CheckpointOperation}).
      *
      * @return the sink's commit user
      */
@@ -73,14 +100,10 @@ public record TableHistory(List<VersionInfo> all, List<VersionInfo> sinkCommits,
                     m.checkpointId(), m.step(), lastCheckpoint, lastStep).isTrue();
             lastCheckpoint = m.checkpointId();
             lastStep = m.step();
-            String expected = switch (m.step()) {
-                case 0 -> "Append";
-                case 1 -> "Delete";
-                case 2 -> "DataOverlay";
-                default -> throw new AssertionError("version " + v.version() + " has unknown sink step " + m.step());
-            };
-            assertThat(v.operation()).as("operation of version %s (sink step %s)", v.version(), m.step())
-                    .isEqualTo(expected);
+            assertThat(m.step()).as("step marker of version %s (one version per checkpoint)", v.version())
+                    .isEqualTo(CommitMarker.ALL_STEPS);
+            assertThat(v.operation()).as("operation of version %s (checkpoint %s)", v.version(), m.checkpointId())
+                    .isIn("Append", "Delete", "DataOverlay", "Update");
         }
         assertThat(users).as("commit users of the sink").hasSize(1);
         return users.iterator().next();

@@ -188,7 +188,7 @@ class ConcurrentPylanceWriterTest {
         amidSink.merge(op, 1, Integer::sum);
       }
     });
-    long sinkOverlays = history.sinkCommits().stream().filter(v -> v.operation().equals("DataOverlay")).count();
+    long sinkOverlays = TableHistory.sinkOverlayCommits(uri, storage);
     long longestSinkGap = 0;
     for (int i = 1; i < history.sinkCommits().size(); i++) {
       longestSinkGap = Math.max(longestSinkGap, history.sinkCommits().get(i).timestamp().toEpochMilli()

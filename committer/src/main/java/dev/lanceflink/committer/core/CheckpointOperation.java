@@ -1,0 +1,289 @@
+package dev.lanceflink.committer.core;
+
+import dev.lanceflink.deletion.DeletionFiles;
+import dev.lanceflink.deletion.DeletionVector;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.table.DataOverlayFile;
+import dev.lanceflink.table.DeletionFile;
+import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.TableFiles;
+import dev.lanceflink.txn.Operation;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.roaringbitmap.RoaringBitmap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds the one operation that commits a checkpoint's changes (those of the given
+ * {@link CommitStep}s) as one Lance version, against the version it will commit on. Built anew for
+ * every attempt, because targets are resolved and deletion vectors merged against that version: a
+ * retry after a conflict sees the other writer's changes.
+ *
+ * <p>The operation is the plainest Lance operation that holds the changes, so that Lance readers
+ * and writers see what they would write themselves: new fragments alone are an {@code Append},
+ * deletions alone a {@code Delete}, overlays alone a {@code DataOverlay}, and anything mixed one
+ * {@code Update} (REWRITE_ROWS) whose updated fragments carry their merged deletion vectors and
+ * their new, staged overlays, and whose new fragments are the checkpoint's new rows, as Lance's
+ * merge-insert commits an upsert. A reader therefore never sees a checkpoint's new rows without
+ * the updates and deletions that came with them.
+ *
+ * <p>Targets in the checkpoint's own new fragments (when the aggregator merged a late checkpoint's
+ * results into this one) are applied to those fragments directly: their overlays are staged on
+ * them, and their deletions need a deletion file, which is named after the fragment id, so then
+ * the new fragments get their ids here (the commit fails with a retryable conflict rather than
+ * renumber them if another writer takes those ids first).
+ */
+final class CheckpointOperation {
+    private static final Logger LOG = LoggerFactory.getLogger(CheckpointOperation.class);
+
+    /** The operation and the files written to build it (deleted again if it is certainly not committed). */
+    record Built(Optional<Operation> operation, List<String> writtenFiles, long droppedTargets) {}
+
+    private CheckpointOperation() {}
+
+    /** The changes of {@code steps} of {@code commit} as one operation on top of {@code latest}. */
+    static Built build(CheckpointCommit commit, Set<CommitStep> steps, Manifest latest, ObjectStore store,
+            ReplacedContentCheck replacedContent) throws IOException {
+        List<Fragment> fresh = steps.contains(CommitStep.APPEND) ? commit.fragments() : List.of();
+        if (steps.contains(CommitStep.APPEND) && commit.overwrite()) {
+            // The checkpoint's fragments replace every fragment: the schema is the latest version's
+            // (field ids, primary key and metadata stay); config and table metadata are kept by the
+            // Overwrite itself. Lance drops every index on an Overwrite, and feature flags follow
+            // the new fragments. An overwrite carries no deletions or overlays (CheckpointCommit).
+            return new Built(Optional.of(new Operation.Overwrite(fresh, latest.schema())), List.of(), 0);
+        }
+        List<TargetedDeletion> deletions = new ArrayList<>();
+        for (CommitStep s : steps) {
+            deletions.addAll(commit.deletionsOf(s));
+        }
+        List<TargetedOverlay> overlays = steps.contains(CommitStep.OVERLAY) ? commit.overlays() : List.of();
+        if (deletions.stream().anyMatch(d -> !d.target().isPending())) {
+            replacedContent.check(commit, latest, "The deletions of " + commit.describe());
+        } else if (overlays.stream().anyMatch(o -> !o.target().isPending())) {
+            replacedContent.check(commit, latest, "The overlays of " + commit.describe());
+        }
+        Changes changes = new Changes(commit, latest, store, fresh);
+        for (TargetedDeletion d : deletions) {
+            changes.delete(d);
+        }
+        for (TargetedOverlay o : overlays) {
+            changes.overlay(o);
+        }
+        return changes.build(steps);
+    }
+
+    /** The changes gathered per fragment, then turned into one operation. */
+    private static final class Changes {
+        private final CheckpointCommit commit;
+        private final Manifest latest;
+        private final ObjectStore store;
+        private final List<Fragment> fresh;
+        private final Map<Long, Fragment> fragments = new HashMap<>();
+        private final Map<Long, Fragment> pending;
+        /** File id of the first data file → index in {@link #fresh}. */
+        private final Map<Long, Integer> ownFiles = new HashMap<>();
+        private final Map<Long, RoaringBitmap> deleted = new LinkedHashMap<>();
+        private final Map<Long, List<DataOverlayFile>> overlaid = new LinkedHashMap<>();
+        private final Map<Integer, RoaringBitmap> deletedFresh = new LinkedHashMap<>();
+        private final Map<Integer, List<DataOverlayFile>> overlaidFresh = new LinkedHashMap<>();
+        private long dropped;
+
+        Changes(CheckpointCommit commit, Manifest latest, ObjectStore store, List<Fragment> fresh) {
+            this.commit = commit;
+            this.latest = latest;
+            this.store = store;
+            this.fresh = fresh;
+            for (Fragment f : latest.fragments()) {
+                fragments.put(f.id(), f);
+            }
+            this.pending = PendingFiles.index(latest);
+            for (int i = 0; i < fresh.size(); i++) {
+                if (!fresh.get(i).files().isEmpty()) {
+                    ownFiles.put(PendingFiles.fileIdOf(fresh.get(i).files().get(0).path()), i);
+                }
+            }
+        }
+
+        void delete(TargetedDeletion d) throws IOException {
+            Integer own = ownFragment(d.target());
+            if (own != null) {
+                requireWithin(d.offsets(), fresh.get(own).physicalRows(), "The deletions of " + commit.describe(),
+                        d.target() + ", one of the checkpoint's new fragments");
+                deletedFresh.computeIfAbsent(own, k -> new RoaringBitmap()).or(d.offsets());
+                return;
+            }
+            Optional<Fragment> f = resolve(d.target(), "deletion", "A deletion of " + commit.describe());
+            if (f.isEmpty()) {
+                return;
+            }
+            requireWithin(d.offsets(), f.get().physicalRows(), "The deletions of " + commit.describe(),
+                    "fragment " + f.get().id() + " (" + d.target() + ")");
+            deleted.computeIfAbsent(f.get().id(), k -> new RoaringBitmap()).or(d.offsets());
+        }
+
+        void overlay(TargetedOverlay o) throws IOException {
+            String what = "Overlay " + o.overlay().dataFile().path() + " of " + commit.describe();
+            RoaringBitmap covered = o.overlay().coverage().union();
+            DataOverlayFile staged = o.overlay().withCommittedVersion(0);
+            Integer own = ownFragment(o.target());
+            if (own != null) {
+                requireWithin(covered, fresh.get(own).physicalRows(), what,
+                        o.target() + ", one of the checkpoint's new fragments");
+                overlaidFresh.computeIfAbsent(own, k -> new ArrayList<>()).add(staged);
+                return;
+            }
+            Optional<Fragment> f = resolve(o.target(), "overlay", what);
+            if (f.isEmpty()) {
+                return;
+            }
+            requireWithin(covered, f.get().physicalRows(), what, "fragment " + f.get().id() + " (" + o.target() + ")");
+            overlaid.computeIfAbsent(f.get().id(), k -> new ArrayList<>()).add(staged);
+        }
+
+        /** The index in {@link #fresh} of a pending target that is one of this checkpoint's new fragments. */
+        private Integer ownFragment(RowTarget target) {
+            return target.isPending() && !pending.containsKey(target.pendingFileId())
+                    ? ownFiles.get(target.pendingFileId()) : null;
+        }
+
+        /**
+         * The target's fragment in {@link #latest}. A committed target the table no longer has
+         * was removed entirely (every row deleted) by someone else: its rows are gone already,
+         * and a deletion wins over an overlay, so the change is dropped. A pending target must be
+         * committed by now (an earlier checkpoint of this sink appended it).
+         */
+        private Optional<Fragment> resolve(RowTarget target, String kind, String what) throws IOException {
+            Optional<Fragment> f = target.resolve(fragments, pending);
+            if (f.isPresent()) {
+                return f;
+            }
+            if (target.isPending()) {
+                throw new CheckpointCommitException("A " + kind + " of " + commit.describe() + " targets " + target
+                        + ", which this sink appended earlier, but no fragment of the table holds that file any more"
+                        + " (it was rewritten by compaction, or the table was overwritten). The sink's key map is"
+                        + " stale: stop the job and start it without state so that the map is rebuilt from the"
+                        + " table");
+            }
+            FragmentRemoval.rowsWereDeleted(store, target.fragmentId(), latest, what);
+            dropped++;
+            return Optional.empty();
+        }
+
+        private static void requireWithin(RoaringBitmap offsets, long physicalRows, String what, String where)
+                throws CheckpointCommitException {
+            long last = offsets.isEmpty() ? -1 : Integer.toUnsignedLong(offsets.last());
+            if (last >= physicalRows) {
+                throw new CheckpointCommitException(what + " names offset " + last + " of " + where + ", which has"
+                        + " only " + physicalRows + " rows. The sink's key map does not match the table (was the table"
+                        + " rewritten or overwritten by another writer?); restart the sink without state to rebuild it");
+            }
+        }
+
+        Built build(Set<CommitStep> steps) throws IOException {
+            List<Fragment> updated = new ArrayList<>();
+            List<Long> removed = new ArrayList<>();
+            List<String> written = new ArrayList<>();
+            List<Fragment> added = new ArrayList<>();
+            boolean deletesRows = false;
+            try (TableFiles files = TableFiles.of(store, latest)) {
+                Map<Long, Fragment> changed = new LinkedHashMap<>();
+                // Current deletion files are read where the manifest says (a clone's source keeps
+                // some); the new ones are written to the table root.
+                for (Map.Entry<Long, RoaringBitmap> e : deleted.entrySet()) {
+                    Fragment f = fragments.get(e.getKey());
+                    DeletionFile current = f.deletionFile();
+                    DeletionVector old = current == null ? DeletionVector.EMPTY
+                            : DeletionFiles.read(files, f.id(), current);
+                    DeletionVector merged = old.union(DeletionVector.of(e.getValue()));
+                    if (merged.equals(old)) {
+                        continue;
+                    }
+                    deletesRows = true;
+                    if (merged.coversAll(f.physicalRows())) {
+                        removed.add(f.id());
+                        continue;
+                    }
+                    DeletionFile file = DeletionFiles.write(store, f.id(), latest.version(), merged,
+                            current == null ? null : current.type());
+                    written.add(file.rootRelativePath(f.id()));
+                    changed.put(f.id(), f.withDeletionFile(file));
+                }
+                for (Map.Entry<Long, List<DataOverlayFile>> e : overlaid.entrySet()) {
+                    if (removed.contains(e.getKey())) {
+                        dropped += e.getValue().size(); // every row deleted: a deletion wins
+                        continue;
+                    }
+                    Fragment f = changed.getOrDefault(e.getKey(), fragments.get(e.getKey()));
+                    changed.put(e.getKey(), f.withOverlaysAppended(e.getValue()));
+                }
+                updated.addAll(changed.values());
+                // The checkpoint's own new fragments, with their ids fixed here if one needs a
+                // deletion file (named after the id).
+                long nextId = latest.nextFragmentId();
+                boolean pinIds = !deletedFresh.isEmpty();
+                for (int i = 0; i < fresh.size(); i++) {
+                    Fragment f = pinIds ? fresh.get(i).withId(nextId++) : fresh.get(i);
+                    RoaringBitmap rows = deletedFresh.get(i);
+                    if (rows != null) {
+                        DeletionVector dv = DeletionVector.of(rows);
+                        if (dv.coversAll(f.physicalRows())) {
+                            dropped += overlaidFresh.getOrDefault(i, List.of()).size();
+                            continue; // every new row deleted again: the fragment is never added
+                        }
+                        DeletionFile file = DeletionFiles.write(store, f.id(), latest.version(), dv, null);
+                        written.add(file.rootRelativePath(f.id()));
+                        f = f.withDeletionFile(file);
+                    }
+                    List<DataOverlayFile> own = overlaidFresh.get(i);
+                    added.add(own == null ? f : f.withOverlaysAppended(own));
+                }
+            } catch (IOException | RuntimeException ex) {
+                StagedFiles.deleteQuietly(store, written);
+                throw ex;
+            }
+            if (dropped > 0) {
+                LOG.info("{}: {} deletions or overlays target rows that version {} of {} no longer has (removed by"
+                        + " another writer, or deleted again in the same checkpoint); deletions win, so they are"
+                        + " dropped", commit.describe(), dropped, latest.version(), store.rootUri());
+            }
+            return new Built(operation(updated, removed, added, deletesRows), written, dropped);
+        }
+
+        /** The plainest operation that holds the changes (see the class comment). */
+        private Optional<Operation> operation(List<Fragment> updated, List<Long> removed, List<Fragment> added,
+                boolean deletesRows) {
+            boolean overlaysOnly = !deletesRows && removed.isEmpty() && !updated.isEmpty();
+            boolean plainNew = added.stream().allMatch(f -> f.deletionFile() == null && f.overlays().isEmpty());
+            if (updated.isEmpty() && removed.isEmpty()) {
+                if (added.isEmpty()) {
+                    return Optional.empty();
+                }
+                if (plainNew) {
+                    return Optional.of(new Operation.Append(added));
+                }
+            } else if (added.isEmpty() && overlaysOnly) {
+                List<Operation.OverlayGroup> groups = new ArrayList<>();
+                for (Fragment f : updated) {
+                    groups.add(new Operation.OverlayGroup(f.id(), overlaid.get(f.id())));
+                }
+                return Optional.of(new Operation.DataOverlay(groups));
+            } else if (added.isEmpty()
+                    && updated.stream().allMatch(f -> f.overlays().stream().noneMatch(DataOverlayFile::isStaged))) {
+                return Optional.of(new Operation.Delete(updated, removed, ""));
+            }
+            if (commit.rewriteRows()) {
+                int[] fields = latest.schema().fields().stream().mapToInt(f -> f.id()).toArray();
+                return Optional.of(Operation.Update.movedRows(removed, updated, added, fields));
+            }
+            return Optional.of(Operation.Update.rowsAndCells(removed, updated, added));
+        }
+    }
+}

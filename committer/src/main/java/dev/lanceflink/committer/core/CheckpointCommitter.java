@@ -121,7 +121,7 @@ public final class CheckpointCommitter {
             try {
                 latest = ManifestIO.read(store, VersionResolver.latest(store));
             } catch (VersionNotFoundException e) {
-                throw new CheckpointCommitException("Cannot commit checkpoint " + commit.checkpointId() + " to "
+                throw CheckpointCommitException.permanent("Cannot commit checkpoint " + commit.checkpointId() + " to "
                         + store.rootUri() + ": the table has no versions (was it deleted?). The sink writes to an"
                         + " existing table; create it first", e);
             }

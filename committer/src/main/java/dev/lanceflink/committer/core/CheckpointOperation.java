@@ -166,7 +166,7 @@ final class CheckpointOperation {
                 return f;
             }
             if (target.isPending()) {
-                throw new CheckpointCommitException("A " + kind + " of " + commit.describe() + " targets " + target
+                throw CheckpointCommitException.permanent("A " + kind + " of " + commit.describe() + " targets " + target
                         + ", which this sink appended earlier, but no fragment of the table holds that file any more"
                         + " (it was rewritten by compaction, or the table was overwritten). The sink's key map is"
                         + " stale: stop the job and start it without state so that the map is rebuilt from the"
@@ -181,7 +181,7 @@ final class CheckpointOperation {
                 throws CheckpointCommitException {
             long last = offsets.isEmpty() ? -1 : Integer.toUnsignedLong(offsets.last());
             if (last >= physicalRows) {
-                throw new CheckpointCommitException(what + " names offset " + last + " of " + where + ", which has"
+                throw CheckpointCommitException.permanent(what + " names offset " + last + " of " + where + ", which has"
                         + " only " + physicalRows + " rows. The sink's key map does not match the table (was the table"
                         + " rewritten or overwritten by another writer?); restart the sink without state to rebuild it");
             }

@@ -151,7 +151,7 @@ public final class ConcurrentChangeCheck {
         try {
             txn = TransactionStore.read(store, ManifestIO.read(store, loc.get()));
         } catch (CorruptTableException e) {
-            throw new CheckpointCommitException(message(commit, steps, version, "the transaction of version " + version
+            throw CheckpointCommitException.permanent(message(commit, steps, version, "the transaction of version " + version
                     + " cannot be read (" + e.getMessage() + "), so it cannot be checked for changes to the rows the"
                     + " statement read"), e);
         }
@@ -234,7 +234,7 @@ public final class ConcurrentChangeCheck {
 
     private CheckpointCommitException failure(CheckpointCommit commit, Set<CommitStep> steps, long version,
             String why) {
-        return new CheckpointCommitException(message(commit, steps, version, why));
+        return CheckpointCommitException.permanent(message(commit, steps, version, why));
     }
 
     private String message(CheckpointCommit commit, Set<CommitStep> steps, long version, String why) {

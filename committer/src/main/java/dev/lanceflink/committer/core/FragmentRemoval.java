@@ -50,7 +50,7 @@ public final class FragmentRemoval {
         Transaction txn = TransactionStore.readForVersion(store, removedAt);
         Operation op = txn.operation();
         if (op instanceof Operation.Unknown u) {
-            throw new CheckpointCommitException("Fragment " + fragmentId + " is gone: " + u.refusal(removedAt,
+            throw CheckpointCommitException.permanent("Fragment " + fragmentId + " is gone: " + u.refusal(removedAt,
                     store.rootUri(), "whether it deleted the fragment's rows or moved them cannot be told, and changes"
                     + " aimed at that fragment are not committed"));
         }
@@ -64,7 +64,7 @@ public final class FragmentRemoval {
         if (cause.isPresent() && cause.get().rowsDeleted()) {
             return true;
         }
-        throw new CheckpointCommitException(what + " targets fragment " + fragmentId + ", which version "
+        throw CheckpointCommitException.permanent(what + " targets fragment " + fragmentId + ", which version "
                 + latest.version() + " of " + store.rootUri() + " no longer has: "
                 + cause.map(c -> "version " + c.version() + " (" + c.operation() + ") " + (c.contentReplaced()
                         ? "replaced the table's content" : "moved its rows elsewhere"))

@@ -132,11 +132,11 @@ final class ReplacedContentCheck {
     private CheckpointCommitException replaced(String what, long version, Operation op,
             Optional<CommitMarker> marker) {
         if (op instanceof Operation.Unknown u) {
-            return new CheckpointCommitException(what + " locates rows by fragment id and offset, but "
+            return CheckpointCommitException.permanent(what + " locates rows by fragment id and offset, but "
                     + u.refusal(version, store.rootUri(), "whether it replaced the table's content after this sink"
                             + " located them cannot be told, and nothing of this step is committed"));
         }
-        return new CheckpointCommitException(what + " locates rows by fragment id and offset, but version " + version
+        return CheckpointCommitException.permanent(what + " locates rows by fragment id and offset, but version " + version
                 + " of " + store.rootUri() + " (" + describe(op) + ", committed by "
                 + marker.map(m -> "Flink sink " + m.commitUser()).orElse("another writer") + ") replaced the table's"
                 + " content after this sink located them. The located fragment ids may name other rows in the new"

@@ -3,6 +3,7 @@ package dev.lanceflink.committer.flink;
 import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.committer.core.CheckpointCommit;
+import dev.lanceflink.committer.core.CheckpointCommitException;
 import dev.lanceflink.committer.core.CheckpointCommitter;
 import dev.lanceflink.committer.core.CommitOutcome;
 import dev.lanceflink.committer.core.CommitSettings;
@@ -26,7 +27,8 @@ import org.apache.flink.metrics.MetricGroup;
  * <p>All committables are routed to subtask 0; receiving one elsewhere means the topology is
  * wired wrongly and fails fast instead of committing from several places. A checkpoint that
  * cannot be committed fails the job (the committable stays in Flink's state and is retried after
- * the restart); it is never marked failed and dropped.
+ * the restart); it is never marked failed and dropped. A failure that no restart can cure stops the
+ * job instead ({@link SinkStoppedException}).
  *
  * <p>Metrics (group {@code lance}): {@code lastCommittedVersion}, {@code secondsSinceLastCommit},
  * {@code lastCommitDurationMs}, {@code committedCheckpoints}, {@code alreadyCommittedCheckpoints},
@@ -82,7 +84,15 @@ public final class LanceCommitter implements Committer<CheckpointCommit> {
             long start = System.nanoTime();
             // Throws (failing the job) if the checkpoint cannot be committed: later checkpoints
             // must not overtake it, and nothing may be dropped.
-            CommitOutcome outcome = committer.commit(request.getCommittable());
+            CommitOutcome outcome;
+            try {
+                outcome = committer.commit(request.getCommittable());
+            } catch (CheckpointCommitException e) {
+                if (e.restartCannotHelp()) {
+                    throw new SinkStoppedException(e);
+                }
+                throw e;
+            }
             conflicts.inc(outcome.conflicts());
             retries.inc(Math.max(0, outcome.attempts() - 1));
             switch (outcome.kind()) {

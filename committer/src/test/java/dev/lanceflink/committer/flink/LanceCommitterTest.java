@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lanceflink.committer.core.CheckpointCommit;
 import dev.lanceflink.committer.core.CommitMarker;
 import dev.lanceflink.committer.core.CommitSettings;
+import dev.lanceflink.committer.core.RowTarget;
 import dev.lanceflink.committer.core.TableLocation;
+import dev.lanceflink.committer.core.TargetedDeletion;
 import dev.lanceflink.committer.core.TestTable;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.VersionInfo;
@@ -17,10 +19,13 @@ import java.util.List;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.api.connector.sink2.Committer.CommitRequest;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.runtime.throwable.ThrowableClassifier;
+import org.apache.flink.runtime.throwable.ThrowableType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.roaringbitmap.RoaringBitmap;
 
 class LanceCommitterTest {
     @TempDir
@@ -66,6 +71,24 @@ class LanceCommitterTest {
         }
         assertThat(three.events).isEmpty();
         assertThat(two.events).isEmpty();
+    }
+
+    /**
+     * A target the table has no fragment for any more (the sink's key map is stale): every restart
+     * from the same state would fail the same way, so the job must stop rather than restart forever.
+     */
+    @Test
+    void aFailureNoRestartCanCureStopsTheJob() throws Exception {
+        CheckpointCommit stale = new CheckpointCommit("user-a", "job-1", 4, 1, List.of(), List.of(),
+                List.of(new TargetedDeletion(RowTarget.pending(0x77), RoaringBitmap.bitmapOf(0))), 0, 0, 0);
+        try (LanceCommitter committer = committer(0)) {
+            assertThatThrownBy(() -> committer.commit(List.of(new FakeRequest(stale))))
+                    .isInstanceOf(SinkStoppedException.class)
+                    .hasMessageContaining("no fragment of the table holds that file any more")
+                    .hasMessageContaining("the job is stopped, not restarted")
+                    .satisfies(e -> assertThat(ThrowableClassifier.getThrowableType(e))
+                            .isEqualTo(ThrowableType.NonRecoverableError));
+        }
     }
 
     @Test

@@ -63,7 +63,8 @@ class UpsertSinkOnS3ITCase {
                 .primaryKey("id").rowsPerFile(2_000).uidSuffix("s3-upsert-faults").commitRetries(2)
                 .commitRetryBackoff(Duration.ZERO)
                 .sinkTo(env.fromSequence(0, m.changes.size() - 1).setParallelism(1)
-                        .map(new UpsertSinkITCase.ChangeAt(200, 25_000)).setParallelism(1)
+                        // Slow enough for 15 publication faults: one version per checkpoint.
+                        .map(new UpsertSinkITCase.ChangeAt(100, 25_000)).setParallelism(1)
                         .returns(RowData.class));
         env.execute("200k upserts on S3 with failures");
 

@@ -3,6 +3,7 @@ package dev.lanceflink.flink.sink;
 import dev.lanceflink.committer.core.TableLocation;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.flink.types.LanceTypeMapping;
+import dev.lanceflink.schema.ColumnSet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -20,22 +21,9 @@ import org.apache.flink.table.types.logical.RowType;
  * wrong key or column name fails when the job is built, naming the column, not at run time.
  */
 final class ChangeSinkPlan {
-    /** Column sets are bit masks of column positions. */
-    static final int MAX_COLUMNS = 64;
-
     private ChangeSinkPlan() {}
 
-    static RowType tableRowType(TableLocation table) {
-        RowType rowType = tableColumns(table);
-        if (rowType.getFieldCount() > MAX_COLUMNS) {
-                throw new IllegalArgumentException("The table " + table + " has " + rowType.getFieldCount()
-                        + " columns; the upsert and row-address sinks handle tables of up to " + MAX_COLUMNS
-                        + " columns. Use the append mode, or split the table");
-        }
-        return rowType;
-    }
-
-    /** The table's columns as Flink reads them, for any mode (no column limit). */
+    /** The table's columns as Flink reads them. */
     static RowType tableColumns(TableLocation table) {
         try (Dataset ds = Dataset.open(table.uri(), table.storageOptions())) {
             return LanceTypeMapping.toRowType(ds.schema().toArrow());
@@ -77,24 +65,24 @@ final class ChangeSinkPlan {
         return out;
     }
 
-    static long columnMask(TableLocation table, RowType rowType, List<String> columns) {
-        int n = rowType.getFieldCount();
+    /** The positions of the written {@code columns}; all of the table's when null. */
+    static ColumnSet writtenColumns(TableLocation table, RowType rowType, List<String> columns) {
         if (columns == null) {
-            return n == 64 ? -1L : (1L << n) - 1;
+            return ColumnSet.firstColumns(rowType.getFieldCount());
         }
         if (columns.isEmpty()) {
             throw new IllegalArgumentException("writtenColumns must name at least one column of " + table);
         }
-        long mask = 0;
+        ColumnSet.Builder written = ColumnSet.builder();
         for (String c : columns) {
-            mask |= 1L << position(table, rowType, c, "written");
+            written.add(position(table, rowType, c, "written"));
         }
-        return mask;
+        return written.build();
     }
 
-    static void checkKeyIsWritten(TableLocation table, RowType rowType, int[] keys, long written) {
+    static void checkKeyIsWritten(TableLocation table, RowType rowType, int[] keys, ColumnSet written) {
         for (int k : keys) {
-            if ((written & (1L << k)) == 0) {
+            if (!written.contains(k)) {
                 throw new IllegalArgumentException("The written columns must include the primary key column '"
                         + rowType.getFieldNames().get(k) + "' of " + table);
             }

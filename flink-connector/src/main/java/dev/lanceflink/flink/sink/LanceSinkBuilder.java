@@ -17,6 +17,7 @@ import dev.lanceflink.flink.sink.upsert.LocatedChange;
 import dev.lanceflink.flink.sink.upsert.LocatedChangeTypeInfo;
 import dev.lanceflink.flink.sink.upsert.PrimaryKeySelector;
 import dev.lanceflink.flink.sink.upsert.RowAddressChanges;
+import dev.lanceflink.schema.ColumnSet;
 import java.util.List;
 
 /**
@@ -322,13 +323,13 @@ public final class LanceSinkBuilder {
     private DataStreamSink<?> upsert(DataStream<RowData> rows) {
         requireNoReadVersion();
         TableLocation table = new TableLocation(uri, storageOptions);
-        RowType rowType = ChangeSinkPlan.tableRowType(table);
+        RowType rowType = ChangeSinkPlan.tableColumns(table);
         boolean rewriteRows = updateMode == UpdateMode.REWRITE_ROWS;
         if (rewriteRows) {
             ChangeSinkPlan.requireRewritableRows(table);
         }
         int[] keys = ChangeSinkPlan.keyPositions(table, rowType, primaryKey);
-        long written = ChangeSinkPlan.columnMask(table, rowType, writtenColumns);
+        ColumnSet written = ChangeSinkPlan.writtenColumns(table, rowType, writtenColumns);
         ChangeSinkPlan.checkKeyIsWritten(table, rowType, keys, written);
         String suffix = suffix();
         rows = ChangeSinkPlan.adaptInput(table, rowType, rows, List.of(), suffix);
@@ -351,8 +352,9 @@ public final class LanceSinkBuilder {
 
     private DataStreamSink<?> rowAddress(DataStream<RowData> rows, boolean deletesOnly) {
         TableLocation table = new TableLocation(uri, storageOptions);
-        RowType rowType = ChangeSinkPlan.tableRowType(table);
-        long written = deletesOnly ? 0 : ChangeSinkPlan.columnMask(table, rowType, writtenColumns);
+        RowType rowType = ChangeSinkPlan.tableColumns(table);
+        ColumnSet written = deletesOnly ? ColumnSet.EMPTY
+                : ChangeSinkPlan.writtenColumns(table, rowType, writtenColumns);
         boolean rewriteRows = !deletesOnly && updateMode == UpdateMode.REWRITE_ROWS;
         if (rewriteRows) {
             ChangeSinkPlan.requireRewritableRows(table);

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.committer.core.TableLocation;
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.schema.ColumnSet;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -66,7 +67,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private final TableLocation table;
     private final RowType rowType;
     private final int[] keyPositions;
-    private final long writtenColumns;
+    private final ColumnSet writtenColumns;
     private final boolean sparse;
     private final long rowsPerFile;
     private final boolean rewriteRows;
@@ -79,7 +80,13 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private transient RowDataSerializer rowSerializer;
     private transient RowData.FieldGetter[] getters;
     private transient boolean[] notNull;
-    private transient long keyColumns;
+    private transient ColumnSet keyColumns;
+    /** The written columns and the key columns: what a new key's row takes from its record. */
+    private transient ColumnSet newRowColumns;
+    /** The written columns but the key columns: the cells an update of an existing row may change. */
+    private transient ColumnSet updatableColumns;
+    /** Every column of the table. */
+    private transient ColumnSet allColumns;
     private transient Random random;
     private transient long currentFileId;
     private transient long currentFileRows;
@@ -93,18 +100,18 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     /**
      * @param rowType the table's row type (the records' layout)
      * @param keyPositions primary key column positions
-     * @param writtenColumns bit mask of the columns the records carry (others are left alone on
-     *     update, NULL on insert)
+     * @param writtenColumns the columns the records carry (others are left alone on update, NULL on
+     *     insert)
      * @param sparse overlay only the cells that changed when a before-image (UPDATE_BEFORE) is known
      * @param rowsPerFile rows per new data file
      * @param rewriteRows updates move the row (delete + insert) instead of overlaying cells
      */
-    public ChangelogKeyResolver(TableLocation table, RowType rowType, int[] keyPositions, long writtenColumns,
+    public ChangelogKeyResolver(TableLocation table, RowType rowType, int[] keyPositions, ColumnSet writtenColumns,
             boolean sparse, long rowsPerFile, boolean rewriteRows) {
         this.table = requireNonNull(table, "table is null");
         this.rowType = requireNonNull(rowType, "rowType is null");
         this.keyPositions = keyPositions.clone();
-        this.writtenColumns = writtenColumns;
+        this.writtenColumns = requireNonNull(writtenColumns, "writtenColumns is null");
         this.sparse = sparse;
         this.rowsPerFile = rowsPerFile;
         this.rewriteRows = rewriteRows;
@@ -130,9 +137,10 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             getters[i] = RowData.createFieldGetter(rowType.getTypeAt(i), i);
             notNull[i] = !rowType.getTypeAt(i).isNullable();
         }
-        for (int k : keyPositions) {
-            keyColumns |= 1L << k;
-        }
+        keyColumns = ColumnSet.of(keyPositions);
+        newRowColumns = writtenColumns.union(keyColumns);
+        updatableColumns = writtenColumns.minus(keyColumns);
+        allColumns = ColumnSet.firstColumns(n);
         random = new SecureRandom();
         var group = getMetricGroup().addGroup("lance");
         inserts = group.counter("resolvedInserts");
@@ -214,19 +222,19 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             case NEW -> c.row = merge(c.row, record, writtenColumns);
             case ABSENT -> {
                 c.state = KeyedChange.State.NEW;
-                c.row = merge(null, record, writtenColumns | keyColumns);
+                c.row = merge(null, record, newRowColumns);
             }
             case EXISTING -> {
-                long cells = writtenColumns & ~keyColumns;
+                ColumnSet cells = updatableColumns;
                 if (c.before != null) {
                     cells = changedColumns(c.before, record, cells);
                     c.before = null;
                 }
-                if (cells != 0) {
+                if (!cells.isEmpty()) {
                     // A rewritten row is written whole: it takes every written column of the
                     // latest record that changed something, not just the changed cells.
                     c.row = merge(c.row, record, rewriteRows ? writtenColumns : cells);
-                    c.columns |= cells;
+                    c.columns = c.columns.union(cells);
                 }
             }
         }
@@ -238,7 +246,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         }
         c.state = KeyedChange.State.ABSENT;
         c.row = null;
-        c.columns = 0;
+        c.columns = ColumnSet.EMPTY;
         c.before = null;
     }
 
@@ -250,7 +258,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
                     + " table's columns, in its order");
         }
         for (int i = 0; i < getters.length; i++) {
-            if (notNull[i] && (writtenColumns & (1L << i)) != 0 && record.isNullAt(i)) {
+            if (notNull[i] && record.isNullAt(i) && writtenColumns.contains(i)) {
                 throw new IllegalArgumentException("Column '" + rowType.getFieldNames().get(i) + "' of " + table
                         + " is NOT NULL, but a record (" + record.getRowKind() + ") has NULL in it (field " + i
                         + "); filter or fill such records before the sink");
@@ -259,29 +267,28 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     }
 
     /** {@code base} (or NULLs) with the {@code columns} of {@code record}. */
-    private RowData merge(RowData base, RowData record, long columns) {
-        long all = (getters.length == 64 ? -1L : (1L << getters.length) - 1);
-        if (base == null && (columns & all) == all) {
+    private RowData merge(RowData base, RowData record, ColumnSet columns) {
+        if (base == null && columns.containsAll(allColumns)) {
             return rowSerializer.copy(record);
         }
         GenericRowData out = new GenericRowData(record.getRowKind(), getters.length);
         for (int i = 0; i < getters.length; i++) {
-            RowData from = (columns & (1L << i)) != 0 ? record : base;
+            RowData from = columns.contains(i) ? record : base;
             out.setField(i, from == null ? null : getters[i].getFieldOrNull(from));
         }
         // Copy through the serializer: the record's fields may be reused by the source.
         return rowSerializer.toBinaryRow(out).copy();
     }
 
-    private long changedColumns(RowData before, RowData after, long candidates) {
-        long changed = 0;
-        for (int i = 0; i < getters.length; i++) {
-            long bit = 1L << i;
-            if ((candidates & bit) != 0 && !sameValue(getters[i].getFieldOrNull(before), getters[i].getFieldOrNull(after))) {
-                changed |= bit;
+    private ColumnSet changedColumns(RowData before, RowData after, ColumnSet candidates) {
+        ColumnSet.Builder changed = ColumnSet.builder();
+        for (int i = candidates.first(); i >= 0; i = candidates.next(i + 1)) {
+            if (!sameValue(getters[i].getFieldOrNull(before), getters[i].getFieldOrNull(after))) {
+                changed.add(i);
             }
         }
-        return changed;
+        ColumnSet out = changed.build();
+        return out.equals(candidates) ? candidates : out; // shared: the writer buffers one per update
     }
 
     private static boolean sameValue(Object a, Object b) {
@@ -326,7 +333,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             }
             switch (c.state) {
                 case EXISTING -> {
-                    if (c.columns != 0) {
+                    if (!c.columns.isEmpty()) {
                         if (deletedElsewhere == null) {
                             deletedElsewhere = DeletedRowCheck.latest(store);
                             if (batchLocations != null) {

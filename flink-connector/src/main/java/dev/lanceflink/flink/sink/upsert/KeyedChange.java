@@ -1,5 +1,6 @@
 package dev.lanceflink.flink.sink.upsert;
 
+import dev.lanceflink.schema.ColumnSet;
 import org.apache.flink.table.data.RowData;
 
 /**
@@ -27,7 +28,7 @@ final class KeyedChange {
      */
     RowData row;
     /** EXISTING: column positions whose values changed (to overlay, or a reason to rewrite the row). */
-    long columns;
+    ColumnSet columns = ColumnSet.EMPTY;
     /** The before-image of the next update (from an UPDATE_BEFORE record), or null. */
     RowData before;
 

@@ -16,6 +16,7 @@ import dev.lanceflink.flink.sink.writer.RowDataToArrow;
 import dev.lanceflink.flink.types.LanceTypeMapping;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.overlay.OverlayWriter;
+import dev.lanceflink.schema.ColumnSet;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.table.DataFile;
@@ -85,8 +86,8 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
     private final LanceSchema schema;
     private final FileVersion fileVersion;
     private final RowDataToArrow inserts;
-    /** Top-level struct (ROW) columns, as a column mask: overlays cannot replace them. */
-    private final long structColumns;
+    /** Top-level struct (ROW) columns: overlays cannot replace them. */
+    private final ColumnSet structColumns;
     /** Updates per target: fileId (0 = committed) and fragment id or file id. */
     private final Map<RowTarget, OverlayBuffer> updates = new LinkedHashMap<>();
     private final Map<RowTarget, RoaringBitmap> deletions = new LinkedHashMap<>();
@@ -200,13 +201,15 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
                 move.row());
     }
 
-    private static long structColumns(LanceSchema schema) {
-        long mask = 0;
+    private static ColumnSet structColumns(LanceSchema schema) {
+        ColumnSet.Builder structs = ColumnSet.builder();
         List<LanceField> top = schema.fields();
-        for (int c = 0; c < top.size() && c < Long.SIZE; c++) {
-            mask |= top.get(c).isStruct() ? 1L << c : 0;
+        for (int c = 0; c < top.size(); c++) {
+            if (top.get(c).isStruct()) {
+                structs.add(c);
+            }
         }
-        return mask;
+        return structs.build();
     }
 
     /**
@@ -215,10 +218,9 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
      * so SET st = NULL (or a ROW with NULL fields over a NULL struct) has no overlay form. Fails on
      * the first such update, before anything of the checkpoint is written.
      */
-    private void requireNoStructColumn(long columns) {
-        long hit = columns & structColumns;
-        if (hit != 0) {
-            String name = schema.fields().get(Long.numberOfTrailingZeros(hit)).name();
+    private void requireNoStructColumn(ColumnSet columns) {
+        if (columns.intersects(structColumns)) {
+            String name = schema.fields().get(columns.intersection(structColumns).first()).name();
             throw new IllegalArgumentException("An update of " + table + " sets ROW column '" + name + "', but"
                     + " updates are written as data overlay files, which cannot replace a struct column (Lance"
                     + " resolves each of its fields separately and keeps the struct's NULL in the base file). Leave '"
@@ -386,18 +388,16 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
             }
         }
         int[] order = buffer.sortedUnique();
-        long union = 0;
+        ColumnSet union = ColumnSet.EMPTY;
         boolean dense = true;
         for (int i : order) {
-            union |= buffer.columns(i);
-            dense &= buffer.columns(i) == buffer.columns(order[0]);
+            union = union.union(buffer.columns(i));
+            dense &= buffer.columns(i).equals(buffer.columns(order[0]));
         }
         List<LanceField> top = schema.fields();
         List<Integer> positions = new ArrayList<>();
-        for (int c = 0; c < top.size(); c++) {
-            if ((union & (1L << c)) != 0) {
-                positions.add(c);
-            }
+        for (int c = union.first(); c >= 0 && c < top.size(); c = union.next(c + 1)) {
+            positions.add(c);
         }
         int[] fieldIds = positions.stream().mapToInt(c -> top.get(c).id()).toArray();
         long high = fragment != null ? fragment.id() << 32 : 0;
@@ -434,10 +434,9 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
     /** Column {@code c} for just the updates that set it (a sparse overlay's field). */
     private void writeSparseField(OverlayWriter writer, int fieldId, int c, int[] order, OverlayBuffer buffer,
             long[] addresses, FieldVector all) throws IOException {
-        long bit = 1L << c;
         int n = 0;
         for (int i : order) {
-            n += (buffer.columns(i) & bit) != 0 ? 1 : 0;
+            n += buffer.columns(i).contains(c) ? 1 : 0;
         }
         if (n == 0) {
             return;
@@ -448,7 +447,7 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
             out.allocateNew();
             int j = 0;
             for (int k = 0; k < order.length; k++) {
-                if ((buffer.columns(order[k]) & bit) != 0) {
+                if (buffer.columns(order[k]).contains(c)) {
                     out.copyFromSafe(k, j, all);
                     selected[j++] = addresses[k];
                 }

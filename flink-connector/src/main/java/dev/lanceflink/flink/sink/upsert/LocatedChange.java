@@ -2,6 +2,7 @@ package dev.lanceflink.flink.sink.upsert;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.lanceflink.schema.ColumnSet;
 import org.apache.flink.table.data.RowData;
 
 /**
@@ -25,10 +26,10 @@ import org.apache.flink.table.data.RowData;
  * which this sink wrote and whose commit may still be pending; a MOVE's existing row is named the
  * same way by its {@code from} pair.
  *
- * @param columns bit mask of table column positions (UPDATE and MOVE; 0 otherwise)
+ * @param columns table column positions (UPDATE and MOVE; empty otherwise)
  * @param row the new values (INSERT, UPDATE, MOVE); null for DELETE
  */
-public record LocatedChange(Kind kind, long fileId, long position, long columns, RowData row, long fromFileId,
+public record LocatedChange(Kind kind, long fileId, long position, ColumnSet columns, RowData row, long fromFileId,
         long fromPosition) {
     /** What the change does. */
     public enum Kind {
@@ -40,6 +41,7 @@ public record LocatedChange(Kind kind, long fileId, long position, long columns,
 
     public LocatedChange {
         requireNonNull(kind, "kind is null");
+        requireNonNull(columns, "columns is null");
         if (kind != Kind.DELETE) {
             requireNonNull(row, "row is null");
         }
@@ -56,27 +58,27 @@ public record LocatedChange(Kind kind, long fileId, long position, long columns,
     }
 
     /** A change that is not a move. */
-    public LocatedChange(Kind kind, long fileId, long position, long columns, RowData row) {
+    public LocatedChange(Kind kind, long fileId, long position, ColumnSet columns, RowData row) {
         this(kind, fileId, position, columns, row, 0, 0);
     }
 
     public static LocatedChange insert(long fileId, long offset, RowData row) {
-        return new LocatedChange(Kind.INSERT, fileId, offset, 0, row);
+        return new LocatedChange(Kind.INSERT, fileId, offset, ColumnSet.EMPTY, row);
     }
 
-    public static LocatedChange update(long fileId, long position, long columns, RowData row) {
+    public static LocatedChange update(long fileId, long position, ColumnSet columns, RowData row) {
         return new LocatedChange(Kind.UPDATE, fileId, position, columns, row);
     }
 
     public static LocatedChange delete(long fileId, long position) {
-        return new LocatedChange(Kind.DELETE, fileId, position, 0, null);
+        return new LocatedChange(Kind.DELETE, fileId, position, ColumnSet.EMPTY, null);
     }
 
     /**
      * The row at ({@code fromFileId}, {@code fromPosition}) moves to row {@code offset} of the new
      * file {@code fileId} (0: where the writer appends), with {@code columns} set from {@code row}.
      */
-    public static LocatedChange move(long fromFileId, long fromPosition, long fileId, long offset, long columns,
+    public static LocatedChange move(long fromFileId, long fromPosition, long fileId, long offset, ColumnSet columns,
             RowData row) {
         return new LocatedChange(Kind.MOVE, fileId, offset, columns, row, fromFileId, fromPosition);
     }

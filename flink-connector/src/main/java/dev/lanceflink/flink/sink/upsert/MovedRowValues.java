@@ -7,6 +7,7 @@ import dev.lanceflink.committer.core.TableLocation;
 import dev.lanceflink.flink.types.ArrowColumnVectors;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.read.FragmentReader;
+import dev.lanceflink.schema.ColumnSet;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.table.Fragment;
@@ -52,6 +53,8 @@ final class MovedRowValues {
     private final long readVersion;
     private final RowDataSerializer serializer;
     private final RowData.FieldGetter[] getters;
+    /** Every column of the table: a move whose record carries fewer needs the others read. */
+    private final ColumnSet allColumns;
     private final Map<Long, Fragment> ownFiles = new LinkedHashMap<>(16, 0.75f, false) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<Long, Fragment> eldest) {
@@ -80,12 +83,12 @@ final class MovedRowValues {
         for (int i = 0; i < getters.length; i++) {
             getters[i] = RowData.createFieldGetter(rowType.getTypeAt(i), i);
         }
+        this.allColumns = ColumnSet.firstColumns(getters.length);
     }
 
     /** True if {@code move} lacks columns that must come from the existing row. */
     boolean needsValues(LocatedChange move) {
-        long all = getters.length == 64 ? -1L : (1L << getters.length) - 1;
-        return move.kind() == LocatedChange.Kind.MOVE && (move.columns() & all) != all;
+        return move.kind() == LocatedChange.Kind.MOVE && !move.columns().containsAll(allColumns);
     }
 
     /** The writer finished data file {@code fileId}, the only file of {@code fragment}, not yet committed. */
@@ -137,18 +140,19 @@ final class MovedRowValues {
     private void completeFromFragment(SourceKey source, List<Integer> positions, List<LocatedChange> changes,
             RowData[] out) throws IOException {
         Fragment fragment = fragment(source);
-        long missing = 0;
+        // The columns every move carries; all others are read (no allocation while the moves
+        // carry the same columns).
+        ColumnSet carried = allColumns;
         TreeSet<Long> offsetSet = new TreeSet<>();
         for (int i : positions) {
-            missing |= ~changes.get(i).columns();
+            carried = carried.intersection(changes.get(i).columns());
             offsetSet.add(source.offset(changes.get(i)));
         }
         long[] offsets = offsetSet.stream().mapToLong(Long::longValue).toArray();
         List<Integer> columns = new ArrayList<>();
-        for (int c = 0; c < getters.length; c++) {
-            if ((missing & (1L << c)) != 0) {
-                columns.add(c);
-            }
+        ColumnSet missing = allColumns.minus(carried);
+        for (int c = missing.first(); c >= 0; c = missing.next(c + 1)) {
+            columns.add(c);
         }
         List<FieldVector> vectors = new ArrayList<>();
         // The fragment's files may live under another base path (shallow clones, branches).
@@ -168,7 +172,7 @@ final class MovedRowValues {
                 existing.setRowId(Arrays.binarySearch(offsets, source.offset(move)));
                 GenericRowData row = new GenericRowData(move.row().getRowKind(), getters.length);
                 for (int c = 0; c < getters.length; c++) {
-                    row.setField(c, (move.columns() & (1L << c)) != 0 ? getters[c].getFieldOrNull(move.row())
+                    row.setField(c, move.columns().contains(c) ? getters[c].getFieldOrNull(move.row())
                             : existingGetters[c].getFieldOrNull(existing));
                 }
                 // A heap copy: the existing values are views over vectors closed below.

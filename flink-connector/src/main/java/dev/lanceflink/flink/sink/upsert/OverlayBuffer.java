@@ -1,5 +1,6 @@
 package dev.lanceflink.flink.sink.upsert;
 
+import dev.lanceflink.schema.ColumnSet;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -12,10 +13,11 @@ import org.apache.flink.table.data.RowData;
  */
 final class OverlayBuffer {
     private long[] offsets = new long[16];
-    private long[] columns = new long[16];
+    /** Mostly one shared object: the updates of a checkpoint tend to set the same columns. */
+    private ColumnSet[] columns = new ColumnSet[16];
     private final List<RowData> rows = new ArrayList<>();
 
-    void add(long offset, long cols, RowData row) {
+    void add(long offset, ColumnSet cols, RowData row) {
         int n = rows.size();
         if (n == offsets.length) {
             offsets = Arrays.copyOf(offsets, n * 2);
@@ -34,7 +36,7 @@ final class OverlayBuffer {
         return offsets[i];
     }
 
-    long columns(int i) {
+    ColumnSet columns(int i) {
         return columns[i];
     }
 
@@ -60,7 +62,7 @@ final class OverlayBuffer {
             int i = order[k];
             if (m > 0 && offsets[out[m - 1]] == offsets[i]) {
                 int prev = out[m - 1];
-                if ((columns[prev] & ~columns[i]) != 0) {
+                if (!columns[i].containsAll(columns[prev])) {
                     throw new IllegalArgumentException("Offset " + offsets[i] + " is updated twice in one checkpoint"
                             + " with different column sets; send one update per row and checkpoint");
                 }

@@ -2,6 +2,7 @@ package dev.lanceflink.flink.sink.upsert;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.lanceflink.schema.ColumnSet;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.utils.ProjectedRowData;
@@ -18,29 +19,29 @@ public final class RowAddressChanges implements MapFunction<RowData, LocatedChan
     private static final long serialVersionUID = 1L;
 
     private final RowType rowType;
-    private final long writtenColumns;
+    private final ColumnSet writtenColumns;
     private final boolean deletesOnly;
     private final boolean rewriteRows;
 
     /** Updates as overlay cells of {@code writtenColumns}. */
-    public RowAddressChanges(RowType rowType, long writtenColumns) {
+    public RowAddressChanges(RowType rowType, ColumnSet writtenColumns) {
         this(rowType, writtenColumns, false, false);
     }
 
-    private RowAddressChanges(RowType rowType, long writtenColumns, boolean deletesOnly, boolean rewriteRows) {
+    private RowAddressChanges(RowType rowType, ColumnSet writtenColumns, boolean deletesOnly, boolean rewriteRows) {
         this.rowType = requireNonNull(rowType, "rowType is null");
-        this.writtenColumns = writtenColumns;
+        this.writtenColumns = requireNonNull(writtenColumns, "writtenColumns is null");
         this.deletesOnly = deletesOnly;
         this.rewriteRows = rewriteRows;
     }
 
     /** Records of one field, the row address; each deletes its row, whatever its RowKind. */
     public static RowAddressChanges deletes(RowType rowType) {
-        return new RowAddressChanges(rowType, 0, true, false);
+        return new RowAddressChanges(rowType, ColumnSet.EMPTY, true, false);
     }
 
     /** Updates as moves of the rows, with {@code writtenColumns} set from the records. */
-    public static RowAddressChanges rewrites(RowType rowType, long writtenColumns) {
+    public static RowAddressChanges rewrites(RowType rowType, ColumnSet writtenColumns) {
         return new RowAddressChanges(rowType, writtenColumns, false, true);
     }
 
@@ -68,8 +69,8 @@ public final class RowAddressChanges implements MapFunction<RowData, LocatedChan
             case UPDATE_BEFORE -> throw new IllegalArgumentException("Row-address records are the rows' new values or"
                     + " deletions; UPDATE_BEFORE (row " + address + ") is not expected. Drop before-images");
             default -> {
-                for (int i = 0; i < n; i++) {
-                    if ((writtenColumns & (1L << i)) != 0 && row.isNullAt(i) && !rowType.getTypeAt(i).isNullable()) {
+                for (int i = writtenColumns.first(); i >= 0 && i < n; i = writtenColumns.next(i + 1)) {
+                    if (row.isNullAt(i) && !rowType.getTypeAt(i).isNullable()) {
                         throw new IllegalArgumentException("Column '" + rowType.getFieldNames().get(i)
                                 + "' is NOT NULL, but the update of row " + address + " sets it to NULL");
                     }

@@ -11,6 +11,7 @@ import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.flink.sink.writer.RowDataToArrow;
 import dev.lanceflink.flink.types.LanceTypeMapping;
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.schema.ColumnSet;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.write.FragmentWriter;
 import java.nio.charset.StandardCharsets;
@@ -39,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MovedRowValuesTest {
     /** id and age, the columns the records carry. */
-    private static final long ID_AND_AGE = 0b0101;
+    private static final ColumnSet ID_AND_AGE = ColumnSet.of(0, 2);
 
     @TempDir
     Path dir;
@@ -100,7 +101,7 @@ class MovedRowValuesTest {
         assertThat(rows).extracting(MovedRowValuesTest::text)
                 .containsExactly("7,init-7,70,3.5", "8,whole,80,8.5", "3,overlaid-3,30,1.5");
         assertThat(values.needsValues(changes.get(0))).isTrue();
-        assertThat(values.needsValues(LocatedChange.move(0, 1, 77, 0, 0b1111, whole))).isFalse();
+        assertThat(values.needsValues(LocatedChange.move(0, 1, 77, 0, ColumnSet.firstColumns(4), whole))).isFalse();
     }
 
     @Test

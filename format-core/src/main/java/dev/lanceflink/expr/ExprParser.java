@@ -5,6 +5,7 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 
@@ -340,16 +341,11 @@ public final class ExprParser {
         if (s.length() % 2 != 0) {
             throw error("hex literal needs an even number of digits");
         }
-        byte[] out = new byte[s.length() / 2];
-        for (int i = 0; i < out.length; i++) {
-            int hi = Character.digit(s.charAt(2 * i), 16);
-            int lo = Character.digit(s.charAt(2 * i + 1), 16);
-            if (hi < 0 || lo < 0) {
-                throw error("bad hex digit in X'" + s + "'");
-            }
-            out[i] = (byte) (hi << 4 | lo);
+        try {
+            return HexFormat.of().parseHex(s);
+        } catch (IllegalArgumentException e) {
+            throw error("bad hex digit in X'" + s + "'");
         }
-        return out;
     }
 
     private Expr column() {

@@ -1,12 +1,17 @@
 package dev.lanceflink.cli;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.lanceflink.compactor.CompactorMain;
 import dev.lanceflink.dataset.Dataset;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * The {@code bin/lance-flink} command-line tool: {@code dump}, {@code inspect} and
@@ -42,7 +47,7 @@ public final class LanceFlinkCli {
      */
     static String[] applyVerbosity(String[] args) {
         String level = System.getenv("LANCE_FLINK_LOG_LEVEL");
-        java.util.List<String> rest = new java.util.ArrayList<>();
+        List<String> rest = new ArrayList<>();
         for (String a : args) {
             if (a.equals("--verbose") || a.equals("-v")) {
                 level = "info";
@@ -66,7 +71,7 @@ public final class LanceFlinkCli {
             return printHelp(out, CliArguments.USAGE + "\n\n" + SqlCommand.USAGE, err);
         }
         if (args.length >= 2 && CliArguments.OPTIONS.containsKey(args[0])
-                && java.util.Arrays.stream(args).anyMatch(LanceFlinkCli::isHelp)) {
+                && Arrays.stream(args).anyMatch(LanceFlinkCli::isHelp)) {
             return printHelp(out, CliArguments.usageOf(args[0]), err);
         }
         if (args.length > 0 && args[0].equals("sql")) {
@@ -75,8 +80,8 @@ public final class LanceFlinkCli {
         }
         if (args.length > 0 && args[0].equals("compact")) {
             // The compaction job has its own options and JSON summary (compactor/README.md).
-            PrintStream printOut = new PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8);
-            int code = dev.lanceflink.compactor.CompactorMain.run(args, printOut, err);
+            PrintStream printOut = new PrintStream(out, true, StandardCharsets.UTF_8);
+            int code = CompactorMain.run(args, printOut, err);
             printOut.flush();
             return code;
         }
@@ -133,7 +138,7 @@ public final class LanceFlinkCli {
     /** Help is for people: plain text on stdout, exit code 0. */
     static int printHelp(OutputStream out, String text, PrintStream err) {
         try {
-            out.write((text + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            out.write((text + "\n").getBytes(StandardCharsets.UTF_8));
             out.flush();
             return EXIT_OK;
         } catch (IOException e) {

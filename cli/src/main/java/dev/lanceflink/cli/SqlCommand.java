@@ -13,8 +13,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
 import org.apache.flink.table.api.ResultKind;
+import org.apache.flink.table.api.SqlParserException;
+import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.api.internal.TableEnvironmentInternal;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ResolvedSchema;
@@ -177,7 +183,7 @@ final class SqlCommand {
             if (op instanceof QueryOperation) {
                 printResult(result, out, format);
             } else if (op instanceof ModifyOperation || op instanceof StatementSetOperation) {
-                java.util.Optional<String> job = result.getJobClient().map(c -> c.getJobID().toString());
+                Optional<String> job = result.getJobClient().map(c -> c.getJobID().toString());
                 if (job.isEmpty()) {
                     // A DELETE the connector executed itself (pushed down): no Flink job ran.
                     err.println("[INFO] OK (done by the connector, no Flink job): " + firstLine(sql));
@@ -202,7 +208,7 @@ final class SqlCommand {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the job", e);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new IllegalStateException(describe(e.getCause() == null ? e : e.getCause()), e);
         }
     }
@@ -269,9 +275,9 @@ final class SqlCommand {
      * errors carry complete messages.
      */
     private static boolean unexpected(Throwable e) {
-        return !(e instanceof org.apache.flink.table.api.TableException
-                || e instanceof org.apache.flink.table.api.ValidationException
-                || e instanceof org.apache.flink.table.api.SqlParserException
+        return !(e instanceof TableException
+                || e instanceof ValidationException
+                || e instanceof SqlParserException
                 || e instanceof IOException || e instanceof IllegalArgumentException
                 || e instanceof IllegalStateException);
     }
@@ -280,7 +286,7 @@ final class SqlCommand {
     static String firstLine(String sql) {
         String text = sql.replaceAll("(?s)/\\*.*?\\*/", " ").lines()
                 .map(l -> l.strip().startsWith("--") ? "" : l)
-                .collect(java.util.stream.Collectors.joining(" "))
+                .collect(Collectors.joining(" "))
                 .replaceAll("\\s+", " ").strip();
         return text.length() > 100 ? text.substring(0, 97) + "..." : text;
     }

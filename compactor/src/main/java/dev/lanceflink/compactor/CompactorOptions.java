@@ -4,8 +4,11 @@ import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.compactor.core.CompactionMode;
 import dev.lanceflink.compactor.core.CompactionPolicy;
+import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The command line of {@link CompactorMain}, parsed and validated.
@@ -148,12 +151,12 @@ public record CompactorOptions(String tableUri, CompactionMode mode, CompactionP
         long targetRows = defaults.targetRowsPerFragment();
         long smallRows = -1;
         CleanupSettings cd = CleanupSettings.defaults();
-        java.time.Duration olderThan = cd.olderThan();
+        Duration olderThan = cd.olderThan();
         int retainVersions = cd.retainVersions();
-        java.time.Duration grace = cd.grace();
-        java.util.Set<String> released = new java.util.LinkedHashSet<>();
-        java.util.Set<String> fragmentOptions = new java.util.LinkedHashSet<>();
-        java.util.Set<String> cleanupOptions = new java.util.LinkedHashSet<>();
+        Duration grace = cd.grace();
+        Set<String> released = new LinkedHashSet<>();
+        Set<String> fragmentOptions = new LinkedHashSet<>();
+        Set<String> cleanupOptions = new LinkedHashSet<>();
         for (; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -304,7 +307,7 @@ public record CompactorOptions(String tableUri, CompactionMode mode, CompactionP
         }
     }
 
-    private static java.time.Duration duration(String[] args, int i) {
+    private static Duration duration(String[] args, int i) {
         String v = value(args, i);
         try {
             return CleanupSettings.parseDuration(v);

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * Parses Lance-style SQL filter strings. Grammar (case-insensitive keywords):
@@ -377,6 +378,6 @@ public final class ExprParser {
         return new Expr.Column(List.copyOf(path));
     }
 
-    private static final java.util.Set<String> RESERVED =
-            java.util.Set.of("AND", "OR", "NOT", "IS", "IN", "BETWEEN", "LIKE");
+    private static final Set<String> RESERVED =
+            Set.of("AND", "OR", "NOT", "IS", "IN", "BETWEEN", "LIKE");
 }

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
@@ -254,7 +255,7 @@ public final class DumpFormat {
     Instant instant;
     try {
       if (zoned) {
-        instant = java.time.OffsetDateTime.parse(text).toInstant();
+        instant = OffsetDateTime.parse(text).toInstant();
       } else {
         instant = LocalDateTime.parse(text).toInstant(ZoneOffset.UTC);
       }

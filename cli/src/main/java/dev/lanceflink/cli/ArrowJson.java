@@ -10,6 +10,7 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import org.apache.arrow.vector.BigIntVector;
@@ -70,7 +71,6 @@ import org.apache.arrow.vector.types.pojo.Field;
 public final class ArrowJson {
     private static final DateTimeFormatter SECONDS =
             DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss", Locale.ROOT);
-    private static final char[] HEX = "0123456789abcdef".toCharArray();
 
     private ArrowJson() {}
 
@@ -388,13 +388,6 @@ public final class ArrowJson {
 
     /** {@code "0x"} followed by two lowercase hex digits per byte. */
     public static String hex(byte[] bytes) {
-        char[] out = new char[2 + bytes.length * 2];
-        out[0] = '0';
-        out[1] = 'x';
-        for (int i = 0; i < bytes.length; i++) {
-            out[2 + 2 * i] = HEX[(bytes[i] >> 4) & 0xF];
-            out[3 + 2 * i] = HEX[bytes[i] & 0xF];
-        }
-        return new String(out);
+        return "0x" + HexFormat.of().formatHex(bytes);
     }
 }

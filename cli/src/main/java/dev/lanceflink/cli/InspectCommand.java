@@ -16,6 +16,7 @@ import dev.lanceflink.table.OverlayCoverage;
 import dev.lanceflink.table.WriterVersion;
 import dev.lanceflink.txn.Transaction;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.Optional;
@@ -143,7 +144,7 @@ final class InspectCommand {
             g.writeNumberField("num_deleted_rows", d.numDeletedRows());
             g.writeNumberField("read_version", d.readVersion());
             g.writeFieldName("id"); // a u64 in Lance: print it unsigned, as the file name does
-            g.writeNumber(new java.math.BigInteger(Long.toUnsignedString(d.id())));
+            g.writeNumber(new BigInteger(Long.toUnsignedString(d.id())));
             g.writeStringField("path", d.rootRelativePath(f.id())); // relative to its base when base_id is set
             if (d.baseId().isPresent()) {
                 g.writeNumberField("base_id", d.baseId().getAsInt());

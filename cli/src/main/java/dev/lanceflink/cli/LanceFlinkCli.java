@@ -1,12 +1,21 @@
 package dev.lanceflink.cli;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.lanceflink.compactor.CompactCommandLine;
+import dev.lanceflink.compactor.CompactorMain;
 import dev.lanceflink.dataset.Dataset;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Help;
 
 /**
  * The {@code bin/lance-flink} command-line tool: {@code dump}, {@code inspect} and
@@ -17,8 +26,13 @@ import java.io.UncheckedIOException;
  * <p>Contract for scripts: exactly one JSON document on stdout, nothing else there (logs and
  * stack traces go to stderr). Exit code 0 on success; 1 when the table cannot be read, with
  * {@code {"error": "<message>"}}; 2 when the command line is wrong, with
- * {@code {"error": "<message>", "usage": "<usage text>"}}. The document is rendered in memory
- * first, so a failure half-way never leaves a truncated document on stdout.
+ * {@code {"error": "<message> (lance-flink --help)"}} (the usage goes to stderr). The document is
+ * rendered in memory first, so a failure half-way never leaves a truncated document on stdout.
+ * {@code --help} (top level, or after any command) prints plain-text help on stdout, exit code 0.
+ *
+ * <p>Every command line is parsed by picocli (the commands are {@link TableCommandLine},
+ * {@link SqlCommandLine} and the compactor's {@link CompactCommandLine}); the help is generated
+ * from those definitions.
  */
 public final class LanceFlinkCli {
 
@@ -27,6 +41,42 @@ public final class LanceFlinkCli {
     public static final int EXIT_USAGE = 2;
 
     private LanceFlinkCli() {}
+
+    /** The top level: only its help is printed; each command parses its own arguments. */
+    @Command(name = "lance-flink", usageHelpWidth = 100, synopsisHeading = "",
+            customSynopsis = "lance-flink <command> <uri> [options]   (one JSON document on stdout)",
+            commandListHeading = "%nCommands:%n", footerHeading = "%n",
+            footer = {
+                "dump, inspect, versions and compact take [--storage-option key=value]... (object store options,",
+                "Lance's key names); --verbose anywhere: Flink and Lance logs at INFO on stderr.",
+                "lance-flink <command> --help lists the options of a command.",
+                "Exit codes: 0 ok, 1 the table could not be read (sql: a statement failed), 2 wrong command line;",
+                "every failure prints one {\"error\": ...} line on stdout."})
+    private static final class TopLevel {}
+
+    /** The command tree, for the top-level help and the list of command names. */
+    static CommandLine commandLine() {
+        CommandLine top = configure(new CommandLine(new TopLevel()));
+        for (String name : List.of("dump", "inspect", "versions")) {
+            top.addSubcommand(name, TableCommandLine.of(name));
+        }
+        top.addSubcommand("compact", CompactCommandLine.commandLine());
+        top.addSubcommand("sql", SqlCommandLine.commandLine());
+        return top;
+    }
+
+    /** The commands, comma-separated, for error messages. */
+    static String commandNames() {
+        return String.join(", ", commandLine().getSubcommands().keySet());
+    }
+
+    /** The settings every command line of this tool shares. */
+    static CommandLine configure(CommandLine line) {
+        line.setExpandAtFiles(false); // a table URI or a filter may start with '@'; no argument files
+        line.setColorScheme(Help.defaultColorScheme(Help.Ansi.OFF)); // plain text, also on a terminal
+        line.setUsageHelpLongOptionsMaxWidth(30); // the longest option with its value, so they stay on one line
+        return line;
+    }
 
     public static void main(String[] args) {
         args = applyVerbosity(args);
@@ -42,7 +92,7 @@ public final class LanceFlinkCli {
      */
     static String[] applyVerbosity(String[] args) {
         String level = System.getenv("LANCE_FLINK_LOG_LEVEL");
-        java.util.List<String> rest = new java.util.ArrayList<>();
+        List<String> rest = new ArrayList<>();
         for (String a : args) {
             if (a.equals("--verbose") || a.equals("-v")) {
                 level = "info";
@@ -62,12 +112,12 @@ public final class LanceFlinkCli {
      * to {@code out}, diagnostics to {@code err}, and returns the exit code.
      */
     public static int run(String[] args, OutputStream out, PrintStream err) {
-        if (args.length == 1 && isHelp(args[0]) || args.length == 1 && args[0].equals("help")) {
-            return printHelp(out, CliArguments.USAGE + "\n\n" + SqlCommand.USAGE, err);
+        if (args.length == 1 && (isHelp(args[0]) || args[0].equals("help"))) {
+            return printHelp(out, commandLine().getUsageMessage(Help.Ansi.OFF), err);
         }
-        if (args.length >= 2 && CliArguments.OPTIONS.containsKey(args[0])
-                && java.util.Arrays.stream(args).anyMatch(LanceFlinkCli::isHelp)) {
-            return printHelp(out, CliArguments.usageOf(args[0]), err);
+        CommandLine table = args.length > 0 ? TableCommandLine.of(args[0]) : null;
+        if (table != null && Arrays.stream(args).skip(1).anyMatch(LanceFlinkCli::isHelp)) {
+            return printHelp(out, table.getUsageMessage(Help.Ansi.OFF), err);
         }
         if (args.length > 0 && args[0].equals("sql")) {
             // Flink SQL statements on an embedded MiniCluster; its own output contract (SqlCommand).
@@ -75,8 +125,8 @@ public final class LanceFlinkCli {
         }
         if (args.length > 0 && args[0].equals("compact")) {
             // The compaction job has its own options and JSON summary (compactor/README.md).
-            PrintStream printOut = new PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8);
-            int code = dev.lanceflink.compactor.CompactorMain.run(args, printOut, err);
+            PrintStream printOut = new PrintStream(out, true, StandardCharsets.UTF_8);
+            int code = CompactorMain.run(args, printOut, err);
             printOut.flush();
             return code;
         }
@@ -84,7 +134,7 @@ public final class LanceFlinkCli {
         try {
             parsed = CliArguments.parse(args);
         } catch (UsageException e) {
-            return usageError(out, e, err);
+            return usageError(out, e, table, err);
         }
         ByteArrayOutputStream buffer = new ByteArrayOutputStream();
         try (Dataset latest = Dataset.open(parsed.uri(), parsed.storageOptions());
@@ -103,7 +153,7 @@ public final class LanceFlinkCli {
                 }
             }
         } catch (UsageException e) {
-            return usageError(out, e, err);
+            return usageError(out, e, table, err);
         } catch (IOException | RuntimeException e) {
             err.println("lance-flink " + parsed.command() + " " + parsed.uri() + " failed: " + message(e));
             if (unexpected(e) || System.getenv("LANCE_FLINK_DEBUG") != null) {
@@ -133,7 +183,7 @@ public final class LanceFlinkCli {
     /** Help is for people: plain text on stdout, exit code 0. */
     static int printHelp(OutputStream out, String text, PrintStream err) {
         try {
-            out.write((text + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            out.write((text.endsWith("\n") ? text : text + "\n").getBytes(StandardCharsets.UTF_8));
             out.flush();
             return EXIT_OK;
         } catch (IOException e) {
@@ -142,9 +192,12 @@ public final class LanceFlinkCli {
         }
     }
 
-    /** A wrong command line: one {"error"} line on stdout, like every failure; the usage on stderr. */
-    private static int usageError(OutputStream out, UsageException e, PrintStream err) {
-        err.println(CliArguments.USAGE);
+    /**
+     * A wrong command line: one {"error"} line on stdout, like every failure; the usage on stderr
+     * ({@code command}'s when the command is known, else the top level's).
+     */
+    private static int usageError(OutputStream out, UsageException e, CommandLine command, PrintStream err) {
+        err.print((command != null ? command : commandLine()).getUsageMessage(Help.Ansi.OFF));
         return emit(out, g -> {
             g.writeStartObject();
             g.writeStringField("error", e.getMessage() + " (lance-flink --help)");

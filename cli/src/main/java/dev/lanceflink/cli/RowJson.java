@@ -2,6 +2,8 @@ package dev.lanceflink.cli;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
+import java.io.StringWriter;
+import java.lang.reflect.Array;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Instant;
@@ -136,8 +138,8 @@ final class RowJson {
                         }
                     } else {
                         // Primitive arrays (a NOT NULL element type may convert to int[], double[], ...).
-                        for (int i = 0, n = java.lang.reflect.Array.getLength(v); i < n; i++) {
-                            element.write(g, java.lang.reflect.Array.get(v, i));
+                        for (int i = 0, n = Array.getLength(v); i < n; i++) {
+                            element.write(g, Array.get(v, i));
                         }
                     }
                     g.writeEndArray();
@@ -214,7 +216,7 @@ final class RowJson {
             } else if (v instanceof String s) {
                 out.add(s);
             } else {
-                java.io.StringWriter text = new java.io.StringWriter();
+                StringWriter text = new StringWriter();
                 try (JsonGenerator g = Json.FACTORY.createGenerator(text)) {
                     json.writers[i].write(g, v);
                 }

@@ -1,5 +1,9 @@
 package dev.lanceflink.cli;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.Comparator;
@@ -11,6 +15,9 @@ import org.apache.arrow.vector.Float2Vector;
 import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.LargeVarCharVector;
+import org.apache.arrow.vector.UInt1Vector;
+import org.apache.arrow.vector.UInt2Vector;
+import org.apache.arrow.vector.UInt4Vector;
 import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
@@ -72,11 +79,11 @@ final class SortKeys {
             return new String(s.get(row), StandardCharsets.UTF_8);
         }
         // Everything else sorts by its rendered text (hex, dates, timestamps).
-        java.io.StringWriter text = new java.io.StringWriter();
-        try (com.fasterxml.jackson.core.JsonGenerator g = Json.FACTORY.createGenerator(text)) {
+        StringWriter text = new StringWriter();
+        try (JsonGenerator g = Json.FACTORY.createGenerator(text)) {
             ArrowJson.writeValue(g, v, row);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
         String json = text.toString();
         return json.substring(1, json.length() - 1);
@@ -84,13 +91,13 @@ final class SortKeys {
 
     private static long unsigned(FieldVector v, long value) {
         // getValueAsLong sign-extends uint8/16/32; the dump prints them unsigned.
-        if (v instanceof org.apache.arrow.vector.UInt1Vector) {
+        if (v instanceof UInt1Vector) {
             return value & 0xFFL;
         }
-        if (v instanceof org.apache.arrow.vector.UInt2Vector) {
+        if (v instanceof UInt2Vector) {
             return value & 0xFFFFL;
         }
-        if (v instanceof org.apache.arrow.vector.UInt4Vector) {
+        if (v instanceof UInt4Vector) {
             return value & 0xFFFF_FFFFL;
         }
         return value;

@@ -8,13 +8,17 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
 import org.apache.flink.table.api.ResultKind;
+import org.apache.flink.table.api.SqlParserException;
+import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.api.internal.TableEnvironmentInternal;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ResolvedSchema;
@@ -37,63 +41,13 @@ import org.apache.flink.util.CloseableIterator;
  * jobs are waited for. Everything else (SET echoes, job ids, results of SHOW/DESCRIBE/EXPLAIN in
  * JSON mode, logs) goes to stderr. The first failing statement stops the run: stdout gets
  * {@code {"error": "..."}} and the exit code is 1; a wrong command line exits with 2 and
- * {@code {"error": ..., "usage": ...}}.
+ * {@code {"error": "... (lance-flink sql --help)"}}.
  */
 final class SqlCommand {
-    static final String USAGE = String.join("\n",
-            "lance-flink sql [-f script.sql | -e 'statement; statement'] [--format table|json]",
-            "  without -f or -e the statements are read from standard input",
-            "  runs Flink SQL on an embedded MiniCluster (batch mode unless SET 'execution.runtime-mode' = 'streaming')",
-            "  --format json: each SELECT prints one line, a JSON array of row objects (dump value conventions)",
-            "  exit codes: 0 ok, 1 a statement failed ({\"error\": ...} on stdout), 2 wrong command line");
-
     enum Format { TABLE, JSON }
 
-    /** The parsed command line: the script text, where it came from, and the output format. */
-    record Arguments(String script, String source, Format format) {
-        static Arguments parse(String[] args) {
-            String script = null;
-            String source = null;
-            Format format = Format.TABLE;
-            for (int i = 1; i < args.length; i++) {
-                String a = args[i];
-                switch (a) {
-                    case "-f", "--file", "-e", "--execute", "--format" -> {
-                        if (i + 1 >= args.length) {
-                            throw new UsageException("option " + a + " needs a value");
-                        }
-                        String value = args[++i];
-                        if (a.equals("--format")) {
-                            format = switch (value.toLowerCase(Locale.ROOT)) {
-                                case "json" -> Format.JSON;
-                                case "table" -> Format.TABLE;
-                                default -> throw new UsageException("--format " + value + ": use json or table");
-                            };
-                        } else if (script != null) {
-                            throw new UsageException("give the statements once: either -f FILE or -e 'STATEMENTS'");
-                        } else if (a.startsWith("-f") || a.equals("--file")) {
-                            source = value;
-                            script = read(value);
-                        } else {
-                            source = "-e";
-                            script = value;
-                        }
-                    }
-                    default -> throw new UsageException("unknown option '" + a + "' for sql");
-                }
-            }
-            // No -f or -e: the statements come from standard input (read by run, which owns it).
-            return new Arguments(script, script == null ? "stdin" : source, format);
-        }
-
-        private static String read(String file) {
-            try {
-                return Files.readString(Path.of(file), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new UsageException("cannot read the SQL script '" + file + "': " + LanceFlinkCli.message(e));
-            }
-        }
-    }
+    /** The parsed command line ({@link SqlCommandLine}): the script text, where it came from, and the output format. */
+    record Arguments(String script, String source, Format format) {}
 
     private final Format format;
     private final OutputStream out;
@@ -109,12 +63,12 @@ final class SqlCommand {
 
     /** Runs {@code sql ...} (args[0] is "sql") with statements from -f, -e or {@code in}; returns the exit code. */
     static int run(String[] args, InputStream in, OutputStream out, PrintStream err) {
-        if (args.length == 2 && LanceFlinkCli.isHelp(args[1])) {
-            return LanceFlinkCli.printHelp(out, USAGE, err);
+        if (Arrays.stream(args).skip(1).anyMatch(LanceFlinkCli::isHelp)) {
+            return LanceFlinkCli.printHelp(out, SqlCommandLine.usage(), err);
         }
         Arguments arguments;
         try {
-            arguments = Arguments.parse(args);
+            arguments = SqlCommandLine.parse(args);
         } catch (UsageException e) {
             printError(out, err, e.getMessage(), true);
             return LanceFlinkCli.EXIT_USAGE;
@@ -177,7 +131,7 @@ final class SqlCommand {
             if (op instanceof QueryOperation) {
                 printResult(result, out, format);
             } else if (op instanceof ModifyOperation || op instanceof StatementSetOperation) {
-                java.util.Optional<String> job = result.getJobClient().map(c -> c.getJobID().toString());
+                Optional<String> job = result.getJobClient().map(c -> c.getJobID().toString());
                 if (job.isEmpty()) {
                     // A DELETE the connector executed itself (pushed down): no Flink job ran.
                     err.println("[INFO] OK (done by the connector, no Flink job): " + firstLine(sql));
@@ -202,7 +156,7 @@ final class SqlCommand {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the job", e);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new IllegalStateException(describe(e.getCause() == null ? e : e.getCause()), e);
         }
     }
@@ -269,9 +223,9 @@ final class SqlCommand {
      * errors carry complete messages.
      */
     private static boolean unexpected(Throwable e) {
-        return !(e instanceof org.apache.flink.table.api.TableException
-                || e instanceof org.apache.flink.table.api.ValidationException
-                || e instanceof org.apache.flink.table.api.SqlParserException
+        return !(e instanceof TableException
+                || e instanceof ValidationException
+                || e instanceof SqlParserException
                 || e instanceof IOException || e instanceof IllegalArgumentException
                 || e instanceof IllegalStateException);
     }
@@ -280,7 +234,7 @@ final class SqlCommand {
     static String firstLine(String sql) {
         String text = sql.replaceAll("(?s)/\\*.*?\\*/", " ").lines()
                 .map(l -> l.strip().startsWith("--") ? "" : l)
-                .collect(java.util.stream.Collectors.joining(" "))
+                .collect(Collectors.joining(" "))
                 .replaceAll("\\s+", " ").strip();
         return text.length() > 100 ? text.substring(0, 97) + "..." : text;
     }

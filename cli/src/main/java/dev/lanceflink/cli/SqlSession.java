@@ -5,7 +5,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
@@ -96,9 +100,9 @@ final class SqlSession {
         return (TableEnvironmentInternal) TableEnvironment.create(settings);
     }
 
-    private static final java.util.regex.Pattern SET = java.util.regex.Pattern.compile(
+    private static final Pattern SET = Pattern.compile(
             "(?is)\\s*SET(?:\\s+(?<key>'(?:[^']|'')*'|[^\\s=']+)\\s*=\\s*(?<value>'(?:[^']|'')*'|[^\\s']+))?\\s*");
-    private static final java.util.regex.Pattern RESET = java.util.regex.Pattern.compile(
+    private static final Pattern RESET = Pattern.compile(
             "(?is)\\s*RESET(?:\\s+(?<key>'(?:[^']|'')*'|[^\\s']+))?\\s*");
 
     /**
@@ -106,12 +110,12 @@ final class SqlSession {
      * environment (so a script's leading SETs choose how it is created); false otherwise.
      */
     boolean applyCommand(String sql) {
-        java.util.regex.Matcher set = SET.matcher(sql);
+        Matcher set = SET.matcher(sql);
         if (set.matches()) {
             return applyCommand(set.group("key") == null ? new SetOperation()
                     : new SetOperation(unquote(set.group("key")), unquote(set.group("value"))));
         }
-        java.util.regex.Matcher reset = RESET.matcher(sql);
+        Matcher reset = RESET.matcher(sql);
         if (reset.matches()) {
             return applyCommand(new ResetOperation(reset.group("key") == null ? null : unquote(reset.group("key"))));
         }
@@ -185,7 +189,7 @@ final class SqlSession {
         }
         target.setCurrentCatalog(source.getCurrentCatalog());
         target.setCurrentDatabase(source.getCurrentDatabase());
-        java.util.Set<String> temporary = new java.util.TreeSet<>(source.listTemporaryTables());
+        Set<String> temporary = new TreeSet<>(source.listTemporaryTables());
         temporary.addAll(source.listTemporaryViews());
         if (!temporary.isEmpty()) {
             err.println("[WARN] temporary tables and views " + temporary + " are not carried over to the new "

@@ -24,7 +24,7 @@ import org.apache.arrow.memory.RootAllocator;
 /**
  * Entry point of the compaction job: {@code flink run -c dev.lanceflink.compactor.CompactorMain
  * lance-flink-compactor.jar <table-uri> --mode overlay-merge ...}, or locally {@code bin/lance-flink
- * compact <table-uri> --mode ...}. Arguments: {@link CompactorOptions#USAGE}.
+ * compact <table-uri> --mode ...}. Arguments: {@link CompactorOptions#usage()}.
  *
  * <p>Prints one JSON object on stdout: {@code status} ({@code committed}, {@code nothing-to-do},
  * {@code dry-run}), {@code table}, {@code mode}, {@code planVersion}, {@code fragmentsPlanned},
@@ -56,7 +56,7 @@ public final class CompactorMain {
     public static int run(String[] args, PrintStream out, PrintStream err) {
         for (String a : args) {
             if (a.equals("--help") || a.equals("-h")) {
-                out.print(CompactorOptions.USAGE);
+                out.print(CompactorOptions.usage());
                 return 0;
             }
         }

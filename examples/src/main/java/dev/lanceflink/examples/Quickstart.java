@@ -8,12 +8,15 @@ import dev.lanceflink.read.Scanner;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
@@ -46,7 +49,7 @@ public final class Quickstart {
         Path table = Path.of(args.length > 0 ? args[0] : "quickstart-data/users.lance").toAbsolutePath();
         if (Files.exists(table)) {
             try (var walk = Files.walk(table)) {
-                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
         String uri = table.toString();
@@ -98,14 +101,13 @@ public final class Quickstart {
 
     /** Adds one to {@code age} of the rows matching {@code filter}, as a data overlay commit. */
     private static Dataset addOneYear(Dataset ds, BufferAllocator allocator, String filter) throws Exception {
-        List<Long> addresses = new java.util.ArrayList<>();
-        List<Integer> ages = new java.util.ArrayList<>();
+        List<Long> addresses = new ArrayList<>();
+        List<Integer> ages = new ArrayList<>();
         try (Scanner s = ds.scan(ScanOptions.all().withColumns(List.of("age")).withFilter(filter).withRowAddress(true))) {
             while (s.hasNext()) {
                 try (VectorSchemaRoot b = s.next()) {
                     IntVector age = (IntVector) b.getVector("age");
-                    org.apache.arrow.vector.UInt8Vector addr =
-                            (org.apache.arrow.vector.UInt8Vector) b.getVector(ScanOptions.ROW_ADDRESS);
+                    UInt8Vector addr = (UInt8Vector) b.getVector(ScanOptions.ROW_ADDRESS);
                     for (int r = 0; r < b.getRowCount(); r++) {
                         addresses.add(addr.get(r));
                         ages.add(age.get(r) + 1);

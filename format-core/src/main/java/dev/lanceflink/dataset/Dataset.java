@@ -6,15 +6,21 @@ import dev.lanceflink.deletion.DeletionFiles;
 import dev.lanceflink.deletion.DeletionVector;
 import dev.lanceflink.expr.Expr;
 import dev.lanceflink.expr.ExprParser;
+import dev.lanceflink.expr.PredicateEvaluator;
 import dev.lanceflink.file.FileVersion;
+import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.io.ObjectStores;
+import dev.lanceflink.overlay.OverlayCommits;
+import dev.lanceflink.overlay.OverlayUpdate;
+import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.read.FragmentReader;
 import dev.lanceflink.read.ScanOptions;
 import dev.lanceflink.read.Scanner;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.table.DataStorageFormat;
+import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
@@ -40,7 +46,9 @@ import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
@@ -113,7 +121,7 @@ public final class Dataset implements AutoCloseable {
     /** Reads a manifest and refuses it if it needs a reader feature this library lacks. */
     private static Manifest readable(ObjectStore store, ManifestLocation location) throws IOException {
         Manifest m = ManifestIO.read(store, location);
-        dev.lanceflink.table.FeatureFlags.checkReadable(m.readerFeatureFlags(), store.rootUri() + "/" + location.path());
+        FeatureFlags.checkReadable(m.readerFeatureFlags(), store.rootUri() + "/" + location.path());
         return m;
     }
 
@@ -300,7 +308,7 @@ public final class Dataset implements AutoCloseable {
      * table's schema.
      */
     public static Dataset write(String uri, Map<String, String> storageOptions, Iterable<VectorSchemaRoot> batches,
-            org.apache.arrow.vector.types.pojo.Schema arrowSchema, WriteParams params) throws IOException {
+            Schema arrowSchema, WriteParams params) throws IOException {
         ObjectStore store = ObjectStores.open(uri, storageOptions);
         BufferAllocator allocator = new RootAllocator();
         try {
@@ -313,9 +321,9 @@ public final class Dataset implements AutoCloseable {
         }
     }
 
-    /** As {@link #write(String, Map, Iterable, org.apache.arrow.vector.types.pojo.Schema, WriteParams)} on an open store. */
+    /** As {@link #write(String, Map, Iterable, Schema, WriteParams)} on an open store. */
     public static Manifest write(ObjectStore store, BufferAllocator allocator, Iterable<VectorSchemaRoot> batches,
-            org.apache.arrow.vector.types.pojo.Schema arrowSchema, WriteParams params) throws IOException {
+            Schema arrowSchema, WriteParams params) throws IOException {
         requireNonNull(params, "params is null");
         Optional<Manifest> existing = readLatestIfAny(store);
         if (existing.isPresent() && params.mode() == WriteMode.CREATE) {
@@ -394,12 +402,11 @@ public final class Dataset implements AutoCloseable {
         Expr parsed = ExprParser.parse(filter);
         Map<Long, RoaringBitmap> matches = new HashMap<>();
         ScanOptions scan = new ScanOptions(
-                dev.lanceflink.expr.PredicateEvaluator.referencedColumns(parsed), filter, -1, true, 8192);
+                PredicateEvaluator.referencedColumns(parsed), filter, -1, true, 8192);
         try (Scanner s = scan(scan)) {
             while (s.hasNext()) {
                 try (VectorSchemaRoot b = s.next()) {
-                    org.apache.arrow.vector.UInt8Vector addr =
-                            (org.apache.arrow.vector.UInt8Vector) b.getVector(ScanOptions.ROW_ADDRESS);
+                    UInt8Vector addr = (UInt8Vector) b.getVector(ScanOptions.ROW_ADDRESS);
                     for (int r = 0; r < b.getRowCount(); r++) {
                         long a = addr.get(r);
                         matches.computeIfAbsent(a >>> 32, k -> new RoaringBitmap()).add((int) (a & 0xFFFFFFFFL));
@@ -413,10 +420,10 @@ public final class Dataset implements AutoCloseable {
     /**
      * Sets new values for some columns of the rows at {@code rowAddresses} as one commit of data
      * overlay files (row addresses stay); returns the new version (this one if there is nothing to
-     * update). See {@link dev.lanceflink.overlay.OverlayUpdate#stage} for the rules.
+     * update). See {@link OverlayUpdate#stage} for the rules.
      */
     public Dataset update(long[] rowAddresses, VectorSchemaRoot values) throws IOException {
-        return update(rowAddresses, values, dev.lanceflink.overlay.OverlayUpdate.Mode.OVERLAY, Map.of(),
+        return update(rowAddresses, values, OverlayUpdate.Mode.OVERLAY, Map.of(),
                 CommitOptions.defaults());
     }
 
@@ -424,17 +431,17 @@ public final class Dataset implements AutoCloseable {
      * As {@link #update(long[], VectorSchemaRoot)}; {@code mode} REWRITE_ROWS stores the update
      * the way released Lance builds can read (rows move to new fragments).
      */
-    public Dataset update(long[] rowAddresses, VectorSchemaRoot values, dev.lanceflink.overlay.OverlayUpdate.Mode mode,
+    public Dataset update(long[] rowAddresses, VectorSchemaRoot values, OverlayUpdate.Mode mode,
             Map<String, String> properties, CommitOptions commitOptions) throws IOException {
         if (rowAddresses.length == 0) {
             return this;
         }
-        dev.lanceflink.overlay.StagedWrite staged = dev.lanceflink.overlay.OverlayUpdate.stage(store, manifest,
-                rowAddresses, values, mode, allocator, dev.lanceflink.file.writer.FileWriterOptions.defaults());
+        StagedWrite staged = OverlayUpdate.stage(store, manifest,
+                rowAddresses, values, mode, allocator, FileWriterOptions.defaults());
         try {
-            return sibling(dev.lanceflink.overlay.OverlayCommits.commit(store, version(), staged, properties,
+            return sibling(OverlayCommits.commit(store, version(), staged, properties,
                     commitOptions));
-        } catch (dev.lanceflink.txn.CommitConflictException e) {
+        } catch (CommitConflictException e) {
             staged.discard(store); // certainly not committed; other failures may have landed, keep the files
             throw e;
         }
@@ -495,7 +502,7 @@ public final class Dataset implements AutoCloseable {
             Transaction t = Transaction.of(version(), new Operation.Delete(updated, removed, predicate), properties);
             try {
                 return sibling(TableCommitter.commit(store, t, commitOptions));
-            } catch (dev.lanceflink.txn.CommitConflictException conflict) {
+            } catch (CommitConflictException conflict) {
                 throw conflict; // certainly not published: the files below are removed
             } catch (IOException | RuntimeException unknown) {
                 // The commit may have been published (e.g. CommitOutcomeUnknownException): its

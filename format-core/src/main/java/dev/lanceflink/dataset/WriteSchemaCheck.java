@@ -4,6 +4,7 @@ import dev.lanceflink.schema.LanceSchema;
 import java.util.List;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.StructVector;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -64,7 +65,7 @@ final class WriteSchemaCheck {
             throw new SchemaMismatchException("Column '" + path + "' of " + uri + " is NOT NULL, but the data has"
                     + " a NULL at row " + row + " of a batch (" + v.getNullCount() + " NULLs in that batch)");
         }
-        if (v instanceof org.apache.arrow.vector.complex.StructVector && v.getNullCount() > 0) {
+        if (v instanceof StructVector && v.getNullCount() > 0) {
             return; // children of a NULL struct hold no values, whatever their validity says
         }
         List<FieldVector> children = v.getChildrenFromFields();

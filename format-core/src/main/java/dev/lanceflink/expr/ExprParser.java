@@ -5,8 +5,10 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * Parses Lance-style SQL filter strings. Grammar (case-insensitive keywords):
@@ -340,16 +342,11 @@ public final class ExprParser {
         if (s.length() % 2 != 0) {
             throw error("hex literal needs an even number of digits");
         }
-        byte[] out = new byte[s.length() / 2];
-        for (int i = 0; i < out.length; i++) {
-            int hi = Character.digit(s.charAt(2 * i), 16);
-            int lo = Character.digit(s.charAt(2 * i + 1), 16);
-            if (hi < 0 || lo < 0) {
-                throw error("bad hex digit in X'" + s + "'");
-            }
-            out[i] = (byte) (hi << 4 | lo);
+        try {
+            return HexFormat.of().parseHex(s);
+        } catch (IllegalArgumentException e) {
+            throw error("bad hex digit in X'" + s + "'");
         }
-        return out;
     }
 
     private Expr column() {
@@ -381,6 +378,6 @@ public final class ExprParser {
         return new Expr.Column(List.copyOf(path));
     }
 
-    private static final java.util.Set<String> RESERVED =
-            java.util.Set.of("AND", "OR", "NOT", "IS", "IN", "BETWEEN", "LIKE");
+    private static final Set<String> RESERVED =
+            Set.of("AND", "OR", "NOT", "IS", "IN", "BETWEEN", "LIKE");
 }

@@ -5,8 +5,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseLargeVariableWidthVector;
@@ -132,7 +135,7 @@ public final class PredicateEvaluator {
             compare(c, batch, out);
         } else if (e instanceof Expr.In in) {
             Source s = source(in.inner(), batch);
-            java.util.Arrays.fill(out, FALSE);
+            Arrays.fill(out, FALSE);
             boolean listHasNull = false;
             for (Expr.Literal lit : in.values()) {
                 if (lit.value() == null) {
@@ -158,7 +161,7 @@ public final class PredicateEvaluator {
             if (s.kind != Kind.STRING) {
                 throw new FilterException("LIKE needs a string column, but " + describe(l.inner()) + " is " + s.kind);
             }
-            java.util.regex.Pattern p = likePattern(l.pattern());
+            Pattern p = likePattern(l.pattern());
             for (int i = 0; i < rows; i++) {
                 if (s.isNull(i)) {
                     out[i] = UNKNOWN;
@@ -169,9 +172,9 @@ public final class PredicateEvaluator {
             }
         } else if (e instanceof Expr.Literal lit) {
             if (lit.value() == null) {
-                java.util.Arrays.fill(out, UNKNOWN);
+                Arrays.fill(out, UNKNOWN);
             } else if (lit.value() instanceof Boolean b) {
-                java.util.Arrays.fill(out, b ? TRUE : FALSE);
+                Arrays.fill(out, b ? TRUE : FALSE);
             } else {
                 throw new FilterException("The literal " + lit.value() + " is not a condition");
             }
@@ -218,21 +221,21 @@ public final class PredicateEvaluator {
         }
     }
 
-    private static java.util.regex.Pattern likePattern(String like) {
+    private static Pattern likePattern(String like) {
         StringBuilder re = new StringBuilder();
         for (int i = 0; i < like.length(); i++) {
             char ch = like.charAt(i);
             if (ch == '\\' && i + 1 < like.length()) {
-                re.append(java.util.regex.Pattern.quote(String.valueOf(like.charAt(++i))));
+                re.append(Pattern.quote(String.valueOf(like.charAt(++i))));
             } else if (ch == '%') {
                 re.append(".*");
             } else if (ch == '_') {
                 re.append('.');
             } else {
-                re.append(java.util.regex.Pattern.quote(String.valueOf(ch)));
+                re.append(Pattern.quote(String.valueOf(ch)));
             }
         }
-        return java.util.regex.Pattern.compile(re.toString(), java.util.regex.Pattern.DOTALL);
+        return Pattern.compile(re.toString(), Pattern.DOTALL);
     }
 
     private static String describe(Expr e) {
@@ -417,7 +420,7 @@ public final class PredicateEvaluator {
     private static LocalDate parseDate(String s, String where) {
         try {
             return LocalDate.parse(s.trim());
-        } catch (java.time.format.DateTimeParseException e) {
+        } catch (DateTimeParseException e) {
             throw new FilterException("'" + s + "' is not a date (yyyy-mm-dd), as " + where + " needs");
         }
     }
@@ -425,7 +428,7 @@ public final class PredicateEvaluator {
     private static LocalDateTime parseTimestamp(String s, String where) {
         try {
             return LocalDateTime.parse(s.trim().replace(' ', 'T'));
-        } catch (java.time.format.DateTimeParseException e) {
+        } catch (DateTimeParseException e) {
             throw new FilterException("'" + s + "' is not a timestamp (yyyy-mm-dd hh:mm:ss), as " + where + " needs");
         }
     }
@@ -585,7 +588,7 @@ public final class PredicateEvaluator {
         }
 
         static int compareUnsigned(byte[] a, byte[] b) {
-            return java.util.Arrays.compareUnsigned(a, b);
+            return Arrays.compareUnsigned(a, b);
         }
 
         static int compare(Source l, int li, Source r, int ri) {

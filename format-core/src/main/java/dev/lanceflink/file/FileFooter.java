@@ -2,6 +2,7 @@ package dev.lanceflink.file;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.HexFormat;
 
 /**
  * The 40-byte footer that ends every Lance v2 data file (file-format.md §2):
@@ -85,13 +86,8 @@ public record FileFooter(
     }
 
     private static String hex(ByteBuffer b, int at, int n) {
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < n; i++) {
-            if (i > 0) {
-                sb.append(' ');
-            }
-            sb.append(String.format("%02x", b.get(at + i) & 0xFF));
-        }
-        return sb.toString();
+        byte[] bytes = new byte[n];
+        b.get(at, bytes);
+        return HexFormat.ofDelimiter(" ").formatHex(bytes);
     }
 }

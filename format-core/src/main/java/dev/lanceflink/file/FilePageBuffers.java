@@ -3,8 +3,11 @@ package dev.lanceflink.file;
 import dev.lanceflink.encoding.v21.EncodingException;
 import dev.lanceflink.encoding.v21.PageBufferSource;
 import dev.lanceflink.io.RangeReader;
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.apache.arrow.memory.ArrowBuf;
 
 /** The buffers of one page, read from the data file by absolute offset. */
 final class FilePageBuffers implements PageBufferSource {
@@ -22,7 +25,7 @@ final class FilePageBuffers implements PageBufferSource {
 
     /** Large copies into Arrow memory are split over several threads ({@link ParallelRangeCopier}). */
     @Override
-    public void readInto(int index, long offset, long length, org.apache.arrow.memory.ArrowBuf dst, long dstOffset)
+    public void readInto(int index, long offset, long length, ArrowBuf dst, long dstOffset)
             throws IOException {
         if (index < 0 || index >= bufferCount()) {
             throw new EncodingException("page buffer " + index + " does not exist (the page has " + bufferCount() + ")");
@@ -68,7 +71,7 @@ final class FilePageBuffers implements PageBufferSource {
         ByteBuffer[] out;
         try {
             out = reader.readRanges(offsets, lengths);
-        } catch (java.io.EOFException e) {
+        } catch (EOFException e) {
             throw LanceFileFormatException.at(path, offsets[0], "the file ends inside the buffers of column " + page.column()
                     + " page " + page.pageIndex() + "; the object is truncated", e);
         }
@@ -77,7 +80,7 @@ final class FilePageBuffers implements PageBufferSource {
                 throw LanceFileFormatException.at(path, offsets[i], "short read of column " + page.column() + " page "
                         + page.pageIndex() + " buffer " + indices[i] + ": wanted " + lengths[i] + " bytes, got " + out[i].remaining());
             }
-            out[i] = out[i].slice().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            out[i] = out[i].slice().order(ByteOrder.LITTLE_ENDIAN);
         }
         return out;
     }

@@ -1,5 +1,6 @@
 package dev.lanceflink.file;
 
+import com.google.protobuf.Any;
 import dev.lanceflink.encoding.compression.CompressedDataException;
 import dev.lanceflink.encoding.v20.V20FieldReader;
 import dev.lanceflink.encoding.v21.EncodingException;
@@ -444,7 +445,7 @@ public final class LanceFileReader implements AutoCloseable {
                 PageInfo[] pages = metadata.pages(column);
                 long[] firstRows = new long[pages.length];
                 long[] rows = new long[pages.length];
-                com.google.protobuf.Any[] encodings = new com.google.protobuf.Any[pages.length];
+                Any[] encodings = new Any[pages.length];
                 for (int i = 0; i < pages.length; i++) {
                     firstRows[i] = pages[i].firstRow();
                     rows[i] = pages[i].numRows();

@@ -5,6 +5,7 @@ import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 
@@ -114,7 +115,7 @@ public interface ObjectStore extends AutoCloseable {
      * @throws IOException if no store can be opened for {@code uri} (e.g. an unknown URI scheme)
      */
     default ObjectStore openAt(String uri) throws IOException {
-        return ObjectStores.open(uri, java.util.Map.of());
+        return ObjectStores.open(uri, Map.of());
     }
 
     /** Deletes an object; deleting a missing object is not an error. */

@@ -2,6 +2,7 @@ package dev.lanceflink.io;
 
 import java.io.IOException;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Opens stores for one URI scheme. Implementations are found with {@link java.util.ServiceLoader}
@@ -10,7 +11,7 @@ import java.util.Map;
 public interface ObjectStoreProvider {
 
     /** URI schemes handled, lower case, e.g. {@code "s3"}. */
-    java.util.Set<String> schemes();
+    Set<String> schemes();
 
     /**
      * Opens a store rooted at {@code uri}.

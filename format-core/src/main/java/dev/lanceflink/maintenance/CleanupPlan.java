@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Instant;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,7 +32,7 @@ public record CleanupPlan(String tableUri, CleanupPolicy policy, long latestVers
         requireNonNull(tableUri, "tableUri is null");
         requireNonNull(policy, "policy is null");
         retainedVersions = List.copyOf(retainedVersions);
-        markerVersions = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(markerVersions));
+        markerVersions = Collections.unmodifiableMap(new LinkedHashMap<>(markerVersions));
         versionsToRemove = List.copyOf(versionsToRemove);
         filesToDelete = List.copyOf(filesToDelete);
     }
@@ -119,7 +121,7 @@ public record CleanupPlan(String tableUri, CleanupPolicy policy, long latestVers
             n.put("reason", c.reason().label());
             n.put("sizeBytes", c.sizeBytes());
             if (c.lastModifiedMillis() > 0) {
-                n.put("lastModified", java.time.Instant.ofEpochMilli(c.lastModifiedMillis()).toString());
+                n.put("lastModified", Instant.ofEpochMilli(c.lastModifiedMillis()).toString());
             }
         }
         return CleanupJson.write(root);

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.io.ObjectInfo;
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.table.DeletionFile;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
@@ -286,7 +287,7 @@ public final class TableCleanup {
                 decide(f, CleanupFileKind.DATA, retained, removed, cutoffMillis, out);
             }
         }
-        for (ObjectInfo f : listed(store.list(dev.lanceflink.table.DeletionFile.DELETIONS_DIR))) {
+        for (ObjectInfo f : listed(store.list(DeletionFile.DELETIONS_DIR))) {
             if (f.name().endsWith(".arrow") || f.name().endsWith(".bin")) {
                 decide(f, CleanupFileKind.DELETION, retained, removed, cutoffMillis, out);
             }

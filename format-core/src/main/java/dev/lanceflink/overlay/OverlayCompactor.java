@@ -28,6 +28,7 @@ import dev.lanceflink.write.DataFileNames;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -380,7 +381,7 @@ public final class OverlayCompactor {
         if (properties.containsKey(Transaction.COMPACTION_MODE_PROPERTY)) {
             return properties;
         }
-        Map<String, String> out = new java.util.LinkedHashMap<>(properties);
+        Map<String, String> out = new LinkedHashMap<>(properties);
         out.put(Transaction.COMPACTION_MODE_PROPERTY, staged instanceof Operation.Merge
                 ? Transaction.COMPACTION_OVERLAY_MERGE : Transaction.COMPACTION_OVERLAY_FOLD);
         return out;

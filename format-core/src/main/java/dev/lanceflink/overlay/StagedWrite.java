@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.txn.Operation;
+import java.io.IOException;
 import java.util.List;
 
 /**
@@ -29,7 +30,7 @@ public record StagedWrite(Operation operation, List<String> writtenPaths) {
         for (String p : paths) {
             try {
                 store.delete(p);
-            } catch (java.io.IOException | RuntimeException ignored) {
+            } catch (IOException | RuntimeException ignored) {
                 // unreferenced; table cleanup removes it later
             }
         }

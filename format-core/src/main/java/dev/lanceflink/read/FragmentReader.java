@@ -14,6 +14,7 @@ import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.TableFiles;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -21,8 +22,15 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseLargeVariableWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.ValueVector;
+import org.apache.arrow.vector.complex.FixedSizeListVector;
+import org.apache.arrow.vector.complex.LargeListVector;
+import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.StructVector;
 
 /**
  * Reads the columns of one fragment by physical row offset. A top-level field comes from the data
@@ -84,7 +92,7 @@ public final class FragmentReader implements AutoCloseable {
                 out[n++] = o;
             }
         }
-        return n == out.length ? out : java.util.Arrays.copyOf(out, n);
+        return n == out.length ? out : Arrays.copyOf(out, n);
     }
 
     /**
@@ -198,19 +206,19 @@ public final class FragmentReader implements AutoCloseable {
     }
 
     private static void setNull(ValueVector v, int index) {
-        if (v instanceof org.apache.arrow.vector.BaseFixedWidthVector f) {
+        if (v instanceof BaseFixedWidthVector f) {
             f.setNull(index);
-        } else if (v instanceof org.apache.arrow.vector.BaseVariableWidthVector f) {
+        } else if (v instanceof BaseVariableWidthVector f) {
             f.setNull(index);
-        } else if (v instanceof org.apache.arrow.vector.BaseLargeVariableWidthVector f) {
+        } else if (v instanceof BaseLargeVariableWidthVector f) {
             f.setNull(index);
-        } else if (v instanceof org.apache.arrow.vector.complex.ListVector f) {
+        } else if (v instanceof ListVector f) {
             f.setNull(index);
-        } else if (v instanceof org.apache.arrow.vector.complex.LargeListVector f) {
+        } else if (v instanceof LargeListVector f) {
             f.setNull(index);
-        } else if (v instanceof org.apache.arrow.vector.complex.FixedSizeListVector f) {
+        } else if (v instanceof FixedSizeListVector f) {
             f.setNull(index);
-        } else if (v instanceof org.apache.arrow.vector.complex.StructVector f) {
+        } else if (v instanceof StructVector f) {
             f.setNull(index);
         }
     }

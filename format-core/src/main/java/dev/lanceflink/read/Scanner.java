@@ -13,6 +13,7 @@ import dev.lanceflink.table.TableFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -23,6 +24,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * A scan of a table version in physical order (fragment by fragment, offset by offset). Each
@@ -80,7 +82,7 @@ public final class Scanner implements Iterator<VectorSchemaRoot>, AutoCloseable 
     }
 
     /** The schema of the batches. */
-    public org.apache.arrow.vector.types.pojo.Schema outputSchema() {
+    public Schema outputSchema() {
         List<Field> fields = new ArrayList<>();
         for (LanceField f : outputFields) {
             fields.add(f.toArrow());
@@ -88,7 +90,7 @@ public final class Scanner implements Iterator<VectorSchemaRoot>, AutoCloseable 
         if (options.withRowAddress()) {
             fields.add(rowAddressField());
         }
-        return new org.apache.arrow.vector.types.pojo.Schema(fields);
+        return new Schema(fields);
     }
 
     private static Field rowAddressField() {
@@ -140,7 +142,7 @@ public final class Scanner implements Iterator<VectorSchemaRoot>, AutoCloseable 
                 rows = applyFilter(rows);
             }
             if (rows.length > remaining) {
-                rows = java.util.Arrays.copyOf(rows, (int) remaining);
+                rows = Arrays.copyOf(rows, (int) remaining);
             }
             if (rows.length == 0) {
                 continue;

@@ -2,6 +2,7 @@ package dev.lanceflink.schema;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -272,7 +273,7 @@ public final class LanceSchema {
         LanceField f = byId.get(id);
         if (f == null) {
             throw new LanceSchemaException("Field id " + id + " does not exist in schema with field ids "
-                    + java.util.Arrays.toString(allFieldIds()) + "; the table or data file refers to a column the "
+                    + Arrays.toString(allFieldIds()) + "; the table or data file refers to a column the "
                     + "schema does not have");
         }
         return f;

@@ -1,5 +1,6 @@
 package dev.lanceflink.schema;
 
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -334,7 +335,7 @@ public final class LogicalTypes {
             throw unsupported(fieldPath, logicalType, "expected 'fixed_size_list:<element type>:<size>'");
         }
         int size = parseListSize(fieldPath, logicalType, tokens[tokens.length - 1]);
-        String elementType = String.join(":", java.util.Arrays.asList(tokens).subList(1, tokens.length - 1));
+        String elementType = String.join(":", Arrays.asList(tokens).subList(1, tokens.length - 1));
         Field element;
         if (BFLOAT16_EXTENSION_NAME.equals(elementType)) {
             Map<String, String> md = new HashMap<>();

@@ -6,6 +6,7 @@ import dev.lanceflink.file.ColumnMap;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.IntPredicate;
 
 /**
  * One data file of a fragment ({@code DataFile} in table.proto).
@@ -100,7 +101,7 @@ public record DataFile(String path, int[] fields, int[] columnIndices, int fileM
     }
 
     /** A copy with the given field ids replaced by {@link #TOMBSTONE}. */
-    public DataFile withTombstoned(java.util.function.IntPredicate fieldIds) {
+    public DataFile withTombstoned(IntPredicate fieldIds) {
         int[] f = fields.clone();
         for (int i = 0; i < f.length; i++) {
             if (f[i] != TOMBSTONE && fieldIds.test(f[i])) {

@@ -2,10 +2,14 @@ package dev.lanceflink.table;
 
 import static java.util.Objects.requireNonNull;
 
+import com.google.protobuf.ByteString;
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Collection;
 import java.util.OptionalInt;
 import java.util.UUID;
 import lance.table.IndexMetadata;
+import org.roaringbitmap.RoaringBitmap;
 
 /**
  * One index segment of a table version ({@code IndexMetadata}). This library does not build or
@@ -66,15 +70,15 @@ public final class IndexEntry {
      * trusting the index for those fragments (they scan them instead). An entry without a bitmap
      * (unknown coverage) is returned unchanged.
      */
-    public IndexEntry withoutFragments(java.util.Collection<Long> fragmentIds) throws CorruptTableException {
+    public IndexEntry withoutFragments(Collection<Long> fragmentIds) throws CorruptTableException {
         byte[] bytes = fragmentBitmap();
         if (bytes.length == 0 || fragmentIds.isEmpty()) {
             return this;
         }
-        org.roaringbitmap.RoaringBitmap b = new org.roaringbitmap.RoaringBitmap();
+        RoaringBitmap b = new RoaringBitmap();
         try {
             b.deserialize(ByteBuffer.wrap(bytes));
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             throw new CorruptTableException("Index '" + name() + "' (" + uuid() + ") has a fragment_bitmap that is not"
                     + " a portable Roaring bitmap: " + e.getMessage(), e);
         }
@@ -88,7 +92,7 @@ public final class IndexEntry {
         b.removeRunCompression();
         ByteBuffer out = ByteBuffer.allocate(b.serializedSizeInBytes());
         b.serialize(out);
-        return new IndexEntry(proto.toBuilder().setFragmentBitmap(com.google.protobuf.ByteString.copyFrom(out.array()))
+        return new IndexEntry(proto.toBuilder().setFragmentBitmap(ByteString.copyFrom(out.array()))
                 .build());
     }
 
@@ -98,10 +102,10 @@ public final class IndexEntry {
         if (bytes.length == 0) {
             return true;
         }
-        org.roaringbitmap.RoaringBitmap b = new org.roaringbitmap.RoaringBitmap();
+        RoaringBitmap b = new RoaringBitmap();
         try {
             b.deserialize(ByteBuffer.wrap(bytes));
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             throw new CorruptTableException("Index '" + name() + "' has a fragment_bitmap that is not a portable"
                     + " Roaring bitmap: " + e.getMessage(), e);
         }

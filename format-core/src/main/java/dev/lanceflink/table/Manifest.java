@@ -2,6 +2,8 @@ package dev.lanceflink.table;
 
 import static java.util.Objects.requireNonNull;
 
+import com.google.protobuf.ByteString;
+import dev.lanceflink.schema.LanceSchema;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -22,6 +24,7 @@ import java.util.OptionalLong;
  */
 public final class Manifest {
     private final long version;
+    // The protobuf field type stays qualified: a bare "Field" reads as Arrow's everywhere else.
     private final List<lance.file.Field> schemaFields;
     private final Map<String, byte[]> schemaMetadata;
     private final List<Fragment> fragments;
@@ -110,10 +113,10 @@ public final class Manifest {
     }
 
     /** The table schema with field ids and schema metadata. */
-    public dev.lanceflink.schema.LanceSchema schema() {
-        Map<String, com.google.protobuf.ByteString> md = new LinkedHashMap<>();
-        schemaMetadata.forEach((k, v) -> md.put(k, com.google.protobuf.ByteString.copyFrom(v)));
-        return dev.lanceflink.schema.LanceSchema.fromProto(schemaFields, md);
+    public LanceSchema schema() {
+        Map<String, ByteString> md = new LinkedHashMap<>();
+        schemaMetadata.forEach((k, v) -> md.put(k, ByteString.copyFrom(v)));
+        return LanceSchema.fromProto(schemaFields, md);
     }
 
     /** Arrow schema-level metadata (values are UTF-8 bytes). */
@@ -326,7 +329,7 @@ public final class Manifest {
         }
 
         /** Sets the schema fields and schema metadata from {@code schema}. */
-        public Builder schema(dev.lanceflink.schema.LanceSchema schema) {
+        public Builder schema(LanceSchema schema) {
             this.schemaFields = new ArrayList<>(schema.toProto());
             this.schemaMetadata = new LinkedHashMap<>();
             schema.rawMetadata().forEach((k, v) -> this.schemaMetadata.put(k, v.toByteArray()));

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import java.util.List;
 import lance.table.IndexMetadata;
 import lance.table.IndexSection;
@@ -235,10 +236,6 @@ public final class ManifestIO {
     }
 
     private static String hex(byte[] b) {
-        StringBuilder sb = new StringBuilder();
-        for (byte x : b) {
-            sb.append(String.format("%02x", x & 0xff));
-        }
-        return sb.toString();
+        return HexFormat.of().formatHex(b);
     }
 }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.roaringbitmap.RoaringBitmap;
 
@@ -48,12 +49,12 @@ public sealed interface OverlayCoverage {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Dense d && java.util.Arrays.equals(sharedOffsetBitmap, d.sharedOffsetBitmap);
+            return o instanceof Dense d && Arrays.equals(sharedOffsetBitmap, d.sharedOffsetBitmap);
         }
 
         @Override
         public int hashCode() {
-            return java.util.Arrays.hashCode(sharedOffsetBitmap);
+            return Arrays.hashCode(sharedOffsetBitmap);
         }
 
         @Override
@@ -117,7 +118,7 @@ public sealed interface OverlayCoverage {
                 return false;
             }
             for (int i = 0; i < offsetBitmaps.size(); i++) {
-                if (!java.util.Arrays.equals(offsetBitmaps.get(i), p.offsetBitmaps.get(i))) {
+                if (!Arrays.equals(offsetBitmaps.get(i), p.offsetBitmaps.get(i))) {
                     return false;
                 }
             }

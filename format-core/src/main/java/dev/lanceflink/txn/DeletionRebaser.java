@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.roaringbitmap.RoaringBitmap;
 
 /**
  * Rebases the deletion vectors of a Delete or row-rewriting Update onto a newer version in which
@@ -56,7 +57,7 @@ final class DeletionRebaser {
                 DeletionVector myDv = load(latestFiles, my);
                 DeletionVector baseDv = load(baseFiles, old);
                 DeletionVector curDv = load(latestFiles, cur);
-                org.roaringbitmap.RoaringBitmap affectedBits = myDv.toBitmap();
+                RoaringBitmap affectedBits = myDv.toBitmap();
                 affectedBits.andNot(baseDv.toBitmap());
                 DeletionVector affected = DeletionVector.of(affectedBits);
                 if (affected.intersects(curDv)) {

@@ -1,7 +1,12 @@
 package dev.lanceflink.txn;
 
+import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.IndexEntry;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /** Merge (add columns): exactly the given fragments and the new schema; indices on dropped fields go. */
 final class MergeApplier implements OperationApplier<Operation.Merge> {
@@ -11,13 +16,13 @@ final class MergeApplier implements OperationApplier<Operation.Merge> {
         // A Merge carries the complete fragment list: fragments of the current version keep
         // their ids (fragment 0 included, whose id would otherwise read as "unassigned"); only
         // fragments new to the table get ids.
-        java.util.Set<Long> existing = new java.util.HashSet<>();
+        Set<Long> existing = new HashSet<>();
         if (d.current != null) {
             d.current.fragments().forEach(f -> existing.add(f.id()));
         }
-        java.util.List<dev.lanceflink.table.Fragment> out = new ArrayList<>();
-        java.util.List<dev.lanceflink.table.Fragment> fresh = new ArrayList<>();
-        for (dev.lanceflink.table.Fragment f : op.fragments()) {
+        List<Fragment> out = new ArrayList<>();
+        List<Fragment> fresh = new ArrayList<>();
+        for (Fragment f : op.fragments()) {
             if (existing.contains(f.id())) {
                 out.add(f);
             } else {
@@ -25,7 +30,7 @@ final class MergeApplier implements OperationApplier<Operation.Merge> {
             }
         }
         out.addAll(d.assignIds(fresh));
-        out.sort(java.util.Comparator.comparingLong(dev.lanceflink.table.Fragment::id));
+        out.sort(Comparator.comparingLong(Fragment::id));
         d.fragments = out;
         d.indices = new ArrayList<>(d.indices.stream().filter(e -> fieldsExist(d, e)).toList());
     }

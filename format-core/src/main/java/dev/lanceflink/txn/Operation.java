@@ -14,6 +14,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * What one commit does (the {@code operation} oneof of {@code Transaction}). Every upstream
@@ -324,9 +326,9 @@ public sealed interface Operation {
 
         private static lance.table.Transaction.UpdateMap updateMap(Map<String, String> upserts, Set<String> deletes) {
             lance.table.Transaction.UpdateMap.Builder m = lance.table.Transaction.UpdateMap.newBuilder();
-            new java.util.TreeMap<>(upserts).forEach((k, v) -> m.addUpdateEntries(
+            new TreeMap<>(upserts).forEach((k, v) -> m.addUpdateEntries(
                     lance.table.Transaction.UpdateMapEntry.newBuilder().setKey(k).setValue(v)));
-            new java.util.TreeSet<>(deletes).forEach(k -> m.addUpdateEntries(
+            new TreeSet<>(deletes).forEach(k -> m.addUpdateEntries(
                     lance.table.Transaction.UpdateMapEntry.newBuilder().setKey(k)));
             return m.build();
         }

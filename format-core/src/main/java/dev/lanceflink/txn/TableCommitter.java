@@ -11,6 +11,7 @@ import dev.lanceflink.table.ManifestNamingScheme;
 import dev.lanceflink.table.VersionNotFoundException;
 import dev.lanceflink.table.VersionResolver;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -332,7 +333,7 @@ public final class TableCommitter {
                 Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new java.io.InterruptedIOException("Interrupted while backing off between commit attempts");
+                throw new InterruptedIOException("Interrupted while backing off between commit attempts");
             }
         }
     }

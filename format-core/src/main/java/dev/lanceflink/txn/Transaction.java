@@ -2,6 +2,7 @@ package dev.lanceflink.txn;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -39,7 +40,7 @@ public record Transaction(long readVersion, String uuid, String tag, Map<String,
     public Transaction {
         requireNonNull(uuid, "uuid is null");
         requireNonNull(tag, "tag is null (use \"\")");
-        properties = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(properties));
+        properties = Collections.unmodifiableMap(new LinkedHashMap<>(properties));
         requireNonNull(operation, "operation is null");
     }
 

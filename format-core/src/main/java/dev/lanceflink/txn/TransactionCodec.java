@@ -2,6 +2,7 @@ package dev.lanceflink.txn;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Parser;
 import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.table.BasePath;
 import dev.lanceflink.table.CorruptTableException;
@@ -153,7 +154,7 @@ public final class TransactionCodec {
         return b.build();
     }
 
-    private static <T> T parse(byte[] raw, com.google.protobuf.Parser<T> parser, String what) {
+    private static <T> T parse(byte[] raw, Parser<T> parser, String what) {
         try {
             return parser.parseFrom(raw);
         } catch (InvalidProtocolBufferException e) {

@@ -1,6 +1,7 @@
 package dev.lanceflink.write;
 
 import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.Random;
 
 /**
@@ -10,7 +11,6 @@ import java.util.Random;
  */
 public final class DataFileNames {
     private static final Random RANDOM = new SecureRandom();
-    private static final char[] HEX = "0123456789abcdef".toCharArray();
 
     private DataFileNames() {}
 
@@ -26,9 +26,6 @@ public final class DataFileNames {
                 sb.append((b[i] >> bit & 1) == 1 ? '1' : '0');
             }
         }
-        for (int i = 3; i < 16; i++) {
-            sb.append(HEX[(b[i] >> 4) & 0xF]).append(HEX[b[i] & 0xF]);
-        }
-        return sb.append(".lance").toString();
+        return sb.append(HexFormat.of().formatHex(b, 3, 16)).append(".lance").toString();
     }
 }

@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
@@ -89,7 +90,7 @@ final class S3ConditionalPut {
      * client-side failures (connection reset, timeouts) may have been applied.
      */
     private static boolean mayHaveLanded(SdkException e) {
-        if (e instanceof software.amazon.awssdk.awscore.exception.AwsServiceException a) {
+        if (e instanceof AwsServiceException a) {
             int s = a.statusCode();
             return s >= 500 || s == 409 || s == 408 || s == 429;
         }

@@ -1,5 +1,6 @@
 package dev.lanceflink.s3;
 
+import dev.lanceflink.io.AbortableOutputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -8,6 +9,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.slf4j.Logger;
@@ -28,7 +30,7 @@ import software.amazon.awssdk.services.s3.model.CompletedPart;
  * upload. Any failure aborts the upload, so no invisible parts keep costing storage; {@link
  * #abort} does the same for a writer that gives up.
  */
-public final class S3MultipartOutputStream extends OutputStream implements dev.lanceflink.io.AbortableOutputStream {
+public final class S3MultipartOutputStream extends OutputStream implements AbortableOutputStream {
     private static final Logger LOG = LoggerFactory.getLogger(S3MultipartOutputStream.class);
     /** S3's limit on parts per upload. */
     static final int MAX_PARTS = 10_000;
@@ -73,7 +75,7 @@ public final class S3MultipartOutputStream extends OutputStream implements dev.l
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
         ensureOpen();
-        java.util.Objects.checkFromIndexSize(off, len, b.length);
+        Objects.checkFromIndexSize(off, len, b.length);
         while (len > 0) {
             if (count == buffer.length) {
                 makeRoom();

@@ -5,11 +5,13 @@ import static java.util.Objects.requireNonNull;
 import dev.lanceflink.io.ObjectInfo;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.io.RangeReader;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -136,7 +138,7 @@ public final class S3ObjectStore implements ObjectStore {
     @Override
     public RangeReader openReader(String path) throws IOException {
         String key = location.key(path);
-        HeadObjectResponse head = headObject(key).orElseThrow(() -> new java.io.FileNotFoundException(
+        HeadObjectResponse head = headObject(key).orElseThrow(() -> new FileNotFoundException(
                 "Object not found: " + location.uriOf(key)));
         return new S3RangeReader(this, key, head.contentLength(), head.eTag());
     }
@@ -287,7 +289,7 @@ public final class S3ObjectStore implements ObjectStore {
      */
     @Override
     public ObjectStore openAt(String uri) throws IOException {
-        String scheme = uri.contains("://") ? uri.substring(0, uri.indexOf("://")).toLowerCase(java.util.Locale.ROOT)
+        String scheme = uri.contains("://") ? uri.substring(0, uri.indexOf("://")).toLowerCase(Locale.ROOT)
                 : "";
         if (!scheme.equals("s3") && !scheme.equals("s3a")) {
             return ObjectStore.super.openAt(uri);

@@ -5,6 +5,7 @@ import dev.lanceflink.table.TableProtoCodec;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import org.roaringbitmap.RoaringBitmap;
@@ -62,7 +63,7 @@ public final class ChangeCodec {
             byte[] bytes = readBytes(in, context + ", deletion " + i);
             RoaringBitmap bitmap = new RoaringBitmap();
             try {
-                bitmap.deserialize(java.nio.ByteBuffer.wrap(bytes));
+                bitmap.deserialize(ByteBuffer.wrap(bytes));
             } catch (RuntimeException e) {
                 throw new IOException("Corrupt deletion bitmap " + i + " in " + context, e);
             }

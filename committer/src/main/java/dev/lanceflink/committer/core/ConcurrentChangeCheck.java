@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import org.roaringbitmap.IntIterator;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
@@ -340,7 +341,7 @@ public final class ConcurrentChangeCheck {
                     continue;
                 }
                 DeletionVector dv = DeletionFiles.read(store, f.id(), f.deletionFile());
-                for (org.roaringbitmap.IntIterator it = mine.getIntIterator(); it.hasNext(); ) {
+                for (IntIterator it = mine.getIntIterator(); it.hasNext(); ) {
                     int offset = it.next();
                     if (dv.contains(offset)) {
                         return Optional.of("deleted row " + Integer.toUnsignedLong(offset) + " of fragment " + f.id()

@@ -7,6 +7,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import lance.table.DataFragment;
 
 
 /**
@@ -48,7 +49,7 @@ public final class FragmentListCodec {
                 throw new IOException("Truncated fragment " + i + " in " + context + ": " + bytes.length + " of "
                         + length + " bytes");
             }
-            fragments.add(TableProtoCodec.fragment(lance.table.DataFragment.parseFrom(bytes), context + ", fragment " + i));
+            fragments.add(TableProtoCodec.fragment(DataFragment.parseFrom(bytes), context + ", fragment " + i));
         }
         return fragments;
     }

@@ -4,6 +4,7 @@ import dev.lanceflink.table.DataFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Map;
 
 /**
@@ -23,7 +24,7 @@ public final class PendingFiles {
         if (fileId == 0) {
             throw new IllegalArgumentException("file id 0 is reserved for committed rows");
         }
-        return String.format("%016x-%s.lance", fileId, tag);
+        return HexFormat.of().toHexDigits(fileId) + "-" + tag + ".lance";
     }
 
     /** The file id at the start of a data file name, or 0 if the name is not one of ours. */
@@ -33,15 +34,12 @@ public final class PendingFiles {
         if (name.length() < 18 || name.charAt(16) != '-') {
             return 0;
         }
-        long id = 0;
-        for (int i = 0; i < 16; i++) {
-            int d = Character.digit(name.charAt(i), 16);
-            if (d < 0 || Character.isUpperCase(name.charAt(i))) {
-                return 0;
-            }
-            id = (id << 4) | d;
+        String digits = name.substring(0, 16);
+        // fileName writes lowercase digits only; a name in any other form is not one of ours.
+        if (!digits.chars().allMatch(c -> HexFormat.isHexDigit(c) && !Character.isUpperCase(c))) {
+            return 0;
         }
-        return id;
+        return HexFormat.fromHexDigitsToLong(digits);
     }
 
     /** File id → the fragment of {@code manifest} whose first data file carries it. */

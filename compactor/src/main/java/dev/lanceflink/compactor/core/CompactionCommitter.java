@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -233,7 +234,7 @@ public final class CompactionCommitter {
             // go in table order, whatever order the tasks finished in: new fragment ids are handed
             // out in group order and scans follow ids, so the rows keep their insertion order.
             List<Staged> ordered = new ArrayList<>(pending);
-            ordered.sort(java.util.Comparator.comparingLong(Staged::fragmentId));
+            ordered.sort(Comparator.comparingLong(Staged::fragmentId));
             List<Operation.RewriteGroup> groups = new ArrayList<>();
             for (Staged s : ordered) {
                 groups.addAll(((Operation.Rewrite) s.staged.operation()).groups());

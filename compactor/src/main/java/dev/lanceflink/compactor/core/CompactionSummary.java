@@ -3,6 +3,7 @@ package dev.lanceflink.compactor.core;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 
@@ -46,7 +47,7 @@ public record CompactionSummary(String status, CompactionPlan plan, int fragment
     }
 
     public ObjectNode toJson() {
-        ObjectNode root = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+        ObjectNode root = JsonNodeFactory.instance.objectNode();
         root.put("status", status);
         root.put("table", plan.tableUri());
         root.put("mode", plan.mode().cliName());

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import java.io.Serializable;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * One task of a {@link CompactionPlan}: in the overlay modes, which overlays of one fragment to
@@ -116,7 +117,7 @@ public record CompactionTask(long fragmentId, CompactionMode mode, int[] positio
         return o instanceof CompactionTask t && t.fragmentId == fragmentId && t.mode == mode
                 && Arrays.equals(t.positions, positions) && t.overlayPaths.equals(overlayPaths)
                 && t.overlayBytes == overlayBytes && t.baseBytes == baseBytes && t.trigger.equals(trigger)
-                && java.util.Objects.equals(t.group, group);
+                && Objects.equals(t.group, group);
     }
 
     @Override

@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.BufferAllocator;
 
 /** Runs the tasks on a fixed pool of threads in this process (used without Flink and for re-planned fragments). */
@@ -112,7 +113,7 @@ public final class LocalTaskExecutor implements TaskExecutor {
 
     private static void awaitQuietly(ExecutorService pool) {
         try {
-            pool.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS);
+            pool.awaitTermination(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -11,8 +11,10 @@ import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.txn.TransactionCodec;
 import java.io.Serializable;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The staged output of one {@link CompactionTask}, in a form that crosses process boundaries (a
@@ -59,7 +61,7 @@ public record TaskResult(CompactionTask task, long readVersion, byte[] encodedTr
     /** Sizes and counts of what the task wrote, read from its staged operation. */
     public Output output() throws CorruptTableException {
         Operation op = staged().operation();
-        java.util.Set<String> written = new java.util.HashSet<>(writtenPaths);
+        Set<String> written = new HashSet<>(writtenPaths);
         List<Fragment> fragments = List.of();
         if (op instanceof Operation.Merge m) {
             fragments = m.fragments();

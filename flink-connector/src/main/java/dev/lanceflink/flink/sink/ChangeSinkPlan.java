@@ -6,6 +6,7 @@ import dev.lanceflink.flink.types.LanceTypeMapping;
 import dev.lanceflink.schema.ColumnSet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -104,12 +105,12 @@ final class ChangeSinkPlan {
         }
         int expected = rowType.getFieldCount() + extra.size();
         if (in.getFieldCount() != expected) {
-            List<String> names = new java.util.ArrayList<>(rowType.getFieldNames());
+            List<String> names = new ArrayList<>(rowType.getFieldNames());
             names.addAll(extra);
             throw new IllegalArgumentException("The stream's rows have " + in.getFieldCount() + " fields " + in
                     + ", but the sink into " + table + " expects " + expected + ": " + names);
         }
-        List<RowType.RowField> fields = new java.util.ArrayList<>(rowType.getFields());
+        List<RowType.RowField> fields = new ArrayList<>(rowType.getFields());
         for (int k = 0; k < extra.size(); k++) {
             fields.add(new RowType.RowField(extra.get(k), in.getTypeAt(rowType.getFieldCount() + k)));
         }

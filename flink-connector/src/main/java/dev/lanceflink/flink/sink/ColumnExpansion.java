@@ -1,6 +1,7 @@
 package dev.lanceflink.flink.sink;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.table.data.GenericRowData;
@@ -47,7 +48,7 @@ final class ColumnExpansion implements MapFunction<RowData, RowData> {
         }
         int n = table.getFieldCount();
         int[] source = new int[n + extra];
-        java.util.Arrays.fill(source, -1);
+        Arrays.fill(source, -1);
         List<RowType.RowField> out = new ArrayList<>();
         for (int i = 0; i < carried.size(); i++) {
             int p = table.getFieldNames().indexOf(carried.get(i));

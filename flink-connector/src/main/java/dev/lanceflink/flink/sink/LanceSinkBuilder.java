@@ -3,8 +3,11 @@ package dev.lanceflink.flink.sink;
 import dev.lanceflink.committer.core.CommitSettings;
 import dev.lanceflink.committer.core.TableLocation;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.table.data.RowData;
@@ -71,7 +74,7 @@ public final class LanceSinkBuilder {
     }
 
     public LanceSinkBuilder mode(LanceSinkMode m) {
-        this.mode = java.util.Objects.requireNonNull(m, "mode is null");
+        this.mode = Objects.requireNonNull(m, "mode is null");
         return this;
     }
 
@@ -170,7 +173,7 @@ public final class LanceSinkBuilder {
 
     /** Which cells an update overlays (default {@link OverlayShape#SPARSE}). */
     public LanceSinkBuilder overlayShape(OverlayShape shape) {
-        this.overlayShape = java.util.Objects.requireNonNull(shape, "shape is null");
+        this.overlayShape = Objects.requireNonNull(shape, "shape is null");
         return this;
     }
 
@@ -183,7 +186,7 @@ public final class LanceSinkBuilder {
      * moved rows. Refused for tables with stable row ids.
      */
     public LanceSinkBuilder updateMode(UpdateMode mode) {
-        this.updateMode = java.util.Objects.requireNonNull(mode, "mode is null");
+        this.updateMode = Objects.requireNonNull(mode, "mode is null");
         return this;
     }
 
@@ -281,7 +284,7 @@ public final class LanceSinkBuilder {
                     + " InternalTypeInfo of a RowType, to read the carried columns; got " + rows.getType());
         }
         if (mode == LanceSinkMode.APPEND || mode == LanceSinkMode.UPSERT) {
-            List<String> notNull = new java.util.ArrayList<>();
+            List<String> notNull = new ArrayList<>();
             for (RowType.RowField f : tableType.getFields()) {
                 if (!inputColumns.contains(f.getName()) && !f.getType().isNullable()) {
                     notNull.add(f.getName());
@@ -377,7 +380,7 @@ public final class LanceSinkBuilder {
         // One writer per fragment, so a fragment's updates become one overlay file (or, rewriting
         // rows, one deletion vector and one new fragment per writer).
         DataStreamSink<LocatedChange> out = changes
-                .keyBy(c -> c.position() >>> 32, org.apache.flink.api.common.typeinfo.Types.LONG)
+                .keyBy(c -> c.position() >>> 32, Types.LONG)
                 .sinkTo(sink).uid("lance-sink-" + suffix).name("Lance sink");
         if (parallelism > 0) {
             out.setParallelism(parallelism);

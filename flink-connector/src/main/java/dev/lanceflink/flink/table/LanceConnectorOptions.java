@@ -1,5 +1,6 @@
 package dev.lanceflink.flink.table;
 
+import dev.lanceflink.flink.catalog.CatalogSchemas;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.UpdateMode;
 import java.time.Duration;
@@ -77,7 +78,7 @@ public final class LanceConnectorOptions {
     // ---- a new table: the first write to a path that holds none creates it ----
 
     public static final ConfigOption<String> CREATE_FILE_VERSION = ConfigOptions
-            .key(dev.lanceflink.flink.catalog.CatalogSchemas.CREATE_FILE_VERSION_KEY).stringType().noDefaultValue()
+            .key(CatalogSchemas.CREATE_FILE_VERSION_KEY).stringType().noDefaultValue()
             .withDescription("Data storage version of a table the first write creates: '2.0', '2.1', '2.2' or"
                     + " 'stable' (= 2.2). Default: 2.2, what current Lance creates; choose 2.1 for readers older"
                     + " than Lance 0.38 (maps need 2.2).");

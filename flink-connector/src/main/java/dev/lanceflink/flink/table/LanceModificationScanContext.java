@@ -3,6 +3,7 @@ package dev.lanceflink.flink.table;
 import static java.util.Objects.requireNonNull;
 
 import java.io.Serializable;
+import java.util.Collections;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.TreeMap;
@@ -27,7 +28,7 @@ record LanceModificationScanContext(Map<String, Long> readVersions)
     private static final long serialVersionUID = 1L;
 
     LanceModificationScanContext {
-        readVersions = java.util.Collections.unmodifiableMap(new TreeMap<>(readVersions));
+        readVersions = Collections.unmodifiableMap(new TreeMap<>(readVersions));
     }
 
     /** The context after {@code previous} (null for the first scan) and a scan of {@code version} of {@code uri}. */

@@ -1,6 +1,7 @@
 package dev.lanceflink.flink.types;
 
 import java.math.BigDecimal;
+import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BigIntVector;
@@ -79,7 +80,7 @@ public final class ArrowColumnVectors {
     private ArrowColumnVectors() {}
 
     /** A batch over the given vectors (one per output column, in order) holding {@code rows} rows. */
-    public static VectorizedColumnBatch batch(java.util.List<FieldVector> vectors, int rows) {
+    public static VectorizedColumnBatch batch(List<FieldVector> vectors, int rows) {
         ColumnVector[] columns = new ColumnVector[vectors.size()];
         for (int i = 0; i < columns.length; i++) {
             columns[i] = of(vectors.get(i));

@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.HexFormat;
 
 /**
  * An FSST (Fast Static Symbol Table) table in the exact 2312-byte form Lance stores in
@@ -398,7 +399,11 @@ public final class FsstSymbolTable {
             sb.append(c == 0 ? ": " : ", ").append('"');
             for (int k = 0; k < lengths[c]; k++) {
                 int b = (int) (symbols[c] >>> (8 * k)) & 0xFF;
-                sb.append(b >= 0x20 && b < 0x7F ? String.valueOf((char) b) : String.format("\\x%02x", b));
+                if (b >= 0x20 && b < 0x7F) {
+                    sb.append((char) b);
+                } else {
+                    sb.append("\\x").append(HexFormat.of().toHexDigits((byte) b));
+                }
             }
             sb.append('"');
         }

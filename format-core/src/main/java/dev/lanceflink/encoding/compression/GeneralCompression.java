@@ -10,6 +10,8 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * {@code general} (CompressiveEncoding member 10, compression.md §3.9) and the whole-buffer
@@ -227,7 +229,7 @@ public final class GeneralCompression {
         Buffers.checkArray(scheme.lanceName, "input", src.length, srcOffset, srcLength);
         int max = maxCompressedLength(scheme, srcLength);
         Buffers.checkArray(scheme.lanceName, "output", dst.length, dstOffset, max);
-        ByteBuffer prefix = ByteBuffer.wrap(dst).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer prefix = ByteBuffer.wrap(dst).order(ByteOrder.LITTLE_ENDIAN);
         int body = dstOffset + scheme.lengthPrefixBytes;
         int n;
         if (scheme == Scheme.LZ4) {
@@ -244,7 +246,7 @@ public final class GeneralCompression {
     public static byte[] compress(Scheme scheme, byte[] src, int srcOffset, int srcLength) {
         byte[] out = new byte[maxCompressedLength(scheme, srcLength)];
         int n = compress(scheme, src, srcOffset, srcLength, out, 0);
-        return java.util.Arrays.copyOf(out, n);
+        return Arrays.copyOf(out, n);
     }
 
     /** Compresses the bytes {@code [srcOffset, srcOffset+srcLength)} of a buffer into a new framed unit. */

@@ -5,6 +5,7 @@ import dev.lanceflink.schema.LanceField;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import lance.encodings.ArrayEncoding;
 import lance.file.v2.ColumnMetadata;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -318,7 +319,7 @@ public final class V20FieldReader {
                 return;
             }
             var enc = column.encoding(0);
-            if (enc.getArrayEncodingCase() != lance.encodings.ArrayEncoding.ArrayEncodingCase.STRUCT) {
+            if (enc.getArrayEncodingCase() != ArrayEncoding.ArrayEncodingCase.STRUCT) {
                 throw new V20DecodeException(column.where() + ", page 0: the header column of a struct field must use"
                         + " the struct encoding, found " + FixedWidthDecoder.describe(enc)
                         + " (are the column metadata entries aligned with the schema?)");

@@ -6,6 +6,8 @@ import dev.lanceflink.encoding.compression.OutOfLineBitPacking;
 import dev.lanceflink.encoding.compression.Rle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
+import lance.encodings21.BufferCompression;
 import lance.encodings21.CompressiveEncoding;
 import lance.encodings21.Flat;
 
@@ -52,7 +54,7 @@ public final class BlockDecoder {
                     ByteBuffer c = enc.getConstant().getValue().asReadOnlyByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
                     v = c.remaining() >= 2 ? c.getShort(0) : (short) (c.remaining() == 1 ? c.get(0) & 0xFF : 0);
                 }
-                java.util.Arrays.fill(out, 0, count, v);
+                Arrays.fill(out, 0, count, v);
             }
             case GENERAL -> {
                 byte[] raw = GeneralCompression.decompress(scheme(enc.getGeneral().getCompression()), b, 0, len);
@@ -152,7 +154,7 @@ public final class BlockDecoder {
         return checkedBits(inner.getFlat().getBitsPerValue());
     }
 
-    static GeneralCompression.Scheme scheme(lance.encodings21.BufferCompression c) {
+    static GeneralCompression.Scheme scheme(BufferCompression c) {
         return switch (c.getScheme()) {
             case COMPRESSION_ALGORITHM_LZ4 -> GeneralCompression.Scheme.LZ4;
             case COMPRESSION_ALGORITHM_ZSTD -> GeneralCompression.Scheme.ZSTD;

@@ -1,5 +1,6 @@
 package dev.lanceflink.encoding.v21;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
@@ -102,7 +103,7 @@ public final class FixedSizeListValues implements Values {
      * Appends one list from {@code src}: when {@code hasValidity}, {@code ceil(dimension/8)}
      * validity bytes (LSB-first) come first, then the {@code dimension} items.
      */
-    public void appendRow(java.nio.ByteBuffer src, int at, boolean hasValidity) {
+    public void appendRow(ByteBuffer src, int at, boolean hasValidity) {
         int base = count * dimension;
         int p = at;
         if (hasValidity) {
@@ -126,7 +127,7 @@ public final class FixedSizeListValues implements Values {
      * Appends {@code n} lists stored back to back at {@code src[at..]} without validity bytes
      * (all items valid), in one bulk copy.
      */
-    public void appendRows(java.nio.ByteBuffer src, int at, int n) {
+    public void appendRows(ByteBuffer src, int at, int n) {
         if (!(items instanceof FixedWidthValues f)) {
             throw new IllegalArgumentException("only fixed-size lists of fixed-width items can be read in bulk");
         }

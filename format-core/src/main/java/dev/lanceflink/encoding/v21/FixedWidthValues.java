@@ -1,5 +1,6 @@
 package dev.lanceflink.encoding.v21;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
@@ -123,7 +124,7 @@ public final class FixedWidthValues implements Values {
      * Appends one value from {@code src} at {@code at}: {@code bitsPerValue / 8} bytes, or for
      * booleans one byte whose non-zero value means true (full-zip widens booleans to a byte).
      */
-    public void appendFrom(java.nio.ByteBuffer src, int at) {
+    public void appendFrom(ByteBuffer src, int at) {
         ensure(count + 1);
         if (bitsPerValue == 1) {
             setBit(count, src.get(at) != 0);
@@ -144,7 +145,7 @@ public final class FixedWidthValues implements Values {
      * again and any later append first grows into a new array; it relies on
      * {@link PageBufferSource#read} handing out buffers that nobody modifies afterwards.
      */
-    public void appendFrom(java.nio.ByteBuffer src, int at, int n) {
+    public void appendFrom(ByteBuffer src, int at, int n) {
         if (bitsPerValue == 1) {
             for (int i = 0; i < n; i++) {
                 appendFrom(src, at + i);
@@ -166,7 +167,7 @@ public final class FixedWidthValues implements Values {
 
     /**
      * Records the hint; the room is made at the next growth, so that a builder that adopts a
-     * whole read buffer ({@link #appendFrom(java.nio.ByteBuffer, int, int)}) allocates nothing.
+     * whole read buffer ({@link #appendFrom(ByteBuffer, int, int)}) allocates nothing.
      */
     @Override
     public void expectSlots(int slots) {

@@ -1,5 +1,6 @@
 package dev.lanceflink.encoding.v21;
 
+import java.util.Arrays;
 import java.util.List;
 import lance.encodings21.RepDefLayer;
 
@@ -59,7 +60,7 @@ public final class RepDefLayers {
                 default -> throw new IllegalArgumentException("unknown rep/def layer " + l + " at position " + k);
             }
         }
-        return new RepDefLayers(layers.size(), maxRep, java.util.Arrays.copyOf(map, code + 1), firstList);
+        return new RepDefLayers(layers.size(), maxRep, Arrays.copyOf(map, code + 1), firstList);
     }
 
     public int numLayers() {

@@ -2,8 +2,10 @@ package dev.lanceflink.encoding.v21;
 
 import com.google.protobuf.Any;
 import com.google.protobuf.InvalidProtocolBufferException;
+import dev.lanceflink.encoding.compression.CompressedDataException;
 import java.io.IOException;
 import lance.encodings21.PageLayout;
+import org.apache.arrow.memory.ArrowBuf;
 
 /**
  * Reads row ranges of one structural (2.1+) leaf column across its pages, opening each page
@@ -75,7 +77,7 @@ public final class StructuralColumnReader {
             if (end > from) {
                 try {
                     page(p).readRows(from - first, end - first, levels, values);
-                } catch (EncodingException | dev.lanceflink.encoding.compression.CompressedDataException
+                } catch (EncodingException | CompressedDataException
                         | IllegalArgumentException | IndexOutOfBoundsException e) {
                     throw new EncodingException(description + " page " + p + " (rows " + first + ".."
                             + (first + pageRows[p]) + "): " + e.getMessage(), e);
@@ -130,7 +132,7 @@ public final class StructuralColumnReader {
     }
 
     /** Copies the value bytes of rows {@code [from, to)}, all in plain fixed-width pages, into {@code dst}. */
-    public void readPlainInto(long from, long to, org.apache.arrow.memory.ArrowBuf dst, long dstOffset) throws IOException {
+    public void readPlainInto(long from, long to, ArrowBuf dst, long dstOffset) throws IOException {
         int p = pageOf(from);
         long at = dstOffset;
         while (from < to) {
@@ -153,7 +155,7 @@ public final class StructuralColumnReader {
     private StructuralPage openForRead(int p) throws IOException {
         try {
             return page(p);
-        } catch (EncodingException | dev.lanceflink.encoding.compression.CompressedDataException
+        } catch (EncodingException | CompressedDataException
                 | IllegalArgumentException | IndexOutOfBoundsException e) {
             throw pageError(p, e);
         }

@@ -1,6 +1,7 @@
 package dev.lanceflink.encoding.v21;
 
 import dev.lanceflink.schema.LanceField;
+import dev.lanceflink.schema.LogicalTypes;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,7 +61,7 @@ public final class StructuralFieldReader {
     }
 
     private void collect(LanceField f, Field af, List<Boolean> path, ColumnOpener opener) throws IOException {
-        if (f.shape() == dev.lanceflink.schema.LogicalTypes.Shape.FIXED_SIZE_LIST_STRUCT) {
+        if (f.shape() == LogicalTypes.Shape.FIXED_SIZE_LIST_STRUCT) {
             throw new EncodingException("field '" + f.pathString() + "' is a fixed-size list of structs, which this reader does not support yet");
         }
         if (ownsColumn(f)) {

@@ -2,6 +2,7 @@ package dev.lanceflink.encoding.v21;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 
@@ -43,7 +44,7 @@ public final class ValueShapes {
                 case SINGLE -> 32;
                 case DOUBLE -> 64;
             };
-            case Date -> ((ArrowType.Date) t).getUnit() == org.apache.arrow.vector.types.DateUnit.DAY ? 32 : 64;
+            case Date -> ((ArrowType.Date) t).getUnit() == DateUnit.DAY ? 32 : 64;
             case Time -> ((ArrowType.Time) t).getBitWidth();
             case Timestamp, Duration -> 64;
             case Decimal -> ((ArrowType.Decimal) t).getBitWidth();

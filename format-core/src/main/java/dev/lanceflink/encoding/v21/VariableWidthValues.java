@@ -1,5 +1,7 @@
 package dev.lanceflink.encoding.v21;
 
+import dev.lanceflink.encoding.compression.FsstSymbolTable;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
@@ -83,7 +85,7 @@ public final class VariableWidthValues implements Values {
     }
 
     /** Appends one value read from {@code src[at, at+length)} (absolute, position untouched). */
-    public void appendValue(java.nio.ByteBuffer src, int at, int length) {
+    public void appendValue(ByteBuffer src, int at, int length) {
         long end = offsets[count] + length;
         ensure(count + 1, end);
         src.get(at, data, (int) offsets[count], length);
@@ -91,7 +93,7 @@ public final class VariableWidthValues implements Values {
     }
 
     /** Appends one FSST-compressed value from {@code src[at, at+length)}, decompressed in place. */
-    public void appendFsst(dev.lanceflink.encoding.compression.FsstSymbolTable table, java.nio.ByteBuffer src, int at, int length) {
+    public void appendFsst(FsstSymbolTable table, ByteBuffer src, int at, int length) {
         long out = table.decompressedLength(src, at, length);
         long end = offsets[count] + out;
         ensure(count + 1, end);

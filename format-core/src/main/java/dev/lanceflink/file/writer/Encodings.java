@@ -43,7 +43,7 @@ final class Encodings {
                 .setItemsPerValue(dimension).setHasValidity(hasValidity).setValues(flat(itemBits))).build();
     }
 
-    // ---- 2.0 ArrayEncoding helpers
+    // ---- 2.0 ArrayEncoding helpers (qualified: lance.encodings and lance.encodings21 share names like Flat)
 
     static lance.encodings.ArrayEncoding flat20(long bits, int bufferIndex) {
         return lance.encodings.ArrayEncoding.newBuilder().setFlat(lance.encodings.Flat.newBuilder()

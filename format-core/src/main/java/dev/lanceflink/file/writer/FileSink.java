@@ -1,5 +1,6 @@
 package dev.lanceflink.file.writer;
 
+import dev.lanceflink.io.AbortableOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Arrays;
@@ -21,12 +22,12 @@ final class FileSink {
 
     /** Whether the stream can be discarded without publishing anything. */
     boolean abortable() {
-        return out instanceof dev.lanceflink.io.AbortableOutputStream;
+        return out instanceof AbortableOutputStream;
     }
 
     /** Discards the file being written (only if {@link #abortable()}). */
     void abort() throws IOException {
-        ((dev.lanceflink.io.AbortableOutputStream) out).abort();
+        ((AbortableOutputStream) out).abort();
     }
 
     FileSink(OutputStream out) {

@@ -1,5 +1,8 @@
 package dev.lanceflink.file.writer;
 
+import java.util.Arrays;
+import java.util.Locale;
+import lance.encodings21.RepDefLayer;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseLargeVariableWidthVector;
@@ -89,8 +92,8 @@ final class LeafPage {
             rep.clear();
         }
         def.clear();
-        java.util.Arrays.fill(layerHasNull, false);
-        java.util.Arrays.fill(layerHasEmpty, false);
+        Arrays.fill(layerHasNull, false);
+        Arrays.fill(layerHasEmpty, false);
         numRows = 0;
         numValues = 0;
         numValid = 0;
@@ -164,7 +167,7 @@ final class LeafPage {
                         layerHasEmpty[layer] = true;
                     } else {
                         if (e > Integer.MAX_VALUE) {
-                            throw new IllegalArgumentException(f.kind().name().toLowerCase(java.util.Locale.ROOT)
+                            throw new IllegalArgumentException(f.kind().name().toLowerCase(Locale.ROOT)
                                     + " field '" + f.name() + "' has more than 2^31 items in one batch");
                         }
                         visit(j + 1, items, (int) s, (int) e, r, inner);
@@ -292,20 +295,20 @@ final class LeafPage {
     // ------------------------------------------------------------------ page-time helpers
 
     /** Lance layer kinds for this page, innermost first. */
-    lance.encodings21.RepDefLayer[] layers() {
-        lance.encodings21.RepDefLayer[] out = new lance.encodings21.RepDefLayer[path.numLayers()];
+    RepDefLayer[] layers() {
+        RepDefLayer[] out = new RepDefLayer[path.numLayers()];
         for (int layer = 0; layer < out.length; layer++) {
             WriterField f = path.fields[path.depth() - layer];
             boolean nulls = layerHasNull[layer];
             if (f.kind().isList()) {
                 boolean empty = layerHasEmpty[layer];
-                out[layer] = nulls && empty ? lance.encodings21.RepDefLayer.REPDEF_NULL_AND_EMPTY_LIST
-                        : nulls ? lance.encodings21.RepDefLayer.REPDEF_NULLABLE_LIST
-                        : empty ? lance.encodings21.RepDefLayer.REPDEF_EMPTYABLE_LIST
-                        : lance.encodings21.RepDefLayer.REPDEF_ALL_VALID_LIST;
+                out[layer] = nulls && empty ? RepDefLayer.REPDEF_NULL_AND_EMPTY_LIST
+                        : nulls ? RepDefLayer.REPDEF_NULLABLE_LIST
+                        : empty ? RepDefLayer.REPDEF_EMPTYABLE_LIST
+                        : RepDefLayer.REPDEF_ALL_VALID_LIST;
             } else {
-                out[layer] = nulls ? lance.encodings21.RepDefLayer.REPDEF_NULLABLE_ITEM
-                        : lance.encodings21.RepDefLayer.REPDEF_ALL_VALID_ITEM;
+                out[layer] = nulls ? RepDefLayer.REPDEF_NULLABLE_ITEM
+                        : RepDefLayer.REPDEF_ALL_VALID_ITEM;
             }
         }
         return out;

@@ -2,6 +2,7 @@ package dev.lanceflink.file.writer;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The chain of fields from a top-level field down to one leaf: the unit of a 2.1+ column.
@@ -79,7 +80,7 @@ final class LeafPath {
             List<WriterField> children = f.children();
             if (children.isEmpty()) {
                 throw new IllegalArgumentException("field '" + f.name() + "' (id " + f.id() + ") is a "
-                        + f.kind().name().toLowerCase(java.util.Locale.ROOT)
+                        + f.kind().name().toLowerCase(Locale.ROOT)
                         + " without child fields; Lance cannot store it");
             }
             for (int i = 0; i < children.size(); i++) {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import lance.encodings.ArrayEncoding;
+import lance.encodings.FixedSizeList;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
@@ -142,7 +143,7 @@ final class V20PrimitiveWriter extends V20ColumnWriter {
                     buffers.add(values);
                     items = Encodings.noNull(Encodings.flat20(field.byteWidth() * 8L, buffers.size() - 1));
                 }
-                return ArrayEncoding.newBuilder().setFixedSizeList(lance.encodings.FixedSizeList.newBuilder()
+                return ArrayEncoding.newBuilder().setFixedSizeList(FixedSizeList.newBuilder()
                         .setDimension(field.dimension()).setItems(items).setHasValidity(false)).build();
             }
             default -> throw new IllegalStateException(field.kind().name());

@@ -1,6 +1,7 @@
 package dev.lanceflink.file.writer;
 
 import java.util.List;
+import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 
@@ -93,7 +94,7 @@ record WriterField(int id, String name, boolean nullable, Kind kind, int byteWid
                 case SINGLE -> 4;
                 case DOUBLE -> 8;
             };
-            case Date -> ((ArrowType.Date) t).getUnit() == org.apache.arrow.vector.types.DateUnit.DAY ? 4 : 8;
+            case Date -> ((ArrowType.Date) t).getUnit() == DateUnit.DAY ? 4 : 8;
             case Time -> ((ArrowType.Time) t).getBitWidth() / 8;
             case Timestamp, Duration -> 8;
             case Decimal -> ((ArrowType.Decimal) t).getBitWidth() / 8;

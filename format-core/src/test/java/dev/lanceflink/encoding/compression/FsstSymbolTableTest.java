@@ -122,6 +122,12 @@ class FsstSymbolTableTest {
     }
 
     @Test
+    void toStringEscapesUnprintableSymbolBytesAsLowercaseHex() {
+        FsstSymbolTable t = FsstSymbolTable.parse(table(true, "a\u0001", "\u007f"), 0, 2312);
+        assertThat(t.toString()).contains("\"a\\x01\"", "\"\\x7f\"");
+    }
+
+    @Test
     void decodesCodesAndEscapes() {
         FsstSymbolTable t = FsstSymbolTable.parse(table(true, "ox", "fo", "la", "g ", "jumps "), 0, 2312);
         // Greedy: "fo", escaped 'x', escaped ' ', "jumps ", "la", escaped 'z', escaped 'y'.

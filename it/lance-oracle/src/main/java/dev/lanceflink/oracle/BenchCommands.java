@@ -19,6 +19,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.lance.Dataset;
+import org.lance.ReadOptions;
 import org.lance.WriteParams;
 import org.lance.merge.MergeInsertParams;
 import org.lance.merge.MergeInsertResult;
@@ -73,7 +74,7 @@ final class BenchCommands {
     long rows = 0;
     long checksum = 0;
     try (Dataset ds = Dataset.open().allocator(allocator).uri(uri)
-        .readOptions(new org.lance.ReadOptions.Builder().setStorageOptions(storageOptions).build())
+        .readOptions(new ReadOptions.Builder().setStorageOptions(storageOptions).build())
         .build()) {
       for (int k = 0; k < repeat; k++) {
         long start = System.nanoTime();
@@ -136,7 +137,7 @@ final class BenchCommands {
       }
       source.setRowCount(count);
       try (Dataset ds = Dataset.open().allocator(allocator).uri(uri)
-          .readOptions(new org.lance.ReadOptions.Builder().setStorageOptions(storageOptions).build())
+          .readOptions(new ReadOptions.Builder().setStorageOptions(storageOptions).build())
           .build();
           ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
         // The exported stream owns the reader from here on and closes it when released.

@@ -2,6 +2,7 @@ package dev.lanceflink.oracle;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,7 +58,7 @@ final class ChurnCommand {
         append.put("version", append(uri, lo, rowsPerRound, storageOptions));
         appends++;
         appended = true;
-      } catch (RuntimeException | java.io.IOException e) {
+      } catch (RuntimeException | IOException e) {
         append.put("error", message(e));
         failures++;
       }
@@ -84,7 +85,7 @@ final class ChurnCommand {
   }
 
   private long append(String uri, long firstId, int rows, Map<String, String> storageOptions)
-      throws java.io.IOException {
+      throws IOException {
     Schema schema;
     try (Dataset ds = open(uri, storageOptions)) {
       schema = ds.getSchema();

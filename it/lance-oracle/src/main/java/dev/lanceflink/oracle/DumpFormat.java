@@ -12,9 +12,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import org.apache.arrow.vector.BigIntVector;
@@ -83,7 +85,6 @@ public final class DumpFormat {
 
   private static final DateTimeFormatter SECONDS =
       DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss", Locale.ROOT);
-  private static final char[] HEX = "0123456789abcdef".toCharArray();
 
   private DumpFormat() {}
 
@@ -254,7 +255,7 @@ public final class DumpFormat {
     Instant instant;
     try {
       if (zoned) {
-        instant = java.time.OffsetDateTime.parse(text).toInstant();
+        instant = OffsetDateTime.parse(text).toInstant();
       } else {
         instant = LocalDateTime.parse(text).toInstant(ZoneOffset.UTC);
       }
@@ -293,14 +294,7 @@ public final class DumpFormat {
 
   /** {@code "0x"} followed by two lowercase hex digits per byte. */
   public static String hex(byte[] bytes) {
-    char[] out = new char[2 + 2 * bytes.length];
-    out[0] = '0';
-    out[1] = 'x';
-    for (int i = 0; i < bytes.length; i++) {
-      out[2 + 2 * i] = HEX[(bytes[i] >> 4) & 0xF];
-      out[3 + 2 * i] = HEX[bytes[i] & 0xF];
-    }
-    return new String(out);
+    return "0x" + HexFormat.of().formatHex(bytes);
   }
 
   /** Inverse of {@link #hex}; upper-case digits are accepted. */
@@ -309,17 +303,12 @@ public final class DumpFormat {
       throw new IllegalArgumentException("binary values are written as \"0x\" + hex pairs, got '"
           + abbreviate(text) + "'");
     }
-    byte[] out = new byte[(text.length() - 2) / 2];
-    for (int i = 0; i < out.length; i++) {
-      int hi = Character.digit(text.charAt(2 + 2 * i), 16);
-      int lo = Character.digit(text.charAt(3 + 2 * i), 16);
-      if (hi < 0 || lo < 0) {
-        throw new IllegalArgumentException("not a hex digit at offset " + (2 + 2 * i) + " of '"
-            + abbreviate(text) + "'");
-      }
-      out[i] = (byte) ((hi << 4) | lo);
+    try {
+      return HexFormat.of().parseHex(text, 2, text.length());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("not a hex digit in '" + abbreviate(text) + "' ("
+          + e.getMessage() + ")", e);
     }
-    return out;
   }
 
   /** Days since the epoch of a {@code YYYY-MM-DD} string. */

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -280,7 +281,7 @@ public final class LanceOracle {
   }
 
   private static Set<String> union(Set<String> a, Set<String> b) {
-    java.util.HashSet<String> all = new java.util.HashSet<>(a);
+    HashSet<String> all = new HashSet<>(a);
     all.addAll(b);
     return all;
   }

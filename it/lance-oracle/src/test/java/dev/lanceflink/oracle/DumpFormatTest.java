@@ -64,6 +64,8 @@ class DumpFormatTest {
     assertThat(DumpFormat.unhex("0x00AB7f")).containsExactly(0, 0xAB, 0x7f);
     assertThatThrownBy(() -> DumpFormat.unhex("0xabc"))
         .hasMessageContaining("\"0x\" + hex pairs");
+    assertThatThrownBy(() -> DumpFormat.unhex("0xa-"))
+        .hasMessageContaining("not a hex digit in '0xa-'");
   }
 
   @Test

@@ -14,6 +14,7 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
@@ -154,7 +155,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         if (bootstrap) {
             long loaded = KeyMapBootstrap.load(table, rowType, keyPositions, bootstrapTarget(),
                     getRuntimeContext().getTaskInfo(),
-                    org.apache.flink.runtime.state.KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
+                    KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
                             getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks(),
                             getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
                             getRuntimeContext().getTaskInfo().getIndexOfThisSubtask()));

@@ -1,6 +1,7 @@
 package dev.lanceflink.flink.sink.upsert;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.table.data.binary.BinaryRowData;
@@ -107,7 +108,7 @@ final class KeyLocationIndex {
             return true;
         }
         byte[] bytes = BinarySegmentUtils.copyToBytes(segments, key.getOffset(), length);
-        return java.util.Arrays.equals(a, offset, offset + length, bytes, 0, length);
+        return Arrays.equals(a, offset, offset + length, bytes, 0, length);
     }
 
     private long store(BinaryRowData key) {
@@ -125,7 +126,7 @@ final class KeyLocationIndex {
 
     private void allocate(int capacity) {
         refs = new long[capacity];
-        java.util.Arrays.fill(refs, -1L);
+        Arrays.fill(refs, -1L);
         lengths = new int[capacity];
         hashes = new int[capacity];
         fileIds = new long[capacity];

@@ -24,6 +24,7 @@ import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.OverlayCoverage;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.write.FragmentWriter;
 import java.io.IOException;
@@ -336,7 +337,7 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
                 if (o.isPresent()) {
                     overlays.add(o.get());
                     bytes += o.get().overlay().dataFile().fileSizeBytes();
-                    cells += o.get().overlay().coverage() instanceof dev.lanceflink.table.OverlayCoverage.Dense d
+                    cells += o.get().overlay().coverage() instanceof OverlayCoverage.Dense d
                             ? d.union().getLongCardinality() * o.get().overlay().dataFile().fields().length
                             : perFieldCells(o.get().overlay());
                 }
@@ -361,7 +362,7 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
     }
 
     private static long perFieldCells(DataOverlayFile o) throws IOException {
-        dev.lanceflink.table.OverlayCoverage.PerField p = (dev.lanceflink.table.OverlayCoverage.PerField) o.coverage();
+        OverlayCoverage.PerField p = (OverlayCoverage.PerField) o.coverage();
         long n = 0;
         for (int i = 0; i < p.size(); i++) {
             n += p.bitmap(i).getLongCardinality();

@@ -2,6 +2,7 @@ package dev.lanceflink.flink.sink.upsert;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.List;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -38,7 +39,7 @@ public final class PrimaryKeySelector implements KeySelector<RowData, RowData> {
             RowType.RowField f = rowType.getFields().get(keyPositions[i]);
             fields[i] = new RowType.RowField(f.getName(), f.getType().copy(false));
         }
-        return new RowType(false, java.util.List.of(fields));
+        return new RowType(false, List.of(fields));
     }
 
     public RowType keyType() {

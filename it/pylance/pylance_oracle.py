@@ -408,9 +408,52 @@ def _op(uri, op):
             nearest["nprobes"] = op["nprobes"]
         table = ds.to_table(nearest=nearest, columns=op.get("columns"))
         return {"op": kind, "version": ds.version, "dump": dump_table(table.drop_columns(["_distance"]), ds.version)}
+    elif kind in ("stale_delete", "stale_overlay"):
+        return _stale_commit(uri, op)
     else:
         raise UsageError("unknown op %r" % kind)
     return {"op": kind, "version": _open(uri).version}
+
+
+def _stale_commit(uri, op):
+    """A commit computed from an older version (`read_version`), as a writer that read before a
+    concurrent commit landed: Lance checks it against every version since and rebases it or
+    refuses it. {"op", "version"} when it committed, {"op", "conflict"} when Lance refused it.
+    stale_delete: delete the rows matching `filter` from fragment `fragment`. stale_overlay: set
+    `age` of the rows `ids` (one fragment) to `age` with a dense overlay."""
+    import uuid
+    kind = op["op"]
+    old = _open(uri, op["read_version"])
+    if kind == "stale_delete":
+        meta = old.get_fragment(op["fragment"]).delete(op["filter"])
+        operation = lance.LanceOperation.Delete(
+            updated_fragments=[] if meta is None else [meta],
+            deleted_fragment_ids=[op["fragment"]] if meta is None else [], predicate=op["filter"])
+    else:
+        quoted = ",".join(str(i) for i in op["ids"])
+        found = old.to_table(columns=["id"], filter="id IN (%s)" % quoted, with_row_address=True)
+        addrs = sorted(found.column("_rowaddr").to_pylist())
+        fragments = {a >> 32 for a in addrs}
+        if len(fragments) != 1 or len(addrs) != len(op["ids"]):
+            raise UsageError("stale_overlay: ids %s are not all in one fragment of version %d" % (op["ids"],
+                                                                                               old.version))
+        version = old.data_storage_version
+        minor = int(version.split(".")[1]) if "." in version else 0
+        name = "stale-%s.lance" % uuid.uuid4().hex
+        with lance.file.LanceFileWriter(uri.rstrip("/") + "/data/" + name, version=version,
+                                        storage_options=_STORAGE or None) as w:
+            w.write_batch(pa.table({"age": pa.array([op["age"]] * len(addrs), old.schema.field("age").type)}))
+        data_file = lance.fragment.DataFile(name, [old.lance_schema.field("age").id()], [0], 2, minor)
+        operation = lance.LanceOperation.DataOverlay([lance.LanceOperation.DataOverlayGroup(
+            fragments.pop(), [lance.LanceOperation.DataOverlayFile(data_file, [a & 0xFFFFFFFF for a in addrs])])])
+    try:
+        committed = lance.LanceDataset.commit(uri, operation, read_version=old.version,
+                                              storage_options=_STORAGE or None)
+    except Exception as e:  # Lance's CommitConflictError and its kin: the refusal is the result
+        if "onflict" not in type(e).__name__ and "conflict" not in str(e).lower():
+            raise
+        return {"op": kind, "conflict": "%s: %s" % (type(e).__name__, str(e).split("\n")[0])}
+    return {"op": kind, "version": committed.version}
 
 
 def cmd_ops(args):

@@ -56,6 +56,7 @@ public final class CheckpointCommitter {
     /** Set when the changes were computed from a pinned version (row-level statements), else null. */
     private final ConcurrentChangeCheck changeCheck;
     private final ReplacedContentCheck replacedContent;
+    private final MovedRows movedRows;
 
     /**
      * @param maxAttempts attempts per checkpoint before failing (each re-checks the marker)
@@ -83,6 +84,7 @@ public final class CheckpointCommitter {
         this.finder = new CommittedCheckpointFinder(store);
         this.changeCheck = readVersion > 0 ? new ConcurrentChangeCheck(store, readVersion) : null;
         this.replacedContent = new ReplacedContentCheck(store);
+        this.movedRows = new MovedRows(store);
     }
 
     /**
@@ -129,7 +131,7 @@ public final class CheckpointCommitter {
                 changeCheck.check(commit, remaining, latest);
             }
             CheckpointOperation.Built built = CheckpointOperation.build(commit, remaining, latest, store,
-                    replacedContent);
+                    replacedContent, movedRows);
             if (built.operation().isEmpty()) {
                 // Every change targets rows that are gone already. If an earlier step landed, that
                 // version holds what the checkpoint changed.

@@ -3,6 +3,7 @@ package dev.lanceflink.committer.core;
 import dev.lanceflink.deletion.DeletionFiles;
 import dev.lanceflink.deletion.DeletionVector;
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.overlay.OverlayRelocator;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.DeletionFile;
 import dev.lanceflink.table.Fragment;
@@ -16,7 +17,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.roaringbitmap.RoaringBitmap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,7 +55,7 @@ final class CheckpointOperation {
 
     /** The changes of {@code steps} of {@code commit} as one operation on top of {@code latest}. */
     static Built build(CheckpointCommit commit, Set<CommitStep> steps, Manifest latest, ObjectStore store,
-            ReplacedContentCheck replacedContent) throws IOException {
+            ReplacedContentCheck replacedContent, MovedRows movedRows) throws IOException {
         List<Fragment> fresh = steps.contains(CommitStep.APPEND) ? commit.fragments() : List.of();
         if (steps.contains(CommitStep.APPEND) && commit.overwrite()) {
             // The checkpoint's fragments replace every fragment: the schema is the latest version's
@@ -70,12 +74,17 @@ final class CheckpointOperation {
         } else if (overlays.stream().anyMatch(o -> !o.target().isPending())) {
             replacedContent.check(commit, latest, "The overlays of " + commit.describe());
         }
-        Changes changes = new Changes(commit, latest, store, fresh);
-        for (TargetedDeletion d : deletions) {
-            changes.delete(d);
-        }
-        for (TargetedOverlay o : overlays) {
-            changes.overlay(o);
+        Changes changes = new Changes(commit, latest, store, fresh, movedRows);
+        try {
+            for (TargetedDeletion d : deletions) {
+                changes.delete(d);
+            }
+            for (TargetedOverlay o : overlays) {
+                changes.overlay(o);
+            }
+        } catch (IOException | RuntimeException e) {
+            StagedFiles.deleteQuietly(store, changes.relocatedFiles);
+            throw e;
         }
         return changes.build(steps);
     }
@@ -94,13 +103,19 @@ final class CheckpointOperation {
         private final Map<Long, List<DataOverlayFile>> overlaid = new LinkedHashMap<>();
         private final Map<Integer, RoaringBitmap> deletedFresh = new LinkedHashMap<>();
         private final Map<Integer, List<DataOverlayFile>> overlaidFresh = new LinkedHashMap<>();
+        private final MovedRows movedRows;
+        /** Overlay files written to follow rows a compaction moved. */
+        final List<String> relocatedFiles = new ArrayList<>();
         private long dropped;
+        private long followed;
 
-        Changes(CheckpointCommit commit, Manifest latest, ObjectStore store, List<Fragment> fresh) {
+        Changes(CheckpointCommit commit, Manifest latest, ObjectStore store, List<Fragment> fresh,
+                MovedRows movedRows) {
             this.commit = commit;
             this.latest = latest;
             this.store = store;
             this.fresh = fresh;
+            this.movedRows = movedRows;
             for (Fragment f : latest.fragments()) {
                 fragments.put(f.id(), f);
             }
@@ -120,8 +135,12 @@ final class CheckpointOperation {
                 deletedFresh.computeIfAbsent(own, k -> new RoaringBitmap()).or(d.offsets());
                 return;
             }
-            Optional<Fragment> f = resolve(d.target(), "deletion", "A deletion of " + commit.describe());
+            Optional<Fragment> f = d.target().resolve(fragments, pending);
             if (f.isEmpty()) {
+                Optional<MovedRows.Destination> moved = follow(d.target(), d.offsets(), "deletion",
+                        "A deletion of " + commit.describe());
+                moved.ifPresent(m -> m.offsets().forEach(
+                        (id, offsets) -> deleted.computeIfAbsent(id, k -> new RoaringBitmap()).or(offsets)));
                 return;
             }
             requireWithin(d.offsets(), f.get().physicalRows(), "The deletions of " + commit.describe(),
@@ -140,41 +159,61 @@ final class CheckpointOperation {
                 overlaidFresh.computeIfAbsent(own, k -> new ArrayList<>()).add(staged);
                 return;
             }
-            Optional<Fragment> f = resolve(o.target(), "overlay", what);
+            Optional<Fragment> f = o.target().resolve(fragments, pending);
             if (f.isEmpty()) {
+                Optional<MovedRows.Destination> moved = follow(o.target(), covered, "overlay", what);
+                if (moved.isPresent() && !moved.get().offsets().isEmpty()) {
+                    try (BufferAllocator allocator = new RootAllocator()) {
+                        OverlayRelocator.Relocated r = OverlayRelocator.relocate(store, latest,
+                                movedFrom(o.target()), staged, moved.get().from(), moved.get().offsets(), allocator);
+                        relocatedFiles.addAll(r.writtenPaths());
+                        r.overlays().forEach((id, ov) -> overlaid.computeIfAbsent(id, k -> new ArrayList<>()).add(ov));
+                    }
+                }
                 return;
             }
             requireWithin(covered, f.get().physicalRows(), what, "fragment " + f.get().id() + " (" + o.target() + ")");
             overlaid.computeIfAbsent(f.get().id(), k -> new ArrayList<>()).add(staged);
         }
 
+        /** The fragment id the target's rows were in when a compaction moved them. */
+        private long movedFrom(RowTarget target) throws IOException {
+            return target.isPending() ? movedRows.fragmentThatHeld(target.pendingFileId(), latest).orElseThrow()
+                    : target.fragmentId();
+        }
+
+        /**
+         * Where the rows of a target that {@link #latest} no longer has went: moved by compactions
+         * (then the changes follow them), or all deleted by someone else (then they are gone and a
+         * deletion wins: empty destination, the change is dropped). Anything else fails the commit:
+         * the rows cannot be found.
+         */
+        private Optional<MovedRows.Destination> follow(RowTarget target, RoaringBitmap offsets, String kind,
+                String what) throws IOException {
+            OptionalLong from = target.isPending() ? movedRows.fragmentThatHeld(target.pendingFileId(), latest)
+                    : OptionalLong.of(target.fragmentId());
+            if (from.isEmpty()) {
+                throw CheckpointCommitException.permanent("A " + kind + " of " + commit.describe() + " targets "
+                        + target + ", which this sink appended earlier, but no fragment of the table holds that file"
+                        + " any more and no readable version shows where it went (the table was overwritten, or its"
+                        + " history was cleaned up). The sink's key map is stale: stop the job and start it without"
+                        + " state so that the map is rebuilt from the table");
+            }
+            Optional<MovedRows.Destination> moved = movedRows.follow(from.getAsLong(), offsets, latest);
+            if (moved.isEmpty()) {
+                FragmentRemoval.rowsWereDeleted(store, from.getAsLong(), latest, what); // throws unless deleted
+                dropped += offsets.getLongCardinality();
+                return Optional.empty();
+            }
+            followed += offsets.getLongCardinality() - moved.get().gone();
+            dropped += moved.get().gone();
+            return moved;
+        }
+
         /** The index in {@link #fresh} of a pending target that is one of this checkpoint's new fragments. */
         private Integer ownFragment(RowTarget target) {
             return target.isPending() && !pending.containsKey(target.pendingFileId())
                     ? ownFiles.get(target.pendingFileId()) : null;
-        }
-
-        /**
-         * The target's fragment in {@link #latest}. A committed target the table no longer has
-         * was removed entirely (every row deleted) by someone else: its rows are gone already,
-         * and a deletion wins over an overlay, so the change is dropped. A pending target must be
-         * committed by now (an earlier checkpoint of this sink appended it).
-         */
-        private Optional<Fragment> resolve(RowTarget target, String kind, String what) throws IOException {
-            Optional<Fragment> f = target.resolve(fragments, pending);
-            if (f.isPresent()) {
-                return f;
-            }
-            if (target.isPending()) {
-                throw CheckpointCommitException.permanent("A " + kind + " of " + commit.describe() + " targets " + target
-                        + ", which this sink appended earlier, but no fragment of the table holds that file any more"
-                        + " (it was rewritten by compaction, or the table was overwritten). The sink's key map is"
-                        + " stale: stop the job and start it without state so that the map is rebuilt from the"
-                        + " table");
-            }
-            FragmentRemoval.rowsWereDeleted(store, target.fragmentId(), latest, what);
-            dropped++;
-            return Optional.empty();
         }
 
         private static void requireWithin(RoaringBitmap offsets, long physicalRows, String what, String where)
@@ -247,7 +286,14 @@ final class CheckpointOperation {
                 }
             } catch (IOException | RuntimeException ex) {
                 StagedFiles.deleteQuietly(store, written);
+                StagedFiles.deleteQuietly(store, relocatedFiles);
                 throw ex;
+            }
+            written.addAll(relocatedFiles);
+            if (followed > 0) {
+                LOG.info("{}: {} deletions or overlaid rows target rows that a compaction moved; they are applied at"
+                        + " the rows' new addresses in version {} of {}", commit.describe(), followed,
+                        latest.version(), store.rootUri());
             }
             if (dropped > 0) {
                 LOG.info("{}: {} deletions or overlays target rows that version {} of {} no longer has (removed by"

@@ -12,11 +12,12 @@ import java.io.IOException;
 import java.util.Optional;
 
 /**
- * Why a fragment the sink's key map points at is missing from the table. Only one cause lets the
- * sink go on: another writer deleted every row of it ({@code Delete}), so its rows are gone and
- * a deletion wins over any update. Any other cause (a compaction's {@code Rewrite}, an
- * {@code Update} that moved rows, an {@code Overwrite}) moved the rows elsewhere: updates aimed
- * at the old addresses must not be dropped, so the sink fails with guidance instead.
+ * Why a fragment the sink's key map points at is missing from the table. Two causes let the sink
+ * go on: another writer deleted every row of it ({@code Delete}), so its rows are gone and a
+ * deletion wins over any update; or a compaction's {@code Rewrite} moved its rows, which
+ * {@link MovedRows} follows. Any other cause (an {@code Update} that moved rows, an
+ * {@code Overwrite}) moved or replaced the rows in a way that cannot be followed: updates aimed at
+ * the old addresses must not be dropped, so the sink fails with guidance instead.
  */
 public final class FragmentRemoval {
     /** How many versions back the search looks for the last version that still had the fragment. */
@@ -69,9 +70,9 @@ public final class FragmentRemoval {
                 + cause.map(c -> "version " + c.version() + " (" + c.operation() + ") " + (c.contentReplaced()
                         ? "replaced the table's content" : "moved its rows elsewhere"))
                         .orElse("the versions that removed it are not readable any more")
-                + ". The upsert sink's key map points at the old row addresses, so its updates cannot be placed."
-                + " Do not run row-moving maintenance (fragment compaction, row-rewriting updates) on a table an"
-                + " upsert sink writes unless the table has stable row ids; to recover, stop the job and start it"
-                + " without state, which rebuilds the key map from the table");
+                + ". The upsert sink's key map points at the old row addresses, so its updates cannot be placed"
+                + " (rows moved by fragment compaction are followed; rows moved by another writer's row-rewriting"
+                + " update, or a replaced table, are not). To recover, stop the job and start it without state,"
+                + " which rebuilds the key map from the table");
     }
 }

@@ -3,6 +3,7 @@ package dev.lanceflink.committer.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lanceflink.compact.FragmentRewriter;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.VersionInfo;
 import dev.lanceflink.dataset.WriteMode;
@@ -11,6 +12,7 @@ import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.overlay.OverlayWriter;
+import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Fragment;
@@ -27,6 +29,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.AfterEach;
@@ -107,7 +110,7 @@ class CheckpointStepsTest {
     private void commitLegacyStep(CheckpointCommit cp, CommitStep step) throws IOException {
         Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
         CheckpointOperation.Built built = CheckpointOperation.build(cp, EnumSet.of(step), latest, store,
-                new ReplacedContentCheck(store));
+                new ReplacedContentCheck(store), new MovedRows(store));
         TableCommitter.commit(store, Transaction.of(latest.version(), built.operation().orElseThrow(),
                 cp.marker(step).toProperties()), CommitOptions.defaults());
     }
@@ -155,6 +158,43 @@ class CheckpointStepsTest {
             assertThat(ds.versions()).extracting(VersionInfo::operation)
                     .containsExactly("Overwrite", "Append", "Update");
         }
+    }
+
+    /**
+     * A compaction (another writer's Rewrite) moved the rows between the checkpoint that appended
+     * them and the one that updates and deletes them: the changes follow the rows to their new
+     * addresses, for a committed fragment and for a file the sink appended, through two
+     * compactions in a row.
+     */
+    @Test
+    void changesFollowRowsThatCompactionsMoved() throws IOException {
+        committer().commit(new CheckpointCommit(USER, "job", 7, 1, pendingFragment(), 3, 0)); // fragment 1
+        CheckpointCommit cp = second(); // aimed at fragment 0 offset 1 and at the file's offsets 0 and 2
+        compact(List.of(0L, 1L), 2); // rows 1, 2, 10, 11, 12 in new fragments of about 2 rows
+        try (Dataset ds = Dataset.open(store, allocator)) {
+            assertThat(ds.manifest().fragments()).hasSizeGreaterThan(1);
+            compact(ds.manifest().fragments().stream().map(Fragment::id).toList(), 1000); // all in one fragment
+        }
+
+        CommitOutcome outcome = committer().commit(cp);
+
+        assertThat(outcome.kind()).isEqualTo(CommitOutcome.Kind.COMMITTED);
+        assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 200L, 11L, 300L);
+        try (Dataset ds = Dataset.open(store, allocator)) {
+            assertThat(ds.manifest().fragments()).singleElement().satisfies(f -> {
+                assertThat(f.physicalRows()).isEqualTo(5);
+                assertThat(f.overlays()).hasSize(2); // one per relocated overlay, stamped with the commit
+                assertThat(f.deletionFile()).isNotNull();
+            });
+        }
+    }
+
+    private void compact(List<Long> fragments, long targetRows) throws IOException {
+        Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
+        StagedWrite rewrite = FragmentRewriter.rewrite(store, latest, fragments, targetRows, allocator,
+                FileWriterOptions.defaults());
+        TableCommitter.commit(store, Transaction.of(latest.version(), rewrite.operation(), Map.of()),
+                CommitOptions.defaults());
     }
 
     @Test

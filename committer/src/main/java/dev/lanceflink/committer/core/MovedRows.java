@@ -28,7 +28,7 @@ import org.roaringbitmap.RoaringBitmap;
  * <p>Committed versions never change: the moves of each Rewrite and the fragment that held each
  * appended file are looked up once per committer.
  */
-final class MovedRows {
+public final class MovedRows {
     /** How many versions back the search looks for the fragment that held an appended file. */
     private static final int MAX_WALK = 1000;
 
@@ -36,7 +36,7 @@ final class MovedRows {
     private final Map<Long, RewriteMoves> movesByVersion = new HashMap<>();
     private final Map<Long, Long> fragmentOfFile = new HashMap<>();
 
-    MovedRows(ObjectStore store) {
+    public MovedRows(ObjectStore store) {
         this.store = store;
     }
 
@@ -46,13 +46,13 @@ final class MovedRows {
      * fragment ({@code from}; moves keep the rows' order, so both ascend together). {@code gone}
      * counts rows deleted before a compaction moved them, or whose new fragment lost every row.
      */
-    record Destination(Map<Long, RoaringBitmap> offsets, Map<Long, RoaringBitmap> from, long gone) {}
+    public record Destination(Map<Long, RoaringBitmap> offsets, Map<Long, RoaringBitmap> from, long gone) {}
 
     /**
      * The fragment that held the data file with id {@code fileId} (appended by this sink) in some
      * version before {@code latest}, or empty if none of the versions still readable had it.
      */
-    OptionalLong fragmentThatHeld(long fileId, Manifest latest) throws IOException {
+    public OptionalLong fragmentThatHeld(long fileId, Manifest latest) throws IOException {
         Long known = fragmentOfFile.get(fileId);
         if (known != null) {
             return OptionalLong.of(known);
@@ -76,7 +76,7 @@ final class MovedRows {
      * longer has, are in {@code latest}; empty if the fragment was not removed by compactions or
      * deletions (then {@link FragmentRemoval} tells why).
      */
-    Optional<Destination> follow(long fragmentId, RoaringBitmap offsets, Manifest latest) throws IOException {
+    public Optional<Destination> follow(long fragmentId, RoaringBitmap offsets, Manifest latest) throws IOException {
         Map<Long, RoaringBitmap> to = new LinkedHashMap<>();
         Map<Long, RoaringBitmap> from = new LinkedHashMap<>();
         long[] gone = {0};

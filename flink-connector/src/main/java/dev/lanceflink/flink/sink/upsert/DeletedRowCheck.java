@@ -1,6 +1,7 @@
 package dev.lanceflink.flink.sink.upsert;
 
 import dev.lanceflink.committer.core.FragmentRemoval;
+import dev.lanceflink.committer.core.MovedRows;
 import dev.lanceflink.committer.core.PendingFiles;
 import dev.lanceflink.deletion.DeletionFiles;
 import dev.lanceflink.deletion.DeletionVector;
@@ -13,6 +14,8 @@ import dev.lanceflink.table.VersionResolver;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
+import org.roaringbitmap.RoaringBitmap;
 
 /**
  * Tells whether a row the key map points at was deleted by another writer, against the latest
@@ -25,11 +28,13 @@ final class DeletedRowCheck {
     private final Map<Long, Fragment> pending;
     private final Map<Long, DeletionVector> deletions = new HashMap<>();
     private final Map<Long, Boolean> removedByDelete = new HashMap<>();
+    private final MovedRows movedRows;
 
     private DeletedRowCheck(ObjectStore store, Manifest latest) {
         this.store = store;
         this.latest = latest;
         this.pending = PendingFiles.index(latest);
+        this.movedRows = new MovedRows(store);
     }
 
     static DeletedRowCheck latest(ObjectStore store) throws IOException {
@@ -45,13 +50,24 @@ final class DeletedRowCheck {
             offset = location[1] & 0xFFFFFFFFL;
             f = latest.fragment(fragmentId).orElse(null);
             if (f == null) {
-                // All rows deleted by another writer: deleted. Rows moved: FragmentRemoval fails.
-                Boolean deleted = removedByDelete.get(fragmentId);
-                if (deleted == null) {
-                    deleted = FragmentRemoval.rowsWereDeleted(store, fragmentId, latest, "An update of the upsert sink");
-                    removedByDelete.put(fragmentId, deleted);
+                // Rows moved by a compaction: checked where they are now. All rows deleted by
+                // another writer: deleted. Anything else: FragmentRemoval fails.
+                Optional<MovedRows.Destination> moved = movedRows.follow(fragmentId,
+                        RoaringBitmap.bitmapOf((int) offset), latest);
+                if (moved.isEmpty()) {
+                    Boolean deleted = removedByDelete.get(fragmentId);
+                    if (deleted == null) {
+                        deleted = FragmentRemoval.rowsWereDeleted(store, fragmentId, latest,
+                                "An update of the upsert sink");
+                        removedByDelete.put(fragmentId, deleted);
+                    }
+                    return deleted;
                 }
-                return deleted;
+                if (moved.get().offsets().isEmpty()) {
+                    return true; // deleted before the compaction, or its new fragment lost every row
+                }
+                Map.Entry<Long, RoaringBitmap> now = moved.get().offsets().entrySet().iterator().next();
+                return isDeleted(new long[] {0, now.getKey() << 32 | Integer.toUnsignedLong(now.getValue().first())});
             }
         } else {
             f = pending.get(location[0]);

@@ -371,9 +371,12 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
     }
 
     /**
-     * Writes the overlay of one target fragment. A committed target the table no longer has lost
-     * all its rows to another writer's delete: its updates are dropped (deletions win). A pending
-     * target whose commit has landed meanwhile is written against its now known fragment.
+     * Writes the overlay of one target fragment. A pending target whose commit has landed
+     * meanwhile is written against its now known fragment. A target the table no longer has
+     * (a committed fragment that a compaction rewrote or another writer emptied, or an appended
+     * file compacted since) is written like a pending one, attached to the target as located: the
+     * committer follows the rows to where a compaction moved them, or drops the values if the rows
+     * were deleted (deletions win).
      */
     private Optional<TargetedOverlay> writeOverlay(Manifest latest, Map<Long, Fragment> pendingIndex, RowTarget target,
             OverlayBuffer buffer) throws IOException {
@@ -382,11 +385,6 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
             fragment = pendingIndex.get(target.pendingFileId());
         } else {
             fragment = latest.fragment(target.fragmentId()).orElse(null);
-            if (fragment == null) {
-                LOG.warn("Fragment {} of {} no longer exists (all its rows were deleted by another writer): {} updates"
-                        + " of it are dropped, deletions win", target.fragmentId(), table, buffer.size());
-                return Optional.empty();
-            }
         }
         int[] order = buffer.sortedUnique();
         ColumnSet union = ColumnSet.EMPTY;

@@ -1,0 +1,125 @@
+package dev.lanceflink.flink.sink.upsert;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lanceflink.compact.FragmentRewriter;
+import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.dataset.VersionInfo;
+import dev.lanceflink.file.writer.FileWriterOptions;
+import dev.lanceflink.flink.sink.LanceSinkBuilder;
+import dev.lanceflink.flink.sink.LanceSinkMode;
+import dev.lanceflink.io.LocalObjectStore;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.overlay.StagedWrite;
+import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.txn.CommitConflictException;
+import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.TableCommitter;
+import dev.lanceflink.txn.Transaction;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Fragment compaction next to a running upsert sink: another writer keeps rewriting every fragment
+ * (rows move to new fragments at new offsets) while the sink updates, deletes and inserts keys
+ * located before the moves. The sink follows the moved rows and ends equal to the model cell by
+ * cell, with no restart (the job runs without restart strategy).
+ */
+class CompactionBesideUpsertSinkITCase {
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1)
+            .setNumberSlotsPerTaskManager(4)
+            .build());
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theSinkFollowsRowsACompactionMovesUnderIt() throws Exception {
+        String uri = dir.resolve("compacted.lance").toString();
+        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(3_000);
+        UpsertSinkITCaseTables.create(uri, initial, 300);
+        ChangelogModel m = new ChangelogModel(initial).generate(7, 30_000, 4_000, false);
+        UpsertSinkITCase.CHANGES = m.changes;
+        UpsertSinkITCase.WRITER_FAILURES.set(0);
+
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger compactions = new AtomicInteger();
+        AtomicReference<Throwable> compactorError = new AtomicReference<>();
+        Thread compactor = new Thread(() -> {
+            try (BufferAllocator allocator = new RootAllocator(); ObjectStore store = new LocalObjectStore(Path.of(uri))) {
+                while (!stop.get()) {
+                    Thread.sleep(1_500); // a busy compactor; one rewriting everything faster starves the sink
+                    Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
+                    List<Long> ids = latest.fragments().stream().map(Fragment::id).toList();
+                    if (ids.size() < 2) {
+                        continue;
+                    }
+                    StagedWrite rewrite = FragmentRewriter.rewrite(store, latest, ids, 1_500, allocator,
+                            FileWriterOptions.defaults());
+                    try {
+                        TableCommitter.commit(store, Transaction.of(latest.version(), rewrite.operation(), Map.of()),
+                                CommitOptions.defaults());
+                        compactions.incrementAndGet();
+                    } catch (CommitConflictException e) {
+                        rewrite.discard(store); // lost to the sink's commit: plan again
+                    }
+                }
+            } catch (Throwable t) {
+                compactorError.set(t);
+            }
+        }, "compactor");
+
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(2);
+        env.enableCheckpointing(150);
+        LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").rowsPerFile(500)
+                .uidSuffix("beside-compaction").commitRetries(30).commitRetryBackoff(Duration.ofMillis(10))
+                .sinkTo(env.fromSequence(0, m.changes.size() - 1).setParallelism(1)
+                        .map(new UpsertSinkITCase.ChangeAt(8, 0)).setParallelism(1).returns(RowData.class));
+        compactor.start();
+        try {
+            env.execute("upsert beside a compaction");
+        } finally {
+            stop.set(true);
+            compactor.join();
+        }
+
+        assertThat(compactorError.get()).as("the compactor's failure").isNull();
+        UpsertSinkITCaseTables.assertTableEquals(uri, Map.of(), m.model);
+        try (Dataset ds = Dataset.open(uri, Map.of())) {
+            List<VersionInfo> versions = ds.versions();
+            long firstSink = versions.stream().filter(v -> v.version() > 1 && !v.operation().equals("Rewrite"))
+                    .mapToLong(VersionInfo::version).min().orElseThrow();
+            long lastSink = versions.stream().filter(v -> !v.operation().equals("Rewrite"))
+                    .mapToLong(VersionInfo::version).max().orElseThrow();
+            assertThat(versions.stream().filter(v -> v.operation().equals("Rewrite")
+                    && v.version() > firstSink && v.version() < lastSink).count())
+                    .as("compactions between the sink's commits (%s in all)", compactions.get())
+                    .isGreaterThanOrEqualTo(3);
+        }
+    }
+}

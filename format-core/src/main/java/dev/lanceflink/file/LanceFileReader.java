@@ -132,7 +132,7 @@ public final class LanceFileReader implements AutoCloseable {
         return openOwning(store.openReader(path, knownSize), displayPath(store, path), allocator);
     }
 
-    /** Opens a file behind {@code reader}, which the returned reader closes when it is closed (or fails to open). */
+    /** Opens a file behind {@code reader}, which the returned reader closes when closed (or when it fails to open). */
     public static LanceFileReader openOwning(RangeReader reader, String displayPath, BufferAllocator allocator)
             throws IOException {
         try {

@@ -184,6 +184,11 @@ class SqlStatementFailuresTest {
         assertThat(select.code()).isEqualTo(1);
         assertThat(select.error()).startsWith("statement 2 (line 2): ").contains(expected).contains("Restore the file");
         assertThat(select.err()).doesNotContain("\tat ");
+        assertThat(org.slf4j.LoggerFactory.getILoggerFactory().getClass().getSimpleName()).as("the CLI's binding")
+                .isEqualTo("SimpleLoggerFactory");
+        assertThat(org.slf4j.LoggerFactory.getLogger(
+                "org.apache.flink.connector.base.source.reader.fetcher.SplitFetcherManager").isErrorEnabled())
+                .as("Flink's split fetcher does not log the same failure with its stack trace").isFalse();
 
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();

@@ -103,9 +103,12 @@ final class SqlCommand {
             } catch (RuntimeException | IOException e) {
                 String where = "statement " + index + " (" + (arguments.source().equals("-e") ? "" :
                         arguments.source() + ", ") + "line " + s.line() + ")";
-                String message = describe(e);
+                // Failures Flink reports in its own internal terms get a line that says what to do instead.
+                java.util.Optional<String> known = StatementFailures.planningFailed(e, s.sql(),
+                        session.currentCatalog());
+                String message = known.orElseGet(() -> e instanceof JobFailedException ? e.getMessage() : describe(e));
                 err.println("lance-flink sql: " + where + " failed: " + message);
-                if (unexpected(e) || System.getenv("LANCE_FLINK_DEBUG") != null) {
+                if (known.isEmpty() && unexpected(e) || System.getenv("LANCE_FLINK_DEBUG") != null) {
                     e.printStackTrace(err);
                 }
                 printError(out, err, where + ": " + message, false);
@@ -138,7 +141,7 @@ final class SqlCommand {
                     continue;
                 }
                 err.println("[INFO] job " + job.get() + " submitted: " + firstLine(sql));
-                awaitJob(result);
+                awaitJob(result, op);
                 err.println("[INFO] job " + job.get() + " finished: " + firstLine(sql));
             } else if (result.getResultKind() == ResultKind.SUCCESS_WITH_CONTENT) {
                 // SHOW, DESCRIBE, EXPLAIN...: on stdout as a table for people; stderr in JSON mode, whose
@@ -150,14 +153,23 @@ final class SqlCommand {
         }
     }
 
-    private static void awaitJob(TableResult result) {
+    private static void awaitJob(TableResult result, Operation op) {
         try {
             result.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the job", e);
         } catch (ExecutionException e) {
-            throw new IllegalStateException(describe(e.getCause() == null ? e : e.getCause()), e);
+            throw new JobFailedException(StatementFailures.jobFailed(op, e.getCause() == null ? e : e.getCause()), e);
+        }
+    }
+
+    /** A failed job, its message complete (the cause stays for LANCE_FLINK_DEBUG). */
+    private static final class JobFailedException extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        JobFailedException(String message, Throwable cause) {
+            super(message, cause);
         }
     }
 
@@ -219,11 +231,11 @@ final class SqlCommand {
 
     /**
      * A failure that is not about the statements (a bug, here or in Flink): its stack trace goes
-     * to stderr. Flink's own statement errors (parse, validation, table and job failures) and I/O
-     * errors carry complete messages.
+     * to stderr. Flink's own statement errors (parse, validation, table and job failures), I/O
+     * errors and the exceptions of this project (anywhere in the chain) carry complete messages.
      */
     private static boolean unexpected(Throwable e) {
-        return !(e instanceof TableException
+        return ours(e) == null && !(e instanceof TableException
                 || e instanceof ValidationException
                 || e instanceof SqlParserException
                 || e instanceof IOException || e instanceof IllegalArgumentException
@@ -242,9 +254,16 @@ final class SqlCommand {
     /**
      * The message of a failure: the outermost message, plus the innermost cause's when it says
      * something else (Flink wraps job failures, and the root cause is the one that tells what
-     * went wrong with the table).
+     * went wrong with the table). An exception of this project in the chain is what it says
+     * alone: its message is written to be complete, while Flink's wrappers around it ("Failed to
+     * fetch next result") and the causes it keeps for the record (a store's bare "object not
+     * found") would bury it.
      */
     static String describe(Throwable e) {
+        Throwable ours = ours(e);
+        if (ours != null) {
+            return LanceFlinkCli.message(ours);
+        }
         String top = LanceFlinkCli.message(e);
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) {
@@ -256,6 +275,16 @@ final class SqlCommand {
         String rootText = root.getMessage();
         return rootText != null && top.contains(rootText.strip()) ? top
                 : top + " (cause: " + LanceFlinkCli.message(root) + ")";
+    }
+
+    /** The outermost exception of this project in the chain of {@code e}, or null. */
+    private static Throwable ours(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t.getClass().getName().startsWith("dev.lanceflink.")) {
+                return t;
+            }
+        }
+        return null;
     }
 
     private static void printError(OutputStream out, PrintStream err, String message, boolean withUsage) {

@@ -76,6 +76,11 @@ final class SqlSession {
         return env;
     }
 
+    /** The current catalog, if the environment exists (never creates it). */
+    Optional<String> currentCatalog() {
+        return env == null ? Optional.empty() : Optional.of(env.getCurrentCatalog());
+    }
+
     /**
      * The options fixed when an environment is created: the runtime mode (it selects the planner)
      * and {@code execution.state-recovery.*}, which Flink reads from the execution environment's

@@ -50,7 +50,7 @@ public final class DeletionFiles {
      */
     public static DeletionVector read(TableFiles files, long fragmentId, DeletionFile file) throws IOException {
         TableFiles.StoredFile stored = files.deletionFile(fragmentId, file);
-        return read(stored.store(), stored.path(), file);
+        return decode(stored.readAll(), stored.uri(), file);
     }
 
     /**
@@ -71,8 +71,12 @@ public final class DeletionFiles {
 
     /** Reads a deletion file at an explicit path and checks its count against the manifest. */
     public static DeletionVector read(ObjectStore store, String path, DeletionFile file) throws IOException {
-        String where = store.rootUri() + "/" + path;
-        DeletionVector dv = DeletionFileCodec.decode(store.readAll(path), file.type(), where);
+        return decode(store.readAll(path), store.rootUri() + "/" + path, file);
+    }
+
+    /** Decodes the bytes of a deletion file read from {@code where} and checks its count against the manifest. */
+    private static DeletionVector decode(byte[] bytes, String where, DeletionFile file) throws IOException {
+        DeletionVector dv = DeletionFileCodec.decode(bytes, file.type(), where);
         if (file.numDeletedRows() != 0 && dv.cardinality() != file.numDeletedRows()) {
             throw new CorruptTableException("Deletion file " + where + " holds " + dv.cardinality()
                     + " offsets but the manifest records num_deleted_rows = " + file.numDeletedRows());

@@ -130,11 +130,16 @@ public final class LanceFileReader implements AutoCloseable {
      */
     public static LanceFileReader open(ObjectStore store, String path, long knownSize, BufferAllocator allocator)
             throws IOException {
-        RangeReader r = store.openReader(path, knownSize);
+        return openOwning(store.openReader(path, knownSize), displayPath(store, path), allocator);
+    }
+
+    /** Opens a file behind {@code reader}, which the returned reader closes when closed (or when it fails to open). */
+    public static LanceFileReader openOwning(RangeReader reader, String displayPath, BufferAllocator allocator)
+            throws IOException {
         try {
-            return new LanceFileReader(r, true, displayPath(store, path), allocator);
+            return new LanceFileReader(reader, true, displayPath, allocator);
         } catch (IOException | RuntimeException e) {
-            r.close();
+            reader.close();
             throw e;
         }
     }

@@ -391,7 +391,7 @@ public final class OverlayResolver implements AutoCloseable {
         LanceFileReader r = readers.get(ov.dataFile().path());
         if (r == null) {
             TableFiles.StoredFile file = files.overlayFile(fragment.id(), ov);
-            r = LanceFileReader.open(file.store(), file.path(), ov.dataFile().fileSizeBytes(), allocator);
+            r = LanceFileReader.openOwning(file.openReader(ov.dataFile().fileSizeBytes()), file.uri(), allocator);
             readers.put(ov.dataFile().path(), r);
         }
         FileField f = r.project(pathTo(top, atomic), FragmentReader.columnMap(ov.dataFile(), r));

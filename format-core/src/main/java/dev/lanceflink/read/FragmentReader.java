@@ -188,7 +188,7 @@ public final class FragmentReader implements AutoCloseable {
         LanceFileReader r = readers.get(file.path());
         if (r == null) {
             TableFiles.StoredFile stored = files.dataFile(fragment.id(), file);
-            r = LanceFileReader.open(stored.store(), stored.path(), file.fileSizeBytes(), allocator);
+            r = LanceFileReader.openOwning(stored.openReader(file.fileSizeBytes()), stored.uri(), allocator);
             readers.put(file.path(), r);
         }
         return r;

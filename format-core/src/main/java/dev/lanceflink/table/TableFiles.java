@@ -3,7 +3,11 @@ package dev.lanceflink.table;
 import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.io.RangeReader;
+import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -17,27 +21,91 @@ import java.util.Map;
  *
  * <p>Only reads go through here: new files are always written under the table's own root (no
  * {@code base_id}), as Lance does, while the files kept by a commit keep their {@code base_id}.
+ *
+ * <p>Every read of a data, overlay or deletion file goes through a {@link StoredFile}, so this is
+ * the one place where a file the version references but storage no longer holds is reported: as
+ * a {@link MissingTableFileException} naming the file, its fragment, the table version and what to
+ * do, instead of the store's bare "object not found".
  */
 public final class TableFiles implements AutoCloseable {
     private final ObjectStore root;
     private final List<BasePath> bases;
+    /** The table version whose files these are, for messages; -1 if not known. */
+    private final long version;
     private final Map<String, ObjectStore> opened = new HashMap<>();
 
     /**
-     * A file at {@code path} in {@code store} (the root store or a base path's store).
-     *
-     * @param uri where the file is, for messages
+     * A file at {@code path} in {@code store} (the root store or a base path's store). Read it with
+     * {@link #readAll()} or {@link #openReader(long)}, which report a missing file as a
+     * {@link MissingTableFileException}.
      */
-    public record StoredFile(ObjectStore store, String path, String uri) {}
+    public static final class StoredFile {
+        private final TableFiles owner;
+        private final ObjectStore store;
+        private final String path;
+        private final String uri;
+        private final String what;
+
+        private StoredFile(TableFiles owner, ObjectStore store, String path, String uri, String what) {
+            this.owner = owner;
+            this.store = store;
+            this.path = path;
+            this.uri = uri;
+            this.what = what;
+        }
+
+        /** The store that holds the file: the table's own, or the store of a base path. */
+        public ObjectStore store() {
+            return store;
+        }
+
+        /** The file's path in {@link #store()}. */
+        public String path() {
+            return path;
+        }
+
+        /** Where the file is, for messages. */
+        public String uri() {
+            return uri;
+        }
+
+        /** The whole file. */
+        public byte[] readAll() throws IOException {
+            try {
+                return store.readAll(path);
+            } catch (FileNotFoundException | NoSuchFileException e) {
+                throw owner.missing(this, e);
+            }
+        }
+
+        /**
+         * Opens the file for random-access reads ({@link ObjectStore#openReader(String, long)}).
+         * A remote store may learn that the file is missing only at the first read, so the reads
+         * report it too.
+         */
+        public RangeReader openReader(long knownSize) throws IOException {
+            try {
+                return new MissingAwareReader(store.openReader(path, knownSize), this);
+            } catch (FileNotFoundException | NoSuchFileException e) {
+                throw owner.missing(this, e);
+            }
+        }
+    }
 
     public TableFiles(ObjectStore root, List<BasePath> bases) {
+        this(root, bases, -1);
+    }
+
+    /** @param version the table version whose files these are (named in messages), -1 if not known */
+    public TableFiles(ObjectStore root, List<BasePath> bases, long version) {
         this.root = requireNonNull(root, "root is null");
         this.bases = List.copyOf(bases);
+        this.version = version;
     }
 
     /** The files of {@code manifest}'s version of the table in {@code root}. */
     public static TableFiles of(ObjectStore root, Manifest manifest) {
-        return new TableFiles(root, manifest.basePaths());
+        return new TableFiles(root, manifest.basePaths(), manifest.version());
     }
 
     /** The table's own store: where new files are written. */
@@ -78,10 +146,75 @@ public final class TableFiles implements AutoCloseable {
 
     private StoredFile open(FileLocation loc, int baseId, String what) throws IOException {
         if (loc.isUnderDatasetRoot()) {
-            return new StoredFile(root, loc.path(), root.rootUri() + "/" + loc.path());
+            return new StoredFile(this, root, loc.path(), join(root.rootUri(), loc.path()), what);
         }
         ObjectStore store = storeAt(loc.baseUri(), baseId, what);
-        return new StoredFile(store, loc.path(), loc.baseUri() + "/" + loc.path());
+        return new StoredFile(this, store, loc.path(), join(loc.baseUri(), loc.path()), what);
+    }
+
+    private static String join(String base, String path) {
+        return base.endsWith("/") ? base + path : base + "/" + path;
+    }
+
+    /**
+     * The report of a referenced file that storage does not hold. Older versions may not use the
+     * file (it may come from a later commit), so they are the way to read the table meanwhile.
+     */
+    private MissingTableFileException missing(StoredFile file, IOException cause) {
+        if (cause instanceof MissingTableFileException m) {
+            return m;
+        }
+        String table = root.rootUri();
+        String at = version >= 0 ? "Version " + version + " of table " + table : "Table " + table;
+        return new MissingTableFileException(at + " references the " + file.what + ", but " + file.uri
+                + " does not exist: it was deleted by hand or by a cleanup that should have kept it. Restore the"
+                + " file (e.g. from a backup), or read a version that does not use it (`lance-flink versions "
+                + table + "` lists the versions, `lance-flink inspect " + table + " --version N` the files of one)",
+                cause);
+    }
+
+    /** A reader that reports a missing object, which a remote store may learn only at a read. */
+    private record MissingAwareReader(RangeReader delegate, StoredFile file) implements RangeReader {
+        @Override
+        public long size() throws IOException {
+            try {
+                return delegate.size();
+            } catch (FileNotFoundException | NoSuchFileException e) {
+                throw file.owner.missing(file, e);
+            }
+        }
+
+        @Override
+        public ByteBuffer read(long offset, int length) throws IOException {
+            try {
+                return delegate.read(offset, length);
+            } catch (FileNotFoundException | NoSuchFileException e) {
+                throw file.owner.missing(file, e);
+            }
+        }
+
+        @Override
+        public ByteBuffer[] readRanges(long[] offsets, int[] lengths) throws IOException {
+            try {
+                return delegate.readRanges(offsets, lengths);
+            } catch (FileNotFoundException | NoSuchFileException e) {
+                throw file.owner.missing(file, e);
+            }
+        }
+
+        @Override
+        public ByteBuffer readTail(int length) throws IOException {
+            try {
+                return delegate.readTail(length);
+            } catch (FileNotFoundException | NoSuchFileException e) {
+                throw file.owner.missing(file, e);
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            delegate.close();
+        }
     }
 
     private synchronized ObjectStore storeAt(String uri, int baseId, String what) throws IOException {

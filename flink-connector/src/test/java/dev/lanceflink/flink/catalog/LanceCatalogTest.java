@@ -149,6 +149,20 @@ class LanceCatalogTest {
         }
     }
 
+    /**
+     * Flink's NOT NULL enforcer, before the sink, fails the job naming the column (bin/lance-flink
+     * sql adds the table and what to do); the sink commits nothing of the statement.
+     */
+    @Test
+    void aNullIntoANotNullColumnFailsTheJobNamingTheColumnAndCommitsNothing() throws Exception {
+        t.executeSql("CREATE TABLE events (id BIGINT NOT NULL, kind STRING NOT NULL)");
+        assertThatThrownBy(() -> t.executeSql("INSERT INTO events VALUES (1, 'a'), (2, CAST(NULL AS STRING))").await())
+                .hasStackTraceContaining("Column 'kind' is NOT NULL, however, a null value is being written into it");
+        try (Dataset d = Dataset.open(warehouse.resolve("default/events.lance").toString(), Map.of())) {
+            assertThat(d.version()).as("only the empty table").isEqualTo(1);
+        }
+    }
+
     @Test
     void aDirectoryWithTablesButNoMarkerIsADatabase() throws Exception {
         SampleTable.write(warehouse.resolve("imported/items.lance").toString());

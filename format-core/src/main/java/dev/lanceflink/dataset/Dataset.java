@@ -6,6 +6,7 @@ import dev.lanceflink.deletion.DeletionFiles;
 import dev.lanceflink.deletion.DeletionVector;
 import dev.lanceflink.expr.Expr;
 import dev.lanceflink.expr.ExprParser;
+import dev.lanceflink.expr.ExprPrinter;
 import dev.lanceflink.expr.PredicateEvaluator;
 import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.file.writer.FileWriterOptions;
@@ -399,10 +400,24 @@ public final class Dataset implements AutoCloseable {
 
     public Dataset delete(String filter, Map<String, String> properties, CommitOptions commitOptions)
             throws IOException {
-        Expr parsed = ExprParser.parse(filter);
+        return delete(ExprParser.parse(filter), filter, properties, commitOptions);
+    }
+
+    /**
+     * Deletes the rows matching {@code filter} (built by an engine, with typed comparisons);
+     * the transaction records it as text ({@link ExprPrinter}). Returns the new version (this
+     * one if nothing matched).
+     */
+    public Dataset delete(Expr filter, Map<String, String> properties, CommitOptions commitOptions)
+            throws IOException {
+        return delete(filter, ExprPrinter.sql(filter), properties, commitOptions);
+    }
+
+    private Dataset delete(Expr parsed, String filter, Map<String, String> properties, CommitOptions commitOptions)
+            throws IOException {
         Map<Long, RoaringBitmap> matches = new HashMap<>();
         ScanOptions scan = new ScanOptions(
-                PredicateEvaluator.referencedColumns(parsed), filter, -1, true, 8192);
+                PredicateEvaluator.referencedColumns(parsed), parsed, -1, true, 8192);
         try (Scanner s = scan(scan)) {
             while (s.hasNext()) {
                 try (VectorSchemaRoot b = s.next()) {

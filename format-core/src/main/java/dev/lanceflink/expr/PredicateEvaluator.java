@@ -83,6 +83,8 @@ public final class PredicateEvaluator {
             collect(in.inner(), out);
         } else if (e instanceof Expr.Like l) {
             collect(l.inner(), out);
+        } else if (e instanceof Expr.Floor f) {
+            collect(f.inner(), out);
         }
     }
 
@@ -127,12 +129,19 @@ public final class PredicateEvaluator {
                 out[i] = v[i] == UNKNOWN ? UNKNOWN : (byte) (1 - v[i]);
             }
         } else if (e instanceof Expr.IsNull n) {
-            Source s = source(n.inner(), batch);
+            // A column of any type (lists and structs too) is null by its validity alone.
+            ColumnRef column = n.inner() instanceof Expr.Column c ? ColumnRef.resolve(c, batch) : null;
+            Source s = column == null ? source(n.inner(), batch) : null;
             for (int i = 0; i < rows; i++) {
-                out[i] = (s.isNull(i) != n.negated()) ? TRUE : FALSE;
+                boolean isNull = column != null ? column.isNull(i) : s.isNull(i);
+                out[i] = (isNull != n.negated()) ? TRUE : FALSE;
             }
+        } else if (e instanceof Expr.Compare c && c.domain() != Expr.Domain.LENIENT) {
+            TypedComparison.evaluate(c, batch, out);
         } else if (e instanceof Expr.Compare c) {
             compare(c, batch, out);
+        } else if (e instanceof Expr.In in && in.domain() != Expr.Domain.LENIENT) {
+            return TypedComparison.in(in, batch);
         } else if (e instanceof Expr.In in) {
             Source s = source(in.inner(), batch);
             Arrays.fill(out, FALSE);
@@ -244,8 +253,9 @@ public final class PredicateEvaluator {
 
     enum Kind { LONG, DOUBLE, DECIMAL, STRING, BYTES, BOOL }
 
-    private static Source source(Expr e, VectorSchemaRoot batch) {
-        if (e instanceof Expr.Column c) {
+    /** A column of the batch, with the struct whose nulls make it null too (or null). */
+    record ColumnRef(FieldVector vector, FieldVector nullParent, String name) {
+        static ColumnRef resolve(Expr.Column c, VectorSchemaRoot batch) {
             FieldVector v = batch.getVector(c.path().get(0));
             if (v == null) {
                 throw new FilterException("The filter refers to column '" + c.dotted()
@@ -259,15 +269,30 @@ public final class PredicateEvaluator {
                 // A null struct makes its fields null too.
                 FieldVector parent = v;
                 v = (FieldVector) s.getChild(c.path().get(i));
-                return columnSource(v, c.dotted(), parent);
+                return new ColumnRef(v, parent, c.dotted());
             }
-            return columnSource(v, c.dotted(), null);
+            return new ColumnRef(v, null, c.dotted());
+        }
+
+        boolean isNull(int row) {
+            return vector.isNull(row) || (nullParent != null && nullParent.isNull(row));
+        }
+    }
+
+    private static Source source(Expr e, VectorSchemaRoot batch) {
+        if (e instanceof Expr.Column c) {
+            ColumnRef ref = ColumnRef.resolve(c, batch);
+            return columnSource(ref.vector(), ref.name(), ref.nullParent());
         }
         if (e instanceof Expr.Literal lit) {
             return Source.literal(lit.value());
         }
         if (e instanceof Expr.Arith a) {
             return arithmetic(a, batch);
+        }
+        if (e instanceof Expr.Floor f) {
+            throw new FilterException("Rounding a time down to " + f.digits() + " digits (" + f
+                    + ") needs a comparison in the EXACT domain");
         }
         throw new FilterException("Only columns, literals and arithmetic can be compared, not " + e);
     }
@@ -561,7 +586,7 @@ public final class PredicateEvaluator {
         }
 
         /** Compares a variable-width cell with a byte string, unsigned, in place. */
-        private int compareBytesInPlace(int row, byte[] other) {
+        int compareBytesInPlace(int row, byte[] other) {
             ArrowBuf data;
             long start;
             long end;

@@ -3,7 +3,6 @@ package dev.lanceflink.read;
 import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.expr.Expr;
-import dev.lanceflink.expr.ExprParser;
 import dev.lanceflink.expr.FilterException;
 import dev.lanceflink.expr.PredicateEvaluator;
 import dev.lanceflink.schema.LanceField;
@@ -57,7 +56,7 @@ public final class Scanner implements Iterator<VectorSchemaRoot>, AutoCloseable 
         this.allocator = requireNonNull(allocator, "allocator is null");
         this.options = requireNonNull(options, "options is null");
         this.outputFields = resolve(schema, options.columns() == null ? names(schema) : options.columns());
-        this.filter = options.filter() == null || options.filter().isBlank() ? null : ExprParser.parse(options.filter());
+        this.filter = options.filter();
         this.filterFields = filter == null ? List.of() : resolve(schema, PredicateEvaluator.referencedColumns(filter));
         this.remaining = options.limit() < 0 ? Long.MAX_VALUE : options.limit();
     }

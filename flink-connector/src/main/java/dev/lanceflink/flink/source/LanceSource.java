@@ -1,7 +1,9 @@
 package dev.lanceflink.flink.source;
 
 import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.expr.Expr;
 import dev.lanceflink.expr.ExprParser;
+import dev.lanceflink.expr.ExprPrinter;
 import dev.lanceflink.expr.PredicateEvaluator;
 import dev.lanceflink.flink.source.enumerator.LanceEnumeratorState;
 import dev.lanceflink.flink.source.enumerator.LanceEnumeratorStateSerializer;
@@ -121,7 +123,8 @@ public final class LanceSource implements Source<RowData, LanceSplit, LanceEnume
         private Long version;
         private Instant asOf;
         private List<String> columns;
-        private String filter;
+        private String filterText;
+        private Expr filter;
         private long limit = -1;
         private List<MetadataColumn> metadataColumns = List.of();
         private int batchSize = 8192;
@@ -154,9 +157,20 @@ public final class LanceSource implements Source<RowData, LanceSplit, LanceEnume
             return this;
         }
 
-        /** SQL filter in {@code ExprParser} syntax, e.g. {@code "id > 10 AND name IS NOT NULL"}. */
+        /**
+         * SQL filter in {@code ExprParser} syntax, e.g. {@code "id > 10 AND name IS NOT NULL"}
+         * (null or blank: all rows); replaces an earlier filter.
+         */
         public Builder filter(String sql) {
-            this.filter = sql == null || sql.isBlank() ? null : sql;
+            this.filterText = sql == null || sql.isBlank() ? null : sql;
+            this.filter = null;
+            return this;
+        }
+
+        /** A filter built as a tree (as the SQL planner pushes it down); replaces an earlier filter. */
+        public Builder filter(Expr tree) {
+            this.filter = tree;
+            this.filterText = null;
             return this;
         }
 
@@ -231,15 +245,17 @@ public final class LanceSource implements Source<RowData, LanceSplit, LanceEnume
                 for (MetadataColumn c : metadataColumns) {
                     fields.add(new RowType.RowField(c.key(), new BigIntType(false)));
                 }
-                if (filter != null) {
-                    for (String c : PredicateEvaluator.referencedColumns(ExprParser.parse(filter))) {
+                Expr rows = filterText != null ? ExprParser.parse(filterText) : filter;
+                if (rows != null) {
+                    for (String c : PredicateEvaluator.referencedColumns(rows)) {
                         if (schema.fieldByName(c).isEmpty()) {
-                            throw new IllegalArgumentException("Filter \"" + filter + "\" refers to column '" + c
-                                    + "', which version " + at.version() + " of " + uri + " does not have");
+                            throw new IllegalArgumentException("Filter \"" + (filterText != null ? filterText
+                                    : ExprPrinter.sql(rows)) + "\" refers to column '" + c + "', which version "
+                                    + at.version() + " of " + uri + " does not have");
                         }
                     }
                 }
-                LanceReadSpec spec = new LanceReadSpec(uri, storageOptions, names, filter, limit, metadataColumns,
+                LanceReadSpec spec = new LanceReadSpec(uri, storageOptions, names, rows, limit, metadataColumns,
                         batchSize);
                 return new LanceSource(spec, at.version(), new RowType(false, fields),
                         LanceSplitPlanner.plan(at.version(), at.fragments(), rowsPerSplit));

@@ -31,6 +31,12 @@ public final class LanceConnectorOptions {
             .defaultValue(1L << 20).withDescription("Fragments larger than this many physical rows are read as "
                     + "several splits, in parallel.");
 
+    public static final ConfigOption<Boolean> SCAN_FILTER_PUSH_DOWN_ENABLED = ConfigOptions
+            .key("scan.filter-push-down.enabled").booleanType().defaultValue(true)
+            .withDescription("Evaluate WHERE conditions in the scan where its result equals Flink's on every row "
+                    + "(comparisons of columns of every scalar type with literals, IN, IS NULL, AND/OR/NOT), so that "
+                    + "only matching rows are read in full and emitted; 'false' leaves every condition to Flink.");
+
     public static final ConfigOption<Map<String, String>> VECTOR_DIMENSIONS = ConfigOptions.key("vector-dimensions")
             .mapType().noDefaultValue().withDescription("ARRAY columns stored as fixed-size vectors, with their "
                     + "dimension: 'embedding:768,image.clip:512' (nested columns by dotted path). Used when the Lance "

@@ -74,7 +74,8 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
         return Set.of(LanceConnectorOptions.VERSION, LanceConnectorOptions.AS_OF, LanceConnectorOptions.SCAN_BATCH_SIZE,
-                LanceConnectorOptions.SCAN_ROWS_PER_SPLIT, LanceConnectorOptions.VECTOR_DIMENSIONS,
+                LanceConnectorOptions.SCAN_ROWS_PER_SPLIT, LanceConnectorOptions.SCAN_FILTER_PUSH_DOWN_ENABLED,
+                LanceConnectorOptions.VECTOR_DIMENSIONS,
                 LanceConnectorOptions.SINK_ROWS_PER_FILE, LanceConnectorOptions.SINK_BATCH_ROWS,
                 LanceConnectorOptions.SINK_COMMIT_RETRIES, LanceConnectorOptions.SINK_COMMIT_RETRY_BACKOFF,
                 LanceConnectorOptions.SINK_ALLOW_RESTORE_FROM_OLDER_STATE, LanceConnectorOptions.SINK_UID_SUFFIX,
@@ -118,7 +119,8 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                 physical.add(c.getName());
             }
             return new LanceDynamicTableSource(new LanceTableConfig(uri, storage, at.version(), batchSize,
-                    rowsPerSplit, version.isPresent() || asOf.isPresent()), physical);
+                    rowsPerSplit, version.isPresent() || asOf.isPresent(),
+                    options.get(LanceConnectorOptions.SCAN_FILTER_PUSH_DOWN_ENABLED)), physical);
         } catch (LanceTypeException e) {
             throw new ValidationException("Table " + context.getObjectIdentifier() + ": " + e.getMessage(), e);
         } catch (IOException e) {

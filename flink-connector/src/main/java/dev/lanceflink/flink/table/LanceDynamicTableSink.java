@@ -1,18 +1,23 @@
 package dev.lanceflink.flink.table;
 
 import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.expr.Expr;
+import dev.lanceflink.expr.ExprPrinter;
 import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.flink.catalog.CatalogSchemas;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.apache.arrow.vector.types.pojo.Schema;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.flink.sink.UpdateMode;
 import dev.lanceflink.read.ScanOptions;
+import dev.lanceflink.txn.CommitOptions;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.connector.RowLevelModificationScanContext;
@@ -66,7 +71,7 @@ import org.slf4j.LoggerFactory;
 final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePushDown, SupportsRowLevelUpdate,
         SupportsRowLevelDelete, SupportsOverwrite {
     /** The Lance filter matching every row, for a DELETE without WHERE. */
-    static final String ALL_ROWS = "TRUE";
+    static final Expr ALL_ROWS = new Expr.Literal(true);
     private static final Logger LOG = LoggerFactory.getLogger(LanceDynamicTableSink.class);
 
     private final String table;
@@ -80,7 +85,7 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
     private final boolean stableRowIds;
     /** The table the first write creates, or null if the path held a table when the statement was planned. */
     private final CatalogSchemas.NewTable newTable;
-    private String deleteFilter;
+    private Expr deleteFilter;
     /** Set when the planner turned an UPDATE or a row-level DELETE into this sink. */
     private SupportsRowLevelModificationScan.RowLevelModificationType modification;
     private List<String> updatedColumns = List.of();
@@ -391,15 +396,16 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
 
     @Override
     public boolean applyDeleteFilters(List<ResolvedExpression> filters) {
-        List<String> parts = new ArrayList<>();
+        List<Expr> parts = new ArrayList<>();
+        Set<String> columns = Set.copyOf(declared.getFieldNames());
         for (ResolvedExpression f : filters) {
-            Optional<String> sql = LanceFilterTranslator.translate(f);
-            if (sql.isEmpty()) {
+            Optional<Expr> tree = LanceFilterTranslator.translate(f, columns);
+            if (tree.isEmpty()) {
                 return notPushedDown(f);
             }
-            parts.add(sql.get());
+            parts.add(tree.get());
         }
-        deleteFilter = parts.isEmpty() ? ALL_ROWS : String.join(" AND ", parts);
+        deleteFilter = parts.isEmpty() ? ALL_ROWS : LanceFilterTranslator.conjunction(parts);
         return true;
     }
 
@@ -412,9 +418,9 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
         return false;
     }
 
-    /** The Lance filter a pushed-down DELETE runs with, or empty before one was accepted. */
+    /** The Lance filter a pushed-down DELETE runs with, as text, or empty before one was accepted. */
     Optional<String> deleteFilter() {
-        return Optional.ofNullable(deleteFilter);
+        return Optional.ofNullable(deleteFilter).map(ExprPrinter::sql);
     }
 
     @Override
@@ -427,11 +433,11 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
                     + "' yet, so nothing to delete; an INSERT INTO creates the table at its first write");
         }
         try (Dataset latest = Dataset.open(config.uri(), config.storageOptions())) {
-            Dataset after = latest.delete(deleteFilter);
+            Dataset after = latest.delete(deleteFilter, Map.of(), CommitOptions.defaults());
             return Optional.of(latest.countRows() - after.countRows());
         } catch (IOException | RuntimeException e) {
             throw new TableException("DELETE FROM " + table + " failed on the Lance table at '" + config.uri()
-                    + "' (Lance filter: " + deleteFilter + "): " + e.getMessage(), e);
+                    + "' (Lance filter: " + ExprPrinter.sql(deleteFilter) + "): " + e.getMessage(), e);
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.lanceflink.flink.table;
 
+import dev.lanceflink.expr.Expr;
+import dev.lanceflink.expr.ExprPrinter;
 import dev.lanceflink.flink.source.LanceSource;
 import dev.lanceflink.flink.source.MetadataColumn;
 import dev.lanceflink.read.ScanOptions;
@@ -8,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.connector.RowLevelModificationScanContext;
 import org.apache.flink.table.connector.ChangelogMode;
@@ -32,9 +35,10 @@ import org.apache.flink.table.types.DataType;
  * is Lance's row id: the stable id in a table with stable row ids (unchanged by compaction), else
  * the row address, as in Lance.
  *
- * <p>Filters are translated only where the scanner's result equals Flink's on every row
- * ({@link LanceFilterTranslator}); those leave Flink's plan, the others stay. A LIMIT reaches the
- * scan only when no filter stays with Flink.
+ * <p>Filters are pushed down only where the scan's result equals Flink's on every row
+ * ({@link LanceFilterTranslator}), as a typed expression tree the split readers evaluate; those
+ * leave Flink's plan, the others stay ({@code 'scan.filter-push-down.enabled' = 'false'} keeps
+ * them all). A LIMIT reaches the scan only when no filter stays with Flink.
  */
 public final class LanceDynamicTableSource implements ScanTableSource, SupportsProjectionPushDown,
         SupportsFilterPushDown, SupportsLimitPushDown, SupportsReadingMetadata, SupportsRowLevelModificationScan {
@@ -42,7 +46,7 @@ public final class LanceDynamicTableSource implements ScanTableSource, SupportsP
     private final LanceTableConfig config;
     private final List<String> physicalColumns;
     private List<String> projectedColumns;
-    private final List<String> filters = new ArrayList<>();
+    private final List<Expr> filters = new ArrayList<>();
     private long limit = -1;
     private List<String> metadataKeys = List.of();
 
@@ -64,14 +68,15 @@ public final class LanceDynamicTableSource implements ScanTableSource, SupportsP
                 .metadataColumns(metadataKeys).batchSize(config.batchSize())
                 .rowsPerSplit(config.rowsPerSplit());
         if (!filters.isEmpty()) {
-            b.filter(String.join(" AND ", filters));
+            b.filter(LanceFilterTranslator.conjunction(filters));
         }
         return SourceProvider.of(b.build());
     }
 
-    /** The pushed-down SQL filter (for tests and EXPLAIN), or empty. */
+    /** The pushed-down filter as text (for tests and messages), or empty. */
     Optional<String> pushedFilter() {
-        return filters.isEmpty() ? Optional.empty() : Optional.of(String.join(" AND ", filters));
+        return filters.isEmpty() ? Optional.empty()
+                : Optional.of(ExprPrinter.sql(LanceFilterTranslator.conjunction(filters)));
     }
 
     @Override
@@ -111,10 +116,12 @@ public final class LanceDynamicTableSource implements ScanTableSource, SupportsP
     public Result applyFilters(List<ResolvedExpression> expressions) {
         List<ResolvedExpression> accepted = new ArrayList<>();
         List<ResolvedExpression> remaining = new ArrayList<>();
+        Set<String> columns = Set.copyOf(physicalColumns);
         for (ResolvedExpression e : expressions) {
-            Optional<String> sql = LanceFilterTranslator.translate(e);
-            if (sql.isPresent()) {
-                filters.add(sql.get());
+            Optional<Expr> tree = config.filterPushDown() ? LanceFilterTranslator.translate(e, columns)
+                    : Optional.empty();
+            if (tree.isPresent()) {
+                filters.add(tree.get());
                 accepted.add(e);
             } else {
                 remaining.add(e);

@@ -66,8 +66,8 @@ class LanceTableSourceITCase {
                 .doesNotContain("where=[");
         assertThat(rows(t, "SELECT id FROM items WHERE id > 1 AND name <> 'n4' LIMIT 2"))
                 .containsExactly("+I[2]", "+I[5]");
-        // DOUBLE comparisons differ in NaN/-0.0 ordering: Flink keeps them.
-        String kept = t.explainSql("SELECT id FROM items WHERE score > 1.0");
+        // Conditions the scan does not evaluate exactly as Flink does (LIKE): Flink keeps them.
+        String kept = t.explainSql("SELECT id FROM items WHERE name LIKE 'n%'");
         assertThat(kept).contains("filter=[]").contains("where=[");
     }
 

@@ -41,6 +41,7 @@ final class FragmentRangeScanner {
     private final int batchSize;
     private final long end;
     private final BufferAllocator allocator;
+    private final ScanMetrics metrics;
     private long position;
     private long remaining;
 
@@ -51,7 +52,7 @@ final class FragmentRangeScanner {
      */
     FragmentRangeScanner(FragmentReader reader, List<LanceField> outputFields, Expr filter,
             List<LanceField> filterFields, List<MetadataColumn> metadataColumns, long[] stableRowIds, int batchSize,
-            long from, long end, long remainingLimit, BufferAllocator allocator) {
+            long from, long end, long remainingLimit, BufferAllocator allocator, ScanMetrics metrics) {
         this.reader = reader;
         this.outputFields = outputFields;
         this.filter = filter;
@@ -63,6 +64,7 @@ final class FragmentRangeScanner {
         this.end = Math.min(end, reader.fragment().physicalRows());
         this.remaining = remainingLimit;
         this.allocator = allocator;
+        this.metrics = metrics;
     }
 
     /** The next non-empty batch, or null when the range (or the limit) is exhausted. */
@@ -71,6 +73,7 @@ final class FragmentRangeScanner {
             long batchEnd = Math.min(position + batchSize, end);
             long[] rows = reader.liveOffsets(position, batchEnd);
             position = batchEnd;
+            metrics.rowsScanned.inc(rows.length);
             if (filter != null && rows.length > 0) {
                 rows = select(rows);
             }
@@ -81,7 +84,9 @@ final class FragmentRangeScanner {
                 continue;
             }
             remaining -= rows.length;
-            return new ScannedBatch(materialize(rows), rows);
+            ScannedBatch batch = new ScannedBatch(materialize(rows), rows);
+            metrics.rowsEmitted.inc(rows.length);
+            return batch;
         }
         return null;
     }

@@ -17,7 +17,11 @@ public final class LanceSourceReader
         extends SingleThreadMultiplexSourceReaderBase<LanceRecord, RowData, LanceSplit, LanceSplitState> {
 
     public LanceSourceReader(LanceReadSpec spec, SourceReaderContext context) {
-        super(() -> new LanceSplitReader(spec), new LanceRecordEmitter(), context.getConfiguration(), context);
+        this(spec, context, ScanMetrics.register(context.metricGroup()));
+    }
+
+    private LanceSourceReader(LanceReadSpec spec, SourceReaderContext context, ScanMetrics metrics) {
+        super(() -> new LanceSplitReader(spec, metrics), new LanceRecordEmitter(), context.getConfiguration(), context);
     }
 
     @Override

@@ -2,7 +2,6 @@ package dev.lanceflink.flink.source.reader;
 
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.expr.Expr;
-import dev.lanceflink.expr.ExprParser;
 import dev.lanceflink.expr.PredicateEvaluator;
 import dev.lanceflink.flink.source.LanceReadSpec;
 import dev.lanceflink.flink.source.MetadataColumn;
@@ -30,6 +29,7 @@ import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
  */
 public final class LanceSplitReader implements SplitReader<LanceRecord, LanceSplit> {
     private final LanceReadSpec spec;
+    private final ScanMetrics metrics;
     private final ArrayDeque<LanceSplit> splits = new ArrayDeque<>();
     /** Batches handed to the main thread and not yet recycled: released on close. */
     private final Set<LanceBatchRecords> outstanding = ConcurrentHashMap.newKeySet();
@@ -43,7 +43,12 @@ public final class LanceSplitReader implements SplitReader<LanceRecord, LanceSpl
     private FragmentRangeScanner scanner;
 
     public LanceSplitReader(LanceReadSpec spec) {
+        this(spec, ScanMetrics.unregistered());
+    }
+
+    LanceSplitReader(LanceReadSpec spec, ScanMetrics metrics) {
         this.spec = spec;
+        this.metrics = metrics;
     }
 
     @Override
@@ -78,7 +83,7 @@ public final class LanceSplitReader implements SplitReader<LanceRecord, LanceSpl
         fragmentReader = new FragmentReader(at.files(), fragment, at.allocator());
         long remaining = spec.limit() < 0 ? Long.MAX_VALUE : Math.max(0, spec.limit() - split.rowsEmitted());
         scanner = new FragmentRangeScanner(fragmentReader, outputFields, filter, filterFields, spec.metadataColumns(),
-                stableRowIds, spec.batchSize(), split.nextOffset(), split.end(), remaining, at.allocator());
+                stableRowIds, spec.batchSize(), split.nextOffset(), split.end(), remaining, at.allocator(), metrics);
     }
 
     private Dataset datasetAt(long version) throws IOException {
@@ -92,7 +97,7 @@ public final class LanceSplitReader implements SplitReader<LanceRecord, LanceSpl
         tableAtVersion = table.version() == version ? table : table.checkoutVersion(version);
         LanceSchema schema = tableAtVersion.schema();
         outputFields = resolve(schema, spec.columns());
-        filter = spec.filter() == null ? null : ExprParser.parse(spec.filter());
+        filter = spec.filter();
         filterFields = filter == null ? List.of() : resolve(schema, PredicateEvaluator.referencedColumns(filter));
         return tableAtVersion;
     }

@@ -527,12 +527,15 @@ def _churn_overlay(uri, ids, round_no):
 
 def cmd_churn(args):
     """churn <uri> --first-id N [--rows-per-round 40] [--rounds 1000] [--delete-mod 7]
-    [--pause-ms 0] [--stop-file path]: a writer next to another one, until the stop file appears
-    or the rounds are done. Each round r appends the ids [first + r*rows, first + (r+1)*rows)
-    (name "py-<id>", age id % 100, score id / 4), deletes that round's id % mod = 0 rows, and
-    commits a DataOverlay setting `age` of some earlier rows to churn_age(id, r) (see
-    churn_overlay_ids): three commits, each logged with the version Lance gave it, or with its
-    error (the loop goes on), each followed by the pause. Needs the overlay variable."""
+    [--pause-ms 0] [--stop-file path] [--compact-every 0]: a writer next to another one, until the
+    stop file appears or the rounds are done. Each round r appends the ids [first + r*rows,
+    first + (r+1)*rows) (name "py-<id>", age id % 100, score id / 4), deletes that round's
+    id % mod = 0 rows, and commits a DataOverlay setting `age` of some earlier rows to
+    churn_age(id, r) (see churn_overlay_ids): three commits, each logged with the version Lance
+    gave it, or with its error (the loop goes on), each followed by the pause. With
+    --compact-every N, every N-th round ends with compact_files (a Rewrite moving rows, also the
+    other writer's; logged as "compact", without a version when it had nothing to do). Needs the
+    overlay variable."""
     uri = args[0]
     first = int(_opt(args, "--first-id"))
     rows = int(_opt(args, "--rows-per-round", "40"))
@@ -540,10 +543,11 @@ def cmd_churn(args):
     mod = int(_opt(args, "--delete-mod", "7"))
     pause = int(_opt(args, "--pause-ms", "0")) / 1000.0
     stop = _opt(args, "--stop-file")
+    compact_every = int(_opt(args, "--compact-every", "0"))
     import time
     ops = []
     live_rounds = set()
-    counts = {"append": 0, "delete": 0, "overlay": 0}
+    counts = {"append": 0, "delete": 0, "overlay": 0, "compact": 0}
     failed = 0
 
     def attempt(entry, action):
@@ -581,8 +585,23 @@ def cmd_churn(args):
         ids = churn_overlay_ids(r, first, rows, mod, live_rounds)
         if ids:
             attempt({"op": "overlay", "round": r, "ids": ids}, lambda: _churn_overlay(uri, ids, r))
+        if compact_every and (r + 1) % compact_every == 0:
+            def compact():
+                ds = _open(uri)
+                before = ds.version
+                metrics = ds.optimize.compact_files(target_rows_per_fragment=4096,
+                                                    materialize_deletions_threshold=0.05)
+                if metrics.fragments_removed == 0:
+                    raise _NothingToCompact("compact_files had nothing to do at version %d" % before)
+                return _open(uri).version
+            attempt({"op": "compact", "round": r}, compact)
     return {"ops": ops, "appends_committed": counts["append"], "deletes_committed": counts["delete"],
-            "overlays_committed": counts["overlay"], "failed_attempts": failed}
+            "overlays_committed": counts["overlay"], "compactions_committed": counts["compact"],
+            "failed_attempts": failed}
+
+
+class _NothingToCompact(Exception):
+    """compact_files committed nothing: logged as an attempt without a version."""
 
 
 COMMANDS = {

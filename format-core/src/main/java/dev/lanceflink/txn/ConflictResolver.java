@@ -188,7 +188,9 @@ public final class ConflictResolver {
             return retryable(mine, theirs, "both inserted rows by primary key and their key sets cannot be compared"
                     + (u.hasInsertedRowsFilter() ? "" : " (it recorded no key filter)"));
         }
-        if (theirs instanceof Operation.DataOverlay ov && mine.movesRows()) {
+        // Rows this update moves were copied as it read them: an overlay of one of them since would
+        // be lost. An update of new rows only deletes rows, and a deletion wins over an overlay.
+        if (theirs instanceof Operation.DataOverlay ov && mine.movesRows() && !mine.newRowsOnly()) {
             Set<Long> overlap = intersection(modifiedBy(mine), ov.fragmentIds());
             if (!overlap.isEmpty()) {
                 return retryable(mine, theirs, "it attached overlays to fragment(s) " + overlap

@@ -92,7 +92,7 @@ final class DeletionRebaser {
             removed.addAll(newlyRemoved);
             op = new Operation.Update(removed, newUpdated, u.newFragments(), u.fieldsModified(),
                     u.fieldsForPreservingFragBitmap(), u.mode(), u.hasInsertedRowsFilter(), u.hasCompactedSsTables(),
-                    u.extras());
+                    u.extras(), u.newRowsOnly());
         }
         return mine.withOperation(op);
     }

@@ -187,10 +187,14 @@ public sealed interface Operation {
      * @param extras a serialized {@code Transaction.Update} holding the fields this library does
      *     not model (compacted sstables, inserted-rows key filter, per-fragment offsets), carried
      *     through unchanged; empty when none
+     * @param newRowsOnly known only to the writer that builds the update, never stored: its new
+     *     fragments hold new rows, none copied from the rows it deletes ({@link #rowsAndCells}), so
+     *     a concurrent overlay of a row it deletes loses nothing (the deletion wins) and is no
+     *     conflict. A decoded update is never taken for one (false).
      */
     record Update(List<Long> removedFragmentIds, List<Fragment> updatedFragments, List<Fragment> newFragments,
             int[] fieldsModified, int[] fieldsForPreservingFragBitmap, UpdateMode mode, boolean hasInsertedRowsFilter,
-            boolean hasCompactedSsTables, byte[] extras) implements Operation {
+            boolean hasCompactedSsTables, byte[] extras, boolean newRowsOnly) implements Operation {
         public Update {
             removedFragmentIds = List.copyOf(removedFragmentIds);
             updatedFragments = List.copyOf(updatedFragments);
@@ -199,6 +203,14 @@ public sealed interface Operation {
             fieldsForPreservingFragBitmap = fieldsForPreservingFragBitmap.clone();
             requireNonNull(mode, "mode is null");
             extras = extras.clone();
+        }
+
+        /** An update as stored (never {@link #newRowsOnly}). */
+        public Update(List<Long> removedFragmentIds, List<Fragment> updatedFragments, List<Fragment> newFragments,
+                int[] fieldsModified, int[] fieldsForPreservingFragBitmap, UpdateMode mode,
+                boolean hasInsertedRowsFilter, boolean hasCompactedSsTables, byte[] extras) {
+            this(removedFragmentIds, updatedFragments, newFragments, fieldsModified, fieldsForPreservingFragBitmap, mode,
+                    hasInsertedRowsFilter, hasCompactedSsTables, extras, false);
         }
 
         /** A row-rewriting update (delete + re-insert) as this library writes them. */
@@ -237,7 +249,7 @@ public sealed interface Operation {
         public static Update rowsAndCells(List<Long> removedFragmentIds, List<Fragment> updatedFragments,
                 List<Fragment> newFragments) {
             return new Update(removedFragmentIds, updatedFragments, newFragments, new int[0], new int[0],
-                    UpdateMode.REWRITE_ROWS, false, false, new byte[0]);
+                    UpdateMode.REWRITE_ROWS, false, false, new byte[0], true);
         }
 
         @Override

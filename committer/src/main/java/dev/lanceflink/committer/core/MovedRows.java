@@ -8,6 +8,7 @@ import dev.lanceflink.table.ManifestLocation;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.RewriteMoves;
+import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.txn.TransactionStore;
 import java.io.IOException;
 import java.util.HashMap;
@@ -35,6 +36,15 @@ public final class MovedRows {
     private final ObjectStore store;
     private final Map<Long, RewriteMoves> movesByVersion = new HashMap<>();
     private final Map<Long, Long> fragmentOfFile = new HashMap<>();
+    /** Why each fragment looked up so far left the table (committed history never changes). */
+    private final Map<Long, FragmentRemoval.Cause> removals = new HashMap<>();
+    /** Transactions read by the walks, by version; bounded, oldest dropped first. */
+    private final Map<Long, Optional<Transaction>> transactions = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, Optional<Transaction>> eldest) {
+            return size() > 4 * MAX_WALK;
+        }
+    };
 
     public MovedRows(ObjectStore store) {
         this.store = store;
@@ -94,7 +104,7 @@ public final class MovedRows {
             from.computeIfAbsent(fragmentId, k -> new RoaringBitmap()).add(origin);
             return true;
         }
-        Optional<FragmentRemoval.Cause> cause = FragmentRemoval.find(store, fragmentId, latest);
+        Optional<FragmentRemoval.Cause> cause = removal(fragmentId, latest);
         if (cause.isEmpty()) {
             return false;
         }
@@ -136,6 +146,53 @@ public final class MovedRows {
             }
         }
         return true;
+    }
+
+    /**
+     * Why fragment {@code fragmentId} is not in {@code latest}: the newest transaction that removed
+     * it, found by walking the transactions back from the latest version (small objects, each read
+     * once per instance, so the fragments one compaction removed cost one walk), or by
+     * {@link FragmentRemoval#find} for operations whose removals only the manifests show.
+     */
+    private Optional<FragmentRemoval.Cause> removal(long fragmentId, Manifest latest) throws IOException {
+        FragmentRemoval.Cause known = removals.get(fragmentId);
+        if (known != null) {
+            return Optional.of(known);
+        }
+        for (long v = latest.version(); v >= 2 && v > latest.version() - MAX_WALK; v--) {
+            Optional<Transaction> txn = transactionAt(v);
+            if (txn.isEmpty()) {
+                break; // history removed by cleanup: the manifests decide
+            }
+            Operation op = txn.get().operation();
+            boolean removed = op instanceof Operation.Rewrite r ? r.oldFragmentIds().contains(fragmentId)
+                    : op instanceof Operation.Delete d ? d.deletedFragmentIds().contains(fragmentId)
+                    : op instanceof Operation.Update u && u.removedFragmentIds().contains(fragmentId);
+            if (removed) {
+                FragmentRemoval.Cause c = new FragmentRemoval.Cause(v, op.name(), op instanceof Operation.Delete);
+                removals.put(fragmentId, c);
+                return Optional.of(c);
+            }
+            if (op instanceof Operation.Overwrite || op instanceof Operation.Restore || op instanceof Operation.Merge
+                    || op instanceof Operation.Unknown) {
+                break; // replaced fragment lists: the manifests decide
+            }
+        }
+        Optional<FragmentRemoval.Cause> found = FragmentRemoval.find(store, fragmentId, latest);
+        found.ifPresent(c -> removals.put(fragmentId, c));
+        return found;
+    }
+
+    private Optional<Transaction> transactionAt(long version) throws IOException {
+        Optional<Transaction> cached = transactions.get(version);
+        if (cached != null) {
+            return cached;
+        }
+        Optional<ManifestLocation> loc = VersionResolver.find(store, version);
+        Optional<Transaction> txn = loc.isEmpty() ? Optional.empty()
+                : TransactionStore.read(store, ManifestIO.read(store, loc.get()));
+        transactions.put(version, txn);
+        return txn;
     }
 
     /** The moves of the Rewrite committed as {@code version}. */

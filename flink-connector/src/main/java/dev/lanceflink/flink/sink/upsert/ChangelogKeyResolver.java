@@ -2,6 +2,7 @@ package dev.lanceflink.flink.sink.upsert;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.lanceflink.committer.core.MovedRows;
 import dev.lanceflink.committer.core.TableLocation;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.schema.ColumnSet;
@@ -97,6 +98,8 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private transient Counter deletes;
     private transient Counter droppedUpdates;
     private transient ObjectStore store;
+    /** Where compactions moved rows, learned once for the operator's life. */
+    private transient MovedRows movedRows;
 
     /**
      * @param rowType the table's row type (the records' layout)
@@ -149,6 +152,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         deletes = group.counter("resolvedDeletes");
         droppedUpdates = group.counter("updatesOfRowsDeletedElsewhere");
         store = table.open();
+        movedRows = new MovedRows(store);
         if (getKeyedStateBackend() instanceof BatchExecutionKeyedStateBackend) {
             batchLocations = new KeyLocationIndex();
         }
@@ -336,7 +340,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
                 case EXISTING -> {
                     if (!c.columns.isEmpty()) {
                         if (deletedElsewhere == null) {
-                            deletedElsewhere = DeletedRowCheck.latest(store);
+                            deletedElsewhere = DeletedRowCheck.latest(store, movedRows);
                             if (batchLocations != null) {
                                 batchDeletedRows = deletedElsewhere; // read once per run, not per key
                             }

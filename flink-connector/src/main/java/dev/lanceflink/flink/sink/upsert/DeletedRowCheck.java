@@ -30,15 +30,19 @@ final class DeletedRowCheck {
     private final Map<Long, Boolean> removedByDelete = new HashMap<>();
     private final MovedRows movedRows;
 
-    private DeletedRowCheck(ObjectStore store, Manifest latest) {
+    private DeletedRowCheck(ObjectStore store, Manifest latest, MovedRows movedRows) {
         this.store = store;
         this.latest = latest;
         this.pending = PendingFiles.index(latest);
-        this.movedRows = new MovedRows(store);
+        this.movedRows = movedRows;
     }
 
-    static DeletedRowCheck latest(ObjectStore store) throws IOException {
-        return new DeletedRowCheck(store, ManifestIO.read(store, VersionResolver.latest(store)));
+    /**
+     * @param movedRows kept by the caller across checks: what it learned of the table's history
+     *     stays true
+     */
+    static DeletedRowCheck latest(ObjectStore store, MovedRows movedRows) throws IOException {
+        return new DeletedRowCheck(store, ManifestIO.read(store, VersionResolver.latest(store)), movedRows);
     }
 
     /** @param location {fileId, position} as the key map stores it */

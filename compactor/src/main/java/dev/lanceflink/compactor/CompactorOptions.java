@@ -87,7 +87,8 @@ public record CompactorOptions(String tableUri, CompactionMode mode, CompactionP
 
             Output: progress lines on stderr; one JSON summary on stdout. Exit code 0 on success
             (also when there is nothing to do), 1 on failure (cleanup: also when some deletes
-            failed), 2 on a usage error.
+            failed; also when another maintainer holds the table's maintenance lease, status
+            "lease-held"), 2 on a usage error.
             """;
 
     public CompactorOptions {

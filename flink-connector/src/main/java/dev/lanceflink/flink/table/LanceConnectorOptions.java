@@ -99,9 +99,10 @@ public final class LanceConnectorOptions {
 
     public static final ConfigOption<Integer> SINK_MAINTENANCE_MERGE_MAX_OVERLAYS = ConfigOptions
             .key(MaintenanceSettings.MERGE_MAX_OVERLAYS).intType()
-            .defaultValue(MaintenanceSettings.DEFAULT_MERGE_MAX_OVERLAYS).withDescription("Overlays a fragment may"
-                    + " collect: a fragment with this many gets them merged into one (overlay-merge). 0 turns this"
-                    + " trigger off; otherwise at least 2.");
+            .defaultValue(MaintenanceSettings.DEFAULT_MERGE_MAX_OVERLAYS).withDescription("Overlays per fragment to"
+                    + " stay under: a fragment with this many gets them merged into one (overlay-merge), and earlier"
+                    + " by as many overlays as reached one fragment between recent checks, since as many arrive"
+                    + " while maintenance works. 0 turns this trigger off; otherwise at least 2.");
 
     public static final ConfigOption<MemorySize> SINK_MAINTENANCE_MERGE_MAX_OVERLAY_BYTES = ConfigOptions
             .key(MaintenanceSettings.MERGE_MAX_OVERLAY_BYTES).memoryType()

@@ -19,7 +19,8 @@ import java.time.Duration;
  * @param enabled whether the sink maintains the table at all (default false)
  * @param checkEveryCommits check what is due after this many checkpoint commits (0: not by count)
  * @param checkInterval also check this often, also while no commit comes (zero: not by time)
- * @param mergeMaxOverlays a fragment with this many overlays gets them merged into one (0: off)
+ * @param mergeMaxOverlays overlays per fragment to stay under: a fragment with this many gets them
+ *     merged into one, or earlier by what arrived between recent checks (0: off)
  * @param mergeMaxOverlayBytes a fragment whose overlays hold this many bytes gets them merged (0: off)
  * @param foldMinCoverage a fragment whose overlays cover this fraction of one column's rows gets
  *     them folded into its base files (0: off)

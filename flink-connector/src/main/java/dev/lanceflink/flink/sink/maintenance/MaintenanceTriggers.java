@@ -25,10 +25,13 @@ import org.roaringbitmap.RoaringBitmap;
  *       column mostly from overlays), and of every fragment with overlays once the sink has not
  *       committed for {@link MaintenanceSettings#foldQuietPeriod};
  *   <li><b>overlay-merge</b> of a fragment with at least {@link MaintenanceSettings#mergeMaxOverlays}
- *       overlays or {@link MaintenanceSettings#mergeMaxOverlayBytes} overlay bytes (and two
- *       overlays at least), unless it is folded;
- *   <li><b>cleanup</b> when some version is beyond the retention (older than the minimum age,
- *       not among the newest kept, older than the sink's newest commit).
+ *       overlays (which {@link TableMaintainer} lowers by what arrives during one check) or {@link MaintenanceSettings#mergeMaxOverlayBytes} overlay bytes (and two
+ *       overlays at least), also when a fold is due: the merge runs first, so that a fragment whose
+ *       fold cannot land (the sink keeps overlaying the folded columns) still has its overlays
+ *       bounded;
+ *   <li><b>cleanup</b> when half the retention's count of versions (at least one) is beyond the
+ *       retention (older than the minimum age, not among the newest kept, older than the sink's
+ *       newest commit).
  * </ul>
  */
 public final class MaintenanceTriggers {
@@ -61,7 +64,7 @@ public final class MaintenanceTriggers {
      * What is due.
      *
      * @param fold fragments to fold
-     * @param merge fragments to merge (none of them folded)
+     * @param merge fragments to merge (before the fold)
      * @param cleanup whether versions are beyond the retention
      * @param reasons why, for the log
      */
@@ -98,15 +101,12 @@ public final class MaintenanceTriggers {
             }
             if (quiet) {
                 fold.add(f.id());
-                continue;
-            }
-            if (s.foldMinCoverage() > 0) {
+            } else if (s.foldMinCoverage() > 0) {
                 double coverage = maxColumnCoverage(f);
                 maxCoverage = Math.max(maxCoverage, coverage);
                 if (coverage >= s.foldMinCoverage()) {
                     fold.add(f.id());
                     byCoverage++;
-                    continue;
                 }
             }
             if (overlays.size() < 2) {
@@ -134,7 +134,10 @@ public final class MaintenanceTriggers {
         if (byBytes > 0) {
             reasons.add("merge " + byBytes + " fragments: >= " + s.mergeMaxOverlayBytes() + " overlay bytes");
         }
-        boolean cleanup = s.cleanupEnabled() && removableVersions > 0;
+        // A cleanup reads every manifest it removes and lists the data directories: batch it until
+        // half the retention (at least one version) can go, instead of paying that at every commit.
+        boolean cleanup = s.cleanupEnabled() && removableVersions > 0
+                && removableVersions >= Math.max(1, s.retainVersions() / 2);
         if (cleanup) {
             reasons.add("cleanup: " + removableVersions + " versions beyond the retention");
         }

@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One maintenance check of a table, engine-neutral: decide what is due ({@link MaintenanceTriggers}),
- * take the {@link MaintenanceLease}, then fold, merge and clean up with the standalone compaction
+ * take the {@link MaintenanceLease}, then merge, fold and clean up with the standalone compaction
  * job's own classes ({@link CompactionRun} with a {@link LocalTaskExecutor}, {@link TableCleanup}
  * with the rules of {@code compact --mode cleanup}). Each step that fails is reported and the next
  * step still runs; the next check retries what is still due.
@@ -62,6 +62,11 @@ public final class TableMaintainer {
     private final MaintenanceLease lease;
     private final Clock clock;
     private final BufferAllocator allocator;
+    /** The latest version the previous check read (0 before the first). */
+    private long previousCheckVersion;
+    /** Overlays that arrived at one fragment between consecutive checks, for the last few checks. */
+    private final int[] recentArrivals = new int[5];
+    private int checks;
 
     public TableMaintainer(ObjectStore store, MaintenanceSettings settings, String owner, Clock clock,
             BufferAllocator allocator) {
@@ -137,7 +142,7 @@ public final class TableMaintainer {
             removable = MaintenanceTriggers.removableVersions(versions, settings, clock.instant(),
                     newestCommitOf(commitUser, latest));
         }
-        Due due = MaintenanceTriggers.decide(latest, settings, sinceLastCommit, removable);
+        Due due = MaintenanceTriggers.decide(latest, mergeEarlyEnough(latest), sinceLastCommit, removable);
         if (due.isEmpty()) {
             if (lease.holdsLocally()) {
                 lease.release(); // nothing to do: let another maintainer in
@@ -155,17 +160,19 @@ public final class TableMaintainer {
         int folded = 0;
         int merged = 0;
         long overlaysRemoved = 0;
-        if (!due.fold().isEmpty()) {
-            CompactionSummary s = compact(CompactionMode.OVERLAY_FOLD, 1, due.fold(), properties, failures);
-            if (s != null) {
-                folded = s.fragmentsCompacted();
-                overlaysRemoved += s.overlaysBefore() - s.overlaysAfter();
-            }
-        }
-        if (!due.merge().isEmpty() && stillHeld(failures, "overlay-merge")) {
+        // Merges first: they are cheap and keep the overlays per fragment bounded; a fold of a
+        // fragment the sink keeps overlaying may need several rounds (or not land at all).
+        if (!due.merge().isEmpty()) {
             CompactionSummary s = compact(CompactionMode.OVERLAY_MERGE, 2, due.merge(), properties, failures);
             if (s != null) {
                 merged = s.fragmentsCompacted();
+                overlaysRemoved += s.overlaysBefore() - s.overlaysAfter();
+            }
+        }
+        if (!due.fold().isEmpty() && stillHeld(failures, "overlay-fold")) {
+            CompactionSummary s = compact(CompactionMode.OVERLAY_FOLD, 1, due.fold(), properties, failures);
+            if (s != null) {
+                folded = s.fragmentsCompacted();
                 overlaysRemoved += s.overlaysBefore() - s.overlaysAfter();
             }
         }
@@ -188,6 +195,36 @@ public final class TableMaintainer {
         int versionsAfter = versionsRemoved > 0 ? listVersions().size() : versions.size();
         return new Report(Outcome.RAN, health, versionsAfter, due, null, folded, merged, overlaysRemoved,
                 versionsRemoved, filesRemoved, failures, millisSince(start));
+    }
+
+    /**
+     * The settings with the overlay-count trigger lowered by the overlays that reached one fragment
+     * between consecutive checks recently: they arrive again while this check works, and the
+     * configured count is a bound the overlays per fragment should stay under, not a level to
+     * reach before the maintenance starts.
+     */
+    MaintenanceSettings mergeEarlyEnough(Manifest latest) {
+        int arrived = 0;
+        if (previousCheckVersion > 0) {
+            for (var f : latest.fragments()) {
+                int n = 0;
+                for (var o : f.overlays()) {
+                    n += o.committedVersion() > previousCheckVersion ? 1 : 0;
+                }
+                arrived = Math.max(arrived, n);
+            }
+        }
+        previousCheckVersion = latest.version();
+        recentArrivals[checks++ % recentArrivals.length] = arrived;
+        int recent = 0;
+        for (int a : recentArrivals) {
+            recent = Math.max(recent, a);
+        }
+        if (settings.mergeMaxOverlays() == 0 || recent == 0) {
+            return settings;
+        }
+        return settings.withOverlayMerge(Math.max(2, settings.mergeMaxOverlays() - recent),
+                settings.mergeMaxOverlayBytes());
     }
 
     /** Gives the lease up if held (the sink stops). */
@@ -214,8 +251,11 @@ public final class TableMaintainer {
         try {
             CompactionPolicy policy = new CompactionPolicy(minOverlays, 0, 0, settings.maxFragmentsPerRun(),
                     Long.MAX_VALUE);
+            // A fold of a fragment the sink overlaid meanwhile is written anew on each re-plan;
+            // one re-plan is enough work for one check (the next check tries again).
+            int replans = mode == CompactionMode.OVERLAY_FOLD ? 1 : 3;
             CompactionRun run = new CompactionRun(store, store.rootUri(), mode, policy,
-                    CommitOptions.defaults().withMaxAttempts(20), 3).onlyFragments(fragments)
+                    CommitOptions.defaults().withMaxAttempts(20), replans).onlyFragments(fragments)
                     .withCommitProperties(properties);
             TaskExecutor executor = new LocalTaskExecutor(store, allocator, FileWriterOptions.defaults(),
                     settings.parallelism());

@@ -108,6 +108,30 @@ class TableMaintainerTest {
     }
 
     @Test
+    void theMergeTriggerIsLoweredByTheOverlaysThatArrivedBetweenChecks() throws Exception {
+        MaintenanceSettings bound8 = settings().withOverlayMerge(8, 0).withCleanup(false, 1, Duration.ZERO,
+                Duration.ofHours(1));
+        TableMaintainer m = maintainer(store, bound8, "flink sink t");
+        ds = MaintenanceTables.update(ds, new long[] {0}, ROWS, 1);
+        assertThat(m.check(USER, Duration.ZERO).outcome()).isEqualTo(TableMaintainer.Outcome.NOTHING_DUE);
+        for (int r = 0; r < 4; r++) {
+            ds = MaintenanceTables.update(ds, new long[] {0}, ROWS, 10 + r);
+        }
+        // 5 overlays: below 8, but 4 arrived since the last check, so as many may arrive during this one.
+        TableMaintainer.Report r = m.check(USER, Duration.ZERO);
+        assertThat(r.outcome()).as(r.describe()).isEqualTo(TableMaintainer.Outcome.RAN);
+        assertThat(r.due().reasons()).containsExactly("merge 1 fragments: >= 4 overlays");
+        assertThat(r.fragmentsMerged()).isEqualTo(1);
+        // A fresh maintainer has seen no arrivals: the configured count applies.
+        ds = ds.checkoutLatest();
+        for (int i = 0; i < 5; i++) {
+            ds = MaintenanceTables.update(ds, new long[] {1}, ROWS, 20 + i);
+        }
+        assertThat(maintainer(store, bound8, "flink sink t").check(USER, Duration.ZERO).outcome())
+                .isEqualTo(TableMaintainer.Outcome.NOTHING_DUE);
+    }
+
+    @Test
     void withoutACommitOfTheSinkNoVersionIsRemoved() throws Exception {
         for (int r = 0; r < 5; r++) {
             ds = MaintenanceTables.update(ds, new long[] {0}, ROWS, r);

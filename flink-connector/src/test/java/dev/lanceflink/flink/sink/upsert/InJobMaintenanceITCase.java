@@ -120,7 +120,7 @@ class InJobMaintenanceITCase {
         // Maintenance never holds up the sink, so the checkpoints that commit while a check runs add
         // to the bound. Measured on a loaded 2-core machine (checks of 80-1200 ms against 200 ms
         // checkpoints), a few versions go past bound + one checkpoint; none runs away (without
-        // maintenance the same job passes 60 overlays per fragment, see the leased test).
+        // maintenance the overlays grow with every checkpoint, see the leased test).
         int strict = BOUND + poller.maxAddedByOneCheckpoint;
         System.out.printf("in-job maintenance: %d versions read, max %d overlays per fragment (version %d), %d"
                 + " versions above %d%n", poller.read, poller.maxOverlays, poller.worstVersion,

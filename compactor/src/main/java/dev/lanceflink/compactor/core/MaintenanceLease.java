@@ -31,9 +31,10 @@ import java.util.regex.Pattern;
  * once. The highest epoch is the current lease; it names its owner and when it expires. Taking a
  * free or expired lease, renewing one's own, and releasing it all write the next epoch with
  * put-if-absent, so of two contenders exactly one wins; the loser reads the winner's lease. The
- * writer of a new epoch then deletes the older ones; the newest object is never deleted, because
- * epochs must keep growing (a holder that stalled past its expiry would otherwise recreate a
- * deleted epoch and hold the lease a second time).
+ * writer of a new epoch then deletes all but the previous one. The two newest objects are never
+ * deleted, because epochs must keep growing: a deleted epoch can be written again by a maintainer
+ * whose listing missed the newer ones (a holder that stalled, a directory read that raced with
+ * the writes), so a writer also checks after its put that no higher epoch exists.
  *
  * <p>Expiry is wall-clock time of the writer ({@code expiresAt}), compared with the reader's
  * clock: keep the timeout well above the clock skew between maintainers. A holder that stalls past
@@ -166,9 +167,9 @@ public final class MaintenanceLease {
             }
             long next = current.map(h -> h.epoch() + 1).orElse(1L);
             Holder mine = new Holder(next, owner, now, now.plus(timeout), false);
-            if (put(mine)) {
+            if (put(mine) && isNewest(next)) {
                 held = mine;
-                deleteBelow(next);
+                deleteBelow(next - 1);
                 return new Outcome.Acquired(mine);
             }
             // Another maintainer wrote this epoch first: read what it wrote.
@@ -193,9 +194,20 @@ public final class MaintenanceLease {
         }
         Instant now = clock.instant();
         Holder released = new Holder(mine.epoch() + 1, owner, now, now, true);
-        if (put(released)) {
-            deleteBelow(released.epoch());
+        if (put(released) && isNewest(released.epoch())) {
+            deleteBelow(released.epoch() - 1);
         }
+    }
+
+    /**
+     * Whether {@code epoch}, just written, is the highest: a listing taken while other maintainers
+     * wrote and deleted lease objects may have missed them (a directory read need not show entries
+     * created or removed during it), and an epoch below the current one can be written again once
+     * it was deleted. Such a put won nothing.
+     */
+    private boolean isNewest(long epoch) throws IOException {
+        List<Long> epochs = epochs();
+        return epochs.isEmpty() || epochs.get(epochs.size() - 1) <= epoch;
     }
 
     /** Whether this instance holds the lease by its own clock (without reading the store). */

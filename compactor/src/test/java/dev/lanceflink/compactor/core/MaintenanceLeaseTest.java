@@ -100,8 +100,9 @@ class MaintenanceLeaseTest {
         assertThat(third.acquired()).isTrue();
         assertThat(third.lease().epoch()).isEqualTo(3);
         assertThat(third.lease().owner()).isEqualTo("sink b");
-        // Only the newest lease object stays: its writer deleted the older ones.
-        assertThat(leaseObjects(store)).containsExactly("lease-00000000000000000003.json");
+        // The newest lease object and the one before stay: their writer deleted the older ones.
+        assertThat(leaseObjects(store)).containsExactly("lease-00000000000000000002.json",
+                "lease-00000000000000000003.json");
     }
 
     @Test
@@ -142,7 +143,8 @@ class MaintenanceLeaseTest {
         MaintenanceLease.Outcome renewed = a.acquire();
         assertThat(renewed.lease().epoch()).isEqualTo(2);
         assertThat(renewed.lease().expiresAt()).isEqualTo(clock.instant().plus(TIMEOUT));
-        assertThat(leaseObjects(store)).containsExactly("lease-00000000000000000002.json");
+        assertThat(leaseObjects(store)).containsExactly("lease-00000000000000000001.json",
+                "lease-00000000000000000002.json");
 
         // A restarted task of the same job (same owner, new instance) takes it back without waiting.
         MaintenanceLease restarted = lease(store, "sink a of job 1");
@@ -158,7 +160,7 @@ class MaintenanceLeaseTest {
         int contenders = 8;
         ExecutorService pool = Executors.newFixedThreadPool(contenders);
         try {
-            for (int round = 0; round < 5; round++) {
+            for (int round = 0; round < 30; round++) {
                 CyclicBarrier start = new CyclicBarrier(contenders);
                 List<MaintenanceLease> leases = new ArrayList<>();
                 List<Future<MaintenanceLease.Outcome>> outcomes = new ArrayList<>();
@@ -215,6 +217,36 @@ class MaintenanceLeaseTest {
         assertThat(b.acquired()).isFalse();
         assertThat(b.lease().owner()).isEqualTo("sink c");
         assertThat(b.lease().epoch()).isEqualTo(2);
+    }
+
+    @Test
+    void aPutOfADeletedLowerEpochWinsNothing() throws Exception {
+        LocalObjectStore local = new LocalObjectStore(dir);
+        MaintenanceLease a = lease(local, "sink a");
+        for (int i = 0; i < 3; i++) {
+            clock.advance(TIMEOUT);
+            assertThat(a.acquire().lease().epoch()).isEqualTo(i + 1);
+        }
+        // Epochs 2 and 3 are left. A contender whose listing missed them (it raced with the writes)
+        // sees no lease and writes epoch 1 again; that must not make it a holder.
+        ObjectStore blind = new ForwardingObjectStore(local) {
+            private boolean first = true;
+
+            @Override
+            public Iterator<ObjectInfo> list(String directory) throws IOException {
+                if (first) {
+                    first = false;
+                    return List.<ObjectInfo>of().iterator();
+                }
+                return super.list(directory);
+            }
+        };
+        MaintenanceLease b = lease(blind, "sink b");
+        MaintenanceLease.Outcome o = b.acquire();
+        assertThat(o.acquired()).isFalse();
+        assertThat(o.lease().owner()).isEqualTo("sink a");
+        assertThat(o.lease().epoch()).isEqualTo(3);
+        assertThat(b.holdsLocally()).isFalse();
     }
 
     @Test

@@ -61,8 +61,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
             "the next run.",
             "",
             "Output: progress lines on stderr; one JSON summary on stdout. Exit code 0 on success (also when",
-            "there is nothing to do), 1 on failure (cleanup: also when some deletes failed), 2 on a usage",
-            "error."})
+            "there is nothing to do), 1 on failure (cleanup: also when some deletes failed; also when another",
+            "maintainer holds the table's maintenance lease, status \"lease-held\"), 2 on a usage error."})
 public final class CompactCommandLine {
     @Spec
     private CommandSpec spec;

@@ -34,6 +34,11 @@ import org.apache.arrow.memory.RootAllocator;
  * {@code durationMillis} and the {@code plan} (tasks with positions or fragment groups, triggers
  * and sizes; skipped fragments with reasons). {@code --mode cleanup} prints the cleanup plan and
  * result instead (see {@code cleanup}). On failure: {@code {"status":"failed","error":"..."}}.
+ *
+ * <p>Except for {@code --dry-run}, a run holds the table's {@link dev.lanceflink.compactor.core.MaintenanceLease}
+ * (renewed while it runs, released at the end), the same lease a sink's in-job maintenance takes:
+ * when another maintainer holds it, the run changes nothing and exits with code 1 and
+ * {@code {"status":"lease-held","error":"..."}}.
  */
 public final class CompactorMain {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -89,11 +94,13 @@ public final class CompactorMain {
                                         : Runtime.getRuntime().availableProcessors())
                         : new FlinkTaskExecutor(options.tableUri(), options.storageOptions(), store,
                                 options.parallelism());
-                summary = run.execute(executor, (result, finished, total) -> err.println("compact: "
-                        + (result.task().group() != null
-                                ? result.task().fragmentIds().size() + " fragments rewritten"
-                                : "fragment " + result.task().fragmentId() + " staged")
-                        + " (" + finished + "/" + total + " tasks)"));
+                try (RunLease lease = RunLease.take(store, options.modeName(), err)) {
+                    summary = run.execute(executor, (result, finished, total) -> err.println("compact: "
+                            + (result.task().group() != null
+                                    ? result.task().fragmentIds().size() + " fragments rewritten"
+                                    : "fragment " + result.task().fragmentId() + " staged")
+                            + " (" + finished + "/" + total + " tasks)"));
+                }
             }
             out.println(write(summary.toJson()));
             return 0;
@@ -109,7 +116,8 @@ public final class CompactorMain {
      * {@code table}, {@code mode}, {@code plan} and {@code result} (see CleanupPlan / CleanupResult).
      */
     private static int cleanup(CompactorOptions options, PrintStream out, PrintStream err) {
-        try (ObjectStore store = ObjectStores.open(options.tableUri(), options.storageOptions())) {
+        try (ObjectStore store = ObjectStores.open(options.tableUri(), options.storageOptions());
+                RunLease lease = options.dryRun() ? null : RunLease.take(store, CompactorOptions.CLEANUP, err)) {
             CleanupPlan plan = TableCleanup.plan(store, options.cleanup().toPolicy(Instant.now()));
             ObjectNode json = JSON.createObjectNode();
             json.put("table", options.tableUri());
@@ -141,7 +149,7 @@ public final class CompactorMain {
 
     private static int failed(CompactorOptions options, Throwable e, PrintStream out, PrintStream err) {
         ObjectNode failed = JSON.createObjectNode();
-        failed.put("status", "failed");
+        failed.put("status", e instanceof RunLease.HeldException ? "lease-held" : "failed");
         failed.put("table", options.tableUri());
         failed.put("mode", options.modeName());
         failed.put("error", e.getClass().getSimpleName() + ": " + e.getMessage());

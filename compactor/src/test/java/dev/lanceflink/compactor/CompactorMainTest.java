@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.lanceflink.compactor.core.MaintenanceLease;
 import dev.lanceflink.compactor.core.OverlayTables;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.io.LocalObjectStore;
@@ -12,6 +13,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -67,6 +70,46 @@ class CompactorMainTest {
                 try (Dataset after = before.checkoutLatest()) {
                     assertThat(after.version()).isEqualTo(5);
                 }
+            }
+        }
+    }
+
+    @Test
+    void aRunTakesTheMaintenanceLeaseAndChangesNothingWhileAnotherMaintainerHoldsIt() throws Exception {
+        try (BufferAllocator allocator = new RootAllocator(); ObjectStore store = new LocalObjectStore(dir)) {
+            Dataset ds = OverlayTables.create(store, allocator, 2, 20);
+            ds = OverlayTables.update(ds, new long[] {0, 1}, new int[] {0, 5}, 7000);
+            ds = OverlayTables.update(ds, new long[] {0, 1}, new int[] {0, 5}, 8000);
+            try (Dataset before = ds) {
+                MaintenanceLease sink = new MaintenanceLease(store, "flink sink orders of job 1", Duration.ofHours(1),
+                        Clock.systemUTC());
+                assertThat(sink.acquire().acquired()).isTrue();
+
+                assertThat(run(dir.toString(), "--mode", "overlay-merge", "--engine", "threads")).isEqualTo(1);
+                JsonNode s = summary();
+                assertThat(s.get("status").asText()).isEqualTo("lease-held");
+                assertThat(s.get("error").asText()).contains("held by flink sink orders of job 1 until");
+                out.reset();
+                assertThat(run(dir.toString(), "--mode", "cleanup", "--older-than", "0")).isEqualTo(1);
+                assertThat(summary().get("status").asText()).isEqualTo("lease-held");
+                try (Dataset after = before.checkoutLatest()) {
+                    assertThat(after.version()).isEqualTo(before.version());
+                    assertThat(after.versions()).hasSize((int) before.version());
+                }
+                out.reset();
+                assertThat(run(dir.toString(), "--mode", "overlay-merge", "--dry-run")).as("a dry run needs no lease")
+                        .isZero();
+
+                sink.release();
+                out.reset();
+                assertThat(run(dir.toString(), "--mode", "overlay-merge", "--engine", "threads"))
+                        .as(err.toString(StandardCharsets.UTF_8)).isZero();
+                assertThat(summary().get("status").asText()).isEqualTo("committed");
+                // The run released the lease again: the sink takes it at once.
+                MaintenanceLease.Holder last = sink.current().orElseThrow();
+                assertThat(last.released()).isTrue();
+                assertThat(last.owner()).startsWith("lance-flink compact --mode overlay-merge");
+                assertThat(sink.acquire().acquired()).isTrue();
             }
         }
     }

@@ -13,6 +13,8 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -233,20 +235,34 @@ public final class LocalObjectStore implements ObjectStore {
     @Override
     public Iterator<ObjectInfo> listRecursive(String prefix) throws IOException {
         List<ObjectInfo> out = new ArrayList<>();
-        if (!Files.exists(root)) {
+        // Walk only below the prefix's directory: other writers' temporary files elsewhere (a
+        // sink's data files in flight) come and go while we walk, and are none of our business.
+        int slash = prefix.lastIndexOf('/');
+        Path start = slash < 0 ? root : resolve(prefix.substring(0, slash));
+        if (!Files.isDirectory(start)) {
             return out.iterator();
         }
-        try (Stream<Path> s = Files.walk(root)) {
-            for (Path p : (Iterable<Path>) s::iterator) {
-                if (!Files.isRegularFile(p) || p.getFileName().toString().startsWith(TEMP_PREFIX)) {
-                    continue;
+        Files.walkFileTree(start, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path p, BasicFileAttributes a) {
+                if (!a.isRegularFile() || p.getFileName().toString().startsWith(TEMP_PREFIX)) {
+                    return FileVisitResult.CONTINUE;
                 }
                 String key = root.relativize(p).toString().replace('\\', '/');
                 if (key.startsWith(prefix)) {
-                    out.add(new ObjectInfo(key, Files.size(p), Files.getLastModifiedTime(p).toMillis()));
+                    out.add(new ObjectInfo(key, a.size(), a.lastModifiedTime().toMillis()));
                 }
+                return FileVisitResult.CONTINUE;
             }
-        }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path p, IOException e) throws IOException {
+                if (e instanceof NoSuchFileException) {
+                    return FileVisitResult.CONTINUE; // deleted while listing, like a temp file renamed into place
+                }
+                throw e;
+            }
+        });
         return out.iterator();
     }
 

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Computes a {@link CompactionPlan} from one manifest (overlay modes here; mode {@code fragments}
@@ -27,12 +28,26 @@ public final class CompactionPlanner {
      */
     public static CompactionPlan plan(String tableUri, Manifest manifest, CompactionMode mode,
             CompactionPolicy policy) throws CorruptTableException {
+        return plan(tableUri, manifest, mode, policy, null);
+    }
+
+    /**
+     * The plan for the fragments {@code only} of {@code manifest} (all if null), e.g. the
+     * fragments a caller's own trigger chose; the policy's triggers and budget still apply.
+     *
+     * @throws CorruptTableException if an index's fragment bitmap cannot be read (mode {@code fragments})
+     */
+    public static CompactionPlan plan(String tableUri, Manifest manifest, CompactionMode mode,
+            CompactionPolicy policy, Set<Long> only) throws CorruptTableException {
         if (mode == CompactionMode.FRAGMENTS) {
-            return FragmentCompactionPlanner.plan(tableUri, manifest, policy, null);
+            return FragmentCompactionPlanner.plan(tableUri, manifest, policy, only);
         }
         List<CompactionTask> candidates = new ArrayList<>();
         List<SkippedFragment> skipped = new ArrayList<>();
         for (Fragment f : manifest.fragments()) {
+            if (only != null && !only.contains(f.id())) {
+                continue;
+            }
             Evaluation e = evaluate(manifest, f, mode, policy);
             if (e.task != null) {
                 candidates.add(e.task);

@@ -33,9 +33,18 @@ public final class CompactionRun {
     private final CompactionPolicy policy;
     private final CommitOptions commitOptions;
     private final int maxReplanRounds;
+    /** The fragments the run may compact (null: any). */
+    private final Set<Long> only;
+    /** Extra transaction properties of every commit (e.g. who maintains). */
+    private final Map<String, String> properties;
 
     public CompactionRun(ObjectStore store, String tableUri, CompactionMode mode, CompactionPolicy policy,
             CommitOptions commitOptions, int maxReplanRounds) {
+        this(store, tableUri, mode, policy, commitOptions, maxReplanRounds, null, Map.of());
+    }
+
+    private CompactionRun(ObjectStore store, String tableUri, CompactionMode mode, CompactionPolicy policy,
+            CommitOptions commitOptions, int maxReplanRounds, Set<Long> only, Map<String, String> properties) {
         this.store = requireNonNull(store, "store is null");
         this.tableUri = requireNonNull(tableUri, "tableUri is null");
         this.mode = requireNonNull(mode, "mode is null");
@@ -45,12 +54,28 @@ public final class CompactionRun {
             throw new IllegalArgumentException("maxReplanRounds must be >= 0, got " + maxReplanRounds);
         }
         this.maxReplanRounds = maxReplanRounds;
+        this.only = only == null ? null : Set.copyOf(only);
+        this.properties = Map.copyOf(properties);
+    }
+
+    /**
+     * The same run restricted to {@code fragmentIds}: only they are planned (a caller's own
+     * trigger chose them), and only they are planned again when they changed meanwhile.
+     */
+    public CompactionRun onlyFragments(Set<Long> fragmentIds) {
+        return new CompactionRun(store, tableUri, mode, policy, commitOptions, maxReplanRounds,
+                requireNonNull(fragmentIds, "fragmentIds is null"), properties);
+    }
+
+    /** The same run committing with these extra transaction properties. */
+    public CompactionRun withCommitProperties(Map<String, String> extra) {
+        return new CompactionRun(store, tableUri, mode, policy, commitOptions, maxReplanRounds, only, extra);
     }
 
     /** The plan on the latest version. */
     public CompactionPlan plan() throws IOException {
         Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
-        return CompactionPlanner.plan(tableUri, latest, mode, policy);
+        return CompactionPlanner.plan(tableUri, latest, mode, policy, only);
     }
 
     /** Plans only: the summary of a {@code --dry-run}. */
@@ -81,7 +106,7 @@ public final class CompactionRun {
         List<Long> stale = List.of();
         for (int round = 0; round <= maxReplanRounds && !plan.isEmpty(); round++) {
             List<TaskResult> results = executor.execute(plan, progress);
-            CommitReport report = CompactionCommitter.commit(store, results, Map.of(), commitOptions);
+            CommitReport report = CompactionCommitter.commit(store, results, properties, commitOptions);
             versions.addAll(report.committedVersions());
             for (TaskResult r : report.committed()) {
                 compacted += r.task().fragmentIds().size();

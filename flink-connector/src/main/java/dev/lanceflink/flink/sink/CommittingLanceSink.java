@@ -10,7 +10,10 @@ import dev.lanceflink.committer.flink.CheckpointCommitSerializer;
 import dev.lanceflink.committer.flink.LanceCommitter;
 import dev.lanceflink.committer.flink.LanceWriteAggregator;
 import dev.lanceflink.committer.flink.WrittenChangesSerializer;
+import dev.lanceflink.flink.sink.maintenance.LanceMaintenanceOperator;
+import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
 import java.io.IOException;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -18,6 +21,7 @@ import org.apache.flink.api.connector.sink2.SupportsCommitter;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo;
+import org.apache.flink.streaming.api.connector.sink2.SupportsPostCommitTopology;
 import org.apache.flink.streaming.api.connector.sink2.SupportsPreCommitTopology;
 import org.apache.flink.streaming.api.datastream.DataStream;
 
@@ -29,10 +33,15 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  * overwriting sink ({@code INSERT OVERWRITE}, batch only) commits everything at the end of its
  * input as one Lance {@code Overwrite}.
  *
+ * <p>With maintenance on ({@link #maintenance(MaintenanceSettings)}), a
+ * {@link LanceMaintenanceOperator} after the committer (parallelism 1, uid
+ * {@code lance-maintenance-<suffix>}) keeps the table healthy from the committed checkpoints,
+ * on its own thread; without it the post-commit topology is empty.
+ *
  * @param <IN> what the writers consume
  */
 public abstract class CommittingLanceSink<IN> implements Sink<IN>, SupportsCommitter<CheckpointCommit>,
-        SupportsPreCommitTopology<WrittenChanges, CheckpointCommit> {
+        SupportsPreCommitTopology<WrittenChanges, CheckpointCommit>, SupportsPostCommitTopology<CheckpointCommit> {
     private static final long serialVersionUID = 1L;
 
     protected final TableLocation table;
@@ -40,6 +49,7 @@ public abstract class CommittingLanceSink<IN> implements Sink<IN>, SupportsCommi
     private final String uidSuffix;
     private final boolean overwrite;
     private final boolean rewriteRows;
+    private MaintenanceSettings maintenance = MaintenanceSettings.disabled();
 
     /** A sink whose commits add to the table. */
     protected CommittingLanceSink(TableLocation table, CommitSettings commitSettings, String uidSuffix) {
@@ -95,6 +105,30 @@ public abstract class CommittingLanceSink<IN> implements Sink<IN>, SupportsCommi
                 .setParallelism(1)
                 .setMaxParallelism(1)
                 .global();
+    }
+
+    @Override
+    public void addPostCommitTopology(DataStream<CommittableMessage<CheckpointCommit>> committed) {
+        if (!maintenance.enabled()) {
+            return;
+        }
+        committed.global()
+                .transform("Lance maintenance", Types.VOID,
+                        new LanceMaintenanceOperator(table, maintenance, uidSuffix))
+                .uid("lance-maintenance-" + uidSuffix)
+                .name("Lance maintenance")
+                .setParallelism(1)
+                .setMaxParallelism(1);
+    }
+
+    /** Sets the in-job maintenance (default: off); call before the job is built. */
+    public void maintenance(MaintenanceSettings settings) {
+        this.maintenance = java.util.Objects.requireNonNull(settings, "settings is null");
+    }
+
+    /** The in-job maintenance settings. */
+    public MaintenanceSettings maintenance() {
+        return maintenance;
     }
 
     /** True if the sink replaces the table's content instead of adding to it. */

@@ -2,6 +2,7 @@ package dev.lanceflink.flink.sink;
 
 import dev.lanceflink.committer.core.CommitSettings;
 import dev.lanceflink.committer.core.TableLocation;
+import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -55,6 +56,7 @@ public final class LanceSinkBuilder {
     private UpdateMode updateMode = UpdateMode.OVERLAY;
     private int parallelism = -1;
     private boolean overwrite;
+    private MaintenanceSettings maintenance = MaintenanceSettings.disabled();
 
     private LanceSinkBuilder(String uri) {
         if (uri == null || uri.isBlank()) {
@@ -216,6 +218,28 @@ public final class LanceSinkBuilder {
         return this;
     }
 
+    /**
+     * Maintenance inside the sink job (default: off): after committed checkpoints, a maintenance
+     * operator merges and folds overlays and removes old versions of the table, on its own
+     * thread, while it holds the table's maintenance lease. See {@link MaintenanceSettings}; for
+     * example {@code maintenance(MaintenanceSettings.enabledWithDefaults().withOverlayMerge(8, 0))}.
+     * Not attached to an overwriting sink (one commit at the end of a batch job).
+     */
+    public LanceSinkBuilder maintenance(MaintenanceSettings settings) {
+        this.maintenance = java.util.Objects.requireNonNull(settings, "settings is null");
+        return this;
+    }
+
+    /** Gives the sink the maintenance settings, refusing a cleanup grace shorter than the job's checkpoints allow. */
+    private void attachMaintenance(CommittingLanceSink<?> sink, DataStream<?> rows) {
+        if (!maintenance.enabled() || sink.overwrite()) {
+            return;
+        }
+        long interval = rows.getExecutionEnvironment().getCheckpointConfig().getCheckpointInterval();
+        maintenance.checkAgainstCheckpointInterval(Duration.ofMillis(Math.max(0, interval)));
+        sink.maintenance(maintenance);
+    }
+
     private String suffix() {
         return uidSuffix != null ? uidSuffix : uri.replaceAll("[^A-Za-z0-9._-]", "_");
     }
@@ -231,8 +255,12 @@ public final class LanceSinkBuilder {
                     + " topology that sinkTo(DataStream) builds");
         }
         requireNoReadVersion();
-        return new LanceSink(new TableLocation(uri, storageOptions), rowsPerFile, batchRows, commitSettings, suffix(),
-                overwrite);
+        LanceSink sink = new LanceSink(new TableLocation(uri, storageOptions), rowsPerFile, batchRows, commitSettings,
+                suffix(), overwrite);
+        if (maintenance.enabled() && !overwrite) {
+            sink.maintenance(maintenance);
+        }
+        return sink;
     }
 
     /**
@@ -254,6 +282,7 @@ public final class LanceSinkBuilder {
         return switch (mode) {
             case APPEND -> {
                 LanceSink sink = build();
+                attachMaintenance(sink, rows);
                 if (rows.getType() instanceof InternalTypeInfo<RowData> info && info.toLogicalType() instanceof RowType t) {
                     sink.inputType(t); // read cells with their declared precision (e.g. TIMESTAMP(3))
                 }
@@ -348,6 +377,7 @@ public final class LanceSinkBuilder {
             resolved.setParallelism(parallelism);
         }
         LanceChangeSink sink = new LanceChangeSink(table, batchRows, rowsPerFile, commitSettings, suffix, rewriteRows);
+        attachMaintenance(sink, rows);
         // Same parallelism, forward: each writer gets exactly its resolver's rows, in order.
         return resolved.forward().sinkTo(sink).setParallelism(resolved.getParallelism())
                 .uid("lance-sink-" + suffix).name("Lance sink");
@@ -367,6 +397,7 @@ public final class LanceSinkBuilder {
             rows = ChangeSinkPlan.adaptInput(table, rowType, rows, List.of("_rowaddr"), suffix);
         }
         LanceChangeSink sink = new LanceChangeSink(table, batchRows, rowsPerFile, commitSettings, suffix, rewriteRows);
+        attachMaintenance(sink, rows);
         SingleOutputStreamOperator<LocatedChange> changes = rows
                 .map(deletesOnly ? RowAddressChanges.deletes(rowType)
                         : rewriteRows ? RowAddressChanges.rewrites(rowType, written)

@@ -3,10 +3,12 @@ package dev.lanceflink.flink.table;
 import dev.lanceflink.flink.catalog.CatalogSchemas;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.UpdateMode;
+import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
 
 /** The options of {@code 'connector' = 'lance'} tables. Keys only; {@link LanceDynamicTableFactory} reads them. */
 public final class LanceConnectorOptions {
@@ -80,6 +82,91 @@ public final class LanceConnectorOptions {
                     + " Lance reader reads the table; it rewrites whole rows (a partial upsert reads the other"
                     + " columns' values), moves rows to new addresses, and indices do not cover the moved rows."
                     + " Not for tables with stable row ids.");
+
+    // ---- maintenance inside the sink job (MaintenanceSettings holds the keys and the defaults) ----
+
+    public static final ConfigOption<Boolean> SINK_MAINTENANCE_ENABLED = ConfigOptions.key(MaintenanceSettings.ENABLED)
+            .booleanType().defaultValue(false).withDescription("Maintain the table inside the streaming sink job:"
+                    + " after committed checkpoints, merge and fold overlays and remove old versions, on a thread of"
+                    + " its own that never holds up the writers or the committer, while the sink holds the table's"
+                    + " maintenance lease (_maintenance/ in the table directory; the standalone compaction job takes"
+                    + " the same lease). Fragment compaction ('compact --mode fragments') stays with the standalone"
+                    + " job. Not used by INSERT OVERWRITE.");
+
+    public static final ConfigOption<Integer> SINK_MAINTENANCE_CHECK_EVERY_COMMITS = ConfigOptions
+            .key(MaintenanceSettings.CHECK_EVERY_COMMITS).intType()
+            .defaultValue(MaintenanceSettings.DEFAULT_CHECK_EVERY_COMMITS).withDescription("Check what maintenance is"
+                    + " due after this many committed checkpoints; 0 checks by time only.");
+
+    public static final ConfigOption<Duration> SINK_MAINTENANCE_CHECK_INTERVAL = ConfigOptions
+            .key(MaintenanceSettings.CHECK_INTERVAL).durationType()
+            .defaultValue(MaintenanceSettings.DEFAULT_CHECK_INTERVAL).withDescription("Also check this often, also"
+                    + " while the sink commits nothing (needed for the quiet-period fold); 0 checks by commit count"
+                    + " only.");
+
+    public static final ConfigOption<Integer> SINK_MAINTENANCE_MERGE_MAX_OVERLAYS = ConfigOptions
+            .key(MaintenanceSettings.MERGE_MAX_OVERLAYS).intType()
+            .defaultValue(MaintenanceSettings.DEFAULT_MERGE_MAX_OVERLAYS).withDescription("Overlays per fragment to"
+                    + " stay under: a fragment with this many gets them merged into one (overlay-merge), and earlier"
+                    + " by as many overlays as reached one fragment between recent checks, since as many arrive"
+                    + " while maintenance works. 0 turns this trigger off; otherwise at least 2.");
+
+    public static final ConfigOption<MemorySize> SINK_MAINTENANCE_MERGE_MAX_OVERLAY_BYTES = ConfigOptions
+            .key(MaintenanceSettings.MERGE_MAX_OVERLAY_BYTES).memoryType()
+            .defaultValue(MemorySize.parse(MaintenanceSettings.DEFAULT_MERGE_MAX_OVERLAY_BYTES + "b"))
+            .withDescription("A fragment whose overlays hold this many bytes gets them merged (overlay-merge), if it"
+                    + " has two or more. 0 turns this trigger off.");
+
+    public static final ConfigOption<Double> SINK_MAINTENANCE_FOLD_MIN_COVERAGE = ConfigOptions
+            .key(MaintenanceSettings.FOLD_MIN_COVERAGE).doubleType()
+            .defaultValue(MaintenanceSettings.DEFAULT_FOLD_MIN_COVERAGE).withDescription("A fragment whose overlays"
+                    + " cover this fraction of one column's rows gets them folded into its base files"
+                    + " (overlay-fold): scans then read that column from the base again. From 0 (off) to 1.");
+
+    public static final ConfigOption<Duration> SINK_MAINTENANCE_FOLD_QUIET_PERIOD = ConfigOptions
+            .key(MaintenanceSettings.FOLD_QUIET_PERIOD).durationType()
+            .defaultValue(MaintenanceSettings.DEFAULT_FOLD_QUIET_PERIOD).withDescription("After this long without a"
+                    + " commit of the sink, every fragment's overlays are folded (overlay-fold); 0 turns this"
+                    + " trigger off.");
+
+    public static final ConfigOption<Boolean> SINK_MAINTENANCE_CLEANUP_ENABLED = ConfigOptions
+            .key(MaintenanceSettings.CLEANUP_ENABLED).booleanType().defaultValue(true)
+            .withDescription("Remove old versions and the files no kept version references, with the rules of"
+                    + " 'compact --mode cleanup': tagged versions and every sink's newest commit are kept, and every"
+                    + " version from this sink's newest commit on.");
+
+    public static final ConfigOption<Integer> SINK_MAINTENANCE_RETAIN_VERSIONS = ConfigOptions
+            .key(MaintenanceSettings.RETAIN_VERSIONS).intType()
+            .defaultValue(MaintenanceSettings.DEFAULT_RETAIN_VERSIONS).withDescription("Cleanup keeps the newest this"
+                    + " many versions (at least 1).");
+
+    public static final ConfigOption<Duration> SINK_MAINTENANCE_RETAIN_MIN_AGE = ConfigOptions
+            .key(MaintenanceSettings.RETAIN_MIN_AGE).durationType()
+            .defaultValue(MaintenanceSettings.DEFAULT_RETAIN_MIN_AGE).withDescription("Cleanup keeps every version"
+                    + " younger than this: longer than the longest read of an old version (time travel, a batch"
+                    + " job) and than other writers' checkpoint interval plus restart time.");
+
+    public static final ConfigOption<Duration> SINK_MAINTENANCE_CLEANUP_GRACE = ConfigOptions
+            .key(MaintenanceSettings.CLEANUP_GRACE).durationType()
+            .defaultValue(MaintenanceSettings.DEFAULT_CLEANUP_GRACE).withDescription("Cleanup deletes a file that no"
+                    + " version references only once it is older than this, since it may belong to a checkpoint"
+                    + " whose commit has not landed: at least 1 min and three checkpoint intervals.");
+
+    public static final ConfigOption<Duration> SINK_MAINTENANCE_LEASE_TIMEOUT = ConfigOptions
+            .key(MaintenanceSettings.LEASE_TIMEOUT).durationType()
+            .defaultValue(MaintenanceSettings.DEFAULT_LEASE_TIMEOUT).withDescription("How long the maintenance lease"
+                    + " lasts unless renewed (at every check and between steps); another maintainer takes an expired"
+                    + " lease. At least 10 s; keep it well above the clock skew between machines.");
+
+    public static final ConfigOption<Integer> SINK_MAINTENANCE_PARALLELISM = ConfigOptions
+            .key(MaintenanceSettings.PARALLELISM).intType().defaultValue(MaintenanceSettings.DEFAULT_PARALLELISM)
+            .withDescription("Maintenance tasks (threads of the maintenance operator) merging or folding fragments"
+                    + " at once.");
+
+    public static final ConfigOption<Integer> SINK_MAINTENANCE_MAX_FRAGMENTS_PER_RUN = ConfigOptions
+            .key(MaintenanceSettings.MAX_FRAGMENTS_PER_RUN).intType()
+            .defaultValue(MaintenanceSettings.DEFAULT_MAX_FRAGMENTS_PER_RUN).withDescription("Fragments one merge or"
+                    + " fold takes at most (those with the most overlays first); the rest wait for the next check.");
 
     // ---- a new table: the first write to a path that holds none creates it ----
 

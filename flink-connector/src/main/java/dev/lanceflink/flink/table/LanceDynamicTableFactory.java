@@ -5,6 +5,7 @@ import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.dataset.NotADatasetException;
 import dev.lanceflink.flink.catalog.CatalogSchemas;
 import dev.lanceflink.flink.sink.UpdateMode;
+import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
 import org.apache.flink.table.catalog.exceptions.CatalogException;
 import dev.lanceflink.flink.types.LanceTypeException;
 import dev.lanceflink.flink.types.LanceTypeMapping;
@@ -80,7 +81,17 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                 LanceConnectorOptions.SINK_COMMIT_RETRIES, LanceConnectorOptions.SINK_COMMIT_RETRY_BACKOFF,
                 LanceConnectorOptions.SINK_ALLOW_RESTORE_FROM_OLDER_STATE, LanceConnectorOptions.SINK_UID_SUFFIX,
                 LanceConnectorOptions.SINK_UPDATE_MODE, FactoryUtil.SINK_PARALLELISM,
-                LanceConnectorOptions.CREATE_FILE_VERSION, LanceConnectorOptions.CREATE_STABLE_ROW_IDS);
+                LanceConnectorOptions.CREATE_FILE_VERSION, LanceConnectorOptions.CREATE_STABLE_ROW_IDS,
+                LanceConnectorOptions.SINK_MAINTENANCE_ENABLED, LanceConnectorOptions.SINK_MAINTENANCE_CHECK_EVERY_COMMITS,
+                LanceConnectorOptions.SINK_MAINTENANCE_CHECK_INTERVAL,
+                LanceConnectorOptions.SINK_MAINTENANCE_MERGE_MAX_OVERLAYS,
+                LanceConnectorOptions.SINK_MAINTENANCE_MERGE_MAX_OVERLAY_BYTES,
+                LanceConnectorOptions.SINK_MAINTENANCE_FOLD_MIN_COVERAGE,
+                LanceConnectorOptions.SINK_MAINTENANCE_FOLD_QUIET_PERIOD,
+                LanceConnectorOptions.SINK_MAINTENANCE_CLEANUP_ENABLED, LanceConnectorOptions.SINK_MAINTENANCE_RETAIN_VERSIONS,
+                LanceConnectorOptions.SINK_MAINTENANCE_RETAIN_MIN_AGE, LanceConnectorOptions.SINK_MAINTENANCE_CLEANUP_GRACE,
+                LanceConnectorOptions.SINK_MAINTENANCE_LEASE_TIMEOUT, LanceConnectorOptions.SINK_MAINTENANCE_PARALLELISM,
+                LanceConnectorOptions.SINK_MAINTENANCE_MAX_FRAGMENTS_PER_RUN);
     }
 
     // ---- source -------------------------------------------------------------------------------
@@ -228,7 +239,30 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
         }
         return new LanceSinkConfig(options.get(LanceConnectorOptions.PATH), storage, rowsPerFile, batchRows, retries,
                 backoff, options.get(LanceConnectorOptions.SINK_ALLOW_RESTORE_FROM_OLDER_STATE), uidSuffix,
-                parallelism, updateMode(table, options.get(LanceConnectorOptions.SINK_UPDATE_MODE)));
+                parallelism, updateMode(table, options.get(LanceConnectorOptions.SINK_UPDATE_MODE)),
+                maintenance(table, options));
+    }
+
+    /** The {@code sink.maintenance.*} options; a value out of range fails the statement, naming the option. */
+    static MaintenanceSettings maintenance(String table, ReadableConfig o) {
+        try {
+            return new MaintenanceSettings(o.get(LanceConnectorOptions.SINK_MAINTENANCE_ENABLED),
+                    o.get(LanceConnectorOptions.SINK_MAINTENANCE_CHECK_EVERY_COMMITS),
+                    o.get(LanceConnectorOptions.SINK_MAINTENANCE_CHECK_INTERVAL),
+                    o.get(LanceConnectorOptions.SINK_MAINTENANCE_MERGE_MAX_OVERLAYS),
+                    o.get(LanceConnectorOptions.SINK_MAINTENANCE_MERGE_MAX_OVERLAY_BYTES).getBytes(),
+                    o.get(LanceConnectorOptions.SINK_MAINTENANCE_FOLD_MIN_COVERAGE),
+                    o.get(LanceConnectorOptions.SINK_MAINTENANCE_FOLD_QUIET_PERIOD),
+                    o.get(LanceConnectorOptions.SINK_MAINTENANCE_CLEANUP_ENABLED),
+                    o.get(LanceConnectorOptions.SINK_MAINTENANCE_RETAIN_VERSIONS),
+                    o.get(LanceConnectorOptions.SINK_MAINTENANCE_RETAIN_MIN_AGE),
+                    o.get(LanceConnectorOptions.SINK_MAINTENANCE_CLEANUP_GRACE),
+                    o.get(LanceConnectorOptions.SINK_MAINTENANCE_LEASE_TIMEOUT),
+                    o.get(LanceConnectorOptions.SINK_MAINTENANCE_PARALLELISM),
+                    o.get(LanceConnectorOptions.SINK_MAINTENANCE_MAX_FRAGMENTS_PER_RUN));
+        } catch (IllegalArgumentException e) {
+            throw new ValidationException("Table " + table + ": " + e.getMessage(), e);
+        }
     }
 
     private static UpdateMode updateMode(String table, String value) {

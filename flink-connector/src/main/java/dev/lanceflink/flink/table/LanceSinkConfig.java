@@ -2,6 +2,7 @@ package dev.lanceflink.flink.table;
 
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.UpdateMode;
+import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
 import java.time.Duration;
 import java.util.Map;
 
@@ -12,19 +13,22 @@ import java.util.Map;
  * @param uidSuffix the sink's operator uid suffix, or null for the default derived from the URI
  * @param parallelism the writers' parallelism, or null for the planner's choice
  * @param updateMode how updates of existing rows are stored
+ * @param maintenance the in-job maintenance ({@code sink.maintenance.*})
  */
 record LanceSinkConfig(String uri, Map<String, String> storageOptions, long rowsPerFile, int batchRows,
         int commitRetries, Duration commitRetryBackoff, boolean allowRestoreFromOlderState, String uidSuffix,
-        Integer parallelism, UpdateMode updateMode) {
+        Integer parallelism, UpdateMode updateMode, MaintenanceSettings maintenance) {
     LanceSinkConfig {
         storageOptions = Map.copyOf(storageOptions);
+        java.util.Objects.requireNonNull(maintenance, "maintenance is null");
     }
 
     /** A builder of the exactly-once append sink with these options. */
     LanceSinkBuilder sinkBuilder() {
         LanceSinkBuilder b = LanceSinkBuilder.forTable(uri).storageOptions(storageOptions).rowsPerFile(rowsPerFile)
                 .batchRows(batchRows).commitRetries(commitRetries).commitRetryBackoff(commitRetryBackoff)
-                .allowRestoreFromOlderState(allowRestoreFromOlderState).updateMode(updateMode);
+                .allowRestoreFromOlderState(allowRestoreFromOlderState).updateMode(updateMode)
+                .maintenance(maintenance);
         if (uidSuffix != null) {
             b.uidSuffix(uidSuffix);
         }

@@ -1,0 +1,204 @@
+package dev.lanceflink.flink.sink.maintenance;
+
+import dev.lanceflink.table.DataFile;
+import dev.lanceflink.table.DataOverlayFile;
+import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.Manifest;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.roaringbitmap.RoaringBitmap;
+
+/**
+ * Decides from one manifest (and the version listing) what maintenance is due. Pure: it reads
+ * nothing but what it is given, so every trigger can be tested without a table.
+ *
+ * <ul>
+ *   <li><b>overlay-fold</b> of a fragment whose overlays cover at least
+ *       {@link MaintenanceSettings#foldMinCoverage} of one column's rows (scans then read the
+ *       column mostly from overlays), and of every fragment with overlays once the sink has not
+ *       committed for {@link MaintenanceSettings#foldQuietPeriod};
+ *   <li><b>overlay-merge</b> of a fragment with at least {@link MaintenanceSettings#mergeMaxOverlays}
+ *       overlays (which {@link TableMaintainer} lowers by what arrives during one check) or {@link MaintenanceSettings#mergeMaxOverlayBytes} overlay bytes (and two
+ *       overlays at least), also when a fold is due: the merge runs first, so that a fragment whose
+ *       fold cannot land (the sink keeps overlaying the folded columns) still has its overlays
+ *       bounded;
+ *   <li><b>cleanup</b> when half the retention's count of versions (at least one) is beyond the
+ *       retention (older than the minimum age, not among the newest kept, older than the sink's
+ *       newest commit).
+ * </ul>
+ */
+public final class MaintenanceTriggers {
+    private MaintenanceTriggers() {}
+
+    /** The numbers a check reports as metrics. */
+    public record TableHealth(long version, int fragments, int fragmentsWithOverlays, int maxOverlaysPerFragment,
+            long overlays, long overlayBytes) {
+        static TableHealth of(Manifest m) {
+            int withOverlays = 0;
+            int max = 0;
+            long overlays = 0;
+            long bytes = 0;
+            for (Fragment f : m.fragments()) {
+                int n = f.overlays().size();
+                if (n > 0) {
+                    withOverlays++;
+                }
+                max = Math.max(max, n);
+                overlays += n;
+                for (DataOverlayFile o : f.overlays()) {
+                    bytes += o.dataFile().fileSizeBytes();
+                }
+            }
+            return new TableHealth(m.version(), m.fragments().size(), withOverlays, max, overlays, bytes);
+        }
+    }
+
+    /**
+     * What is due.
+     *
+     * @param fold fragments to fold
+     * @param merge fragments to merge (before the fold)
+     * @param cleanup whether versions are beyond the retention
+     * @param reasons why, for the log
+     */
+    public record Due(Set<Long> fold, Set<Long> merge, boolean cleanup, List<String> reasons) {
+        public Due {
+            fold = Set.copyOf(fold);
+            merge = Set.copyOf(merge);
+            reasons = List.copyOf(reasons);
+        }
+
+        public boolean isEmpty() {
+            return fold.isEmpty() && merge.isEmpty() && !cleanup;
+        }
+    }
+
+    /**
+     * @param sinceLastCommit time since the sink's last commit (for the quiet period)
+     * @param removableVersions versions beyond the retention ({@link #removableVersions})
+     */
+    public static Due decide(Manifest m, MaintenanceSettings s, Duration sinceLastCommit, int removableVersions)
+            throws IOException {
+        Set<Long> fold = new TreeSet<>();
+        Set<Long> merge = new TreeSet<>();
+        List<String> reasons = new ArrayList<>();
+        boolean quiet = !s.foldQuietPeriod().isZero() && sinceLastCommit.compareTo(s.foldQuietPeriod()) >= 0;
+        int byCoverage = 0;
+        int byCount = 0;
+        int byBytes = 0;
+        double maxCoverage = 0;
+        for (Fragment f : m.fragments()) {
+            List<DataOverlayFile> overlays = f.overlays();
+            if (overlays.isEmpty()) {
+                continue;
+            }
+            if (quiet) {
+                fold.add(f.id());
+            } else if (s.foldMinCoverage() > 0) {
+                double coverage = maxColumnCoverage(f);
+                maxCoverage = Math.max(maxCoverage, coverage);
+                if (coverage >= s.foldMinCoverage()) {
+                    fold.add(f.id());
+                    byCoverage++;
+                }
+            }
+            if (overlays.size() < 2) {
+                continue; // one overlay is merged already
+            }
+            if (s.mergeMaxOverlays() > 0 && overlays.size() >= s.mergeMaxOverlays()) {
+                merge.add(f.id());
+                byCount++;
+            } else if (s.mergeMaxOverlayBytes() > 0 && overlayBytes(f) >= s.mergeMaxOverlayBytes()) {
+                merge.add(f.id());
+                byBytes++;
+            }
+        }
+        if (quiet && !fold.isEmpty()) {
+            reasons.add("fold " + fold.size() + " fragments: no commit for " + sinceLastCommit.toSeconds() + " s >= "
+                    + s.foldQuietPeriod().toSeconds() + " s");
+        }
+        if (byCoverage > 0) {
+            reasons.add("fold " + byCoverage + " fragments: overlays cover >= " + s.foldMinCoverage() + " of a column"
+                    + " (max " + String.format("%.2f", maxCoverage) + ")");
+        }
+        if (byCount > 0) {
+            reasons.add("merge " + byCount + " fragments: >= " + s.mergeMaxOverlays() + " overlays");
+        }
+        if (byBytes > 0) {
+            reasons.add("merge " + byBytes + " fragments: >= " + s.mergeMaxOverlayBytes() + " overlay bytes");
+        }
+        // A cleanup reads every manifest it removes and lists the data directories: batch it until
+        // half the retention (at least one version) can go, instead of paying that at every commit.
+        boolean cleanup = s.cleanupEnabled() && removableVersions > 0
+                && removableVersions >= Math.max(1, s.retainVersions() / 2);
+        if (cleanup) {
+            reasons.add("cleanup: " + removableVersions + " versions beyond the retention");
+        }
+        return new Due(fold, merge, cleanup, reasons);
+    }
+
+    /**
+     * The largest fraction of the fragment's rows that its overlays cover in one column (field):
+     * the union of the coverage of every overlay that carries the field, over the physical rows.
+     */
+    static double maxColumnCoverage(Fragment f) throws IOException {
+        if (f.physicalRows() <= 0) {
+            return 0;
+        }
+        Map<Integer, RoaringBitmap> byField = new HashMap<>();
+        for (DataOverlayFile o : f.overlays()) {
+            DataFile file = o.dataFile();
+            for (int i = 0; i < file.fieldCount(); i++) {
+                int id = file.fieldId(i);
+                if (id != DataFile.TOMBSTONE) {
+                    byField.computeIfAbsent(id, k -> new RoaringBitmap()).or(o.coverage().bitmap(i));
+                }
+            }
+        }
+        long max = 0;
+        for (RoaringBitmap b : byField.values()) {
+            max = Math.max(max, b.getLongCardinality());
+        }
+        return (double) max / f.physicalRows();
+    }
+
+    static long overlayBytes(Fragment f) {
+        long bytes = 0;
+        for (DataOverlayFile o : f.overlays()) {
+            bytes += o.dataFile().fileSizeBytes();
+        }
+        return bytes;
+    }
+
+    /** A version as the listing of {@code _versions/} shows it. */
+    public record ListedVersion(long version, long lastModifiedMillis) {}
+
+    /**
+     * Versions a cleanup at {@code now} would remove: not among the newest
+     * {@link MaintenanceSettings#retainVersions}, older than {@link MaintenanceSettings#retainMinAge}
+     * (by the listing's modification time; unknown counts as young), and older than
+     * {@code keepFrom} (the sink's newest commit, which the commit of its next checkpoint looks
+     * back to). Counted from the listing alone, so a check costs no manifest reads.
+     */
+    public static int removableVersions(List<ListedVersion> versions, MaintenanceSettings s, Instant now,
+            long keepFrom) {
+        List<ListedVersion> sorted = new ArrayList<>(versions);
+        sorted.sort((a, b) -> Long.compare(b.version(), a.version()));
+        long cutoff = now.minus(s.retainMinAge()).toEpochMilli();
+        int removable = 0;
+        for (int rank = s.retainVersions(); rank < sorted.size(); rank++) {
+            ListedVersion v = sorted.get(rank);
+            if (v.version() < keepFrom && v.lastModifiedMillis() > 0 && v.lastModifiedMillis() < cutoff) {
+                removable++;
+            }
+        }
+        return removable;
+    }
+}

@@ -1,0 +1,330 @@
+package dev.lanceflink.flink.sink.maintenance;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.lanceflink.committer.core.CommitMarker;
+import dev.lanceflink.compactor.CleanupSettings;
+import dev.lanceflink.compactor.core.CompactionMode;
+import dev.lanceflink.compactor.core.CompactionPolicy;
+import dev.lanceflink.compactor.core.CompactionRun;
+import dev.lanceflink.compactor.core.CompactionSummary;
+import dev.lanceflink.compactor.core.LocalTaskExecutor;
+import dev.lanceflink.compactor.core.MaintenanceLease;
+import dev.lanceflink.compactor.core.TaskExecutor;
+import dev.lanceflink.file.writer.FileWriterOptions;
+import dev.lanceflink.flink.sink.maintenance.MaintenanceTriggers.Due;
+import dev.lanceflink.flink.sink.maintenance.MaintenanceTriggers.ListedVersion;
+import dev.lanceflink.flink.sink.maintenance.MaintenanceTriggers.TableHealth;
+import dev.lanceflink.io.ObjectInfo;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.maintenance.CleanupPlan;
+import dev.lanceflink.maintenance.CleanupResult;
+import dev.lanceflink.maintenance.TableCleanup;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.ManifestLocation;
+import dev.lanceflink.table.ManifestNamingScheme;
+import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.Transaction;
+import dev.lanceflink.txn.TransactionStore;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.arrow.memory.BufferAllocator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One maintenance check of a table, engine-neutral: decide what is due ({@link MaintenanceTriggers}),
+ * take the {@link MaintenanceLease}, then merge, fold and clean up with the standalone compaction
+ * job's own classes ({@link CompactionRun} with a {@link LocalTaskExecutor}, {@link TableCleanup}
+ * with the rules of {@code compact --mode cleanup}). Each step that fails is reported and the next
+ * step still runs; the next check retries what is still due.
+ *
+ * <p>Cleanup never removes a version at or after the sink's own newest commit: the commit of the
+ * sink's next checkpoint looks for its marker among the versions since the checkpoint's changes
+ * were gathered, and may not find out whether it is already committed if one of them is gone.
+ */
+public final class TableMaintainer {
+    private static final Logger LOG = LoggerFactory.getLogger(TableMaintainer.class);
+    /** Transaction property of maintenance commits: which maintainer made them. */
+    public static final String OWNER_PROPERTY = "lance-flink.maintenance.owner";
+
+    private final ObjectStore store;
+    private final MaintenanceSettings settings;
+    private final MaintenanceLease lease;
+    private final Clock clock;
+    private final BufferAllocator allocator;
+    /** The latest version the previous check read (0 before the first). */
+    private long previousCheckVersion;
+    /** Overlays that arrived at one fragment between consecutive checks, for the last few checks. */
+    private final int[] recentArrivals = new int[5];
+    private int checks;
+
+    public TableMaintainer(ObjectStore store, MaintenanceSettings settings, String owner, Clock clock,
+            BufferAllocator allocator) {
+        this.store = requireNonNull(store, "store is null");
+        this.settings = requireNonNull(settings, "settings is null");
+        this.clock = requireNonNull(clock, "clock is null");
+        this.allocator = requireNonNull(allocator, "allocator is null");
+        this.lease = new MaintenanceLease(store, owner, settings.leaseTimeout(), clock);
+    }
+
+    /** What a check found and did. */
+    public enum Outcome {
+        /** Nothing was due. */
+        NOTHING_DUE,
+        /** Something was due, but another maintainer holds the lease. */
+        SKIPPED_FOR_LEASE,
+        /** The due steps ran (some may have failed: see {@link Report#failures}). */
+        RAN
+    }
+
+    /**
+     * The report of one check.
+     *
+     * @param health the table as the check found it
+     * @param versions versions in the table after the check
+     * @param leaseHolder the other maintainer, when skipped for the lease
+     * @param fragmentsFolded fragments whose overlays were folded
+     * @param fragmentsMerged fragments whose overlays were merged
+     * @param overlaysRemoved overlays the fold and merge removed
+     * @param versionsRemoved versions the cleanup removed
+     * @param filesRemoved other files the cleanup removed
+     * @param failures one line per failed step
+     */
+    public record Report(Outcome outcome, TableHealth health, int versions, Due due, String leaseHolder,
+            int fragmentsFolded, int fragmentsMerged, long overlaysRemoved, int versionsRemoved, int filesRemoved,
+            List<String> failures, long durationMillis) {
+        public Report {
+            failures = List.copyOf(failures);
+        }
+
+        /** One line for the log. */
+        public String describe() {
+            return switch (outcome) {
+                case NOTHING_DUE -> "nothing due (" + health.fragments() + " fragments, max "
+                        + health.maxOverlaysPerFragment() + " overlays per fragment, " + versions + " versions)";
+                case SKIPPED_FOR_LEASE -> "skipped: " + due.reasons() + " is due, but the maintenance lease is "
+                        + leaseHolder;
+                case RAN -> "folded " + fragmentsFolded + " and merged " + fragmentsMerged + " fragments ("
+                        + overlaysRemoved + " overlays removed), removed " + versionsRemoved + " versions and "
+                        + filesRemoved + " files in " + durationMillis + " ms; due: " + due.reasons()
+                        + (failures.isEmpty() ? "" : "; FAILED: " + failures);
+            };
+        }
+    }
+
+    /**
+     * Checks the table and runs what is due.
+     *
+     * @param commitUser the sink's commit user (whose newest commit cleanup keeps every version
+     *     after), or null if the sink has committed nothing yet: then no cleanup runs
+     * @param sinceLastCommit time since the sink's last commit
+     * @throws IOException if the table cannot be read or the lease cannot be taken; failures of
+     *     the steps themselves are in the report instead
+     */
+    public Report check(String commitUser, Duration sinceLastCommit) throws IOException {
+        long start = System.nanoTime();
+        Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
+        TableHealth health = TableHealth.of(latest);
+        List<ListedVersion> versions = listVersions();
+        int removable = 0;
+        if (settings.cleanupEnabled() && commitUser != null
+                && MaintenanceTriggers.removableVersions(versions, settings, clock.instant(), Long.MAX_VALUE) > 0) {
+            removable = MaintenanceTriggers.removableVersions(versions, settings, clock.instant(),
+                    newestCommitOf(commitUser, latest));
+        }
+        Due due = MaintenanceTriggers.decide(latest, mergeEarlyEnough(latest), sinceLastCommit, removable);
+        if (due.isEmpty()) {
+            if (lease.holdsLocally()) {
+                lease.release(); // nothing to do: let another maintainer in
+            }
+            return new Report(Outcome.NOTHING_DUE, health, versions.size(), due, null, 0, 0, 0, 0, 0, List.of(),
+                    millisSince(start));
+        }
+        MaintenanceLease.Outcome taken = lease.acquire();
+        if (!taken.acquired()) {
+            return new Report(Outcome.SKIPPED_FOR_LEASE, health, versions.size(), due, taken.lease().toString(), 0, 0,
+                    0, 0, 0, List.of(), millisSince(start));
+        }
+        List<String> failures = new ArrayList<>();
+        Map<String, String> properties = Map.of(OWNER_PROPERTY, lease.owner());
+        int folded = 0;
+        int merged = 0;
+        long overlaysRemoved = 0;
+        // Merges first: they are cheap and keep the overlays per fragment bounded; a fold of a
+        // fragment the sink keeps overlaying may need several rounds (or not land at all).
+        if (!due.merge().isEmpty()) {
+            CompactionSummary s = compact(CompactionMode.OVERLAY_MERGE, 2, due.merge(), properties, failures);
+            if (s != null) {
+                merged = s.fragmentsCompacted();
+                overlaysRemoved += s.overlaysBefore() - s.overlaysAfter();
+            }
+        }
+        if (!due.fold().isEmpty() && stillHeld(failures, "overlay-fold")) {
+            CompactionSummary s = compact(CompactionMode.OVERLAY_FOLD, 1, due.fold(), properties, failures);
+            if (s != null) {
+                folded = s.fragmentsCompacted();
+                overlaysRemoved += s.overlaysBefore() - s.overlaysAfter();
+            }
+        }
+        int versionsRemoved = 0;
+        int filesRemoved = 0;
+        if (due.cleanup() && stillHeld(failures, "cleanup")) {
+            try {
+                CleanupResult r = cleanup(commitUser);
+                versionsRemoved = r.versionsRemoved();
+                filesRemoved = r.totalFilesDeleted() - r.versionsRemoved();
+                if (!r.failedDeletes().isEmpty()) {
+                    failures.add("cleanup: " + r.failedDeletes().size() + " deletes failed, first "
+                            + r.failedDeletes().get(0).path() + ": " + r.failedDeletes().get(0).error());
+                }
+            } catch (IOException | RuntimeException e) {
+                failures.add("cleanup: " + e);
+                LOG.warn("Maintenance cleanup of {} failed; the next check retries it", store.rootUri(), e);
+            }
+        }
+        int versionsAfter = versionsRemoved > 0 ? listVersions().size() : versions.size();
+        return new Report(Outcome.RAN, health, versionsAfter, due, null, folded, merged, overlaysRemoved,
+                versionsRemoved, filesRemoved, failures, millisSince(start));
+    }
+
+    /**
+     * The settings with the overlay-count trigger lowered by the overlays that reached one fragment
+     * between consecutive checks recently: they arrive again while this check works, and the
+     * configured count is a bound the overlays per fragment should stay under, not a level to
+     * reach before the maintenance starts.
+     */
+    MaintenanceSettings mergeEarlyEnough(Manifest latest) {
+        int arrived = 0;
+        if (previousCheckVersion > 0) {
+            for (var f : latest.fragments()) {
+                int n = 0;
+                for (var o : f.overlays()) {
+                    n += o.committedVersion() > previousCheckVersion ? 1 : 0;
+                }
+                arrived = Math.max(arrived, n);
+            }
+        }
+        previousCheckVersion = latest.version();
+        recentArrivals[checks++ % recentArrivals.length] = arrived;
+        int recent = 0;
+        for (int a : recentArrivals) {
+            recent = Math.max(recent, a);
+        }
+        if (settings.mergeMaxOverlays() == 0 || recent == 0) {
+            return settings;
+        }
+        return settings.withOverlayMerge(Math.max(2, settings.mergeMaxOverlays() - recent),
+                settings.mergeMaxOverlayBytes());
+    }
+
+    /** Gives the lease up if held (the sink stops). */
+    public void releaseLease() throws IOException {
+        lease.release();
+    }
+
+    /** Renews the lease between steps; false (and a failure line) if another maintainer took it. */
+    private boolean stillHeld(List<String> failures, String step) {
+        try {
+            MaintenanceLease.Outcome o = lease.acquire();
+            if (o.acquired()) {
+                return true;
+            }
+            failures.add(step + ": not run, the maintenance lease is now " + o.lease());
+        } catch (IOException | RuntimeException e) {
+            failures.add(step + ": not run, the maintenance lease could not be renewed: " + e);
+        }
+        return false;
+    }
+
+    private CompactionSummary compact(CompactionMode mode, int minOverlays, Set<Long> fragments,
+            Map<String, String> properties, List<String> failures) {
+        try {
+            CompactionPolicy policy = new CompactionPolicy(minOverlays, 0, 0, settings.maxFragmentsPerRun(),
+                    Long.MAX_VALUE);
+            // A fold of a fragment the sink overlaid meanwhile is written anew on each re-plan;
+            // one re-plan is enough work for one check (the next check tries again).
+            int replans = mode == CompactionMode.OVERLAY_FOLD ? 1 : 3;
+            CompactionRun run = new CompactionRun(store, store.rootUri(), mode, policy,
+                    CommitOptions.defaults().withMaxAttempts(20), replans).onlyFragments(fragments)
+                    .withCommitProperties(properties);
+            TaskExecutor executor = new LocalTaskExecutor(store, allocator, FileWriterOptions.defaults(),
+                    settings.parallelism());
+            return run.execute(executor, TaskExecutor.ProgressListener.NONE);
+        } catch (IOException | RuntimeException e) {
+            failures.add(mode.cliName() + ": " + e);
+            LOG.warn("Maintenance {} of {} failed; the next check retries it", mode.cliName(), store.rootUri(), e);
+            return null;
+        }
+    }
+
+    /**
+     * {@code compact --mode cleanup} with the sink's retention, keeping every version from the
+     * sink's newest commit on.
+     */
+    private CleanupResult cleanup(String commitUser) throws IOException {
+        Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
+        long keepFrom = newestCommitOf(commitUser, latest);
+        int keep = settings.retainVersions();
+        for (ListedVersion v : listVersions()) {
+            if (v.version() >= keepFrom && v.version() <= latest.version()) {
+                keep = Math.max(keep, (int) Math.min(Integer.MAX_VALUE, latest.version() - v.version() + 1));
+            }
+        }
+        CleanupSettings rules = new CleanupSettings(settings.retainMinAge(), keep, settings.cleanupGrace(), Set.of());
+        CleanupPlan plan = TableCleanup.plan(store, rules.toPolicy(clock.instant()));
+        for (var removed : plan.versionsToRemove()) {
+            if (removed.version() >= keepFrom) {
+                throw new IllegalStateException("Cleanup of " + store.rootUri() + " planned to remove version "
+                        + removed.version() + ", at or after the sink's newest commit (version " + keepFrom + ");"
+                        + " nothing was deleted");
+            }
+        }
+        if (plan.isEmpty()) {
+            return new CleanupResult(store.rootUri(), plan.latestVersion(), 0, Map.of(), 0, List.of(), List.of());
+        }
+        return TableCleanup.execute(store, plan);
+    }
+
+    /**
+     * The newest version that carries a commit marker of {@code commitUser} (walking back from
+     * the latest version), or 0 if none is found: then every version stays.
+     */
+    long newestCommitOf(String commitUser, Manifest latest) throws IOException {
+        for (long v = latest.version(); v > 0; v--) {
+            Optional<ManifestLocation> loc = VersionResolver.find(store, v);
+            if (loc.isEmpty()) {
+                break; // removed: older versions cannot matter more than the ones already walked
+            }
+            Manifest m = v == latest.version() ? latest : ManifestIO.read(store, loc.get());
+            Optional<Transaction> txn = TransactionStore.read(store, m);
+            if (txn.isPresent() && commitUser.equals(txn.get().properties().get(CommitMarker.COMMIT_USER_KEY))) {
+                return v;
+            }
+        }
+        return 0;
+    }
+
+    private List<ListedVersion> listVersions() throws IOException {
+        List<ListedVersion> out = new ArrayList<>();
+        for (Iterator<ObjectInfo> it = store.list(ManifestNamingScheme.VERSIONS_DIR); it.hasNext(); ) {
+            ObjectInfo info = it.next();
+            Optional<ManifestLocation> loc = ManifestNamingScheme.parse(info.name(), info.size());
+            loc.ifPresent(l -> out.add(new ListedVersion(l.version(), info.lastModifiedMillis())));
+        }
+        return out;
+    }
+
+    private static long millisSince(long startNanos) {
+        return (System.nanoTime() - startNanos) / 1_000_000;
+    }
+}

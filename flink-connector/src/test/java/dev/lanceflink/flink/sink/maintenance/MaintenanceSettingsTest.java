@@ -1,0 +1,123 @@
+package dev.lanceflink.flink.sink.maintenance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.dataset.WriteMode;
+import dev.lanceflink.dataset.WriteParams;
+import dev.lanceflink.flink.sink.LanceSinkBuilder;
+import dev.lanceflink.flink.sink.LanceSinkMode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Maintenance settings: defaults, and out-of-range values refused with a line naming the option. */
+class MaintenanceSettingsTest {
+    private static final Schema USERS = new Schema(List.of(
+            new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
+            new Field("name", FieldType.nullable(new ArrowType.Utf8()), null),
+            new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null)));
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void offByDefaultAndTheDefaultsOfTheOptions() {
+        MaintenanceSettings off = MaintenanceSettings.disabled();
+        assertThat(off.enabled()).isFalse();
+        MaintenanceSettings on = MaintenanceSettings.enabledWithDefaults();
+        assertThat(on.enabled()).isTrue();
+        assertThat(on.checkEveryCommits()).isEqualTo(10);
+        assertThat(on.checkInterval()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(on.mergeMaxOverlays()).isEqualTo(8);
+        assertThat(on.mergeMaxOverlayBytes()).isEqualTo(64L << 20);
+        assertThat(on.foldMinCoverage()).isEqualTo(0.5);
+        assertThat(on.cleanupEnabled()).isTrue();
+        assertThat(on.retainVersions()).isEqualTo(10);
+        assertThat(on.retainMinAge()).isEqualTo(Duration.ofHours(1));
+        assertThat(on.cleanupGrace()).isEqualTo(Duration.ofHours(1));
+        assertThat(on.mergeEnabled()).isTrue();
+        assertThat(on.foldEnabled()).isTrue();
+        assertThat(on.withOverlayFold(0, Duration.ZERO).foldEnabled()).isFalse();
+    }
+
+    @Test
+    void outOfRangeValuesNameTheirOption() {
+        MaintenanceSettings on = MaintenanceSettings.enabledWithDefaults();
+        assertThatThrownBy(() -> on.withOverlayMerge(1, 0))
+                .hasMessage("'sink.maintenance.overlay-merge.max-overlays' must be 0 (off) or at least 2 (one overlay"
+                        + " is already merged), got 1");
+        assertThatThrownBy(() -> on.withOverlayMerge(8, -1))
+                .hasMessageStartingWith("'sink.maintenance.overlay-merge.max-overlay-bytes' must be at least 0");
+        assertThatThrownBy(() -> on.withOverlayFold(1.5, Duration.ZERO))
+                .hasMessageStartingWith("'sink.maintenance.overlay-fold.min-coverage' must be a fraction from 0");
+        assertThatThrownBy(() -> on.withOverlayFold(Double.NaN, Duration.ZERO))
+                .hasMessageContaining("overlay-fold.min-coverage");
+        assertThatThrownBy(() -> on.withOverlayFold(0.5, Duration.ofSeconds(-1)))
+                .hasMessageStartingWith("'sink.maintenance.overlay-fold.quiet-period' must not be negative");
+        assertThatThrownBy(() -> on.withChecks(0, Duration.ZERO))
+                .hasMessageContaining("'sink.maintenance.check-every-commits' and 'sink.maintenance.check-interval'"
+                        + " are both 0");
+        assertThatThrownBy(() -> on.withChecks(-1, Duration.ZERO))
+                .hasMessageStartingWith("'sink.maintenance.check-every-commits' must be at least 0");
+        assertThatThrownBy(() -> on.withCleanup(true, 0, Duration.ZERO, Duration.ofHours(1)))
+                .hasMessageStartingWith("'sink.maintenance.cleanup.retain-versions' must be at least 1");
+        assertThatThrownBy(() -> on.withCleanup(true, 5, Duration.ZERO, Duration.ofSeconds(59)))
+                .hasMessageStartingWith("'sink.maintenance.cleanup.grace' must be at least 60 s");
+        assertThatThrownBy(() -> on.withExecution(Duration.ofSeconds(5), 1, 1))
+                .hasMessageStartingWith("'sink.maintenance.lease-timeout' must be at least 10 s");
+        assertThatThrownBy(() -> on.withExecution(Duration.ofMinutes(1), 0, 1))
+                .hasMessageStartingWith("'sink.maintenance.parallelism' must be at least 1");
+        assertThatThrownBy(() -> on.withExecution(Duration.ofMinutes(1), 1, 0))
+                .hasMessageStartingWith("'sink.maintenance.max-fragments-per-run' must be at least 1");
+        assertThatThrownBy(() -> on.withOverlayMerge(0, 0).withOverlayFold(0, Duration.ZERO)
+                .withCleanup(false, 1, Duration.ZERO, Duration.ofHours(1)))
+                .hasMessageContaining("'sink.maintenance.enabled' is true but every kind of maintenance is off");
+        // Off: the same values are fine, nothing runs.
+        assertThat(on.withEnabled(false).withOverlayMerge(0, 0).withOverlayFold(0, Duration.ZERO)
+                .withCleanup(false, 1, Duration.ZERO, Duration.ofHours(1)).enabled()).isFalse();
+    }
+
+    @Test
+    void theBuilderRefusesAGraceShorterThanThreeCheckpointIntervals() throws Exception {
+        String uri = dir.resolve("t.lance").toString();
+        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE)).close();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.enableCheckpointing(Duration.ofMinutes(1).toMillis());
+        MaintenanceSettings settings = MaintenanceSettings.enabledWithDefaults()
+                .withCleanup(true, 5, Duration.ZERO, Duration.ofMinutes(2));
+        assertThatThrownBy(() -> LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.APPEND).maintenance(settings)
+                .sinkTo(env.fromData((RowData) GenericRowData.of(1L, null, 1))))
+                .hasMessageStartingWith("'sink.maintenance.cleanup.grace' (PT2M) must be at least three checkpoint"
+                        + " intervals (3 x PT1M)");
+    }
+
+    @Test
+    void sqlRefusesAnOutOfRangeMaintenanceOptionWhenTheStatementIsPlanned() throws Exception {
+        String uri = dir.resolve("users.lance").toString();
+        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE)).close();
+        TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        t.executeSql("CREATE TABLE users (id BIGINT NOT NULL, name STRING, age INT) WITH ('connector' = 'lance',"
+                + " 'path' = '" + uri + "', 'sink.maintenance.enabled' = 'true',"
+                + " 'sink.maintenance.overlay-merge.max-overlays' = '1')");
+        assertThatThrownBy(() -> t.executeSql("INSERT INTO users VALUES (1, 'ann', 29)"))
+                .hasStackTraceContaining("Table default_catalog.default_database.users:"
+                        + " 'sink.maintenance.overlay-merge.max-overlays' must be 0 (off) or at least 2");
+        try (Dataset d = Dataset.open(uri, Map.of())) {
+            assertThat(d.version()).isEqualTo(1);
+        }
+    }
+}

@@ -1,0 +1,203 @@
+package dev.lanceflink.flink.sink.maintenance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lanceflink.compactor.core.MaintenanceLease;
+import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.dataset.VersionInfo;
+import dev.lanceflink.io.ForwardingObjectStore;
+import dev.lanceflink.io.LocalObjectStore;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.txn.Transaction;
+import dev.lanceflink.txn.TransactionStore;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** One maintenance check against a real local table: what it runs, what it keeps, what it skips. */
+class TableMaintainerTest {
+    private static final String USER = "sink-user-1";
+    private static final int[] ROWS = {0, 2, 4, 6, 8};
+
+    @TempDir
+    Path dir;
+
+    private BufferAllocator allocator;
+    private LocalObjectStore store;
+    private Dataset ds;
+
+    @BeforeEach
+    void table() throws Exception {
+        allocator = new RootAllocator();
+        store = new LocalObjectStore(dir);
+        ds = MaintenanceTables.create(store, allocator, 3, 50);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        ds.close();
+        allocator.close();
+    }
+
+    private static MaintenanceSettings settings() {
+        return MaintenanceSettings.enabledWithDefaults().withOverlayMerge(3, 0).withOverlayFold(0, Duration.ZERO)
+                .withCleanup(true, 2, Duration.ZERO, Duration.ofHours(1));
+    }
+
+    private TableMaintainer maintainer(ObjectStore on, MaintenanceSettings s, String owner) {
+        return new TableMaintainer(on, s, owner, Clock.systemUTC(), allocator);
+    }
+
+    @Test
+    void mergesFoldsAndCleansUpKeepingValuesAndEveryVersionFromTheSinksNewestCommit() throws Exception {
+        for (int r = 0; r < 4; r++) {
+            ds = MaintenanceTables.update(ds, new long[] {0, 1}, ROWS, 100 + r);
+        }
+        ds = MaintenanceTables.update(ds, new long[] {2}, new int[] {1}, 7);
+        ds = MaintenanceTables.sinkCommit(ds, USER, 49); // the sink's newest commit: version 7
+        long sinkCommit = ds.version();
+        List<String> before = MaintenanceTables.rows(ds);
+        Thread.sleep(20); // versions must be older than the (zero) minimum age
+
+        // Retain only the newest version: the sink's commit, older than the merge, must stay all the same.
+        TableMaintainer m = maintainer(store, settings().withCleanup(true, 1, Duration.ZERO, Duration.ofHours(1)),
+                "flink sink t of job 1");
+        TableMaintainer.Report r = m.check(USER, Duration.ofSeconds(1));
+        assertThat(r.outcome()).as(r.describe()).isEqualTo(TableMaintainer.Outcome.RAN);
+        assertThat(r.failures()).isEmpty();
+        assertThat(r.fragmentsMerged()).isEqualTo(2);
+        assertThat(r.overlaysRemoved()).isEqualTo(6);
+        assertThat(r.health().maxOverlaysPerFragment()).isEqualTo(4);
+        assertThat(r.due().reasons()).contains("merge 2 fragments: >= 3 overlays");
+        assertThat(r.versionsRemoved()).as("every version before the sink's commit").isEqualTo((int) sinkCommit - 1);
+
+        try (Dataset after = ds.checkoutLatest()) {
+            assertThat(MaintenanceTables.rows(after)).isEqualTo(before);
+            assertThat(after.fragments()).extracting(f -> f.overlays().size()).containsExactly(1, 1, 1);
+            Transaction merge = TransactionStore.readForVersion(store, after.version());
+            assertThat(merge.properties()).containsEntry(TableMaintainer.OWNER_PROPERTY, "flink sink t of job 1")
+                    .containsEntry(Transaction.COMPACTION_MODE_PROPERTY, "overlay-merge");
+            List<Long> versions = after.versions().stream().map(VersionInfo::version).toList();
+            assertThat(versions).as("the sink's commit and everything after it stay")
+                    .containsExactly(sinkCommit, after.version());
+        }
+        // Nothing is due any more: the check releases the lease for other maintainers.
+        TableMaintainer.Report again = m.check(USER, Duration.ofSeconds(1));
+        assertThat(again.outcome()).as(again.describe()).isEqualTo(TableMaintainer.Outcome.NOTHING_DUE);
+        assertThat(new MaintenanceLease(store, "reader", Duration.ofMinutes(1), Clock.systemUTC()).current())
+                .get().satisfies(h -> assertThat(h.released()).isTrue());
+
+        // A quiet table: every fragment's overlays are folded.
+        TableMaintainer folding = maintainer(store, settings().withOverlayFold(0, Duration.ofMinutes(1)), "flink sink t");
+        TableMaintainer.Report fold = folding.check(USER, Duration.ofMinutes(2));
+        assertThat(fold.fragmentsFolded()).as(fold.describe()).isEqualTo(3);
+        try (Dataset after = ds.checkoutLatest()) {
+            assertThat(MaintenanceTables.rows(after)).isEqualTo(before);
+            assertThat(after.fragments()).allSatisfy(f -> assertThat(f.overlays()).isEmpty());
+        }
+    }
+
+    @Test
+    void theMergeTriggerIsLoweredByTheOverlaysThatArrivedBetweenChecks() throws Exception {
+        MaintenanceSettings bound8 = settings().withOverlayMerge(8, 0).withCleanup(false, 1, Duration.ZERO,
+                Duration.ofHours(1));
+        TableMaintainer m = maintainer(store, bound8, "flink sink t");
+        ds = MaintenanceTables.update(ds, new long[] {0}, ROWS, 1);
+        assertThat(m.check(USER, Duration.ZERO).outcome()).isEqualTo(TableMaintainer.Outcome.NOTHING_DUE);
+        for (int r = 0; r < 4; r++) {
+            ds = MaintenanceTables.update(ds, new long[] {0}, ROWS, 10 + r);
+        }
+        // 5 overlays: below 8, but 4 arrived since the last check, so as many may arrive during this one.
+        TableMaintainer.Report r = m.check(USER, Duration.ZERO);
+        assertThat(r.outcome()).as(r.describe()).isEqualTo(TableMaintainer.Outcome.RAN);
+        assertThat(r.due().reasons()).containsExactly("merge 1 fragments: >= 4 overlays");
+        assertThat(r.fragmentsMerged()).isEqualTo(1);
+        // A fresh maintainer has seen no arrivals: the configured count applies.
+        ds = ds.checkoutLatest();
+        for (int i = 0; i < 5; i++) {
+            ds = MaintenanceTables.update(ds, new long[] {1}, ROWS, 20 + i);
+        }
+        assertThat(maintainer(store, bound8, "flink sink t").check(USER, Duration.ZERO).outcome())
+                .isEqualTo(TableMaintainer.Outcome.NOTHING_DUE);
+    }
+
+    @Test
+    void withoutACommitOfTheSinkNoVersionIsRemoved() throws Exception {
+        for (int r = 0; r < 5; r++) {
+            ds = MaintenanceTables.update(ds, new long[] {0}, ROWS, r);
+        }
+        Thread.sleep(20);
+        MaintenanceSettings cleanupOnly = settings().withOverlayMerge(0, 0);
+        TableMaintainer.Report unknownUser = maintainer(store, cleanupOnly, "a").check(null, Duration.ZERO);
+        assertThat(unknownUser.outcome()).isEqualTo(TableMaintainer.Outcome.NOTHING_DUE);
+        TableMaintainer.Report noMarker = maintainer(store, cleanupOnly, "a").check(USER, Duration.ZERO);
+        assertThat(noMarker.outcome()).as("no version carries the sink's marker: keep all")
+                .isEqualTo(TableMaintainer.Outcome.NOTHING_DUE);
+        assertThat(noMarker.versions()).isEqualTo(6);
+    }
+
+    @Test
+    void withTheLeaseHeldElsewhereTheCheckChangesNothing() throws Exception {
+        for (int r = 0; r < 4; r++) {
+            ds = MaintenanceTables.update(ds, new long[] {0}, ROWS, r);
+        }
+        MaintenanceLease other = new MaintenanceLease(store, "lance-flink compact --mode fragments", Duration.ofHours(1),
+                Clock.systemUTC());
+        assertThat(other.acquire().acquired()).isTrue();
+        long version = ds.version();
+
+        TableMaintainer.Report r = maintainer(store, settings(), "flink sink t").check(USER, Duration.ZERO);
+        assertThat(r.outcome()).isEqualTo(TableMaintainer.Outcome.SKIPPED_FOR_LEASE);
+        assertThat(r.leaseHolder()).startsWith("held by lance-flink compact --mode fragments until");
+        assertThat(r.describe()).contains("merge 1 fragments: >= 3 overlays").contains("held by lance-flink compact");
+        try (Dataset after = ds.checkoutLatest()) {
+            assertThat(after.version()).isEqualTo(version);
+        }
+    }
+
+    @Test
+    void aFailingStepIsReportedAndTheNextCheckRetriesIt() throws Exception {
+        for (int r = 0; r < 4; r++) {
+            ds = MaintenanceTables.update(ds, new long[] {0}, ROWS, r);
+        }
+        List<String> before = MaintenanceTables.rows(ds);
+        AtomicBoolean broken = new AtomicBoolean(true);
+        ObjectStore failing = new ForwardingObjectStore(store) {
+            @Override
+            public OutputStream create(String path) throws IOException {
+                if (broken.get() && path.startsWith("data/")) {
+                    throw new IOException("injected: the store refuses new data files");
+                }
+                return super.create(path);
+            }
+        };
+        TableMaintainer m = maintainer(failing, settings().withCleanup(false, 1, Duration.ZERO, Duration.ofHours(1)),
+                "flink sink t");
+        TableMaintainer.Report r = m.check(USER, Duration.ZERO);
+        assertThat(r.outcome()).isEqualTo(TableMaintainer.Outcome.RAN);
+        assertThat(r.failures()).singleElement().asString().startsWith("overlay-merge: ")
+                .contains("injected: the store refuses new data files");
+        assertThat(r.describe()).contains("FAILED");
+        try (Dataset after = ds.checkoutLatest()) {
+            assertThat(after.version()).isEqualTo(ds.version());
+        }
+
+        broken.set(false);
+        TableMaintainer.Report retry = m.check(USER, Duration.ZERO);
+        assertThat(retry.failures()).isEmpty();
+        assertThat(retry.fragmentsMerged()).isEqualTo(1);
+        try (Dataset after = ds.checkoutLatest()) {
+            assertThat(MaintenanceTables.rows(after)).isEqualTo(before);
+        }
+    }
+}

@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -203,7 +202,7 @@ public final class PeerRun {
         if (name == null) {
             return "?";
         }
-        String g = name.replaceAll(" \\(\\d+/\\d+\\)(#\\d+)?$", "");
+        String g = name.replaceAll(" \\(\\d+/\\d+\\)(#\\d+)?$", "").replaceAll("file:\\S*/", "<table>/");
         g = g.replaceAll("[-#]?\\d+$", "");
         return g.length() > 110 ? g.substring(0, 110) + "…" : g;
     }
@@ -211,10 +210,5 @@ public final class PeerRun {
     private static String frame(RecordedFrame f) {
         String type = f.getMethod().getType().getName();
         return type.substring(type.lastIndexOf('.') + 1) + "." + f.getMethod().getName();
-    }
-
-    /** Keeps insertion order for printing. */
-    public static <K, V> Map<K, V> ordered() {
-        return new LinkedHashMap<>();
     }
 }

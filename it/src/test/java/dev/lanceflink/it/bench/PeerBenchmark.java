@@ -90,13 +90,20 @@ public final class PeerBenchmark {
             }
         }
         PeerRun.Sizes parsed = parseSizes(sizes);
-        List<SystemSpec> systems = systems();
+        List<SystemSpec> columns = systems();
+        // Runs follow --systems' order (the first round's; later rounds rotate), the report the usual one.
+        List<SystemSpec> systems = columns;
         if (only != null) {
-            List<String> wanted = only;
-            systems = systems.stream().filter(s -> wanted.contains(s.id())).toList();
-            if (systems.isEmpty()) {
-                throw new IllegalArgumentException("--systems " + only + " names none of lance, paimon-wo, paimon, iceberg");
+            Map<String, SystemSpec> byId = new LinkedHashMap<>();
+            columns.forEach(s -> byId.put(s.id(), s));
+            for (String id : only) {
+                if (!byId.containsKey(id)) {
+                    throw new IllegalArgumentException("--systems names '" + id + "'; known: " + byId.keySet());
+                }
             }
+            systems = only.stream().distinct().map(byId::get).toList();
+            List<SystemSpec> chosen = systems;
+            columns = columns.stream().filter(chosen::contains).toList();
         }
         Files.createDirectories(OUT.resolve("logs"));
 
@@ -129,9 +136,11 @@ public final class PeerBenchmark {
                     failures.put(s.id(), e.getMessage());
                     System.err.println("  failed: " + e.getMessage());
                 }
+                // Rewritten after every runner, so that a run cut short still leaves its figures.
+                Files.writeString(REPORT, report(columns, results, failures, profiles, parsed, runs, jfr));
             }
         }
-        String report = report(systems, results, failures, profiles, parsed, runs, jfr);
+        String report = report(columns, results, failures, profiles, parsed, runs, jfr);
         Files.writeString(REPORT, report);
         System.out.println(report);
         System.out.println("(written to " + REPORT + "; runner logs in " + OUT.resolve("logs") + ")");

@@ -261,11 +261,14 @@ public final class PeerBenchmark {
                         + z.updateDim() + "-d vector), rows/s", Kind.RATE),
                 new Metric("update.rows_per_s", count(z.updates()) + " cell updates of `age` on the "
                         + count(z.updateRows()) + "-row table, rows/s", Kind.RATE),
+                new Metric("update.wall_s", "the update job's wall time (deployment and a sink's start-up, such as"
+                        + " loading a key index, included), s", Kind.SECONDS),
                 new Metric("update.bytes_written", "bytes written by those updates", Kind.BYTES),
                 new Metric("scan_full.s", "full scan after the updates, s", Kind.SECONDS),
                 new Metric("scan_narrow.s", "scan of (id, age) after the updates, s", Kind.SECONDS),
                 new Metric("stream.rows_per_s", "streaming upsert of " + count(z.changes()) + " changes (10% inserts,"
                         + " 5% deletes, full rows) on the append table, rows/s", Kind.RATE),
+                new Metric("stream.wall_s", "the streaming job's wall time, s", Kind.SECONDS),
                 new Metric("stream.bytes_written", "bytes written by the streaming upsert", Kind.BYTES));
     }
 

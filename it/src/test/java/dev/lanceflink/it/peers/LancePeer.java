@@ -6,6 +6,7 @@ import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.flink.source.LanceSource;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -53,7 +54,7 @@ public final class LancePeer extends PeerWorkloads {
                 new Field("score", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)), null),
                 new Field("vec", FieldType.nullable(new ArrowType.FixedSizeList(dim)), List.of(new Field("item",
                         FieldType.notNullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)), null)))));
-        java.nio.file.Files.createDirectories(dir);
+        Files.createDirectories(dir);
         Dataset.write(uri(table), Map.of(), List.of(), schema, WriteParams.of(WriteMode.CREATE)).close();
     }
 

@@ -6,6 +6,10 @@
 #                                               Flink sink vs SDK writes, issue #5 (default 1000000 200000 10000)
 #        it/run-benchmarks.sh compaction [rows [fragments [commits]]]
 #                                               scans with many overlays, merge and fold, issue #7 (default 1000000 8 50)
+#        it/run-benchmarks.sh peers [--quick] [--runs N] [--sizes a,ad,u,ud,n,c] [--systems ids] [--jfr] [--keep]
+#                                               ours vs Apache Paimon and Apache Iceberg, each in its own JVM,
+#                                               issue #17 (3 rounds of full sizes; --quick: one round, 1/10 sizes);
+#                                               report in it/target/peers-report.md
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 main=dev.lanceflink.it.bench.FormatBenchmark
@@ -14,6 +18,15 @@ if [[ "${1:-}" == "overlay" ]]; then
   shift
 elif [[ "${1:-}" == "sink" ]]; then
   main=dev.lanceflink.it.bench.SinkBenchmark
+  shift
+elif [[ "${1:-}" == "peers" ]]; then
+  # The peers are standalone Maven projects (own Flink, dependencies from Maven Central), built here
+  # and started by PeerBenchmark in JVMs of their own; nothing of them is on the connector's class path.
+  for peer in paimon iceberg; do
+    mvn -B -q -ntp -f "it/peers/$peer/pom.xml" compile dependency:build-classpath \
+      -Dmdep.outputFile=target/peer.classpath >&2
+  done
+  main=dev.lanceflink.it.bench.PeerBenchmark
   shift
 elif [[ "${1:-}" == "compaction" ]]; then
   main=dev.lanceflink.it.bench.CompactionBenchmark

@@ -1,0 +1,214 @@
+package dev.lanceflink.it.peers;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+import jdk.jfr.Configuration;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordingFile;
+
+/**
+ * What a runner JVM is told and what it answers, without Flink (shared by every runner): the
+ * sizes on the command line, results as {@code @@peer key value} lines on stdout that the
+ * orchestrator ({@code PeerBenchmark}) collects, bytes of files, and JFR recordings summarized by
+ * thread.
+ */
+public final class PeerRun {
+    /** Prefix of the result lines the orchestrator reads; everything else on stdout is log. */
+    public static final String RESULT_PREFIX = "@@peer ";
+
+    /**
+     * The sizes of one run: {@code appendRows} rows of {@code appendDim}-d vectors appended,
+     * {@code updateRows} rows of {@code updateDim}-d vectors loaded and {@code updates} cells of
+     * {@code age} updated, {@code changes} streamed changes on the append table.
+     */
+    public record Sizes(long appendRows, int appendDim, long updateRows, int updateDim, long updates, long changes) {
+        public Sizes {
+            if (updates > updateRows || changes > appendRows) {
+                throw new IllegalArgumentException("The updates (" + updates + ") must not exceed the update table's rows ("
+                        + updateRows + ") and the changes (" + changes + ") not the append table's (" + appendRows
+                        + "): each key is changed at most once");
+            }
+        }
+
+        /** Small sizes that load every class and JIT the hot paths before the measured run. */
+        public Sizes warmup() {
+            return new Sizes(Math.min(appendRows, 20_000), appendDim, Math.min(updateRows, 5_000), updateDim,
+                    Math.min(updates, 5_000), Math.min(changes, 5_000));
+        }
+    }
+
+    /** A runner's command line: {@code --dir D --sizes a,ad,u,ud,n,c [--jfr DIR] [--no-warmup] [--variant V]}. */
+    public record Args(Path dir, Sizes sizes, Path jfrDir, boolean warmup, String variant) {
+        public static Args parse(String[] args) {
+            Path dir = null;
+            Sizes sizes = null;
+            Path jfr = null;
+            boolean warmup = true;
+            String variant = "";
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--dir" -> dir = Path.of(args[++i]);
+                    case "--sizes" -> {
+                        String[] s = args[++i].split(",");
+                        if (s.length != 6) {
+                            throw new IllegalArgumentException("--sizes takes appendRows,appendDim,updateRows,updateDim,"
+                                    + "updates,changes; got " + args[i]);
+                        }
+                        sizes = new Sizes(Long.parseLong(s[0]), Integer.parseInt(s[1]), Long.parseLong(s[2]),
+                                Integer.parseInt(s[3]), Long.parseLong(s[4]), Long.parseLong(s[5]));
+                    }
+                    case "--jfr" -> jfr = Path.of(args[++i]);
+                    case "--no-warmup" -> warmup = false;
+                    case "--variant" -> variant = args[++i];
+                    default -> throw new IllegalArgumentException("Unknown runner argument '" + args[i]
+                            + "'; expected --dir, --sizes, --jfr, --no-warmup or --variant");
+                }
+            }
+            if (dir == null || sizes == null) {
+                throw new IllegalArgumentException("A runner needs --dir and --sizes");
+            }
+            return new Args(dir, sizes, jfr, warmup, variant);
+        }
+    }
+
+    private PeerRun() {}
+
+    public static void result(String key, double value) {
+        System.out.println(RESULT_PREFIX + key + " " + String.format(Locale.ROOT, "%.6f", value));
+        System.out.flush();
+    }
+
+    public static void note(String key, String text) {
+        System.out.println(RESULT_PREFIX + key + " " + text.replace('\n', ' '));
+        System.out.flush();
+    }
+
+    // ---- files -------------------------------------------------------------------------------------
+
+    /** Every regular file under {@code dir} with its size. */
+    public static Map<Path, Long> files(Path dir) {
+        Map<Path, Long> out = new HashMap<>();
+        if (!Files.exists(dir)) {
+            return out;
+        }
+        try (Stream<Path> s = Files.walk(dir)) {
+            s.filter(Files::isRegularFile).forEach(p -> {
+                try {
+                    out.put(p, Files.size(p));
+                } catch (IOException e) {
+                    // removed while walking (a writer's temporary file): not part of the table
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out;
+    }
+
+    public static long bytes(Path dir) {
+        return files(dir).values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /**
+     * Bytes of the files under {@code dir} that were not there before, plus the growth of files
+     * that were (every system writes new files; a grown file would be a log appended to).
+     */
+    public static long bytesWrittenSince(Map<Path, Long> before, Path dir) {
+        long sum = 0;
+        for (Map.Entry<Path, Long> e : files(dir).entrySet()) {
+            Long old = before.get(e.getKey());
+            sum += old == null ? e.getValue() : Math.max(0, e.getValue() - old);
+        }
+        return sum;
+    }
+
+    // ---- JFR ---------------------------------------------------------------------------------------
+
+    /** Starts a recording with the JDK's "profile" settings (execution samples every 10 ms). */
+    public static Recording startJfr() {
+        try {
+            Recording r = new Recording(Configuration.getConfiguration("profile"));
+            r.start();
+            return r;
+        } catch (Exception e) {
+            throw new IllegalStateException("Cannot start a JFR recording: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Stops {@code r}, writes it to {@code file} and summarizes its CPU samples: per thread group
+     * (Flink's task threads without their subtask suffix, so both writers count as one), the share
+     * of samples and the methods on top of the stack.
+     */
+    public static String stopJfr(Recording r, Path file, int threads, int frames) {
+        try {
+            r.stop();
+            Files.createDirectories(file.getParent());
+            r.dump(file);
+            r.close();
+            Map<String, Map<String, Integer>> byThread = new HashMap<>();
+            int total = 0;
+            try (RecordingFile in = new RecordingFile(file)) {
+                while (in.hasMoreEvents()) {
+                    RecordedEvent e = in.readEvent();
+                    if (!e.getEventType().getName().equals("jdk.ExecutionSample") || e.getStackTrace() == null
+                            || e.getThread("sampledThread") == null) {
+                        continue;
+                    }
+                    String thread = threadGroup(e.getThread("sampledThread").getJavaName());
+                    List<RecordedFrame> stack = e.getStackTrace().getFrames();
+                    String top = stack.isEmpty() ? "?" : frame(stack.get(0));
+                    byThread.computeIfAbsent(thread, t -> new HashMap<>()).merge(top, 1, Integer::sum);
+                    total++;
+                }
+            }
+            StringBuilder out = new StringBuilder();
+            out.append(String.format(Locale.ROOT, "%d CPU samples in %s%n", total, file));
+            List<Map.Entry<String, Map<String, Integer>>> groups = new ArrayList<>(byThread.entrySet());
+            groups.sort(Comparator.comparingInt((Map.Entry<String, Map<String, Integer>> g) -> -sum(g.getValue())));
+            for (Map.Entry<String, Map<String, Integer>> g : groups.subList(0, Math.min(threads, groups.size()))) {
+                int n = sum(g.getValue());
+                out.append(String.format(Locale.ROOT, "  %5.1f%%  %s%n", 100.0 * n / Math.max(1, total), g.getKey()));
+                List<Map.Entry<String, Integer>> tops = new ArrayList<>(g.getValue().entrySet());
+                tops.sort(Map.Entry.<String, Integer>comparingByValue().reversed());
+                for (Map.Entry<String, Integer> f : tops.subList(0, Math.min(frames, tops.size()))) {
+                    out.append(String.format(Locale.ROOT, "          %5.1f%%  %s%n", 100.0 * f.getValue() / n,
+                            f.getKey()));
+                }
+            }
+            return out.toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot write or read the JFR recording " + file, e);
+        }
+    }
+
+    private static int sum(Map<String, Integer> m) {
+        return m.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    /** "Writer: x (2/2)#0" and "Writer: x (1/2)#0" are one group; pool threads lose their numbers. */
+    static String threadGroup(String name) {
+        if (name == null) {
+            return "?";
+        }
+        String g = name.replaceAll(" \\(\\d+/\\d+\\)(#\\d+)?$", "").replaceAll("file:\\S*/", "<table>/");
+        g = g.replaceAll("[-#]?\\d+$", "");
+        return g.length() > 110 ? g.substring(0, 110) + "…" : g;
+    }
+
+    private static String frame(RecordedFrame f) {
+        String type = f.getMethod().getType().getName();
+        return type.substring(type.lastIndexOf('.') + 1) + "." + f.getMethod().getName();
+    }
+}

@@ -85,6 +85,8 @@ class ConcurrentPylanceWriterTest {
   static volatile List<RowData> changes;
   /** pylance commits seen in the table so far, maintained by the test's watcher. */
   static final AtomicInteger PY_COMMITS_SEEN = new AtomicInteger();
+  /** pylance compactions seen in the table after the sink's first commit. */
+  static final AtomicInteger PY_REWRITES_AMID_SINK = new AtomicInteger();
 
   /**
    * Where the table lives, and pylance's pause after each of its commits there (locally it
@@ -137,7 +139,7 @@ class ConcurrentPylanceWriterTest {
         CompletableFuture.supplyAsync(() -> pylance.execute(churnArgs), churnThread);
     long sinkMillis;
     try (SinkTables.ForeignCommitWatcher watcher = new SinkTables.ForeignCommitWatcher(uri, storage,
-        PY_COMMITS_SEEN)) {
+        PY_COMMITS_SEEN, PY_REWRITES_AMID_SINK)) {
       long sinkStarted = System.nanoTime();
       try {
         StreamExecutionEnvironment env = env();
@@ -251,8 +253,10 @@ class ConcurrentPylanceWriterTest {
       Manifest m = ds.manifest();
       assertThat(ds.versions().get(ds.versions().size() - 1).operation()).as("pylance's compaction commit")
           .isEqualTo("Rewrite");
+      // The churn's own compactions may have left one fragment already; compacting it then only
+      // materializes its deletions.
       assertThat(m.fragments()).as("fragments after pylance's compaction (before: %s)", fragmentsBefore)
-          .hasSizeLessThan(fragmentsBefore);
+          .hasSizeLessThan(Math.max(2, fragmentsBefore));
       System.out.printf("%s: pylance compacted %d fragments into %d (%d still with overlays)%n", store,
           fragmentsBefore, m.fragments().size(), m.fragments().stream().filter(f -> !f.overlays().isEmpty()).count());
     }
@@ -344,7 +348,9 @@ class ConcurrentPylanceWriterTest {
   /**
    * Emits change {@code i}, about one per millisecond; the first waits until pylance has committed
    * {@link #PY_COMMITS_BEFORE_START} times (a round and an overlay), so the sink's commits land
-   * among pylance's rather than before the Python process is up.
+   * among pylance's rather than before the Python process is up. The last waits until a pylance
+   * compaction has landed after the sink's first commit: on a fast machine the whole changelog
+   * can otherwise be committed before pylance's first compaction, and no row moves under the sink.
    */
   static final class GatedChange extends RichMapFunction<Long, RowData> {
     private static final long serialVersionUID = 1L;
@@ -352,19 +358,26 @@ class ConcurrentPylanceWriterTest {
     @Override
     public RowData map(Long i) throws Exception {
       if (i == 0) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (PY_COMMITS_SEEN.get() < PY_COMMITS_BEFORE_START) {
-          if (System.nanoTime() > deadline) {
-            throw new IllegalStateException("pylance committed only " + PY_COMMITS_SEEN.get()
-                + " times in 120 s; see the churn's stderr");
-          }
-          Thread.sleep(20);
-        }
+        await(PY_COMMITS_SEEN, PY_COMMITS_BEFORE_START, "pylance commits");
+      }
+      if (i == changes.size() - 1) {
+        await(PY_REWRITES_AMID_SINK, 1, "pylance compactions after the sink's first commit");
       }
       if (i % 2 == 0) {
         Thread.sleep(1);
       }
       return changes.get((int) (long) i);
+    }
+
+    private static void await(AtomicInteger counter, int atLeast, String what) throws InterruptedException {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+      while (counter.get() < atLeast) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("only " + counter.get() + " " + what + " in 120 s (wanted " + atLeast
+              + "); see the churn's stderr");
+        }
+        Thread.sleep(20);
+      }
     }
   }
 }

@@ -8,10 +8,13 @@ import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.read.ScanOptions;
 import dev.lanceflink.read.Scanner;
+import dev.lanceflink.txn.Operation;
+import dev.lanceflink.txn.Transaction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -134,21 +137,40 @@ public final class SinkTables {
     private final Thread thread;
 
     public ForeignCommitWatcher(String uri, Map<String, String> storage, AtomicInteger seen) {
+      this(uri, storage, seen, new AtomicInteger());
+    }
+
+    /**
+     * Also counts into {@code rewritesAmidSink} the other writer's compactions ({@code Rewrite}
+     * versions) that land after the sink's first commit: a source can hold its last change until
+     * one has, so that rows demonstrably move under the running sink however fast it is.
+     */
+    public ForeignCommitWatcher(String uri, Map<String, String> storage, AtomicInteger seen,
+        AtomicInteger rewritesAmidSink) {
       seen.set(0);
-      thread = new Thread(() -> watch(uri, storage, seen), "foreign-commit-watcher");
+      rewritesAmidSink.set(0);
+      thread = new Thread(() -> watch(uri, storage, seen, rewritesAmidSink), "foreign-commit-watcher");
       thread.setDaemon(true);
       thread.start();
     }
 
-    private void watch(String uri, Map<String, String> storage, AtomicInteger seen) {
+    private void watch(String uri, Map<String, String> storage, AtomicInteger seen, AtomicInteger rewritesAmidSink) {
       long checked = 1;
       int count = 0;
+      boolean sinkCommitted = false;
       while (watching.get()) {
         try (Dataset ds = Dataset.open(uri, storage)) {
           for (long v = checked + 1; v <= ds.version(); v++) {
             try (Dataset at = ds.checkoutVersion(v)) {
-              if (at.transaction().map(t -> !t.properties().containsKey(CommitMarker.COMMIT_USER_KEY)).orElse(false)) {
+              Optional<Transaction> txn = at.transaction();
+              boolean foreign = txn.map(t -> !t.properties().containsKey(CommitMarker.COMMIT_USER_KEY)).orElse(false);
+              if (foreign) {
                 seen.set(++count);
+                if (sinkCommitted && txn.get().operation() instanceof Operation.Rewrite) {
+                  rewritesAmidSink.incrementAndGet();
+                }
+              } else if (txn.isPresent()) {
+                sinkCommitted = true;
               }
             }
             checked = v;

@@ -13,7 +13,7 @@ import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.io.ObjectStores;
 import dev.lanceflink.overlay.OverlayCommits;
-import dev.lanceflink.overlay.OverlayUpdate;
+import dev.lanceflink.update.OverlayUpdate;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.read.FragmentReader;
 import dev.lanceflink.read.ScanOptions;

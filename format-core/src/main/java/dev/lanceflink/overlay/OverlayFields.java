@@ -8,7 +8,7 @@ import java.util.List;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /** Field-tree helpers shared by the overlay writer, resolver, exclusion sets and compaction. */
-final class OverlayFields {
+public final class OverlayFields {
     private OverlayFields() {}
 
     /** Whether {@code id} is {@code field}'s own id or the id of one of its descendants. */
@@ -29,7 +29,7 @@ final class OverlayFields {
      * whose id is the field or one of its leaves (Lance's rule for lists: all leaves share the
      * coverage of the first one present), or -1. Tombstones never match.
      */
-    static int positionOf(DataFile file, LanceField field) {
+    public static int positionOf(DataFile file, LanceField field) {
         for (int i = 0; i < file.fieldCount(); i++) {
             int id = file.fieldId(i);
             if (id != DataFile.TOMBSTONE && inSubtree(field, id)) {
@@ -93,7 +93,7 @@ final class OverlayFields {
     }
 
     /** Every id in the subtree, pre-order. */
-    static int[] subtreeIds(LanceField field) {
+    public static int[] subtreeIds(LanceField field) {
         return field.preOrder().mapToInt(LanceField::id).toArray();
     }
 
@@ -101,7 +101,7 @@ final class OverlayFields {
      * Positions {@code 0..keys.length-1} ordered by unsigned {@code keys[position]} (stable
      * bottom-up merge sort on primitive arrays: no boxing for large updates).
      */
-    static int[] orderBy(long[] keys) {
+    public static int[] orderBy(long[] keys) {
         int n = keys.length;
         int[] a = new int[n];
         for (int i = 0; i < n; i++) {

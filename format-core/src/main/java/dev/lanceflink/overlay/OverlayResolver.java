@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.file.FileField;
 import dev.lanceflink.file.LanceFileReader;
-import dev.lanceflink.read.FragmentReader;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.table.CorruptTableException;
 import dev.lanceflink.table.DataOverlayFile;
@@ -394,7 +393,7 @@ public final class OverlayResolver implements AutoCloseable {
             r = LanceFileReader.openOwning(file.openReader(ov.dataFile().fileSizeBytes()), file.uri(), allocator);
             readers.put(ov.dataFile().path(), r);
         }
-        FileField f = r.project(pathTo(top, atomic), FragmentReader.columnMap(ov.dataFile(), r));
+        FileField f = r.project(pathTo(top, atomic), ov.dataFile().columnMap(r));
         if (f == null || !sameIds(nodeAt(f.field(), atomic), atomic)) {
             throw new CorruptTableException("Fragment " + fragment.id() + ": overlay file " + ov.dataFile().path()
                     + " (committed_version " + ov.committedVersion() + ") lists field '" + atomic.pathString() + "' (id "

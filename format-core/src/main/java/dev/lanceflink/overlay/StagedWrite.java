@@ -26,7 +26,8 @@ public record StagedWrite(Operation operation, List<String> writtenPaths) {
         discard(store, writtenPaths);
     }
 
-    static void discard(ObjectStore store, List<String> paths) {
+    /** Deletes {@code paths}, best effort: files written for an operation that will not be committed. */
+    public static void discard(ObjectStore store, List<String> paths) {
         for (String p : paths) {
             try {
                 store.delete(p);

@@ -8,13 +8,16 @@
  *   <li>{@link dev.lanceflink.overlay.OverlayWriter}: one overlay file for one fragment, dense or
  *       sparse, with Lance's writer invariants.
  *   <li>{@link dev.lanceflink.overlay.OverlayCommits}: groups finished overlays into a
- *       {@code DataOverlay} operation and commits it; {@link dev.lanceflink.overlay.OverlayUpdate}
- *       is UPDATE by row address on top of it (or, for released Lance readers, as a row rewrite).
+ *       {@code DataOverlay} operation and commits it.
  *   <li>{@link dev.lanceflink.overlay.OverlayResolver}: the read path, used by
  *       {@link dev.lanceflink.read.FragmentReader} for every value it returns.
  *   <li>{@link dev.lanceflink.overlay.OverlayExclusions}: rows an index must re-check.
- *   <li>{@link dev.lanceflink.overlay.OverlayCompactor}: overlay merge and fold into base files.
  * </ul>
+ *
+ * <p>This package is the format's read side and the single-file writer; it depends on no reader
+ * of whole fragments. What reads fragments to write overlays lives above it:
+ * {@link dev.lanceflink.update.OverlayUpdate} (UPDATE by row address) and
+ * {@link dev.lanceflink.compact.OverlayCompactor} (overlay merge and fold into base files).
  *
  * <p>Row lineage: a {@code DataOverlay} commit sets {@code last_updated_at_version} of every
  * covered row to the commit's version where the fragment tracks it inline (tables with stable row

@@ -161,23 +161,13 @@ public final class FragmentReader implements AutoCloseable {
             }
             if (listed) {
                 LanceFileReader reader = reader(f);
-                FileField columns = reader.project(field, columnMap(f, reader));
+                FileField columns = reader.project(field, f.columnMap(reader));
                 if (columns != null) { // null: the file lists only a struct parent without a column (2.1+)
                     parts.add(new Part(f, columns));
                 }
             }
         }
         return List.copyOf(parts);
-    }
-
-    /**
-     * Where a data file (base or overlay) holds which table field: its entry's {@code fields} /
-     * {@code column_indices}; for entries of old writers without column indices, the ids stored
-     * in the file (those writers stored the table's).
-     */
-    public static ColumnMap columnMap(DataFile file, LanceFileReader reader) throws IOException {
-        Optional<ColumnMap> listed = file.columnMap();
-        return listed.isPresent() ? listed.get() : reader.embeddedColumns();
     }
 
     static boolean isContiguous(long[] offsets) {

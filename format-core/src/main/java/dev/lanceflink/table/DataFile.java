@@ -3,6 +3,8 @@ package dev.lanceflink.table;
 import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.file.ColumnMap;
+import dev.lanceflink.file.LanceFileReader;
+import java.io.IOException;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -88,6 +90,16 @@ public record DataFile(String path, int[] fields, int[] columnIndices, int fileM
         } catch (IllegalArgumentException e) {
             throw new CorruptTableException("Data file " + path + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Where this file (base or overlay) holds which table field, read through {@code reader} of
+     * this file: the entry's {@link #columnMap()}; for entries of old writers without column
+     * indices, the ids stored in the file (those writers stored the table's).
+     */
+    public ColumnMap columnMap(LanceFileReader reader) throws IOException {
+        Optional<ColumnMap> listed = columnMap();
+        return listed.isPresent() ? listed.get() : reader.embeddedColumns();
     }
 
     /** True if every field slot is a tombstone; such files are dropped when a manifest is built. */

@@ -3,6 +3,7 @@ package dev.lanceflink.overlay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lanceflink.compact.OverlayCompactor;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
@@ -14,6 +15,7 @@ import dev.lanceflink.table.IndexEntry;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.txn.CommitConflictException;
 import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.update.OverlayUpdate;
 import java.util.List;
 import java.util.Map;
 import lance.table.IndexMetadata;

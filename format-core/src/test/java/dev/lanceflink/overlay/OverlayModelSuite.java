@@ -2,6 +2,7 @@ package dev.lanceflink.overlay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lanceflink.compact.OverlayCompactor;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
@@ -13,6 +14,7 @@ import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.update.OverlayUpdate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;

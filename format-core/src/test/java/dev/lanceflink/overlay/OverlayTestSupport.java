@@ -13,11 +13,11 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.util.Text;
 
 /** Reads tables into plain Java values for assertions. */
-final class OverlayTestSupport {
+public final class OverlayTestSupport {
     private OverlayTestSupport() {}
 
     /** Row address → values of {@code columns} (null for NULL; strings as String), live rows only. */
-    static Map<Long, List<Object>> rows(Dataset ds, List<String> columns) throws Exception {
+    public static Map<Long, List<Object>> rows(Dataset ds, List<String> columns) throws Exception {
         Map<Long, List<Object>> out = new TreeMap<>();
         try (Scanner s = ds.scan(ScanOptions.all().withColumns(columns).withRowAddress(true).withBatchSize(37))) {
             while (s.hasNext()) {
@@ -37,7 +37,7 @@ final class OverlayTestSupport {
     }
 
     /** One column of all live rows in scan order. */
-    static List<Object> column(Dataset ds, String column) throws Exception {
+    public static List<Object> column(Dataset ds, String column) throws Exception {
         List<Object> out = new ArrayList<>();
         for (List<Object> row : rows(ds, List.of(column)).values()) {
             out.add(row.get(0));
@@ -45,7 +45,7 @@ final class OverlayTestSupport {
         return out;
     }
 
-    static Object plain(FieldVector v, int r) {
+    public static Object plain(FieldVector v, int r) {
         Object o = v.getObject(r);
         if (o instanceof Text t) {
             return t.toString();

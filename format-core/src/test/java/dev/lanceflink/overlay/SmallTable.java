@@ -16,8 +16,8 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /** A table {@code k int32 not null (0), a int64 (1), s string (2)} used by several tests. */
-final class SmallTable {
-    static final Schema SCHEMA = new Schema(List.of(
+public final class SmallTable {
+    public static final Schema SCHEMA = new Schema(List.of(
             Field.notNullable("k", new ArrowType.Int(32, true)),
             Field.nullable("a", new ArrowType.Int(64, true)),
             Field.nullable("s", ArrowType.Utf8.INSTANCE)));
@@ -25,7 +25,7 @@ final class SmallTable {
     private SmallTable() {}
 
     /** Rows {@code k = first..first+n-1}, {@code a = 10k}, {@code s = "s<k>"}. */
-    static VectorSchemaRoot rows(BufferAllocator allocator, int first, int n) {
+    public static VectorSchemaRoot rows(BufferAllocator allocator, int first, int n) {
         VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, allocator);
         root.allocateNew();
         for (int i = 0; i < n; i++) {
@@ -39,14 +39,14 @@ final class SmallTable {
     }
 
     /** Creates the table with one fragment of {@code n} rows. */
-    static Dataset create(ObjectStore store, BufferAllocator allocator, int n) throws Exception {
+    public static Dataset create(ObjectStore store, BufferAllocator allocator, int n) throws Exception {
         try (VectorSchemaRoot r = rows(allocator, 0, n)) {
             Dataset.write(store, allocator, List.of(r), SCHEMA, WriteParams.of(WriteMode.CREATE));
         }
         return Dataset.open(store, allocator);
     }
 
-    static BigIntVector longs(BufferAllocator allocator, String name, Long... values) {
+    public static BigIntVector longs(BufferAllocator allocator, String name, Long... values) {
         BigIntVector v = new BigIntVector(name, allocator);
         v.allocateNew(values.length);
         for (int i = 0; i < values.length; i++) {
@@ -60,7 +60,7 @@ final class SmallTable {
         return v;
     }
 
-    static VarCharVector strings(BufferAllocator allocator, String name, String... values) {
+    public static VarCharVector strings(BufferAllocator allocator, String name, String... values) {
         VarCharVector v = new VarCharVector(name, allocator);
         v.allocateNew();
         for (int i = 0; i < values.length; i++) {
@@ -75,7 +75,7 @@ final class SmallTable {
     }
 
     /** A root of the given vectors (row count = first vector's); closing it closes them. */
-    static VectorSchemaRoot root(org.apache.arrow.vector.FieldVector... vectors) {
+    public static VectorSchemaRoot root(org.apache.arrow.vector.FieldVector... vectors) {
         VectorSchemaRoot r = new VectorSchemaRoot(new ArrayList<>(List.of(vectors)));
         r.setRowCount(vectors.length == 0 ? 0 : vectors[0].getValueCount());
         return r;

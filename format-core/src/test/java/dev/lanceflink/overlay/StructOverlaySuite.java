@@ -2,6 +2,7 @@ package dev.lanceflink.overlay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lanceflink.compact.OverlayCompactor;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;

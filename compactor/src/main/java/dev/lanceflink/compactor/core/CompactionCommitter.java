@@ -1,7 +1,7 @@
 package dev.lanceflink.compactor.core;
 
 import dev.lanceflink.io.ObjectStore;
-import dev.lanceflink.overlay.OverlayCompactor;
+import dev.lanceflink.compact.OverlayCompactor;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.DataFile;
 import dev.lanceflink.table.DataOverlayFile;
@@ -37,7 +37,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * index on any of its {@code fields_modified} for every fragment it touches, so a union would
  * needlessly un-index fragments.
  *
- * <p>The same guard as {@link dev.lanceflink.overlay.OverlayCompactor#commit}, for many fragments
+ * <p>The same guard as {@link dev.lanceflink.compact.OverlayCompactor#commit}, for many fragments
  * at once: each attempt reads the latest version (the schema must be as planned) and carries every
  * overlay result over to it with {@link OverlayCompactor#rebase}. A streaming sink that deletes
  * rows or appends overlays every checkpoint thus does not starve the compactor: its newer deletion

@@ -7,7 +7,7 @@ import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.file.writer.FileWriterOptions;
-import dev.lanceflink.overlay.OverlayCompactor;
+import dev.lanceflink.compact.OverlayCompactor;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Fragment;

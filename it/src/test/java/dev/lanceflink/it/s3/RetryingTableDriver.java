@@ -6,7 +6,7 @@ import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.io.ObjectStore;
-import dev.lanceflink.overlay.OverlayUpdate;
+import dev.lanceflink.update.OverlayUpdate;
 import dev.lanceflink.txn.CommitOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;

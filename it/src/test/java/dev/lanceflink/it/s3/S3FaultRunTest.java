@@ -7,7 +7,7 @@ import dev.lanceflink.dataset.VersionInfo;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.io.ObjectStore;
-import dev.lanceflink.overlay.OverlayUpdate;
+import dev.lanceflink.update.OverlayUpdate;
 import dev.lanceflink.s3.FaultInjectingHttpClient;
 import dev.lanceflink.s3.S3ClientFactory;
 import dev.lanceflink.s3.S3Location;

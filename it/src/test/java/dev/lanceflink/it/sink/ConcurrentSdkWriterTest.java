@@ -12,7 +12,7 @@ import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.it.interop.DumpComparator;
 import dev.lanceflink.it.interop.OracleProcess;
 import dev.lanceflink.it.interop.OurCli;
-import dev.lanceflink.overlay.OverlayCompactor;
+import dev.lanceflink.compact.OverlayCompactor;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Fragment;

@@ -1,4 +1,4 @@
-package dev.lanceflink.overlay;
+package dev.lanceflink.compact;
 
 import static java.util.Objects.requireNonNull;
 
@@ -7,6 +7,11 @@ import dev.lanceflink.file.writer.FileWriteSummary;
 import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.file.writer.LanceFileWriter;
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.overlay.OverlayFields;
+import dev.lanceflink.overlay.OverlayOrder;
+import dev.lanceflink.overlay.OverlayResolver;
+import dev.lanceflink.overlay.OverlayWriter;
+import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.read.FragmentReader;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.schema.LanceSchema;
@@ -21,9 +26,9 @@ import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.CommitConflictException;
 import dev.lanceflink.txn.CommitHandler;
 import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.TableCommitter;
 import dev.lanceflink.txn.Transaction;
-import dev.lanceflink.txn.Operation;
 import dev.lanceflink.write.DataFileNames;
 import java.io.IOException;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.lanceflink.overlay;
+package dev.lanceflink.compact;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,6 +7,9 @@ import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.overlay.OverlayTestSupport;
+import dev.lanceflink.overlay.SmallTable;
+import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;

@@ -1,4 +1,4 @@
-package dev.lanceflink.overlay;
+package dev.lanceflink.update;
 
 import static java.util.Objects.requireNonNull;
 
@@ -7,14 +7,18 @@ import dev.lanceflink.deletion.DeletionVector;
 import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.overlay.OverlayCommits;
+import dev.lanceflink.overlay.OverlayFields;
+import dev.lanceflink.overlay.OverlayWriter;
+import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.read.FragmentReader;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.DeletionFile;
 import dev.lanceflink.table.Fragment;
-import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.write.FragmentWriter;
 import java.io.IOException;

@@ -1,12 +1,18 @@
-package dev.lanceflink.overlay;
+package dev.lanceflink.update;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lanceflink.compact.OverlayCompactor;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.io.StoreBackedSuite;
+import dev.lanceflink.overlay.OverlayCommits;
+import dev.lanceflink.overlay.OverlayTestSupport;
+import dev.lanceflink.overlay.OverlayWriter;
+import dev.lanceflink.overlay.SmallTable;
+import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.txn.CommitOptions;

@@ -1,4 +1,4 @@
-package dev.lanceflink.overlay;
+package dev.lanceflink.update;
 
 import dev.lanceflink.io.TestStores;
 import java.nio.file.Path;

@@ -21,6 +21,7 @@ import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.ManifestLocation;
+import dev.lanceflink.table.RowAddress;
 import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.CommitConflictException;
@@ -152,7 +153,7 @@ public final class OverlayCompactor {
             int n = 0;
             while (n < offsets.length && it.hasNext()) {
                 offsets[n] = Integer.toUnsignedLong(it.next());
-                addresses[n] = fragmentId << 32 | offsets[n];
+                addresses[n] = RowAddress.of(fragmentId, offsets[n]);
                 n++;
             }
             long[] o = n == offsets.length ? offsets : Arrays.copyOf(offsets, n);

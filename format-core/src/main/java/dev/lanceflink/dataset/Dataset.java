@@ -13,7 +13,6 @@ import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.io.ObjectStores;
 import dev.lanceflink.overlay.OverlayCommits;
-import dev.lanceflink.update.OverlayUpdate;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.read.FragmentReader;
 import dev.lanceflink.read.ScanOptions;
@@ -26,6 +25,7 @@ import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.ManifestLocation;
+import dev.lanceflink.table.RowAddress;
 import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.table.VersionNotFoundException;
 import dev.lanceflink.table.VersionResolver;
@@ -35,6 +35,7 @@ import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.TableCommitter;
 import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.txn.TransactionStore;
+import dev.lanceflink.update.OverlayUpdate;
 import dev.lanceflink.write.FragmentWriter;
 import java.io.IOException;
 import java.time.Instant;
@@ -246,9 +247,9 @@ public final class Dataset implements AutoCloseable {
             int filled = 0;
             int i = 0;
             while (i < sorted.length) {
-                long fragmentId = sorted[i] >>> 32;
+                long fragmentId = RowAddress.fragmentId(sorted[i]);
                 int j = i;
-                while (j < sorted.length && (sorted[j] >>> 32) == fragmentId) {
+                while (j < sorted.length && RowAddress.fragmentId(sorted[j]) == fragmentId) {
                     j++;
                 }
                 Fragment fragment = manifest.fragment(fragmentId).orElseThrow(() -> new IllegalArgumentException(
@@ -256,7 +257,7 @@ public final class Dataset implements AutoCloseable {
                                 + version() + " of " + uri() + " does not have"));
                 long[] offsets = new long[j - i];
                 for (int k = i; k < j; k++) {
-                    offsets[k - i] = sorted[k] & 0xFFFFFFFFL;
+                    offsets[k - i] = RowAddress.offset(sorted[k]);
                     if (offsets[k - i] >= fragment.physicalRows()) {
                         throw new IllegalArgumentException("Row address " + sorted[k] + " is past the end of fragment "
                                 + fragmentId + " (" + fragment.physicalRows() + " rows)");
@@ -266,7 +267,7 @@ public final class Dataset implements AutoCloseable {
                     DeletionVector dv = reader.deletions();
                     for (long o : offsets) {
                         if (dv.contains((int) o)) {
-                            throw new IllegalArgumentException("Row address " + (fragmentId << 32 | o)
+                            throw new IllegalArgumentException("Row address " + RowAddress.of(fragmentId, o)
                                     + " is a deleted row at version " + version() + " of " + uri());
                         }
                     }
@@ -424,7 +425,8 @@ public final class Dataset implements AutoCloseable {
                     UInt8Vector addr = (UInt8Vector) b.getVector(ScanOptions.ROW_ADDRESS);
                     for (int r = 0; r < b.getRowCount(); r++) {
                         long a = addr.get(r);
-                        matches.computeIfAbsent(a >>> 32, k -> new RoaringBitmap()).add((int) (a & 0xFFFFFFFFL));
+                        matches.computeIfAbsent(RowAddress.fragmentId(a), k -> new RoaringBitmap())
+                                .add(RowAddress.offsetBits(a));
                     }
                 }
             }
@@ -472,15 +474,15 @@ public final class Dataset implements AutoCloseable {
             throws IOException {
         Map<Long, RoaringBitmap> byFragment = new HashMap<>();
         for (long a : rowAddresses) {
-            long fragmentId = a >>> 32;
+            long fragmentId = RowAddress.fragmentId(a);
             Fragment f = manifest.fragment(fragmentId).orElseThrow(() -> new IllegalArgumentException(
                     "Row address " + a + " names fragment " + fragmentId + ", which version " + version()
                             + " of " + uri() + " does not have"));
-            if ((a & 0xFFFFFFFFL) >= f.physicalRows()) {
+            if (RowAddress.offset(a) >= f.physicalRows()) {
                 throw new IllegalArgumentException("Row address " + a + " is past the end of fragment "
                         + fragmentId + " (" + f.physicalRows() + " rows)");
             }
-            byFragment.computeIfAbsent(fragmentId, k -> new RoaringBitmap()).add((int) (a & 0xFFFFFFFFL));
+            byFragment.computeIfAbsent(fragmentId, k -> new RoaringBitmap()).add(RowAddress.offsetBits(a));
         }
         return deleteOffsets(byFragment, "", properties, commitOptions);
     }

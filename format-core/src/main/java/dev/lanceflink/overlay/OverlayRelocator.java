@@ -5,6 +5,7 @@ import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.RowAddress;
 import dev.lanceflink.table.TableFiles;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -66,7 +67,8 @@ public final class OverlayRelocator {
                         for (int o : mine) {
                             oldOffsets[k] = Integer.toUnsignedLong(o);
                             int rank = (int) origins.rankLong(o) - 1; // same rank among the targets
-                            newAddresses[k] = (dest.getKey() << 32) | Integer.toUnsignedLong(targets.select(rank));
+                            newAddresses[k] = RowAddress.of(dest.getKey(),
+                                    Integer.toUnsignedLong(targets.select(rank)));
                             k++;
                         }
                         FieldVector base = carried.get(i).toArrow().createVector(allocator);

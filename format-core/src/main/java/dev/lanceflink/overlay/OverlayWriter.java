@@ -15,6 +15,7 @@ import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.OverlayCoverage;
+import dev.lanceflink.table.RowAddress;
 import dev.lanceflink.write.DataFileNames;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -267,8 +268,8 @@ public final class OverlayWriter implements AutoCloseable {
         long previous = lastOffset[slot];
         for (int i = 0; i < rowAddresses.length; i++) {
             long address = rowAddresses[i];
-            long fragmentId = address >>> 32;
-            long offset = address & 0xFFFFFFFFL;
+            long fragmentId = RowAddress.fragmentId(address);
+            long offset = RowAddress.offset(address);
             if (fragmentId != fragment.id()) {
                 throw new OverlayWriteException(Kind.FOREIGN_ROW_ADDRESS, "Row address " + address + " (position " + i
                         + ") belongs to fragment " + fragmentId + ", but this writer overlays fragment "
@@ -304,9 +305,9 @@ public final class OverlayWriter implements AutoCloseable {
             throw e;
         }
         for (long address : rowAddresses) {
-            coverage[slot].add((int) (address & 0xFFFFFFFFL));
+            coverage[slot].add(RowAddress.offsetBits(address));
         }
-        lastOffset[slot] = rowAddresses[rowAddresses.length - 1] & 0xFFFFFFFFL;
+        lastOffset[slot] = RowAddress.offset(rowAddresses[rowAddresses.length - 1]);
     }
 
     /**

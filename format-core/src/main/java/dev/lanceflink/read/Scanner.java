@@ -8,6 +8,7 @@ import dev.lanceflink.expr.PredicateEvaluator;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.RowAddress;
 import dev.lanceflink.table.TableFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -182,7 +183,7 @@ public final class Scanner implements Iterator<VectorSchemaRoot>, AutoCloseable 
             if (options.withRowAddress()) {
                 UInt8Vector addr = new UInt8Vector(rowAddressField(), allocator);
                 addr.allocateNew(rows.length);
-                long high = reader.fragment().id() << 32;
+                long high = RowAddress.firstOf(reader.fragment().id());
                 for (int i = 0; i < rows.length; i++) {
                     addr.set(i, high | rows[i]);
                 }

@@ -5,6 +5,7 @@ import dev.lanceflink.deletion.DeletionVector;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.RowAddress;
 import dev.lanceflink.table.TableFiles;
 import java.io.IOException;
 import java.util.HashMap;
@@ -126,7 +127,7 @@ public final class RewriteMoves {
         long index = s.firstLiveIndex() + o - (o == 0 ? 0 : s.deleted().rankLong(offset - 1));
         Group g = s.group();
         int i = upperBound(g.firstIndex(), index) - 1;
-        return OptionalLong.of((g.newIds()[i] << 32) | (index - g.firstIndex()[i]));
+        return OptionalLong.of(RowAddress.of(g.newIds()[i], index - g.firstIndex()[i]));
     }
 
     /** The first position whose value is greater than {@code key} (values ascending). */

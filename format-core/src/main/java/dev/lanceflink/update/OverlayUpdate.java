@@ -18,6 +18,7 @@ import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.DeletionFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.RowAddress;
 import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.write.FragmentWriter;
@@ -107,9 +108,9 @@ public final class OverlayUpdate {
         Map<Long, int[]> out = new LinkedHashMap<>();
         int i = 0;
         while (i < order.length) {
-            long fragmentId = rowAddresses[order[i]] >>> 32;
+            long fragmentId = RowAddress.fragmentId(rowAddresses[order[i]]);
             int j = i;
-            while (j < order.length && rowAddresses[order[j]] >>> 32 == fragmentId) {
+            while (j < order.length && RowAddress.fragmentId(rowAddresses[order[j]]) == fragmentId) {
                 j++;
             }
             Fragment f = manifest.fragment(fragmentId).orElseThrow(() -> new IllegalArgumentException(
@@ -120,7 +121,7 @@ public final class OverlayUpdate {
             int[] positions = new int[j - i];
             for (int k = i; k < j; k++) {
                 long address = rowAddresses[order[k]];
-                long offset = address & 0xFFFFFFFFL;
+                long offset = RowAddress.offset(address);
                 if (k > i && address == rowAddresses[order[k - 1]]) {
                     throw new IllegalArgumentException("Row address " + address + " occurs twice in the update"
                             + " (positions " + order[k - 1] + " and " + order[k] + "); give each row once");
@@ -189,7 +190,7 @@ public final class OverlayUpdate {
                     long[] offsets = new long[positions.length];
                     RoaringBitmap deleted = new RoaringBitmap();
                     for (int k = 0; k < positions.length; k++) {
-                        offsets[k] = rowAddresses[positions[k]] & 0xFFFFFFFFL;
+                        offsets[k] = RowAddress.offset(rowAddresses[positions[k]]);
                         deleted.add((int) offsets[k]);
                     }
                     try (VectorSchemaRoot fresh = gather(values, positions, allocator);

@@ -5,6 +5,7 @@ import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.ManifestLocation;
+import dev.lanceflink.table.RowAddress;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.RewriteMoves;
@@ -126,7 +127,7 @@ public final class MovedRows {
             if (a.isEmpty()) {
                 gone[0]++;
             } else {
-                counts.merge(a.getAsLong() >>> 32, 1, Integer::sum);
+                counts.merge(RowAddress.fragmentId(a.getAsLong()), 1, Integer::sum);
             }
         }
         counts.forEach((id, n) -> next.put(id, new int[][] {new int[n], new int[n]}));
@@ -135,10 +136,10 @@ public final class MovedRows {
             if (addresses[i] < 0) {
                 continue;
             }
-            long id = addresses[i] >>> 32;
+            long id = RowAddress.fragmentId(addresses[i]);
             int k = filled.merge(id, 1, Integer::sum) - 1;
             next.get(id)[0][k] = origin[i];
-            next.get(id)[1][k] = (int) (addresses[i] & 0xFFFFFFFFL);
+            next.get(id)[1][k] = RowAddress.offsetBits(addresses[i]);
         }
         for (Map.Entry<Long, int[][]> e : next.entrySet()) {
             if (!follow(e.getKey(), e.getValue()[0], e.getValue()[1], latest, to, from, gone)) {

@@ -2,9 +2,10 @@ package dev.lanceflink.flink.source.reader;
 
 import dev.lanceflink.expr.Expr;
 import dev.lanceflink.expr.PredicateEvaluator;
-import dev.lanceflink.read.FragmentReader;
 import dev.lanceflink.flink.source.MetadataColumn;
+import dev.lanceflink.read.FragmentReader;
 import dev.lanceflink.schema.LanceField;
+import dev.lanceflink.table.RowAddress;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -138,7 +139,7 @@ final class FragmentRangeScanner {
             }
         } else {
             // _rowaddr, and _rowid of a table without stable row ids, which Lance defines as the address.
-            long high = reader.fragment().id() << 32;
+            long high = RowAddress.firstOf(reader.fragment().id());
             for (int i = 0; i < rows.length; i++) {
                 out.set(i, high | rows[i]);
             }

@@ -1,6 +1,9 @@
 package dev.lanceflink.cli;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.lanceflink.committer.core.TableLocation;
+import dev.lanceflink.flink.table.LanceConnectorOptions;
+import dev.lanceflink.flink.table.LanceDynamicTableFactory;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,7 +14,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Collectors;
 import org.apache.flink.table.api.ResultKind;
@@ -25,6 +30,7 @@ import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.operations.ModifyOperation;
 import org.apache.flink.table.operations.Operation;
 import org.apache.flink.table.operations.QueryOperation;
+import org.apache.flink.table.operations.SinkModifyOperation;
 import org.apache.flink.table.operations.StatementSetOperation;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.types.Row;
@@ -130,18 +136,42 @@ final class SqlCommand {
             }
             // A SET of the runtime mode may have replaced the environment since the parse.
             env = session.environment();
-            TableResult result = env.executeInternal(op);
+            boolean modifies = op instanceof ModifyOperation || op instanceof StatementSetOperation;
+            // Before the submission, so that the job's first commit is not taken for an earlier one.
+            CommitProgress progress = modifies ? CommitProgress.before(lanceTables(op), err) : null;
+            TableResult result;
+            try {
+                result = env.executeInternal(op);
+            } catch (RuntimeException e) {
+                if (progress != null) {
+                    progress.finish("failed");
+                }
+                throw e;
+            }
             if (op instanceof QueryOperation) {
                 printResult(result, out, format);
             } else if (op instanceof ModifyOperation || op instanceof StatementSetOperation) {
                 Optional<String> job = result.getJobClient().map(c -> c.getJobID().toString());
                 if (job.isEmpty()) {
+                    progress.finish("done");
                     // A DELETE the connector executed itself (pushed down): no Flink job ran.
                     err.println("[INFO] OK (done by the connector, no Flink job): " + firstLine(sql));
                     continue;
                 }
                 err.println("[INFO] job " + job.get() + " submitted: " + firstLine(sql));
-                awaitJob(result, op);
+                progress.start(job.get());
+                // Ctrl-C ends the JVM while the job runs: the summary still says what was committed.
+                Thread summaryOnExit = new Thread(() -> progress.finish("interrupted"), "lance-flink-progress-summary");
+                Runtime.getRuntime().addShutdownHook(summaryOnExit);
+                try {
+                    awaitJob(result, op);
+                } catch (RuntimeException e) {
+                    progress.finish("failed");
+                    throw e;
+                } finally {
+                    removeHook(summaryOnExit);
+                }
+                progress.finish("finished");
                 err.println("[INFO] job " + job.get() + " finished: " + firstLine(sql));
             } else if (result.getResultKind() == ResultKind.SUCCESS_WITH_CONTENT) {
                 // SHOW, DESCRIBE, EXPLAIN...: on stdout as a table for people; stderr in JSON mode, whose
@@ -150,6 +180,40 @@ final class SqlCommand {
             } else {
                 err.println("[INFO] OK: " + firstLine(sql));
             }
+        }
+    }
+
+    /** The Lance tables that {@code op} writes ({@code connector} = 'lance'), where they live. */
+    static List<TableLocation> lanceTables(Operation op) {
+        List<ModifyOperation> sinks = op instanceof StatementSetOperation set ? set.getOperations()
+                : op instanceof ModifyOperation single ? List.of(single) : List.of();
+        List<TableLocation> out = new ArrayList<>();
+        for (ModifyOperation sink : sinks) {
+            if (sink instanceof SinkModifyOperation s) {
+                Map<String, String> options = s.getContextResolvedTable().getTable().getOptions();
+                String path = options.get(LanceConnectorOptions.PATH.key());
+                if (LanceDynamicTableFactory.IDENTIFIER.equals(options.get("connector")) && path != null) {
+                    Map<String, String> storage = new TreeMap<>();
+                    options.forEach((k, v) -> {
+                        if (k.startsWith(LanceConnectorOptions.STORAGE_PREFIX)) {
+                            storage.put(k.substring(LanceConnectorOptions.STORAGE_PREFIX.length()), v);
+                        }
+                    });
+                    TableLocation location = new TableLocation(path, storage);
+                    if (!out.contains(location)) {
+                        out.add(location);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static void removeHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // The JVM is already shutting down: the hook runs (or ran) and prints the summary.
         }
     }
 

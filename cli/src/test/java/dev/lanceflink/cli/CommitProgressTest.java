@@ -74,7 +74,8 @@ class CommitProgressTest {
                 d.deleteRows(new long[] {(1L << 32) | 3}, Map.of(), CommitOptions.defaults()).close(); // 4: unmarked
             }
             try (Dataset d = Dataset.open(uri, Map.of())) {
-                d.deleteRows(new long[] {(1L << 32) | 4}, marker("job-2", 1), CommitOptions.defaults()).close(); // 5: another job
+                // version 5: another job's
+                d.deleteRows(new long[] {(1L << 32) | 4}, marker("job-2", 1), CommitOptions.defaults()).close();
             }
             try (VectorSchemaRoot rows = rows(allocator, 10, 4)) {
                 Dataset.write(uri, Map.of(), List.of(rows), SCHEMA, WriteParams.of(WriteMode.APPEND)

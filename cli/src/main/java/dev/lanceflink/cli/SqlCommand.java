@@ -60,7 +60,7 @@ final class SqlCommand {
     private final PrintStream err;
     private final SqlSession session;
 
-    private SqlCommand(Format format, OutputStream out, PrintStream err) {
+    SqlCommand(Format format, OutputStream out, PrintStream err) {
         this.format = format;
         this.out = out;
         this.err = err;
@@ -81,7 +81,8 @@ final class SqlCommand {
         }
         if (arguments.script() == null) {
             if (System.console() != null) {
-                err.println("lance-flink sql: type statements ending in ';', then Ctrl-D to run them");
+                // A person at a terminal: a prompt that runs each statement when its ';' is typed.
+                return SqlPrompt.runOnSystemTerminal(new SqlCommand(arguments.format(), out, err), err);
             }
             try {
                 arguments = new Arguments(new String(in.readAllBytes(), StandardCharsets.UTF_8), "stdin",
@@ -104,24 +105,35 @@ final class SqlCommand {
         int index = 0;
         for (SqlScriptSplitter.Statement s : statements) {
             index++;
-            try {
-                execute(s.sql());
-            } catch (RuntimeException | IOException e) {
-                String where = "statement " + index + " (" + (arguments.source().equals("-e") ? "" :
-                        arguments.source() + ", ") + "line " + s.line() + ")";
-                // Failures Flink reports in its own internal terms get a line that says what to do instead.
-                java.util.Optional<String> known = StatementFailures.planningFailed(e, s.sql(),
-                        session.currentCatalog());
-                String message = known.orElseGet(() -> e instanceof JobFailedException ? e.getMessage() : describe(e));
-                err.println("lance-flink sql: " + where + " failed: " + message);
-                if (known.isEmpty() && unexpected(e) || System.getenv("LANCE_FLINK_DEBUG") != null) {
-                    e.printStackTrace(err);
-                }
-                printError(out, err, where + ": " + message, false);
+            String where = "statement " + index + " (" + (arguments.source().equals("-e") ? "" :
+                    arguments.source() + ", ") + "line " + s.line() + ")";
+            Optional<String> failure = run(s.sql(), where);
+            if (failure.isPresent()) {
+                printError(out, err, where + ": " + failure.get(), false);
                 return LanceFlinkCli.EXIT_FAILED;
             }
         }
         return LanceFlinkCli.EXIT_OK;
+    }
+
+    /**
+     * Runs one statement; a failure is reported on stderr ({@code where} names the statement) and
+     * its message returned.
+     */
+    Optional<String> run(String sql, String where) {
+        try {
+            execute(sql);
+            return Optional.empty();
+        } catch (RuntimeException | IOException e) {
+            // Failures Flink reports in its own internal terms get a line that says what to do instead.
+            Optional<String> known = StatementFailures.planningFailed(e, sql, session.currentCatalog());
+            String message = known.orElseGet(() -> e instanceof JobFailedException ? e.getMessage() : describe(e));
+            err.println("lance-flink sql: " + where + " failed: " + message);
+            if (known.isEmpty() && unexpected(e) || System.getenv("LANCE_FLINK_DEBUG") != null) {
+                e.printStackTrace(err);
+            }
+            return Optional.of(message);
+        }
     }
 
     private void execute(String sql) throws IOException {

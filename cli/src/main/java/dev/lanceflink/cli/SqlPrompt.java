@@ -26,12 +26,23 @@ import org.jline.terminal.TerminalBuilder;
 final class SqlPrompt {
     static final String PROMPT = "lance-flink> ";
     static final String CONTINUATION = "          -> ";
+    /** The exit code of a program a Ctrl-C (SIGINT) ends, as shells report it. */
+    static final int EXIT_INTERRUPTED = 130;
 
     private SqlPrompt() {}
 
     /** The prompt on the process's terminal. */
     static int runOnSystemTerminal(SqlCommand command, PrintStream err) {
-        try (Terminal terminal = TerminalBuilder.builder().system(true).build()) {
+        // While a statement runs, Ctrl-C ends the program through System.exit, so that shutdown
+        // hooks run (a running INSERT prints its commit summary). JLine's default handler is the
+        // operating system's default action, which kills the JVM without running them. At the
+        // prompt, the line reader handles Ctrl-C itself (it drops the unfinished statement).
+        Terminal.SignalHandler interrupt = signal -> {
+            if (signal == Terminal.Signal.INT) {
+                System.exit(EXIT_INTERRUPTED);
+            }
+        };
+        try (Terminal terminal = TerminalBuilder.builder().system(true).signalHandler(interrupt).build()) {
             Path history = Paths.get(System.getProperty("user.home"), ".lance-flink_history");
             return run(terminal, history, command);
         } catch (IOException e) {

@@ -67,6 +67,13 @@ class CommitProgressTest {
                 d.update(new long[] {0, 1, (1L << 32) | 2}, values, OverlayUpdate.Mode.OVERLAY, marker("job-1", 7),
                         CommitOptions.defaults()).close();
             }
+            // The poller prints a commit while the job runs, not only at the end.
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (!err.toString(StandardCharsets.UTF_8).contains(" version 2 checkpoint 7:")
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(err.toString(StandardCharsets.UTF_8)).contains(" version 2 checkpoint 7:");
             try (Dataset d = Dataset.open(uri, Map.of())) {
                 d.deleteRows(new long[] {3, 4}, marker("job-1", 8), CommitOptions.defaults()).close(); // version 3
             }

@@ -1,6 +1,9 @@
 package dev.lanceflink.cli;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.lanceflink.committer.core.TableLocation;
+import dev.lanceflink.flink.table.LanceConnectorOptions;
+import dev.lanceflink.flink.table.LanceDynamicTableFactory;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,7 +14,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Collectors;
 import org.apache.flink.table.api.ResultKind;
@@ -25,6 +30,7 @@ import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.operations.ModifyOperation;
 import org.apache.flink.table.operations.Operation;
 import org.apache.flink.table.operations.QueryOperation;
+import org.apache.flink.table.operations.SinkModifyOperation;
 import org.apache.flink.table.operations.StatementSetOperation;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.types.Row;
@@ -54,7 +60,7 @@ final class SqlCommand {
     private final PrintStream err;
     private final SqlSession session;
 
-    private SqlCommand(Format format, OutputStream out, PrintStream err) {
+    SqlCommand(Format format, OutputStream out, PrintStream err) {
         this.format = format;
         this.out = out;
         this.err = err;
@@ -75,7 +81,8 @@ final class SqlCommand {
         }
         if (arguments.script() == null) {
             if (System.console() != null) {
-                err.println("lance-flink sql: type statements ending in ';', then Ctrl-D to run them");
+                // A person at a terminal: a prompt that runs each statement when its ';' is typed.
+                return SqlPrompt.runOnSystemTerminal(new SqlCommand(arguments.format(), out, err), err);
             }
             try {
                 arguments = new Arguments(new String(in.readAllBytes(), StandardCharsets.UTF_8), "stdin",
@@ -98,24 +105,35 @@ final class SqlCommand {
         int index = 0;
         for (SqlScriptSplitter.Statement s : statements) {
             index++;
-            try {
-                execute(s.sql());
-            } catch (RuntimeException | IOException e) {
-                String where = "statement " + index + " (" + (arguments.source().equals("-e") ? "" :
-                        arguments.source() + ", ") + "line " + s.line() + ")";
-                // Failures Flink reports in its own internal terms get a line that says what to do instead.
-                java.util.Optional<String> known = StatementFailures.planningFailed(e, s.sql(),
-                        session.currentCatalog());
-                String message = known.orElseGet(() -> e instanceof JobFailedException ? e.getMessage() : describe(e));
-                err.println("lance-flink sql: " + where + " failed: " + message);
-                if (known.isEmpty() && unexpected(e) || System.getenv("LANCE_FLINK_DEBUG") != null) {
-                    e.printStackTrace(err);
-                }
-                printError(out, err, where + ": " + message, false);
+            String where = "statement " + index + " (" + (arguments.source().equals("-e") ? "" :
+                    arguments.source() + ", ") + "line " + s.line() + ")";
+            Optional<String> failure = run(s.sql(), where);
+            if (failure.isPresent()) {
+                printError(out, err, where + ": " + failure.get(), false);
                 return LanceFlinkCli.EXIT_FAILED;
             }
         }
         return LanceFlinkCli.EXIT_OK;
+    }
+
+    /**
+     * Runs one statement; a failure is reported on stderr ({@code where} names the statement) and
+     * its message returned.
+     */
+    Optional<String> run(String sql, String where) {
+        try {
+            execute(sql);
+            return Optional.empty();
+        } catch (RuntimeException | IOException e) {
+            // Failures Flink reports in its own internal terms get a line that says what to do instead.
+            Optional<String> known = StatementFailures.planningFailed(e, sql, session.currentCatalog());
+            String message = known.orElseGet(() -> e instanceof JobFailedException ? e.getMessage() : describe(e));
+            err.println("lance-flink sql: " + where + " failed: " + message);
+            if (known.isEmpty() && unexpected(e) || System.getenv("LANCE_FLINK_DEBUG") != null) {
+                e.printStackTrace(err);
+            }
+            return Optional.of(message);
+        }
     }
 
     private void execute(String sql) throws IOException {
@@ -130,18 +148,42 @@ final class SqlCommand {
             }
             // A SET of the runtime mode may have replaced the environment since the parse.
             env = session.environment();
-            TableResult result = env.executeInternal(op);
+            boolean modifies = op instanceof ModifyOperation || op instanceof StatementSetOperation;
+            // Before the submission, so that the job's first commit is not taken for an earlier one.
+            CommitProgress progress = modifies ? CommitProgress.before(lanceTables(op), err) : null;
+            TableResult result;
+            try {
+                result = env.executeInternal(op);
+            } catch (RuntimeException e) {
+                if (progress != null) {
+                    progress.finish("failed");
+                }
+                throw e;
+            }
             if (op instanceof QueryOperation) {
                 printResult(result, out, format);
             } else if (op instanceof ModifyOperation || op instanceof StatementSetOperation) {
                 Optional<String> job = result.getJobClient().map(c -> c.getJobID().toString());
                 if (job.isEmpty()) {
+                    progress.finish("done");
                     // A DELETE the connector executed itself (pushed down): no Flink job ran.
                     err.println("[INFO] OK (done by the connector, no Flink job): " + firstLine(sql));
                     continue;
                 }
                 err.println("[INFO] job " + job.get() + " submitted: " + firstLine(sql));
-                awaitJob(result, op);
+                progress.start(job.get());
+                // Ctrl-C ends the JVM while the job runs: the summary still says what was committed.
+                Thread summaryOnExit = new Thread(() -> progress.finish("interrupted"), "lance-flink-progress-summary");
+                Runtime.getRuntime().addShutdownHook(summaryOnExit);
+                try {
+                    awaitJob(result, op);
+                } catch (RuntimeException e) {
+                    progress.finish("failed");
+                    throw e;
+                } finally {
+                    removeHook(summaryOnExit);
+                }
+                progress.finish("finished");
                 err.println("[INFO] job " + job.get() + " finished: " + firstLine(sql));
             } else if (result.getResultKind() == ResultKind.SUCCESS_WITH_CONTENT) {
                 // SHOW, DESCRIBE, EXPLAIN...: on stdout as a table for people; stderr in JSON mode, whose
@@ -150,6 +192,40 @@ final class SqlCommand {
             } else {
                 err.println("[INFO] OK: " + firstLine(sql));
             }
+        }
+    }
+
+    /** The Lance tables that {@code op} writes ({@code connector} = 'lance'), where they live. */
+    static List<TableLocation> lanceTables(Operation op) {
+        List<ModifyOperation> sinks = op instanceof StatementSetOperation set ? set.getOperations()
+                : op instanceof ModifyOperation single ? List.of(single) : List.of();
+        List<TableLocation> out = new ArrayList<>();
+        for (ModifyOperation sink : sinks) {
+            if (sink instanceof SinkModifyOperation s) {
+                Map<String, String> options = s.getContextResolvedTable().getTable().getOptions();
+                String path = options.get(LanceConnectorOptions.PATH.key());
+                if (LanceDynamicTableFactory.IDENTIFIER.equals(options.get("connector")) && path != null) {
+                    Map<String, String> storage = new TreeMap<>();
+                    options.forEach((k, v) -> {
+                        if (k.startsWith(LanceConnectorOptions.STORAGE_PREFIX)) {
+                            storage.put(k.substring(LanceConnectorOptions.STORAGE_PREFIX.length()), v);
+                        }
+                    });
+                    TableLocation location = new TableLocation(path, storage);
+                    if (!out.contains(location)) {
+                        out.add(location);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static void removeHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // The JVM is already shutting down: the hook runs (or ran) and prints the summary.
         }
     }
 

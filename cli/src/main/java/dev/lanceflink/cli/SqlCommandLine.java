@@ -27,7 +27,9 @@ import picocli.CommandLine.UnmatchedArgumentException;
         customSynopsis = "lance-flink sql [-f script.sql | -e 'statement; statement'] [--format table|json]",
         description = {"Runs Flink SQL statements, one after the other, on an embedded MiniCluster.",
             "Batch mode unless SET 'execution.runtime-mode' = 'streaming'; without -f or -e the statements are",
-            "read from standard input."},
+            "read from standard input: at a terminal, a prompt (line editing, history in ~/.lance-flink_history)",
+            "runs each statement when its ';' is typed. A running INSERT prints a line per committed version",
+            "and a summary at its end or on Ctrl-C."},
         descriptionHeading = "%n", optionListHeading = "%nOptions:%n", footerHeading = "%n",
         footer = "Exit codes: 0 ok, 1 a statement failed ({\"error\": ...} on stdout), 2 wrong command line")
 final class SqlCommandLine {

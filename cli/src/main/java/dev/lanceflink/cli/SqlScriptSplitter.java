@@ -20,10 +20,36 @@ final class SqlScriptSplitter {
     /** One statement of a script, and the 1-based line of its first non-blank character. */
     record Statement(String sql, int line) {}
 
+    /**
+     * The statements a text ends with a semicolon, and where the rest begins: what follows the last
+     * terminating semicolon (an unfinished statement, or blanks and comments).
+     */
+    record Terminated(List<Statement> statements, int restStart) {}
+
     private SqlScriptSplitter() {}
 
     static List<Statement> split(String script) {
         List<Statement> out = new ArrayList<>();
+        scan(script, out, true);
+        return out;
+    }
+
+    /**
+     * The statements of {@code text} that a semicolon ends, for a prompt that runs each statement
+     * as soon as its semicolon is typed; the rest waits for more lines.
+     */
+    static Terminated terminated(String text) {
+        List<Statement> out = new ArrayList<>();
+        int rest = scan(text, out, false);
+        return new Terminated(out, rest);
+    }
+
+    /**
+     * Adds the statements of {@code script} to {@code out}, the unterminated last one too if
+     * {@code withRest}; returns the index after the last terminating semicolon.
+     */
+    private static int scan(String script, List<Statement> out, boolean withRest) {
+        int restStart = 0;
         StringBuilder current = new StringBuilder();
         StringBuilder code = new StringBuilder(); // the statement without comments and literals, to find keywords
         int line = 1;
@@ -63,6 +89,7 @@ final class SqlScriptSplitter {
                 add(out, current, code, startLine);
                 startLine = -1;
                 i++;
+                restStart = i;
                 continue;
             }
             if (c == '\n') {
@@ -72,8 +99,10 @@ final class SqlScriptSplitter {
             code.append(c);
             i++;
         }
-        add(out, current, code, startLine);
-        return out;
+        if (withRest) {
+            add(out, current, code, startLine);
+        }
+        return restStart;
     }
 
     /** Index just past the quote closing the one at {@code start} (a doubled quote is an escaped quote). */

@@ -227,6 +227,15 @@ class SqlCommandTest {
     }
 
     @Test
+    void readsTheStatementsOnStandardInputWhenItIsNoTerminal() {
+        // A pipe (the test JVM has no console): all of stdin is one script, as with -f.
+        Run r = sqlFromStdin("SET 'a' = 'x;y';\nSHOW\n  CATALOGS;\nSELECT * FROM nowhere;\nSET 'b' = '1';\n");
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.out()).contains("default_catalog").contains("{\"error\":\"statement 3 (stdin, line 4)");
+        assertThat(r.err()).contains("[INFO] 'a' = 'x;y'").doesNotContain("'b' = '1'");
+    }
+
+    @Test
     void wrongCommandLinesExitWithUsage() throws Exception {
         Run none = sqlFromStdin("");
         assertThat(none.code()).isEqualTo(2);

@@ -40,4 +40,21 @@ class SqlScriptSplitterTest {
         assertThat(SqlScriptSplitter.split("SELECT 'abc; def")).extracting(Statement::sql)
                 .containsExactly("SELECT 'abc; def");
     }
+
+    @Test
+    void aPromptRunsTheTerminatedStatementsAndKeepsTheRest() {
+        SqlScriptSplitter.Terminated t = SqlScriptSplitter.terminated("SET 'a' = 'x;y'; SELECT 1\n-- not yet;\n");
+        assertThat(t.statements()).extracting(Statement::sql).containsExactly("SET 'a' = 'x;y'");
+        assertThat("SET 'a' = 'x;y'; SELECT 1\n-- not yet;\n".substring(t.restStart()))
+                .isEqualTo(" SELECT 1\n-- not yet;\n");
+
+        assertThat(SqlScriptSplitter.terminated("SELECT 'open; quote").statements()).isEmpty();
+        assertThat(SqlScriptSplitter.terminated("EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1;")
+                .statements()).isEmpty();
+        String block = "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; END;\n";
+        SqlScriptSplitter.Terminated set = SqlScriptSplitter.terminated(block);
+        assertThat(set.statements()).extracting(Statement::sql)
+                .containsExactly("EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; END");
+        assertThat(set.restStart()).isEqualTo(block.indexOf("END;") + 4);
+    }
 }

@@ -71,6 +71,7 @@ public final class FlinkSessionCluster implements AutoCloseable {
   static final String TASKMANAGER_MAIN = "org.apache.flink.runtime.taskexecutor.TaskManagerRunner";
   static final String CLI_MAIN = "org.apache.flink.client.cli.CliFrontend";
   static final String SQL_CLIENT_MAIN = "org.apache.flink.table.client.SqlClient";
+  static final String SQL_GATEWAY_MAIN = "org.apache.flink.table.gateway.SqlGateway";
 
   private static final Duration STOP_GRACE = Duration.ofSeconds(15);
   private static final Duration DEFAULT_CLI_TIMEOUT = Duration.ofMinutes(3);
@@ -564,18 +565,83 @@ public final class FlinkSessionCluster implements AutoCloseable {
    *     client does not exit within {@code timeout}
    */
   public CliResult runSqlClient(Path script, Duration timeout) throws IOException {
+    return runSqlClient(timeout, "-f", script.toAbsolutePath().toString());
+  }
+
+  /**
+   * Runs Flink's SQL client as {@code bin/sql-client.sh <args>} does (see
+   * {@link #runSqlClient(Path, Duration)}), e.g. {@code runSqlClient(timeout, "-j", jar, "-f",
+   * script)}, or {@code runSqlClient(timeout, "gateway", "--endpoint", address, "-f", script)}
+   * for a client of a running SQL gateway ({@link #startSqlGateway}).
+   */
+  public CliResult runSqlClient(Duration timeout, String... args) throws IOException {
+    List<String> all = new ArrayList<>(List.of(args));
+    // bin/sql-client.sh appends the client's own jar, and the history file is kept in log/.
+    all.addAll(List.of("--history", log("sql-client.history").toString(), "--jar", sqlClientJar()));
+    return runClient("bin/sql-client.sh", "sql-client", requireSqlClientClasspath(),
+        SQL_CLIENT_MAIN, all, timeout);
+  }
+
+  private String requireSqlClientClasspath() {
     if (sqlClientClasspath == null) {
       throw new IllegalStateException("this cluster has no SQL client jars (system property "
           + SQL_CLIENT_PROPERTY + " = " + System.getProperty(SQL_CLIENT_PROPERTY) + "): the it"
           + " module's generate-test-resources phase copies them, or use Builder.sqlClientDir");
     }
-    String clientJar = Arrays.stream(sqlClientClasspath.split(File.pathSeparator))
+    return sqlClientClasspath;
+  }
+
+  private String sqlClientJar() {
+    String cp = requireSqlClientClasspath();
+    return Arrays.stream(cp.split(File.pathSeparator))
         .filter(p -> Path.of(p).getFileName().toString().startsWith("flink-sql-client"))
         .findFirst().orElseThrow(() -> new IllegalStateException("no flink-sql-client jar on "
-            + sqlClientClasspath));
-    return runClient("bin/sql-client.sh", "sql-client", sqlClientClasspath, SQL_CLIENT_MAIN,
-        List.of("-f", script.toAbsolutePath().toString(), "--history",
-            log("sql-client.history").toString(), "--jar", clientJar), timeout);
+            + cp));
+  }
+
+  /**
+   * Starts Flink's SQL gateway as {@code bin/sql-gateway.sh start} does: a JVM running
+   * {@code SqlGateway} with this cluster's {@code conf/} (so its jobs go to this cluster), the
+   * classpath of {@code lib/} plus the gateway's jars, and its REST endpoint on a free loopback
+   * port ({@code -Dsql-gateway.endpoint.rest.port}); returns once {@code /v1/info} answers. Stop
+   * it with {@link SqlGatewayProcess#close()}.
+   */
+  public SqlGatewayProcess startSqlGateway(Duration timeout) throws IOException {
+    String cp = requireSqlClientClasspath();
+    int port = freeLoopbackPorts(1)[0];
+    List<String> jvm = new ArrayList<>(javaOpts("sql-gateway"));
+    jvm.addAll(logSettings("flink-sql-gateway.log", FlinkConfDir.LOG4J_PROCESS));
+    Path out = log("flink-sql-gateway.out");
+    Process p = ChildJvm.start(ChildJvm.command(jvm, cp, SQL_GATEWAY_MAIN, List.of(
+        "-Dsql-gateway.endpoint.rest.address=localhost",
+        "-Dsql-gateway.endpoint.rest.bind-address=localhost",
+        "-Dsql-gateway.endpoint.rest.port=" + port)), home, environment(), out, out);
+    SqlGatewayProcess gateway = new SqlGatewayProcess(p, port, http);
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String last = "no answer yet";
+    while (System.nanoTime() < deadline) {
+      if (!p.isAlive()) {
+        throw new IllegalStateException("the SQL gateway exited with code " + p.exitValue()
+            + "\n" + ChildJvm.tail(out, 60) + ChildJvm.tail(log("flink-sql-gateway.log"), 60));
+      }
+      try {
+        gateway.get("/v1/info");
+        return gateway;
+      } catch (IOException notListeningYet) {
+        last = notListeningYet.toString();
+      }
+      try {
+        Thread.sleep(250);
+      } catch (InterruptedException e) {
+        gateway.close();
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while starting the SQL gateway", e);
+      }
+    }
+    gateway.close();
+    throw new IllegalStateException("the SQL gateway did not answer on port " + port + " within "
+        + timeout.toSeconds() + " s (" + last + ")\n" + ChildJvm.tail(log("flink-sql-gateway.log"),
+        60));
   }
 
   /** One client JVM (CLI frontend, SQL client) with output and log files of its own. */

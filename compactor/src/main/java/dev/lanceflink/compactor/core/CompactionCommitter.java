@@ -1,7 +1,7 @@
 package dev.lanceflink.compactor.core;
 
-import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.compact.OverlayCompactor;
+import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.DataFile;
 import dev.lanceflink.table.DataOverlayFile;

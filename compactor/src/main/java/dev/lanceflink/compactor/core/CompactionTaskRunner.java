@@ -1,9 +1,9 @@
 package dev.lanceflink.compactor.core;
 
 import dev.lanceflink.compact.FragmentRewriter;
+import dev.lanceflink.compact.OverlayCompactor;
 import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.ObjectStore;
-import dev.lanceflink.compact.OverlayCompactor;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;

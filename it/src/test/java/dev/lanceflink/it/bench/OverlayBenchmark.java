@@ -1,18 +1,18 @@
 package dev.lanceflink.it.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.lanceflink.compact.OverlayCompactor;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.it.interop.OracleProcess;
-import dev.lanceflink.table.Fragment;
-import dev.lanceflink.compact.OverlayCompactor;
-import dev.lanceflink.update.OverlayUpdate;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.read.ScanOptions;
 import dev.lanceflink.read.Scanner;
+import dev.lanceflink.table.Fragment;
 import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.update.OverlayUpdate;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

@@ -3,11 +3,11 @@ package dev.lanceflink.it.interop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.lanceflink.compact.OverlayCompactor;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.file.writer.FileWriterOptions;
-import dev.lanceflink.compact.OverlayCompactor;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Fragment;

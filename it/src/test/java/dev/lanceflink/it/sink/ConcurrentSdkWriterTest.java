@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.lanceflink.committer.core.CommitMarker;
+import dev.lanceflink.compact.OverlayCompactor;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.VersionInfo;
 import dev.lanceflink.file.writer.FileWriterOptions;
@@ -12,7 +13,6 @@ import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.it.interop.DumpComparator;
 import dev.lanceflink.it.interop.OracleProcess;
 import dev.lanceflink.it.interop.OurCli;
-import dev.lanceflink.compact.OverlayCompactor;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Fragment;

@@ -1,4 +1,5 @@
 -- The SQL part of the quickstart: bin/lance-flink sql -f examples/quickstart.sql
+-- doc-test: run by examples/quickstart.sh
 -- A Lance catalog over a local warehouse directory; tables are <warehouse>/<db>/<table>.lance.
 CREATE CATALOG lake WITH ('type' = 'lance', 'warehouse' = 'quickstart-data/warehouse');
 USE CATALOG lake;

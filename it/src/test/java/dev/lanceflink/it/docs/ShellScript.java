@@ -94,6 +94,9 @@ final class ShellScript {
         System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
         try {
             Class.forName(main.group(1)).getMethod("main", String[].class).invoke(null, (Object) args);
+        } catch (ClassNotFoundException e) {
+            throw new AssertionError(where + ": " + main.group(1) + " is not on the class path: the it module's"
+                    + " surefire adds the examples module's classes, so build with -am (mvn -pl it -am test)", e);
         } catch (InvocationTargetException e) {
             throw new AssertionError(where + " failed: " + e.getCause(), e.getCause());
         } finally {

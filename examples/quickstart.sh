@@ -23,6 +23,6 @@ echo
 echo "== bin/lance-flink sql -f examples/quickstart.sql   (catalog, INSERT, UPDATE as an overlay, DELETE, SELECT)"
 "$here/bin/lance-flink" sql -f "$here/examples/quickstart.sql"
 echo
-echo "== bin/lance-flink inspect quickstart-data/warehouse/default/users.lance   (the UPDATE is one overlay file)"
+echo "== bin/lance-flink inspect quickstart-data/warehouse/default/users.lance   (the UPDATE: one overlay file per fragment it touched)"
 "$here/bin/lance-flink" inspect quickstart-data/warehouse/default/users.lance
 echo

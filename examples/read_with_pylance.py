@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# doc-test: run by it/src/test/java/dev/lanceflink/it/interop/ReadWithPylanceExampleTest.java
 """Reads a table that lance-flink wrote, with pylance (current Lance), as a Python user would.
 
     python examples/read_with_pylance.py [table]      (default: quickstart-data/users.lance)

@@ -242,7 +242,7 @@ class ConnectorJarOnSessionClusterTest {
   }
 
   /** Every row of the table as "id|name|age". */
-  private static List<String> rows(Dataset ds) throws IOException {
+  static List<String> rows(Dataset ds) throws IOException {
     List<String> rows = new ArrayList<>();
     try (Scanner scanner = ds.scan(ScanOptions.all())) {
       while (scanner.hasNext()) {

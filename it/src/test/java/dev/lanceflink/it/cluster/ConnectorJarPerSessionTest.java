@@ -4,20 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.lanceflink.dataset.Dataset;
-import dev.lanceflink.read.ScanOptions;
-import dev.lanceflink.read.Scanner;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -104,22 +96,8 @@ class ConnectorJarPerSessionTest {
 
   /** Every row of the table as "id|name|age". */
   private static List<String> rows(String uri) throws IOException {
-    List<String> rows = new ArrayList<>();
-    try (Dataset ds = Dataset.open(uri, Map.of());
-        Scanner scanner = ds.scan(ScanOptions.all())) {
-      while (scanner.hasNext()) {
-        try (VectorSchemaRoot batch = scanner.next()) {
-          BigIntVector id = (BigIntVector) batch.getVector("id");
-          VarCharVector name = (VarCharVector) batch.getVector("name");
-          IntVector age = (IntVector) batch.getVector("age");
-          for (int r = 0; r < batch.getRowCount(); r++) {
-            rows.add(id.get(r) + "|"
-                + (name.isNull(r) ? "null" : new String(name.get(r), StandardCharsets.UTF_8))
-                + "|" + (age.isNull(r) ? "null" : Integer.toString(age.get(r))));
-          }
-        }
-      }
+    try (Dataset ds = Dataset.open(uri, Map.of())) {
+      return ConnectorJarOnSessionClusterTest.rows(ds);
     }
-    return rows;
   }
 }

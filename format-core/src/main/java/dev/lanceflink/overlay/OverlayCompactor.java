@@ -273,8 +273,9 @@ public final class OverlayCompactor {
                     return inner.publish(s, path, bytes);
                 });
                 try {
-                    return TableCommitter.commit(store, Transaction.of(latest.version(), op, withMode(properties,
-                            staged.operation())), once);
+                    // The transaction records the version the compaction read; op is re-targeted at latest.
+                    return TableCommitter.commit(store, Transaction.of(planned.version(), op, withMode(properties,
+                            staged.operation())), latest.version(), once);
                 } catch (CommitConflictException e) {
                     if (!e.isRetryable()) {
                         throw e;

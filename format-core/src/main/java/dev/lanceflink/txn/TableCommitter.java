@@ -44,7 +44,23 @@ public final class TableCommitter {
      *     contain a feature this library does not implement
      */
     public static Manifest commit(ObjectStore store, Transaction txn, CommitOptions options) throws IOException {
-        return new Attempts(store, txn, options).run();
+        return new Attempts(store, txn, txn.readVersion(), options).run();
+    }
+
+    /**
+     * Commits {@code txn}, whose operation was built on version {@code builtOn} although the
+     * statement or task behind it read the older {@code txn.readVersion()} (e.g. a row-level
+     * statement whose checkpoint is committed later, or a compaction re-targeted at the latest
+     * version): the transaction keeps that read version, as Lance does, and only the versions
+     * after {@code builtOn} are checked for conflicts and rebased over.
+     */
+    public static Manifest commit(ObjectStore store, Transaction txn, long builtOn, CommitOptions options)
+            throws IOException {
+        if (Long.compareUnsigned(builtOn, txn.readVersion()) < 0) {
+            throw new IllegalArgumentException("Transaction " + txn.uuid() + " read version " + txn.readVersion()
+                    + ", so its operation cannot have been built on the older version " + builtOn);
+        }
+        return new Attempts(store, txn, builtOn, options).run();
     }
 
     /** The state of one commit across its attempts. */
@@ -53,14 +69,24 @@ public final class TableCommitter {
         private final CommitOptions options;
         private final List<String> writtenFiles = new ArrayList<>();
         private Transaction current;
+        /**
+         * The version {@code current}'s operation is up to date with: its build version, then the
+         * latest version each attempt checked and rebased over. The transaction's read version stays
+         * what the writer read (Lance keeps it too; a DataReplacement supersedes only the overlays
+         * committed up to it).
+         */
+        private long checkedThrough;
         private String txnFilePath;
+        /** The transaction whose {@code .txn} file is at {@link #txnFilePath}. */
+        private Transaction txnFileOf;
         private long uncertainVersion = -1;
         /** The last version a publish of ours went to with an unknown outcome that is unresolved, or -1. */
         private long doubtfulVersion = -1;
 
-        Attempts(ObjectStore store, Transaction txn, CommitOptions options) {
+        Attempts(ObjectStore store, Transaction txn, long builtOn, CommitOptions options) {
             this.store = store;
             this.current = txn;
+            this.checkedThrough = builtOn;
             this.options = options;
         }
 
@@ -128,9 +154,9 @@ public final class TableCommitter {
                 }
             } else {
                 FeatureFlags.checkWritable(latest.writerFeatureFlags(), store.rootUri() + "/" + latestLoc.path());
-                if (Long.compareUnsigned(latest.version(), current.readVersion()) < 0) {
+                if (Long.compareUnsigned(latest.version(), checkedThrough) < 0) {
                     throw new VersionNotFoundException("Transaction " + current.uuid() + " was computed against version "
-                            + current.readVersion() + " of " + store.rootUri() + ", but the latest version is "
+                            + checkedThrough + " of " + store.rootUri() + ", but the latest version is "
                             + latest.version());
                 }
                 Optional<Manifest> already = checkConcurrent(latest);
@@ -142,9 +168,15 @@ public final class TableCommitter {
             long newVersion = latest == null ? 1 : latest.version() + 1;
             String txnFileName = "";
             if (options.writeTransactionFile()) {
-                deleteQuietly(txnFilePath);
-                txnFileName = TransactionStore.writeFile(store, current);
-                txnFilePath = current.filePath();
+                // The file name holds the read version, which never changes: write it again only
+                // when a rebase changed the transaction.
+                if (txnFileOf != current) {
+                    deleteQuietly(txnFilePath);
+                    TransactionStore.writeFile(store, current);
+                    txnFilePath = current.filePath();
+                    txnFileOf = current;
+                }
+                txnFileName = current.fileName();
             }
             ManifestBuilder.Options buildOptions = new ManifestBuilder.Options(options.clock().instant(), txnFileName,
                     options.inlineTransaction(), options.dataFormat(), options.stableRowIds());
@@ -202,12 +234,13 @@ public final class TableCommitter {
         }
 
         /**
-         * Checks the transactions of versions {@code (readVersion, latest]} against ours, rebasing
-         * deletion vectors when needed; afterwards our transaction reads {@code latest}. Returns the
-         * manifest if one of those versions is our own transaction (an uncertain put that landed).
+         * Checks the transactions of versions {@code (checkedThrough, latest]} against ours, rebasing
+         * deletion vectors when needed; afterwards our operation is up to date with {@code latest}.
+         * Returns the manifest if one of those versions is our own transaction (an uncertain put
+         * that landed).
          */
         private Optional<Manifest> checkConcurrent(Manifest latest) throws IOException {
-            long from = current.readVersion();
+            long from = checkedThrough;
             if (latest.version() == from) {
                 return Optional.empty();
             }
@@ -236,7 +269,7 @@ public final class TableCommitter {
                 Manifest base = ManifestIO.read(store, VersionResolver.version(store, from));
                 current = DeletionRebaser.rebase(store, current, base, latest, rebase, writtenFiles);
             }
-            current = current.withReadVersion(latest.version());
+            checkedThrough = latest.version();
             return Optional.empty();
         }
 

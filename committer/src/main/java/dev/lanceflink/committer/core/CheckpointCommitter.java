@@ -141,11 +141,13 @@ public final class CheckpointCommitter {
                         : new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.NOTHING_TO_COMMIT, 0,
                                 attempt - 1, conflicts);
             }
-            Transaction txn = Transaction.of(latest.version(), built.operation().get(),
-                    commit.marker().toProperties());
+            // The operation is built on the latest version; a row-level statement's transaction
+            // still records the version the statement read, as Lance's own writers do.
+            Transaction txn = Transaction.of(changeCheck == null ? latest.version() : changeCheck.readVersion(),
+                    built.operation().get(), commit.marker().toProperties());
             try {
-                Manifest committed = TableCommitter.commit(store, txn, changeCheck == null ? commitOptions
-                        : ConcurrentChangeCheck.guard(commitOptions, latest.version()));
+                Manifest committed = TableCommitter.commit(store, txn, latest.version(), changeCheck == null
+                        ? commitOptions : ConcurrentChangeCheck.guard(commitOptions, latest.version()));
                 return new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.COMMITTED, committed.version(),
                         attempt, conflicts);
             } catch (CommitConflictException e) {

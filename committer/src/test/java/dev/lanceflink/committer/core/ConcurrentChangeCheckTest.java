@@ -25,6 +25,7 @@ import dev.lanceflink.txn.CommitOptions;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.TableCommitter;
 import dev.lanceflink.txn.Transaction;
+import dev.lanceflink.txn.TransactionStore;
 import dev.lanceflink.write.FragmentWriter;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -206,6 +207,8 @@ class ConcurrentChangeCheckTest {
         assertThat(outcome.kind()).isEqualTo(CommitOutcome.Kind.COMMITTED);
         assertThat(outcome.version()).isEqualTo(5);
         assertThat(table()).containsExactly("1=11", "22=21", "3=31", "4=40", "5=50");
+        // Built on version 4, but the transaction records the version the statement read.
+        assertThat(TransactionStore.readForVersion(store, 5).readVersion()).isEqualTo(1);
     }
 
     @Test

@@ -156,7 +156,9 @@ public final class CompactionCommitter {
                 return inner.publish(s, path, bytes);
             });
             try {
-                return TableCommitter.commit(store, Transaction.of(latest.version(), op, props), once);
+                // The transaction records the version the tasks read; the operation is re-targeted at latest.
+                return TableCommitter.commit(store, Transaction.of(planned.version(), op, props), latest.version(),
+                        once);
             } catch (LostRace e) {
                 backoff(attempt, options);
             } catch (CommitConflictException e) {

@@ -17,8 +17,10 @@ Lance as storage_options, e.g. the S3 endpoint and keys):
   take <uri> --row-ids 1,2 | --row-addresses 1,2 [--version N]
   ops <uri> <ops.json>                 a JSON array of operations applied in order (delete,
                                        update, merge_insert, compact, add_columns, append,
-                                       scalar_index, vector_index; query and nearest answer
-                                       from the current version): {"results": [...]}
+                                       scalar_index, vector_index; stale_delete, stale_overlay,
+                                       stale_replacement commit on an older read_version; query
+                                       and nearest answer from the current version):
+                                       {"results": [...]}
   scenario <name> <dir>                builds a named table history (see SCENARIOS) and prints
                                        {"uri", "versions": [dump of each version]}
   churn <uri> --first-id N [--rows-per-round 40] [--rounds 1000] [--delete-mod 7] [--pause-ms 0]
@@ -408,7 +410,7 @@ def _op(uri, op):
             nearest["nprobes"] = op["nprobes"]
         table = ds.to_table(nearest=nearest, columns=op.get("columns"))
         return {"op": kind, "version": ds.version, "dump": dump_table(table.drop_columns(["_distance"]), ds.version)}
-    elif kind in ("stale_delete", "stale_overlay"):
+    elif kind in ("stale_delete", "stale_overlay", "stale_replacement"):
         return _stale_commit(uri, op)
     else:
         raise UsageError("unknown op %r" % kind)
@@ -420,11 +422,30 @@ def _stale_commit(uri, op):
     concurrent commit landed: Lance checks it against every version since and rebases it or
     refuses it. {"op", "version"} when it committed, {"op", "conflict"} when Lance refused it.
     stale_delete: delete the rows matching `filter` from fragment `fragment`. stale_overlay: set
-    `age` of the rows `ids` (one fragment) to `age` with a dense overlay."""
+    `column` (default age) of the rows `ids` (one fragment) to `age` with a dense overlay.
+    stale_replacement: a DataReplacement of `column` in fragment `fragment` (a column stored alone
+    in its own data file) with `values`, one per physical row; with "stage": true the file is only
+    written and {"op", "data_file": {"path", "fields", "column_indices", "file_major_version",
+    "file_minor_version"}} describes it, for another writer to commit."""
     import uuid
     kind = op["op"]
     old = _open(uri, op["read_version"])
-    if kind == "stale_delete":
+    if kind == "stale_replacement":
+        column = op["column"]
+        version = old.data_storage_version
+        minor = int(version.split(".")[1]) if "." in version else 0
+        name = "stale-%s.lance" % uuid.uuid4().hex
+        with lance.file.LanceFileWriter(uri.rstrip("/") + "/data/" + name, version=version,
+                                        storage_options=_STORAGE or None) as w:
+            w.write_batch(pa.table({column: pa.array(op["values"], old.schema.field(column).type)}))
+        field_id = old.lance_schema.field(column).id()
+        if op.get("stage"):
+            return {"op": kind, "data_file": {"path": name, "fields": [field_id], "column_indices": [0],
+                                              "file_major_version": 2, "file_minor_version": minor}}
+        data_file = lance.fragment.DataFile(name, [field_id], [0], 2, minor)
+        operation = lance.LanceOperation.DataReplacement(
+            [lance.LanceOperation.DataReplacementGroup(op["fragment"], data_file)])
+    elif kind == "stale_delete":
         meta = old.get_fragment(op["fragment"]).delete(op["filter"])
         operation = lance.LanceOperation.Delete(
             updated_fragments=[] if meta is None else [meta],
@@ -442,8 +463,9 @@ def _stale_commit(uri, op):
         name = "stale-%s.lance" % uuid.uuid4().hex
         with lance.file.LanceFileWriter(uri.rstrip("/") + "/data/" + name, version=version,
                                         storage_options=_STORAGE or None) as w:
-            w.write_batch(pa.table({"age": pa.array([op["age"]] * len(addrs), old.schema.field("age").type)}))
-        data_file = lance.fragment.DataFile(name, [old.lance_schema.field("age").id()], [0], 2, minor)
+            column = op.get("column", "age")
+            w.write_batch(pa.table({column: pa.array([op["age"]] * len(addrs), old.schema.field(column).type)}))
+        data_file = lance.fragment.DataFile(name, [old.lance_schema.field(column).id()], [0], 2, minor)
         operation = lance.LanceOperation.DataOverlay([lance.LanceOperation.DataOverlayGroup(
             fragments.pop(), [lance.LanceOperation.DataOverlayFile(data_file, [a & 0xFFFFFFFF for a in addrs])])])
     try:

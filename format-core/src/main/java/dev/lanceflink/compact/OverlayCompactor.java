@@ -19,16 +19,14 @@ import dev.lanceflink.table.DataFile;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
-import dev.lanceflink.table.ManifestIO;
-import dev.lanceflink.table.ManifestLocation;
 import dev.lanceflink.table.RowAddress;
 import dev.lanceflink.table.TableFiles;
-import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.CommitConflictException;
-import dev.lanceflink.txn.CommitHandler;
 import dev.lanceflink.txn.CommitOptions;
 import dev.lanceflink.txn.Operation;
+import dev.lanceflink.txn.CommitPlan;
 import dev.lanceflink.txn.TableCommitter;
+import dev.lanceflink.txn.TableHistory;
 import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.write.DataFileNames;
 import java.io.IOException;
@@ -239,11 +237,11 @@ public final class OverlayCompactor {
      * <p>Why not a plain {@code TableCommitter.commit}: a fold is an {@code Update} in
      * REWRITE_COLUMNS mode, which Lance's conflict rules let pass a concurrent {@code DataOverlay}
      * and which then tombstones that overlay's slots, silently losing its values (the fold read the
-     * fragment before the overlay existed). A merge carries the complete fragment list. So each
-     * attempt reads the latest version, requires the schema to be as planned and the fragment to be
-     * rebasable, re-targets the operation at that version, and publishes only the manifest of the
-     * next version (any other writer getting there first makes the attempt fail and the check run
-     * again).
+     * fragment before the overlay existed). A merge carries the complete fragment list. So the
+     * commit is a {@link CommitPlan}: each attempt of the commit loop requires the schema to be as
+     * planned and the fragment to be rebasable on the latest version, re-targets the operation at
+     * it and publishes exactly the next version (another writer getting there first makes the loop
+     * check again).
      *
      * @throws CommitConflictException (retryable) if the fragment changed since {@code planned} in
      *     a way the compaction cannot be carried over: plan it again on the latest version; the
@@ -253,10 +251,19 @@ public final class OverlayCompactor {
     public static Manifest commit(ObjectStore store, Manifest planned, long fragmentId, StagedWrite staged,
             Map<String, String> properties, CommitOptions options) throws IOException {
         Fragment before = requireFragment(planned, fragmentId);
-        try {
-            for (int attempt = 1; attempt <= options.maxAttempts(); attempt++) {
-                ManifestLocation location = VersionResolver.latest(store);
-                Manifest latest = ManifestIO.read(store, location);
+        CommitPlan plan = new CommitPlan() {
+            @Override
+            public long readVersion() {
+                return planned.version();
+            }
+
+            @Override
+            public Map<String, String> properties() {
+                return withMode(properties, staged.operation());
+            }
+
+            @Override
+            public Optional<Operation> build(Manifest latest) throws CommitConflictException {
                 Fragment now = latest.fragment(fragmentId).orElse(null);
                 Optional<Fragment> rebased = latest.schema().equals(planned.schema())
                         ? rebase(staged.operation(), before, now) : Optional.empty();
@@ -268,27 +275,11 @@ public final class OverlayCompactor {
                             + " were replaced, or a newer overlay sets a folded field")
                             + "); plan the compaction again on version " + latest.version(), true, latest.version());
                 }
-                Operation op = retarget(staged.operation(), latest, rebased.get());
-                String expected = location.scheme().path(latest.version() + 1);
-                CommitHandler inner = options.commitHandler();
-                CommitOptions once = options.withMaxAttempts(1).withCommitHandler((s, path, bytes) -> {
-                    if (!path.equals(expected)) {
-                        throw new CommitConflictException("another writer committed after version " + latest.version()
-                                + "; checking fragment " + fragmentId + " again", true, -1);
-                    }
-                    return inner.publish(s, path, bytes);
-                });
-                try {
-                    return TableCommitter.commit(store, Transaction.of(latest.version(), op, withMode(properties,
-                            staged.operation())), once);
-                } catch (CommitConflictException e) {
-                    if (!e.isRetryable()) {
-                        throw e;
-                    }
-                }
+                return Optional.of(retarget(staged.operation(), latest, rebased.get()));
             }
-            throw new CommitConflictException("Overlay compaction of fragment " + fragmentId + " gave up after "
-                    + options.maxAttempts() + " attempts: other writers committed first every time", true, -1);
+        };
+        try {
+            return TableCommitter.commit(store, plan, new TableHistory(store), options).orElseThrow();
         } catch (CommitConflictException e) {
             staged.discard(store); // the plan is stale; its files will never be committed
             throw e;

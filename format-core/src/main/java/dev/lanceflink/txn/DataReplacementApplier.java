@@ -14,8 +14,13 @@ import java.util.Set;
 /**
  * DataReplacement: in each target fragment the data file with exactly the new file's field ids
  * (and file version) is swapped for the new file; if the fragment had no file for those fields
- * (an all-NULL column) the new file is added. Overlay slots of the replaced fields are tombstoned,
- * and indices on those fields stop covering the fragment.
+ * (an all-NULL column) the new file is added. Indices on those fields stop covering the fragment.
+ *
+ * <p>The new file holds values computed from what the writer read, so it supersedes only the
+ * overlays it saw: those with {@code committed_version} at or before the transaction's read
+ * version get the replaced fields' slots tombstoned (an overlay left with only tombstones is
+ * removed, overlays.md §7.4). Overlays committed after the read version were written concurrently
+ * and keep shadowing the new values, as in Lance (pylance 14 does the same).
  */
 final class DataReplacementApplier implements OperationApplier<Operation.DataReplacement> {
     @Override
@@ -56,8 +61,15 @@ final class DataReplacementApplier implements OperationApplier<Operation.DataRep
             }
             List<DataOverlayFile> overlays = new ArrayList<>(cur.overlays().size());
             for (DataOverlayFile o : cur.overlays()) {
-                overlays.add(new DataOverlayFile(o.dataFile().withTombstoned(fields::contains), o.coverage(),
-                        o.committedVersion()));
+                if (Long.compareUnsigned(o.committedVersion(), d.readVersion) > 0) {
+                    overlays.add(o); // committed after the writer read: not superseded
+                    continue;
+                }
+                DataOverlayFile tombstoned = new DataOverlayFile(o.dataFile().withTombstoned(fields::contains),
+                        o.coverage(), o.committedVersion());
+                if (!tombstoned.dataFile().isFullyTombstoned()) {
+                    overlays.add(tombstoned);
+                }
             }
             d.replaceFragment(cur.withFiles(files).withOverlays(overlays));
         }

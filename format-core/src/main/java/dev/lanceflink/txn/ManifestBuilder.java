@@ -75,8 +75,8 @@ public final class ManifestBuilder {
      * Builds the next manifest.
      *
      * @param current the latest manifest, or null when the transaction creates the table
-     * @param txn the transaction, already rebased onto {@code current} ({@code read_version} = its
-     *     version)
+     * @param txn the transaction, already rebased onto {@code current}; its {@code read_version}
+     *     is the version its writer read (at most {@code current}'s)
      * @throws IllegalArgumentException if the operation is not supported or invalid
      * @throws IllegalStateException if the result would violate a table invariant
      */
@@ -93,6 +93,11 @@ public final class ManifestBuilder {
                     + " would set the detached-version bit; the table has run out of versions");
         }
         ManifestDraft d = new ManifestDraft(current, newVersion, options.stableRowIdsForNewTable());
+        if (current != null && Long.compareUnsigned(txn.readVersion(), current.version()) > 0) {
+            throw new IllegalArgumentException("Transaction " + txn.uuid() + " read version " + txn.readVersion()
+                    + ", which is newer than the version " + current.version() + " it is committed on");
+        }
+        d.readVersion = txn.readVersion();
         applier.apply(d, op);
         return finish(d, txn, options);
     }

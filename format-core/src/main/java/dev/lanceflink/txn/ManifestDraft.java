@@ -18,6 +18,12 @@ import java.util.Map;
 final class ManifestDraft {
     final Manifest current; // null when creating the table
     final long newVersion;
+    /**
+     * The version the transaction's writer read: overlays committed after it are concurrent
+     * changes the transaction never saw (a DataReplacement keeps them). Defaults to the current
+     * version.
+     */
+    long readVersion;
     List<Fragment> fragments;
     LanceSchema schema;
     List<IndexEntry> indices;
@@ -35,6 +41,7 @@ final class ManifestDraft {
     ManifestDraft(Manifest current, long newVersion, boolean stableRowIdsForNewTable) {
         this.current = current;
         this.newVersion = newVersion;
+        this.readVersion = current == null ? 0 : current.version();
         if (current == null) {
             fragments = new ArrayList<>();
             schema = LanceSchema.of(List.of());

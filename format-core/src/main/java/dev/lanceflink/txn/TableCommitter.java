@@ -11,23 +11,27 @@ import dev.lanceflink.table.ManifestNamingScheme;
 import dev.lanceflink.table.VersionNotFoundException;
 import dev.lanceflink.table.VersionResolver;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Commits a transaction with optimistic concurrency (transactions.md §4.2): load the latest
- * version, check every transaction committed since the read version for conflicts (rebasing
- * deletion vectors where two deletes touched the same fragment), write the {@code .txn} file,
- * build the manifest, publish it create-only, and on a lost race start over after a bounded random
- * backoff. A failed commit leaves nothing referenced behind: its transaction file and rebased
- * deletion files are deleted (best effort; unreferenced files are garbage either way).
+ * The commit loop. Commits a transaction with optimistic concurrency (transactions.md §4.2):
+ * load the latest version, check every transaction committed since the read version for conflicts
+ * (rebasing deletion vectors where two deletes touched the same fragment), write the {@code .txn}
+ * file, build the manifest, publish it create-only, and on a lost race start over after a
+ * {@link Backoff}. A failed commit leaves nothing referenced behind: its transaction file and
+ * rebased deletion files are deleted (best effort; unreferenced files are garbage either way).
+ *
+ * <p>A writer that re-targets its change at the latest version on every attempt, with its own
+ * rules for what other writers may have committed since it read the table, gives a
+ * {@link CommitPlan} instead of a transaction: the same loop then runs the plan's check against
+ * every concurrent transaction, builds the operation on the latest version and publishes it as
+ * exactly the next one.
  */
 public final class TableCommitter {
     private static final Logger LOG = LoggerFactory.getLogger(TableCommitter.class);
@@ -44,24 +48,77 @@ public final class TableCommitter {
      *     contain a feature this library does not implement
      */
     public static Manifest commit(ObjectStore store, Transaction txn, CommitOptions options) throws IOException {
-        return new Attempts(store, txn, options).run();
+        return new Attempts(store, txn, txn.readVersion(), options).run();
+    }
+
+    /**
+     * Commits {@code txn}, whose operation was built on version {@code builtOn} although the
+     * statement or task behind it read the older {@code txn.readVersion()} (e.g. a row-level
+     * statement whose checkpoint is committed later, or a compaction re-targeted at the latest
+     * version): the transaction keeps that read version, as Lance does, and only the versions
+     * after {@code builtOn} are checked for conflicts and rebased over.
+     */
+    public static Manifest commit(ObjectStore store, Transaction txn, long builtOn, CommitOptions options)
+            throws IOException {
+        if (Long.compareUnsigned(builtOn, txn.readVersion()) < 0) {
+            throw new IllegalArgumentException("Transaction " + txn.uuid() + " read version " + txn.readVersion()
+                    + ", so its operation cannot have been built on the older version " + builtOn);
+        }
+        return new Attempts(store, txn, builtOn, options).run();
+    }
+
+    /**
+     * Commits the change {@code plan} builds (see {@link CommitPlan}) and returns the new manifest,
+     * or empty if the plan found nothing left to commit. {@code history} caches the transactions
+     * the checks read; share it between the commits of one writer.
+     *
+     * @throws CommitConflictException if other writers kept winning for {@code maxAttempts}
+     *     attempts; whatever the plan's check or build throws fails the commit as it is
+     */
+    public static Optional<Manifest> commit(ObjectStore store, CommitPlan plan, TableHistory history,
+            CommitOptions options) throws IOException {
+        Attempts a = new Attempts(store, Transaction.of(plan.readVersion(), new Operation.ReserveFragments(0),
+                plan.properties()), plan.readVersion(), options);
+        a.plan = plan;
+        a.history = history;
+        Manifest m = a.run();
+        return a.nothingToCommit ? Optional.empty() : Optional.of(m);
     }
 
     /** The state of one commit across its attempts. */
     private static final class Attempts {
         private final ObjectStore store;
         private final CommitOptions options;
+        /** Set for a commit whose operation every attempt builds on the latest version, else null. */
+        private CommitPlan plan;
+        private TableHistory history;
+        /** The operation the current attempt of a plan built, while it may still lose the race. */
+        private Operation built;
+        private boolean nothingToCommit;
+        /** Whether a publication of this commit had an unknown outcome: its versions may appear late. */
+        private boolean publishedInDoubt;
         private final List<String> writtenFiles = new ArrayList<>();
         private Transaction current;
+        /**
+         * The version {@code current}'s operation is up to date with: its build version, then the
+         * latest version each attempt checked and rebased over. The transaction's read version stays
+         * what the writer read (Lance keeps it too; a DataReplacement supersedes only the overlays
+         * committed up to it).
+         */
+        private long checkedThrough;
         private String txnFilePath;
+        /** The transaction whose {@code .txn} file is at {@link #txnFilePath}. */
+        private Transaction txnFileOf;
         private long uncertainVersion = -1;
         /** The last version a publish of ours went to with an unknown outcome that is unresolved, or -1. */
         private long doubtfulVersion = -1;
 
-        Attempts(ObjectStore store, Transaction txn, CommitOptions options) {
+        Attempts(ObjectStore store, Transaction txn, long builtOn, CommitOptions options) {
             this.store = store;
             this.current = txn;
+            this.checkedThrough = builtOn;
             this.options = options;
+            this.history = new TableHistory(store);
         }
 
         Manifest run() throws IOException {
@@ -73,7 +130,14 @@ public final class TableCommitter {
                         done = true;
                         return result.get();
                     }
-                    backoff(attempt);
+                    if (built != null) {
+                        Operation lost = built;
+                        built = null;
+                        plan.lost(lost);
+                    }
+                    if (attempt < options.maxAttempts()) {
+                        Backoff.sleep(attempt, options.initialBackoff(), options.maxBackoff());
+                    }
                 }
                 if (doubtfulVersion >= 0) {
                     throw outcomeUnknown(null);
@@ -121,16 +185,35 @@ public final class TableCommitter {
                 uncertainVersion = -1;
                 doubtfulVersion = -1; // checked: that version is not ours (the next publish may retry it)
             }
-            if (latest == null) {
+            if (plan != null) {
+                if (latest == null) {
+                    throw new VersionNotFoundException("Table " + store.rootUri() + " has no versions; create it"
+                            + " before committing to it");
+                }
+                FeatureFlags.checkWritable(latest.writerFeatureFlags(), store.rootUri() + "/" + latestLoc.path());
+                Optional<Manifest> already = checkPlan(latest);
+                if (already.isPresent()) {
+                    return finish(already.get());
+                }
+                Optional<Operation> op = plan.build(latest);
+                if (op.isEmpty()) {
+                    nothingToCommit = true;
+                    cleanup(null); // an earlier attempt's transaction file
+                    return Optional.of(latest);
+                }
+                built = op.get();
+                current = current.withOperation(op.get());
+                checkedThrough = latest.version();
+            } else if (latest == null) {
                 if (current.readVersion() != 0) {
                     throw new VersionNotFoundException("Table " + store.rootUri() + " has no versions, but transaction "
                             + current.uuid() + " was computed against version " + current.readVersion());
                 }
             } else {
                 FeatureFlags.checkWritable(latest.writerFeatureFlags(), store.rootUri() + "/" + latestLoc.path());
-                if (Long.compareUnsigned(latest.version(), current.readVersion()) < 0) {
+                if (Long.compareUnsigned(latest.version(), checkedThrough) < 0) {
                     throw new VersionNotFoundException("Transaction " + current.uuid() + " was computed against version "
-                            + current.readVersion() + " of " + store.rootUri() + ", but the latest version is "
+                            + checkedThrough + " of " + store.rootUri() + ", but the latest version is "
                             + latest.version());
                 }
                 Optional<Manifest> already = checkConcurrent(latest);
@@ -142,9 +225,15 @@ public final class TableCommitter {
             long newVersion = latest == null ? 1 : latest.version() + 1;
             String txnFileName = "";
             if (options.writeTransactionFile()) {
-                deleteQuietly(txnFilePath);
-                txnFileName = TransactionStore.writeFile(store, current);
-                txnFilePath = current.filePath();
+                // The file name holds the read version, which never changes: write it again only
+                // when a rebase changed the transaction.
+                if (txnFileOf != current) {
+                    deleteQuietly(txnFilePath);
+                    TransactionStore.writeFile(store, current);
+                    txnFilePath = current.filePath();
+                    txnFileOf = current;
+                }
+                txnFileName = current.fileName();
             }
             ManifestBuilder.Options buildOptions = new ManifestBuilder.Options(options.clock().instant(), txnFileName,
                     options.inlineTransaction(), options.dataFormat(), options.stableRowIds());
@@ -162,6 +251,8 @@ public final class TableCommitter {
             } catch (PutOutcomeUnknownException e) {
                 LOG.warn("Outcome of publishing {} is unknown ({}); checking whether it landed", path, e.getMessage());
                 doubtfulVersion = newVersion; // until a check says otherwise, version newVersion may be ours
+                built = null; // it may land later: keep what it references
+                publishedInDoubt = true;
                 Optional<Manifest> ours = landed(newVersion);
                 if (ours.isPresent()) {
                     return finish(ours.get());
@@ -202,18 +293,21 @@ public final class TableCommitter {
         }
 
         /**
-         * Checks the transactions of versions {@code (readVersion, latest]} against ours, rebasing
-         * deletion vectors when needed; afterwards our transaction reads {@code latest}. Returns the
-         * manifest if one of those versions is our own transaction (an uncertain put that landed).
+         * Checks the transactions of versions {@code (checkedThrough, latest]} against ours, rebasing
+         * deletion vectors when needed; afterwards our operation is up to date with {@code latest}.
+         * Returns the manifest if one of those versions is our own transaction (an uncertain put
+         * that landed).
          */
         private Optional<Manifest> checkConcurrent(Manifest latest) throws IOException {
-            long from = current.readVersion();
+            long from = checkedThrough;
             if (latest.version() == from) {
                 return Optional.empty();
             }
             Set<Long> rebase = new HashSet<>();
             for (long w = from + 1; w <= latest.version(); w++) {
-                Transaction theirs = TransactionStore.readForVersion(store, w);
+                Optional<Transaction> known = history.transaction(w);
+                // Missing, or without a transaction: read it directly for the precise error.
+                Transaction theirs = known.isPresent() ? known.get() : TransactionStore.readForVersion(store, w);
                 if (theirs.uuid().equals(current.uuid())) {
                     return Optional.of(ManifestIO.read(store, VersionResolver.version(store, w)));
                 }
@@ -236,7 +330,30 @@ public final class TableCommitter {
                 Manifest base = ManifestIO.read(store, VersionResolver.version(store, from));
                 current = DeletionRebaser.rebase(store, current, base, latest, rebase, writtenFiles);
             }
-            current = current.withReadVersion(latest.version());
+            checkedThrough = latest.version();
+            return Optional.empty();
+        }
+
+        /**
+         * Runs the plan's check on every version after its read version up to {@code latest}.
+         * After a publication of this commit with an unknown outcome, returns the manifest of the
+         * version among them that is this commit's own, if one is.
+         */
+        private Optional<Manifest> checkPlan(Manifest latest) throws IOException {
+            if (Long.compareUnsigned(latest.version(), plan.readVersion()) < 0) {
+                throw new VersionNotFoundException("Commit of transaction " + current.uuid() + " read version "
+                        + plan.readVersion() + " of " + store.rootUri() + ", but the latest version is "
+                        + latest.version() + " (was the table deleted and created again?)");
+            }
+            for (long v = plan.readVersion() + 1; v <= latest.version(); v++) {
+                if (publishedInDoubt) {
+                    Optional<TableHistory.Committed> c = history.version(v);
+                    if (c.isPresent() && c.get().transaction().map(t -> t.uuid().equals(current.uuid())).orElse(false)) {
+                        return Optional.of(ManifestIO.read(store, c.get().location()));
+                    }
+                }
+                plan.check(v, history, latest);
+            }
             return Optional.empty();
         }
 
@@ -283,6 +400,7 @@ public final class TableCommitter {
         }
 
         private Optional<Manifest> finish(Manifest committed) {
+            built = null; // published (or an earlier attempt's operation was): its files are referenced
             cleanup(committed);
             if (options.writeVersionHint()) {
                 VersionResolver.writeHint(store, committed.version());
@@ -322,18 +440,6 @@ public final class TableCommitter {
                 store.delete(path);
             } catch (IOException | RuntimeException e) {
                 LOG.debug("Could not delete unreferenced file {}: {}", path, e.getMessage());
-            }
-        }
-
-        private void backoff(int attempt) throws IOException {
-            long cap = Math.min(options.maxBackoff().toNanos(),
-                    options.initialBackoff().toNanos() << Math.min(attempt - 1, 20));
-            long sleep = cap <= 0 ? 0 : ThreadLocalRandom.current().nextLong(cap + 1);
-            try {
-                Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("Interrupted while backing off between commit attempts");
             }
         }
     }

@@ -55,7 +55,32 @@ class MoreAppliersTest {
                 new Operation.DataReplacementGroup(0, replacement)))), OPTS);
         Fragment f = v3.fragments().get(0);
         assertThat(f.files()).containsExactly(replacement);
-        assertThat(f.overlays().get(0).dataFile().fields()).containsExactly(-2, -2);
+        // Every slot of the overlay was superseded: overlays.md §7.4 removes it (Lance does too).
+        assertThat(f.overlays()).isEmpty();
+    }
+
+    @Test
+    void dataReplacementSupersedesOnlyOverlaysCommittedUpToItsReadVersion() throws Exception {
+        Manifest v2 = ManifestBuilder.build(v1(), Transaction.of(1, overlay("seen.lance", new int[] {1}, 1)), OPTS);
+        Manifest v3 = ManifestBuilder.build(v2, Transaction.of(2, overlay("after.lance", new int[] {1}, 2)), OPTS);
+        DataFile replacement = new DataFile("r.lance", new int[] {0, 1}, new int[] {0, 1}, 2, 1, 77);
+        // The replacement's writer read version 2, then the overlay of version 3 was committed.
+        Manifest v4 = ManifestBuilder.build(v3, Transaction.of(2, new Operation.DataReplacement(List.of(
+                new Operation.DataReplacementGroup(0, replacement)))), OPTS);
+        List<DataOverlayFile> overlays = v4.fragments().get(0).overlays();
+        assertThat(overlays).extracting(o -> o.dataFile().path()).containsExactly("after.lance");
+        assertThat(overlays.get(0).dataFile().fields()).containsExactly(1);
+        assertThat(overlays.get(0).committedVersion()).isEqualTo(3);
+    }
+
+    private static Operation overlay(String path, int[] fields, int offset) {
+        int[] columns = new int[fields.length];
+        for (int i = 0; i < columns.length; i++) {
+            columns[i] = i;
+        }
+        DataOverlayFile ov = new DataOverlayFile(new DataFile(path, fields, columns, 2, 1, 9),
+                OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(offset)), 0);
+        return new Operation.DataOverlay(List.of(new Operation.OverlayGroup(0, List.of(ov))));
     }
 
     @Test

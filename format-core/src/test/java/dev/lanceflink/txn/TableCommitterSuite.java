@@ -9,6 +9,8 @@ import dev.lanceflink.io.ObjectInfo;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.io.PutOutcomeUnknownException;
 import dev.lanceflink.io.StoreBackedSuite;
+import dev.lanceflink.table.DataFile;
+import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.DeletionFile;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Fragment;
@@ -16,6 +18,7 @@ import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.ManifestLocation;
 import dev.lanceflink.table.ManifestNamingScheme;
+import dev.lanceflink.table.OverlayCoverage;
 import dev.lanceflink.table.UnsupportedTableFeatureException;
 import dev.lanceflink.table.VersionResolver;
 import java.time.Duration;
@@ -31,7 +34,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
+import org.roaringbitmap.RoaringBitmap;
 
 /**
  * Commits through {@link TableCommitter} against a real store: transaction files, manifests and
@@ -104,8 +109,36 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
         Manifest v3 = TableCommitter.commit(store, b, OPTS);
         assertThat(v3.version()).isEqualTo(3);
         assertThat(v3.fragments()).extracting(Fragment::id).containsExactly(0L, 1L, 2L);
-        assertThat(TransactionStore.readForVersion(store, 3).readVersion()).isEqualTo(2); // rebased read version
-        assertThat(v3.transactionFile()).startsWith("2-");
+        // Rebased, but the transaction keeps the version its writer read (as Lance does).
+        assertThat(TransactionStore.readForVersion(store, 3).readVersion()).isEqualTo(1);
+        assertThat(v3.transactionFile()).isEqualTo("1-" + b.uuid() + ".txn");
+    }
+
+    @Test
+    void aStaleDataReplacementKeepsTheOverlaysCommittedAfterItsReadVersion() throws Exception {
+        ObjectStore store = newStore();
+        create(store, 1, 10);
+        TableCommitter.commit(store, Transaction.of(1, overlayOfField1("seen.lance", 1, 2)), OPTS); // v2
+        DataFile replacement = new DataFile("r.lance", new int[] {0, 1}, new int[] {0, 1}, 2, 1, 77);
+        Transaction replace = Transaction.of(2, new Operation.DataReplacement(List.of(
+                new Operation.DataReplacementGroup(0, replacement))));
+        TableCommitter.commit(store, Transaction.of(2, overlayOfField1("concurrent.lance", 2, 3)), OPTS); // v3
+
+        Manifest v4 = TableCommitter.commit(store, replace, OPTS);
+
+        // The overlay the replacement's writer saw (v2) is superseded and, fully tombstoned, removed;
+        // the one committed concurrently (v3) keeps shadowing the new values.
+        assertThat(v4.fragment(0).orElseThrow().overlays()).extracting(o -> o.dataFile().path(),
+                DataOverlayFile::committedVersion).containsExactly(Tuple.tuple("concurrent.lance",
+                        3L));
+        assertThat(TransactionStore.readForVersion(store, 4).readVersion()).isEqualTo(2);
+    }
+
+    /** A DataOverlay of field 1 (and field 0, so a replacement of both fully covers it) at {@code offsets}. */
+    private static Operation overlayOfField1(String path, int... offsets) {
+        DataOverlayFile ov = new DataOverlayFile(new DataFile(path, new int[] {0, 1}, new int[] {0, 1}, 2, 1, 9),
+                OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(offsets)), 0);
+        return new Operation.DataOverlay(List.of(new Operation.OverlayGroup(0, List.of(ov))));
     }
 
     @Test

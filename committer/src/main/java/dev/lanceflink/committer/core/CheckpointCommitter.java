@@ -9,13 +9,17 @@ import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.VersionNotFoundException;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.CommitConflictException;
+import dev.lanceflink.txn.Backoff;
 import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.CommitPlan;
+import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.TableCommitter;
-import dev.lanceflink.txn.Transaction;
+import dev.lanceflink.txn.TableHistory;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -33,17 +37,20 @@ import org.slf4j.LoggerFactory;
  * that an earlier version of the sink committed step by step ({@link CommitStep}) and that was cut
  * short resumes with the steps that had not landed, committed together.
  *
- * <p>Lost races against concurrent appends are absorbed by {@link TableCommitter} (it rebases);
- * a publication whose response was lost is resolved by {@link ResolvingCommitHandler}.
- * A retryable conflict or an I/O error is retried here, re-checking the marker each time, up to
- * {@code maxAttempts}; then, or on a conflict that is not retryable, a
- * {@link CheckpointCommitException} says why, and nothing of the checkpoint has been dropped.
+ * <p>Each attempt is a {@link CommitPlan} of the commit loop ({@link TableCommitter}): it builds
+ * the checkpoint's operation on the latest version and publishes it as exactly the next one; a lost
+ * race makes the loop check and build again. A publication whose response was lost is resolved by
+ * {@link ResolvingCommitHandler}. An I/O error, or a loop that kept losing, is retried here,
+ * re-checking the marker each time, up to {@code maxAttempts}; then, or on a conflict that is not
+ * retryable, a {@link CheckpointCommitException} says why, and nothing of the checkpoint has been
+ * dropped.
  *
  * <p>Changes computed from a pinned version (an {@code UPDATE} or row-level {@code DELETE}: the
  * {@code readVersion} constructor argument) are first checked against what other writers
- * committed since that version ({@link ConcurrentChangeCheck}), and such a checkpoint fails
- * instead of being rebased onto a change that makes it wrong (a lost update, rows moved by
- * compaction).
+ * committed since that version ({@link ConcurrentChangeCheck}, run by the commit loop on every
+ * version after the one the statement read, which the transaction records as its read version),
+ * and such a checkpoint fails instead of being rebased onto a change that makes it wrong (a lost
+ * update, rows moved by compaction).
  */
 public final class CheckpointCommitter {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointCommitter.class);
@@ -52,6 +59,11 @@ public final class CheckpointCommitter {
     private final CommitOptions commitOptions;
     private final int maxAttempts;
     private final Duration retryBackoff;
+    /** Sink commits wait at most this long between attempts. */
+    private static final Duration MAX_RETRY_BACKOFF = Duration.ofSeconds(10);
+
+    /** The transactions every check walks, read once. */
+    private final TableHistory history;
     private final CommittedCheckpointFinder finder;
     /** Set when the changes were computed from a pinned version (row-level statements), else null. */
     private final ConcurrentChangeCheck changeCheck;
@@ -60,7 +72,8 @@ public final class CheckpointCommitter {
 
     /**
      * @param maxAttempts attempts per checkpoint before failing (each re-checks the marker)
-     * @param retryBackoff wait before the second attempt; doubles per attempt, capped at 10 s
+     * @param retryBackoff bound of the random wait before the second attempt; doubles per attempt,
+     *     capped at 10 s
      */
     public CheckpointCommitter(ObjectStore store, CommitOptions commitOptions, int maxAttempts, Duration retryBackoff) {
         this(store, commitOptions, maxAttempts, retryBackoff, 0);
@@ -81,10 +94,11 @@ public final class CheckpointCommitter {
         }
         this.maxAttempts = maxAttempts;
         this.retryBackoff = requireNonNull(retryBackoff, "retryBackoff is null");
-        this.finder = new CommittedCheckpointFinder(store);
-        this.changeCheck = readVersion > 0 ? new ConcurrentChangeCheck(store, readVersion) : null;
-        this.replacedContent = new ReplacedContentCheck(store);
-        this.movedRows = new MovedRows(store);
+        this.history = new TableHistory(store);
+        this.finder = new CommittedCheckpointFinder(history);
+        this.changeCheck = readVersion > 0 ? new ConcurrentChangeCheck(history, readVersion) : null;
+        this.replacedContent = new ReplacedContentCheck(history);
+        this.movedRows = new MovedRows(history);
     }
 
     /**
@@ -99,75 +113,38 @@ public final class CheckpointCommitter {
         int conflicts = 0;
         IOException last = null;
         for (int attempt = 1; attempt <= maxAttempts; attempt++) {
-            Optional<MarkedVersion> newest = finder.newestOwnMarker(commit.commitUser(), commit.checkpointId(),
-                    commit.baseVersion());
-            int landedSteps = -1; // the highest step index of this checkpoint already committed
-            if (newest.isPresent() && newest.get().marker().checkpointId() >= commit.checkpointId()) {
-                CommitMarker m = newest.get().marker();
-                landedSteps = m.checkpointId() > commit.checkpointId() ? CommitMarker.ALL_STEPS : m.step();
-            }
-            Set<CommitStep> remaining = EnumSet.noneOf(CommitStep.class);
-            for (CommitStep step : CommitStep.values()) {
-                if (step.index() > landedSteps && !commit.isEmpty(step)) {
-                    remaining.add(step);
-                }
-            }
-            if (remaining.isEmpty() || landedSteps == CommitMarker.ALL_STEPS) {
-                long version = newest.orElseThrow().version();
-                LOG.info("Checkpoint {} of commit user {} is already committed to {} (version {}); skipping it",
-                        commit.checkpointId(), commit.commitUser(), store.rootUri(), version);
-                return new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.ALREADY_COMMITTED, version,
-                        attempt - 1, conflicts);
-            }
-            Manifest latest;
+            Attempt plan = new Attempt(commit, attempt);
             try {
-                latest = ManifestIO.read(store, VersionResolver.latest(store));
-            } catch (VersionNotFoundException e) {
-                throw CheckpointCommitException.permanent("Cannot commit checkpoint " + commit.checkpointId() + " to "
-                        + store.rootUri() + ": the table has no versions (was it deleted?). The sink writes to an"
-                        + " existing table; create it first", e);
-            }
-            if (changeCheck != null) {
-                changeCheck.check(commit, remaining, latest);
-            }
-            CheckpointOperation.Built built = CheckpointOperation.build(commit, remaining, latest, store,
-                    replacedContent, movedRows);
-            if (built.operation().isEmpty()) {
-                // Every change targets rows that are gone already. If an earlier step landed, that
-                // version holds what the checkpoint changed.
-                return landedSteps >= 0
-                        ? new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.ALREADY_COMMITTED,
-                                newest.orElseThrow().version(), attempt - 1, conflicts)
-                        : new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.NOTHING_TO_COMMIT, 0,
-                                attempt - 1, conflicts);
-            }
-            Transaction txn = Transaction.of(latest.version(), built.operation().get(),
-                    commit.marker().toProperties());
-            try {
-                Manifest committed = TableCommitter.commit(store, txn, changeCheck == null ? commitOptions
-                        : ConcurrentChangeCheck.guard(commitOptions, latest.version()));
-                return new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.COMMITTED, committed.version(),
-                        attempt, conflicts);
+                Optional<Manifest> committed = TableCommitter.commit(store, plan, history, commitOptions);
+                conflicts += plan.lostRaces;
+                return committed.isPresent()
+                        ? new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.COMMITTED,
+                                committed.get().version(), attempt, conflicts)
+                        : plan.outcome.withConflicts(conflicts);
+            } catch (CheckpointCommitException e) {
+                plan.discardBuilt(); // refused before its publication
+                throw e;
             } catch (CommitConflictException e) {
-                StagedFiles.deleteQuietly(store, built.writtenFiles()); // certainly not published
+                conflicts += plan.lostRaces;
+                plan.discardBuilt(); // certainly not published
                 if (!e.isRetryable()) {
                     throw new CheckpointCommitException(capitalized(commit.describe()) + " cannot be committed to "
                             + store.rootUri() + ": " + e.getMessage() + ". The job fails so that no change is dropped;"
                             + " resolve the conflicting change, then restart from the last checkpoint", e);
                 }
-                conflicts++;
                 last = e;
                 LOG.warn("Attempt {}/{} to commit checkpoint {} to {} hit a retryable conflict: {}", attempt,
                         maxAttempts, commit.checkpointId(), store.rootUri(), e.getMessage());
             } catch (IOException e) {
                 // The outcome may be unknown (e.g. a lost response): the next attempt re-checks the
                 // marker, and the files stay because the version may reference them.
+                conflicts += plan.lostRaces;
                 last = e;
                 LOG.warn("Attempt {}/{} to commit checkpoint {} to {} failed: {}", attempt, maxAttempts,
                         commit.checkpointId(), store.rootUri(), e.toString());
             }
             if (attempt < maxAttempts) {
-                sleep(attempt);
+                Backoff.sleep(attempt, retryBackoff, MAX_RETRY_BACKOFF);
             }
         }
         throw new CheckpointCommitException(capitalized(commit.describe()) + " could not be committed to "
@@ -176,17 +153,128 @@ public final class CheckpointCommitter {
                 + " (raise the sink's commit retries if the table is busy)", last);
     }
 
-    private static String capitalized(String s) {
-        return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);
+    /**
+     * One attempt of {@link #commit}, as a plan of the commit loop: its build first looks for the
+     * checkpoint's marker (an earlier attempt, or an earlier run of the job, may have committed it
+     * already), then checks a row-level statement's changes against every version committed since
+     * the statement read, then builds the checkpoint's operation on the latest version.
+     */
+    private final class Attempt implements CommitPlan {
+        private final CheckpointCommit commit;
+        private final int attempt;
+        private final long readVersion;
+        /** The outcome when the build found nothing to commit. */
+        private CommitOutcome outcome;
+        /** Files written by the last build, until it is published or given up. */
+        private List<String> builtFiles = List.of();
+        private int lostRaces;
+        private Set<CommitStep> remaining;
+
+        Attempt(CheckpointCommit commit, int attempt) throws IOException {
+            this.commit = commit;
+            this.attempt = attempt;
+            Manifest latest;
+            try {
+                latest = ManifestIO.read(store, VersionResolver.latest(store));
+            } catch (VersionNotFoundException e) {
+                throw noVersions(e);
+            }
+            if (changeCheck == null) {
+                readVersion = latest.version(); // blind changes read nothing but the version they are built on
+            } else {
+                readVersion = changeCheck.readVersion();
+                if (latest.version() < readVersion) {
+                    Set<CommitStep> all = EnumSet.noneOf(CommitStep.class);
+                    for (CommitStep step : CommitStep.values()) {
+                        if (!commit.isEmpty(step)) {
+                            all.add(step);
+                        }
+                    }
+                    changeCheck.check(commit, all, latest); // names the table's older version
+                }
+            }
+        }
+
+        private CheckpointCommitException noVersions(Throwable cause) {
+            return CheckpointCommitException.permanent("Cannot commit checkpoint " + commit.checkpointId() + " to "
+                    + store.rootUri() + ": the table has no versions (was it deleted?). The sink writes to an"
+                    + " existing table; create it first", cause);
+        }
+
+        @Override
+        public long readVersion() {
+            return readVersion;
+        }
+
+        @Override
+        public Map<String, String> properties() {
+            return commit.marker().toProperties();
+        }
+
+        @Override
+        public void check(long version, TableHistory history, Manifest latest) throws IOException {
+            if (changeCheck != null && remaining != null) {
+                changeCheck.check(commit, remaining, version, latest);
+            }
+        }
+
+        @Override
+        public Optional<Operation> build(Manifest latest) throws IOException {
+            Optional<MarkedVersion> newest = finder.newestOwnMarker(commit.commitUser(), commit.checkpointId(),
+                    commit.baseVersion());
+            int landedSteps = -1; // the highest step index of this checkpoint already committed
+            if (newest.isPresent() && newest.get().marker().checkpointId() >= commit.checkpointId()) {
+                CommitMarker m = newest.get().marker();
+                landedSteps = m.checkpointId() > commit.checkpointId() ? CommitMarker.ALL_STEPS : m.step();
+            }
+            Set<CommitStep> steps = EnumSet.noneOf(CommitStep.class);
+            for (CommitStep step : CommitStep.values()) {
+                if (step.index() > landedSteps && !commit.isEmpty(step)) {
+                    steps.add(step);
+                }
+            }
+            if (steps.isEmpty() || landedSteps == CommitMarker.ALL_STEPS) {
+                long version = newest.orElseThrow().version();
+                LOG.info("Checkpoint {} of commit user {} is already committed to {} (version {}); skipping it",
+                        commit.checkpointId(), commit.commitUser(), store.rootUri(), version);
+                outcome = new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.ALREADY_COMMITTED, version,
+                        attempt - 1, 0);
+                return Optional.empty();
+            }
+            if (changeCheck != null && !steps.equals(remaining)) {
+                // The loop checked the versions with the steps it knew; the remaining steps changed
+                // (an earlier step landed meanwhile): check them all again.
+                changeCheck.check(commit, steps, latest);
+            }
+            remaining = steps;
+            CheckpointOperation.Built built = CheckpointOperation.build(commit, steps, latest, store,
+                    replacedContent, movedRows);
+            builtFiles = built.writtenFiles();
+            if (built.operation().isEmpty()) {
+                // Every change targets rows that are gone already. If an earlier step landed, that
+                // version holds what the checkpoint changed.
+                outcome = landedSteps >= 0
+                        ? new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.ALREADY_COMMITTED,
+                                newest.orElseThrow().version(), attempt - 1, 0)
+                        : new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.NOTHING_TO_COMMIT, 0,
+                                attempt - 1, 0);
+            }
+            return built.operation();
+        }
+
+        @Override
+        public void lost(Operation op) {
+            lostRaces++;
+            discardBuilt(); // another writer took the version: built again on the next one
+        }
+
+        void discardBuilt() {
+            StagedFiles.deleteQuietly(store, builtFiles);
+            builtFiles = List.of();
+        }
     }
 
-    private void sleep(int attempt) throws IOException {
-        long millis = Math.min(10_000L, retryBackoff.toMillis() << Math.min(attempt - 1, 16));
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("Interrupted while waiting to retry a commit to " + store.rootUri());
-        }
+    private static String capitalized(String s) {
+        return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);
     }
 }

@@ -22,4 +22,8 @@ public record CommitOutcome(long checkpointId, Kind kind, long version, int atte
     public static CommitOutcome nothingToCommit(long checkpointId) {
         return new CommitOutcome(checkpointId, Kind.NOTHING_TO_COMMIT, 0, 0, 0);
     }
+
+    public CommitOutcome withConflicts(int n) {
+        return new CommitOutcome(checkpointId, kind, version, attempts, n);
+    }
 }

@@ -9,8 +9,8 @@ import java.time.Duration;
  * How the sink commits; serializable so it travels in the job graph.
  *
  * @param commitAttempts attempts per checkpoint before the job fails (lost races against other
- *     appenders are rebased inside one attempt and do not count)
- * @param retryBackoff wait before the second attempt, doubling per attempt
+ *     writers are checked and built again inside one attempt and do not count)
+ * @param retryBackoff bound of the random wait before the second attempt, doubling per attempt
  * @param allowRestoreFromOlderState accept a restore from a checkpoint or savepoint older than
  *     the sink's last commit to the table (normally refused: its uncommitted data would be
  *     written again on top of what later checkpoints already committed)

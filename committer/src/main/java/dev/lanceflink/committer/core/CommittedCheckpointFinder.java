@@ -1,13 +1,8 @@
 package dev.lanceflink.committer.core;
 
 import dev.lanceflink.io.ObjectStore;
-import dev.lanceflink.table.Manifest;
-import dev.lanceflink.table.ManifestIO;
-import dev.lanceflink.table.ManifestLocation;
-import dev.lanceflink.table.VersionNotFoundException;
-import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.txn.TableHistory;
 import dev.lanceflink.txn.Transaction;
-import dev.lanceflink.txn.TransactionStore;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -17,15 +12,24 @@ import java.util.OptionalLong;
  * committed versions, newest first. Every walk is bounded: by the version a change was computed
  * against (nothing before it can contain the change) or by an explicit version count.
  *
+ * <p>Versions are read through a {@link TableHistory}, once per committer.
+ *
  * <p>A version inside the walk that no longer exists (removed by version cleanup) makes the
  * answer unknowable; that is an error, never a guess, because guessing "not committed" would
  * duplicate rows and guessing "committed" would lose them.
  */
 public final class CommittedCheckpointFinder {
     private final ObjectStore store;
+    private final TableHistory history;
 
     public CommittedCheckpointFinder(ObjectStore store) {
-        this.store = store;
+        this(new TableHistory(store));
+    }
+
+    /** A finder reading the versions through {@code history} (shared with the other checks of a committer). */
+    public CommittedCheckpointFinder(TableHistory history) {
+        this.store = history.store();
+        this.history = history;
     }
 
     /** A committed version and the marker it carries. */
@@ -68,12 +72,12 @@ public final class CommittedCheckpointFinder {
         long latest = latestVersion();
         long missing = -1;
         for (long v = latest; v > afterVersion; v--) {
-            Optional<ManifestLocation> loc = VersionResolver.find(store, v);
-            if (loc.isEmpty()) {
+            Optional<TableHistory.Committed> c = history.version(v);
+            if (c.isEmpty()) {
                 missing = v;
                 continue;
             }
-            Optional<CommitMarker> m = markerAt(loc.get());
+            Optional<CommitMarker> m = markerAt(c.get());
             if (m.isPresent() && m.get().commitUser().equals(commitUser)) {
                 return Optional.of(new MarkedVersion(v, m.get()));
             }
@@ -98,11 +102,11 @@ public final class CommittedCheckpointFinder {
     public Optional<MarkedVersion> newestCommitOf(String commitUser, int maxVersions) throws IOException {
         long latest = latestVersion();
         for (long v = latest; v > 0 && v > latest - maxVersions; v--) {
-            Optional<ManifestLocation> loc = VersionResolver.find(store, v);
-            if (loc.isEmpty()) {
+            Optional<TableHistory.Committed> c = history.version(v);
+            if (c.isEmpty()) {
                 return Optional.empty();
             }
-            Optional<CommitMarker> m = markerAt(loc.get());
+            Optional<CommitMarker> m = markerAt(c.get());
             if (m.isPresent() && m.get().commitUser().equals(commitUser)) {
                 return Optional.of(new MarkedVersion(v, m.get()));
             }
@@ -112,19 +116,14 @@ public final class CommittedCheckpointFinder {
 
     /** The latest version of the table, 0 if it has none. */
     public long latestVersion() throws IOException {
-        try {
-            return VersionResolver.latest(store).version();
-        } catch (VersionNotFoundException e) {
-            return 0;
-        }
+        return history.latestVersion();
     }
 
-    private Optional<CommitMarker> markerAt(ManifestLocation loc) throws IOException {
-        Manifest m = ManifestIO.read(store, loc);
-        Optional<Transaction> txn = TransactionStore.read(store, m);
+    private Optional<CommitMarker> markerAt(TableHistory.Committed c) {
+        Optional<Transaction> txn = c.transaction();
         if (txn.isEmpty()) {
             return Optional.empty();
         }
-        return CommitMarker.fromProperties(txn.get().properties(), "version " + loc.version() + " of " + store.rootUri());
+        return CommitMarker.fromProperties(txn.get().properties(), "version " + c.version() + " of " + store.rootUri());
     }
 }

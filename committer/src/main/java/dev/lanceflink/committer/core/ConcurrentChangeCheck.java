@@ -11,15 +11,9 @@ import dev.lanceflink.table.DataFile;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
-import dev.lanceflink.table.ManifestIO;
-import dev.lanceflink.table.ManifestLocation;
-import dev.lanceflink.table.ManifestNamingScheme;
-import dev.lanceflink.table.VersionResolver;
-import dev.lanceflink.txn.CommitHandler;
-import dev.lanceflink.txn.CommitOptions;
 import dev.lanceflink.txn.Operation;
+import dev.lanceflink.txn.TableHistory;
 import dev.lanceflink.txn.Transaction;
-import dev.lanceflink.txn.TransactionStore;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -59,20 +53,31 @@ import org.roaringbitmap.RoaringBitmap;
  * (removed by cleanup) is treated as a conflict: nothing proves it harmless.
  *
  * <p>The check and the commit must see the same latest version, or a commit landing between the
- * two would slip through Lance's more lenient rebase; {@link #guard} makes the commit publish
- * exactly the version after the checked one, else lose the attempt, which is then retried with a
- * new check.
+ * two would slip through Lance's more lenient rebase: the commit loop ({@link
+ * dev.lanceflink.txn.TableCommitter} with a {@link dev.lanceflink.txn.CommitPlan}) runs this check
+ * on every version after the read version and publishes exactly the version after the checked
+ * one; another writer getting there first makes it check the new versions too.
  *
- * <p>Committed versions never change, so each transaction is read once per committer.
+ * <p>Committed versions never change, so each transaction is read once ({@link TableHistory}).
  */
 public final class ConcurrentChangeCheck {
     private final ObjectStore store;
+    private final TableHistory history;
     private final long readVersion;
-    private final Map<Long, Transaction> transactions = new HashMap<>();
+    /** The targets of the last (commit, steps) checked: every version is checked with the same ones. */
+    private StepTargets targets;
+    private CheckpointCommit targetsCommit;
+    private Set<CommitStep> targetsSteps;
 
     /** @param readVersion the version the statement's scan read (at least 1) */
     public ConcurrentChangeCheck(ObjectStore store, long readVersion) {
-        this.store = requireNonNull(store, "store is null");
+        this(new TableHistory(requireNonNull(store, "store is null")), readVersion);
+    }
+
+    /** A check reading the transactions through {@code history} (shared with the commit loop). */
+    public ConcurrentChangeCheck(TableHistory history, long readVersion) {
+        this.history = requireNonNull(history, "history is null");
+        this.store = history.store();
         if (readVersion < 1) {
             throw new IllegalArgumentException("readVersion must be at least 1, got " + readVersion);
         }
@@ -91,6 +96,23 @@ public final class ConcurrentChangeCheck {
      *     fragment (and field) both touch, if one of them conflicts
      */
     public void check(CheckpointCommit commit, Set<CommitStep> steps, Manifest latest) throws IOException {
+        for (long v = readVersion + 1; v <= latest.version(); v++) {
+            check(commit, steps, v, latest);
+        }
+        if (latest.version() < readVersion) {
+            check(commit, steps, readVersion, latest); // fails, unless nothing depends on what was read
+        }
+    }
+
+    /**
+     * Checks version {@code version}, committed after the read version, against what {@code steps}
+     * of {@code commit} change (the commit loop calls this for every concurrent version).
+     *
+     * @throws CheckpointCommitException naming the version, its operation and the fragment (and
+     *     field) both touch, if it conflicts
+     */
+    public void check(CheckpointCommit commit, Set<CommitStep> steps, long version, Manifest latest)
+            throws IOException {
         if (steps.stream().allMatch(s -> s == CommitStep.APPEND && commit.deletionsOf(s).isEmpty())) {
             return; // new rows do not depend on what the statement read
         }
@@ -98,70 +120,49 @@ public final class ConcurrentChangeCheck {
             throw failure(commit, steps, latest.version(), "the latest version is older than the version the statement"
                     + " read (was the table deleted and created again?)");
         }
-        StepTargets mine = null;
-        for (long v = readVersion + 1; v <= latest.version(); v++) {
-            Transaction theirs = transaction(commit, steps, v);
-            if (isOwnCommit(theirs, commit.commitUser(), v)) {
-                continue;
-            }
-            if (mine == null) {
-                mine = StepTargets.of(commit, steps);
-            }
-            if (theirs.operation() instanceof Operation.Unknown u) {
-                // It may have changed any row: never treat it as compatible.
-                throw failure(commit, steps, v, u.refusal(v, store.rootUri(),
-                        "it cannot be checked for changes to the rows the statement read"));
-            }
-            if (preservesValuesAndAddresses(theirs)) {
-                continue;
-            }
-            Optional<String> reason = conflict(mine, theirs.operation(), latest, store);
-            if (reason.isPresent()) {
-                throw failure(commit, steps, v, "version " + v + " (" + theirs.operation().name() + ", committed by "
-                        + committer(theirs) + ") " + reason.get());
-            }
+        Transaction theirs = transaction(commit, steps, version);
+        if (isOwnCommit(theirs, commit.commitUser(), version)) {
+            return;
+        }
+        if (theirs.operation() instanceof Operation.Unknown u) {
+            // It may have changed any row: never treat it as compatible.
+            throw failure(commit, steps, version, u.refusal(version, store.rootUri(),
+                    "it cannot be checked for changes to the rows the statement read"));
+        }
+        if (preservesValuesAndAddresses(theirs)) {
+            return;
+        }
+        Optional<String> reason = conflict(targets(commit, steps), theirs.operation(), latest, store);
+        if (reason.isPresent()) {
+            throw failure(commit, steps, version, "version " + version + " (" + theirs.operation().name()
+                    + ", committed by " + committer(theirs) + ") " + reason.get());
         }
     }
 
-    /**
-     * {@code options} for a commit of an operation checked against version {@code checkedVersion}:
-     * the commit publishes version {@code checkedVersion + 1} or loses its only attempt (a
-     * retryable conflict), instead of rebasing onto versions this check has not seen.
-     */
-    public static CommitOptions guard(CommitOptions options, long checkedVersion) {
-        CommitHandler delegate = options.commitHandler();
-        long next = checkedVersion + 1;
-        String v1 = ManifestNamingScheme.V1.path(next);
-        String v2 = ManifestNamingScheme.V2.path(next);
-        CommitHandler onlyNext = (store, path, manifest) ->
-                (path.equals(v1) || path.equals(v2)) && delegate.publish(store, path, manifest);
-        return options.withMaxAttempts(1).withCommitHandler(onlyNext);
+    private StepTargets targets(CheckpointCommit commit, Set<CommitStep> steps) throws IOException {
+        if (targets == null || targetsCommit != commit || !targetsSteps.equals(steps)) {
+            targets = StepTargets.of(commit, steps);
+            targetsCommit = commit;
+            targetsSteps = Set.copyOf(steps);
+        }
+        return targets;
     }
 
     private Transaction transaction(CheckpointCommit commit, Set<CommitStep> steps, long version) throws IOException {
-        Transaction cached = transactions.get(version);
-        if (cached != null) {
-            return cached;
+        Optional<TableHistory.Committed> committed;
+        try {
+            committed = history.version(version);
+        } catch (CorruptTableException e) {
+            throw CheckpointCommitException.permanent(message(commit, steps, version, "the transaction of version "
+                    + version + " cannot be read (" + e.getMessage() + "), so it cannot be checked for changes to the"
+                    + " rows the statement read"), e);
         }
-        Optional<ManifestLocation> loc = VersionResolver.find(store, version);
-        if (loc.isEmpty()) {
+        if (committed.isEmpty()) {
             throw failure(commit, steps, version, "version " + version + " no longer exists (removed by a version"
                     + " cleanup), so it cannot be checked for changes to the rows the statement read");
         }
-        Optional<Transaction> txn;
-        try {
-            txn = TransactionStore.read(store, ManifestIO.read(store, loc.get()));
-        } catch (CorruptTableException e) {
-            throw CheckpointCommitException.permanent(message(commit, steps, version, "the transaction of version " + version
-                    + " cannot be read (" + e.getMessage() + "), so it cannot be checked for changes to the rows the"
-                    + " statement read"), e);
-        }
-        if (txn.isEmpty()) {
-            throw failure(commit, steps, version, "version " + version + " records no transaction, so it cannot be"
-                    + " checked for changes to the rows the statement read");
-        }
-        transactions.put(version, txn.get());
-        return txn.get();
+        return committed.get().transaction().orElseThrow(() -> failure(commit, steps, version, "version " + version
+                + " records no transaction, so it cannot be checked for changes to the rows the statement read"));
     }
 
     private static boolean isOwnCommit(Transaction txn, String commitUser, long version) {

@@ -9,6 +9,7 @@ import dev.lanceflink.table.RowAddress;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.RewriteMoves;
+import dev.lanceflink.txn.TableHistory;
 import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.txn.TransactionStore;
 import java.io.IOException;
@@ -39,16 +40,17 @@ public final class MovedRows {
     private final Map<Long, Long> fragmentOfFile = new HashMap<>();
     /** Why each fragment looked up so far left the table (committed history never changes). */
     private final Map<Long, FragmentRemoval.Cause> removals = new HashMap<>();
-    /** Transactions read by the walks, by version; bounded, oldest dropped first. */
-    private final Map<Long, Optional<Transaction>> transactions = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Optional<Transaction>> eldest) {
-            return size() > 4 * MAX_WALK;
-        }
-    };
+    /** Transactions by version, read once (committed versions never change), shared with the other checks. */
+    private final TableHistory history;
 
     public MovedRows(ObjectStore store) {
-        this.store = store;
+        this(new TableHistory(store));
+    }
+
+    /** Reading the transactions through {@code history} (shared with the other checks of a committer). */
+    public MovedRows(TableHistory history) {
+        this.store = history.store();
+        this.history = history;
     }
 
     /**
@@ -185,15 +187,7 @@ public final class MovedRows {
     }
 
     private Optional<Transaction> transactionAt(long version) throws IOException {
-        Optional<Transaction> cached = transactions.get(version);
-        if (cached != null) {
-            return cached;
-        }
-        Optional<ManifestLocation> loc = VersionResolver.find(store, version);
-        Optional<Transaction> txn = loc.isEmpty() ? Optional.empty()
-                : TransactionStore.read(store, ManifestIO.read(store, loc.get()));
-        transactions.put(version, txn);
-        return txn;
+        return history.transaction(version);
     }
 
     /** The moves of the Rewrite committed as {@code version}. */

@@ -2,15 +2,10 @@ package dev.lanceflink.committer.core;
 
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.Manifest;
-import dev.lanceflink.table.ManifestIO;
-import dev.lanceflink.table.ManifestLocation;
-import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.Operation;
+import dev.lanceflink.txn.TableHistory;
 import dev.lanceflink.txn.Transaction;
-import dev.lanceflink.txn.TransactionStore;
 import java.io.IOException;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -41,20 +36,16 @@ final class ReplacedContentCheck {
     static final int MAX_WALK = 1000;
 
     private final ObjectStore store;
-    /**
-     * Transactions by version, read once: committed versions never change, and the deletion and
-     * overlay steps of a checkpoint (and its retries) walk the same versions. Bounded, oldest
-     * entries dropped first.
-     */
-    private final Map<Long, Optional<Transaction>> transactions = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Optional<Transaction>> eldest) {
-            return size() > 2 * MAX_WALK;
-        }
-    };
+    /** Transactions by version, read once (committed versions never change), shared with the other checks. */
+    private final TableHistory history;
 
     ReplacedContentCheck(ObjectStore store) {
-        this.store = store;
+        this(new TableHistory(store));
+    }
+
+    ReplacedContentCheck(TableHistory history) {
+        this.store = history.store();
+        this.history = history;
     }
 
     /**
@@ -110,15 +101,7 @@ final class ReplacedContentCheck {
     }
 
     private Optional<Transaction> transactionAt(long version) throws IOException {
-        Optional<Transaction> cached = transactions.get(version);
-        if (cached != null) {
-            return cached;
-        }
-        Optional<ManifestLocation> loc = VersionResolver.find(store, version);
-        Optional<Transaction> txn = loc.isEmpty() ? Optional.empty()
-                : TransactionStore.read(store, ManifestIO.read(store, loc.get()));
-        transactions.put(version, txn);
-        return txn;
+        return history.transaction(version);
     }
 
     private static Optional<CommitMarker> marker(Transaction txn, long version, ObjectStore store) {

@@ -17,13 +17,13 @@ import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.read.ScanOptions;
 import dev.lanceflink.read.Scanner;
 import dev.lanceflink.table.DataOverlayFile;
-import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestNamingScheme;
-import dev.lanceflink.txn.CommitConflictException;
+import dev.lanceflink.txn.CommitHandler;
 import dev.lanceflink.txn.CommitOptions;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.TableCommitter;
 import dev.lanceflink.txn.Transaction;
+import dev.lanceflink.txn.TransactionStore;
 import dev.lanceflink.update.OverlayUpdate;
 import dev.lanceflink.write.FragmentWriter;
 import java.io.IOException;
@@ -206,6 +206,8 @@ class ConcurrentChangeCheckTest {
         assertThat(outcome.kind()).isEqualTo(CommitOutcome.Kind.COMMITTED);
         assertThat(outcome.version()).isEqualTo(5);
         assertThat(table()).containsExactly("1=11", "22=21", "3=31", "4=40", "5=50");
+        // Built on version 4, but the transaction records the version the statement read.
+        assertThat(TransactionStore.readForVersion(store, 5).readVersion()).isEqualTo(1);
     }
 
     @Test
@@ -424,20 +426,25 @@ class ConcurrentChangeCheckTest {
     // ---- the commit publishes only the version after the checked one --------------------------
 
     @Test
-    void aGuardedCommitLosesInsteadOfRebasingOntoAnUncheckedVersion() throws IOException {
-        Manifest v1;
-        try (Dataset ds = open()) {
-            v1 = ds.manifest();
-        }
+    void aCommitLosesInsteadOfRebasingOntoAnUncheckedVersion() throws IOException {
         DataOverlayFile ours = ourOverlay(new long[] {1}, 21);
-        theirOverlay(new long[] {1}, 25); // version 2 lands after the check of version 1
-        Transaction txn = Transaction.of(1, new Operation.DataOverlay(
-                List.of(new Operation.OverlayGroup(0, List.of(ours)))));
+        // Version 2 lands after the loop checked version 1 and built the commit on it: the
+        // publication of version 2 is lost, and the next attempt checks version 2 too.
+        boolean[] raced = {false};
+        CommitHandler racing = (s, path, bytes) -> {
+            if (!raced[0]) {
+                raced[0] = true;
+                theirOverlay(new long[] {1}, 25);
+            }
+            return CommitHandler.PUT_IF_ABSENT.publish(s, path, bytes);
+        };
+        CheckpointCommitter committer = new CheckpointCommitter(store,
+                CommitOptions.defaults().withCommitHandler(racing), 3, Duration.ZERO, 1);
 
-        assertThatThrownBy(() -> TableCommitter.commit(store, txn,
-                ConcurrentChangeCheck.guard(CommitOptions.defaults(), v1.version())))
-                .isInstanceOf(CommitConflictException.class)
-                .satisfies(e -> assertThat(((CommitConflictException) e).isRetryable()).isTrue());
+        assertThatThrownBy(() -> committer.commit(updateStatement(1, 1, ours)))
+                .isInstanceOf(CheckpointCommitException.class)
+                .hasMessageContaining("version 2 (DataOverlay, committed by another writer) overlaid field 'age'");
+        assertThat(raced[0]).isTrue();
         assertThat(latestVersion()).isEqualTo(2);
         assertThat(table()).containsExactly("1=10", "2=25", "3=30", "4=40");
     }

@@ -8,16 +8,15 @@ import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
-import dev.lanceflink.table.ManifestLocation;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.CommitConflictException;
-import dev.lanceflink.txn.CommitHandler;
 import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.CommitPlan;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.TableCommitter;
+import dev.lanceflink.txn.TableHistory;
 import dev.lanceflink.txn.Transaction;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -27,7 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Commits the staged results of a compaction run in as few versions as the table format allows:
@@ -44,9 +42,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * files and overlays are kept as they are (a fold only when the newer overlays leave the folded
  * fields alone, since its {@code Update} tombstones those fields in every overlay). A result whose
  * fragment changed in any other way, and a rewrite whose fragments changed at all, is dropped: its
- * staged files are deleted and it is reported stale, to be planned again on the newer version. The
- * manifest is then published only as the very next version; another writer getting there first
- * makes the attempt start over.
+ * staged files are deleted and it is reported stale, to be planned again on the newer version.
+ * Each group is one {@link CommitPlan} of the commit loop, so the manifest is published as exactly
+ * the version after the one checked; another writer getting there first makes the loop check again.
  */
 public final class CompactionCommitter {
     /** Transaction property naming the compaction mode of a commit. */
@@ -135,40 +133,28 @@ public final class CompactionCommitter {
     private static Manifest commitGroup(ObjectStore store, Manifest planned, List<Staged> group,
             Map<String, String> properties, CommitOptions options, List<Long> stale) throws IOException {
         List<Staged> pending = new ArrayList<>(group);
-        for (int attempt = 1; attempt <= options.maxAttempts(); attempt++) {
-            ManifestLocation location = VersionResolver.latest(store);
-            Manifest latest = ManifestIO.read(store, location);
-            Map<Long, Fragment> rebased = dropStale(store, planned, latest, pending, stale);
-            group.retainAll(pending);
-            if (pending.isEmpty()) {
-                return null;
+        Map<String, String> props = new LinkedHashMap<>(properties);
+        props.put(MODE_PROPERTY, pending.get(0).result.task().mode().cliName());
+        props.put(READ_VERSION_PROPERTY, Long.toString(planned.version()));
+        CommitPlan plan = new CommitPlan() {
+            @Override
+            public long readVersion() {
+                return planned.version();
             }
-            Operation op = combine(pending, latest, rebased);
-            Map<String, String> props = new LinkedHashMap<>(properties);
-            props.put(MODE_PROPERTY, pending.get(0).result.task().mode().cliName());
-            props.put(READ_VERSION_PROPERTY, Long.toString(planned.version()));
-            String expected = location.scheme().path(latest.version() + 1);
-            CommitHandler inner = options.commitHandler();
-            CommitOptions once = options.withMaxAttempts(1).withCommitHandler((s, path, bytes) -> {
-                if (!path.equals(expected)) {
-                    throw new LostRace(latest.version());
-                }
-                return inner.publish(s, path, bytes);
-            });
-            try {
-                return TableCommitter.commit(store, Transaction.of(latest.version(), op, props), once);
-            } catch (LostRace e) {
-                backoff(attempt, options);
-            } catch (CommitConflictException e) {
-                if (!e.isRetryable()) {
-                    throw e;
-                }
-                backoff(attempt, options);
+
+            @Override
+            public Map<String, String> properties() {
+                return props;
             }
-        }
-        throw new CommitConflictException("Compaction commit to " + store.rootUri() + " gave up after "
-                + options.maxAttempts() + " attempts: other writers committed first every time. Run the compaction"
-                + " again later (it is safe to re-run)", true, -1);
+
+            @Override
+            public Optional<Operation> build(Manifest latest) {
+                Map<Long, Fragment> rebased = dropStale(store, planned, latest, pending, stale);
+                group.retainAll(pending);
+                return pending.isEmpty() ? Optional.empty() : Optional.of(combine(pending, latest, rebased));
+            }
+        };
+        return TableCommitter.commit(store, plan, new TableHistory(store), options).orElse(null);
     }
 
     /**
@@ -265,27 +251,5 @@ public final class CompactionCommitter {
         int[] c = a.clone();
         Arrays.sort(c);
         return c;
-    }
-
-    private static void backoff(int attempt, CommitOptions options) throws IOException {
-        long cap = Math.min(options.maxBackoff().toNanos(), options.initialBackoff().toNanos() << Math.min(attempt - 1,
-                20));
-        long sleep = cap <= 0 ? 0 : ThreadLocalRandom.current().nextLong(cap + 1);
-        try {
-            Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("Interrupted while backing off between compaction commit attempts");
-        }
-    }
-
-    /** Another writer published the version this attempt was built for. */
-    private static final class LostRace extends CommitConflictException {
-        private static final long serialVersionUID = 1L;
-
-        LostRace(long latest) {
-            super("another writer committed after version " + latest + "; checking the compacted fragments again",
-                    true, -1);
-        }
     }
 }

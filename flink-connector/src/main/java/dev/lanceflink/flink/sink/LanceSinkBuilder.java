@@ -104,7 +104,7 @@ public final class LanceSinkBuilder {
         return this;
     }
 
-    /** First wait between commit attempts, doubling per attempt (default 200 ms). */
+    /** Bound of the first random wait between commit attempts, doubling per attempt (default 200 ms). */
     public LanceSinkBuilder commitRetryBackoff(Duration backoff) {
         this.commitSettings = commitSettings.withRetryBackoff(backoff);
         return this;

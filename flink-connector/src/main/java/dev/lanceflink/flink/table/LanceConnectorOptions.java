@@ -56,13 +56,14 @@ public final class LanceConnectorOptions {
                     + "batch before encoding them; larger batches use more memory per subtask.");
 
     public static final ConfigOption<Integer> SINK_COMMIT_RETRIES = ConfigOptions.key("sink.commit-retries").intType()
-            .defaultValue(10).withDescription("Commit attempts per checkpoint (a concurrent writer's commit makes "
-                    + "ours rebase and retry) before the job fails.");
+            .defaultValue(10).withDescription("Commit attempts per checkpoint after store errors or a table so busy "
+                    + "that other writers kept committing first, before the job fails (a concurrent writer's commit "
+                    + "makes ours check and build again on the newer version without using up an attempt).");
 
     public static final ConfigOption<Duration> SINK_COMMIT_RETRY_BACKOFF = ConfigOptions
             .key("sink.commit-retry-backoff").durationType().defaultValue(Duration.ofMillis(200))
-            .withDescription("First wait between commit attempts (a duration, e.g. '200 ms'); it "
-                    + "doubles with each attempt.");
+            .withDescription("Bound of the first random wait between commit attempts (a duration, e.g. "
+                    + "'200 ms'); it doubles with each attempt, up to 10 s.");
 
     public static final ConfigOption<Boolean> SINK_ALLOW_RESTORE_FROM_OLDER_STATE = ConfigOptions
             .key("sink.allow-restore-from-older-state").booleanType().defaultValue(false)

@@ -1,0 +1,52 @@
+package dev.lanceflink.txn;
+
+import dev.lanceflink.table.Manifest;
+import java.io.IOException;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A change whose operation each commit attempt builds on the latest version, for {@link
+ * TableCommitter#commit(dev.lanceflink.io.ObjectStore, CommitPlan, TableHistory, CommitOptions)}:
+ * a writer that re-targets its change at whatever version it commits on (a sink checkpoint, a
+ * compaction), and that must first check the change against what other writers committed since
+ * it read the table.
+ *
+ * <p>Each attempt: the latest version is read; {@link #check} sees the transaction of every
+ * version after {@link #readVersion()} up to it; {@link #build} makes the operation on it; the
+ * manifest is published as exactly the next version. Another writer publishing first starts a new
+ * attempt, after a {@link Backoff}, which checks the new versions too. So what was checked is
+ * exactly what the change is committed on.
+ */
+public interface CommitPlan {
+
+    /** The version the writer read: recorded as the transaction's {@code read_version}. */
+    long readVersion();
+
+    /** Properties of the transaction (e.g. a sink's commit marker). */
+    default Map<String, String> properties() {
+        return Map.of();
+    }
+
+    /**
+     * Checks one version committed after {@link #readVersion()} (in ascending order, up to
+     * {@code latest}) against the change; throws to fail the commit. The version is read through
+     * {@code history} (cached: every attempt checks every concurrent version again, as the change
+     * it builds may differ). {@link TableHistory#version} is empty for a version that no longer
+     * exists.
+     */
+    default void check(long version, TableHistory history, Manifest latest) throws IOException {}
+
+    /**
+     * The operation to commit on {@code latest}, or empty if nothing is left to commit (the
+     * commit then ends without a new version). Throw to fail the commit.
+     */
+    Optional<Operation> build(Manifest latest) throws IOException;
+
+    /**
+     * Called when another writer published the version an attempt built {@code op} for: the loop
+     * checks and builds again. Files written only for {@code op} may be deleted. (A commit that
+     * fails is not reported here: whoever called the loop decides about its files.)
+     */
+    default void lost(Operation op) {}
+}

@@ -12,7 +12,8 @@
 #                                               report in it/target/peers-report.md
 #        it/run-benchmarks.sh keymap [rows,rows,... [heap,rocksdb [changes [checkpoints]]]]
 #                                               upsert checkpoints vs table size, heap vs RocksDB incremental,
-#                                               issue #17 (default 100000,10000000 heap,rocksdb 10000 6)
+#                                               issue #17 (default 100000,10000000 heap,rocksdb 10000 6;
+#                                               backends heap, changelog, rocksdb, rocksdb-small-l1)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 main=dev.lanceflink.it.bench.FormatBenchmark

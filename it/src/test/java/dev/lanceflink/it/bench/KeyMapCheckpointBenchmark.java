@@ -39,6 +39,8 @@ import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpointStats;
+import org.apache.flink.runtime.checkpoint.TaskStateStats;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
@@ -71,7 +73,8 @@ import org.apache.flink.util.Collector;
  * restored job to its first commit (a commit of a checkpoint the restored job took). Backends:
  * {@code heap} ({@code hashmap}, full snapshots, the default), {@code changelog} (heap state with
  * Flink's changelog, periodic materialization at its default of 10 minutes) and {@code rocksdb}
- * (RocksDB with incremental checkpoints); the table
+ * (RocksDB with incremental checkpoints), {@code rocksdb-small-l1} (the same with a 4 MB level 1 of
+ * 1 MB files and bloom filters, see {@link #submit}); the table
  * ({@code id int64, name utf8, age int32, score float64}) is created once per size and shared by
  * the backends' runs. Not part of the test suite: run
  * {@code it/run-benchmarks.sh keymap [rows,rows,... [backends [changes [checkpoints]]]]}.
@@ -83,7 +86,7 @@ public final class KeyMapCheckpointBenchmark {
     private KeyMapCheckpointBenchmark() {}
 
     /** Checkpoint statistics of one job: the first completed checkpoint and the steady ones after it. */
-    record Checkpoints(CompletedCheckpointStats first, List<CompletedCheckpointStats> steady) {
+    record Checkpoints(CompletedCheckpointStats first, List<CompletedCheckpointStats> steady, String lastByTask) {
         long median(ToLongFunction<CompletedCheckpointStats> f) {
             long[] v = steady.stream().mapToLong(f).sorted().toArray();
             return v.length == 0 ? -1 : v[v.length / 2];
@@ -122,6 +125,9 @@ public final class KeyMapCheckpointBenchmark {
                         ++runIndex);
                 runs.add(r);
                 print(List.of(r), changes);
+                System.out.println("checkpoints written (bytes), fresh: " + written(r.fresh()) + "; restored: "
+                        + written(r.restored()));
+                System.out.println("last checkpoint of the fresh job by task: " + r.fresh().lastByTask());
             }
         }
         System.out.println();
@@ -180,6 +186,16 @@ public final class KeyMapCheckpointBenchmark {
                 conf.setString("state.backend.type", "rocksdb");
                 conf.setString("execution.checkpointing.incremental", "true");
             }
+            case "rocksdb-small-l1" -> {
+                conf.setString("state.backend.type", "rocksdb");
+                conf.setString("execution.checkpointing.incremental", "true");
+                // Each checkpoint flushes a small L0 file whose keys span the whole key range, so
+                // every L0 -> L1 compaction rewrites (and the next checkpoint uploads) all of L1:
+                // up to 256 MB per subtask by default. A small L1 with small files bounds that.
+                conf.setString("state.backend.rocksdb.compaction.level.max-size-level-base", "4mb");
+                conf.setString("state.backend.rocksdb.compaction.level.target-file-size-base", "1mb");
+                conf.setString("state.backend.rocksdb.use-bloom-filter", "true");
+            }
             case "changelog" -> {
                 // Heap state behind Flink's changelog: checkpoints upload the state changes since the
                 // last one; the heap is written whole only by the periodic materialization.
@@ -188,7 +204,8 @@ public final class KeyMapCheckpointBenchmark {
                 conf.setString("state.changelog.storage", "filesystem");
                 conf.setString("state.changelog.dstl.dfs.base-path", checkpointDir.resolve("changelog").toUri().toString());
             }
-            default -> throw new IllegalArgumentException("backend must be heap, changelog or rocksdb, got " + backend);
+            default -> throw new IllegalArgumentException("backend must be heap, changelog, rocksdb or rocksdb-small-l1,"
+                    + " got " + backend);
         }
         if (restoreFrom != null) {
             conf.setString("execution.state-recovery.path", restoreFrom);
@@ -264,10 +281,25 @@ public final class KeyMapCheckpointBenchmark {
                     }
                 }
                 done.sort((a, b) -> Long.compare(a.getCheckpointId(), b.getCheckpointId()));
-                return new Checkpoints(done.get(0), done.subList(1, done.size()));
+                return new Checkpoints(done.get(0), done.subList(1, done.size()),
+                        byTask(cluster.getExecutionGraph(job).get(), done.get(done.size() - 1)));
             }
             Thread.sleep(100);
         }
+    }
+
+    /** Where a checkpoint's time and bytes went, per task: what the key resolver's share is. */
+    private static String byTask(AccessExecutionGraph graph, CompletedCheckpointStats c) {
+        List<String> out = new ArrayList<>();
+        for (TaskStateStats t : c.getAllTaskStateStats()) {
+            TaskStateStats.TaskStateStatsSummary sum = t.getSummaryStats();
+            out.add(String.format(Locale.ROOT, "%s: written %s, end-to-end %d ms (max sync %d, async %d, alignment %d,"
+                    + " start delay %d ms)", graph.getJobVertex(t.getJobVertexId()).getName(),
+                    bytes(t.getCheckpointedSize()), t.getEndToEndDuration(c.getTriggerTimestamp()),
+                    sum.getSyncCheckpointDurationStats().getMaximum(), sum.getAsyncCheckpointDurationStats().getMaximum(),
+                    sum.getAlignmentDurationStats().getMaximum(), sum.getCheckpointStartDelayStats().getMaximum()));
+        }
+        return String.join("; ", out);
     }
 
     private static CheckpointStatsSnapshot stats(MiniCluster cluster, JobID job) throws Exception {
@@ -381,6 +413,7 @@ public final class KeyMapCheckpointBenchmark {
                     r.rows(), switch (r.backend()) {
                         case "heap" -> "heap (hashmap)";
                         case "changelog" -> "heap + changelog";
+                        case "rocksdb-small-l1" -> "RocksDB, incremental, L1 4 MB, files 1 MB, bloom filter";
                         default -> "RocksDB, incremental";
                     },
                     r.bootstrapMillis() / 1e3, r.firstCommitSeconds(), bytes(f.first().getCheckpointedSize()),
@@ -392,6 +425,15 @@ public final class KeyMapCheckpointBenchmark {
                     bytes(x.median(CompletedCheckpointStats::getCheckpointedSize)),
                     bytes(x.max(CompletedCheckpointStats::getCheckpointedSize)), bytes(r.checkpointDirBytes())));
         }
+    }
+
+    private static String written(Checkpoints c) {
+        List<String> out = new ArrayList<>();
+        out.add(bytes(c.first().getCheckpointedSize()));
+        for (CompletedCheckpointStats s : c.steady()) {
+            out.add(bytes(s.getCheckpointedSize()));
+        }
+        return String.join(", ", out);
     }
 
     private static String bytes(long n) {

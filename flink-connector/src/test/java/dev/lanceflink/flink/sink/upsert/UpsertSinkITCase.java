@@ -275,9 +275,14 @@ class UpsertSinkITCase {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         conf.setString("state.backend.type", "rocksdb");
         conf.setString("execution.checkpointing.incremental", "true");
+        // The README's options for large tables: bloom filters and a small level 1 of small files.
+        conf.setString("state.backend.rocksdb.use-bloom-filter", "true");
+        conf.setString("state.backend.rocksdb.compaction.level.max-size-level-base", "4mb");
+        conf.setString("state.backend.rocksdb.compaction.level.target-file-size-base", "1mb");
         conf.setString("execution.checkpointing.dir", checkpoints.toUri().toString());
         conf.setString("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION");
         conf.set(StateRecoveryOptions.SAVEPOINT_PATH, restoreFrom);
+        conf.setString("execution.state-recovery.claim-mode", "CLAIM");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
         env.enableCheckpointing(200);

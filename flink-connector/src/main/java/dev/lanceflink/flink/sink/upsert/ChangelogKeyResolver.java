@@ -170,7 +170,8 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
                     KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
                             getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks(),
                             getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
-                            getRuntimeContext().getTaskInfo().getIndexOfThisSubtask()));
+                            getRuntimeContext().getTaskInfo().getIndexOfThisSubtask()),
+                    batchLocations == null && !(getKeyedStateBackend() instanceof HeapKeyedStateBackend));
             bootstrapMillis = Math.max(1, (System.nanoTime() - started) / 1_000_000);
             LOG.info("Lance upsert sink for {}: key map of subtask {} bootstrapped with {} keys in {} ms", table,
                     getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), loaded, bootstrapMillis);

@@ -28,11 +28,14 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The key map's bootstrap from the table: every key lands in exactly one subtask with its row
  * address, and a key the table holds twice is refused, also now that the bootstrap looks keys up
- * only when their hash was seen before.
+ * only when their hash was seen before; both when keys are put as scanned (heap) and key group
+ * after key group (RocksDB).
  */
 class KeyMapBootstrapTest {
     private static final int MAX_PARALLELISM = 128;
@@ -51,14 +54,21 @@ class KeyMapBootstrapTest {
             return map.get(key);
         }
 
+        int lastGroup = -1;
+        boolean groupsInOrder = true;
+
         @Override
         public void put(RowData key, long[] location) {
+            int group = KeyGroupRangeAssignment.assignToKeyGroup(key, MAX_PARALLELISM);
+            groupsInOrder &= group >= lastGroup;
+            lastGroup = group;
             map.put(key, location);
         }
     }
 
-    @Test
-    void everyKeyLandsInItsSubtaskWithItsRowAddress() throws Exception {
+    @ParameterizedTest(name = "in key-group order: {0}")
+    @ValueSource(booleans = {false, true})
+    void everyKeyLandsInItsSubtaskWithItsRowAddress(boolean inKeyGroupOrder) throws Exception {
         String uri = dir.resolve("t.lance").toString();
         UpsertSinkITCaseTables.create(uri, ChangelogModel.initialRows(3_000), 1_000);
         TableLocation table = new TableLocation(uri, Map.of());
@@ -71,7 +81,10 @@ class KeyMapBootstrapTest {
                     subtask);
             MapLocations locations = new MapLocations();
             loaded += KeyMapBootstrap.load(table, rowType, new int[] {0}, locations,
-                    new TaskInfoImpl("resolver", MAX_PARALLELISM, subtask, 2, 0), range);
+                    new TaskInfoImpl("resolver", MAX_PARALLELISM, subtask, 2, 0), range, inKeyGroupOrder);
+            if (inKeyGroupOrder) {
+                assertThat(locations.groupsInOrder).as("key groups put one after the other").isTrue();
+            }
             gets += locations.gets;
             for (Map.Entry<RowData, long[]> e : locations.map.entrySet()) {
                 assertThat(range.contains(KeyGroupRangeAssignment.assignToKeyGroup(e.getKey(), MAX_PARALLELISM)))
@@ -89,8 +102,9 @@ class KeyMapBootstrapTest {
         assertThat(gets).as("look-ups only for keys whose hash was seen (none here)").isLessThan(10);
     }
 
-    @Test
-    void aKeyTheTableHoldsTwiceIsRefused() throws Exception {
+    @ParameterizedTest(name = "in key-group order: {0}")
+    @ValueSource(booleans = {false, true})
+    void aKeyTheTableHoldsTwiceIsRefused(boolean inKeyGroupOrder) throws Exception {
         String uri = dir.resolve("t.lance").toString();
         UpsertSinkITCaseTables.create(uri, ChangelogModel.initialRows(2_000), 1_000);
         try (BufferAllocator a = new RootAllocator();
@@ -104,7 +118,7 @@ class KeyMapBootstrapTest {
         }
         assertThatThrownBy(() -> KeyMapBootstrap.load(new TableLocation(uri, Map.of()), rowType(uri), new int[] {0},
                 new MapLocations(), new TaskInfoImpl("resolver", MAX_PARALLELISM, 0, 1, 0),
-                KeyGroupRange.of(0, MAX_PARALLELISM - 1)))
+                KeyGroupRange.of(0, MAX_PARALLELISM - 1), inKeyGroupOrder))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("two rows with the same primary key [id]")
                 .hasMessageContaining("row addresses " + ((1L << 32) | 234) + " and " + (2L << 32));

@@ -10,6 +10,10 @@
 #                                               ours vs Apache Paimon and Apache Iceberg, each in its own JVM,
 #                                               issue #17 (3 rounds of full sizes; --quick: one round, 1/10 sizes);
 #                                               report in it/target/peers-report.md
+#        it/run-benchmarks.sh keymap [rows,rows,... [heap,rocksdb [changes [checkpoints]]]]
+#                                               upsert checkpoints vs table size, heap vs RocksDB incremental,
+#                                               issue #17 (default 100000,10000000 heap,rocksdb 10000 6;
+#                                               backends heap, changelog, rocksdb, rocksdb-small-l1)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 main=dev.lanceflink.it.bench.FormatBenchmark
@@ -27,6 +31,9 @@ elif [[ "${1:-}" == "peers" ]]; then
       -Dmdep.outputFile=target/peer.classpath >&2
   done
   main=dev.lanceflink.it.bench.PeerBenchmark
+  shift
+elif [[ "${1:-}" == "keymap" ]]; then
+  main=dev.lanceflink.it.bench.KeyMapCheckpointBenchmark
   shift
 elif [[ "${1:-}" == "compaction" ]]; then
   main=dev.lanceflink.it.bench.CompactionBenchmark

@@ -15,8 +15,10 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.heap.HeapKeyedStateBackend;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -65,6 +67,8 @@ import org.apache.flink.types.RowKind;
 public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedChange>
         implements OneInputStreamOperator<RowData, LocatedChange>, BoundedOneInput {
     private static final long serialVersionUID = 1L;
+    /** Keys per subtask from which a key map on heap state is worth a warning (checkpoints of ~40 MB). */
+    private static final long LARGE_HEAP_KEY_MAP = 1_000_000;
 
     private final TableLocation table;
     private final RowType rowType;
@@ -97,6 +101,8 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private transient Counter updates;
     private transient Counter deletes;
     private transient Counter droppedUpdates;
+    /** How long this subtask's bootstrap of the key map took (0 when restored): what delays its first record. */
+    private transient volatile long bootstrapMillis;
     private transient ObjectStore store;
     /** Where compactions moved rows, learned once for the operator's life. */
     private transient MovedRows movedRows;
@@ -151,20 +157,31 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         updates = group.counter("resolvedUpdates");
         deletes = group.counter("resolvedDeletes");
         droppedUpdates = group.counter("updatesOfRowsDeletedElsewhere");
+        group.gauge("keyMapBootstrapMillis", (Gauge<Long>) () -> bootstrapMillis);
         store = table.open();
         movedRows = new MovedRows(store);
         if (getKeyedStateBackend() instanceof BatchExecutionKeyedStateBackend) {
             batchLocations = new KeyLocationIndex();
         }
         if (bootstrap) {
+            long started = System.nanoTime();
             long loaded = KeyMapBootstrap.load(table, rowType, keyPositions, bootstrapTarget(),
                     getRuntimeContext().getTaskInfo(),
                     KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
                             getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks(),
                             getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
-                            getRuntimeContext().getTaskInfo().getIndexOfThisSubtask()));
-            LOG.info("Lance upsert sink for {}: key map of subtask {} bootstrapped with {} keys", table,
-                    getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), loaded);
+                            getRuntimeContext().getTaskInfo().getIndexOfThisSubtask()),
+                    batchLocations == null && !(getKeyedStateBackend() instanceof HeapKeyedStateBackend));
+            bootstrapMillis = Math.max(1, (System.nanoTime() - started) / 1_000_000);
+            LOG.info("Lance upsert sink for {}: key map of subtask {} bootstrapped with {} keys in {} ms", table,
+                    getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), loaded, bootstrapMillis);
+            if (loaded >= LARGE_HEAP_KEY_MAP && getKeyedStateBackend() instanceof HeapKeyedStateBackend) {
+                // Heap keyed state has no incremental checkpoints: each one writes the whole map.
+                LOG.warn("Lance upsert sink for {}: the key map ({} keys in subtask {}) is on heap state, which"
+                        + " writes all of it at every checkpoint; for large tables use RocksDB with incremental"
+                        + " checkpoints (state.backend.type: rocksdb, execution.checkpointing.incremental: true)",
+                        table, loaded, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+            }
         }
     }
 

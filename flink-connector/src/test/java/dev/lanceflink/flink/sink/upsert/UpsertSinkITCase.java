@@ -14,6 +14,7 @@ import dev.lanceflink.read.Scanner;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -227,6 +228,75 @@ class UpsertSinkITCase {
                 .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
                         .contains("already holds its commit of checkpoint"));
         assertTableEquals(m.model);
+    }
+
+    /**
+     * The documented way to keep checkpoints proportional to the changes (issue #17): RocksDB with
+     * incremental checkpoints. A job on today's default (heap state) is stopped with a canonical
+     * savepoint, continued on RocksDB incremental from it, cancelled with its checkpoints
+     * retained, and a third job resumes from that incremental checkpoint to the end.
+     */
+    @Test
+    void heapSavepointContinuesOnRocksDbIncrementalAndItsRetainedCheckpointRestores() throws Exception {
+        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(2_000);
+        createTable(initial);
+        ChangelogModel m = new ChangelogModel(initial).generate(17, 20_000, 3_000, false);
+        CHANGES = m.changes;
+        StreamExecutionEnvironment heap = env(2, 0, null);
+        pipeline(heap, 5, 0, sink(uri));
+        JobClient heapJob = heap.executeAsync("heap state");
+        waitForVersions(3);
+        String savepoint = heapJob.stopWithSavepoint(false, dir.resolve("sp").toUri().toString(),
+                SavepointFormatType.CANONICAL).get(60, TimeUnit.SECONDS);
+
+        Path checkpoints = dir.resolve("rocksdb-checkpoints");
+        StreamExecutionEnvironment rocks = rocksDbIncremental(savepoint, checkpoints);
+        pipeline(rocks, 5, 0, sink(uri));
+        JobClient rocksJob = rocks.executeAsync("RocksDB incremental from the heap savepoint");
+        int versionsBefore = (int) versions();
+        waitForVersions(versionsBefore + 3);
+        rocksJob.cancel().get(60, TimeUnit.SECONDS);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!rocksJob.getJobStatus().get().isGloballyTerminalState()) {
+            assertThat(System.nanoTime()).as("waiting for the cancellation").isLessThan(deadline);
+            Thread.sleep(20);
+        }
+        String retained = retainedCheckpoint(checkpoints.resolve(rocksJob.getJobID().toString()));
+
+        StreamExecutionEnvironment resumed = rocksDbIncremental(retained, dir.resolve("rocksdb-checkpoints-2"));
+        pipeline(resumed, 100, 0, sink(uri));
+        resumed.execute("RocksDB incremental from its retained checkpoint");
+        assertTableEquals(m.model);
+        assertRowsOnlyInsertedForNewKeys(manifest(), initial.size(), m);
+    }
+
+    private static StreamExecutionEnvironment rocksDbIncremental(String restoreFrom, Path checkpoints) {
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        conf.setString("state.backend.type", "rocksdb");
+        conf.setString("execution.checkpointing.incremental", "true");
+        // The README's options for large tables: bloom filters and a small level 1 of small files.
+        conf.setString("state.backend.rocksdb.use-bloom-filter", "true");
+        conf.setString("state.backend.rocksdb.compaction.level.max-size-level-base", "4mb");
+        conf.setString("state.backend.rocksdb.compaction.level.target-file-size-base", "1mb");
+        conf.setString("execution.checkpointing.dir", checkpoints.toUri().toString());
+        conf.setString("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION");
+        conf.set(StateRecoveryOptions.SAVEPOINT_PATH, restoreFrom);
+        conf.setString("execution.state-recovery.claim-mode", "CLAIM");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(2);
+        env.enableCheckpointing(200);
+        return env;
+    }
+
+    /** The one completed checkpoint a cancelled job left (Flink retains the latest). */
+    private static String retainedCheckpoint(Path jobCheckpoints) throws Exception {
+        try (var chk = Files.list(jobCheckpoints)) {
+            List<Path> done = chk.filter(p -> p.getFileName().toString().startsWith("chk-")
+                    && Files.exists(p.resolve("_metadata"))).toList();
+            assertThat(done).as("retained checkpoints in %s", jobCheckpoints).hasSize(1);
+            return done.get(0).toUri().toString();
+        }
     }
 
     @Test

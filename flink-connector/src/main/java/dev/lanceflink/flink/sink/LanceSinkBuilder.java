@@ -3,18 +3,6 @@ package dev.lanceflink.flink.sink;
 import dev.lanceflink.committer.core.CommitSettings;
 import dev.lanceflink.committer.core.TableLocation;
 import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Objects;
-import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.streaming.api.datastream.DataStream;
-import org.apache.flink.streaming.api.datastream.DataStreamSink;
-import org.apache.flink.table.data.RowData;
-import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
-import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
-import org.apache.flink.table.types.logical.RowType;
 import dev.lanceflink.flink.sink.upsert.ChangelogKeyResolver;
 import dev.lanceflink.flink.sink.upsert.LanceChangeSink;
 import dev.lanceflink.flink.sink.upsert.LocatedChange;
@@ -22,7 +10,20 @@ import dev.lanceflink.flink.sink.upsert.LocatedChangeTypeInfo;
 import dev.lanceflink.flink.sink.upsert.PrimaryKeySelector;
 import dev.lanceflink.flink.sink.upsert.RowAddressChanges;
 import dev.lanceflink.schema.ColumnSet;
+import dev.lanceflink.table.RowAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.RowType;
 
 /**
  * Builds a {@link LanceSink}. Only the table URI is required; the table must exist, and its
@@ -411,7 +412,7 @@ public final class LanceSinkBuilder {
         // One writer per fragment, so a fragment's updates become one overlay file (or, rewriting
         // rows, one deletion vector and one new fragment per writer).
         DataStreamSink<LocatedChange> out = changes
-                .keyBy(c -> c.position() >>> 32, Types.LONG)
+                .keyBy(c -> RowAddress.fragmentId(c.position()), Types.LONG)
                 .sinkTo(sink).uid("lance-sink-" + suffix).name("Lance sink");
         if (parallelism > 0) {
             out.setParallelism(parallelism);

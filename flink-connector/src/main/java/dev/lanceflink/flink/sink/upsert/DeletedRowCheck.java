@@ -9,6 +9,7 @@ import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.RowAddress;
 import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.table.VersionResolver;
 import java.io.IOException;
@@ -50,8 +51,8 @@ final class DeletedRowCheck {
         Fragment f;
         long offset;
         if (location[0] == 0) {
-            long fragmentId = location[1] >>> 32;
-            offset = location[1] & 0xFFFFFFFFL;
+            long fragmentId = RowAddress.fragmentId(location[1]);
+            offset = RowAddress.offset(location[1]);
             f = latest.fragment(fragmentId).orElse(null);
             if (f == null) {
                 // Rows moved by a compaction: checked where they are now. All rows deleted by
@@ -71,7 +72,8 @@ final class DeletedRowCheck {
                     return true; // deleted before the compaction, or its new fragment lost every row
                 }
                 Map.Entry<Long, RoaringBitmap> now = moved.get().offsets().entrySet().iterator().next();
-                return isDeleted(new long[] {0, now.getKey() << 32 | Integer.toUnsignedLong(now.getValue().first())});
+                long address = RowAddress.of(now.getKey(), Integer.toUnsignedLong(now.getValue().first()));
+                return isDeleted(new long[] {0, address});
             }
         } else {
             f = pending.get(location[0]);

@@ -25,6 +25,7 @@ import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.OverlayCoverage;
+import dev.lanceflink.table.RowAddress;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.write.FragmentWriter;
 import java.io.IOException;
@@ -240,11 +241,11 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
 
     /** The fragment of an existing row named as in {@link LocatedChange}: a row address, or a file id and offset. */
     private static RowTarget target(long fileId, long position) {
-        return fileId == 0 ? RowTarget.committed(position >>> 32) : RowTarget.pending(fileId);
+        return fileId == 0 ? RowTarget.committed(RowAddress.fragmentId(position)) : RowTarget.pending(fileId);
     }
 
     private static long offset(long fileId, long position) {
-        return fileId == 0 ? position & 0xFFFFFFFFL : position;
+        return fileId == 0 ? RowAddress.offset(position) : position;
     }
 
     private void insert(LocatedChange change) throws IOException {
@@ -399,7 +400,7 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
             positions.add(c);
         }
         int[] fieldIds = positions.stream().mapToInt(c -> top.get(c).id()).toArray();
-        long high = fragment != null ? fragment.id() << 32 : 0;
+        long high = fragment != null ? RowAddress.firstOf(fragment.id()) : 0;
         long[] addresses = new long[order.length];
         for (int k = 0; k < order.length; k++) {
             addresses[k] = high | buffer.offset(order[k]);

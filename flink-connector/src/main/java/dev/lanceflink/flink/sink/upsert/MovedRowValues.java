@@ -13,6 +13,7 @@ import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.RowAddress;
 import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.table.VersionResolver;
 import java.io.IOException;
@@ -128,12 +129,12 @@ final class MovedRowValues {
     /** The source of moved rows: a committed fragment (fileId 0) or a data file of this sink. */
     private record SourceKey(long fileId, long fragmentId) {
         static SourceKey of(LocatedChange move) {
-            return move.fromFileId() == 0 ? new SourceKey(0, move.fromPosition() >>> 32)
+            return move.fromFileId() == 0 ? new SourceKey(0, RowAddress.fragmentId(move.fromPosition()))
                     : new SourceKey(move.fromFileId(), 0);
         }
 
         long offset(LocatedChange move) {
-            return fileId == 0 ? move.fromPosition() & 0xFFFFFFFFL : move.fromPosition();
+            return fileId == 0 ? RowAddress.offset(move.fromPosition()) : move.fromPosition();
         }
     }
 

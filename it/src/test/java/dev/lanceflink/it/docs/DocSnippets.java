@@ -24,8 +24,9 @@ import java.util.stream.Stream;
  * <ul>
  *   <li>{@code <!-- doc-test: skip (reason) -->}: not run, for the reason given;
  *   <li>{@code <!-- doc-test: run by path/to/SomeTest.java -->}: another test runs it; the test
- *       source must contain each of the block's SQL statements (sql) or name each script the block
- *       runs (other languages);
+ *       source must contain each of the block's SQL statements (sql), set each key of a Flink
+ *       configuration to the value shown ({@code "key", "value"}; yaml) or name each script the
+ *       block runs (other languages);
  *   <li>{@code <!-- doc-test: synopsis -->}: a command synopsis with placeholders; each command and
  *       option in it must be in the CLI's {@code --help};
  *   <li>{@code <!-- doc-test: output -->}: the expected stdout of the runnable block just before

@@ -90,6 +90,13 @@ class DocSnippetsInventoryTest {
                         needed.add(normalize(sql) + ";");
                     }
                 }
+            } else if (s.language().equals("yaml")) {
+                // Flink configuration: the test sets every key shown to the value shown.
+                s.text().lines().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).forEach(l -> {
+                    int colon = l.indexOf(':');
+                    needed.add(normalize("\"" + l.substring(0, colon).strip() + "\", \""
+                            + l.substring(colon + 1).strip() + "\""));
+                });
             } else {
                 Matcher m = Pattern.compile("[\\w./-]+\\.(?:py|sh|sql)\\b").matcher(s.text());
                 while (m.find()) {

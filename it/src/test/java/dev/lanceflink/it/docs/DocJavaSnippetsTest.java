@@ -39,7 +39,7 @@ class DocJavaSnippetsTest {
         assertThat(java).as("Java snippets in the README").isNotEmpty();
         JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
         for (Snippet s : java) {
-            String name = "Snippet" + s.line();
+            String name = "Snippet" + java.indexOf(s); // line numbers repeat across files
             Path source = dir.resolve(name + ".java");
             Files.writeString(source, HEADER + "class " + name + " {\n"
                     + "  static void snippet(DataStream<RowData> rowDataStream, DataStream<RowData> changelogStream)"

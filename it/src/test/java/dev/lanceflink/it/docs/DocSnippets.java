@@ -134,14 +134,23 @@ final class DocSnippets {
 
     private DocSnippets() {}
 
-    /** The documentation files: README.md, every Markdown file under examples/ and docs/. */
+    /**
+     * The documentation files: README.md, the README.md of every module (compactor/, it/, ...),
+     * every Markdown file under examples/ and docs/.
+     */
     static List<Path> markdownFiles() {
         List<Path> files = new ArrayList<>();
         files.add(Path.of("README.md"));
+        try (Stream<Path> modules = Files.list(ROOT)) {
+            modules.filter(d -> Files.isRegularFile(d.resolve("pom.xml")) && Files.isRegularFile(d.resolve("README.md")))
+                    .map(d -> ROOT.relativize(d.resolve("README.md"))).sorted().forEach(files::add);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         for (String dir : List.of("examples", "docs")) {
             files.addAll(list(dir, ".md"));
         }
-        return files;
+        return files.stream().distinct().toList();
     }
 
     /** The SQL and shell files of examples/, which are snippets as a whole. */

@@ -81,7 +81,11 @@ class DocSnippetsRunTest {
             for (String line : DocRunner.commandLines(s.text())) {
                 List<String> words = DocRunner.shellWords(line);
                 assertThat(words).as(s.where() + ": a line the doc tests cannot run (mark the block): " + line)
-                        .isNotEmpty().first().isEqualTo("bin/lance-flink");
+                        .isNotEmpty().first().isIn("bin/lance-flink", "java");
+                if (words.get(0).equals("java")) {
+                    stdout = ShellScript.javaCommand(runner, words, s.where() + ": " + line);
+                    continue;
+                }
                 DocRunner.Run r = runner.command(words.subList(1, words.size()));
                 assertThat(r.exitCode()).as(s.where() + ": " + line + "\n" + r.describe()).isZero();
                 stdout = r.stdout();

@@ -68,7 +68,7 @@ final class ShellScript {
                 words.add(expand(w, vars, where));
             }
             if (words.get(0).equals("java")) {
-                stdout.append(javaJar(runner, words, where));
+                stdout.append(javaCommand(runner, words, where));
             } else if (words.get(0).endsWith("/bin/lance-flink")) {
                 DocRunner.Run r = runner.command(words.subList(1, words.size()));
                 assertThat(r.exitCode()).as(where + "\n" + r.describe()).isZero();
@@ -80,22 +80,42 @@ final class ShellScript {
         return stdout.toString();
     }
 
-    /** {@code java [jvm options] -jar examples/target/lance-flink-examples.jar args}: the jar's main class, in-process. */
-    private static String javaJar(DocRunner runner, List<String> words, String where) throws Exception {
+    /**
+     * {@code java [jvm options] -jar examples/target/lance-flink-examples.jar args} (the jar's main
+     * class, named in examples/pom.xml) or {@code java [jvm options] -cp <that jar> <main class>
+     * args}: the class's main method, in-process, with what it prints on stdout returned. The JVM
+     * options must include the {@code --add-opens} the examples need, as a reader would type it.
+     */
+    static String javaCommand(DocRunner runner, List<String> words, String where) throws Exception {
+        assertThat(words).as(where + ": examples need the JVM flag").contains("--add-opens=java.base/java.nio=ALL-UNNAMED");
         int jar = words.indexOf("-jar");
-        assertThat(jar).as(where + ": only java -jar <examples jar> runs").isPositive();
-        assertThat(words.get(jar + 1)).as(where).endsWith("/examples/target/lance-flink-examples.jar");
-        String pom = DocSnippets.read(Path.of("examples/pom.xml"));
-        Matcher main = Pattern.compile("<mainClass>([^<]+)</mainClass>").matcher(pom);
-        assertThat(main.find()).as("the examples jar's main class in examples/pom.xml").isTrue();
-        String[] args = words.subList(jar + 2, words.size()).stream().map(runner::resolve).toArray(String[]::new);
+        int cp = words.indexOf("-cp");
+        String mainClass;
+        int firstArg;
+        if (jar > 0) {
+            String pom = DocSnippets.read(Path.of("examples/pom.xml"));
+            Matcher main = Pattern.compile("<mainClass>([^<]+)</mainClass>").matcher(pom);
+            assertThat(main.find()).as("the examples jar's main class in examples/pom.xml").isTrue();
+            mainClass = main.group(1);
+            firstArg = jar + 2;
+        } else {
+            assertThat(cp).as(where + ": only java -jar <examples jar> or java -cp <examples jar> <class> runs")
+                    .isPositive();
+            jar = cp;
+            mainClass = words.get(cp + 2);
+            firstArg = cp + 3;
+        }
+        assertThat(words.get(jar + 1)).as(where).endsWith("examples/target/lance-flink-examples.jar");
+        // Paths go to the test's working directory; counts and other plain words stay as written.
+        String[] args = words.subList(firstArg, words.size()).stream()
+                .map(a -> a.contains("/") || a.contains(".") ? runner.resolve(a) : a).toArray(String[]::new);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PrintStream previous = System.out;
         System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
         try {
-            Class.forName(main.group(1)).getMethod("main", String[].class).invoke(null, (Object) args);
+            Class.forName(mainClass).getMethod("main", String[].class).invoke(null, (Object) args);
         } catch (ClassNotFoundException e) {
-            throw new AssertionError(where + ": " + main.group(1) + " is not on the class path: the it module's"
+            throw new AssertionError(where + ": " + mainClass + " is not on the class path: the it module's"
                     + " surefire adds the examples module's classes, so build with -am (mvn -pl it -am test)", e);
         } catch (InvocationTargetException e) {
             throw new AssertionError(where + " failed: " + e.getCause(), e.getCause());

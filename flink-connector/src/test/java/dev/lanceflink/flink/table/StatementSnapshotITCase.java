@@ -1,0 +1,126 @@
+package dev.lanceflink.flink.table;
+
+import static dev.lanceflink.flink.table.SqlTestSupport.USERS;
+import static dev.lanceflink.flink.table.SqlTestSupport.rows;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.dataset.WriteMode;
+import dev.lanceflink.dataset.WriteParams;
+import dev.lanceflink.io.LocalObjectStore;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.txn.TransactionStore;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.functions.ScalarFunction;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.ExceptionUtils;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A row-level statement carries the version its scan read from planning to its commit, whatever
+ * else the same thread plans and runs in between: statement A is planned (its job held up by a
+ * filter that waits for the test), statement B is planned, run and committed on the same thread and table
+ * environment, then A commits. A's commit is checked against B's change (same cells: refused;
+ * other rows: committed on top) and records the version A read, not the one B read or wrote.
+ */
+class StatementSnapshotITCase {
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+
+    @TempDir
+    Path dir;
+    String uri;
+    long loaded;
+
+    /**
+     * Releases the jobs held by {@link HeldTrue}. The MiniCluster runs in this JVM and the job has
+     * no jars of its own, so the function's class, and this latch, are the test's.
+     */
+    static volatile CountDownLatch release = new CountDownLatch(1);
+
+    /** True, once the test releases it: holds the job of the statement using it past another's commit. */
+    public static final class HeldTrue extends ScalarFunction {
+        public boolean eval(Long id) throws InterruptedException {
+            if (!release.await(2, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("the test did not release the held statement");
+            }
+            return true;
+        }
+    }
+
+    @BeforeEach
+    void createUsers() throws Exception {
+        uri = dir.resolve("users.lance").toString();
+        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE)).close();
+        environment().executeSql("INSERT INTO users VALUES (1, 'Alice', 30), (2, 'Bob', 25), (3, 'Carol', 40)")
+                .await();
+        loaded = latestVersion();
+        release = new CountDownLatch(1);
+    }
+
+    private TableEnvironment environment() {
+        TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        t.getConfig().set("parallelism.default", "1");
+        t.executeSql("CREATE TABLE users (id BIGINT NOT NULL, name STRING, age INT) WITH ('connector' = 'lance',"
+                + " 'path' = '" + uri + "')");
+        t.createTemporarySystemFunction("held_true", HeldTrue.class);
+        return t;
+    }
+
+    private long latestVersion() throws Exception {
+        try (Dataset d = Dataset.open(uri, Map.of())) {
+            return d.version();
+        }
+    }
+
+    private long readVersionOf(long version) throws Exception {
+        ObjectStore store = new LocalObjectStore(Path.of(uri));
+        return TransactionStore.readForVersion(store, version).readVersion();
+    }
+
+    @Test
+    void aStatementPlannedBeforeAnotherCommitsAgainstTheVersionItRead() throws Exception {
+        TableEnvironment t = environment();
+        TableResult a = t.executeSql("UPDATE users SET age = 31 WHERE id = 1 AND held_true(id)");
+        t.executeSql("UPDATE users SET name = 'Robert' WHERE id = 2").await();
+        release.countDown();
+        long b = latestVersion();
+        assertThat(b).as("B committed while A's job was held up").isEqualTo(loaded + 1);
+        assertThat(readVersionOf(b)).isEqualTo(loaded);
+
+        a.await();
+        assertThat(latestVersion()).isEqualTo(loaded + 2);
+        assertThat(readVersionOf(loaded + 2)).as("A records the version its scan read, planned before B ran")
+                .isEqualTo(loaded);
+        assertThat(rows(t, "SELECT * FROM users ORDER BY id")).containsExactly("+I[1, Alice, 31]",
+                "+I[2, Robert, 25]", "+I[3, Carol, 40]");
+    }
+
+    @Test
+    void aStatementPlannedBeforeAnotherChangedTheSameCellsIsRefused() throws Exception {
+        TableEnvironment t = environment();
+        TableResult a = t.executeSql("UPDATE users SET age = 31 WHERE id = 1 AND held_true(id)");
+        t.executeSql("UPDATE users SET age = 50 WHERE id = 1").await();
+        release.countDown();
+        assertThat(latestVersion()).isEqualTo(loaded + 1);
+
+        assertThatThrownBy(a::await).satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
+                .contains("the statement read version " + loaded));
+        assertThat(latestVersion()).as("A committed nothing").isEqualTo(loaded + 1);
+        assertThat(rows(t, "SELECT * FROM users ORDER BY id")).containsExactly("+I[1, Alice, 50]",
+                "+I[2, Bob, 25]", "+I[3, Carol, 40]");
+    }
+}

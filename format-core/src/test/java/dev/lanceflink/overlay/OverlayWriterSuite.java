@@ -172,7 +172,7 @@ public abstract class OverlayWriterSuite extends StoreBackedSuite {
             assertThat(o.coverage().bitmap(0)).isEqualTo(RoaringBitmap.bitmapOf(0, 4, 9));
             assertThat(o.dataFile().fields()).containsExactly(1, 2); // schema order, whatever the declaration order
             assertThat(o.committedVersion()).isZero();
-            // Portable form without run containers (cookie 12346) even for a run of offsets.
+            // Portable form; no run containers where runs would not be smaller (cookie 12346).
             assertThat(((OverlayCoverage.Dense) o.coverage()).sharedOffsetBitmap()[0]).isEqualTo((byte) 0x3a);
         }
     }

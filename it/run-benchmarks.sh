@@ -6,6 +6,10 @@
 #                                               Flink sink vs SDK writes, issue #5 (default 1000000 200000 10000)
 #        it/run-benchmarks.sh compaction [rows [fragments [commits]]]
 #                                               scans with many overlays, merge and fold, issue #7 (default 1000000 8 50)
+#        it/run-benchmarks.sh scan [rows [fragments [commits]]]
+#                                               full and narrow scans, ours vs pylance 14 (own process), with and
+#                                               without overlays, issue #17 (default 1000000 8 50; needs the
+#                                               pylance venv the it module's test build makes in it/target)
 #        it/run-benchmarks.sh peers [--quick] [--runs N] [--sizes a,ad,u,ud,n,c] [--systems ids] [--jfr] [--keep]
 #                                               ours vs Apache Paimon and Apache Iceberg, each in its own JVM,
 #                                               issue #17 (3 rounds of full sizes; --quick: one round, 1/10 sizes);
@@ -34,6 +38,9 @@ elif [[ "${1:-}" == "peers" ]]; then
   shift
 elif [[ "${1:-}" == "keymap" ]]; then
   main=dev.lanceflink.it.bench.KeyMapCheckpointBenchmark
+  shift
+elif [[ "${1:-}" == "scan" ]]; then
+  main=dev.lanceflink.it.bench.ScanBenchmark
   shift
 elif [[ "${1:-}" == "compaction" ]]; then
   main=dev.lanceflink.it.bench.CompactionBenchmark

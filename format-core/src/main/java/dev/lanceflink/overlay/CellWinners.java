@@ -1,6 +1,5 @@
 package dev.lanceflink.overlay;
 
-import org.roaringbitmap.PeekableIntIterator;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
@@ -25,6 +24,9 @@ final class CellWinners {
     private final RoaringBitmap[] won;
     /** Whether the entry wins its whole coverage: then ranks of consecutive won cells are consecutive. */
     private final boolean[] unshadowed;
+    /** Per entry, its won cells ascending and their value rows, made on first use ({@link #wonCells}). */
+    private final int[][] wonCells;
+    private final int[][] wonRows;
 
     private CellWinners(int[] overlays, int[] positions, RoaringBitmap[] coverage) {
         int k = overlays.length;
@@ -33,6 +35,8 @@ final class CellWinners {
         this.coverage = coverage;
         this.won = new RoaringBitmap[k];
         this.unshadowed = new boolean[k];
+        this.wonCells = new int[k][];
+        this.wonRows = new int[k][];
         RoaringBitmap claimed = new RoaringBitmap();
         for (int e = 0; e < k; e++) {
             if (!RoaringBitmap.intersects(coverage[e], claimed)) {
@@ -95,9 +99,10 @@ final class CellWinners {
      * of the entry's value column to {@code rows[h]}; returns the number of hits.
      *
      * <p>Work is bounded by the smaller of the won cells within {@code [offsets[0],
-     * offsets[n-1]]} and the number of requested offsets: a contiguous request maps a cell to its
-     * index by subtraction, a gapped one (deleted or filtered rows) by galloping search, and a
-     * request spread thinly over a wide span (a take) probes the won set per offset instead.
+     * offsets[n-1]]} and the number of requested offsets, plus two binary searches: a contiguous
+     * request maps a cell to its index by subtraction, a gapped one (deleted or filtered rows) by
+     * galloping search, and a request spread thinly over a wide span (a take) looks each offset up
+     * instead (in the bitmap, when the entry has many more won cells than the request offsets).
      *
      * @param offsets ascending physical offsets, at least one
      * @param at and {@code rows}: at least {@code offsets.length} long
@@ -106,48 +111,57 @@ final class CellWinners {
         int n = offsets.length;
         long lo = offsets[0];
         long hi = offsets[n - 1];
-        RoaringBitmap w = won[e];
-        long inSpan = w.rangeCardinality(lo, hi + 1);
-        if (inSpan == 0) {
+        if (won[e].isEmpty()) {
+            return 0; // fully shadowed
+        }
+        if (wonCells[e] == null && hi - lo != n - 1 && (long) n * 64 < won[e].getLongCardinality()) {
+            // A few scattered offsets (a take) against many won cells: probing the bitmap is cheaper
+            // than making the arrays.
+            return probeOffsets(e, offsets, at, rows);
+        }
+        int[] cells = wonCells(e);
+        int from = lowerBound(cells, lo);
+        int to = lowerBound(cells, hi + 1);
+        if (from == to) {
             return 0;
         }
-        boolean contiguous = hi - lo == n - 1;
-        if (contiguous || inSpan <= n) {
-            return walkCells(e, offsets, contiguous, at, rows);
-        }
-        return probeOffsets(e, offsets, at, rows);
-    }
-
-    private int walkCells(int e, long[] offsets, boolean contiguous, int[] at, long[] rows) {
-        int n = offsets.length;
-        long lo = offsets[0];
-        long hi = offsets[n - 1];
-        RoaringBitmap cov = coverage[e];
-        boolean consecutive = unshadowed[e];
-        // Won == coverage: the j-th covered cell from lo has rank(lo - 1) + j (overlays.md §3.3).
-        long nextRow = consecutive ? (lo == 0 ? 0 : cov.rankLong((int) (lo - 1))) : -1;
-        PeekableIntIterator it = won[e].getIntIterator();
-        it.advanceIfNeeded((int) lo);
+        int[] valueRows = wonRows[e];
         int hits = 0;
-        int i = 0;
-        while (it.hasNext()) {
-            long v = Integer.toUnsignedLong(it.next());
-            if (v > hi) {
+        if (hi - lo == n - 1) {
+            // Contiguous request: a cell's index is its distance from lo.
+            for (int c = from; c < to; c++) {
+                at[hits] = (int) (Integer.toUnsignedLong(cells[c]) - lo);
+                rows[hits++] = valueRows[c];
+            }
+            return hits;
+        }
+        if (to - from <= n) {
+            // Gapped request (deleted or filtered rows): walk the won cells, galloping through the offsets.
+            int i = 0;
+            for (int c = from; c < to; c++) {
+                long v = Integer.toUnsignedLong(cells[c]);
+                i = gallop(offsets, i, v);
+                if (i == n) {
+                    break;
+                }
+                if (offsets[i] == v) {
+                    at[hits] = i;
+                    rows[hits++] = valueRows[c];
+                }
+            }
+            return hits;
+        }
+        // A request spread thinly over a wide span (a take): look each offset up among the won cells.
+        int c = from;
+        for (int i = 0; i < n; i++) {
+            c = gallop(cells, c, to, offsets[i]);
+            if (c == to) {
                 break;
             }
-            long row = consecutive ? nextRow++ : cov.rankLong((int) v) - 1;
-            int index;
-            if (contiguous) {
-                index = (int) (v - lo);
-            } else {
-                i = gallop(offsets, i, v);
-                if (i == n || offsets[i] != v) {
-                    continue; // covered, but not requested (a deleted or filtered row)
-                }
-                index = i;
+            if (Integer.toUnsignedLong(cells[c]) == offsets[i]) {
+                at[hits] = i;
+                rows[hits++] = valueRows[c];
             }
-            at[hits] = index;
-            rows[hits++] = row;
         }
         return hits;
     }
@@ -164,6 +178,74 @@ final class CellWinners {
             }
         }
         return hits;
+    }
+
+    /**
+     * Entry {@code e}'s won cells as a sorted array, with the row of each in the entry's value
+     * column ({@link #wonRows}), made on first use and kept for the fragment: a batch then finds
+     * its cells by binary search and walks plain arrays, instead of iterating and ranking bitmap
+     * containers batch after batch.
+     */
+    private int[] wonCells(int e) {
+        int[] cells = wonCells[e];
+        if (cells == null) {
+            cells = won[e].toArray();
+            int[] valueRows = new int[cells.length];
+            if (unshadowed[e]) {
+                // Won == coverage: the j-th won cell is the j-th covered offset (overlays.md §3.3).
+                for (int j = 0; j < valueRows.length; j++) {
+                    valueRows[j] = j;
+                }
+            } else {
+                RoaringBitmap cov = coverage[e];
+                for (int j = 0; j < valueRows.length; j++) {
+                    valueRows[j] = (int) (cov.rankLong(cells[j]) - 1);
+                }
+            }
+            wonCells[e] = cells;
+            wonRows[e] = valueRows;
+        }
+        return cells;
+    }
+
+    /** The first index of {@code cells} (unsigned, ascending) whose value is {@code >= v}. */
+    private static int lowerBound(int[] cells, long v) {
+        int lo = 0;
+        int hi = cells.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (Integer.toUnsignedLong(cells[mid]) < v) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /** {@link #gallop(long[], int, long)} over unsigned int cells, up to {@code end}. */
+    private static int gallop(int[] a, int from, int end, long v) {
+        if (from >= end || Integer.toUnsignedLong(a[from]) >= v) {
+            return from;
+        }
+        int step = 1;
+        int lo = from;
+        int hi = from + 1;
+        while (hi < end && Integer.toUnsignedLong(a[hi]) < v) {
+            lo = hi;
+            step <<= 1;
+            hi = lo + step;
+        }
+        hi = Math.min(hi, end);
+        while (hi - lo > 1) {
+            int mid = (lo + hi) >>> 1;
+            if (Integer.toUnsignedLong(a[mid]) < v) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        return hi;
     }
 
     /**

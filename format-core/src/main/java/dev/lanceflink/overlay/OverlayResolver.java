@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.file.FileField;
 import dev.lanceflink.file.LanceFileReader;
+import dev.lanceflink.io.InMemoryRangeReader;
+import dev.lanceflink.io.RangeReader;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.table.CorruptTableException;
 import dev.lanceflink.table.DataOverlayFile;
@@ -16,9 +18,12 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.complex.StructVector;
@@ -55,6 +60,8 @@ public final class OverlayResolver implements AutoCloseable {
     static final int WHOLE_COLUMN_FACTOR = 4;
     /** Memory for kept value columns per resolver; once used up, values are read per batch. */
     static final long COLUMN_CACHE_BYTES = 64L << 20;
+    /** Overlay files up to this size are read whole on open (one request instead of one per range). */
+    static final long WHOLE_FILE_BYTES = 1L << 20;
 
     private final TableFiles files;
     private final Fragment fragment;
@@ -236,7 +243,11 @@ public final class OverlayResolver implements AutoCloseable {
      */
     private void overwrite(FieldVector target, FieldVector values, int hits) {
         if (target instanceof BaseFixedWidthVector t) {
-            for (int j = 0; j < hits; j++) {
+            if (t.getTypeWidth() > 0 && values instanceof BaseFixedWidthVector v && v.getTypeWidth() == t.getTypeWidth()) {
+                overwriteBytes(t, v, hits);
+                return;
+            }
+            for (int j = 0; j < hits; j++) { // booleans: values are bits, not bytes
                 t.copyFrom((int) rows[j], at[j], values);
             }
             return;
@@ -250,6 +261,10 @@ public final class OverlayResolver implements AutoCloseable {
         }
         BaseFixedWidthVector items = (BaseFixedWidthVector) t.getDataVector();
         BaseFixedWidthVector from = (BaseFixedWidthVector) v.getDataVector();
+        int width = items.getTypeWidth();
+        // Whole-byte items (float embeddings): one copy of the list's bytes, item validity bit by bit.
+        boolean bytes = width > 0 && from.getTypeWidth() == width;
+        boolean itemsNoNulls = bytes && from.getNullCount() == 0;
         for (int j = 0; j < hits; j++) {
             int row = at[j];
             int src = (int) rows[j];
@@ -258,8 +273,57 @@ public final class OverlayResolver implements AutoCloseable {
             } else {
                 t.setNotNull(row);
             }
+            if (!bytes) {
+                for (int x = 0; x < size; x++) {
+                    items.copyFrom(src * size + x, row * size + x, from);
+                }
+                continue;
+            }
+            items.getDataBuffer().setBytes((long) row * size * width, from.getDataBuffer(), (long) src * size * width,
+                    (long) size * width);
+            ArrowBuf validity = items.getValidityBuffer();
             for (int x = 0; x < size; x++) {
-                items.copyFrom(src * size + x, row * size + x, from);
+                if (itemsNoNulls || from.isSet(src * size + x) == 1) {
+                    BitVectorHelper.setBit(validity, (long) row * size + x);
+                } else {
+                    BitVectorHelper.unsetBit(validity, row * size + x);
+                }
+            }
+        }
+    }
+
+    /**
+     * {@link #overwrite} for values of whole bytes: reads and writes the buffers directly instead
+     * of going through {@code copyFrom} per cell (a scan of a narrow, much-updated column spends
+     * most of its overlay time here), with a shortcut for the common value column without NULLs.
+     */
+    private void overwriteBytes(BaseFixedWidthVector t, BaseFixedWidthVector v, int hits) {
+        // at[] and rows[] ascend: checking the last hit bounds them all, so the loop may use raw addresses.
+        if (at[hits - 1] >= t.getValueCount() || rows[hits - 1] >= v.getValueCount()) {
+            throw new IllegalStateException("overlay hit outside the vectors of '" + t.getName() + "': cell "
+                    + at[hits - 1] + " of " + t.getValueCount() + ", value " + rows[hits - 1] + " of "
+                    + v.getValueCount());
+        }
+        int width = t.getTypeWidth();
+        long to = t.getDataBuffer().memoryAddress();
+        long toValidity = t.getValidityBuffer().memoryAddress();
+        long from = v.getDataBuffer().memoryAddress();
+        long fromValidity = v.getValidityBuffer().memoryAddress();
+        boolean noNulls = v.getNullCount() == 0;
+        for (int j = 0; j < hits; j++) {
+            long row = rows[j];
+            long index = at[j];
+            long bitByte = toValidity + (index >>> 3);
+            byte bit = (byte) (1 << (index & 7));
+            if (!noNulls && (MemoryUtil.getByte(fromValidity + (row >>> 3)) & (1 << (row & 7))) == 0) {
+                MemoryUtil.putByte(bitByte, (byte) (MemoryUtil.getByte(bitByte) & ~bit));
+                continue; // the bytes under a NULL do not matter
+            }
+            MemoryUtil.putByte(bitByte, (byte) (MemoryUtil.getByte(bitByte) | bit));
+            switch (width) {
+                case 4 -> MemoryUtil.putInt(to + index * 4, MemoryUtil.getInt(from + row * 4));
+                case 8 -> MemoryUtil.putLong(to + index * 8, MemoryUtil.getLong(from + row * 8));
+                default -> MemoryUtil.copyMemory(from + row * width, to + index * width, width);
             }
         }
     }
@@ -390,7 +454,13 @@ public final class OverlayResolver implements AutoCloseable {
         LanceFileReader r = readers.get(ov.dataFile().path());
         if (r == null) {
             TableFiles.StoredFile file = files.overlayFile(fragment.id(), ov);
-            r = LanceFileReader.openOwning(file.openReader(ov.dataFile().fileSizeBytes()), file.uri(), allocator);
+            long size = ov.dataFile().fileSizeBytes();
+            RangeReader ranges = file.openReader(size);
+            if (size > 0 && size <= WHOLE_FILE_BYTES) {
+                // Footer, metadata and the value pages of a small overlay in one read instead of several.
+                ranges = InMemoryRangeReader.readWhole(ranges, (int) size);
+            }
+            r = LanceFileReader.openOwning(ranges, file.uri(), allocator);
             readers.put(ov.dataFile().path(), r);
         }
         FileField f = r.project(pathTo(top, atomic), ov.dataFile().columnMap(r));

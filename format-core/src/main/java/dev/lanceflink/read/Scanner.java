@@ -8,29 +8,23 @@ import dev.lanceflink.expr.PredicateEvaluator;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.table.Fragment;
-import dev.lanceflink.table.RowAddress;
 import dev.lanceflink.table.TableFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * A scan of a table version in physical order (fragment by fragment, offset by offset). Each
- * batch is read in two steps: first the filter's columns for the live rows, then only the
- * selected rows of the output columns (late materialization), so a selective filter reads
- * little. Batches returned by {@link #next()} belong to the caller, who closes them.
+ * A scan of a table version in physical order (fragment by fragment, offset by offset), each
+ * fragment read by a {@link FragmentScanner}: first the filter's columns for the live rows, then
+ * only the selected rows of the output columns (late materialization), so a selective filter
+ * reads little. Batches returned by {@link #next()} belong to the caller, who closes them.
  */
 public final class Scanner implements Iterator<VectorSchemaRoot>, AutoCloseable {
     private final TableFiles files;
@@ -38,11 +32,10 @@ public final class Scanner implements Iterator<VectorSchemaRoot>, AutoCloseable 
     private final BufferAllocator allocator;
     private final ScanOptions options;
     private final List<LanceField> outputFields;
-    private final Expr filter;
-    private final List<LanceField> filterFields;
+    private final FragmentScanner.Columns columns;
     private int fragmentIndex = -1;
     private FragmentReader reader;
-    private long position;
+    private FragmentScanner fragmentScanner;
     private long remaining;
     private VectorSchemaRoot pending;
 
@@ -57,9 +50,12 @@ public final class Scanner implements Iterator<VectorSchemaRoot>, AutoCloseable 
         this.allocator = requireNonNull(allocator, "allocator is null");
         this.options = requireNonNull(options, "options is null");
         this.outputFields = resolve(schema, options.columns() == null ? names(schema) : options.columns());
-        this.filter = options.filter();
-        this.filterFields = filter == null ? List.of() : resolve(schema, PredicateEvaluator.referencedColumns(filter));
+        Expr filter = options.filter();
+        List<LanceField> filterFields = filter == null ? List.of()
+                : resolve(schema, PredicateEvaluator.referencedColumns(filter));
         this.remaining = options.limit() < 0 ? Long.MAX_VALUE : options.limit();
+        this.columns = new FragmentScanner.Columns(outputFields, filter, filterFields,
+                options.withRowAddress() ? List.of(RowMetaColumn.ROW_ADDRESS) : List.of());
     }
 
     private static List<String> names(LanceSchema schema) {
@@ -94,7 +90,7 @@ public final class Scanner implements Iterator<VectorSchemaRoot>, AutoCloseable 
     }
 
     private static Field rowAddressField() {
-        return new Field(ScanOptions.ROW_ADDRESS, FieldType.notNullable(new ArrowType.Int(64, false)), null);
+        return FragmentScanner.field(RowMetaColumn.ROW_ADDRESS);
     }
 
     @Override
@@ -122,7 +118,7 @@ public final class Scanner implements Iterator<VectorSchemaRoot>, AutoCloseable 
 
     private VectorSchemaRoot advance() throws IOException {
         while (remaining > 0) {
-            if (reader == null || position >= reader.fragment().physicalRows()) {
+            if (fragmentScanner == null) {
                 if (reader != null) {
                     reader.close();
                     reader = null;
@@ -131,72 +127,20 @@ public final class Scanner implements Iterator<VectorSchemaRoot>, AutoCloseable 
                 if (fragmentIndex >= fragments.size()) {
                     return null;
                 }
-                reader = new FragmentReader(files, fragments.get(fragmentIndex), allocator);
-                position = 0;
+                Fragment fragment = fragments.get(fragmentIndex);
+                reader = new FragmentReader(files, fragment, allocator);
+                fragmentScanner = new FragmentScanner(reader, columns, null, options.batchSize(), 0,
+                        fragment.physicalRows(), remaining, allocator);
+            }
+            FragmentScanner.Batch batch = fragmentScanner.next();
+            if (batch == null) {
+                fragmentScanner = null;
                 continue;
             }
-            long end = Math.min(position + options.batchSize(), reader.fragment().physicalRows());
-            long[] rows = reader.liveOffsets(position, end);
-            position = end;
-            if (filter != null && rows.length > 0) {
-                rows = applyFilter(rows);
-            }
-            if (rows.length > remaining) {
-                rows = Arrays.copyOf(rows, (int) remaining);
-            }
-            if (rows.length == 0) {
-                continue;
-            }
-            remaining -= rows.length;
-            return materialize(rows);
+            remaining -= batch.offsets().length;
+            return batch.rows();
         }
         return null;
-    }
-
-    private long[] applyFilter(long[] rows) throws IOException {
-        List<FieldVector> vectors = new ArrayList<>();
-        try {
-            for (LanceField f : filterFields) {
-                vectors.add(reader.read(f, rows));
-            }
-            try (VectorSchemaRoot batch = new VectorSchemaRoot(vectors)) {
-                vectors = List.of();
-                batch.setRowCount(rows.length);
-                int[] selected = PredicateEvaluator.selectedRows(filter, batch);
-                long[] out = new long[selected.length];
-                for (int i = 0; i < selected.length; i++) {
-                    out[i] = rows[selected[i]];
-                }
-                return out;
-            }
-        } finally {
-            vectors.forEach(FieldVector::close);
-        }
-    }
-
-    private VectorSchemaRoot materialize(long[] rows) throws IOException {
-        List<FieldVector> vectors = new ArrayList<>();
-        try {
-            for (LanceField f : outputFields) {
-                vectors.add(reader.read(f, rows));
-            }
-            if (options.withRowAddress()) {
-                UInt8Vector addr = new UInt8Vector(rowAddressField(), allocator);
-                addr.allocateNew(rows.length);
-                long high = RowAddress.firstOf(reader.fragment().id());
-                for (int i = 0; i < rows.length; i++) {
-                    addr.set(i, high | rows[i]);
-                }
-                addr.setValueCount(rows.length);
-                vectors.add(addr);
-            }
-        } catch (IOException | RuntimeException e) {
-            vectors.forEach(FieldVector::close);
-            throw e;
-        }
-        VectorSchemaRoot root = new VectorSchemaRoot(vectors);
-        root.setRowCount(rows.length);
-        return root;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.lanceflink.flink.source;
 
+import dev.lanceflink.read.RowMetaColumn;
 import java.util.Arrays;
 import java.util.Optional;
 
@@ -10,18 +11,25 @@ import java.util.Optional;
  */
 public enum MetadataColumn {
     /** {@code fragment_id << 32 | offset}: where the row is now; changes when compaction moves it. */
-    ROW_ADDRESS("_rowaddr"),
+    ROW_ADDRESS(RowMetaColumn.ROW_ADDRESS),
     /**
      * The row's id. With stable row ids (feature flag 2) it is the id from the fragment's row id
      * sequence, kept when compaction moves the row; without them Lance's row id is the row
      * address, and so is this column.
      */
-    ROW_ID("_rowid");
+    ROW_ID(RowMetaColumn.ROW_ID);
 
+    private final RowMetaColumn scanColumn;
     private final String key;
 
-    MetadataColumn(String key) {
-        this.key = key;
+    MetadataColumn(RowMetaColumn scanColumn) {
+        this.scanColumn = scanColumn;
+        this.key = scanColumn.columnName();
+    }
+
+    /** The column format-core's scan computes for this one. */
+    public RowMetaColumn scanColumn() {
+        return scanColumn;
     }
 
     /** The name Lance and the {@code METADATA FROM '...'} clause use. */

@@ -158,7 +158,7 @@ public final class CompactionBenchmark {
     }
 
     /** Writes the base table, {@code ceil(rows / fragments)} rows per fragment; not timed. */
-    private static void writeBase(String uri, int rows, int fragments) throws IOException {
+    static void writeBase(String uri, int rows, int fragments) throws IOException {
         long perFragment = (rows + fragments - 1) / fragments;
         List<VectorSchemaRoot> batches = new ArrayList<>();
         try (BufferAllocator allocator = new RootAllocator()) {
@@ -180,7 +180,7 @@ public final class CompactionBenchmark {
     }
 
     /** Commits the history of {@link CompactionBenchData}: {@code commits} versions, one overlay per fragment each. */
-    private static void writeHistory(String uri, int commits, CompactionBenchData.Model model) throws IOException {
+    static void writeHistory(String uri, int commits, CompactionBenchData.Model model) throws IOException {
         try (Dataset ds = Dataset.open(uri, Map.of())) {
             ObjectStore store = ds.store();
             BufferAllocator allocator = ds.allocator();

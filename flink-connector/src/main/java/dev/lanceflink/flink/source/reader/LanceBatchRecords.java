@@ -1,6 +1,7 @@
 package dev.lanceflink.flink.source.reader;
 
 import dev.lanceflink.flink.types.ArrowColumnVectors;
+import dev.lanceflink.read.FragmentScanner;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
@@ -13,7 +14,7 @@ import org.apache.flink.table.data.columnar.ColumnarRowData;
  */
 final class LanceBatchRecords implements RecordsWithSplitIds<LanceRecord> {
     private final String splitId;
-    private final ScannedBatch batch;
+    private final FragmentScanner.Batch batch;
     private final Set<String> finished;
     private final Consumer<LanceBatchRecords> onRecycle;
     private final LanceRecord record;
@@ -21,7 +22,7 @@ final class LanceBatchRecords implements RecordsWithSplitIds<LanceRecord> {
     private boolean splitHandedOut;
     private int next;
 
-    private LanceBatchRecords(String splitId, ScannedBatch batch, Set<String> finished,
+    private LanceBatchRecords(String splitId, FragmentScanner.Batch batch, Set<String> finished,
             Consumer<LanceBatchRecords> onRecycle) {
         this.splitId = splitId;
         this.batch = batch;
@@ -32,7 +33,7 @@ final class LanceBatchRecords implements RecordsWithSplitIds<LanceRecord> {
                 ArrowColumnVectors.batch(batch.rows().getFieldVectors(), rows)));
     }
 
-    static LanceBatchRecords of(String splitId, ScannedBatch batch, Consumer<LanceBatchRecords> onRecycle) {
+    static LanceBatchRecords of(String splitId, FragmentScanner.Batch batch, Consumer<LanceBatchRecords> onRecycle) {
         return new LanceBatchRecords(splitId, batch, Set.of(), onRecycle);
     }
 

@@ -7,7 +7,7 @@ import dev.lanceflink.flink.source.LanceReadSpec;
 import dev.lanceflink.flink.source.MetadataColumn;
 import dev.lanceflink.flink.source.split.LanceSplit;
 import dev.lanceflink.read.FragmentReader;
-import dev.lanceflink.rowid.FragmentRowIds;
+import dev.lanceflink.read.FragmentScanner;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.table.Fragment;
@@ -35,12 +35,10 @@ public final class LanceSplitReader implements SplitReader<LanceRecord, LanceSpl
     private final Set<LanceBatchRecords> outstanding = ConcurrentHashMap.newKeySet();
     private Dataset table;
     private Dataset tableAtVersion;
-    private Expr filter;
-    private List<LanceField> outputFields;
-    private List<LanceField> filterFields;
+    private FragmentScanner.Columns columns;
     private LanceSplit current;
     private FragmentReader fragmentReader;
-    private FragmentRangeScanner scanner;
+    private FragmentScanner scanner;
 
     public LanceSplitReader(LanceReadSpec spec) {
         this(spec, ScanMetrics.unregistered());
@@ -60,12 +58,15 @@ public final class LanceSplitReader implements SplitReader<LanceRecord, LanceSpl
             }
             openSplit(current);
         }
-        ScannedBatch batch = scanner.next();
+        long scannedBefore = scanner.rowsScanned();
+        FragmentScanner.Batch batch = scanner.next();
+        metrics.rowsScanned.inc(scanner.rowsScanned() - scannedBefore);
         if (batch == null) {
             String finished = current.splitId();
             closeSplit();
             return LanceBatchRecords.finished(finished);
         }
+        metrics.rowsEmitted.inc(batch.offsets().length);
         LanceBatchRecords records = LanceBatchRecords.of(current.splitId(), batch, outstanding::remove);
         outstanding.add(records);
         return records;
@@ -77,13 +78,11 @@ public final class LanceSplitReader implements SplitReader<LanceRecord, LanceSpl
                 "Split " + split.splitId() + " names fragment " + split.fragmentId() + ", which version "
                         + split.tableVersion() + " of " + spec.uri() + " does not have: the table's metadata changed "
                         + "under a running read"));
-        // Lance's _rowid is the stable id only where the table has them; otherwise the address.
-        long[] stableRowIds = spec.metadataColumns().contains(MetadataColumn.ROW_ID) && at.manifest().usesStableRowIds()
-                ? FragmentRowIds.load(at.store(), fragment) : null;
+        long[] stableRowIds = FragmentScanner.stableRowIds(at.store(), at.manifest(), fragment, columns.metadata());
         fragmentReader = new FragmentReader(at.files(), fragment, at.allocator());
         long remaining = spec.limit() < 0 ? Long.MAX_VALUE : Math.max(0, spec.limit() - split.rowsEmitted());
-        scanner = new FragmentRangeScanner(fragmentReader, outputFields, filter, filterFields, spec.metadataColumns(),
-                stableRowIds, spec.batchSize(), split.nextOffset(), split.end(), remaining, at.allocator(), metrics);
+        scanner = new FragmentScanner(fragmentReader, columns, stableRowIds, spec.batchSize(), split.nextOffset(),
+                split.end(), remaining, at.allocator());
     }
 
     private Dataset datasetAt(long version) throws IOException {
@@ -96,9 +95,10 @@ public final class LanceSplitReader implements SplitReader<LanceRecord, LanceSpl
         closeVersion(); // it may hold stores opened for the base paths of its version
         tableAtVersion = table.version() == version ? table : table.checkoutVersion(version);
         LanceSchema schema = tableAtVersion.schema();
-        outputFields = resolve(schema, spec.columns());
-        filter = spec.filter();
-        filterFields = filter == null ? List.of() : resolve(schema, PredicateEvaluator.referencedColumns(filter));
+        Expr filter = spec.filter();
+        columns = new FragmentScanner.Columns(resolve(schema, spec.columns()), filter,
+                filter == null ? List.of() : resolve(schema, PredicateEvaluator.referencedColumns(filter)),
+                spec.metadataColumns().stream().map(MetadataColumn::scanColumn).toList());
         return tableAtVersion;
     }
 

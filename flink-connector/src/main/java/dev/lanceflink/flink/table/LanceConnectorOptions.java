@@ -134,8 +134,8 @@ public final class LanceConnectorOptions {
             .key(MaintenanceSettings.CLEANUP_ENABLED).booleanType().defaultValue(true)
             .withDescription("Remove old versions and the files no kept version references, with the rules of"
                     + " 'compact --mode cleanup': tagged versions and every sink's newest commit are kept, and every"
-                    + " version from this sink's commit two checkpoints before its newest one on (so that the sink"
-                    + " learns a fragment compaction's row moves before the compaction's version can go).");
+                    + " version from this sink's newest commit on, and a fragment compaction until the sink has"
+                    + " committed two more checkpoints (its key map learns the compaction's row moves meanwhile).");
 
     public static final ConfigOption<Integer> SINK_MAINTENANCE_RETAIN_VERSIONS = ConfigOptions
             .key(MaintenanceSettings.RETAIN_VERSIONS).intType()

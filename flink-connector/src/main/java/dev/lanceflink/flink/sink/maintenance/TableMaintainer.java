@@ -26,6 +26,7 @@ import dev.lanceflink.table.ManifestLocation;
 import dev.lanceflink.table.ManifestNamingScheme;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.txn.TransactionStore;
 import java.io.IOException;
@@ -48,10 +49,8 @@ import org.slf4j.LoggerFactory;
  * with the rules of {@code compact --mode cleanup}). Each step that fails is reported and the next
  * step still runs; the next check retries what is still due.
  *
- * <p>Cleanup never removes a version at or after the sink's commit of its third newest committed
- * checkpoint ({@link #keepFrom}): the commit of the sink's next checkpoint looks for its marker
- * among the versions since the checkpoint's changes were gathered, and the sink's key map learns
- * the row moves of a fragment compaction from the compaction's version at a later checkpoint.
+ * <p>Cleanup never removes a version at or after the sink's own newest commit, nor a fragment
+ * compaction the sink's key map may not have learned yet ({@link #keepFrom}).
  */
 public final class TableMaintainer {
     private static final Logger LOG = LoggerFactory.getLogger(TableMaintainer.class);
@@ -297,7 +296,7 @@ public final class TableMaintainer {
             if (removed.version() >= keepFrom) {
                 throw new IllegalStateException("Cleanup of " + store.rootUri() + " planned to remove version "
                         + removed.version() + ", at or after the version it must keep (" + keepFrom
-                        + ", the sink's commit two checkpoints before its newest);"
+                        + ": the sink's newest commit, or a compaction its key map may not have learned yet);"
                         + " nothing was deleted");
             }
         }
@@ -308,30 +307,22 @@ public final class TableMaintainer {
     }
 
     /**
-     * The version cleanup keeps every version from: the sink's newest commit of a checkpoint at
-     * least {@link #CHECKPOINTS_BEFORE_CLEANUP} older than its newest committed checkpoint, or 0
-     * (keep every version) if none is found.
+     * The version cleanup keeps every version from: the sink's newest commit, or an older
+     * fragment compaction ({@code Rewrite}) that the sink's key map may not have learned yet, or 0
+     * (keep every version) if the sink has committed nothing.
      *
-     * <p>Why not the newest commit: the sink's key map learns a compaction's row moves at a
-     * checkpoint barrier, and must do so while the compaction's version is still there. A version
-     * older than the commit of checkpoint c was there when the barrier of checkpoint c + 2 passed
-     * the key resolver (that checkpoint starts after c + 1 completed, which the committer
-     * acknowledges only after committing c), and once c + 2 is committed, what the resolver
-     * learned is in a completed checkpoint, so also in any state the job restarts from.
+     * <p>The commit of the sink's next checkpoint looks for its marker among the versions since
+     * the checkpoint's changes were gathered. And the sink's key map learns a compaction's row
+     * moves at a checkpoint barrier, from the compaction's version, which must still be there: a
+     * version older than the sink's commit of checkpoint c was there when the barrier of
+     * checkpoint c + {@value #CHECKPOINTS_BEFORE_CLEANUP} passed the key resolver (that checkpoint
+     * starts after c + 1 completed, which the committer acknowledges only after committing c), and
+     * once that checkpoint is committed, what the resolver learned is in a completed checkpoint,
+     * so also in any state the job restarts from. A compaction newer than that commit is kept.
      */
     long keepFrom(String commitUser, Manifest latest) throws IOException {
-        return commitBefore(commitUser, latest, CHECKPOINTS_BEFORE_CLEANUP);
-    }
-
-    /** Checkpoints the sink commits after a version before a cleanup may remove it (see {@link #keepFrom}). */
-    static final int CHECKPOINTS_BEFORE_CLEANUP = 2;
-
-    /**
-     * The newest version with a commit marker of {@code commitUser} whose checkpoint is at least
-     * {@code checkpointsBack} before the newest marked checkpoint, or 0.
-     */
-    private long commitBefore(String commitUser, Manifest latest, int checkpointsBack) throws IOException {
         long newestCheckpoint = -1;
+        long keep = 0;
         for (long v = latest.version(); v > 0; v--) {
             Optional<ManifestLocation> loc = VersionResolver.find(store, v);
             if (loc.isEmpty()) {
@@ -342,6 +333,10 @@ public final class TableMaintainer {
             if (txn.isEmpty()) {
                 continue;
             }
+            if (newestCheckpoint >= 0 && txn.get().operation() instanceof Operation.Rewrite) {
+                keep = v; // not surely learned by the key map yet
+                continue;
+            }
             Optional<CommitMarker> marker = CommitMarker.fromProperties(txn.get().properties(),
                     "version " + v + " of " + store.rootUri());
             if (marker.isEmpty() || !commitUser.equals(marker.get().commitUser())) {
@@ -349,13 +344,17 @@ public final class TableMaintainer {
             }
             if (newestCheckpoint < 0) {
                 newestCheckpoint = marker.get().checkpointId();
+                keep = v;
             }
-            if (marker.get().checkpointId() <= newestCheckpoint - checkpointsBack) {
-                return v;
+            if (marker.get().checkpointId() <= newestCheckpoint - CHECKPOINTS_BEFORE_CLEANUP) {
+                return keep; // older compactions were learned
             }
         }
-        return 0;
+        return keep;
     }
+
+    /** Checkpoints the sink commits after a compaction before a cleanup may remove it (see {@link #keepFrom}). */
+    static final int CHECKPOINTS_BEFORE_CLEANUP = 2;
 
     private List<ListedVersion> listVersions() throws IOException {
         List<ListedVersion> out = new ArrayList<>();

@@ -62,6 +62,15 @@ import org.apache.flink.types.RowKind;
  * writer deleted since are noticed when their key is next updated: the update is dropped (the row
  * stays deleted) and the key is free for a new row.
  *
+ * <p>Fragment compactions ({@code Rewrite}s) move rows under the map. At every checkpoint barrier
+ * the resolver reads the versions committed since the previous one and keeps each compaction's
+ * moves in a {@link RewriteLog} (union operator state, so it survives restores and rescaling);
+ * a key's location is brought up to date when the key next changes and written back. So no
+ * commit depends on a compaction's version still being in the history once the resolver has seen
+ * it; the committer still follows moves from the history for a compaction that lands between a
+ * barrier and its commit. State written before the log existed restores with the compactions the
+ * history still shows.
+ *
  * <p>In update mode rewrite-rows an update of an existing row is a delete plus an insert: the
  * resolver gives the updated row a new location like a new key's row, emits a
  * {@link LocatedChange.Kind#MOVE} from the old location, and points the key map at the new one.

@@ -7,11 +7,17 @@ import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.RowAddress;
 import dev.lanceflink.table.TableFiles;
+import java.io.DataInput;
+import java.io.DataOutput;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
@@ -95,6 +101,88 @@ public final class RewriteMoves {
 
     private static List<Long> idsOf(List<Fragment> fragments) {
         return fragments.stream().map(Fragment::id).toList();
+    }
+
+    /** The ids of the fragments whose rows the rewrite moved (its old fragments). */
+    public Set<Long> movedFragmentIds() {
+        return Collections.unmodifiableSet(sources.keySet());
+    }
+
+    /** Layout version of {@link #writeTo}: a reader refuses any other. */
+    private static final int SERIAL_VERSION = 1;
+
+    /**
+     * Writes the moves in a compact form (per old fragment its deletion vector as the rewrite
+     * read it and its place in the group; per group the new fragment ids and row counts), so a
+     * holder of row addresses can keep translating them after the Rewrite's version is gone from
+     * the table's history. {@link #readFrom} reads it back.
+     */
+    public void writeTo(DataOutput out) throws IOException {
+        out.writeInt(SERIAL_VERSION);
+        Map<Group, Integer> groupIndex = new IdentityHashMap<>();
+        List<Group> groups = new ArrayList<>();
+        for (Source s : sources.values()) {
+            if (!groupIndex.containsKey(s.group())) {
+                groupIndex.put(s.group(), groups.size());
+                groups.add(s.group());
+            }
+        }
+        out.writeInt(groups.size());
+        for (Group g : groups) {
+            out.writeInt(g.newIds().length);
+            for (int i = 0; i < g.newIds().length; i++) {
+                out.writeLong(g.newIds()[i]);
+                out.writeLong(g.firstIndex()[i]);
+            }
+            out.writeLong(g.rows());
+        }
+        out.writeInt(sources.size());
+        for (Map.Entry<Long, Source> e : sources.entrySet()) {
+            Source s = e.getValue();
+            out.writeLong(e.getKey());
+            out.writeInt(groupIndex.get(s.group()));
+            out.writeLong(s.firstLiveIndex());
+            out.writeLong(s.physicalRows());
+            s.deleted().runOptimize();
+            s.deleted().serialize(out);
+        }
+    }
+
+    /** The moves {@link #writeTo} wrote. */
+    public static RewriteMoves readFrom(DataInput in) throws IOException {
+        int version = in.readInt();
+        if (version != SERIAL_VERSION) {
+            throw new IOException("Serialized rewrite moves have layout version " + version + ", this library reads "
+                    + SERIAL_VERSION + " only");
+        }
+        int groupCount = in.readInt();
+        Group[] groups = new Group[groupCount];
+        for (int g = 0; g < groupCount; g++) {
+            int n = in.readInt();
+            long[] ids = new long[n];
+            long[] first = new long[n];
+            for (int i = 0; i < n; i++) {
+                ids[i] = in.readLong();
+                first[i] = in.readLong();
+            }
+            groups[g] = new Group(ids, first, in.readLong());
+        }
+        int sourceCount = in.readInt();
+        Map<Long, Source> sources = new HashMap<>();
+        for (int i = 0; i < sourceCount; i++) {
+            long id = in.readLong();
+            int group = in.readInt();
+            if (group < 0 || group >= groupCount) {
+                throw new IOException("Serialized rewrite moves name group " + group + " of " + groupCount
+                        + " for fragment " + id);
+            }
+            long firstLive = in.readLong();
+            long physical = in.readLong();
+            RoaringBitmap deleted = new RoaringBitmap();
+            deleted.deserialize(in);
+            sources.put(id, new Source(groups[group], firstLive, deleted, physical));
+        }
+        return new RewriteMoves(sources);
     }
 
     /** True if the rewrite moved the rows of fragment {@code fragmentId}. */

@@ -91,8 +91,8 @@ public final class LanceConnectorOptions {
                     + " after committed checkpoints, merge and fold overlays and remove old versions, on a thread of"
                     + " its own that never holds up the writers or the committer, while the sink holds the table's"
                     + " maintenance lease (_maintenance/ in the table directory; the standalone compaction job takes"
-                    + " the same lease). Fragment compaction ('compact --mode fragments') stays with the standalone"
-                    + " job. Not used by INSERT OVERWRITE.");
+                    + " the same lease); fragment compaction too when 'sink.maintenance.fragments.enabled' is set."
+                    + " Not used by INSERT OVERWRITE.");
 
     public static final ConfigOption<Integer> SINK_MAINTENANCE_CHECK_EVERY_COMMITS = ConfigOptions
             .key(MaintenanceSettings.CHECK_EVERY_COMMITS).intType()
@@ -134,7 +134,8 @@ public final class LanceConnectorOptions {
             .key(MaintenanceSettings.CLEANUP_ENABLED).booleanType().defaultValue(true)
             .withDescription("Remove old versions and the files no kept version references, with the rules of"
                     + " 'compact --mode cleanup': tagged versions and every sink's newest commit are kept, and every"
-                    + " version from this sink's newest commit on.");
+                    + " version from this sink's newest commit on, and a fragment compaction until the sink has"
+                    + " committed two more checkpoints (its key map learns the compaction's row moves meanwhile).");
 
     public static final ConfigOption<Integer> SINK_MAINTENANCE_RETAIN_VERSIONS = ConfigOptions
             .key(MaintenanceSettings.RETAIN_VERSIONS).intType()
@@ -167,7 +168,36 @@ public final class LanceConnectorOptions {
     public static final ConfigOption<Integer> SINK_MAINTENANCE_MAX_FRAGMENTS_PER_RUN = ConfigOptions
             .key(MaintenanceSettings.MAX_FRAGMENTS_PER_RUN).intType()
             .defaultValue(MaintenanceSettings.DEFAULT_MAX_FRAGMENTS_PER_RUN).withDescription("Fragments one merge or"
-                    + " fold takes at most (those with the most overlays first); the rest wait for the next check.");
+                    + " fold takes at most (those with the most overlays first), and one fragment compaction (in table"
+                    + " order); the rest wait for the next check.");
+
+    public static final ConfigOption<Boolean> SINK_MAINTENANCE_FRAGMENTS_ENABLED = ConfigOptions
+            .key(MaintenanceSettings.FRAGMENTS_ENABLED).booleanType().defaultValue(false)
+            .withDescription("Also compact fragments inside the sink job, with the planner and committer of"
+                    + " 'compact --mode fragments' (Lance's rules): fragments with many deleted rows are rewritten,"
+                    + " small neighbouring fragments are merged. The sink's key map follows the rows it moves.");
+
+    public static final ConfigOption<Long> SINK_MAINTENANCE_FRAGMENTS_TARGET_ROWS = ConfigOptions
+            .key(MaintenanceSettings.FRAGMENTS_TARGET_ROWS).longType()
+            .defaultValue(MaintenanceSettings.DEFAULT_FRAGMENTS_TARGET_ROWS).withDescription("Rows per fragment that"
+                    + " fragment compaction writes ('--target-rows-per-fragment' of the standalone job); at least 1.");
+
+    public static final ConfigOption<Long> SINK_MAINTENANCE_FRAGMENTS_SMALL_ROWS = ConfigOptions
+            .key(MaintenanceSettings.FRAGMENTS_SMALL_ROWS).longType().defaultValue(0L)
+            .withDescription("Fragments with fewer rows are merged with small neighbours ('--small-fragment-rows'"
+                    + " of the standalone job); 0 means the target rows per fragment.");
+
+    public static final ConfigOption<Double> SINK_MAINTENANCE_FRAGMENTS_MIN_DELETED_RATIO = ConfigOptions
+            .key(MaintenanceSettings.FRAGMENTS_MIN_DELETED_RATIO).doubleType()
+            .defaultValue(MaintenanceSettings.DEFAULT_FRAGMENTS_MIN_DELETED_RATIO).withDescription("A fragment whose"
+                    + " deleted rows exceed this fraction of its rows is rewritten even alone ('--min-deleted-ratio'"
+                    + " of the standalone job); above 0, at most 1 (1: never for deletions alone).");
+
+    public static final ConfigOption<Integer> SINK_MAINTENANCE_FRAGMENTS_MIN_FRAGMENTS = ConfigOptions
+            .key(MaintenanceSettings.FRAGMENTS_MIN_FRAGMENTS).intType()
+            .defaultValue(MaintenanceSettings.DEFAULT_FRAGMENTS_MIN_FRAGMENTS).withDescription("Fragment compaction"
+                    + " runs once it would rewrite at least this many fragments, so that a streaming sink's few new"
+                    + " small fragments per checkpoint are compacted in batches; at least 1.");
 
     // ---- a new table: the first write to a path that holds none creates it ----
 

@@ -91,7 +91,12 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                 LanceConnectorOptions.SINK_MAINTENANCE_CLEANUP_ENABLED, LanceConnectorOptions.SINK_MAINTENANCE_RETAIN_VERSIONS,
                 LanceConnectorOptions.SINK_MAINTENANCE_RETAIN_MIN_AGE, LanceConnectorOptions.SINK_MAINTENANCE_CLEANUP_GRACE,
                 LanceConnectorOptions.SINK_MAINTENANCE_LEASE_TIMEOUT, LanceConnectorOptions.SINK_MAINTENANCE_PARALLELISM,
-                LanceConnectorOptions.SINK_MAINTENANCE_MAX_FRAGMENTS_PER_RUN);
+                LanceConnectorOptions.SINK_MAINTENANCE_MAX_FRAGMENTS_PER_RUN,
+                LanceConnectorOptions.SINK_MAINTENANCE_FRAGMENTS_ENABLED,
+                LanceConnectorOptions.SINK_MAINTENANCE_FRAGMENTS_TARGET_ROWS,
+                LanceConnectorOptions.SINK_MAINTENANCE_FRAGMENTS_SMALL_ROWS,
+                LanceConnectorOptions.SINK_MAINTENANCE_FRAGMENTS_MIN_DELETED_RATIO,
+                LanceConnectorOptions.SINK_MAINTENANCE_FRAGMENTS_MIN_FRAGMENTS);
     }
 
     // ---- source -------------------------------------------------------------------------------
@@ -259,7 +264,13 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                     o.get(LanceConnectorOptions.SINK_MAINTENANCE_CLEANUP_GRACE),
                     o.get(LanceConnectorOptions.SINK_MAINTENANCE_LEASE_TIMEOUT),
                     o.get(LanceConnectorOptions.SINK_MAINTENANCE_PARALLELISM),
-                    o.get(LanceConnectorOptions.SINK_MAINTENANCE_MAX_FRAGMENTS_PER_RUN));
+                    o.get(LanceConnectorOptions.SINK_MAINTENANCE_MAX_FRAGMENTS_PER_RUN),
+                    new MaintenanceSettings.FragmentCompaction(
+                            o.get(LanceConnectorOptions.SINK_MAINTENANCE_FRAGMENTS_ENABLED),
+                            o.get(LanceConnectorOptions.SINK_MAINTENANCE_FRAGMENTS_TARGET_ROWS),
+                            o.get(LanceConnectorOptions.SINK_MAINTENANCE_FRAGMENTS_SMALL_ROWS),
+                            o.get(LanceConnectorOptions.SINK_MAINTENANCE_FRAGMENTS_MIN_DELETED_RATIO),
+                            o.get(LanceConnectorOptions.SINK_MAINTENANCE_FRAGMENTS_MIN_FRAGMENTS)));
         } catch (IllegalArgumentException e) {
             throw new ValidationException("Table " + table + ": " + e.getMessage(), e);
         }

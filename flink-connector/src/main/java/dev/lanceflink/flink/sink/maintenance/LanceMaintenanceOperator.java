@@ -36,8 +36,8 @@ import org.slf4j.LoggerFactory;
  * {@code fragmentsWithOverlays}, {@code maxOverlaysPerFragment}, {@code overlays},
  * {@code overlayBytes}, {@code versionsRetained} (as of the last check), {@code leaseHeld},
  * {@code lastRunTimestamp} (epoch ms), {@code lastRunDurationMs}, {@code lastRunFragmentsFolded},
- * {@code lastRunFragmentsMerged}, {@code lastRunOverlaysRemoved}, {@code lastRunVersionsRemoved},
- * {@code lastRunFilesRemoved}; counters {@code checks}, {@code runs}, {@code skippedForLease},
+ * {@code lastRunFragmentsMerged}, {@code lastRunFragmentsCompacted}, {@code lastRunOverlaysRemoved},
+ * {@code lastRunVersionsRemoved}, {@code lastRunFilesRemoved}; counters {@code checks}, {@code runs}, {@code skippedForLease},
  * {@code failures}.
  */
 public final class LanceMaintenanceOperator extends AbstractStreamOperator<Void>
@@ -233,6 +233,7 @@ public final class LanceMaintenanceOperator extends AbstractStreamOperator<Void>
             g.gauge("lastRunDurationMs", () -> lastRun == null ? 0L : lastRun.durationMillis());
             g.gauge("lastRunFragmentsFolded", () -> lastRun == null ? 0 : lastRun.fragmentsFolded());
             g.gauge("lastRunFragmentsMerged", () -> lastRun == null ? 0 : lastRun.fragmentsMerged());
+            g.gauge("lastRunFragmentsCompacted", () -> lastRun == null ? 0 : lastRun.fragmentsCompacted());
             g.gauge("lastRunOverlaysRemoved", () -> lastRun == null ? 0L : lastRun.overlaysRemoved());
             g.gauge("lastRunVersionsRemoved", () -> lastRun == null ? 0 : lastRun.versionsRemoved());
             g.gauge("lastRunFilesRemoved", () -> lastRun == null ? 0 : lastRun.filesRemoved());

@@ -32,12 +32,14 @@ import java.time.Duration;
  * @param cleanupGrace files no version references are deleted only when older than this
  * @param leaseTimeout how long the maintenance lease lasts without renewal
  * @param parallelism maintenance tasks (threads) working on fragments at once
- * @param maxFragmentsPerRun fragments one merge or fold run takes at most; the rest wait
+ * @param maxFragmentsPerRun fragments one merge, fold or fragment compaction run takes at most; the rest wait
+ * @param fragments fragment compaction (the standalone job's mode {@code fragments}): off by default
  */
 public record MaintenanceSettings(boolean enabled, int checkEveryCommits, Duration checkInterval,
         int mergeMaxOverlays, long mergeMaxOverlayBytes, double foldMinCoverage, Duration foldQuietPeriod,
         boolean cleanupEnabled, int retainVersions, Duration retainMinAge, Duration cleanupGrace,
-        Duration leaseTimeout, int parallelism, int maxFragmentsPerRun) implements Serializable {
+        Duration leaseTimeout, int parallelism, int maxFragmentsPerRun, FragmentCompaction fragments)
+        implements Serializable {
     private static final long serialVersionUID = 1L;
 
     public static final String PREFIX = "sink.maintenance.";
@@ -55,6 +57,55 @@ public record MaintenanceSettings(boolean enabled, int checkEveryCommits, Durati
     public static final String LEASE_TIMEOUT = PREFIX + "lease-timeout";
     public static final String PARALLELISM = PREFIX + "parallelism";
     public static final String MAX_FRAGMENTS_PER_RUN = PREFIX + "max-fragments-per-run";
+    public static final String FRAGMENTS_ENABLED = PREFIX + "fragments.enabled";
+    public static final String FRAGMENTS_TARGET_ROWS = PREFIX + "fragments.target-rows-per-fragment";
+    public static final String FRAGMENTS_SMALL_ROWS = PREFIX + "fragments.small-fragment-rows";
+    public static final String FRAGMENTS_MIN_DELETED_RATIO = PREFIX + "fragments.min-deleted-ratio";
+    public static final String FRAGMENTS_MIN_FRAGMENTS = PREFIX + "fragments.min-fragments";
+
+    /**
+     * Fragment compaction inside the sink job, with the planner and committer of the standalone
+     * job's mode {@code fragments} (Lance's rules): fragments whose deleted rows exceed
+     * {@code minDeletedRatio} are rewritten, fragments with fewer than {@code smallFragmentRows}
+     * rows are merged with small neighbours into fragments of about {@code targetRowsPerFragment}
+     * rows; a run is due once it would rewrite at least {@code minFragments} fragments.
+     *
+     * @param smallFragmentRows 0: the target
+     */
+    public record FragmentCompaction(boolean enabled, long targetRowsPerFragment, long smallFragmentRows,
+            double minDeletedRatio, int minFragments) implements Serializable {
+        private static final long serialVersionUID = 1L;
+
+        public FragmentCompaction {
+            atLeast(FRAGMENTS_TARGET_ROWS, targetRowsPerFragment, 1, "");
+            if (targetRowsPerFragment > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("'" + FRAGMENTS_TARGET_ROWS + "' must be at most " + Integer.MAX_VALUE
+                        + " (rows one fragment can address), got " + targetRowsPerFragment);
+            }
+            atLeast(FRAGMENTS_SMALL_ROWS, smallFragmentRows, 0, "0 means the target rows per fragment");
+            if (!(minDeletedRatio > 0 && minDeletedRatio <= 1)) {
+                throw new IllegalArgumentException("'" + FRAGMENTS_MIN_DELETED_RATIO + "' must be a fraction above 0"
+                        + " and at most 1 (1: never rewrite a fragment for its deleted rows alone), got "
+                        + minDeletedRatio);
+            }
+            atLeast(FRAGMENTS_MIN_FRAGMENTS, minFragments, 1, "");
+        }
+
+        /** Off, every other value at its default. */
+        public static final FragmentCompaction OFF = new FragmentCompaction(false, DEFAULT_FRAGMENTS_TARGET_ROWS, 0,
+                DEFAULT_FRAGMENTS_MIN_DELETED_RATIO, DEFAULT_FRAGMENTS_MIN_FRAGMENTS);
+
+        /** Fragments with fewer physical rows are merge candidates. */
+        public long effectiveSmallFragmentRows() {
+            return smallFragmentRows == 0 ? targetRowsPerFragment : smallFragmentRows;
+        }
+    }
+
+    /** Lance's default target of 1Mi rows per fragment, as the standalone job's. */
+    public static final long DEFAULT_FRAGMENTS_TARGET_ROWS = 1024 * 1024;
+    /** Lance's default materialize_deletions_threshold, as the standalone job's. */
+    public static final double DEFAULT_FRAGMENTS_MIN_DELETED_RATIO = 0.1;
+    public static final int DEFAULT_FRAGMENTS_MIN_FRAGMENTS = 8;
 
     /** The shortest grace for unreferenced files: they may belong to a checkpoint being committed. */
     public static final Duration MIN_GRACE = Duration.ofMinutes(1);
@@ -67,6 +118,7 @@ public record MaintenanceSettings(boolean enabled, int checkEveryCommits, Durati
         requireNonNull(retainMinAge, RETAIN_MIN_AGE + " is null");
         requireNonNull(cleanupGrace, CLEANUP_GRACE + " is null");
         requireNonNull(leaseTimeout, LEASE_TIMEOUT + " is null");
+        requireNonNull(fragments, "fragments is null (use FragmentCompaction.OFF)");
         atLeast(CHECK_EVERY_COMMITS, checkEveryCommits, 0, "0 checks by time only");
         notNegative(CHECK_INTERVAL, checkInterval, "0 checks by commit count only");
         if (checkEveryCommits == 0 && checkInterval.isZero()) {
@@ -97,11 +149,28 @@ public record MaintenanceSettings(boolean enabled, int checkEveryCommits, Durati
         atLeast(PARALLELISM, parallelism, 1, "");
         atLeast(MAX_FRAGMENTS_PER_RUN, maxFragmentsPerRun, 1, "");
         if (enabled && mergeMaxOverlays == 0 && mergeMaxOverlayBytes == 0 && foldMinCoverage == 0
-                && foldQuietPeriod.isZero() && !cleanupEnabled) {
+                && foldQuietPeriod.isZero() && !cleanupEnabled && !fragments.enabled()) {
             throw new IllegalArgumentException("'" + ENABLED + "' is true but every kind of maintenance is off"
-                    + " (overlay-merge, overlay-fold and cleanup); enable one of them or set '" + ENABLED
+                    + " (overlay-merge, overlay-fold, fragments and cleanup); enable one of them or set '" + ENABLED
                     + "' = 'false'");
         }
+    }
+
+    /** As before fragment compaction existed in the sink: with it off. */
+    public MaintenanceSettings(boolean enabled, int checkEveryCommits, Duration checkInterval, int mergeMaxOverlays,
+            long mergeMaxOverlayBytes, double foldMinCoverage, Duration foldQuietPeriod, boolean cleanupEnabled,
+            int retainVersions, Duration retainMinAge, Duration cleanupGrace, Duration leaseTimeout, int parallelism,
+            int maxFragmentsPerRun) {
+        this(enabled, checkEveryCommits, checkInterval, mergeMaxOverlays, mergeMaxOverlayBytes, foldMinCoverage,
+                foldQuietPeriod, cleanupEnabled, retainVersions, retainMinAge, cleanupGrace, leaseTimeout, parallelism,
+                maxFragmentsPerRun, FragmentCompaction.OFF);
+    }
+
+    /** Fragment compaction (the standalone job's mode {@code fragments}) on or off, with its triggers. */
+    public MaintenanceSettings withFragmentCompaction(FragmentCompaction compaction) {
+        return new MaintenanceSettings(enabled, checkEveryCommits, checkInterval, mergeMaxOverlays,
+                mergeMaxOverlayBytes, foldMinCoverage, foldQuietPeriod, cleanupEnabled, retainVersions, retainMinAge,
+                cleanupGrace, leaseTimeout, parallelism, maxFragmentsPerRun, compaction);
     }
 
     private static void atLeast(String key, long value, long min, String note) {
@@ -142,48 +211,48 @@ public record MaintenanceSettings(boolean enabled, int checkEveryCommits, Durati
         return new MaintenanceSettings(true, DEFAULT_CHECK_EVERY_COMMITS, DEFAULT_CHECK_INTERVAL,
                 DEFAULT_MERGE_MAX_OVERLAYS, DEFAULT_MERGE_MAX_OVERLAY_BYTES, DEFAULT_FOLD_MIN_COVERAGE,
                 DEFAULT_FOLD_QUIET_PERIOD, true, DEFAULT_RETAIN_VERSIONS, DEFAULT_RETAIN_MIN_AGE, DEFAULT_CLEANUP_GRACE,
-                DEFAULT_LEASE_TIMEOUT, DEFAULT_PARALLELISM, DEFAULT_MAX_FRAGMENTS_PER_RUN);
+                DEFAULT_LEASE_TIMEOUT, DEFAULT_PARALLELISM, DEFAULT_MAX_FRAGMENTS_PER_RUN, FragmentCompaction.OFF);
     }
 
     public MaintenanceSettings withEnabled(boolean on) {
         return new MaintenanceSettings(on, checkEveryCommits, checkInterval, mergeMaxOverlays, mergeMaxOverlayBytes,
                 foldMinCoverage, foldQuietPeriod, cleanupEnabled, retainVersions, retainMinAge, cleanupGrace,
-                leaseTimeout, parallelism, maxFragmentsPerRun);
+                leaseTimeout, parallelism, maxFragmentsPerRun, fragments);
     }
 
     /** When to check: after {@code everyCommits} commits (0: not by count) and every {@code interval} (zero: not by time). */
     public MaintenanceSettings withChecks(int everyCommits, Duration interval) {
         return new MaintenanceSettings(enabled, everyCommits, interval, mergeMaxOverlays, mergeMaxOverlayBytes,
                 foldMinCoverage, foldQuietPeriod, cleanupEnabled, retainVersions, retainMinAge, cleanupGrace,
-                leaseTimeout, parallelism, maxFragmentsPerRun);
+                leaseTimeout, parallelism, maxFragmentsPerRun, fragments);
     }
 
     /** Overlay merge triggers: overlays per fragment and overlay bytes per fragment (0: that trigger off). */
     public MaintenanceSettings withOverlayMerge(int maxOverlays, long maxOverlayBytes) {
         return new MaintenanceSettings(enabled, checkEveryCommits, checkInterval, maxOverlays, maxOverlayBytes,
                 foldMinCoverage, foldQuietPeriod, cleanupEnabled, retainVersions, retainMinAge, cleanupGrace,
-                leaseTimeout, parallelism, maxFragmentsPerRun);
+                leaseTimeout, parallelism, maxFragmentsPerRun, fragments);
     }
 
     /** Overlay fold triggers: column coverage (0: off) and a quiet period without commits (zero: off). */
     public MaintenanceSettings withOverlayFold(double minCoverage, Duration quietPeriod) {
         return new MaintenanceSettings(enabled, checkEveryCommits, checkInterval, mergeMaxOverlays,
                 mergeMaxOverlayBytes, minCoverage, quietPeriod, cleanupEnabled, retainVersions, retainMinAge,
-                cleanupGrace, leaseTimeout, parallelism, maxFragmentsPerRun);
+                cleanupGrace, leaseTimeout, parallelism, maxFragmentsPerRun, fragments);
     }
 
     /** Version cleanup: on or off, versions kept by count and by age, grace of unreferenced files. */
     public MaintenanceSettings withCleanup(boolean on, int keepVersions, Duration minAge, Duration grace) {
         return new MaintenanceSettings(enabled, checkEveryCommits, checkInterval, mergeMaxOverlays,
                 mergeMaxOverlayBytes, foldMinCoverage, foldQuietPeriod, on, keepVersions, minAge, grace, leaseTimeout,
-                parallelism, maxFragmentsPerRun);
+                parallelism, maxFragmentsPerRun, fragments);
     }
 
     /** Lease timeout, maintenance threads, and fragments per merge or fold run. */
     public MaintenanceSettings withExecution(Duration lease, int threads, int fragmentsPerRun) {
         return new MaintenanceSettings(enabled, checkEveryCommits, checkInterval, mergeMaxOverlays,
                 mergeMaxOverlayBytes, foldMinCoverage, foldQuietPeriod, cleanupEnabled, retainVersions, retainMinAge,
-                cleanupGrace, lease, threads, fragmentsPerRun);
+                cleanupGrace, lease, threads, fragmentsPerRun, fragments);
     }
 
     /** Whether any overlay merge trigger is on. */

@@ -1,5 +1,8 @@
 package dev.lanceflink.flink.sink.maintenance;
 
+import dev.lanceflink.compactor.core.CompactionPlan;
+import dev.lanceflink.compactor.core.CompactionPolicy;
+import dev.lanceflink.compactor.core.FragmentCompactionPlanner;
 import dev.lanceflink.table.DataFile;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
@@ -67,17 +70,68 @@ public final class MaintenanceTriggers {
      * @param merge fragments to merge (before the fold)
      * @param cleanup whether versions are beyond the retention
      * @param reasons why, for the log
+     * @param compact fragments to rewrite (fragment compaction, mode {@code fragments}), as its
+     *     planner groups them on the checked version
      */
-    public record Due(Set<Long> fold, Set<Long> merge, boolean cleanup, List<String> reasons) {
+    public record Due(Set<Long> fold, Set<Long> merge, boolean cleanup, List<String> reasons, Set<Long> compact) {
         public Due {
             fold = Set.copyOf(fold);
             merge = Set.copyOf(merge);
             reasons = List.copyOf(reasons);
+            compact = Set.copyOf(compact);
+        }
+
+        /** Nothing for fragment compaction. */
+        public Due(Set<Long> fold, Set<Long> merge, boolean cleanup, List<String> reasons) {
+            this(fold, merge, cleanup, reasons, Set.of());
         }
 
         public boolean isEmpty() {
-            return fold.isEmpty() && merge.isEmpty() && !cleanup;
+            return fold.isEmpty() && merge.isEmpty() && !cleanup && compact.isEmpty();
         }
+    }
+
+    /**
+     * The policy of the standalone job's mode {@code fragments} for the sink's settings; a value
+     * that policy refuses is reported with the sink option it came from.
+     */
+    public static CompactionPolicy fragmentPolicy(MaintenanceSettings s) {
+        MaintenanceSettings.FragmentCompaction f = s.fragments();
+        try {
+            // The overlay trigger is required by the policy but unused by mode fragments.
+            return new CompactionPolicy(1, 0, 0, s.maxFragmentsPerRun(), Long.MAX_VALUE, f.minDeletedRatio(),
+                    f.targetRowsPerFragment(), f.effectiveSmallFragmentRows());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("The fragment compaction options ('"
+                    + MaintenanceSettings.FRAGMENTS_TARGET_ROWS + "' = " + f.targetRowsPerFragment() + ", '"
+                    + MaintenanceSettings.FRAGMENTS_SMALL_ROWS + "' = " + f.smallFragmentRows() + ", '"
+                    + MaintenanceSettings.FRAGMENTS_MIN_DELETED_RATIO + "' = " + f.minDeletedRatio() + ", '"
+                    + MaintenanceSettings.MAX_FRAGMENTS_PER_RUN + "' = " + s.maxFragmentsPerRun()
+                    + ") are refused by the compaction planner: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The fragments a fragment compaction of {@code m} would rewrite (the standalone job's planner,
+     * Lance's rules), if at least {@code fragments.min-fragments} of them; empty otherwise or when
+     * fragment compaction is off.
+     */
+    static Set<Long> fragmentsToCompact(Manifest m, MaintenanceSettings s, List<String> reasons)
+            throws IOException {
+        if (!s.fragments().enabled()) {
+            return Set.of();
+        }
+        CompactionPlan plan = FragmentCompactionPlanner.plan("(checked version)", m, fragmentPolicy(s), null);
+        Set<Long> planned = new TreeSet<>();
+        plan.tasks().forEach(t -> planned.addAll(t.fragmentIds()));
+        if (planned.isEmpty() || planned.size() < s.fragments().minFragments()) {
+            return Set.of();
+        }
+        reasons.add("compact " + planned.size() + " fragments into " + plan.tasks().size() + " group(s): small"
+                + " (< " + s.fragments().effectiveSmallFragmentRows() + " rows) or more than "
+                + s.fragments().minDeletedRatio() + " of their rows deleted; " + m.fragments().size()
+                + " fragments in the table");
+        return planned;
     }
 
     /**
@@ -89,6 +143,9 @@ public final class MaintenanceTriggers {
         Set<Long> fold = new TreeSet<>();
         Set<Long> merge = new TreeSet<>();
         List<String> reasons = new ArrayList<>();
+        // Planned first: a fragment that is rewritten needs no merge or fold of its overlays (the
+        // rewrite reads them resolved).
+        Set<Long> compact = fragmentsToCompact(m, s, reasons);
         boolean quiet = !s.foldQuietPeriod().isZero() && sinceLastCommit.compareTo(s.foldQuietPeriod()) >= 0;
         int byCoverage = 0;
         int byCount = 0;
@@ -96,7 +153,7 @@ public final class MaintenanceTriggers {
         double maxCoverage = 0;
         for (Fragment f : m.fragments()) {
             List<DataOverlayFile> overlays = f.overlays();
-            if (overlays.isEmpty()) {
+            if (overlays.isEmpty() || compact.contains(f.id())) {
                 continue;
             }
             if (quiet) {
@@ -141,7 +198,7 @@ public final class MaintenanceTriggers {
         if (cleanup) {
             reasons.add("cleanup: " + removableVersions + " versions beyond the retention");
         }
-        return new Due(fold, merge, cleanup, reasons);
+        return new Due(fold, merge, cleanup, reasons, compact);
     }
 
     /**

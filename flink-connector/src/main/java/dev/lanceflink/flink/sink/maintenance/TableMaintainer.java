@@ -26,6 +26,7 @@ import dev.lanceflink.table.ManifestLocation;
 import dev.lanceflink.table.ManifestNamingScheme;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.txn.TransactionStore;
 import java.io.IOException;
@@ -43,14 +44,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One maintenance check of a table, engine-neutral: decide what is due ({@link MaintenanceTriggers}),
- * take the {@link MaintenanceLease}, then merge, fold and clean up with the standalone compaction
+ * take the {@link MaintenanceLease}, then merge, fold, compact fragments and clean up with the standalone
  * job's own classes ({@link CompactionRun} with a {@link LocalTaskExecutor}, {@link TableCleanup}
  * with the rules of {@code compact --mode cleanup}). Each step that fails is reported and the next
  * step still runs; the next check retries what is still due.
  *
- * <p>Cleanup never removes a version at or after the sink's own newest commit: the commit of the
- * sink's next checkpoint looks for its marker among the versions since the checkpoint's changes
- * were gathered, and may not find out whether it is already committed if one of them is gone.
+ * <p>Cleanup never removes a version at or after the sink's own newest commit, nor a fragment
+ * compaction the sink's key map may not have learned yet ({@link #keepFrom}).
  */
 public final class TableMaintainer {
     private static final Logger LOG = LoggerFactory.getLogger(TableMaintainer.class);
@@ -95,14 +95,15 @@ public final class TableMaintainer {
      * @param leaseHolder the other maintainer, when skipped for the lease
      * @param fragmentsFolded fragments whose overlays were folded
      * @param fragmentsMerged fragments whose overlays were merged
+     * @param fragmentsCompacted fragments rewritten by fragment compaction
      * @param overlaysRemoved overlays the fold and merge removed
      * @param versionsRemoved versions the cleanup removed
      * @param filesRemoved other files the cleanup removed
      * @param failures one line per failed step
      */
     public record Report(Outcome outcome, TableHealth health, int versions, Due due, String leaseHolder,
-            int fragmentsFolded, int fragmentsMerged, long overlaysRemoved, int versionsRemoved, int filesRemoved,
-            List<String> failures, long durationMillis) {
+            int fragmentsFolded, int fragmentsMerged, int fragmentsCompacted, long overlaysRemoved,
+            int versionsRemoved, int filesRemoved, List<String> failures, long durationMillis) {
         public Report {
             failures = List.copyOf(failures);
         }
@@ -115,7 +116,8 @@ public final class TableMaintainer {
                 case SKIPPED_FOR_LEASE -> "skipped: " + due.reasons() + " is due, but the maintenance lease is "
                         + leaseHolder;
                 case RAN -> "folded " + fragmentsFolded + " and merged " + fragmentsMerged + " fragments ("
-                        + overlaysRemoved + " overlays removed), removed " + versionsRemoved + " versions and "
+                        + overlaysRemoved + " overlays removed), compacted " + fragmentsCompacted
+                        + " fragments, removed " + versionsRemoved + " versions and "
                         + filesRemoved + " files in " + durationMillis + " ms; due: " + due.reasons()
                         + (failures.isEmpty() ? "" : "; FAILED: " + failures);
             };
@@ -140,20 +142,20 @@ public final class TableMaintainer {
         if (settings.cleanupEnabled() && commitUser != null
                 && MaintenanceTriggers.removableVersions(versions, settings, clock.instant(), Long.MAX_VALUE) > 0) {
             removable = MaintenanceTriggers.removableVersions(versions, settings, clock.instant(),
-                    newestCommitOf(commitUser, latest));
+                    keepFrom(commitUser, latest));
         }
         Due due = MaintenanceTriggers.decide(latest, mergeEarlyEnough(latest), sinceLastCommit, removable);
         if (due.isEmpty()) {
             if (lease.holdsLocally()) {
                 lease.release(); // nothing to do: let another maintainer in
             }
-            return new Report(Outcome.NOTHING_DUE, health, versions.size(), due, null, 0, 0, 0, 0, 0, List.of(),
+            return new Report(Outcome.NOTHING_DUE, health, versions.size(), due, null, 0, 0, 0, 0, 0, 0, List.of(),
                     millisSince(start));
         }
         MaintenanceLease.Outcome taken = lease.acquire();
         if (!taken.acquired()) {
             return new Report(Outcome.SKIPPED_FOR_LEASE, health, versions.size(), due, taken.lease().toString(), 0, 0,
-                    0, 0, 0, List.of(), millisSince(start));
+                    0, 0, 0, 0, List.of(), millisSince(start));
         }
         List<String> failures = new ArrayList<>();
         Map<String, String> properties = Map.of(OWNER_PROPERTY, lease.owner());
@@ -176,6 +178,14 @@ public final class TableMaintainer {
                 overlaysRemoved += s.overlaysBefore() - s.overlaysAfter();
             }
         }
+        int compacted = 0;
+        if (!due.compact().isEmpty() && stillHeld(failures, "fragments")) {
+            CompactionSummary s = compact(CompactionMode.FRAGMENTS, 1, due.compact(), properties, failures);
+            if (s != null) {
+                compacted = s.fragmentsCompacted();
+                overlaysRemoved += s.overlaysBefore() - s.overlaysAfter();
+            }
+        }
         int versionsRemoved = 0;
         int filesRemoved = 0;
         if (due.cleanup() && stillHeld(failures, "cleanup")) {
@@ -193,7 +203,7 @@ public final class TableMaintainer {
             }
         }
         int versionsAfter = versionsRemoved > 0 ? listVersions().size() : versions.size();
-        return new Report(Outcome.RAN, health, versionsAfter, due, null, folded, merged, overlaysRemoved,
+        return new Report(Outcome.RAN, health, versionsAfter, due, null, folded, merged, compacted, overlaysRemoved,
                 versionsRemoved, filesRemoved, failures, millisSince(start));
     }
 
@@ -249,8 +259,8 @@ public final class TableMaintainer {
     private CompactionSummary compact(CompactionMode mode, int minOverlays, Set<Long> fragments,
             Map<String, String> properties, List<String> failures) {
         try {
-            CompactionPolicy policy = new CompactionPolicy(minOverlays, 0, 0, settings.maxFragmentsPerRun(),
-                    Long.MAX_VALUE);
+            CompactionPolicy policy = mode == CompactionMode.FRAGMENTS ? MaintenanceTriggers.fragmentPolicy(settings)
+                    : new CompactionPolicy(minOverlays, 0, 0, settings.maxFragmentsPerRun(), Long.MAX_VALUE);
             // A fold of a fragment the sink overlaid meanwhile is written anew on each re-plan;
             // one re-plan is enough work for one check (the next check tries again).
             int replans = mode == CompactionMode.OVERLAY_FOLD ? 1 : 3;
@@ -273,7 +283,7 @@ public final class TableMaintainer {
      */
     private CleanupResult cleanup(String commitUser) throws IOException {
         Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
-        long keepFrom = newestCommitOf(commitUser, latest);
+        long keepFrom = keepFrom(commitUser, latest);
         int keep = settings.retainVersions();
         for (ListedVersion v : listVersions()) {
             if (v.version() >= keepFrom && v.version() <= latest.version()) {
@@ -285,7 +295,8 @@ public final class TableMaintainer {
         for (var removed : plan.versionsToRemove()) {
             if (removed.version() >= keepFrom) {
                 throw new IllegalStateException("Cleanup of " + store.rootUri() + " planned to remove version "
-                        + removed.version() + ", at or after the sink's newest commit (version " + keepFrom + ");"
+                        + removed.version() + ", at or after the version it must keep (" + keepFrom
+                        + ": the sink's newest commit, or a compaction its key map may not have learned yet);"
                         + " nothing was deleted");
             }
         }
@@ -296,10 +307,22 @@ public final class TableMaintainer {
     }
 
     /**
-     * The newest version that carries a commit marker of {@code commitUser} (walking back from
-     * the latest version), or 0 if none is found: then every version stays.
+     * The version cleanup keeps every version from: the sink's newest commit, or an older
+     * fragment compaction ({@code Rewrite}) that the sink's key map may not have learned yet, or 0
+     * (keep every version) if the sink has committed nothing.
+     *
+     * <p>The commit of the sink's next checkpoint looks for its marker among the versions since
+     * the checkpoint's changes were gathered. And the sink's key map learns a compaction's row
+     * moves at a checkpoint barrier, from the compaction's version, which must still be there: a
+     * version older than the sink's commit of checkpoint c was there when the barrier of
+     * checkpoint c + {@value #CHECKPOINTS_BEFORE_CLEANUP} passed the key resolver (that checkpoint
+     * starts after c + 1 completed, which the committer acknowledges only after committing c), and
+     * once that checkpoint is committed, what the resolver learned is in a completed checkpoint,
+     * so also in any state the job restarts from. A compaction newer than that commit is kept.
      */
-    long newestCommitOf(String commitUser, Manifest latest) throws IOException {
+    long keepFrom(String commitUser, Manifest latest) throws IOException {
+        long newestCheckpoint = -1;
+        long keep = 0;
         for (long v = latest.version(); v > 0; v--) {
             Optional<ManifestLocation> loc = VersionResolver.find(store, v);
             if (loc.isEmpty()) {
@@ -307,12 +330,31 @@ public final class TableMaintainer {
             }
             Manifest m = v == latest.version() ? latest : ManifestIO.read(store, loc.get());
             Optional<Transaction> txn = TransactionStore.read(store, m);
-            if (txn.isPresent() && commitUser.equals(txn.get().properties().get(CommitMarker.COMMIT_USER_KEY))) {
-                return v;
+            if (txn.isEmpty()) {
+                continue;
+            }
+            if (newestCheckpoint >= 0 && txn.get().operation() instanceof Operation.Rewrite) {
+                keep = v; // not surely learned by the key map yet
+                continue;
+            }
+            Optional<CommitMarker> marker = CommitMarker.fromProperties(txn.get().properties(),
+                    "version " + v + " of " + store.rootUri());
+            if (marker.isEmpty() || !commitUser.equals(marker.get().commitUser())) {
+                continue;
+            }
+            if (newestCheckpoint < 0) {
+                newestCheckpoint = marker.get().checkpointId();
+                keep = v;
+            }
+            if (marker.get().checkpointId() <= newestCheckpoint - CHECKPOINTS_BEFORE_CLEANUP) {
+                return keep; // older compactions were learned
             }
         }
-        return 0;
+        return keep;
     }
+
+    /** Checkpoints the sink commits after a compaction before a cleanup may remove it (see {@link #keepFrom}). */
+    static final int CHECKPOINTS_BEFORE_CLEANUP = 2;
 
     private List<ListedVersion> listVersions() throws IOException {
         List<ListedVersion> out = new ArrayList<>();

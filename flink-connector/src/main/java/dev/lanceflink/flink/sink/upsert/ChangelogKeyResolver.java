@@ -3,14 +3,22 @@ package dev.lanceflink.flink.sink.upsert;
 import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.committer.core.MovedRows;
+import dev.lanceflink.committer.core.RewriteLog;
 import dev.lanceflink.committer.core.TableLocation;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.schema.ColumnSet;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.txn.TableHistory;
+import java.io.IOException;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
@@ -18,6 +26,7 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.heap.HeapKeyedStateBackend;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
@@ -53,6 +62,15 @@ import org.apache.flink.types.RowKind;
  * writer deleted since are noticed when their key is next updated: the update is dropped (the row
  * stays deleted) and the key is free for a new row.
  *
+ * <p>Fragment compactions ({@code Rewrite}s) move rows under the map. At every checkpoint barrier
+ * the resolver reads the versions committed since the previous one and keeps each compaction's
+ * moves in a {@link RewriteLog} (union operator state, so it survives restores and rescaling);
+ * a key's location is brought up to date when the key next changes and written back. So no
+ * commit depends on a compaction's version still being in the history once the resolver has seen
+ * it; the committer still follows moves from the history for a compaction that lands between a
+ * barrier and its commit. State written before the log existed restores with the compactions the
+ * history still shows.
+ *
  * <p>In update mode rewrite-rows an update of an existing row is a delete plus an insert: the
  * resolver gives the updated row a new location like a new key's row, emits a
  * {@link LocatedChange.Kind#MOVE} from the old location, and points the key map at the new one.
@@ -69,6 +87,14 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private static final long serialVersionUID = 1L;
     /** Keys per subtask from which a key map on heap state is worth a warning (checkpoints of ~40 MB). */
     private static final long LARGE_HEAP_KEY_MAP = 1_000_000;
+    /** Operator state name of the {@link RewriteLog}. */
+    static final String REWRITE_LOG_STATE = "lance-rewrite-log";
+    /**
+     * How many versions back a key map restored from state without a rewrite log (written before
+     * the log existed) looks for compactions its locations may predate: as far as the committer's
+     * history walk goes.
+     */
+    private static final long MIGRATION_HISTORY = 1000;
 
     private final TableLocation table;
     private final RowType rowType;
@@ -101,11 +127,22 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private transient Counter updates;
     private transient Counter deletes;
     private transient Counter droppedUpdates;
+    private transient Counter relocated;
     /** How long this subtask's bootstrap of the key map took (0 when restored): what delays its first record. */
     private transient volatile long bootstrapMillis;
     private transient ObjectStore store;
     /** Where compactions moved rows, learned once for the operator's life. */
     private transient MovedRows movedRows;
+    private transient TableHistory history;
+    /**
+     * The moves of the compactions seen since the key map's locations were taken, kept in (union)
+     * operator state so that a location is brought up to date when its key is next changed, even
+     * after the compaction's version is cleaned up from the table's history.
+     */
+    private transient RewriteLog rewriteLog;
+    private transient ListState<byte[]> rewriteLogState;
+    /** Whether the latest version was read (and the compactions learned) since the last barrier. */
+    private transient boolean tableRead;
 
     /**
      * @param rowType the table's row type (the records' layout)
@@ -133,6 +170,21 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         locations = context.getKeyedStateStore().getState(
                 new ValueStateDescriptor<>("lance-row-location", PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
         bootstrap = !context.isRestored();
+        // Union: after a rescale every subtask holds keys that others located, so each gets every
+        // subtask's log (the same table history: RewriteLog.restore merges them).
+        rewriteLogState = context.getOperatorStateStore().getUnionListState(
+                new ListStateDescriptor<>(REWRITE_LOG_STATE, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+        if (context.isRestored()) {
+            rewriteLog = RewriteLog.restore(rewriteLogState.get()).orElse(null);
+        }
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        if (rewriteLog != null) {
+            rewriteLogState.update(rewriteLog.snapshot());
+        }
     }
 
     @Override
@@ -157,9 +209,24 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         updates = group.counter("resolvedUpdates");
         deletes = group.counter("resolvedDeletes");
         droppedUpdates = group.counter("updatesOfRowsDeletedElsewhere");
+        relocated = group.counter("locationsMovedByCompaction");
         group.gauge("keyMapBootstrapMillis", (Gauge<Long>) () -> bootstrapMillis);
         store = table.open();
-        movedRows = new MovedRows(store);
+        history = new TableHistory(store);
+        movedRows = new MovedRows(history);
+        if (rewriteLog == null) {
+            long latest = history.latestVersion();
+            // A bootstrapped map's locations are taken at the latest version or later; a map
+            // restored from state written before the log existed may predate any compaction the
+            // history still shows, so those are learned now, while they are still there.
+            rewriteLog = new RewriteLog(bootstrap ? latest : Math.max(0, latest - MIGRATION_HISTORY));
+            if (!bootstrap) {
+                int learned = rewriteLog.learn(history, latest);
+                LOG.info("Lance upsert sink for {}: restored key map without a rewrite log; learned {} compactions"
+                        + " from the table's history up to version {}", table, learned, latest);
+            }
+        }
+        group.gauge("rewriteLogFragments", (Gauge<Integer>) () -> rewriteLog.movedFragments());
         if (getKeyedStateBackend() instanceof BatchExecutionKeyedStateBackend) {
             batchLocations = new KeyLocationIndex();
         }
@@ -329,7 +396,14 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
+        tableRead = false;
         emitPending();
+        if (!tableRead) {
+            // No change needed the table this time: the compactions are learned anyway, at every
+            // checkpoint, so that one is known (and kept in state) while its version is surely
+            // still in the history, not only when some key of it next changes.
+            learn(history.latestVersion());
+        }
     }
 
     @Override
@@ -343,39 +417,55 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             return;
         }
         StreamRecord<LocatedChange> out = new StreamRecord<>(null);
-        DeletedRowCheck deletedElsewhere = batchDeletedRows;
+        DeletedRowCheck tableNow = batchDeletedRows;
         for (Map.Entry<RowData, KeyedChange> e : pending.entrySet()) {
             KeyedChange c = e.getValue();
             if (batchLocations == null) {
                 setCurrentKey(e.getKey());
             }
-            if (c.deleteOriginal && c.original != null) {
-                output.collect(out.replace(LocatedChange.delete(c.original[0], c.original[1])));
+            boolean updatesOriginal = c.state == KeyedChange.State.EXISTING && !c.columns.isEmpty();
+            // Set when a compaction dropped the row because it was deleted before the move.
+            boolean goneBeforeMove = false;
+            long[] original = c.original;
+            if (original != null && (c.deleteOriginal || updatesOriginal)) {
+                if (tableNow == null) {
+                    tableNow = tableNow();
+                    if (batchLocations != null) {
+                        batchDeletedRows = tableNow; // read once per run, not per key
+                    }
+                }
+                long[] now = rewriteLog.translate(original, tableNow.manifest());
+                if (now == null) {
+                    goneBeforeMove = true;
+                } else if (now != original) {
+                    // Written back: the next change of the key needs no translation, and no
+                    // commit depends on the compaction's version still being in the history.
+                    original = now;
+                    remember(e.getKey(), now);
+                    relocated.inc();
+                }
+            }
+            if (c.deleteOriginal && original != null && !goneBeforeMove) {
+                output.collect(out.replace(LocatedChange.delete(original[0], original[1])));
                 deletes.inc();
             }
             switch (c.state) {
                 case EXISTING -> {
-                    if (!c.columns.isEmpty()) {
-                        if (deletedElsewhere == null) {
-                            deletedElsewhere = DeletedRowCheck.latest(store, movedRows);
-                            if (batchLocations != null) {
-                                batchDeletedRows = deletedElsewhere; // read once per run, not per key
-                            }
-                        }
-                        if (deletedElsewhere.isDeleted(c.original)) {
+                    if (updatesOriginal) {
+                        if (goneBeforeMove || tableNow.isDeleted(original)) {
                             // Another writer deleted the row: it stays deleted, and the key is free
                             // for a new row.
                             forget(e.getKey());
                             droppedUpdates.inc();
                         } else if (rewriteRows) {
                             long[] to = nextNewRowLocation();
-                            output.collect(out.replace(LocatedChange.move(c.original[0], c.original[1], to[0], to[1],
+                            output.collect(out.replace(LocatedChange.move(original[0], original[1], to[0], to[1],
                                     writtenColumns, c.row)));
                             remember(e.getKey(), to);
                             updates.inc();
                         } else {
                             output.collect(out.replace(
-                                    LocatedChange.update(c.original[0], c.original[1], c.columns, c.row)));
+                                    LocatedChange.update(original[0], original[1], c.columns, c.row)));
                             updates.inc();
                         }
                     }
@@ -396,6 +486,27 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         pending.clear();
         if (batchLocations == null) {
             currentFileId = 0; // a checkpoint always ends the open file
+        }
+    }
+
+    /**
+     * The latest version, for the changes about to be emitted: the compactions committed up to it
+     * are learned first (one small read per version since the last time, so about one per
+     * checkpoint), so that the changes' locations are made current against it.
+     */
+    private DeletedRowCheck tableNow() throws IOException {
+        Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
+        tableRead = true;
+        learn(latest.version());
+        return DeletedRowCheck.of(store, latest, movedRows);
+    }
+
+    private void learn(long latestVersion) throws IOException {
+        int learned = rewriteLog.learn(history, latestVersion);
+        if (learned > 0) {
+            LOG.info("Lance upsert sink for {}: {} compactions up to version {} moved rows; the key map's locations"
+                    + " are brought up to date as their keys change ({} moved fragments known)", table, learned,
+                    latestVersion, rewriteLog.movedFragments());
         }
     }
 

@@ -43,7 +43,17 @@ final class DeletedRowCheck {
      *     stays true
      */
     static DeletedRowCheck latest(ObjectStore store, MovedRows movedRows) throws IOException {
-        return new DeletedRowCheck(store, ManifestIO.read(store, VersionResolver.latest(store)), movedRows);
+        return of(store, ManifestIO.read(store, VersionResolver.latest(store)), movedRows);
+    }
+
+    /** The check against {@code latest}, a version the caller read. */
+    static DeletedRowCheck of(ObjectStore store, Manifest latest, MovedRows movedRows) {
+        return new DeletedRowCheck(store, latest, movedRows);
+    }
+
+    /** The version rows are checked against. */
+    Manifest manifest() {
+        return latest;
     }
 
     /** @param location {fileId, position} as the key map stores it */

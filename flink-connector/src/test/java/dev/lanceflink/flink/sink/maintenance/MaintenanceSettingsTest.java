@@ -52,6 +52,10 @@ class MaintenanceSettingsTest {
         assertThat(on.mergeEnabled()).isTrue();
         assertThat(on.foldEnabled()).isTrue();
         assertThat(on.withOverlayFold(0, Duration.ZERO).foldEnabled()).isFalse();
+        assertThat(on.fragments().enabled()).as("fragment compaction is off unless asked for").isFalse();
+        assertThat(on.fragments().targetRowsPerFragment()).isEqualTo(1024 * 1024);
+        assertThat(on.fragments().minDeletedRatio()).isEqualTo(0.1);
+        assertThat(on.fragments().minFragments()).isEqualTo(8);
     }
 
     @Test
@@ -86,6 +90,21 @@ class MaintenanceSettingsTest {
         assertThatThrownBy(() -> on.withOverlayMerge(0, 0).withOverlayFold(0, Duration.ZERO)
                 .withCleanup(false, 1, Duration.ZERO, Duration.ofHours(1)))
                 .hasMessageContaining("'sink.maintenance.enabled' is true but every kind of maintenance is off");
+        assertThatThrownBy(() -> new MaintenanceSettings.FragmentCompaction(true, 0, 0, 0.1, 1))
+                .hasMessageStartingWith("'sink.maintenance.fragments.target-rows-per-fragment' must be at least 1");
+        assertThatThrownBy(() -> new MaintenanceSettings.FragmentCompaction(true, 1L << 31, 0, 0.1, 1))
+                .hasMessageStartingWith("'sink.maintenance.fragments.target-rows-per-fragment' must be at most");
+        assertThatThrownBy(() -> new MaintenanceSettings.FragmentCompaction(true, 100, -1, 0.1, 1))
+                .hasMessageStartingWith("'sink.maintenance.fragments.small-fragment-rows' must be at least 0");
+        assertThatThrownBy(() -> new MaintenanceSettings.FragmentCompaction(true, 100, 0, 0, 1))
+                .hasMessageStartingWith("'sink.maintenance.fragments.min-deleted-ratio' must be a fraction above 0");
+        assertThatThrownBy(() -> new MaintenanceSettings.FragmentCompaction(true, 100, 0, 0.1, 0))
+                .hasMessageStartingWith("'sink.maintenance.fragments.min-fragments' must be at least 1");
+        // Fragment compaction alone is a kind of maintenance.
+        assertThat(on.withFragmentCompaction(new MaintenanceSettings.FragmentCompaction(true, 100, 0, 0.1, 2))
+                .withOverlayMerge(0, 0).withOverlayFold(0, Duration.ZERO)
+                .withCleanup(false, 1, Duration.ZERO, Duration.ofHours(1))
+                .fragments().effectiveSmallFragmentRows()).isEqualTo(100);
         // Off: the same values are fine, nothing runs.
         assertThat(on.withEnabled(false).withOverlayMerge(0, 0).withOverlayFold(0, Duration.ZERO)
                 .withCleanup(false, 1, Duration.ZERO, Duration.ofHours(1)).enabled()).isFalse();
@@ -119,5 +138,11 @@ class MaintenanceSettingsTest {
         try (Dataset d = Dataset.open(uri, Map.of())) {
             assertThat(d.version()).isEqualTo(1);
         }
+        t.executeSql("CREATE TABLE users2 (id BIGINT NOT NULL, name STRING, age INT) WITH ('connector' = 'lance',"
+                + " 'path' = '" + uri + "', 'sink.maintenance.enabled' = 'true',"
+                + " 'sink.maintenance.fragments.enabled' = 'true', 'sink.maintenance.fragments.min-fragments' = '0')");
+        assertThatThrownBy(() -> t.executeSql("INSERT INTO users2 VALUES (1, 'ann', 29)"))
+                .hasStackTraceContaining("Table default_catalog.default_database.users2:"
+                        + " 'sink.maintenance.fragments.min-fragments' must be at least 1");
     }
 }

@@ -59,6 +59,29 @@ class MaintenanceTriggersTest {
     }
 
     @Test
+    void fragmentCompactionIsDueForEnoughSmallFragmentsAndTheyAreNotAlsoMergedOrFolded() throws Exception {
+        rounds(3);
+        Manifest m = ds.manifest();
+        MaintenanceSettings.FragmentCompaction small = new MaintenanceSettings.FragmentCompaction(true, 1000, 0, 0.1,
+                4);
+        // Four fragments of 100 rows, all below 1000: one group of the standalone planner.
+        Due due = MaintenanceTriggers.decide(m, ON.withOverlayMerge(3, 0).withFragmentCompaction(small),
+                Duration.ZERO, 0);
+        assertThat(due.compact()).containsExactlyInAnyOrder(0L, 1L, 2L, 3L);
+        assertThat(due.merge()).as("rewritten fragments need no merge").isEmpty();
+        assertThat(due.reasons()).singleElement().asString().startsWith("compact 4 fragments into 1 group(s)");
+        // Fewer candidates than min-fragments: not yet.
+        assertThat(MaintenanceTriggers.decide(m, ON.withOverlayMerge(0, 0).withFragmentCompaction(
+                new MaintenanceSettings.FragmentCompaction(true, 1000, 0, 0.1, 5)), Duration.ZERO, 0).isEmpty())
+                .isTrue();
+        // Fragments at the target: nothing to compact (and with it off, nothing either).
+        assertThat(MaintenanceTriggers.decide(m, ON.withOverlayMerge(0, 0).withFragmentCompaction(
+                new MaintenanceSettings.FragmentCompaction(true, 100, 0, 0.1, 1)), Duration.ZERO, 0).isEmpty())
+                .isTrue();
+        assertThat(MaintenanceTriggers.decide(m, ON.withOverlayMerge(0, 0), Duration.ZERO, 0).compact()).isEmpty();
+    }
+
+    @Test
     void mergeIsDueAtTheOverlayCountOfAFragment() throws Exception {
         rounds(3);
         Manifest m = ds.manifest();

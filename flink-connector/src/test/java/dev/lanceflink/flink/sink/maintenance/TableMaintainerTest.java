@@ -59,6 +59,30 @@ class TableMaintainerTest {
     }
 
     @Test
+    void aCompactionIsKeptUntilTheSinkCommittedTwoMoreCheckpoints() throws Exception {
+        ds = MaintenanceTables.sinkCommit(ds, USER, 49);
+        long commit49 = ds.version();
+        dev.lanceflink.table.Manifest read = ds.manifest();
+        dev.lanceflink.overlay.StagedWrite staged = dev.lanceflink.compact.FragmentRewriter.rewrite(store, read,
+                List.of(0L, 1L), 1000, allocator, dev.lanceflink.file.writer.FileWriterOptions.defaults());
+        long rewrite = dev.lanceflink.txn.TableCommitter.commit(store, Transaction.of(read.version(),
+                staged.operation(), java.util.Map.of()), dev.lanceflink.txn.CommitOptions.defaults()).version();
+        Dataset latest = ds.checkoutLatest();
+        ds.close();
+        ds = latest;
+        TableMaintainer m = maintainer(store, settings(), "flink sink t");
+        assertThat(m.keepFrom(USER, ds.manifest())).as("the compaction is the newest version").isEqualTo(commit49);
+        ds = MaintenanceTables.sinkCommit(ds, USER, 50);
+        assertThat(m.keepFrom(USER, ds.manifest())).as("one checkpoint later").isEqualTo(rewrite);
+        ds = MaintenanceTables.sinkCommit(ds, USER, 51);
+        assertThat(m.keepFrom(USER, ds.manifest())).as("checkpoint 51 may have started before it").isEqualTo(rewrite);
+        ds = MaintenanceTables.sinkCommit(ds, USER, 52);
+        assertThat(m.keepFrom(USER, ds.manifest())).as("checkpoint 52 started after checkpoint 50 was committed")
+                .isEqualTo(ds.version());
+        assertThat(m.keepFrom("another sink", ds.manifest())).as("no commit of that sink").isZero();
+    }
+
+    @Test
     void mergesFoldsAndCleansUpKeepingValuesAndEveryVersionFromTheSinksNewestCommit() throws Exception {
         for (int r = 0; r < 4; r++) {
             ds = MaintenanceTables.update(ds, new long[] {0, 1}, ROWS, 100 + r);

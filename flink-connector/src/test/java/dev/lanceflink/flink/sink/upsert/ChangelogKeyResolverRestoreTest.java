@@ -1,0 +1,166 @@
+package dev.lanceflink.flink.sink.upsert;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lanceflink.committer.core.TableLocation;
+import dev.lanceflink.compact.FragmentRewriter;
+import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.file.writer.FileWriterOptions;
+import dev.lanceflink.io.LocalObjectStore;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.overlay.StagedWrite;
+import dev.lanceflink.read.ScanOptions;
+import dev.lanceflink.read.Scanner;
+import dev.lanceflink.schema.ColumnSet;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.TableCommitter;
+import dev.lanceflink.txn.Transaction;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.UInt8Vector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.DoubleType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.types.RowKind;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The key resolver's locations across a compaction, a restore and a cleanup, at the operator: a
+ * key located before a compaction is updated at its row's new address, from state with the rewrite
+ * log after the compaction's version is gone, and from state of the layout before the log existed
+ * (the log is then learned from the history at restore); a row deleted before the compaction
+ * moved its fragment gets no update.
+ */
+class ChangelogKeyResolverRestoreTest {
+    private static final RowType ROW = RowType.of(new LogicalType[] {new BigIntType(false),
+            new VarCharType(VarCharType.MAX_LENGTH), new IntType(), new DoubleType()},
+            new String[] {"id", "name", "age", "score"});
+    private static final int[] KEY = {0};
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void locationsFollowACompactionAcrossRestoreAndCleanup() throws Exception {
+        String uri = dir.resolve("t.lance").toString();
+        UpsertSinkITCaseTables.create(uri, ChangelogModel.initialRows(40), 10); // fragments 0..3
+        Map<Long, Long> before = addresses(uri);
+
+        OperatorSubtaskState bootstrapped;
+        try (var h = harness(uri)) {
+            h.open(); // bootstraps the key map from the table
+            bootstrapped = h.snapshot(1, 1);
+        }
+        // Another writer deletes id 3, then a compaction moves fragments 0 and 1.
+        try (BufferAllocator a = new RootAllocator(); ObjectStore store = new LocalObjectStore(Path.of(uri))) {
+            try (Dataset ds = Dataset.open(store, a)) {
+                ds.deleteRows(new long[] {before.get(3L)}).close();
+            }
+            Manifest read = ManifestIO.read(store, VersionResolver.latest(store));
+            StagedWrite rewrite = FragmentRewriter.rewrite(store, read, List.of(0L, 1L), 1000, a,
+                    FileWriterOptions.defaults());
+            TableCommitter.commit(store, Transaction.of(read.version(), rewrite.operation(), Map.of()),
+                    CommitOptions.defaults());
+        }
+        Map<Long, Long> now = addresses(uri);
+        assertThat(now.get(5L)).isNotEqualTo(before.get(5L));
+
+        // State of the layout before the rewrite log: the log is learned from the history.
+        OperatorSubtaskState oldLayout = OperatorSubtaskState.builder()
+                .setManagedKeyedState(bootstrapped.getManagedKeyedState()).build();
+        try (var h = harness(uri)) {
+            h.initializeState(oldLayout);
+            h.open();
+            assertThat(updates(h, 2, 5L, 17L)).containsExactly(now.get(5L), now.get(17L));
+        }
+
+        OperatorSubtaskState withLog;
+        try (var h = harness(uri)) {
+            h.initializeState(bootstrapped);
+            h.open();
+            assertThat(updates(h, 2, 5L)).containsExactly(now.get(5L));
+            withLog = h.snapshot(2, 2);
+        }
+        // One more commit, then a cleanup removes every version but the latest: the compaction's too.
+        try (BufferAllocator a = new RootAllocator(); ObjectStore store = new LocalObjectStore(Path.of(uri))) {
+            try (Dataset ds = Dataset.open(store, a)) {
+                ds.deleteRows(new long[] {now.get(35L)}).close();
+            }
+            long latest = VersionResolver.latest(store).version();
+            for (long v = 1; v < latest; v++) {
+                store.delete(VersionResolver.version(store, v).path());
+            }
+        }
+        try (var h = harness(uri)) {
+            h.initializeState(withLog);
+            h.open();
+            // 7 and 12 were never touched since the compaction; 3 was deleted before it.
+            assertThat(updates(h, 3, 7L, 12L, 3L)).containsExactly(now.get(7L), now.get(12L));
+            // Written back: the next update needs no translation and lands at the same row.
+            assertThat(updates(h, 4, 7L)).containsExactly(now.get(7L));
+        }
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<RowData, RowData, LocatedChange> harness(String uri)
+            throws Exception {
+        PrimaryKeySelector keys = new PrimaryKeySelector(ROW, KEY);
+        var h = new KeyedOneInputStreamOperatorTestHarness<>(new ChangelogKeyResolver(TableLocation.of(uri), ROW, KEY,
+                ColumnSet.firstColumns(4), false, 100, false), keys, InternalTypeInfo.of(keys.keyType()));
+        h.setup(new LocatedChangeTypeInfo(ROW).createSerializer(h.getExecutionConfig().getSerializerConfig()));
+        return h;
+    }
+
+    /** Updates the age of {@code ids}, passes a barrier, and returns the row addresses the updates name. */
+    private static List<Long> updates(KeyedOneInputStreamOperatorTestHarness<RowData, RowData, LocatedChange> h,
+            long checkpoint, long... ids) throws Exception {
+        h.getOutput().clear();
+        for (long id : ids) {
+            h.processElement(GenericRowData.ofKind(RowKind.UPDATE_AFTER, id, StringData.fromString("n" + id), 99, 1.0),
+                    checkpoint);
+        }
+        h.prepareSnapshotPreBarrier(checkpoint);
+        List<LocatedChange> out = h.extractOutputValues();
+        assertThat(out).allSatisfy(c -> {
+            assertThat(c.kind()).isEqualTo(LocatedChange.Kind.UPDATE);
+            assertThat(c.fileId()).isZero();
+        });
+        return out.stream().map(LocatedChange::position).toList();
+    }
+
+    /** id → row address of every live row. */
+    private static Map<Long, Long> addresses(String uri) throws Exception {
+        Map<Long, Long> out = new HashMap<>();
+        try (Dataset ds = Dataset.open(uri, Map.of());
+                Scanner s = ds.scan(ScanOptions.all().withColumns(List.of("id")).withRowAddress(true))) {
+            while (s.hasNext()) {
+                try (VectorSchemaRoot b = s.next()) {
+                    BigIntVector id = (BigIntVector) b.getVector("id");
+                    UInt8Vector addr = (UInt8Vector) b.getVector(ScanOptions.ROW_ADDRESS);
+                    for (int i = 0; i < b.getRowCount(); i++) {
+                        out.put(id.get(i), addr.get(i));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+}

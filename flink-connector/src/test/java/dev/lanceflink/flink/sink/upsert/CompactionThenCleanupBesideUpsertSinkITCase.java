@@ -1,0 +1,193 @@
+package dev.lanceflink.flink.sink.upsert;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lanceflink.compact.FragmentRewriter;
+import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.dataset.VersionInfo;
+import dev.lanceflink.file.writer.FileWriterOptions;
+import dev.lanceflink.flink.sink.LanceSinkBuilder;
+import dev.lanceflink.flink.sink.LanceSinkMode;
+import dev.lanceflink.io.LocalObjectStore;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.maintenance.CleanupPolicy;
+import dev.lanceflink.maintenance.TableCleanup;
+import dev.lanceflink.overlay.StagedWrite;
+import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.txn.CommitConflictException;
+import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.TableCommitter;
+import dev.lanceflink.txn.Transaction;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A compaction lands beside a running upsert sink and a version cleanup then removes the
+ * compaction's version (and the old fragments' files) from the table, before most keys located
+ * before the move change again. The sink's key map follows the moves it learned while the version
+ * was there (kept by the resolver, not read from the history again), so those later changes land
+ * on the right rows: the table ends equal to the model cell by cell, with no restart. Before the
+ * key map followed compactions, such a change stopped the job.
+ */
+class CompactionThenCleanupBesideUpsertSinkITCase {
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1)
+            .setNumberSlotsPerTaskManager(4)
+            .build());
+
+    private static final int PHASES = 3;
+    /** Sink commits after a compaction before the cleanup runs: the resolver has then surely seen it. */
+    private static final int SINK_COMMITS_BEFORE_CLEANUP = 3;
+    static final AtomicInteger COMPACTIONS = new AtomicInteger();
+    static final AtomicInteger CLEANED = new AtomicInteger();
+    static final AtomicInteger WANTED = new AtomicInteger();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void changesOfRowsLocatedBeforeACleanedUpCompactionLand() throws Exception {
+        String uri = dir.resolve("compacted-cleaned.lance").toString();
+        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(3_000);
+        UpsertSinkITCaseTables.create(uri, initial, 300);
+        ChangelogModel m = new ChangelogModel(initial).generate(11, 24_000, 4_000, false);
+        UpsertSinkITCase.CHANGES = m.changes;
+        UpsertSinkITCase.WRITER_FAILURES.set(0);
+
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicReference<Throwable> maintenanceError = new AtomicReference<>();
+        List<Long> rewriteVersions = new CopyOnWriteArrayList<>();
+        List<Integer> versionsRemoved = new CopyOnWriteArrayList<>();
+        COMPACTIONS.set(0);
+        CLEANED.set(0);
+        WANTED.set(0);
+        // When the source asks for phase k: compacts every fragment (retrying when it loses to
+        // the sink's commit), waits for a few sink commits on top, then removes every version but
+        // the latest and the sink's last commit, the compaction's included.
+        Thread maintenance = new Thread(() -> {
+            try (BufferAllocator allocator = new RootAllocator(); ObjectStore store = new LocalObjectStore(Path.of(uri))) {
+                while (!stop.get()) {
+                    Thread.sleep(50);
+                    if (COMPACTIONS.get() < WANTED.get()) {
+                        Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
+                        List<Long> ids = latest.fragments().stream().map(Fragment::id).toList();
+                        StagedWrite rewrite = FragmentRewriter.rewrite(store, latest, ids, 1_500, allocator,
+                                FileWriterOptions.defaults());
+                        try {
+                            Manifest done = TableCommitter.commit(store, Transaction.of(latest.version(),
+                                    rewrite.operation(), Map.of()), CommitOptions.defaults());
+                            rewriteVersions.add(done.version());
+                            COMPACTIONS.incrementAndGet();
+                        } catch (CommitConflictException e) {
+                            rewrite.discard(store); // lost to the sink's commit: plan again
+                        }
+                    } else if (CLEANED.get() < COMPACTIONS.get()) {
+                        long rewritten = rewriteVersions.get(rewriteVersions.size() - 1);
+                        if (VersionResolver.latest(store).version() < rewritten + SINK_COMMITS_BEFORE_CLEANUP) {
+                            continue;
+                        }
+                        CleanupPolicy policy = new CleanupPolicy(Duration.ZERO, 1, Duration.ofHours(1), Instant.now(),
+                                "flink.commit-user", Set.of());
+                        versionsRemoved.add(TableCleanup.execute(store, TableCleanup.plan(store, policy))
+                                .versionsRemoved());
+                        assertThat(VersionResolver.find(store, rewritten)).as("the compaction's version %s after the"
+                                + " cleanup", rewritten).isEmpty();
+                        CLEANED.incrementAndGet();
+                    }
+                }
+            } catch (Throwable t) {
+                maintenanceError.set(t);
+            }
+        }, "compactor-and-cleanup");
+
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(2);
+        env.enableCheckpointing(150);
+        LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").rowsPerFile(500)
+                .uidSuffix("beside-cleanup").commitRetries(30).commitRetryBackoff(Duration.ofMillis(10))
+                .sinkTo(env.fromSequence(0, m.changes.size() - 1).setParallelism(1)
+                        .map(new CleanedPhases(m.changes.size() / (PHASES + 1))).setParallelism(1)
+                        .returns(RowData.class));
+        maintenance.start();
+        try {
+            env.execute("upsert beside a compaction and a cleanup");
+        } finally {
+            stop.set(true);
+            maintenance.join();
+        }
+
+        assertThat(maintenanceError.get()).as("the compactor's or cleanup's failure").isNull();
+        assertThat(CLEANED.get()).isEqualTo(PHASES);
+        assertThat(versionsRemoved).allSatisfy(n -> assertThat(n).isPositive());
+        UpsertSinkITCaseTables.assertTableEquals(uri, Map.of(), m.model);
+        try (Dataset ds = Dataset.open(uri, Map.of())) {
+            List<VersionInfo> versions = ds.versions();
+            assertThat(versions.stream().filter(v -> v.operation().equals("Rewrite")).toList())
+                    .as("compactions still in the history").isEmpty();
+        }
+    }
+
+    /**
+     * The changes in phases. Before phase k it asks for compaction k and waits until it landed;
+     * then, until the cleanup removed the compaction's version, it emits slowly (so that checkpoints
+     * and sink commits go on, but few keys change), and at full speed afterwards: most of the
+     * phase's changes are aimed at rows located before the move, after its version is gone.
+     */
+    static final class CleanedPhases extends RichMapFunction<Long, RowData> {
+        private static final long serialVersionUID = 1L;
+        private final int perPhase;
+
+        CleanedPhases(int perPhase) {
+            this.perPhase = perPhase;
+        }
+
+        @Override
+        public RowData map(Long i) throws Exception {
+            int phase = (int) Math.min(PHASES, i / perPhase);
+            if (phase > 0 && i % perPhase == 0 && i / perPhase <= PHASES) {
+                WANTED.set(phase);
+                long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+                while (COMPACTIONS.get() < phase) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("compaction " + phase + " did not land in 2 minutes");
+                    }
+                    Thread.sleep(20);
+                }
+            }
+            if (CLEANED.get() < phase) {
+                Thread.sleep(25);
+            } else if (i % 8 == 0) {
+                Thread.sleep(1);
+            }
+            return UpsertSinkITCase.CHANGES.get((int) (long) i);
+        }
+    }
+}

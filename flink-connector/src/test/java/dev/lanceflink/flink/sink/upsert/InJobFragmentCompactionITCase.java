@@ -1,0 +1,205 @@
+package dev.lanceflink.flink.sink.upsert;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lanceflink.flink.sink.LanceSinkBuilder;
+import dev.lanceflink.flink.sink.LanceSinkMode;
+import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
+import dev.lanceflink.io.LocalObjectStore;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.ManifestLocation;
+import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.txn.Operation;
+import dev.lanceflink.txn.Transaction;
+import dev.lanceflink.txn.TransactionStore;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Fragment compaction inside a streaming upsert job (parallelism 2, checkpoints every 200 ms)
+ * whose changelog inserts new keys all along (so every checkpoint appends small fragments) and
+ * updates and deletes existing ones, with cleanup on (retaining few versions, no minimum age). A
+ * poller reads every version. The fragments stay under a bound although the sink creates many
+ * times as many; the compactions' versions are cleaned up while the sink keeps changing rows they
+ * moved (the key map follows them); and the table ends equal to the model cell by cell, without
+ * a restart.
+ */
+class InJobFragmentCompactionITCase {
+    private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+            .setConfiguration(METRICS.addToConfiguration(new Configuration()))
+            .setNumberTaskManagers(1)
+            .setNumberSlotsPerTaskManager(4)
+            .build());
+
+    private static final int INITIAL_KEYS = 1_000;
+    private static final int KEYS = 4_000;
+    /** Fragments below this many rows are compacted, 4 at least per run. */
+    private static final int TARGET_ROWS = 1_500;
+    private static final int MIN_FRAGMENTS = 4;
+    /** Fragments any version may have. */
+    private static final int BOUND = 40;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void fragmentsStayBoundedAndTheTableEqualsTheModel() throws Exception {
+        String uri = dir.resolve("compacted-in-job.lance").toString();
+        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(INITIAL_KEYS);
+        UpsertSinkITCaseTables.create(uri, initial, INITIAL_KEYS / 4);
+        ChangelogModel m = new ChangelogModel(initial).generate(29, 24_000, KEYS, false);
+        InJobMaintenanceITCase.CHANGES = m.changes;
+
+        Poller poller = new Poller(new LocalObjectStore(Path.of(uri)));
+        Thread polling = new Thread(poller, "fragment-poller");
+        polling.start();
+        JobClient job;
+        try {
+            Configuration conf = new Configuration();
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+            env.setParallelism(2);
+            env.enableCheckpointing(200);
+            MaintenanceSettings maintenance = MaintenanceSettings.enabledWithDefaults()
+                    .withChecks(1, Duration.ofSeconds(1))
+                    .withOverlayMerge(8, 0)
+                    .withOverlayFold(0, Duration.ZERO)
+                    .withCleanup(true, 6, Duration.ZERO, Duration.ofMinutes(1))
+                    .withExecution(Duration.ofSeconds(30), 2, 64)
+                    .withFragmentCompaction(new MaintenanceSettings.FragmentCompaction(true, TARGET_ROWS, 0, 0.3,
+                            MIN_FRAGMENTS));
+            LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").rowsPerFile(500).batchRows(256)
+                    .uidSuffix("compacted-in-job").commitRetryBackoff(Duration.ofMillis(20)).maintenance(maintenance)
+                    .sinkTo(env.fromSequence(0, m.changes.size() - 1).setParallelism(1).uid("changes")
+                            .map(new InJobMaintenanceITCase.Throttled(2)).setParallelism(1).uid("throttled")
+                            .returns(RowData.class));
+            job = env.executeAsync("upsert with in-job fragment compaction");
+            job.getJobExecutionResult().get();
+        } finally {
+            poller.stop.set(true);
+            polling.join();
+        }
+
+        UpsertSinkITCaseTables.assertTableEquals(uri, Map.of(), m.model);
+        assertThat(poller.failure).isNull();
+        System.out.printf("in-job fragment compaction: %d versions read, %d sink commits, %d compactions, max %d"
+                + " fragments (version %d), %d fragment ids used, %d compactions cleaned up while the job ran%n",
+                poller.read, poller.sinkVersions, poller.rewrites.size(), poller.maxFragments, poller.worstVersion,
+                poller.fragmentIdsUsed, poller.rewritesGone);
+        assertThat(poller.sinkVersions).as("checkpoints committed").isGreaterThan(20);
+        assertThat(poller.rewrites).as("fragment compactions the maintenance committed").hasSizeGreaterThan(2);
+        assertThat(poller.fragmentIdsUsed).as("fragments created, the sink's and the compactions'")
+                .isGreaterThan(2 * BOUND);
+        assertThat(poller.maxFragments).as("fragments in any version (worst: version %s)", poller.worstVersion)
+                .isLessThanOrEqualTo(BOUND);
+        assertThat(poller.rewritesGone).as("compactions whose version a cleanup removed while the sink ran")
+                .isPositive();
+        assertThat(counter(job, "failures")).isZero();
+        assertThat(gauge(job, "lastRunFragmentsCompacted")).as("metric of the last run").isNotNull();
+    }
+
+    private static long counter(JobClient job, String name) {
+        Map<String, Metric> found = METRICS.findMetrics(job.getJobID(), "maintenance." + name);
+        assertThat(found).as("metric lance.maintenance.%s", name).hasSize(1);
+        return ((Counter) found.values().iterator().next()).getCount();
+    }
+
+    private static Object gauge(JobClient job, String name) {
+        Map<String, Metric> found = METRICS.findMetrics(job.getJobID(), "maintenance." + name);
+        assertThat(found).as("metric lance.maintenance.%s", name).hasSize(1);
+        return ((Gauge<?>) found.values().iterator().next()).getValue();
+    }
+
+    /** Reads every version as it appears: fragments, compactions, sink commits. */
+    static final class Poller implements Runnable {
+        final AtomicBoolean stop = new AtomicBoolean();
+        private final ObjectStore store;
+        volatile Throwable failure;
+        long lastSeen;
+        int read;
+        int sinkVersions;
+        int maxFragments;
+        long worstVersion;
+        long fragmentIdsUsed;
+        final List<Long> rewrites = new ArrayList<>();
+        int rewritesGone;
+
+        Poller(ObjectStore store) {
+            this.store = store;
+        }
+
+        @Override
+        public void run() {
+            try {
+                boolean last = false;
+                while (!last) {
+                    last = stop.get(); // one more round after the job ended
+                    poll();
+                    Thread.sleep(5);
+                }
+            } catch (Throwable t) {
+                failure = t;
+            }
+        }
+
+        private void poll() throws IOException {
+            List<ManifestLocation> versions = VersionResolver.list(store);
+            long oldest = versions.isEmpty() ? 0 : versions.get(0).version();
+            for (ManifestLocation loc : versions) {
+                if (loc.version() <= lastSeen) {
+                    continue;
+                }
+                lastSeen = loc.version();
+                Manifest m;
+                Optional<Transaction> txn;
+                try {
+                    m = ManifestIO.read(store, loc);
+                    txn = TransactionStore.read(store, m);
+                } catch (FileNotFoundException e) {
+                    continue; // removed by a cleanup before it was read
+                }
+                read++;
+                if (m.fragments().size() > maxFragments) {
+                    maxFragments = m.fragments().size();
+                    worstVersion = m.version();
+                }
+                fragmentIdsUsed = Math.max(fragmentIdsUsed, m.nextFragmentId());
+                if (txn.isPresent() && txn.get().operation() instanceof Operation.Rewrite) {
+                    rewrites.add(m.version());
+                }
+                if (txn.isPresent() && txn.get().properties().containsKey("flink.commit-user")) {
+                    sinkVersions++;
+                }
+            }
+            // Compactions gone from the history while versions still come.
+            rewritesGone = (int) rewrites.stream().filter(v -> v < oldest).count();
+        }
+    }
+}

@@ -18,6 +18,9 @@
 #                                               upsert checkpoints vs table size, heap vs RocksDB incremental,
 #                                               issue #17 (default 100000,10000000 heap,rocksdb 10000 6;
 #                                               backends heap, changelog, rocksdb, rocksdb-small-l1)
+#        it/run-benchmarks.sh update-column [rows [dims [runs]]]
+#                                               UPDATE of one INT column beside a float vector: bytes shuffled
+#                                               and writer CPU per million rows, issue #16 (default 200000 768 3)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 main=dev.lanceflink.it.bench.FormatBenchmark
@@ -41,6 +44,9 @@ elif [[ "${1:-}" == "keymap" ]]; then
   shift
 elif [[ "${1:-}" == "scan" ]]; then
   main=dev.lanceflink.it.bench.ScanBenchmark
+  shift
+elif [[ "${1:-}" == "update-column" ]]; then
+  main=dev.lanceflink.it.bench.UpdateColumnBenchmark
   shift
 elif [[ "${1:-}" == "compaction" ]]; then
   main=dev.lanceflink.it.bench.CompactionBenchmark

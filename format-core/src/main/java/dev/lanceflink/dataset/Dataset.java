@@ -2,7 +2,7 @@ package dev.lanceflink.dataset;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.lanceflink.deletion.DeletionFiles;
+import dev.lanceflink.deletion.DeletionStager;
 import dev.lanceflink.deletion.DeletionVector;
 import dev.lanceflink.expr.Expr;
 import dev.lanceflink.expr.ExprParser;
@@ -492,27 +492,15 @@ public final class Dataset implements AutoCloseable {
         if (byFragment.isEmpty()) {
             return this;
         }
-        List<Fragment> updated = new ArrayList<>();
-        List<Long> removed = new ArrayList<>();
-        List<String> written = new ArrayList<>();
+        Map<Long, Fragment> fragments = new HashMap<>();
+        for (Fragment f : manifest.fragments()) {
+            fragments.put(f.id(), f);
+        }
+        DeletionStager.Staged staged = DeletionStager.stage(store, files, fragments, version(), byFragment);
+        List<Fragment> updated = new ArrayList<>(staged.updated().values());
+        List<Long> removed = staged.removed();
+        List<String> written = new ArrayList<>(staged.writtenPaths());
         try {
-            for (Map.Entry<Long, RoaringBitmap> e : byFragment.entrySet()) {
-                Fragment f = manifest.fragment(e.getKey()).orElseThrow();
-                DeletionVector old = f.deletionFile() == null ? DeletionVector.EMPTY
-                        : DeletionFiles.read(files, f.id(), f.deletionFile());
-                DeletionVector merged = old.union(DeletionVector.of(e.getValue()));
-                if (merged.equals(old)) {
-                    continue;
-                }
-                if (merged.coversAll(f.physicalRows())) {
-                    removed.add(f.id());
-                    continue;
-                }
-                var file = DeletionFiles.write(store, f.id(), version(), merged,
-                        f.deletionFile() == null ? null : f.deletionFile().type());
-                written.add(file.rootRelativePath(f.id()));
-                updated.add(f.withDeletionFile(file));
-            }
             if (updated.isEmpty() && removed.isEmpty()) {
                 return this;
             }

@@ -7,6 +7,9 @@
  * <ul>
  *   <li>{@link dev.lanceflink.overlay.OverlayWriter}: one overlay file for one fragment, dense or
  *       sparse, with Lance's writer invariants.
+ *   <li>{@link dev.lanceflink.overlay.OverlayStager}: the overlay of one target from changes in
+ *       any order (sorted, last write per cell, dense or sparse, NULLs allowed), uncommitted; what
+ *       every writer of updates (Dataset.update, the Flink change writer) stages through.
  *   <li>{@link dev.lanceflink.overlay.OverlayCommits}: groups finished overlays into a
  *       {@code DataOverlay} operation and commits it.
  *   <li>{@link dev.lanceflink.overlay.OverlayResolver}: the read path, used by

@@ -3,19 +3,19 @@ package dev.lanceflink.update;
 import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.deletion.DeletionFiles;
+import dev.lanceflink.deletion.DeletionStager;
 import dev.lanceflink.deletion.DeletionVector;
 import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.overlay.OverlayCommits;
 import dev.lanceflink.overlay.OverlayFields;
-import dev.lanceflink.overlay.OverlayWriter;
+import dev.lanceflink.overlay.OverlayStager;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.read.FragmentReader;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.table.DataOverlayFile;
-import dev.lanceflink.table.DeletionFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.RowAddress;
@@ -28,6 +28,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -150,15 +151,18 @@ public final class OverlayUpdate {
         try {
             for (Map.Entry<Long, int[]> e : byFragment.entrySet()) {
                 int[] positions = e.getValue();
-                long[] addresses = new long[positions.length];
+                long[] offsets = new long[positions.length];
                 for (int k = 0; k < positions.length; k++) {
-                    addresses[k] = rowAddresses[positions[k]];
+                    offsets[k] = RowAddress.offset(rowAddresses[positions[k]]);
                 }
-                try (OverlayWriter w = OverlayWriter.create(store, manifest, e.getKey(), fieldIds, allocator,
-                        fileOptions); VectorSchemaRoot rows = gather(values, positions, allocator)) {
-                    w.write(addresses, rows);
-                    w.writtenPath().ifPresent(written::add);
-                    w.finish().ifPresent(o -> groups.put(e.getKey(), List.of(o)));
+                try (VectorSchemaRoot rows = gather(values, positions, allocator)) {
+                    Optional<OverlayStager.StagedOverlay> o = OverlayStager.stage(store, manifest,
+                            OverlayStager.Target.fragment(e.getKey()), offsets, offsets.length,
+                            rows.getFieldVectors(), null, allocator, fileOptions);
+                    if (o.isPresent()) {
+                        written.add(o.get().writtenPath());
+                        groups.put(e.getKey(), List.of(o.get().overlay()));
+                    }
                 }
             }
         } catch (IOException | RuntimeException ex) {
@@ -181,6 +185,7 @@ public final class OverlayUpdate {
         List<String> written = new ArrayList<>();
         List<Fragment> updated = new ArrayList<>();
         List<Long> removed = new ArrayList<>();
+        Map<Long, RoaringBitmap> deletedByFragment = new LinkedHashMap<>();
         try (FragmentWriter fw = new FragmentWriter(store, schema, version, Integer.MAX_VALUE, allocator,
                 fileOptions)) {
             try {
@@ -197,18 +202,14 @@ public final class OverlayUpdate {
                             VectorSchemaRoot rows = currentRows(files, f, schema, offsets, fresh, allocator)) {
                         fw.write(rows);
                     }
-                    DeletionVector old = f.deletionFile() == null ? DeletionVector.EMPTY
-                            : DeletionFiles.read(files, f.id(), f.deletionFile());
-                    DeletionVector merged = old.union(DeletionVector.of(deleted));
-                    if (merged.coversAll(f.physicalRows())) {
-                        removed.add(f.id());
-                    } else {
-                        DeletionFile file = DeletionFiles.write(store, f.id(), manifest.version(), merged,
-                                f.deletionFile() == null ? null : f.deletionFile().type());
-                        written.add(file.rootRelativePath(f.id()));
-                        updated.add(f.withDeletionFile(file));
-                    }
+                    deletedByFragment.put(f.id(), deleted);
                 }
+                // The rows were checked live, so every fragment gets a new deletion vector (or goes).
+                DeletionStager.Staged deletions = DeletionStager.stage(store, files, byId(manifest), manifest.version(),
+                        deletedByFragment);
+                written.addAll(deletions.writtenPaths());
+                updated.addAll(deletions.updated().values());
+                removed.addAll(deletions.removed());
                 List<Fragment> fresh = fw.finish();
                 written.addAll(fw.writtenPaths());
                 int[] modified = Arrays.stream(fieldIds)
@@ -219,6 +220,14 @@ public final class OverlayUpdate {
                 throw ex;
             }
         }
+    }
+
+    private static Map<Long, Fragment> byId(Manifest manifest) {
+        Map<Long, Fragment> out = new LinkedHashMap<>();
+        for (Fragment f : manifest.fragments()) {
+            out.put(f.id(), f);
+        }
+        return out;
     }
 
     /** The current rows at {@code offsets} (overlays applied) with the updated columns replaced. */

@@ -1,6 +1,7 @@
 package dev.lanceflink.committer.core;
 
 import dev.lanceflink.deletion.DeletionFiles;
+import dev.lanceflink.deletion.DeletionStager;
 import dev.lanceflink.deletion.DeletionVector;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.overlay.OverlayRelocator;
@@ -236,25 +237,11 @@ final class CheckpointOperation {
                 Map<Long, Fragment> changed = new LinkedHashMap<>();
                 // Current deletion files are read where the manifest says (a clone's source keeps
                 // some); the new ones are written to the table root.
-                for (Map.Entry<Long, RoaringBitmap> e : deleted.entrySet()) {
-                    Fragment f = fragments.get(e.getKey());
-                    DeletionFile current = f.deletionFile();
-                    DeletionVector old = current == null ? DeletionVector.EMPTY
-                            : DeletionFiles.read(files, f.id(), current);
-                    DeletionVector merged = old.union(DeletionVector.of(e.getValue()));
-                    if (merged.equals(old)) {
-                        continue;
-                    }
-                    deletesRows = true;
-                    if (merged.coversAll(f.physicalRows())) {
-                        removed.add(f.id());
-                        continue;
-                    }
-                    DeletionFile file = DeletionFiles.write(store, f.id(), latest.version(), merged,
-                            current == null ? null : current.type());
-                    written.add(file.rootRelativePath(f.id()));
-                    changed.put(f.id(), f.withDeletionFile(file));
-                }
+                DeletionStager.Staged staged = DeletionStager.stage(store, files, fragments, latest.version(), deleted);
+                written.addAll(staged.writtenPaths());
+                removed.addAll(staged.removed());
+                changed.putAll(staged.updated());
+                deletesRows = staged.deletesRows();
                 for (Map.Entry<Long, List<DataOverlayFile>> e : overlaid.entrySet()) {
                     if (removed.contains(e.getKey())) {
                         dropped += e.getValue().size(); // every row deleted: a deletion wins

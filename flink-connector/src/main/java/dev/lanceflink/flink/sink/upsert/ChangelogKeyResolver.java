@@ -465,7 +465,8 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
                             updates.inc();
                         } else {
                             output.collect(out.replace(
-                                    LocatedChange.update(original[0], original[1], c.columns, c.row)));
+                                    LocatedChange.update(original[0], original[1], c.columns,
+                                            WrittenColumnsRow.of(c.columns, c.row)))); // only the cells written
                             updates.inc();
                         }
                     }

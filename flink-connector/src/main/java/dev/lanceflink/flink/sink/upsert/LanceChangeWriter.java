@@ -15,7 +15,7 @@ import dev.lanceflink.flink.sink.writer.LatestTableVersion;
 import dev.lanceflink.flink.sink.writer.RowDataToArrow;
 import dev.lanceflink.flink.types.LanceTypeMapping;
 import dev.lanceflink.io.ObjectStore;
-import dev.lanceflink.overlay.OverlayWriter;
+import dev.lanceflink.overlay.OverlayStager;
 import dev.lanceflink.schema.ColumnSet;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.schema.LanceSchema;
@@ -39,16 +39,14 @@ import java.util.Optional;
 import java.util.Random;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.utils.ProjectedRowData;
 import org.roaringbitmap.RoaringBitmap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -378,6 +376,9 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
      * file compacted since) is written like a pending one, attached to the target as located: the
      * committer follows the rows to where a compaction moved them, or drops the values if the rows
      * were deleted (deletions win).
+     *
+     * <p>Only the columns the updates set are converted to Arrow; ordering, de-duplication and
+     * the overlay's shape are the {@link OverlayStager}'s.
      */
     private Optional<TargetedOverlay> writeOverlay(Manifest latest, Map<Long, Fragment> pendingIndex, RowTarget target,
             OverlayBuffer buffer) throws IOException {
@@ -387,83 +388,45 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
         } else {
             fragment = latest.fragment(target.fragmentId()).orElse(null);
         }
-        int[] order = buffer.sortedUnique();
-        ColumnSet union = ColumnSet.EMPTY;
-        boolean dense = true;
-        for (int i : order) {
-            union = union.union(buffer.columns(i));
-            dense &= buffer.columns(i).equals(buffer.columns(order[0]));
-        }
         List<LanceField> top = schema.fields();
-        List<Integer> positions = new ArrayList<>();
-        for (int c = union.first(); c >= 0 && c < top.size(); c = union.next(c + 1)) {
-            positions.add(c);
+        ColumnSet union = buffer.union();
+        int[] positions = union.toArray();
+        List<Field> fields = new ArrayList<>(positions.length);
+        for (int c : positions) {
+            fields.add(OverlayStager.valueField(top.get(c)));
         }
-        int[] fieldIds = positions.stream().mapToInt(c -> top.get(c).id()).toArray();
-        long high = fragment != null ? RowAddress.firstOf(fragment.id()) : 0;
-        long[] addresses = new long[order.length];
-        for (int k = 0; k < order.length; k++) {
-            addresses[k] = high | buffer.offset(order[k]);
+        int n = buffer.size();
+        ColumnSet[] set = buffer.uniform() ? null : new ColumnSet[n];
+        if (set != null) {
+            ColumnSet lastIn = null;
+            ColumnSet lastOut = null;
+            for (int i = 0; i < n; i++) {
+                ColumnSet in = buffer.columns(i);
+                if (in != lastIn && !in.equals(lastIn)) {
+                    ColumnSet.Builder b = ColumnSet.builder();
+                    for (int k = 0; k < positions.length; k++) {
+                        if (in.contains(positions[k])) {
+                            b.add(k);
+                        }
+                    }
+                    lastIn = in;
+                    lastOut = b.build();
+                }
+                set[i] = lastOut;
+            }
         }
-        try (RowDataToArrow values = new RowDataToArrow(relaxed(schema.toArrow()), allocator, table.uri());
-                OverlayWriter writer = fragment != null
-                        ? OverlayWriter.create(store, latest, fragment.id(), fieldIds, allocator)
-                        : OverlayWriter.createForUncommittedFragment(store, latest, Integer.MAX_VALUE + 1L, fieldIds,
-                                allocator, FileWriterOptions.defaults())) {
-            for (int i : order) {
-                values.append(buffer.row(i));
+        try (RowDataToArrow values = new RowDataToArrow(new Schema(fields), allocator, table.uri())) {
+            ProjectedRowData written = ProjectedRowData.from(positions);
+            for (int i = 0; i < n; i++) {
+                values.append(written.replaceRow(buffer.row(i)));
             }
-            VectorSchemaRoot all = values.batch();
-            if (dense) {
-                List<FieldVector> vectors = new ArrayList<>();
-                for (int c : positions) {
-                    vectors.add(all.getVector(c));
-                }
-                writer.write(addresses, new VectorSchemaRoot(vectors));
-            } else {
-                for (int c : positions) {
-                    writeSparseField(writer, top.get(c).id(), c, order, buffer, addresses, all.getVector(c));
-                }
-            }
-            Optional<DataOverlayFile> done = writer.finish();
+            Optional<OverlayStager.StagedOverlay> staged = OverlayStager.stage(store, latest,
+                    fragment != null ? OverlayStager.Target.fragment(fragment.id()) : OverlayStager.Target.uncommitted(),
+                    buffer.offsets(), n, values.batch().getFieldVectors(), set, allocator,
+                    FileWriterOptions.defaults());
             RowTarget attachTo = fragment != null ? RowTarget.committed(fragment.id()) : target;
-            return done.map(o -> new TargetedOverlay(attachTo, o));
+            return staged.map(o -> new TargetedOverlay(attachTo, o.overlay()));
         }
-    }
-
-    /** Column {@code c} for just the updates that set it (a sparse overlay's field). */
-    private void writeSparseField(OverlayWriter writer, int fieldId, int c, int[] order, OverlayBuffer buffer,
-            long[] addresses, FieldVector all) throws IOException {
-        int n = 0;
-        for (int i : order) {
-            n += buffer.columns(i).contains(c) ? 1 : 0;
-        }
-        if (n == 0) {
-            return;
-        }
-        long[] selected = new long[n];
-        try (FieldVector out = all.getField().createVector(allocator)) {
-            out.setInitialCapacity(n);
-            out.allocateNew();
-            int j = 0;
-            for (int k = 0; k < order.length; k++) {
-                if (buffer.columns(order[k]).contains(c)) {
-                    out.copyFromSafe(k, j, all);
-                    selected[j++] = addresses[k];
-                }
-            }
-            out.setValueCount(n);
-            writer.writeField(fieldId, selected, out);
-        }
-    }
-
-    private static Schema relaxed(Schema s) {
-        List<Field> fields = new ArrayList<>();
-        for (Field f : s.getFields()) {
-            fields.add(new Field(f.getName(), new FieldType(true, f.getType(), f.getDictionary(), f.getMetadata()),
-                    f.getChildren()));
-        }
-        return new Schema(fields, s.getCustomMetadata());
     }
 
     @Override

@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import dev.lanceflink.schema.ColumnSet;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.utils.ProjectedRowData;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
@@ -75,11 +74,8 @@ public final class RowAddressChanges implements MapFunction<RowData, LocatedChan
                                 + "' is NOT NULL, but the update of row " + address + " sets it to NULL");
                     }
                 }
-                int[] table = new int[n];
-                for (int i = 0; i < n; i++) {
-                    table[i] = i;
-                }
-                RowData values = ProjectedRowData.from(table).replaceRow(row);
+                // Only the written cells cross the shuffle to the writers (see WrittenColumnsRow).
+                RowData values = WrittenColumnsRow.of(writtenColumns, row, n);
                 yield rewriteRows ? LocatedChange.move(0, address, 0, 0, writtenColumns, values)
                         : LocatedChange.update(0, address, writtenColumns, values);
             }

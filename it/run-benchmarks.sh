@@ -10,7 +10,7 @@
 #                                               ours vs Apache Paimon and Apache Iceberg, each in its own JVM,
 #                                               issue #17 (3 rounds of full sizes; --quick: one round, 1/10 sizes);
 #                                               report in it/target/peers-report.md
-#        it/run-benchmarks.sh bytes [rows]      bytes on disk, ours vs pylance at 2.1 and 2.2, per column, and our
+#        it/run-benchmarks.sh bytes [rows [tables]] bytes on disk, ours vs pylance at 2.1 and 2.2, per column, and our
 #                                               write CPU time, issue #17 (default 200000 rows per table)
 #        it/run-benchmarks.sh keymap [rows,rows,... [heap,rocksdb [changes [checkpoints]]]]
 #                                               upsert checkpoints vs table size, heap vs RocksDB incremental,

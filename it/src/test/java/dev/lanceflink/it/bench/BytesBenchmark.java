@@ -54,14 +54,17 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * at file versions 2.1 and 2.2; both data files are then measured with our reader: bytes of the
  * page buffers per column, the whole file, the ratio ours/pylance, and the encodings of each
  * column's first page on both sides. Also prints our writer's CPU time per table (best of three
- * writes on this thread), so a change in encodings shows its cost in the same run.
+ * writes on this thread), and the size and CPU time of our writer with string compression off
+ * (plain strings, the writer before dictionaries and FSST), so the gain and the cost of the
+ * string encodings come from the same run.
  *
  * <p>Tables: the peer benchmark's rows ({@code id int64, name utf8, age int32, score float64,
  * vec float32[128]}), the same with 768-dimensional vectors, and a string-heavy table
  * (low-cardinality codes, medium-cardinality names, URLs, sentences, long descriptions).
  *
- * <p>Not part of the test suite: {@code it/run-benchmarks.sh bytes [rows]} (default 200,000 rows
- * per table; the 768-d table gets a tenth).
+ * <p>Not part of the test suite: {@code it/run-benchmarks.sh bytes [rows [tables]]} (default
+ * 200,000 rows per table, the 768-d table gets a tenth; tables: a comma-separated subset of
+ * {@code peer-128,vectors-768,strings}).
  */
 public final class BytesBenchmark {
     private static final int BATCH_ROWS = 8192;
@@ -90,10 +93,13 @@ public final class BytesBenchmark {
                 new Table("strings", stringSchema(), rows, BytesBenchmark::fillStrings));
         Path dir = Files.createTempDirectory("lance-bytes-benchmark");
         StringBuilder summary = new StringBuilder();
-        summary.append(String.format(Locale.ROOT, "%-12s %-4s %14s %14s %7s %12s%n", "table", "ver", "ours bytes",
-                "pylance bytes", "ratio", "ours MB/s"));
+        summary.append(String.format(Locale.ROOT, "%-12s %-4s %14s %14s %7s %12s %14s %7s %12s%n", "table", "ver",
+                "ours bytes", "pylance bytes", "ratio", "ours MB/s", "plain bytes", "ratio", "plain MB/s"));
         try (BufferAllocator allocator = new RootAllocator()) {
             for (Table t : tables) {
+                if (!args2Tables(args).isEmpty() && !args2Tables(args).contains(t.name())) {
+                    continue;
+                }
                 List<VectorSchemaRoot> batches = batches(allocator, t);
                 try {
                     long rawBytes = rawBytes(batches);
@@ -101,11 +107,18 @@ public final class BytesBenchmark {
                     writeIpc(arrow, t.schema(), batches, allocator);
                     for (FileVersion v : List.of(FileVersion.V2_1, FileVersion.V2_2)) {
                         Path oursDir = Files.createDirectories(dir.resolve("ours-" + t.name() + "-" + v.label()));
+                        // Plain strings = the writer before dictionaries and FSST: the "before" of the same run.
+                        Path plainDir = Files.createDirectories(dir.resolve("plain-" + t.name() + "-" + v.label()));
+                        FileWriterOptions plainOptions = FileWriterOptions.defaults().withStringCompression(false);
                         long cpuNanos = Long.MAX_VALUE;
+                        long plainNanos = Long.MAX_VALUE;
                         for (int i = 0; i < TIMED_WRITES; i++) {
-                            cpuNanos = Math.min(cpuNanos, writeOurs(oursDir, t, v, batches, allocator));
+                            plainNanos = Math.min(plainNanos, writeOurs(plainDir, t, v, batches, allocator, plainOptions));
+                            cpuNanos = Math.min(cpuNanos, writeOurs(oursDir, t, v, batches, allocator,
+                                    FileWriterOptions.defaults()));
                         }
                         Path ours = oursDir.resolve("data.lance");
+                        long plainSize = Files.size(plainDir.resolve("data.lance"));
                         Path theirsUri = dir.resolve("pylance-" + t.name() + "-" + v.label() + ".lance");
                         runPylance(python, script, arrow, theirsUri, v.label());
                         Path theirs = onlyDataFile(theirsUri);
@@ -114,6 +127,7 @@ public final class BytesBenchmark {
                         long oursSize = Files.size(ours);
                         long theirSize = Files.size(theirs);
                         double mbPerS = rawBytes / 1e6 / (cpuNanos / 1e9);
+                        double plainMbPerS = rawBytes / 1e6 / (plainNanos / 1e9);
                         System.out.printf(Locale.ROOT, "%n== %s, %d rows, file version %s: ours %,d bytes, pylance %,d"
                                 + " bytes, ratio %.3f; our write %.0f ms CPU (%.0f MB/s of Arrow data)%n", t.name(),
                                 t.rows(), v.label(), oursSize, theirSize, (double) oursSize / theirSize,
@@ -126,8 +140,12 @@ public final class BytesBenchmark {
                             System.out.printf(Locale.ROOT, "  %-12s %,13d %,13d %7.3f  %-40s %s%n", c, a.bytes,
                                     b.bytes, (double) a.bytes / b.bytes, a.encoding, b.encoding);
                         }
-                        summary.append(String.format(Locale.ROOT, "%-12s %-4s %,14d %,14d %7.3f %12.0f%n", t.name(),
-                                v.label(), oursSize, theirSize, (double) oursSize / theirSize, mbPerS));
+                        System.out.printf(Locale.ROOT, "  plain strings (no dictionary/FSST): %,d bytes, ratio %.3f,"
+                                + " %.0f ms CPU (%.0f MB/s)%n", plainSize, (double) plainSize / theirSize,
+                                plainNanos / 1e6, plainMbPerS);
+                        summary.append(String.format(Locale.ROOT, "%-12s %-4s %,14d %,14d %7.3f %12.0f %,14d %7.3f %12.0f%n",
+                                t.name(), v.label(), oursSize, theirSize, (double) oursSize / theirSize, mbPerS,
+                                plainSize, (double) plainSize / theirSize, plainMbPerS));
                     }
                 } finally {
                     batches.forEach(VectorSchemaRoot::close);
@@ -135,20 +153,25 @@ public final class BytesBenchmark {
             }
         }
         System.out.printf("%nSummary (whole data files; ratio = ours / pylance; MB/s = Arrow bytes per CPU second"
-                + " of our writer, best of %d):%n%s", TIMED_WRITES, summary);
+                + " of our writer, best of %d; plain = our writer with string compression off, as before issue #17):"
+                + "%n%s", TIMED_WRITES, summary);
+    }
+
+    /** Optional second argument: a comma-separated list of the tables to run (default all). */
+    private static List<String> args2Tables(String[] args) {
+        return args.length > 1 ? List.of(args[1].split(",")) : List.of();
     }
 
     // ------------------------------------------------------------------ writing
 
     /** Writes the table with our file writer; returns the writing thread's CPU nanoseconds. */
     private static long writeOurs(Path dir, Table t, FileVersion v, List<VectorSchemaRoot> batches,
-            BufferAllocator allocator) throws IOException {
+            BufferAllocator allocator, FileWriterOptions options) throws IOException {
         LanceSchema schema = LanceSchema.fromArrow(t.schema(), 0);
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long cpu = threads.getCurrentThreadCpuTime();
         try (LocalObjectStore store = new LocalObjectStore(dir);
-                LanceFileWriter w = LanceFileWriter.create(store, "data.lance", schema, v, allocator,
-                        FileWriterOptions.defaults())) {
+                LanceFileWriter w = LanceFileWriter.create(store, "data.lance", schema, v, allocator, options)) {
             for (VectorSchemaRoot b : batches) {
                 w.write(b);
             }

@@ -57,10 +57,6 @@ final class LeafPage {
     ByteBuilder dictionary;
     CompressiveEncoding dictionaryEncoding;
     int dictionaryItems;
-    /** Reused across pages by StringPageCompressor: compressed bytes / their ends / dictionary indices. */
-    ByteBuilder scratchBytes;
-    LongBuilder scratchEnds;
-    ByteBuilder scratchDictionary;
 
     LeafPage(LeafPath path, EncodeBuffer encoded) {
         this.path = path;
@@ -105,6 +101,11 @@ final class LeafPage {
      */
     ByteBuilder encodeBuffer(long capacity) {
         return encoded.take(capacity);
+    }
+
+    /** The file's shared encoder buffers (see {@link EncodeBuffer}). */
+    EncodeBuffer encodeBuffers() {
+        return encoded;
     }
 
     int numLevels() {

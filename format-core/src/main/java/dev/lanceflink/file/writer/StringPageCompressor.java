@@ -78,8 +78,9 @@ final class StringPageCompressor {
         }
         int limit = Math.min(n / 2, MAX_DICTIONARY_ITEMS);
         Distinct items = new Distinct(data, ends, Math.min(limit, 1024));
-        ByteBuilder indices = page.scratchBytes != null ? page.scratchBytes : new ByteBuilder(4 * n);
-        page.scratchBytes = indices;
+        EncodeBuffer scratch = page.encodeBuffers();
+        ByteBuilder indices = scratch.scratchBytes != null ? scratch.scratchBytes : new ByteBuilder(4 * n);
+        scratch.scratchBytes = indices;
         indices.clear();
         indices.ensureSpace(4 * n);
         for (int i = 0; i < n; i++) {
@@ -99,8 +100,8 @@ final class StringPageCompressor {
         if (encoded > MAX_DICTIONARY_RATIO * plain) {
             return null;
         }
-        ByteBuilder block = page.scratchDictionary != null ? page.scratchDictionary : new ByteBuilder(1024);
-        page.scratchDictionary = block;
+        ByteBuilder block = scratch.scratchDictionary != null ? scratch.scratchDictionary : new ByteBuilder(1024);
+        scratch.scratchDictionary = block;
         block.clear();
         long dataStart = 2L * w + (long) w * (items.count + 1);
         block.putUnsigned(8L * w, w);
@@ -158,10 +159,12 @@ final class StringPageCompressor {
         if (!table.isCompressed()) {
             return null;
         }
-        ByteBuilder out = page.scratchBytes != null ? page.scratchBytes : new ByteBuilder((int) Math.min(bytes, 1 << 20));
-        page.scratchBytes = out;
-        LongBuilder outEnds = page.scratchEnds != null ? page.scratchEnds : new LongBuilder();
-        page.scratchEnds = outEnds;
+        EncodeBuffer scratch = page.encodeBuffers();
+        ByteBuilder out = scratch.scratchBytes != null ? scratch.scratchBytes
+                : new ByteBuilder((int) Math.min(bytes, 1 << 20));
+        scratch.scratchBytes = out;
+        LongBuilder outEnds = scratch.scratchEnds != null ? scratch.scratchEnds : new LongBuilder();
+        scratch.scratchEnds = outEnds;
         out.clear();
         outEnds.clear();
         for (int i = 0; i < n; i++) {

@@ -8,12 +8,13 @@
 #                                               scans with many overlays, merge and fold, issue #7 (default 1000000 8 50)
 #        it/run-benchmarks.sh scan [rows [fragments [commits]]]
 #                                               full and narrow scans, ours vs pylance 14 (own process), with and
-#                                               without overlays, issue #17 (default 1000000 8 50; needs the
-#                                               pylance venv the it module's test build makes in it/target)
+#                                               without overlays, issue #17 (default 1000000 8 50)
 #        it/run-benchmarks.sh peers [--quick] [--runs N] [--sizes a,ad,u,ud,n,c] [--systems ids] [--jfr] [--keep]
 #                                               ours vs Apache Paimon and Apache Iceberg, each in its own JVM,
 #                                               issue #17 (3 rounds of full sizes; --quick: one round, 1/10 sizes);
 #                                               report in it/target/peers-report.md
+#        it/run-benchmarks.sh bytes [rows [tables]] bytes on disk, ours vs pylance at 2.1 and 2.2, per column, and our
+#                                               write CPU time, issue #17 (default 200000 rows per table)
 #        it/run-benchmarks.sh keymap [rows,rows,... [heap,rocksdb [changes [checkpoints]]]]
 #                                               upsert checkpoints vs table size, heap vs RocksDB incremental,
 #                                               issue #17 (default 100000,10000000 heap,rocksdb 10000 6;
@@ -43,10 +44,17 @@ elif [[ "${1:-}" == "keymap" ]]; then
   main=dev.lanceflink.it.bench.KeyMapCheckpointBenchmark
   shift
 elif [[ "${1:-}" == "scan" ]]; then
+  # pylance scans in its own process, from the venv the it module's tests use.
+  bash it/pylance/setup-venv.sh it/target/pylance-venv >&2
   main=dev.lanceflink.it.bench.ScanBenchmark
   shift
 elif [[ "${1:-}" == "update-column" ]]; then
   main=dev.lanceflink.it.bench.UpdateColumnBenchmark
+  shift
+elif [[ "${1:-}" == "bytes" ]]; then
+  # pylance writes its copy in its own process, from the venv the it module's tests use.
+  bash it/pylance/setup-venv.sh it/target/pylance-venv >&2
+  main=dev.lanceflink.it.bench.BytesBenchmark
   shift
 elif [[ "${1:-}" == "compaction" ]]; then
   main=dev.lanceflink.it.bench.CompactionBenchmark
@@ -56,4 +64,5 @@ mvn -B -q -ntp -pl it -am -DskipTests test-compile dependency:build-classpath \
   -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test >&2
 cp="it/target/test-classes:it/target/classes:$(cat it/target/bench.classpath)"
 exec java --add-opens=java.base/java.nio=ALL-UNNAMED -Xmx8g -XX:MaxDirectMemorySize=8g \
-  -Dlf.oracle.buildDir=it/lance-oracle/target -cp "$cp" "$main" "$@"
+  -Dlf.oracle.buildDir=it/lance-oracle/target -Dlf.pylanceVenv=it/target/pylance-venv \
+  -Dlf.bytesScript=it/pylance/pylance_bytes.py -cp "$cp" "$main" "$@"

@@ -19,6 +19,8 @@ import java.util.SplittableRandom;
  *       that rises over the rounds ({@code 5·frac/128} occurrences for frac = 8, 38, 68, 98, 108, 128;
  *       the last round adds no pair candidates).</li>
  *   <li>Keep the table whose greedy compression of the sample saved the most bytes.</li>
+ *   <li>Pages larger than a sample are trained on {@value #TRIALS} samples (fixed seeds); the
+ *       table that compresses a stride sample of about 64 KiB of the page best wins.</li>
  * </ol>
  *
  * If no table saves bytes on the sample the strings are left uncompressed (an uncompressed table,
@@ -32,6 +34,9 @@ final class FsstTrainer {
     /** Extended codes: 0 … 254 table symbols, 256 + b the escaped single byte b. */
     private static final int EXT = 512;
     private static final long SAMPLE_SEED = 0x5EED_F557L;
+    /** Samples (and tables) tried per page above {@link #SAMPLE_TARGET} bytes. */
+    private static final int TRIALS = 3;
+    private static final int VALIDATION_BYTES = 64 * 1024;
 
     private final byte[] sample;
     private final int[] sampleOffsets;
@@ -50,12 +55,48 @@ final class FsstTrainer {
     }
 
     static FsstSymbolTable train(byte[] data, long[] offsets, int count) {
-        FsstTrainer trainer = sample(data, offsets, count);
-        return trainer.run(terminator(trainer.sample));
+        long total = offsets[count] - offsets[0];
+        if (total <= SAMPLE_TARGET) {
+            FsstTrainer trainer = sample(data, offsets, count, SAMPLE_SEED);
+            return trainer.run(terminator(trainer.sample));
+        }
+        // A 16 KiB sample is a small part of a page, and which part it is moves the result by a few
+        // percent either way; Lance draws one sample at random. Tables from a few samples, judged on a
+        // larger stride sample of the page, keep the lucky one: bytes on disk for some extra training.
+        FsstSymbolTable best = null;
+        long bestSize = Long.MAX_VALUE;
+        for (int t = 0; t < TRIALS; t++) {
+            FsstTrainer trainer = sample(data, offsets, count, SAMPLE_SEED + t);
+            FsstSymbolTable table = trainer.run(terminator(trainer.sample));
+            long size = validationSize(table, data, offsets, count);
+            if (size < bestSize) {
+                bestSize = size;
+                best = table;
+            }
+        }
+        return best;
+    }
+
+    /** Compressed bytes of every {@code step}-th string, about {@link #VALIDATION_BYTES} of input. */
+    private static long validationSize(FsstSymbolTable table, byte[] data, long[] offsets, int count) {
+        long total = offsets[count] - offsets[0];
+        long values = Math.max(1, VALIDATION_BYTES * (long) count / Math.max(1, total));
+        int step = (int) Math.max(1, count / values);
+        byte[] out = new byte[1024];
+        long size = 0;
+        for (int i = 0; i < count; i += step) {
+            int start = Math.toIntExact(offsets[i]);
+            int len = (int) (offsets[i + 1] - offsets[i]);
+            if (out.length < 2 * len) {
+                out = new byte[2 * len];
+            }
+            size += table.compress(data, start, len, out, 0);
+        }
+        return size;
     }
 
     /** Whole strings, about {@link #SAMPLE_TARGET} bytes; long strings are cut into 512-byte pieces. */
-    private static FsstTrainer sample(byte[] data, long[] offsets, int count) {
+    private static FsstTrainer sample(byte[] data, long[] offsets, int count, long seed) {
         long total = offsets[count] - offsets[0];
         int cap = (int) Math.min(total, 2L * SAMPLE_TARGET + 512);
         byte[] buf = new byte[cap];
@@ -70,7 +111,7 @@ final class FsstTrainer {
                 offs[++n] = size;
             }
         } else {
-            SplittableRandom random = new SplittableRandom(SAMPLE_SEED);
+            SplittableRandom random = new SplittableRandom(seed);
             int[] grown = offs;
             while (size < SAMPLE_TARGET) {
                 int i = random.nextInt(count);

@@ -8,6 +8,14 @@ package dev.lanceflink.file.writer;
  */
 final class EncodeBuffer {
     private ByteBuilder buffer;
+    /**
+     * Scratch of {@link StringPageCompressor}, shared the same way: a compressed view of a page
+     * lives only until that page is encoded, so all string leaves of the file share one set
+     * (compressed strings or dictionary indices / their ends / the dictionary block).
+     */
+    ByteBuilder scratchBytes;
+    LongBuilder scratchEnds;
+    ByteBuilder scratchDictionary;
 
     /** The buffer, emptied, with room for at least {@code capacity} bytes; valid until the next call. */
     ByteBuilder take(long capacity) {

@@ -11,9 +11,12 @@ package dev.lanceflink.file.writer;
  *     the full-zip layout instead of mini-block (Lance: 256)
  * @param bitPacking 2.1+: bit-pack 8/16/32/64-bit mini-block values ({@code inline_bitpacking})
  *     when that makes the page smaller, as Lance does; off = plain values (faster, larger files)
+ * @param stringCompression 2.1+: dictionary-encode low-cardinality string/binary pages and
+ *     FSST-compress other utf8 pages under Lance's rules (see {@code StringPageCompressor}), as
+ *     Lance does by default; off = plain {@code variable} strings (faster, larger files)
  */
 public record FileWriterOptions(long targetPageBytes, int rowsPerSlice, int fullZipMinValueBytes,
-        boolean bitPacking) {
+        boolean bitPacking, boolean stringCompression) {
 
     public static final long DEFAULT_TARGET_PAGE_BYTES = 8L * 1024 * 1024;
     /** Pages are assembled in Java arrays; 512 MiB keeps every page buffer well below 2 GiB. */
@@ -35,25 +38,29 @@ public record FileWriterOptions(long targetPageBytes, int rowsPerSlice, int full
         }
     }
 
-    /** Lance's defaults: 8 MiB pages, full-zip from 256-byte values, bit-packed integers. */
+    /** Lance's defaults: 8 MiB pages, full-zip from 256-byte values, bit-packed integers, dictionaries and FSST. */
     public static FileWriterOptions defaults() {
         return new FileWriterOptions(DEFAULT_TARGET_PAGE_BYTES, DEFAULT_ROWS_PER_SLICE, DEFAULT_FULL_ZIP_MIN_VALUE_BYTES,
-                true);
+                true, true);
     }
 
     public FileWriterOptions withTargetPageBytes(long bytes) {
-        return new FileWriterOptions(bytes, rowsPerSlice, fullZipMinValueBytes, bitPacking);
+        return new FileWriterOptions(bytes, rowsPerSlice, fullZipMinValueBytes, bitPacking, stringCompression);
     }
 
     public FileWriterOptions withRowsPerSlice(int rows) {
-        return new FileWriterOptions(targetPageBytes, rows, fullZipMinValueBytes, bitPacking);
+        return new FileWriterOptions(targetPageBytes, rows, fullZipMinValueBytes, bitPacking, stringCompression);
     }
 
     public FileWriterOptions withFullZipMinValueBytes(int bytes) {
-        return new FileWriterOptions(targetPageBytes, rowsPerSlice, bytes, bitPacking);
+        return new FileWriterOptions(targetPageBytes, rowsPerSlice, bytes, bitPacking, stringCompression);
+    }
+
+    public FileWriterOptions withStringCompression(boolean enabled) {
+        return new FileWriterOptions(targetPageBytes, rowsPerSlice, fullZipMinValueBytes, bitPacking, enabled);
     }
 
     public FileWriterOptions withBitPacking(boolean enabled) {
-        return new FileWriterOptions(targetPageBytes, rowsPerSlice, fullZipMinValueBytes, enabled);
+        return new FileWriterOptions(targetPageBytes, rowsPerSlice, fullZipMinValueBytes, enabled, stringCompression);
     }
 }

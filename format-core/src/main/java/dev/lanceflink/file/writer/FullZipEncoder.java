@@ -83,7 +83,9 @@ final class FullZipEncoder {
             case BOOL -> Encodings.flat(8);
             case FIXED -> Encodings.flat(leaf.bitsPerValue());
             case FSL -> Encodings.fixedSizeList(leaf.dimension(), leaf.byteWidth() * 8L, fslValidity);
-            case VARIABLE -> Encodings.variable(leaf.byteWidth() * 8);
+            case VARIABLE -> page.fsstSymbolTable != null
+                    ? StringPageCompressor.fsstEncoding(page.fsstSymbolTable, leaf.byteWidth() * 8)
+                    : Encodings.variable(leaf.byteWidth() * 8);
             default -> throw new IllegalStateException(leaf.kind().name());
         };
         FullZipLayout.Builder layout = FullZipLayout.newBuilder()

@@ -2,6 +2,7 @@ package dev.lanceflink.file.writer;
 
 import java.util.Arrays;
 import java.util.Locale;
+import lance.encodings21.CompressiveEncoding;
 import lance.encodings21.RepDefLayer;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
@@ -30,7 +31,7 @@ final class LeafPage {
     /** Repetition level per entry (only when the path has lists). */
     final ShortBuilder rep;
     /** Raw definition code per entry. */
-    final ShortBuilder def = new ShortBuilder();
+    final ShortBuilder def;
     final boolean[] layerHasNull;
     final boolean[] layerHasEmpty;
     long numRows;
@@ -49,11 +50,20 @@ final class LeafPage {
     /** The encoders' output buffer, shared with the file's other leaves. */
     private final EncodeBuffer encoded;
 
+    // Set only on the views made by StringPageCompressor (the buffered page itself has none).
+    /** Serialized FSST symbol table when {@link #fixed}/{@link #ends} hold FSST-compressed strings. */
+    byte[] fsstSymbolTable;
+    /** Dictionary page: the block buffer of the items (page buffer 2) when the values are indices. */
+    ByteBuilder dictionary;
+    CompressiveEncoding dictionaryEncoding;
+    int dictionaryItems;
+
     LeafPage(LeafPath path, EncodeBuffer encoded) {
         this.path = path;
         this.encoded = encoded;
         this.leaf = path.leaf();
         this.rep = path.maxRep > 0 ? new ShortBuilder() : null;
+        this.def = new ShortBuilder();
         this.layerHasNull = new boolean[path.numLayers()];
         this.layerHasEmpty = new boolean[path.numLayers()];
         this.fixed = leaf.kind() == WriterField.Kind.BOOL ? null : new ByteBuilder(64 * 1024);
@@ -63,11 +73,39 @@ final class LeafPage {
     }
 
     /**
+     * A view of {@code page} with other leaf values: same rows, levels and layers, but the values
+     * of {@code leaf} held in {@code fixed} (and {@code ends} for variable width). Used for
+     * dictionary indices and FSST-compressed strings; nothing of {@code page} is copied.
+     */
+    LeafPage(LeafPage page, WriterField leaf, ByteBuilder fixed, LongBuilder ends) {
+        this.path = page.path;
+        this.encoded = page.encoded;
+        this.leaf = leaf;
+        this.rep = page.rep;
+        this.layerHasNull = page.layerHasNull;
+        this.layerHasEmpty = page.layerHasEmpty;
+        this.fixed = fixed;
+        this.bools = null;
+        this.ends = ends;
+        this.itemValidity = null;
+        this.numRows = page.numRows;
+        this.numValues = page.numValues;
+        this.numValid = page.numValid;
+        this.maxValueBytes = page.maxValueBytes;
+        this.def = page.def;
+    }
+
+    /**
      * An empty buffer for the encoded page of at least {@code capacity} bytes, shared by all
      * leaves of the file ({@link EncodeBuffer}): write the page out before encoding another.
      */
     ByteBuilder encodeBuffer(long capacity) {
         return encoded.take(capacity);
+    }
+
+    /** The file's shared encoder buffers (see {@link EncodeBuffer}). */
+    EncodeBuffer encodeBuffers() {
+        return encoded;
     }
 
     int numLevels() {

@@ -15,6 +15,11 @@ final class LongBuilder {
         return data[i];
     }
 
+    /** The backing array (valid up to {@link #size()}); replaced when the builder grows. */
+    long[] array() {
+        return data;
+    }
+
     long last() {
         return size == 0 ? 0 : data[size - 1];
     }

@@ -3,6 +3,7 @@ package dev.lanceflink.file.writer;
 import dev.lanceflink.encoding.compression.FastLanesBitPacking;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.List;
 import lance.encodings21.CompressiveEncoding;
 import lance.encodings21.InlineBitpacking;
@@ -195,8 +196,18 @@ final class MiniBlockEncoder {
         if (def != null) {
             layout.setDefCompression(defLevels.encoding());
         }
+        List<ByteBuilder> buffers = new ArrayList<>(4);
+        buffers.add(meta);
+        buffers.add(data);
+        if (page.dictionary != null) {
+            // The dictionary is page buffer 2; a repetition index always comes last.
+            layout.setDictionary(page.dictionaryEncoding).setNumDictionaryItems(page.dictionaryItems);
+            buffers.add(page.dictionary);
+        }
+        if (repIndex != null) {
+            buffers.add(repIndex);
+        }
         byte[] any = Encodings.any(Encodings.PAGE_LAYOUT_URL, PageLayout.newBuilder().setMiniBlockLayout(layout).build());
-        List<ByteBuilder> buffers = repIndex != null ? List.of(meta, data, repIndex) : List.of(meta, data);
         return new EncodedPage(buffers, any, page.numRows);
     }
 
@@ -208,7 +219,9 @@ final class MiniBlockEncoder {
         return switch (leaf.kind()) {
             case BOOL -> Encodings.flat(1);
             case FIXED -> Encodings.flat(leaf.bitsPerValue());
-            case VARIABLE -> Encodings.variable(leaf.byteWidth() * 8);
+            case VARIABLE -> page.fsstSymbolTable != null
+                    ? StringPageCompressor.fsstEncoding(page.fsstSymbolTable, leaf.byteWidth() * 8)
+                    : Encodings.variable(leaf.byteWidth() * 8);
             case FSL -> Encodings.fixedSizeList(leaf.dimension(), leaf.byteWidth() * 8L, fslValidity);
             default -> throw new IllegalStateException(leaf.kind().name());
         };

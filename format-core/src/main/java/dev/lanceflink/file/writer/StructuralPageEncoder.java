@@ -50,16 +50,33 @@ final class StructuralPageEncoder {
         int bits = (32 - Integer.numberOfLeadingZeros(page.path.maxRep)) + (32 - Integer.numberOfLeadingZeros(maxDef));
         boolean sparse = bits > 0 && (double) nl / page.numValues * 4096.0 > 131072.0 / bits;
         boolean large = page.maxValueBytes() >= options.fullZipMinValueBytes();
+        // 2.2 readers refuse mini-block pages in the 2.1 (u16) chunk grammar.
+        boolean largeChunks = version.compareTo(FileVersion.V2_2) >= 0;
+        boolean strings = options.stringCompression() && page.leaf.kind() == WriterField.Kind.VARIABLE;
+        if (strings && !sparse) {
+            // Lance tries a dictionary before it looks at value sizes: dictionary pages are always mini-block.
+            LeafPage dict = StringPageCompressor.dictionary(page, version);
+            if (dict != null) {
+                EncodedPage mini = MiniBlockEncoder.encode(dict, def, visibleRaw, layers, options.bitPacking(),
+                        largeChunks);
+                if (mini != null) {
+                    return mini;
+                }
+            }
+        }
+        // FSST compresses the page's strings first; the layout is still chosen by the plain sizes.
+        LeafPage values = strings ? StringPageCompressor.fsst(page) : null;
+        if (values == null) {
+            values = page;
+        }
         if (!sparse && !large) {
-            // 2.2 readers refuse mini-block pages in the 2.1 (u16) chunk grammar.
-            boolean largeChunks = version.compareTo(FileVersion.V2_2) >= 0;
-            EncodedPage mini = MiniBlockEncoder.encode(page, def, visibleRaw, layers, options.bitPacking(),
+            EncodedPage mini = MiniBlockEncoder.encode(values, def, visibleRaw, layers, options.bitPacking(),
                     largeChunks);
             if (mini != null) {
                 return mini;
             }
         }
-        return FullZipEncoder.encode(page, def, maxDef, visibleRaw, layers);
+        return FullZipEncoder.encode(values, def, maxDef, visibleRaw, layers);
     }
 
     /**

@@ -142,6 +142,125 @@ class PylanceReadsOurTablesTest {
     assertThat(failures).isEmpty();
   }
 
+  /** A string-heavy table: the columns that make our writer choose dictionary and FSST pages. */
+  private static final String[][] STRING_COLUMNS = {
+      {"id", "int64", "false"},
+      {"code", "utf8", "true"},
+      {"label", "large_utf8", "true"},
+      {"blob", "binary", "true"},
+      {"sentence", "utf8", "true"},
+      {"text", "utf8", "true"},
+      {"tags", "list<utf8>", "true"},
+      {"notes", "list<large_utf8>", "true"},
+  };
+  private static final String[] CODES = {"US", "DE", "FR", "GB", "JP", "CN", "IN", "BR"};
+  private static final String[] WORDS = {"the", "stream", "table", "lance", "flink", "overlay", "column", "vector",
+      "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "data", "file", "format", "page", "chunk"};
+
+  /**
+   * Pylance reads the dictionary pages (low-cardinality strings, large strings, binaries and list
+   * items; LZ4-framed items in 2.2) and FSST pages (mini-block and full-zip, with and without
+   * lists) that our writer now chooses by default, value for value, in 2.1 and 2.2; the files
+   * are checked to hold each of those encodings, so the comparison cannot pass on plain pages.
+   */
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(value = FileVersion.class, names = {"V2_1", "V2_2"})
+  void pylanceReadsOurDictionaryAndFsstPages(FileVersion version, @TempDir Path dir) throws Exception {
+    String uri = dir.resolve("strings-" + version.label() + ".lance").toString();
+    ArrayNode schema = DumpComparator.MAPPER.createArrayNode();
+    for (String[] c : STRING_COLUMNS) {
+      schema.addObject().put("name", c[0]).put("type", c[1]).put("nullable", Boolean.parseBoolean(c[2]));
+    }
+    ArrayNode rows = DumpComparator.MAPPER.createArrayNode();
+    for (int i = 0; i < 6000; i++) {
+      ObjectNode r = rows.addObject();
+      r.put("id", i);
+      if (i % 13 == 4) {
+        r.putNull("code");
+      } else {
+        r.put("code", CODES[(i * 7) % CODES.length]);
+      }
+      r.put("label", CODES[i % CODES.length] + "-" + (i % 40));
+      r.put("blob", "0x" + String.format(Locale.ROOT, "%02x%02x", i % 5, 0xA0 + i % 3));
+      if (i % 10 == 3) {
+        r.putNull("sentence");
+      } else {
+        r.put("sentence", sentence(i, 6 + i % 9));
+      }
+      if (i % 7 == 2) {
+        r.putNull("text");
+      } else {
+        r.put("text", sentence(i * 31, 60 + i % 30));
+      }
+      if (i % 9 == 5) {
+        r.putNull("tags");
+        r.putNull("notes");
+      } else {
+        ArrayNode tags = r.putArray("tags");
+        ArrayNode notes = r.putArray("notes");
+        for (int j = 0; j < i % 4; j++) {
+          if ((i + j) % 11 == 4) {
+            tags.addNull();
+          } else {
+            tags.add(CODES[(i + j) % CODES.length]);
+          }
+          notes.add(sentence(i * 4 + j, 4 + j));
+        }
+      }
+    }
+    Schema arrow = DumpTypeParser.schema(schema);
+    try (BufferAllocator allocator = new RootAllocator();
+        VectorSchemaRoot b = JsonToArrow.batch(schema, rows, allocator);
+        Dataset ds = Dataset.write(uri, Map.of(), List.of(b), arrow,
+            WriteParams.of(WriteMode.CREATE).withFileVersion(version))) {
+      assertThat(ds.countRows()).isEqualTo(6000);
+    }
+    Set<String> encodings = new TreeSet<>();
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(Path.of(uri).resolve("data"));
+        dev.lanceflink.io.LocalObjectStore store = new dev.lanceflink.io.LocalObjectStore(Path.of(uri).resolve("data"))) {
+      for (Path f : files.toList()) {
+        try (dev.lanceflink.io.RangeReader reader = store.openReader(f.getFileName().toString())) {
+          dev.lanceflink.file.LanceFileMetadata meta = dev.lanceflink.file.LanceFileMetadata.read(reader, f.toString());
+          for (int c = 0; c < meta.numColumns(); c++) {
+            for (dev.lanceflink.file.PageInfo p : meta.pages(c)) {
+              lance.encodings21.PageLayout layout = lance.encodings21.PageLayout.parseFrom(p.encoding().getValue());
+              if (layout.hasMiniBlockLayout() && layout.getMiniBlockLayout().hasDictionary()) {
+                encodings.add("dictionary col " + c + (layout.getMiniBlockLayout().getDictionary().hasGeneral()
+                    ? " lz4" : ""));
+              } else if (layout.hasMiniBlockLayout() && layout.getMiniBlockLayout().getValueCompression().hasFsst()) {
+                encodings.add("mini-block fsst col " + c);
+              } else if (layout.hasFullZipLayout() && layout.getFullZipLayout().getValueCompression().hasFsst()) {
+                encodings.add("full-zip fsst col " + c);
+              }
+            }
+          }
+        }
+      }
+    }
+    String lz4 = version == FileVersion.V2_2 ? " lz4" : "";
+    assertThat(encodings).as("encodings in our %s files", version.label()).contains(
+        "dictionary col 1" + lz4, "dictionary col 2" + lz4, "dictionary col 3", "mini-block fsst col 4",
+        "full-zip fsst col 5", "dictionary col 6" + lz4, "mini-block fsst col 7");
+    JsonNode ours = OurCli.run("dump", uri);
+    JsonNode theirs = PYLANCE.run("dump", uri);
+    List<String> failures = new ArrayList<>();
+    PylanceOracle.collectDifference(failures, "our " + version.label() + " string table read by pylance", ours, theirs);
+    assertThat(ours.get("num_rows").asLong()).isEqualTo(6000);
+    assertThat(failures).isEmpty();
+  }
+
+  private static String sentence(int i, int words) {
+    StringBuilder sb = new StringBuilder();
+    long s = i * 0x9E3779B97F4A7C15L + 1;
+    for (int w = 0; w < words; w++) {
+      s ^= s << 13;
+      s ^= s >>> 7;
+      s ^= s << 17;
+      sb.append(w == 0 ? "" : " ").append(WORDS[(int) Long.remainderUnsigned(s, WORDS.length)]);
+    }
+    return sb.append(" #").append(i).toString();
+  }
+
   /** Released Lance's refusal of a manifest whose reader flags include 64 (data overlay files). */
   private static boolean refusedForOverlays(JsonNode answer) {
     if (!answer.has("error")) {

@@ -27,7 +27,7 @@ import org.apache.flink.table.data.RowData;
  * incremental, as the README's configuration for keyed tables), optionally restored from one.
  *
  * <p>Arguments: {@code uri checkpointDir restorePath|- seed count initialKeys keys changesPerSecond
- * [storageKey=value ...]}. Prints {@link #FINISHED} when the bounded changelog is committed.
+ * retainMinAgeSeconds [storageKey=value ...]}. Prints {@link #FINISHED} when the bounded changelog is committed.
  */
 public final class SoakJobMain {
     static final String FINISHED = "SOAK JOB FINISHED";
@@ -43,13 +43,14 @@ public final class SoakJobMain {
 
     private SoakJobMain() {}
 
-    static MaintenanceSettings maintenance() {
+    static MaintenanceSettings maintenance(Duration retainMinAge) {
         return MaintenanceSettings.enabledWithDefaults()
                 .withChecks(1, Duration.ofSeconds(1))
                 .withOverlayMerge(MAX_OVERLAYS, 0)
                 .withOverlayFold(0.9, Duration.ZERO)
-                // min-age 0: the count alone bounds the versions; grace at its minimum.
-                .withCleanup(true, RETAIN_VERSIONS, Duration.ZERO, MaintenanceSettings.MIN_GRACE)
+                // min-age 0: the count alone bounds the versions (the test passes a long one
+                // when versions must stay); grace at its minimum.
+                .withCleanup(true, RETAIN_VERSIONS, retainMinAge, MaintenanceSettings.MIN_GRACE)
                 .withExecution(LEASE_TIMEOUT, 2, 16);
     }
 
@@ -75,8 +76,9 @@ public final class SoakJobMain {
         int initialKeys = Integer.parseInt(args[5]);
         long keys = Long.parseLong(args[6]);
         int perSecond = Integer.parseInt(args[7]);
+        Duration retainMinAge = Duration.ofSeconds(Long.parseLong(args[8]));
         Map<String, String> storage = new LinkedHashMap<>();
-        for (int i = 8; i < args.length; i++) {
+        for (int i = 9; i < args.length; i++) {
             int eq = args[i].indexOf('=');
             storage.put(args[i].substring(0, eq), args[i].substring(eq + 1));
         }
@@ -101,7 +103,7 @@ public final class SoakJobMain {
         env.setParallelism(2);
         env.enableCheckpointing(CHECKPOINT_MILLIS);
         LanceSinkBuilder.forTable(uri).storageOptions(storage).mode(LanceSinkMode.UPSERT).primaryKey("id")
-                .rowsPerFile(1_000).batchRows(256).uidSuffix("soak").maintenance(maintenance())
+                .rowsPerFile(1_000).batchRows(256).uidSuffix("soak").maintenance(maintenance(retainMinAge))
                 .sinkTo(env.fromSequence(0, count - 1).setParallelism(1).uid("sequence")
                         .map(new SoakChange(perSecond)).setParallelism(1).uid("changes").returns(RowData.class));
         env.execute("soak: upsert with in-job maintenance");

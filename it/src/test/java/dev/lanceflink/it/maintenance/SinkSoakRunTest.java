@@ -237,14 +237,16 @@ class SinkSoakRunTest {
             // After pylance's compactions, one sink commit adds as many overlay files to a new
             // fragment as its rows had old locations (one per old fragment and writer: about 100
             // seen, see the CheckpointOperation log "... target rows that a compaction moved")
-            // until the key map follows the Rewrite itself. The bound then is what one commit
-            // adds, three times: the commits landing while maintenance merges the previous one's,
-            // or while the standalone compactor's run holds the lease (2.3 commits' worth seen);
-            // overlays must not pile up over commits (without maintenance: 100 more per commit).
+            // until the key map follows the Rewrite itself, so the configured bound cannot hold
+            // here (317 seen for a bound of 8). What maintenance still guarantees: the overlays of
+            // the commits that land while nobody may maintain (the killed job's lease, up to
+            // LEASE_TIMEOUT; a standalone compactor run) are merged, not piled up over the run
+            // (without maintenance: about 100 more per commit, 9,000 after this phase).
             long addedInPhase = maxOverlays(poller, 1, 4);
+            long commitsWithoutMaintainer = SoakJobMain.LEASE_TIMEOUT.toMillis() / SoakJobMain.CHECKPOINT_MILLIS + 1;
             assertThat(maxOverlays(poller, 1, 3)).as("overlays per fragment in any version after the last restore"
                     + " (one sink commit added up to %s)", addedInPhase)
-                    .isLessThanOrEqualTo(3 * Math.max(addedInPhase, SoakJobMain.MAX_OVERLAYS));
+                    .isLessThanOrEqualTo(commitsWithoutMaintainer * Math.max(addedInPhase, SoakJobMain.MAX_OVERLAYS));
             // Versions: the retention, up to half of it waiting for the next (batched) cleanup, and
             // the versions committed during one maintenance check or a dead job's lease.
             // Fragments: every checkpoint with new keys appends a fragment per writer, and only

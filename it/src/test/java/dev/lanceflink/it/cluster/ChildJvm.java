@@ -16,19 +16,19 @@ import java.util.concurrent.TimeUnit;
  * (a pipe nobody drains would block a chatty process), and stopping that takes the process's own
  * children with it.
  */
-final class ChildJvm {
+public final class ChildJvm {
 
   private ChildJvm() {}
 
   /** The {@code java} launcher of the JDK running the tests. */
-  static String javaExecutable() {
+  public static String javaExecutable() {
     return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
 
   /**
    * {@code java <jvmOptions> -classpath <classpath> <mainClass> <args>}.
    */
-  static List<String> command(List<String> jvmOptions, String classpath, String mainClass,
+  public static List<String> command(List<String> jvmOptions, String classpath, String mainClass,
       List<String> args) {
     List<String> cmd = new ArrayList<>();
     cmd.add(javaExecutable());
@@ -45,7 +45,7 @@ final class ChildJvm {
    * environment; stdout goes to {@code stdout}, stderr to {@code stderr} (the same file when
    * both are equal).
    */
-  static Process start(List<String> command, Path workDir, Map<String, String> env, Path stdout,
+  public static Process start(List<String> command, Path workDir, Map<String, String> env, Path stdout,
       Path stderr) throws IOException {
     ProcessBuilder pb = new ProcessBuilder(command).directory(workDir.toFile());
     pb.environment().putAll(env);
@@ -95,7 +95,7 @@ final class ChildJvm {
   }
 
   /** The last {@code lines} lines of a text file, or a note saying why there are none. */
-  static String tail(Path file, int lines) {
+  public static String tail(Path file, int lines) {
     if (!Files.isRegularFile(file)) {
       return "(" + file.getFileName() + " does not exist)\n";
     }

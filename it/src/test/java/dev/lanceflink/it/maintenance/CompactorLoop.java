@@ -40,12 +40,22 @@ final class CompactorLoop implements AutoCloseable {
     private final List<Run> runs = new CopyOnWriteArrayList<>();
     private final Set<String> modesCommitted = ConcurrentHashMap.newKeySet();
     private final Thread thread;
+    private final long pauseMillis;
     private volatile boolean stopped;
     private volatile Throwable crashed;
 
     CompactorLoop(String uri, Map<String, String> storage) {
+        this(uri, storage, 50);
+    }
+
+    /**
+     * Pausing {@code pauseMillis} between runs: a long soak run sets it so that the loop does what
+     * a frequently scheduled job does rather than take the machine (and the lease) all the time.
+     */
+    CompactorLoop(String uri, Map<String, String> storage, long pauseMillis) {
         this.uri = uri;
         this.storage = Map.copyOf(storage);
+        this.pauseMillis = pauseMillis;
         this.thread = new Thread(this::loop, "compactor-loop");
         this.thread.setDaemon(true);
     }
@@ -85,7 +95,7 @@ final class CompactorLoop implements AutoCloseable {
         try {
             for (int i = 0; !stopped; i++) {
                 runOnce(MODES.get(i % MODES.size()));
-                Thread.sleep(50);
+                Thread.sleep(pauseMillis);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -1,0 +1,124 @@
+package dev.lanceflink.it.maintenance;
+
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.types.RowKind;
+
+/**
+ * The changelog of {@link SinkSoakRunTest}: change {@code i} is the same in the test JVM and in
+ * every incarnation of the job's JVM (a seeded generator), so the reference model after any prefix
+ * of the stream can be computed, and a restored job that resumes the sequence at its checkpointed
+ * position continues the same changelog.
+ *
+ * <p>Every {@link #MARKER_EVERY}-th change (those with {@code i % MARKER_EVERY == 0}) upserts the
+ * marker row {@link #MARKER_ID} with {@code score = i}. A table version holding marker {@code m}
+ * therefore holds a prefix of at least {@code m + 1} and at most {@code m + MARKER_EVERY} changes
+ * (the next marker is absent): the few candidate prefixes a reader checks each version against.
+ *
+ * <p>The other changes: an absent key is inserted (a new row: the sink appends it), a present key
+ * is deleted one time in twenty, otherwise one or two of its columns change (an upsert: overlay
+ * cells), arriving as {@code UPDATE_AFTER} or as a plain {@code INSERT} of the key. No
+ * {@code UPDATE_BEFORE}: each change is complete on its own, so every prefix is a model state.
+ */
+final class SoakChangelog {
+    /** The marker row's key, outside the changelog's key range. */
+    static final long MARKER_ID = 1_000_000_000L;
+    /** One marker per this many changes: the candidate prefixes of a version. */
+    static final int MARKER_EVERY = 20;
+
+    final TreeMap<Long, UpsertChangelog.Row> initial;
+    final RowKind[] kinds;
+    final long[] ids;
+    /** The row a change writes (for a delete: the row it removes, as an upsert changelog carries it). */
+    final UpsertChangelog.Row[] rows;
+
+    private SoakChangelog(TreeMap<Long, UpsertChangelog.Row> initial, int count) {
+        this.initial = initial;
+        this.kinds = new RowKind[count];
+        this.ids = new long[count];
+        this.rows = new UpsertChangelog.Row[count];
+    }
+
+    /** {@code count} changes over keys {@code [0, keys)}, starting from {@code initialKeys} rows. */
+    static SoakChangelog generate(long seed, int count, int initialKeys, long keys) {
+        SoakChangelog log = new SoakChangelog(UpsertChangelog.initialRows(initialKeys), count);
+        TreeMap<Long, UpsertChangelog.Row> model = new TreeMap<>(log.initial);
+        Random r = new Random(seed);
+        for (int i = 0; i < count; i++) {
+            if (i % MARKER_EVERY == 0) {
+                log.set(i, RowKind.UPDATE_AFTER, MARKER_ID, new UpsertChangelog.Row("marker", 0, (double) i));
+                continue;
+            }
+            long id = Math.floorMod(r.nextLong(), keys);
+            UpsertChangelog.Row current = model.get(id);
+            if (current == null) {
+                UpsertChangelog.Row row = new UpsertChangelog.Row(r.nextInt(9) == 0 ? null : "new-" + r.nextInt(10_000),
+                        r.nextInt(100), r.nextInt(5) == 0 ? null : r.nextInt(40_000) / 8.0);
+                log.set(i, RowKind.INSERT, id, row);
+                model.put(id, row);
+            } else if (r.nextInt(20) == 0) {
+                log.set(i, RowKind.DELETE, id, current);
+                model.remove(id);
+            } else {
+                UpsertChangelog.Row next = changed(current, r);
+                log.set(i, r.nextBoolean() ? RowKind.UPDATE_AFTER : RowKind.INSERT, id, next);
+                model.put(id, next);
+            }
+        }
+        return log;
+    }
+
+    private static UpsertChangelog.Row changed(UpsertChangelog.Row cur, Random r) {
+        String name = cur.name();
+        Integer age = cur.age();
+        Double score = cur.score();
+        int columns = 1 + r.nextInt(2);
+        for (int c = 0; c < columns; c++) {
+            switch (r.nextInt(3)) {
+                case 0 -> name = r.nextInt(10) == 0 ? null : "upd-" + r.nextInt(1_000_000);
+                case 1 -> age = r.nextInt(100);
+                default -> score = r.nextInt(7) == 0 ? null : r.nextInt(1_000_000) / 16.0;
+            }
+        }
+        return new UpsertChangelog.Row(name, age, score);
+    }
+
+    private void set(int i, RowKind kind, long id, UpsertChangelog.Row row) {
+        kinds[i] = kind;
+        ids[i] = id;
+        rows[i] = row;
+    }
+
+    int size() {
+        return ids.length;
+    }
+
+    /** Change {@code i} as the sink receives it. */
+    RowData rowData(int i) {
+        UpsertChangelog.Row row = rows[i];
+        return GenericRowData.ofKind(kinds[i], ids[i], row.name() == null ? null : StringData.fromString(row.name()),
+                row.age(), row.score());
+    }
+
+    /** Applies change {@code i} to {@code model}. */
+    void apply(int i, Map<Long, UpsertChangelog.Row> model) {
+        if (kinds[i] == RowKind.DELETE) {
+            model.remove(ids[i]);
+        } else {
+            model.put(ids[i], rows[i]);
+        }
+    }
+
+    /** The model after all changes. */
+    TreeMap<Long, UpsertChangelog.Row> finalModel() {
+        TreeMap<Long, UpsertChangelog.Row> model = new TreeMap<>(initial);
+        for (int i = 0; i < size(); i++) {
+            apply(i, model);
+        }
+        return model;
+    }
+}

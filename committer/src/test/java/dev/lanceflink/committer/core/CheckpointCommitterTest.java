@@ -4,9 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lanceflink.dataset.Dataset;
-import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.dataset.WriteMode;
+import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.io.LocalObjectStore;
+import dev.lanceflink.io.PublicationFaultStore;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.ManifestNamingScheme;
 import dev.lanceflink.txn.CommitOptions;
@@ -29,12 +30,12 @@ class CheckpointCommitterTest {
     Path dir;
 
     private RootAllocator allocator;
-    private ManifestFaultStore store;
+    private PublicationFaultStore store;
 
     @BeforeEach
     void createTable() throws IOException {
         allocator = new RootAllocator();
-        store = new ManifestFaultStore(new LocalObjectStore(dir));
+        store = new PublicationFaultStore(new LocalObjectStore(dir));
         TestTable.create(store, allocator, 1, 2);
     }
 

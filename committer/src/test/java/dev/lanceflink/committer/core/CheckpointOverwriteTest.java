@@ -7,6 +7,7 @@ import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.io.LocalObjectStore;
+import dev.lanceflink.io.PublicationFaultStore;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
@@ -35,12 +36,12 @@ class CheckpointOverwriteTest {
     Path dir;
 
     private RootAllocator allocator;
-    private ManifestFaultStore store;
+    private PublicationFaultStore store;
 
     @BeforeEach
     void createTable() throws IOException {
         allocator = new RootAllocator();
-        store = new ManifestFaultStore(new LocalObjectStore(dir));
+        store = new PublicationFaultStore(new LocalObjectStore(dir));
         TestTable.create(store, allocator, 1, 2);
     }
 

@@ -11,6 +11,7 @@ import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.LocalObjectStore;
+import dev.lanceflink.io.PublicationFaultStore;
 import dev.lanceflink.overlay.OverlayWriter;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.DataOverlayFile;
@@ -53,12 +54,12 @@ class CheckpointStepsTest {
     Path dir;
 
     private RootAllocator allocator;
-    private ManifestFaultStore store;
+    private PublicationFaultStore store;
 
     @BeforeEach
     void createTable() throws IOException {
         allocator = new RootAllocator();
-        store = new ManifestFaultStore(new LocalObjectStore(dir));
+        store = new PublicationFaultStore(new LocalObjectStore(dir));
         TestTable.create(store, allocator, 1, 2); // fragment 0: rows 1, 2
     }
 

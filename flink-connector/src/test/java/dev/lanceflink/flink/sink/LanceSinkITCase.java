@@ -160,36 +160,36 @@ class LanceSinkITCase {
     @Test
     void committerFailingBeforeTheCommitRetriesAfterRestart() throws Exception {
         String faulty = "faulty://" + uri;
-        FaultyStoreProvider.FAIL_BEFORE_PUBLISH.set(2);
+        FaultyStoreProvider.FAULTS.failNextPublications(2);
         StreamExecutionEnvironment env = env(2, 5, null);
         pipeline(env, 10_000, 20, sink(faulty));
         env.execute("committer fails before commit");
 
-        assertThat(FaultyStoreProvider.INJECTED.get()).isEqualTo(2);
+        assertThat(FaultyStoreProvider.FAULTS.injected()).isEqualTo(2);
         assertExactlyOnce(uri, 10_000);
     }
 
     @Test
     void lostCommitResponsesAreResolvedWithoutDuplicates() throws Exception {
         String faulty = "faulty://" + uri;
-        FaultyStoreProvider.LOSE_PUBLISH_RESPONSE.set(2);
+        FaultyStoreProvider.FAULTS.loseNextResponses(2);
         StreamExecutionEnvironment env = env(2, 5, null);
         pipeline(env, 10_000, 20, sink(faulty));
         env.execute("lost commit response");
 
-        assertThat(FaultyStoreProvider.INJECTED.get()).isEqualTo(2);
+        assertThat(FaultyStoreProvider.FAULTS.injected()).isEqualTo(2);
         assertExactlyOnce(uri, 10_000);
     }
 
     @Test
     void committerCrashingAfterTheCommitIsRecoveredWithoutDuplicates() throws Exception {
         String faulty = "faulty://" + uri;
-        FaultyStoreProvider.CRASH_AFTER_PUBLISH.set(2);
+        FaultyStoreProvider.FAULTS.crashAfterNextPublications(2);
         StreamExecutionEnvironment env = env(2, 5, null);
         pipeline(env, 10_000, 20, sink(faulty));
         env.execute("committer crashes after commit");
 
-        assertThat(FaultyStoreProvider.INJECTED.get()).isEqualTo(2);
+        assertThat(FaultyStoreProvider.FAULTS.injected()).isEqualTo(2);
         assertExactlyOnce(uri, 10_000);
     }
 

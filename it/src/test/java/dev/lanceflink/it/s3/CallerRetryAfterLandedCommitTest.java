@@ -8,6 +8,7 @@ import dev.lanceflink.dataset.VersionInfo;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.io.PublicationFaultStore;
 import dev.lanceflink.s3.S3ProxyExtension;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -23,7 +24,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Deterministic companion of {@link FaultInjectedTableRunTest}: every operation kind fails after
- * its commit landed ({@link LostCommitResponseStore}); the retrying caller must find its commit
+ * its commit landed ({@link PublicationFaultStore}); the retrying caller must find its commit
  * by operation id and not apply the change a second time, and the table must stay readable
  * (the failed call must not delete files the landed version references). Also shows that the
  * library leaves the "did it land?" question to the caller: the call throws although the version
@@ -45,33 +46,34 @@ class CallerRetryAfterLandedCommitTest {
             try (VectorSchemaRoot first = TestRows.batch(allocator, TestRows.range(0, 20))) {
                 Dataset.write(clean, allocator, List.of(first), TestRows.SCHEMA, WriteParams.of(WriteMode.CREATE));
             }
-            LostCommitResponseStore store = new LostCommitResponseStore(clean);
+            PublicationFaultStore store = new PublicationFaultStore(clean);
+            store.faults().reportLostResponsesAsUnknown();
 
             // The library reports the failure even though version 2 now exists.
-            store.loseNextCommitResponses(1);
+            loseNextCommitResponse(store);
             try (Dataset v1 = Dataset.open(store, allocator);
                     VectorSchemaRoot batch = TestRows.batch(allocator, TestRows.range(20, 25))) {
                 assertThatThrownBy(() -> v1.append(List.of(batch), WriteParams.of(WriteMode.APPEND)))
-                        .isInstanceOf(IOException.class).hasMessageContaining("Simulated: the store is unreachable");
+                        .isInstanceOf(IOException.class).hasMessageContaining("injected: the store is unreachable");
             }
             TreeMap<Long, Long> model = TestRows.initial(TestRows.range(0, 25));
 
             RetryingTableDriver driver = new RetryingTableDriver(store, allocator, 5, 1000, 2);
-            store.loseNextCommitResponses(1);
+            loseNextCommitResponse(store);
             assertThat(driver.append("append-1", TestRows.range(25, 30))).isEqualTo(3);
             model.putAll(TestRows.initial(TestRows.range(25, 30)));
-            store.loseNextCommitResponses(1);
+            loseNextCommitResponse(store);
             assertThat(driver.deleteWhere("delete-1", "id < 4")).isEqualTo(4);
             model.headMap(4L).clear();
-            store.loseNextCommitResponses(1);
+            loseNextCommitResponse(store);
             assertThat(driver.update("update-1", new long[] {7, 26}, new long[] {-7, -26})).isEqualTo(5);
             model.put(7L, -7L);
             model.put(26L, -26L);
-            store.loseNextCommitResponses(1);
+            loseNextCommitResponse(store);
             assertThat(driver.deleteIds("delete-2", new long[] {10, 11})).isEqualTo(6);
             model.remove(10L);
             model.remove(11L);
-            store.loseNextCommitResponses(1);
+            loseNextCommitResponse(store);
             long[] ids = model.keySet().stream().mapToLong(Long::longValue).toArray();
             long[] vals = model.values().stream().mapToLong(Long::longValue).toArray();
             assertThat(driver.overwrite("overwrite-1", ids, vals)).isEqualTo(7);
@@ -87,5 +89,14 @@ class CallerRetryAfterLandedCommitTest {
                                 "Overwrite");
             }
         }
+    }
+
+    /**
+     * The next manifest publication is applied, its response lost (outcome unknown), and the
+     * committer's check of that manifest fails too: the committer cannot tell that it landed.
+     */
+    private static void loseNextCommitResponse(PublicationFaultStore store) {
+        store.loseNextResponses(1);
+        store.failReadBacksAfterLostResponse(1);
     }
 }

@@ -127,15 +127,15 @@ class UpsertRewriteRowsITCase {
         ChangelogModel m = new ChangelogModel(initial).generate(99, 30_000, 4_000, false);
         UpsertSinkITCase.CHANGES = m.changes;
         UpsertSinkITCase.WRITER_FAILURES.set(3);
-        FaultyStoreProvider.FAIL_BEFORE_PUBLISH.set(3);
-        FaultyStoreProvider.LOSE_PUBLISH_RESPONSE.set(3);
-        FaultyStoreProvider.CRASH_AFTER_PUBLISH.set(3);
+        FaultyStoreProvider.FAULTS.failNextPublications(3);
+        FaultyStoreProvider.FAULTS.loseNextResponses(3);
+        FaultyStoreProvider.FAULTS.crashAfterNextPublications(3);
         StreamExecutionEnvironment env = env(2, 40);
         pipeline(env, 30, 2_500, sink("faulty://" + uri));
         env.execute("rewrite rows under failures");
 
         assertThat(UpsertSinkITCase.WRITER_FAILURES.get()).isZero();
-        assertThat(FaultyStoreProvider.INJECTED.get()).isEqualTo(9);
+        assertThat(FaultyStoreProvider.FAULTS.injected()).isEqualTo(9);
         UpsertSinkITCaseTables.assertTableEquals(uri, Map.of(), m.model);
         assertNoVersionHasOverlays();
     }

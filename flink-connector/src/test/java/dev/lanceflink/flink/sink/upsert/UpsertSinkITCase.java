@@ -191,15 +191,15 @@ class UpsertSinkITCase {
         ChangelogModel m = new ChangelogModel(initial).generate(99, 60_000, 6_000, false);
         CHANGES = m.changes;
         WRITER_FAILURES.set(6);
-        FaultyStoreProvider.FAIL_BEFORE_PUBLISH.set(5);
-        FaultyStoreProvider.LOSE_PUBLISH_RESPONSE.set(5);
-        FaultyStoreProvider.CRASH_AFTER_PUBLISH.set(5);
+        FaultyStoreProvider.FAULTS.failNextPublications(5);
+        FaultyStoreProvider.FAULTS.loseNextResponses(5);
+        FaultyStoreProvider.FAULTS.crashAfterNextPublications(5);
         StreamExecutionEnvironment env = env(3, 60, null);
         pipeline(env, 30, 2_500, sink("faulty://" + uri));
         env.execute("upsert under failures");
 
         assertThat(WRITER_FAILURES.get()).isZero();
-        assertThat(FaultyStoreProvider.INJECTED.get()).isEqualTo(15);
+        assertThat(FaultyStoreProvider.FAULTS.injected()).isEqualTo(15);
         assertTableEquals(m.model);
         assertRowsOnlyInsertedForNewKeys(manifest(), initial.size(), m);
     }

@@ -48,9 +48,9 @@ class UpsertSinkOnS3ITCase {
         UpsertSinkITCase.CHANGES = m.changes;
         FaultyStoreProvider.reset();
         UpsertSinkITCase.WRITER_FAILURES.set(6);
-        FaultyStoreProvider.FAIL_BEFORE_PUBLISH.set(5);
-        FaultyStoreProvider.LOSE_PUBLISH_RESPONSE.set(5);
-        FaultyStoreProvider.CRASH_AFTER_PUBLISH.set(5);
+        FaultyStoreProvider.FAULTS.failNextPublications(5);
+        FaultyStoreProvider.FAULTS.loseNextResponses(5);
+        FaultyStoreProvider.FAULTS.crashAfterNextPublications(5);
 
         Configuration conf = new Configuration();
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
@@ -69,7 +69,7 @@ class UpsertSinkOnS3ITCase {
         env.execute("200k upserts on S3 with failures");
 
         assertThat(UpsertSinkITCase.WRITER_FAILURES.get()).isZero();
-        assertThat(FaultyStoreProvider.INJECTED.get()).isEqualTo(15);
+        assertThat(FaultyStoreProvider.FAULTS.injected()).isEqualTo(15);
         UpsertSinkITCaseTables.assertTableEquals(uri, storage, m.model);
         try (Dataset ds = Dataset.open(uri, storage)) {
             long physical = ds.manifest().fragments().stream().mapToLong(Fragment::physicalRows).sum();

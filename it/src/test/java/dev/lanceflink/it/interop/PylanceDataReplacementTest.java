@@ -7,10 +7,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.io.ObjectStores;
-import dev.lanceflink.it.sink.SinkChangelog;
-import dev.lanceflink.it.sink.SinkTables;
 import dev.lanceflink.table.DataFile;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.testkit.users.UsersTable;
 import dev.lanceflink.txn.CommitOptions;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.TableCommitter;
@@ -82,11 +81,11 @@ class PylanceDataReplacementTest {
     /** Versions 1 to 3 (see the class comment). */
     private String table(String name) throws Exception {
         String uri = dir.resolve(name).toString();
-        TreeMap<Long, SinkChangelog.Row> rows = new TreeMap<>();
+        TreeMap<Long, UsersTable.Row> rows = new TreeMap<>();
         for (long id = 0; id < 60; id++) {
-            rows.put(id, new SinkChangelog.Row("n" + id, (int) id, id / 2.0));
+            rows.put(id, new UsersTable.Row("n" + id, (int) id, id / 2.0));
         }
-        SinkTables.create(uri, rows, 30);
+        UsersTable.create(uri, rows, 30);
         ObjectNode addBonus = op("add_columns");
         addBonus.putObject("columns").put("bonus", "CAST(age * 10 AS INT)");
         ObjectNode seen = op("stale_overlay").put("read_version", 2).put("column", "bonus").put("age", 100);

@@ -9,8 +9,7 @@ import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.VersionInfo;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
-import dev.lanceflink.it.sink.SinkChangelog;
-import dev.lanceflink.it.sink.SinkTables;
+import dev.lanceflink.testkit.users.UsersTable;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,25 +42,25 @@ class PylanceOnCheckpointUpdatesTest {
     Path dir;
 
     private String uri;
-    private TreeMap<Long, SinkChangelog.Row> model;
+    private TreeMap<Long, UsersTable.Row> model;
 
     @BeforeEach
     void oneCheckpointOfEveryKind() throws Exception {
         uri = dir.resolve("checkpoint.lance").toString();
         model = new TreeMap<>();
         for (long id = 0; id < 60; id++) {
-            model.put(id, new SinkChangelog.Row("n" + id, (int) id, id / 2.0));
+            model.put(id, new UsersTable.Row("n" + id, (int) id, id / 2.0));
         }
-        SinkTables.create(uri, model, 30); // fragments 0 (ids 0..29) and 1 (30..59), version 1
+        UsersTable.create(uri, model, 30); // fragments 0 (ids 0..29) and 1 (30..59), version 1
         List<RowData> changes = List.of(
                 row(RowKind.INSERT, 100, 1000), row(RowKind.INSERT, 101, 1010),
                 row(RowKind.DELETE, 5, 5),
                 row(RowKind.UPDATE_AFTER, 7, 700), row(RowKind.UPDATE_AFTER, 40, 4000));
-        model.put(100L, new SinkChangelog.Row("n100", 1000, 50.0));
-        model.put(101L, new SinkChangelog.Row("n101", 1010, 50.5));
+        model.put(100L, new UsersTable.Row("n100", 1000, 50.0));
+        model.put(101L, new UsersTable.Row("n101", 1010, 50.5));
         model.remove(5L);
-        model.put(7L, new SinkChangelog.Row("n7", 700, 3.5));
-        model.put(40L, new SinkChangelog.Row("n40", 4000, 20.0));
+        model.put(7L, new UsersTable.Row("n7", 700, 3.5));
+        model.put(40L, new UsersTable.Row("n40", 4000, 20.0));
 
         Configuration conf = new Configuration();
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
@@ -81,7 +80,7 @@ class PylanceOnCheckpointUpdatesTest {
         try (Dataset ds = Dataset.open(uri, Map.of())) {
             assertThat(ds.versions()).extracting(VersionInfo::operation).containsExactly("Overwrite", "Update");
         }
-        SinkTables.assertEquals(uri, Map.of(), model, "our reader");
+        UsersTable.assertLatestEquals(uri, Map.of(), model, "our reader");
         List<String> failures = new ArrayList<>();
         for (String v : List.of("1", "2")) {
             PylanceOracle.collectDifference(failures, "version " + v, OurCli.run("dump", uri, "--version", v,
@@ -96,7 +95,7 @@ class PylanceOnCheckpointUpdatesTest {
         JsonNode result = ops(op("stale_delete").put("read_version", 1).put("fragment", 0).put("filter", "id = 8"));
 
         assertThat(result.path("conflict").asText()).as("pylance's answer %s", result).containsIgnoringCase("retry");
-        SinkTables.assertEquals(uri, Map.of(), model, "after the refused deletion");
+        UsersTable.assertLatestEquals(uri, Map.of(), model, "after the refused deletion");
     }
 
     @Test
@@ -105,9 +104,9 @@ class PylanceOnCheckpointUpdatesTest {
                 DumpComparator.MAPPER.createArrayNode().add(9).add(10)));
 
         assertThat(result.path("version").asLong()).as("pylance's answer %s", result).isEqualTo(3);
-        model.put(9L, new SinkChangelog.Row("n9", 900, 4.5));
-        model.put(10L, new SinkChangelog.Row("n10", 900, 5.0));
-        SinkTables.assertEquals(uri, Map.of(), model, "our reader after pylance's overlay");
+        model.put(9L, new UsersTable.Row("n9", 900, 4.5));
+        model.put(10L, new UsersTable.Row("n10", 900, 5.0));
+        UsersTable.assertLatestEquals(uri, Map.of(), model, "our reader after pylance's overlay");
         List<String> failures = new ArrayList<>();
         PylanceOracle.collectDifference(failures, "version 3", OurCli.run("dump", uri, "--with-row-address"),
                 PYLANCE.run("dump", uri, "--with-row-address"));
@@ -120,7 +119,7 @@ class PylanceOnCheckpointUpdatesTest {
                 DumpComparator.MAPPER.createArrayNode().add(5)));
 
         assertThat(result.has("conflict")).as("pylance's answer %s", result).isTrue();
-        SinkTables.assertEquals(uri, Map.of(), model, "after the refused overlay");
+        UsersTable.assertLatestEquals(uri, Map.of(), model, "after the refused overlay");
     }
 
     private static ObjectNode op(String kind) {

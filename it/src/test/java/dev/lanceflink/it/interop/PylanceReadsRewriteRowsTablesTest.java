@@ -9,9 +9,9 @@ import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.flink.sink.UpdateMode;
 import dev.lanceflink.it.sink.SinkChangelog;
-import dev.lanceflink.it.sink.SinkTables;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.testkit.users.UsersTable;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,16 +59,16 @@ class PylanceReadsRewriteRowsTablesTest {
   @Test
   void pylanceWithoutTheOverlayVariableReadsEveryVersionOfARewriteRowsHistory() throws Exception {
     String uri = dir.resolve("rewrite-rows.lance").toString();
-    TreeMap<Long, SinkChangelog.Row> initial = SinkChangelog.initialRows(KEYS);
-    SinkTables.create(uri, initial, 250);
+    TreeMap<Long, UsersTable.Row> initial = SinkChangelog.initialRows(KEYS);
+    UsersTable.create(uri, initial, 250);
     SinkChangelog log = new SinkChangelog(initial).generate(2027, KEYS, 600, 1_500);
     changes = log.changes;
     upsertJob(uri);
-    TreeMap<Long, SinkChangelog.Row> expected = new TreeMap<>(log.model);
-    assertThat(SinkTables.read(uri)).as("after the streaming upsert").isEqualTo(expected);
+    TreeMap<Long, UsersTable.Row> expected = new TreeMap<>(log.model);
+    assertThat(UsersTable.read(uri, Map.of())).as("after the streaming upsert").isEqualTo(expected);
 
     sqlStatements(uri, expected);
-    assertThat(SinkTables.read(uri)).as("after the SQL statements").isEqualTo(expected);
+    assertThat(UsersTable.read(uri, Map.of())).as("after the SQL statements").isEqualTo(expected);
 
     List<String> failures = new ArrayList<>();
     List<List<String>> dumps = new ArrayList<>();
@@ -118,7 +118,7 @@ class PylanceReadsRewriteRowsTablesTest {
    * An UPDATE (every column of the updated rows rewritten) and an upsert of only {@code (id, age)}
    * (the rewritten rows keep name and score), applied to {@code expected} as well.
    */
-  private static void sqlStatements(String uri, TreeMap<Long, SinkChangelog.Row> expected) throws Exception {
+  private static void sqlStatements(String uri, TreeMap<Long, UsersTable.Row> expected) throws Exception {
     TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inBatchMode());
     t.getConfig().set("parallelism.default", "2");
     t.executeSql("CREATE TABLE users (id BIGINT NOT NULL, name STRING, age INT, score DOUBLE,"
@@ -126,14 +126,14 @@ class PylanceReadsRewriteRowsTablesTest {
         + " 'sink.update-mode' = 'rewrite-rows')");
     t.executeSql("UPDATE users SET score = score * 2 WHERE id % 5 = 0").await();
     expected.replaceAll((id, r) -> id % 5 != 0 ? r
-        : new SinkChangelog.Row(r.name(), r.age(), r.score() == null ? null : r.score() * 2));
+        : new UsersTable.Row(r.name(), r.age(), r.score() == null ? null : r.score() * 2));
 
     long existing = expected.firstKey();
     long absent = KEYS + 7;
     t.executeSql("INSERT INTO users (id, age) VALUES (" + existing + ", 4242), (" + absent + ", 77)").await();
-    SinkChangelog.Row old = expected.get(existing);
-    expected.put(existing, new SinkChangelog.Row(old.name(), 4242, old.score()));
-    expected.put(absent, new SinkChangelog.Row(null, 77, null));
+    UsersTable.Row old = expected.get(existing);
+    expected.put(existing, new UsersTable.Row(old.name(), 4242, old.score()));
+    expected.put(absent, new UsersTable.Row(null, 77, null));
   }
 
   /** Emits change {@code i} about every 2 ms, so that the changelog spans a dozen checkpoints. */

@@ -22,6 +22,9 @@ import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.ManifestLocation;
 import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.testkit.users.UsersChangelog;
+import dev.lanceflink.testkit.users.UsersChangelog.Mix;
+import dev.lanceflink.testkit.users.UsersTable;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -86,9 +89,9 @@ class CleanupThenRestoreTest {
         String uri = storeKind.equals("s3")
                 ? "s3://" + S3.server().createBucket("cleanup-" + System.nanoTime()) + "/tables/users.lance"
                 : dir.resolve("users.lance").toString();
-        TreeMap<Long, UpsertChangelog.Row> initial = UpsertChangelog.initialRows(INITIAL_KEYS);
+        TreeMap<Long, UsersTable.Row> initial = Mix.MAINTENANCE_TESTS.initialRows(INITIAL_KEYS);
         UsersTable.create(uri, storage, initial, 300);
-        UpsertChangelog log = UpsertChangelog.generate(initial, 77, 20_000, 2_500);
+        UsersChangelog log = new UsersChangelog(initial, Mix.MAINTENANCE_TESTS).generate(77, 20_000, 2_500, false);
         ChangeEmitter.CHANGES = log.changes;
 
         // 1. Part of the changelog, then stop-with-savepoint.
@@ -120,13 +123,13 @@ class CleanupThenRestoreTest {
                 out.write("never committed".getBytes(StandardCharsets.UTF_8));
             }
             Thread.sleep(20);
-            Set<String> filesBefore = UsersTable.managedFiles(store);
+            Set<String> filesBefore = TableFiles.managedFiles(store);
             List<ManifestLocation> versionsBefore = VersionResolver.list(store);
             long latest = versionsBefore.get(versionsBefore.size() - 1).version();
             assertThat(latest).as("latest version is a compaction commit after the sink's").isGreaterThan(sinkVersion);
             Set<String> keptFiles = new TreeSet<>();
             for (long v : List.of(sinkVersion, latest)) {
-                keptFiles.addAll(UsersTable.referencedFiles(ManifestIO.read(store, VersionResolver.version(store, v))));
+                keptFiles.addAll(TableFiles.referencedFiles(ManifestIO.read(store, VersionResolver.version(store, v))));
             }
             assertThat(filesBefore).as("files the kept versions reference exist").containsAll(keptFiles);
             Set<String> garbage = new TreeSet<>(filesBefore);
@@ -154,7 +157,7 @@ class CleanupThenRestoreTest {
             Set<String> removedVersionsFiles = new TreeSet<>();
             for (long v : removedExpected) {
                 removedVersionsFiles.addAll(
-                        UsersTable.referencedFiles(ManifestIO.read(store, VersionResolver.version(store, v))));
+                        TableFiles.referencedFiles(ManifestIO.read(store, VersionResolver.version(store, v))));
             }
             assertThat(plan.filesToDelete()).allSatisfy(c -> assertThat(c.reason()).as(c.path())
                     .isEqualTo(removedVersionsFiles.contains(c.path()) ? CleanupReason.ONLY_REMOVED_VERSIONS
@@ -168,7 +171,7 @@ class CleanupThenRestoreTest {
             assertThat(result.failedDeletes()).isEmpty();
             assertThat(result.keptForNewerVersions()).isEmpty();
             assertThat(result.versionsRemoved()).isEqualTo(removedExpected.size());
-            assertThat(UsersTable.managedFiles(store)).as("files after cleanup").isEqualTo(keptFiles);
+            assertThat(TableFiles.managedFiles(store)).as("files after cleanup").isEqualTo(keptFiles);
             assertThat(VersionResolver.list(store)).extracting(ManifestLocation::version)
                     .containsExactly(sinkVersion, latest);
             for (long v : List.of(sinkVersion, latest)) {

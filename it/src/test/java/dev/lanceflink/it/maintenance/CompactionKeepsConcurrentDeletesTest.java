@@ -13,6 +13,8 @@ import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.io.ObjectStores;
+import dev.lanceflink.testkit.users.UsersChangelog.Mix;
+import dev.lanceflink.testkit.users.UsersTable;
 import dev.lanceflink.txn.CommitOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,7 +45,7 @@ class CompactionKeepsConcurrentDeletesTest {
     @ValueSource(strings = {"overlay-merge", "overlay-fold"})
     void aDeleteCommittedBetweenTheCompactorsTasksAndItsCommitStaysDeleted(String mode) throws Exception {
         String uri = dir.resolve("users.lance").toString();
-        TreeMap<Long, UpsertChangelog.Row> expected = UpsertChangelog.initialRows(10);
+        TreeMap<Long, UsersTable.Row> expected = Mix.MAINTENANCE_TESTS.initialRows(10);
         UsersTable.create(uri, Map.of(), expected, 100);
         try (Dataset v1 = Dataset.open(uri, Map.of());
                 Dataset v2 = updateAge(v1, 41);
@@ -51,8 +53,8 @@ class CompactionKeepsConcurrentDeletesTest {
             assertThat(v3.fragments()).singleElement().satisfies(f -> assertThat(f.overlays()).hasSize(2));
         }
         for (long id = 0; id < 3; id++) {
-            UpsertChangelog.Row r = expected.get(id);
-            expected.put(id, new UpsertChangelog.Row(r.name(), 42, r.score()));
+            UsersTable.Row r = expected.get(id);
+            expected.put(id, new UsersTable.Row(r.name(), 42, r.score()));
         }
         expected.remove(5L);
 

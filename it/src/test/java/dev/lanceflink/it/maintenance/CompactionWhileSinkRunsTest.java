@@ -8,6 +8,9 @@ import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.s3.S3ProxyExtension;
 import dev.lanceflink.table.Fragment;
+import dev.lanceflink.testkit.users.UsersChangelog;
+import dev.lanceflink.testkit.users.UsersChangelog.Mix;
+import dev.lanceflink.testkit.users.UsersTable;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -70,9 +73,9 @@ class CompactionWhileSinkRunsTest {
         String uri = storeKind.equals("s3")
                 ? "s3://" + S3.server().createBucket("compaction-" + System.nanoTime()) + "/tables/users.lance"
                 : dir.resolve("users.lance").toString();
-        TreeMap<Long, UpsertChangelog.Row> initial = UpsertChangelog.initialRows(INITIAL_KEYS);
+        TreeMap<Long, UsersTable.Row> initial = Mix.MAINTENANCE_TESTS.initialRows(INITIAL_KEYS);
         UsersTable.create(uri, storage, initial, 500);
-        UpsertChangelog log = UpsertChangelog.generate(initial, 2026, 40_000, 4_000);
+        UsersChangelog log = new UsersChangelog(initial, Mix.MAINTENANCE_TESTS).generate(2026, 40_000, 4_000, false);
         ChangeEmitter.CHANGES = log.changes;
         ChangeEmitter.RELEASED = false;
 

@@ -15,6 +15,7 @@ import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestLocation;
 import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.testkit.users.UsersTable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -281,18 +282,18 @@ class SinkSoakRunTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> half.checkWholeCheckpoint(2, after(log, 50, skipped)))
                 .hasMessageContaining("not a whole checkpoint").hasMessageContaining("id " + log.ids[skipped]);
 
-        TreeMap<Long, UpsertChangelog.Row> wrong = after(log, 50, -1);
+        TreeMap<Long, UsersTable.Row> wrong = after(log, 50, -1);
         long key = wrong.firstKey();
-        UpsertChangelog.Row r = wrong.get(key);
-        wrong.put(key, new UpsertChangelog.Row(r.name(), r.age() == null ? 1 : r.age() + 1, r.score()));
+        UsersTable.Row r = wrong.get(key);
+        wrong.put(key, new UsersTable.Row(r.name(), r.age() == null ? 1 : r.age() + 1, r.score()));
         VersionPoller cell = new VersionPoller("t", Map.of(), log);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> cell.checkWholeCheckpoint(2, wrong))
                 .hasMessageContaining("not a whole checkpoint").hasMessageContaining("id " + key);
     }
 
     /** The model after {@code prefix} changes, without change {@code skip} (-1: none skipped). */
-    private static TreeMap<Long, UpsertChangelog.Row> after(SoakChangelog log, int prefix, int skip) {
-        TreeMap<Long, UpsertChangelog.Row> model = new TreeMap<>(log.initial);
+    private static TreeMap<Long, UsersTable.Row> after(SoakChangelog log, int prefix, int skip) {
+        TreeMap<Long, UsersTable.Row> model = new TreeMap<>(log.initial);
         for (int i = 0; i < prefix; i++) {
             if (i != skip) {
                 log.apply(i, model);
@@ -393,7 +394,7 @@ class SinkSoakRunTest {
         private final String uri;
         private final Map<String, String> storage;
         private final SoakChangelog log;
-        private final TreeMap<Long, UpsertChangelog.Row> model;
+        private final TreeMap<Long, UsersTable.Row> model;
         volatile Throwable failure;
         /** Set when cleanup stops removing versions by count (the last incarnation). */
         volatile boolean retentionPhaseOver;
@@ -455,7 +456,7 @@ class SinkSoakRunTest {
                     }
                     missed += (int) (v - lastSeen - 1);
                     lastSeen = v;
-                    TreeMap<Long, UpsertChangelog.Row> rows;
+                    TreeMap<Long, UsersTable.Row> rows;
                     Manifest m;
                     Map<String, String> properties;
                     String operation;
@@ -515,8 +516,8 @@ class SinkSoakRunTest {
          * {@code rows} must equal the model after some prefix in the marker's bracket, at or after
          * the previous version's prefix.
          */
-        void checkWholeCheckpoint(long version, TreeMap<Long, UpsertChangelog.Row> rows) {
-            UpsertChangelog.Row marker = rows.get(SoakChangelog.MARKER_ID);
+        void checkWholeCheckpoint(long version, TreeMap<Long, UsersTable.Row> rows) {
+            UsersTable.Row marker = rows.get(SoakChangelog.MARKER_ID);
             int lo = marker == null ? 0 : (int) (double) marker.score() + 1;
             int hi = marker == null ? 0 : Math.min(lo - 1 + SoakChangelog.MARKER_EVERY, log.size());
             if (lastPrefix > hi) {
@@ -551,14 +552,14 @@ class SinkSoakRunTest {
         }
 
         /** How {@code rows} differ from the model, the first 10 keys. */
-        private List<String> diffs(TreeMap<Long, UpsertChangelog.Row> rows) {
+        private List<String> diffs(TreeMap<Long, UsersTable.Row> rows) {
             List<String> out = new ArrayList<>();
-            for (Map.Entry<Long, UpsertChangelog.Row> e : model.entrySet()) {
+            for (Map.Entry<Long, UsersTable.Row> e : model.entrySet()) {
                 if (!e.getValue().equals(rows.get(e.getKey())) && out.size() < 10) {
                     out.add("id " + e.getKey() + ": model " + e.getValue() + ", table " + rows.get(e.getKey()));
                 }
             }
-            for (Map.Entry<Long, UpsertChangelog.Row> e : rows.entrySet()) {
+            for (Map.Entry<Long, UsersTable.Row> e : rows.entrySet()) {
                 if (!model.containsKey(e.getKey()) && out.size() < 10) {
                     out.add("id " + e.getKey() + ": model has none, table " + e.getValue());
                 }

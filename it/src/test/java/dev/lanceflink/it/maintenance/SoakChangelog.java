@@ -1,11 +1,13 @@
 package dev.lanceflink.it.maintenance;
 
+import dev.lanceflink.testkit.users.UsersChangelog;
+import dev.lanceflink.testkit.users.UsersChangelog.Mix;
+import dev.lanceflink.testkit.users.UsersTable;
+import dev.lanceflink.testkit.users.UsersTable.Row;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.StringData;
 import org.apache.flink.types.RowKind;
 
 /**
@@ -29,42 +31,43 @@ final class SoakChangelog {
     static final long MARKER_ID = 1_000_000_000L;
     /** One marker per this many changes: the candidate prefixes of a version. */
     static final int MARKER_EVERY = 20;
+    /** How values are drawn: as in the other maintenance tests. */
+    private static final Mix MIX = Mix.MAINTENANCE_TESTS;
 
-    final TreeMap<Long, UpsertChangelog.Row> initial;
+    final TreeMap<Long, Row> initial;
     final RowKind[] kinds;
     final long[] ids;
     /** The row a change writes (for a delete: the row it removes, as an upsert changelog carries it). */
-    final UpsertChangelog.Row[] rows;
+    final Row[] rows;
 
-    private SoakChangelog(TreeMap<Long, UpsertChangelog.Row> initial, int count) {
+    private SoakChangelog(TreeMap<Long, Row> initial, int count) {
         this.initial = initial;
         this.kinds = new RowKind[count];
         this.ids = new long[count];
-        this.rows = new UpsertChangelog.Row[count];
+        this.rows = new Row[count];
     }
 
     /** {@code count} changes over keys {@code [0, keys)}, starting from {@code initialKeys} rows. */
     static SoakChangelog generate(long seed, int count, int initialKeys, long keys) {
-        SoakChangelog log = new SoakChangelog(UpsertChangelog.initialRows(initialKeys), count);
-        TreeMap<Long, UpsertChangelog.Row> model = new TreeMap<>(log.initial);
+        SoakChangelog log = new SoakChangelog(MIX.initialRows(initialKeys), count);
+        TreeMap<Long, Row> model = new TreeMap<>(log.initial);
         Random r = new Random(seed);
         for (int i = 0; i < count; i++) {
             if (i % MARKER_EVERY == 0) {
-                log.set(i, RowKind.UPDATE_AFTER, MARKER_ID, new UpsertChangelog.Row("marker", 0, (double) i));
+                log.set(i, RowKind.UPDATE_AFTER, MARKER_ID, new Row("marker", 0, (double) i));
                 continue;
             }
             long id = Math.floorMod(r.nextLong(), keys);
-            UpsertChangelog.Row current = model.get(id);
+            Row current = model.get(id);
             if (current == null) {
-                UpsertChangelog.Row row = new UpsertChangelog.Row(r.nextInt(9) == 0 ? null : "new-" + r.nextInt(10_000),
-                        r.nextInt(100), r.nextInt(5) == 0 ? null : r.nextInt(40_000) / 8.0);
+                Row row = MIX.inserted.row(r);
                 log.set(i, RowKind.INSERT, id, row);
                 model.put(id, row);
             } else if (r.nextInt(20) == 0) {
                 log.set(i, RowKind.DELETE, id, current);
                 model.remove(id);
             } else {
-                UpsertChangelog.Row next = changed(current, r);
+                Row next = MIX.updated.changed(current, r);
                 log.set(i, r.nextBoolean() ? RowKind.UPDATE_AFTER : RowKind.INSERT, id, next);
                 model.put(id, next);
             }
@@ -72,22 +75,7 @@ final class SoakChangelog {
         return log;
     }
 
-    private static UpsertChangelog.Row changed(UpsertChangelog.Row cur, Random r) {
-        String name = cur.name();
-        Integer age = cur.age();
-        Double score = cur.score();
-        int columns = 1 + r.nextInt(2);
-        for (int c = 0; c < columns; c++) {
-            switch (r.nextInt(3)) {
-                case 0 -> name = r.nextInt(10) == 0 ? null : "upd-" + r.nextInt(1_000_000);
-                case 1 -> age = r.nextInt(100);
-                default -> score = r.nextInt(7) == 0 ? null : r.nextInt(1_000_000) / 16.0;
-            }
-        }
-        return new UpsertChangelog.Row(name, age, score);
-    }
-
-    private void set(int i, RowKind kind, long id, UpsertChangelog.Row row) {
+    private void set(int i, RowKind kind, long id, Row row) {
         kinds[i] = kind;
         ids[i] = id;
         rows[i] = row;
@@ -99,13 +87,11 @@ final class SoakChangelog {
 
     /** Change {@code i} as the sink receives it. */
     RowData rowData(int i) {
-        UpsertChangelog.Row row = rows[i];
-        return GenericRowData.ofKind(kinds[i], ids[i], row.name() == null ? null : StringData.fromString(row.name()),
-                row.age(), row.score());
+        return UsersChangelog.rowData(kinds[i], ids[i], rows[i]);
     }
 
     /** Applies change {@code i} to {@code model}. */
-    void apply(int i, Map<Long, UpsertChangelog.Row> model) {
+    void apply(int i, Map<Long, Row> model) {
         if (kinds[i] == RowKind.DELETE) {
             model.remove(ids[i]);
         } else {
@@ -114,8 +100,8 @@ final class SoakChangelog {
     }
 
     /** The model after all changes. */
-    TreeMap<Long, UpsertChangelog.Row> finalModel() {
-        TreeMap<Long, UpsertChangelog.Row> model = new TreeMap<>(initial);
+    TreeMap<Long, Row> finalModel() {
+        TreeMap<Long, Row> model = new TreeMap<>(initial);
         for (int i = 0; i < size(); i++) {
             apply(i, model);
         }

@@ -13,6 +13,7 @@ import dev.lanceflink.it.interop.PylanceOracle;
 import dev.lanceflink.it.maintenance.TableHistory;
 import dev.lanceflink.s3.S3ProxyExtension;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.testkit.users.UsersTable;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -121,8 +122,8 @@ class ConcurrentPylanceWriterTest {
     List<String> storageArgs = new ArrayList<>();
     storage.forEach((k, v) -> storageArgs.addAll(List.of("--storage-option", k + "=" + v)));
 
-    TreeMap<Long, SinkChangelog.Row> initial = SinkChangelog.initialRows(SINK_KEYS);
-    SinkTables.create(uri, storage, initial, 700);
+    TreeMap<Long, UsersTable.Row> initial = SinkChangelog.initialRows(SINK_KEYS);
+    UsersTable.create(uri, storage, initial, 700);
     SinkChangelog log = new SinkChangelog(initial).generate(2027, SINK_KEYS, 4_000, 5_000);
     changes = log.changes;
 
@@ -138,7 +139,7 @@ class ConcurrentPylanceWriterTest {
     CompletableFuture<PylanceOracle.Result> churn =
         CompletableFuture.supplyAsync(() -> pylance.execute(churnArgs), churnThread);
     long sinkMillis;
-    try (SinkTables.ForeignCommitWatcher watcher = new SinkTables.ForeignCommitWatcher(uri, storage,
+    try (ForeignCommitWatcher watcher = new ForeignCommitWatcher(uri, storage,
         PY_COMMITS_SEEN, PY_REWRITES_AMID_SINK)) {
       long sinkStarted = System.nanoTime();
       try {
@@ -234,9 +235,9 @@ class ConcurrentPylanceWriterTest {
     assertThat(sinkOverlays).as("sink commits of overlays").isPositive();
 
     // 2. Contents: the sink's keys equal its model, pylance's rows the replay of its log.
-    TreeMap<Long, SinkChangelog.Row> expected = new TreeMap<>(log.model);
+    TreeMap<Long, UsersTable.Row> expected = new TreeMap<>(log.model);
     expected.putAll(pylanceRows(pyLog));
-    SinkTables.assertEquals(uri, storage, expected, "the sink's model and pylance's log (" + store + ")");
+    UsersTable.assertLatestEquals(uri, storage, expected, "the sink's model and pylance's log (" + store + ")");
 
     // 3. pylance reads the table exactly as we do.
     assertSameReads(pylance, uri, storageArgs, "both writers' table on " + store);
@@ -262,7 +263,7 @@ class ConcurrentPylanceWriterTest {
       System.out.printf("%s: pylance compacted %d fragments into %d (%d still with overlays)%n", store,
           fragmentsBefore, m.fragments().size(), m.fragments().stream().filter(f -> !f.overlays().isEmpty()).count());
     }
-    SinkTables.assertEquals(uri, storage, expected, "the model after pylance's compaction (" + store + ")");
+    UsersTable.assertLatestEquals(uri, storage, expected, "the model after pylance's compaction (" + store + ")");
     assertSameReads(pylance, uri, storageArgs, "the compacted table on " + store);
     System.out.printf("%s: whole test %d ms%n", store, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
   }
@@ -293,8 +294,8 @@ class ConcurrentPylanceWriterTest {
    * appended rows are {@code ("py-" + id, id % 100, id / 4)}, an overlay of round {@code r} sets
    * {@code age} to {@link #churnAge}.
    */
-  private static TreeMap<Long, SinkChangelog.Row> pylanceRows(JsonNode pyLog) {
-    TreeMap<Long, SinkChangelog.Row> rows = new TreeMap<>();
+  private static TreeMap<Long, UsersTable.Row> pylanceRows(JsonNode pyLog) {
+    TreeMap<Long, UsersTable.Row> rows = new TreeMap<>();
     for (JsonNode op : pyLog.get("ops")) {
       if (!op.has("version")) {
         continue;
@@ -303,7 +304,7 @@ class ConcurrentPylanceWriterTest {
       switch (op.get("op").asText()) {
         case "append" -> {
           for (long id = op.get("first_id").asLong(); id < op.get("end_id").asLong(); id++) {
-            assertThat(rows.put(id, new SinkChangelog.Row("py-" + id, (int) (id % 100), id / 4.0)))
+            assertThat(rows.put(id, new UsersTable.Row("py-" + id, (int) (id % 100), id / 4.0)))
                 .as("pylance appended id %s twice", id).isNull();
           }
         }
@@ -319,9 +320,9 @@ class ConcurrentPylanceWriterTest {
           assertThat(op.get("ids")).as("rows of overlay %s", op).isNotEmpty();
           for (JsonNode idNode : op.get("ids")) {
             long id = idNode.asLong();
-            SinkChangelog.Row cur = rows.get(id);
+            UsersTable.Row cur = rows.get(id);
             assertThat(cur).as("pylance overlaid id %s, a live row of its own", id).isNotNull();
-            rows.put(id, new SinkChangelog.Row(cur.name(), churnAge(id, round), cur.score()));
+            rows.put(id, new UsersTable.Row(cur.name(), churnAge(id, round), cur.score()));
           }
         }
         case "compact" -> {

@@ -17,6 +17,7 @@ import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.testkit.users.UsersTable;
 import dev.lanceflink.txn.CommitOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -90,8 +91,8 @@ class ConcurrentSdkWriterTest {
   @Test
   void sdkCommitsAndSinkCheckpointsInterleaveWithoutLosingEitherWritersChanges() throws Exception {
     String uri = dir.resolve("shared.lance").toString();
-    TreeMap<Long, SinkChangelog.Row> initial = SinkChangelog.initialRows(SINK_KEYS);
-    SinkTables.create(uri, Map.of(), initial, 700);
+    TreeMap<Long, UsersTable.Row> initial = SinkChangelog.initialRows(SINK_KEYS);
+    UsersTable.create(uri, Map.of(), initial, 700);
     SinkChangelog log = new SinkChangelog(initial).generate(2026, SINK_KEYS, 6_000, 6_000);
     changes = log.changes;
     updatePhaseStart = log.secondPhaseStart;
@@ -102,7 +103,7 @@ class ConcurrentSdkWriterTest {
         "churn", uri, "--first-id", Long.toString(SDK_FIRST_ID), "--rows-per-round",
         Integer.toString(SDK_ROWS_PER_ROUND), "--rounds", "2000", "--delete-mod", Integer.toString(SDK_DELETE_MOD),
         "--pause-ms", "40", "--stop-file", stop.toString())));
-    SinkTables.ForeignCommitWatcher watcher = new SinkTables.ForeignCommitWatcher(uri, Map.of(), SDK_COMMITS_SEEN);
+    ForeignCommitWatcher watcher = new ForeignCommitWatcher(uri, Map.of(), SDK_COMMITS_SEEN);
     try {
       StreamExecutionEnvironment env = env();
       LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").rowsPerFile(1_000).batchRows(256)
@@ -160,9 +161,9 @@ class ConcurrentSdkWriterTest {
         .allSatisfy(ConcurrentSdkWriterTest::assertOverlayRefusal);
 
     // 2. Contents: the sink's keys equal the model, the SDK's rows equal the replay of its log.
-    TreeMap<Long, SinkChangelog.Row> expected = new TreeMap<>(log.model);
+    TreeMap<Long, UsersTable.Row> expected = new TreeMap<>(log.model);
     expected.putAll(sdkRows(sdkLog));
-    SinkTables.assertEquals(uri, Map.of(), expected, "the sink's model and the SDK's log");
+    UsersTable.assertLatestEquals(uri, Map.of(), expected, "the sink's model and the SDK's log");
     assertThat(latest.fragments()).flatMap(Fragment::overlays).as("updates landed as overlays").isNotEmpty();
     assertThat(latest.readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES).isNotZero();
 
@@ -175,7 +176,7 @@ class ConcurrentSdkWriterTest {
     JsonNode sdkDump = oracle.run("dump", uri);
     DumpComparator.exact().sortedBy("id").assertSame("SDK read of the folded table vs our read before the fold",
         ours, sdkDump);
-    SinkTables.assertEquals(uri, Map.of(), expected, "the sink's model and the SDK's log");
+    UsersTable.assertLatestEquals(uri, Map.of(), expected, "the sink's model and the SDK's log");
   }
 
   /**
@@ -193,15 +194,15 @@ class ConcurrentSdkWriterTest {
   // ---- the SDK's expected rows ------------------------------------------------------------------
 
   /** Replays the SDK's committed appends and deletes; cell values are ChurnCommand's functions of the id. */
-  private static TreeMap<Long, SinkChangelog.Row> sdkRows(JsonNode sdkLog) {
-    TreeMap<Long, SinkChangelog.Row> rows = new TreeMap<>();
+  private static TreeMap<Long, UsersTable.Row> sdkRows(JsonNode sdkLog) {
+    TreeMap<Long, UsersTable.Row> rows = new TreeMap<>();
     for (JsonNode op : sdkLog.get("ops")) {
       if (!op.has("version")) {
         continue;
       }
       if (op.get("op").asText().equals("append")) {
         for (long id = op.get("first_id").asLong(); id < op.get("end_id").asLong(); id++) {
-          assertThat(rows.put(id, new SinkChangelog.Row("sdk-" + id, (int) (id % 100), id / 4.0))).isNull();
+          assertThat(rows.put(id, new UsersTable.Row("sdk-" + id, (int) (id % 100), id / 4.0))).isNull();
         }
       } else {
         long lo = SDK_FIRST_ID + op.get("round").asLong() * SDK_ROWS_PER_ROUND;

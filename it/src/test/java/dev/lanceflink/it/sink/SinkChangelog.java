@@ -1,18 +1,18 @@
 package dev.lanceflink.it.sink;
 
+import dev.lanceflink.testkit.users.UsersChangelog;
+import dev.lanceflink.testkit.users.UsersTable;
+import dev.lanceflink.testkit.users.UsersTable.Row;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Random;
 import java.util.TreeMap;
-import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.StringData;
 import org.apache.flink.types.RowKind;
 
 /**
- * A seeded changelog over the keys {@code [0, keys)} of an {@code (id int64, name utf8, age int32,
- * score float64)} table, together with the table it must leave behind (the model).
+ * A seeded changelog over the keys {@code [0, keys)} of the {@link UsersTable}, together with the
+ * table it must leave behind (the model).
  *
  * <p>It has two phases. The first only inserts absent keys and deletes present ones, which the
  * sink commits as new fragments and deletion files: a table that released Lance still reads and
@@ -22,9 +22,6 @@ import org.apache.flink.types.RowKind;
  * test needs that split to have the official SDK commit while the sink commits too.
  */
 public final class SinkChangelog {
-  /** One row's non-key cells; null cells are SQL NULL. */
-  public record Row(String name, Integer age, Double score) {}
-
   public final List<RowData> changes = new ArrayList<>();
   public final TreeMap<Long, Row> model;
   /** Index of the first change of the second phase (the first that may be an update). */
@@ -64,9 +61,9 @@ public final class SinkChangelog {
       } else if (r.nextInt(10) < 7) {
         Row next = changed(cur, i, r);
         if (r.nextBoolean()) {
-          changes.add(row(RowKind.UPDATE_BEFORE, k, cur));
+          changes.add(UsersChangelog.rowData(RowKind.UPDATE_BEFORE, k, cur));
         }
-        changes.add(row(RowKind.UPDATE_AFTER, k, next));
+        changes.add(UsersChangelog.rowData(RowKind.UPDATE_AFTER, k, next));
         model.put(k, next);
         updates++;
       } else {
@@ -77,12 +74,12 @@ public final class SinkChangelog {
   }
 
   private void insert(long k, Row row) {
-    changes.add(row(RowKind.INSERT, k, row));
+    changes.add(UsersChangelog.rowData(RowKind.INSERT, k, row));
     model.put(k, row);
   }
 
   private void delete(long k, Row cur) {
-    changes.add(row(RowKind.DELETE, k, cur));
+    changes.add(UsersChangelog.rowData(RowKind.DELETE, k, cur));
     model.remove(k);
   }
 
@@ -98,14 +95,5 @@ public final class SinkChangelog {
       case 1 -> new Row("u-" + i, cur.age(), r.nextInt(4) == 0 ? null : r.nextInt(1000) / 4.0);
       default -> new Row(r.nextInt(5) == 0 ? null : "v-" + i, r.nextInt(120), cur.score());
     };
-  }
-
-  static RowData row(RowKind kind, long k, Row row) {
-    return GenericRowData.ofKind(kind, k, row.name() == null ? null : StringData.fromString(row.name()),
-        row.age(), row.score());
-  }
-
-  static boolean same(Row a, Row b) {
-    return Objects.equals(a, b);
   }
 }

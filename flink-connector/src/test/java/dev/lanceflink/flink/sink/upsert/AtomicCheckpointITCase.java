@@ -9,6 +9,7 @@ import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.flink.sink.UpdateMode;
 import dev.lanceflink.read.ScanOptions;
 import dev.lanceflink.read.Scanner;
+import dev.lanceflink.testkit.users.UsersTable;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -60,11 +61,11 @@ class AtomicCheckpointITCase {
     @EnumSource(UpdateMode.class)
     void everyVersionHoldsWholeCheckpoints(UpdateMode mode) throws Exception {
         String uri = dir.resolve("atomic.lance").toString();
-        TreeMap<Long, ChangelogModel.Row> initial = new TreeMap<>();
+        TreeMap<Long, UsersTable.Row> initial = new TreeMap<>();
         for (long id = 0; id < ROWS; id++) {
-            initial.put(id, new ChangelogModel.Row("n" + id, AGE, 1.0));
+            initial.put(id, new UsersTable.Row("n" + id, AGE, 1.0));
         }
-        UpsertSinkITCaseTables.create(uri, initial, 400);
+        UsersTable.create(uri, initial, 400);
         Configuration conf = new Configuration();
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);

@@ -15,6 +15,8 @@ import dev.lanceflink.schema.ColumnSet;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.testkit.users.UsersChangelog.Mix;
+import dev.lanceflink.testkit.users.UsersTable;
 import dev.lanceflink.txn.CommitOptions;
 import dev.lanceflink.txn.TableCommitter;
 import dev.lanceflink.txn.Transaction;
@@ -62,7 +64,7 @@ class ChangelogKeyResolverRestoreTest {
     @Test
     void locationsFollowACompactionAcrossRestoreAndCleanup() throws Exception {
         String uri = dir.resolve("t.lance").toString();
-        UpsertSinkITCaseTables.create(uri, ChangelogModel.initialRows(40), 10); // fragments 0..3
+        UsersTable.create(uri, Mix.SINK_TESTS.initialRows(40), 10); // fragments 0..3
         Map<Long, Long> before = addresses(uri);
 
         OperatorSubtaskState bootstrapped;

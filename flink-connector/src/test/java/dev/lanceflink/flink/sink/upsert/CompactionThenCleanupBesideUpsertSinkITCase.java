@@ -17,6 +17,9 @@ import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.testkit.users.UsersChangelog;
+import dev.lanceflink.testkit.users.UsersChangelog.Mix;
+import dev.lanceflink.testkit.users.UsersTable;
 import dev.lanceflink.txn.CommitConflictException;
 import dev.lanceflink.txn.CommitOptions;
 import dev.lanceflink.txn.TableCommitter;
@@ -74,9 +77,9 @@ class CompactionThenCleanupBesideUpsertSinkITCase {
     @Test
     void changesOfRowsLocatedBeforeACleanedUpCompactionLand() throws Exception {
         String uri = dir.resolve("compacted-cleaned.lance").toString();
-        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(3_000);
-        UpsertSinkITCaseTables.create(uri, initial, 300);
-        ChangelogModel m = new ChangelogModel(initial).generate(11, 24_000, 4_000, false);
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(3_000);
+        UsersTable.create(uri, initial, 300);
+        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(11, 24_000, 4_000, false);
         UpsertSinkITCase.CHANGES = m.changes;
         UpsertSinkITCase.WRITER_FAILURES.set(0);
 
@@ -147,7 +150,7 @@ class CompactionThenCleanupBesideUpsertSinkITCase {
         assertThat(maintenanceError.get()).as("the compactor's or cleanup's failure").isNull();
         assertThat(CLEANED.get()).isEqualTo(PHASES);
         assertThat(versionsRemoved).allSatisfy(n -> assertThat(n).isPositive());
-        UpsertSinkITCaseTables.assertTableEquals(uri, Map.of(), m.model);
+        UsersTable.assertLatestEquals(uri, Map.of(), m.model);
         try (Dataset ds = Dataset.open(uri, Map.of())) {
             List<VersionInfo> versions = ds.versions();
             assertThat(versions.stream().filter(v -> v.operation().equals("Rewrite")).toList())

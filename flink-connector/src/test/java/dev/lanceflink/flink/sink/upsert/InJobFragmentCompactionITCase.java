@@ -11,6 +11,9 @@ import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.ManifestLocation;
 import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.testkit.users.UsersChangelog;
+import dev.lanceflink.testkit.users.UsersChangelog.Mix;
+import dev.lanceflink.testkit.users.UsersTable;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.txn.TransactionStore;
@@ -72,9 +75,9 @@ class InJobFragmentCompactionITCase {
     @Test
     void fragmentsStayBoundedAndTheTableEqualsTheModel() throws Exception {
         String uri = dir.resolve("compacted-in-job.lance").toString();
-        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(INITIAL_KEYS);
-        UpsertSinkITCaseTables.create(uri, initial, INITIAL_KEYS / 4);
-        ChangelogModel m = new ChangelogModel(initial).generate(29, 24_000, KEYS, false);
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(INITIAL_KEYS);
+        UsersTable.create(uri, initial, INITIAL_KEYS / 4);
+        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(29, 24_000, KEYS, false);
         InJobMaintenanceITCase.CHANGES = m.changes;
 
         Poller poller = new Poller(new LocalObjectStore(Path.of(uri)));
@@ -107,7 +110,7 @@ class InJobFragmentCompactionITCase {
             polling.join();
         }
 
-        UpsertSinkITCaseTables.assertTableEquals(uri, Map.of(), m.model);
+        UsersTable.assertLatestEquals(uri, Map.of(), m.model);
         assertThat(poller.failure).isNull();
         System.out.printf("in-job fragment compaction: %d versions read, %d sink commits, %d compactions, max %d"
                 + " fragments (version %d), %d fragment ids used, %d compactions cleaned up while the job ran%n",

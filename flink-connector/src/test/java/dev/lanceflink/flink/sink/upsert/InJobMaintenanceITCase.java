@@ -15,6 +15,9 @@ import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.ManifestLocation;
 import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.testkit.users.UsersChangelog;
+import dev.lanceflink.testkit.users.UsersChangelog.Mix;
+import dev.lanceflink.testkit.users.UsersTable;
 import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.txn.TransactionStore;
 import java.io.FileNotFoundException;
@@ -79,7 +82,7 @@ class InJobMaintenanceITCase {
                 .withExecution(Duration.ofSeconds(30), 2, 16);
     }
 
-    private JobClient start(String uri, ChangelogModel m, int perMilli) throws Exception {
+    private JobClient start(String uri, UsersChangelog m, int perMilli) throws Exception {
         CHANGES = m.changes;
         Configuration conf = new Configuration();
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
@@ -96,9 +99,9 @@ class InJobMaintenanceITCase {
     @Test
     void overlaysStayBoundedVersionsAreCleanedAndTheTableEqualsTheModel() throws Exception {
         String uri = dir.resolve("maintained.lance").toString();
-        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(KEYS);
-        UpsertSinkITCaseTables.create(uri, initial, KEYS / 4);
-        ChangelogModel m = new ChangelogModel(initial).generate(17, 30_000, KEYS, false);
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(KEYS);
+        UsersTable.create(uri, initial, KEYS / 4);
+        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(17, 30_000, KEYS, false);
 
         VersionPoller poller = new VersionPoller(new LocalObjectStore(Path.of(uri)));
         Thread polling = new Thread(poller, "version-poller");
@@ -111,7 +114,7 @@ class InJobMaintenanceITCase {
             polling.join();
         }
 
-        UpsertSinkITCaseTables.assertTableEquals(uri, Map.of(), m.model);
+        UsersTable.assertLatestEquals(uri, Map.of(), m.model);
         assertThat(poller.failure).isNull();
         assertThat(poller.sinkVersions).as("checkpoints committed").isGreaterThan(20);
         assertThat(poller.merges).as("overlay merges the maintenance committed").isGreaterThan(3);
@@ -149,9 +152,9 @@ class InJobMaintenanceITCase {
     @Test
     void withTheLeaseHeldElsewhereMaintenanceIsSkippedAndTheDataPathIsUnaffected() throws Exception {
         String uri = dir.resolve("leased.lance").toString();
-        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(KEYS);
-        UpsertSinkITCaseTables.create(uri, initial, KEYS / 4);
-        ChangelogModel m = new ChangelogModel(initial).generate(23, 15_000, KEYS, false);
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(KEYS);
+        UsersTable.create(uri, initial, KEYS / 4);
+        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(23, 15_000, KEYS, false);
         try (ObjectStore store = new LocalObjectStore(Path.of(uri))) {
             MaintenanceLease other = new MaintenanceLease(store, "lance-flink compact on another host",
                     Duration.ofHours(1), Clock.systemUTC());
@@ -160,7 +163,7 @@ class InJobMaintenanceITCase {
             JobClient job = start(uri, m, 2);
             job.getJobExecutionResult().get();
 
-            UpsertSinkITCaseTables.assertTableEquals(uri, Map.of(), m.model);
+            UsersTable.assertLatestEquals(uri, Map.of(), m.model);
             assertThat(counter(job, "skippedForLease")).isPositive();
             assertThat(counter(job, "runs")).isZero();
             assertThat(counter(job, "failures")).isZero();

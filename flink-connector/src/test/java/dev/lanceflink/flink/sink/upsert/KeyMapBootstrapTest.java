@@ -8,6 +8,8 @@ import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.flink.types.LanceTypeMapping;
+import dev.lanceflink.testkit.users.UsersChangelog.Mix;
+import dev.lanceflink.testkit.users.UsersTable;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -70,7 +72,7 @@ class KeyMapBootstrapTest {
     @ValueSource(booleans = {false, true})
     void everyKeyLandsInItsSubtaskWithItsRowAddress(boolean inKeyGroupOrder) throws Exception {
         String uri = dir.resolve("t.lance").toString();
-        UpsertSinkITCaseTables.create(uri, ChangelogModel.initialRows(3_000), 1_000);
+        UsersTable.create(uri, Mix.SINK_TESTS.initialRows(3_000), 1_000);
         TableLocation table = new TableLocation(uri, Map.of());
         RowType rowType = rowType(uri);
         Map<Long, Long> addresses = new HashMap<>();
@@ -106,14 +108,14 @@ class KeyMapBootstrapTest {
     @ValueSource(booleans = {false, true})
     void aKeyTheTableHoldsTwiceIsRefused(boolean inKeyGroupOrder) throws Exception {
         String uri = dir.resolve("t.lance").toString();
-        UpsertSinkITCaseTables.create(uri, ChangelogModel.initialRows(2_000), 1_000);
+        UsersTable.create(uri, Mix.SINK_TESTS.initialRows(2_000), 1_000);
         try (BufferAllocator a = new RootAllocator();
-                VectorSchemaRoot root = VectorSchemaRoot.create(UpsertSinkITCase.SCHEMA, a)) {
+                VectorSchemaRoot root = VectorSchemaRoot.create(UsersTable.SCHEMA, a)) {
             root.allocateNew();
             ((BigIntVector) root.getVector("id")).setSafe(0, 1_234);
             ((VarCharVector) root.getVector("name")).setSafe(0, "again".getBytes(StandardCharsets.UTF_8));
             root.setRowCount(1);
-            Dataset.write(uri, Map.of(), List.of(root), UpsertSinkITCase.SCHEMA, WriteParams.of(WriteMode.APPEND))
+            Dataset.write(uri, Map.of(), List.of(root), UsersTable.SCHEMA, WriteParams.of(WriteMode.APPEND))
                     .close();
         }
         assertThatThrownBy(() -> KeyMapBootstrap.load(new TableLocation(uri, Map.of()), rowType(uri), new int[] {0},

@@ -13,6 +13,8 @@ import dev.lanceflink.flink.types.LanceTypeMapping;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.schema.ColumnSet;
 import dev.lanceflink.table.Fragment;
+import dev.lanceflink.testkit.users.UsersChangelog.Mix;
+import dev.lanceflink.testkit.users.UsersTable;
 import dev.lanceflink.write.FragmentWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -55,8 +57,8 @@ class MovedRowValuesTest {
     void createTable() throws Exception {
         allocator = new RootAllocator();
         String uri = dir.resolve("users.lance").toString();
-        TreeMap<Long, ChangelogModel.Row> rows = ChangelogModel.initialRows(10);
-        UpsertSinkITCaseTables.create(uri, rows, 10);
+        TreeMap<Long, UsersTable.Row> rows = Mix.SINK_TESTS.initialRows(10);
+        UsersTable.create(uri, rows, 10);
         table = new TableLocation(uri, Map.of());
         store = table.open();
         dataset = Dataset.open(uri, Map.of());

@@ -11,6 +11,7 @@ import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.OverlayCoverage;
+import dev.lanceflink.testkit.users.UsersTable;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,12 +50,12 @@ class RowAddressSinkITCase {
     @Test
     void updateOfTwoAgesIsOneDenseOverlayAndADeleteIsADeletionVector() throws Exception {
         String uri = dir.resolve("users.lance").toString();
-        TreeMap<Long, ChangelogModel.Row> users = new TreeMap<>();
-        users.put(1L, new ChangelogModel.Row("alice", 30, null));
-        users.put(2L, new ChangelogModel.Row("bob", 25, null));
-        users.put(3L, new ChangelogModel.Row("carol", 40, null));
-        users.put(4L, new ChangelogModel.Row("dave", 22, null));
-        UpsertSinkITCaseTables.create(uri, users, 4);
+        TreeMap<Long, UsersTable.Row> users = new TreeMap<>();
+        users.put(1L, new UsersTable.Row("alice", 30, null));
+        users.put(2L, new UsersTable.Row("bob", 25, null));
+        users.put(3L, new UsersTable.Row("carol", 40, null));
+        users.put(4L, new UsersTable.Row("dave", 22, null));
+        UsersTable.create(uri, users, 4);
         Map<Long, Long> address = addresses(uri);
 
         // UPDATE users SET age = age + 1 WHERE id IN (2, 4)

@@ -14,6 +14,9 @@ import dev.lanceflink.flink.sink.UpdateMode;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.testkit.users.UsersChangelog;
+import dev.lanceflink.testkit.users.UsersChangelog.Mix;
+import dev.lanceflink.testkit.users.UsersTable;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -87,15 +90,15 @@ class UpsertRewriteRowsITCase {
 
     @Test
     void upsertChangelogEndsEqualToTheModelWithUpdatesAsMovedRowsAndNoOverlayInAnyVersion() throws Exception {
-        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(3_000);
-        UpsertSinkITCaseTables.create(uri, initial, 1_000);
-        ChangelogModel m = new ChangelogModel(initial).generate(42, 40_000, 6_000, false);
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(3_000);
+        UsersTable.create(uri, initial, 1_000);
+        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(42, 40_000, 6_000, false);
         UpsertSinkITCase.CHANGES = m.changes;
         StreamExecutionEnvironment env = env(3, 0);
         pipeline(env, 50, 0, sink(uri));
         env.execute("upsert, rewrite rows");
 
-        UpsertSinkITCaseTables.assertTableEquals(uri, Map.of(), m.model);
+        UsersTable.assertLatestEquals(uri, Map.of(), m.model);
         assertNoVersionHasOverlays();
         Manifest manifest = manifest();
         long physical = manifest.fragments().stream().mapToLong(Fragment::physicalRows).sum();
@@ -106,25 +109,25 @@ class UpsertRewriteRowsITCase {
 
     @Test
     void partialColumnUpsertKeepsTheUnwrittenColumnsOfTheRowsItRewrites() throws Exception {
-        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(2_000);
-        UpsertSinkITCaseTables.create(uri, initial, 700);
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(2_000);
+        UsersTable.create(uri, initial, 700);
         // Updates change only age; their records carry noise in name and score, which must not land.
-        ChangelogModel m = new ChangelogModel(initial).generate(7, 30_000, 3_000, true);
+        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(7, 30_000, 3_000, true);
         UpsertSinkITCase.CHANGES = m.changes;
         StreamExecutionEnvironment env = env(2, 0);
         pipeline(env, 50, 0, sink(uri).writtenColumns("id", "age"));
         env.execute("age only, rewrite rows");
 
-        UpsertSinkITCaseTables.assertTableEquals(uri, Map.of(), m.model);
+        UsersTable.assertLatestEquals(uri, Map.of(), m.model);
         assertNoVersionHasOverlays();
         assertThat(operations()).contains("Update");
     }
 
     @Test
     void failuresOfWritersAndCommitterLeaveTheModelsTable() throws Exception {
-        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(2_000);
-        UpsertSinkITCaseTables.create(uri, initial, 700);
-        ChangelogModel m = new ChangelogModel(initial).generate(99, 30_000, 4_000, false);
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(2_000);
+        UsersTable.create(uri, initial, 700);
+        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(99, 30_000, 4_000, false);
         UpsertSinkITCase.CHANGES = m.changes;
         UpsertSinkITCase.WRITER_FAILURES.set(3);
         FaultyStoreProvider.FAULTS.failNextPublications(3);
@@ -136,13 +139,13 @@ class UpsertRewriteRowsITCase {
 
         assertThat(UpsertSinkITCase.WRITER_FAILURES.get()).isZero();
         assertThat(FaultyStoreProvider.FAULTS.injected()).isEqualTo(9);
-        UpsertSinkITCaseTables.assertTableEquals(uri, Map.of(), m.model);
+        UsersTable.assertLatestEquals(uri, Map.of(), m.model);
         assertNoVersionHasOverlays();
     }
 
     @Test
     void aTableWithStableRowIdsIsRefusedWhenTheJobIsBuilt() throws Exception {
-        try (Dataset ds = Dataset.write(uri, Map.of(), List.of(), UpsertSinkITCase.SCHEMA,
+        try (Dataset ds = Dataset.write(uri, Map.of(), List.of(), UsersTable.SCHEMA,
                 WriteParams.of(WriteMode.CREATE).withStableRowIds(true))) {
             assertThat(ds.manifest().usesStableRowIds()).isTrue();
         }

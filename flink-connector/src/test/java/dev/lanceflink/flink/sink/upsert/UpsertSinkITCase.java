@@ -13,6 +13,9 @@ import dev.lanceflink.read.ScanOptions;
 import dev.lanceflink.read.Scanner;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.testkit.users.UsersChangelog;
+import dev.lanceflink.testkit.users.UsersChangelog.Mix;
+import dev.lanceflink.testkit.users.UsersTable;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,11 +33,6 @@ import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.FloatingPointPrecision;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -62,12 +60,6 @@ import org.junit.jupiter.api.io.TempDir;
  * committer crashes and a stop-with-savepoint/restore change nothing of that.
  */
 class UpsertSinkITCase {
-    static final Schema SCHEMA = new Schema(List.of(
-            new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
-            new Field("name", FieldType.nullable(new ArrowType.Utf8()), null),
-            new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null),
-            new Field("score", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)), null)));
-
     @RegisterExtension
     static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
             .setNumberTaskManagers(1)
@@ -90,8 +82,8 @@ class UpsertSinkITCase {
         uri = dir.resolve("users.lance").toString();
     }
 
-    private void createTable(Map<Long, ChangelogModel.Row> rows) throws Exception {
-        UpsertSinkITCaseTables.create(uri, rows, rows.size() / 3 + 1);
+    private void createTable(Map<Long, UsersTable.Row> rows) throws Exception {
+        UsersTable.create(uri, rows, rows.size() / 3 + 1);
     }
 
     private static StreamExecutionEnvironment env(int parallelism, int restarts, String savepoint) {
@@ -126,9 +118,9 @@ class UpsertSinkITCase {
 
     @Test
     void upsertChangelogEndsEqualToTheModelWithUpdatesAsOverlays() throws Exception {
-        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(5_000);
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(5_000);
         createTable(initial);
-        ChangelogModel m = new ChangelogModel(initial).generate(42, 200_000, 10_000, false);
+        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(42, 200_000, 10_000, false);
         CHANGES = m.changes;
         StreamExecutionEnvironment env = env(3, 0, null);
         pipeline(env, 100, 0, sink(uri));
@@ -144,9 +136,9 @@ class UpsertSinkITCase {
 
     @Test
     void targetColumnListOverlaysOnlyThoseColumns() throws Exception {
-        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(2_000);
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(2_000);
         createTable(initial);
-        ChangelogModel m = new ChangelogModel(initial).generate(7, 30_000, 3_000, true);
+        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(7, 30_000, 3_000, true);
         CHANGES = m.changes;
         StreamExecutionEnvironment env = env(2, 0, null);
         pipeline(env, 100, 0, sink(uri).writtenColumns("id", "age"));
@@ -161,9 +153,9 @@ class UpsertSinkITCase {
 
     @Test
     void keyMapOnRocksDbWithARestartEndsEqualToTheModel() throws Exception {
-        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(3_000);
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(3_000);
         createTable(initial);
-        ChangelogModel m = new ChangelogModel(initial).generate(314, 40_000, 6_000, false);
+        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(314, 40_000, 6_000, false);
         CHANGES = m.changes;
         WRITER_FAILURES.set(1);
         Configuration conf = new Configuration();
@@ -186,9 +178,9 @@ class UpsertSinkITCase {
 
     @Test
     void twentyFailuresOfWritersAndCommitterLeaveTheModelsTable() throws Exception {
-        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(3_000);
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(3_000);
         createTable(initial);
-        ChangelogModel m = new ChangelogModel(initial).generate(99, 60_000, 6_000, false);
+        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(99, 60_000, 6_000, false);
         CHANGES = m.changes;
         WRITER_FAILURES.set(6);
         FaultyStoreProvider.FAULTS.failNextPublications(5);
@@ -206,9 +198,9 @@ class UpsertSinkITCase {
 
     @Test
     void stopWithSavepointAndRestoreIntoANewJobKeepsTheModel() throws Exception {
-        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(1_000);
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(1_000);
         createTable(initial);
-        ChangelogModel m = new ChangelogModel(initial).generate(5, 30_000, 2_000, false);
+        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(5, 30_000, 2_000, false);
         CHANGES = m.changes;
         StreamExecutionEnvironment first = env(2, 0, null);
         pipeline(first, 5, 0, sink(uri));
@@ -238,9 +230,9 @@ class UpsertSinkITCase {
      */
     @Test
     void heapSavepointContinuesOnRocksDbIncrementalAndItsRetainedCheckpointRestores() throws Exception {
-        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(2_000);
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(2_000);
         createTable(initial);
-        ChangelogModel m = new ChangelogModel(initial).generate(17, 20_000, 3_000, false);
+        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(17, 20_000, 3_000, false);
         CHANGES = m.changes;
         StreamExecutionEnvironment heap = env(2, 0, null);
         pipeline(heap, 5, 0, sink(uri));
@@ -301,7 +293,7 @@ class UpsertSinkITCase {
 
     @Test
     void rowsAnotherWriterDeletedAreNotRevivedByLaterUpdates() throws Exception {
-        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(100);
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(100);
         createTable(initial);
         // Job 1 bootstraps the key map and updates a few rows, then idles until stopped.
         List<RowData> first = new ArrayList<>();
@@ -338,15 +330,15 @@ class UpsertSinkITCase {
                 .map(new ChangeAt(100, 0)).setParallelism(1).uid("to-change-2").returns(RowData.class));
         env2.execute("after the other writer's delete");
 
-        TreeMap<Long, ChangelogModel.Row> expected = new TreeMap<>(initial);
+        TreeMap<Long, UsersTable.Row> expected = new TreeMap<>(initial);
         for (long id = 0; id < 5; id++) {
-            expected.put(id, new ChangelogModel.Row("j1-" + id, 1, 1.0));
+            expected.put(id, new UsersTable.Row("j1-" + id, 1, 1.0));
         }
         for (long id = 10; id < 20; id++) {
             expected.remove(id);
         }
         for (long id = 20; id < 30; id++) {
-            expected.put(id, new ChangelogModel.Row("j2-" + id, 99, 9.0));
+            expected.put(id, new UsersTable.Row("j2-" + id, 99, 9.0));
         }
         assertTableEquals(expected);
     }
@@ -367,7 +359,7 @@ class UpsertSinkITCase {
 
     @Test
     void nullKeyAndNullInNotNullColumnFailNamingTheColumnAndCommitNothing() throws Exception {
-        createTable(ChangelogModel.initialRows(10));
+        createTable(Mix.SINK_TESTS.initialRows(10));
         long versionsBefore = versions();
         CHANGES = List.of(GenericRowData.ofKind(RowKind.INSERT, null, StringData.fromString("x"), 1, 1.0));
         StreamExecutionEnvironment env = env(2, 0, null);
@@ -384,15 +376,15 @@ class UpsertSinkITCase {
 
     // ---- helpers ------------------------------------------------------------------------------
 
-    private void assertTableEquals(TreeMap<Long, ChangelogModel.Row> expected) throws Exception {
-        UpsertSinkITCaseTables.assertTableEquals(uri, Map.of(), expected);
+    private void assertTableEquals(TreeMap<Long, UsersTable.Row> expected) throws Exception {
+        UsersTable.assertLatestEquals(uri, Map.of(), expected);
     }
 
     /**
      * Updates are overlays: rows are only ever written for new keys (fewer when a key is inserted
      * and deleted within one checkpoint), and only deletes hide rows.
      */
-    private static void assertRowsOnlyInsertedForNewKeys(Manifest manifest, long initialRows, ChangelogModel m) {
+    private static void assertRowsOnlyInsertedForNewKeys(Manifest manifest, long initialRows, UsersChangelog m) {
         long physical = manifest.fragments().stream().mapToLong(Fragment::physicalRows).sum();
         assertThat(physical).as("rows written").isLessThanOrEqualTo(initialRows + m.inserts);
         long live = m.model.size();

@@ -8,6 +8,9 @@ import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.s3.S3ProxyExtension;
 import dev.lanceflink.table.Fragment;
+import dev.lanceflink.testkit.users.UsersChangelog;
+import dev.lanceflink.testkit.users.UsersChangelog.Mix;
+import dev.lanceflink.testkit.users.UsersTable;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -42,9 +45,9 @@ class UpsertSinkOnS3ITCase {
         String bucket = S3.server().createBucket("upsert-faults-" + System.nanoTime());
         String uri = "s3://" + bucket + "/tables/users.lance";
         Map<String, String> storage = S3.server().storageOptions();
-        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(5_000);
-        UpsertSinkITCaseTables.create(uri, storage, initial, 1_700);
-        ChangelogModel m = new ChangelogModel(initial).generate(2026, 200_000, 10_000, false);
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(5_000);
+        UsersTable.create(uri, storage, initial, 1_700);
+        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(2026, 200_000, 10_000, false);
         UpsertSinkITCase.CHANGES = m.changes;
         FaultyStoreProvider.reset();
         UpsertSinkITCase.WRITER_FAILURES.set(6);
@@ -70,7 +73,7 @@ class UpsertSinkOnS3ITCase {
 
         assertThat(UpsertSinkITCase.WRITER_FAILURES.get()).isZero();
         assertThat(FaultyStoreProvider.FAULTS.injected()).isEqualTo(15);
-        UpsertSinkITCaseTables.assertTableEquals(uri, storage, m.model);
+        UsersTable.assertLatestEquals(uri, storage, m.model);
         try (Dataset ds = Dataset.open(uri, storage)) {
             long physical = ds.manifest().fragments().stream().mapToLong(Fragment::physicalRows).sum();
             assertThat(physical).as("rows written only for new keys").isLessThanOrEqualTo(initial.size() + m.inserts);
@@ -83,7 +86,7 @@ class UpsertSinkOnS3ITCase {
         String bucket = S3.server().createBucket("append-" + System.nanoTime());
         String uri = "s3://" + bucket + "/tables/events.lance";
         Map<String, String> storage = S3.server().storageOptions();
-        UpsertSinkITCaseTables.create(uri, storage, new TreeMap<>(), 1);
+        UsersTable.create(uri, storage, new TreeMap<>(), 1);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(3); // the cluster has 3 slots
         env.enableCheckpointing(1_000);
@@ -123,9 +126,9 @@ class UpsertSinkOnS3ITCase {
         String bucket = S3.server().createBucket("upsert-" + System.nanoTime());
         String uri = "s3://" + bucket + "/tables/users.lance";
         Map<String, String> storage = S3.server().storageOptions();
-        TreeMap<Long, ChangelogModel.Row> initial = ChangelogModel.initialRows(2_000);
-        UpsertSinkITCaseTables.create(uri, storage, initial, 700);
-        ChangelogModel m = new ChangelogModel(initial).generate(11, 30_000, 4_000, false);
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(2_000);
+        UsersTable.create(uri, storage, initial, 700);
+        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(11, 30_000, 4_000, false);
         UpsertSinkITCase.CHANGES = m.changes;
         UpsertSinkITCase.WRITER_FAILURES.set(3);
 
@@ -144,7 +147,7 @@ class UpsertSinkOnS3ITCase {
         env.execute("upsert on S3");
 
         assertThat(UpsertSinkITCase.WRITER_FAILURES.get()).isZero();
-        UpsertSinkITCaseTables.assertTableEquals(uri, storage, m.model);
+        UsersTable.assertLatestEquals(uri, storage, m.model);
         try (Dataset ds = Dataset.open(uri, storage)) {
             long physical = ds.manifest().fragments().stream().mapToLong(Fragment::physicalRows).sum();
             assertThat(physical).isLessThanOrEqualTo(initial.size() + m.inserts);

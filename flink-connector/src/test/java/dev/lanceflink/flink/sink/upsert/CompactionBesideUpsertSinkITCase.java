@@ -2,42 +2,25 @@ package dev.lanceflink.flink.sink.upsert;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lanceflink.compact.FragmentRewriter;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.VersionInfo;
-import dev.lanceflink.file.writer.FileWriterOptions;
-import dev.lanceflink.flink.sink.LanceSinkBuilder;
-import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
-import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.Fragment;
-import dev.lanceflink.table.Manifest;
-import dev.lanceflink.table.ManifestIO;
-import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.testkit.users.UsersChangelog;
 import dev.lanceflink.testkit.users.UsersChangelog.Mix;
 import dev.lanceflink.testkit.users.UsersTable;
-import dev.lanceflink.txn.CommitConflictException;
-import dev.lanceflink.txn.CommitOptions;
-import dev.lanceflink.txn.TableCommitter;
-import dev.lanceflink.txn.Transaction;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
@@ -80,19 +63,9 @@ class CompactionBesideUpsertSinkITCase {
             try (BufferAllocator allocator = new RootAllocator(); ObjectStore store = new LocalObjectStore(Path.of(uri))) {
                 while (!stop.get()) {
                     Thread.sleep(50);
-                    if (COMPACTIONS.get() >= WANTED.get()) {
-                        continue;
-                    }
-                    Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
-                    List<Long> ids = latest.fragments().stream().map(Fragment::id).toList();
-                    StagedWrite rewrite = FragmentRewriter.rewrite(store, latest, ids, 1_500, allocator,
-                            FileWriterOptions.defaults());
-                    try {
-                        TableCommitter.commit(store, Transaction.of(latest.version(), rewrite.operation(), Map.of()),
-                                CommitOptions.defaults());
+                    if (COMPACTIONS.get() < WANTED.get()
+                            && CompactionBesideSink.compactAll(store, allocator).isPresent()) {
                         COMPACTIONS.incrementAndGet();
-                    } catch (CommitConflictException e) {
-                        rewrite.discard(store); // lost to the sink's commit: plan again
                     }
                 }
             } catch (Throwable t) {
@@ -100,19 +73,10 @@ class CompactionBesideUpsertSinkITCase {
             }
         }, "compactor");
 
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(2);
-        env.enableCheckpointing(150);
-        LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").rowsPerFile(500)
-                .uidSuffix("beside-compaction").commitRetries(30).commitRetryBackoff(Duration.ofMillis(10))
-                .sinkTo(env.fromSequence(0, m.changes.size() - 1).setParallelism(1)
-                        .map(new PhasedChange(m.changes.size() / PHASES)).setParallelism(1)
-                        .returns(RowData.class));
         compactor.start();
         try {
-            env.execute("upsert beside a compaction");
+            CompactionBesideSink.runSink(uri, m.changes.size(), new PhasedChange(m.changes.size() / PHASES),
+                    "beside-compaction", "upsert beside a compaction");
         } finally {
             stop.set(true);
             compactor.join();
@@ -148,15 +112,7 @@ class CompactionBesideUpsertSinkITCase {
         @Override
         public RowData map(Long i) throws Exception {
             if (i > 0 && i % perPhase == 0 && i / perPhase < PHASES) {
-                int phase = (int) (i / perPhase);
-                WANTED.set(phase);
-                long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-                while (COMPACTIONS.get() < phase) {
-                    if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException("compaction " + phase + " did not land in 2 minutes");
-                    }
-                    Thread.sleep(20);
-                }
+                CompactionBesideSink.awaitCompaction((int) (i / perPhase), WANTED, COMPACTIONS);
             }
             if (i % 8 == 0) {
                 Thread.sleep(1);

@@ -2,47 +2,33 @@ package dev.lanceflink.flink.sink.upsert;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lanceflink.compact.FragmentRewriter;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.VersionInfo;
-import dev.lanceflink.file.writer.FileWriterOptions;
-import dev.lanceflink.flink.sink.LanceSinkBuilder;
-import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.maintenance.CleanupPolicy;
 import dev.lanceflink.maintenance.TableCleanup;
-import dev.lanceflink.overlay.StagedWrite;
-import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
-import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.testkit.users.UsersChangelog;
 import dev.lanceflink.testkit.users.UsersChangelog.Mix;
 import dev.lanceflink.testkit.users.UsersTable;
-import dev.lanceflink.txn.CommitConflictException;
-import dev.lanceflink.txn.CommitOptions;
-import dev.lanceflink.txn.TableCommitter;
-import dev.lanceflink.txn.Transaction;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
@@ -98,17 +84,10 @@ class CompactionThenCleanupBesideUpsertSinkITCase {
                 while (!stop.get()) {
                     Thread.sleep(50);
                     if (COMPACTIONS.get() < WANTED.get()) {
-                        Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
-                        List<Long> ids = latest.fragments().stream().map(Fragment::id).toList();
-                        StagedWrite rewrite = FragmentRewriter.rewrite(store, latest, ids, 1_500, allocator,
-                                FileWriterOptions.defaults());
-                        try {
-                            Manifest done = TableCommitter.commit(store, Transaction.of(latest.version(),
-                                    rewrite.operation(), Map.of()), CommitOptions.defaults());
-                            rewriteVersions.add(done.version());
+                        Optional<Manifest> done = CompactionBesideSink.compactAll(store, allocator);
+                        if (done.isPresent()) {
+                            rewriteVersions.add(done.get().version());
                             COMPACTIONS.incrementAndGet();
-                        } catch (CommitConflictException e) {
-                            rewrite.discard(store); // lost to the sink's commit: plan again
                         }
                     } else if (CLEANED.get() < COMPACTIONS.get()) {
                         long rewritten = rewriteVersions.get(rewriteVersions.size() - 1);
@@ -129,19 +108,10 @@ class CompactionThenCleanupBesideUpsertSinkITCase {
             }
         }, "compactor-and-cleanup");
 
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(2);
-        env.enableCheckpointing(150);
-        LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").rowsPerFile(500)
-                .uidSuffix("beside-cleanup").commitRetries(30).commitRetryBackoff(Duration.ofMillis(10))
-                .sinkTo(env.fromSequence(0, m.changes.size() - 1).setParallelism(1)
-                        .map(new CleanedPhases(m.changes.size() / (PHASES + 1))).setParallelism(1)
-                        .returns(RowData.class));
         maintenance.start();
         try {
-            env.execute("upsert beside a compaction and a cleanup");
+            CompactionBesideSink.runSink(uri, m.changes.size(), new CleanedPhases(m.changes.size() / (PHASES + 1)),
+                    "beside-cleanup", "upsert beside a compaction and a cleanup");
         } finally {
             stop.set(true);
             maintenance.join();
@@ -176,14 +146,7 @@ class CompactionThenCleanupBesideUpsertSinkITCase {
         public RowData map(Long i) throws Exception {
             int phase = (int) Math.min(PHASES, i / perPhase);
             if (phase > 0 && i % perPhase == 0 && i / perPhase <= PHASES) {
-                WANTED.set(phase);
-                long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-                while (COMPACTIONS.get() < phase) {
-                    if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException("compaction " + phase + " did not land in 2 minutes");
-                    }
-                    Thread.sleep(20);
-                }
+                CompactionBesideSink.awaitCompaction(phase, WANTED, COMPACTIONS);
             }
             if (CLEANED.get() < phase) {
                 Thread.sleep(25);

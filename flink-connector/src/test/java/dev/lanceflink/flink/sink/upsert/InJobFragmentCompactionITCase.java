@@ -2,23 +2,17 @@ package dev.lanceflink.flink.sink.upsert;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lanceflink.flink.sink.LanceSinkBuilder;
-import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.Manifest;
-import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.ManifestLocation;
-import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.testkit.VersionPoller;
 import dev.lanceflink.testkit.users.UsersChangelog;
 import dev.lanceflink.testkit.users.UsersChangelog.Mix;
 import dev.lanceflink.testkit.users.UsersTable;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.Transaction;
-import dev.lanceflink.txn.TransactionStore;
-import java.io.FileNotFoundException;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,17 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.metrics.Counter;
-import org.apache.flink.metrics.Gauge;
-import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -55,11 +40,7 @@ class InJobFragmentCompactionITCase {
     private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setConfiguration(METRICS.addToConfiguration(new Configuration()))
-            .setNumberTaskManagers(1)
-            .setNumberSlotsPerTaskManager(4)
-            .build());
+    static final MiniClusterExtension CLUSTER = MaintainedUpsertJob.cluster(METRICS);
 
     private static final int INITIAL_KEYS = 1_000;
     private static final int KEYS = 4_000;
@@ -78,18 +59,12 @@ class InJobFragmentCompactionITCase {
         TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(INITIAL_KEYS);
         UsersTable.create(uri, initial, INITIAL_KEYS / 4);
         UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(29, 24_000, KEYS, false);
-        InJobMaintenanceITCase.CHANGES = m.changes;
 
-        Poller poller = new Poller(new LocalObjectStore(Path.of(uri)));
+        FragmentPoller poller = new FragmentPoller(new LocalObjectStore(Path.of(uri)));
         Thread polling = new Thread(poller, "fragment-poller");
         polling.start();
         JobClient job;
         try {
-            Configuration conf = new Configuration();
-            conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-            env.setParallelism(2);
-            env.enableCheckpointing(200);
             MaintenanceSettings maintenance = MaintenanceSettings.enabledWithDefaults()
                     .withChecks(1, Duration.ofSeconds(1))
                     .withOverlayMerge(8, 0)
@@ -98,12 +73,8 @@ class InJobFragmentCompactionITCase {
                     .withExecution(Duration.ofSeconds(30), 2, 64)
                     .withFragmentCompaction(new MaintenanceSettings.FragmentCompaction(true, TARGET_ROWS, 0, 0.3,
                             MIN_FRAGMENTS));
-            LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").rowsPerFile(500).batchRows(256)
-                    .uidSuffix("compacted-in-job").commitRetryBackoff(Duration.ofMillis(20)).maintenance(maintenance)
-                    .sinkTo(env.fromSequence(0, m.changes.size() - 1).setParallelism(1).uid("changes")
-                            .map(new InJobMaintenanceITCase.Throttled(2)).setParallelism(1).uid("throttled")
-                            .returns(RowData.class));
-            job = env.executeAsync("upsert with in-job fragment compaction");
+            job = MaintainedUpsertJob.start(uri, m.changes, maintenance, "compacted-in-job", 2,
+                    "upsert with in-job fragment compaction");
             job.getJobExecutionResult().get();
         } finally {
             poller.stop.set(true);
@@ -129,24 +100,15 @@ class InJobFragmentCompactionITCase {
     }
 
     private static long counter(JobClient job, String name) {
-        Map<String, Metric> found = METRICS.findMetrics(job.getJobID(), "maintenance." + name);
-        assertThat(found).as("metric lance.maintenance.%s", name).hasSize(1);
-        return ((Counter) found.values().iterator().next()).getCount();
+        return MaintainedUpsertJob.counter(METRICS, job, name);
     }
 
     private static Object gauge(JobClient job, String name) {
-        Map<String, Metric> found = METRICS.findMetrics(job.getJobID(), "maintenance." + name);
-        assertThat(found).as("metric lance.maintenance.%s", name).hasSize(1);
-        return ((Gauge<?>) found.values().iterator().next()).getValue();
+        return MaintainedUpsertJob.gauge(METRICS, job, name);
     }
 
     /** Reads every version as it appears: fragments, compactions, sink commits. */
-    static final class Poller implements Runnable {
-        final AtomicBoolean stop = new AtomicBoolean();
-        private final ObjectStore store;
-        volatile Throwable failure;
-        long lastSeen;
-        int read;
+    static final class FragmentPoller extends VersionPoller {
         int sinkVersions;
         int maxFragments;
         long worstVersion;
@@ -154,55 +116,30 @@ class InJobFragmentCompactionITCase {
         final List<Long> rewrites = new ArrayList<>();
         int rewritesGone;
 
-        Poller(ObjectStore store) {
-            this.store = store;
+        FragmentPoller(ObjectStore store) {
+            super(store, 5);
         }
 
         @Override
-        public void run() {
-            try {
-                boolean last = false;
-                while (!last) {
-                    last = stop.get(); // one more round after the job ended
-                    poll();
-                    Thread.sleep(5);
-                }
-            } catch (Throwable t) {
-                failure = t;
-            }
+        protected void onListed(List<ManifestLocation> versions) {
+            // Compactions gone from the history while versions still come.
+            long oldest = versions.isEmpty() ? 0 : versions.get(0).version();
+            rewritesGone = (int) rewrites.stream().filter(v -> v < oldest).count();
         }
 
-        private void poll() throws IOException {
-            List<ManifestLocation> versions = VersionResolver.list(store);
-            long oldest = versions.isEmpty() ? 0 : versions.get(0).version();
-            for (ManifestLocation loc : versions) {
-                if (loc.version() <= lastSeen) {
-                    continue;
-                }
-                lastSeen = loc.version();
-                Manifest m;
-                Optional<Transaction> txn;
-                try {
-                    m = ManifestIO.read(store, loc);
-                    txn = TransactionStore.read(store, m);
-                } catch (FileNotFoundException e) {
-                    continue; // removed by a cleanup before it was read
-                }
-                read++;
-                if (m.fragments().size() > maxFragments) {
-                    maxFragments = m.fragments().size();
-                    worstVersion = m.version();
-                }
-                fragmentIdsUsed = Math.max(fragmentIdsUsed, m.nextFragmentId());
-                if (txn.isPresent() && txn.get().operation() instanceof Operation.Rewrite) {
-                    rewrites.add(m.version());
-                }
-                if (txn.isPresent() && txn.get().properties().containsKey("flink.commit-user")) {
-                    sinkVersions++;
-                }
+        @Override
+        protected void onVersion(Manifest m, Optional<Transaction> txn) {
+            if (m.fragments().size() > maxFragments) {
+                maxFragments = m.fragments().size();
+                worstVersion = m.version();
             }
-            // Compactions gone from the history while versions still come.
-            rewritesGone = (int) rewrites.stream().filter(v -> v < oldest).count();
+            fragmentIdsUsed = Math.max(fragmentIdsUsed, m.nextFragmentId());
+            if (txn.isPresent() && txn.get().operation() instanceof Operation.Rewrite) {
+                rewrites.add(m.version());
+            }
+            if (txn.isPresent() && txn.get().properties().containsKey("flink.commit-user")) {
+                sinkVersions++;
+            }
         }
     }
 }

@@ -3,8 +3,6 @@ package dev.lanceflink.flink.sink.upsert;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanceflink.compactor.core.MaintenanceLease;
-import dev.lanceflink.flink.sink.LanceSinkBuilder;
-import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
 import dev.lanceflink.flink.sink.maintenance.TableMaintainer;
 import dev.lanceflink.io.LocalObjectStore;
@@ -15,31 +13,22 @@ import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.ManifestLocation;
 import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.testkit.VersionPoller;
 import dev.lanceflink.testkit.users.UsersChangelog;
 import dev.lanceflink.testkit.users.UsersChangelog.Mix;
 import dev.lanceflink.testkit.users.UsersTable;
 import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.txn.TransactionStore;
-import java.io.FileNotFoundException;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.metrics.Counter;
-import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -58,17 +47,11 @@ class InJobMaintenanceITCase {
     private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setConfiguration(METRICS.addToConfiguration(new Configuration()))
-            .setNumberTaskManagers(1)
-            .setNumberSlotsPerTaskManager(4)
-            .build());
+    static final MiniClusterExtension CLUSTER = MaintainedUpsertJob.cluster(METRICS);
 
     private static final int KEYS = 2_000;
     private static final int BOUND = 8;
     private static final int RETAIN = 10;
-    /** The changelog the source emits (static: the map function is serialized). */
-    static volatile List<RowData> CHANGES;
 
     @TempDir
     Path dir;
@@ -82,18 +65,9 @@ class InJobMaintenanceITCase {
                 .withExecution(Duration.ofSeconds(30), 2, 16);
     }
 
-    private JobClient start(String uri, UsersChangelog m, int perMilli) throws Exception {
-        CHANGES = m.changes;
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(2);
-        env.enableCheckpointing(200);
-        LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").rowsPerFile(500).batchRows(256)
-                .uidSuffix("maintained").commitRetryBackoff(Duration.ofMillis(20)).maintenance(maintenance())
-                .sinkTo(env.fromSequence(0, CHANGES.size() - 1).setParallelism(1).uid("changes")
-                        .map(new Throttled(perMilli)).setParallelism(1).uid("throttled").returns(RowData.class));
-        return env.executeAsync("upsert with in-job maintenance");
+    private static JobClient start(String uri, UsersChangelog m, int perMilli) throws Exception {
+        return MaintainedUpsertJob.start(uri, m.changes, maintenance(), "maintained", perMilli,
+                "upsert with in-job maintenance");
     }
 
     @Test
@@ -103,7 +77,7 @@ class InJobMaintenanceITCase {
         UsersTable.create(uri, initial, KEYS / 4);
         UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(17, 30_000, KEYS, false);
 
-        VersionPoller poller = new VersionPoller(new LocalObjectStore(Path.of(uri)));
+        OverlayPoller poller = new OverlayPoller(new LocalObjectStore(Path.of(uri)));
         Thread polling = new Thread(poller, "version-poller");
         polling.start();
         JobClient job = start(uri, m, 2);
@@ -185,9 +159,7 @@ class InJobMaintenanceITCase {
     }
 
     private static long counter(JobClient job, String name) {
-        Map<String, Metric> found = METRICS.findMetrics(job.getJobID(), "maintenance." + name);
-        assertThat(found).as("metric lance.maintenance.%s", name).hasSize(1);
-        return ((Counter) found.values().iterator().next()).getCount();
+        return MaintainedUpsertJob.counter(METRICS, job, name);
     }
 
     private static int maxOverlays(Manifest m) {
@@ -199,69 +171,26 @@ class InJobMaintenanceITCase {
     }
 
     /** Reads every version as soon as it appears: overlays per fragment, who committed it. */
-    static final class VersionPoller implements Runnable {
-        final AtomicBoolean stop = new AtomicBoolean();
-        private final ObjectStore store;
-        volatile Throwable failure;
-        long lastSeen;
-        int missed;
+    static final class OverlayPoller extends VersionPoller {
         int sinkVersions;
         int merges;
         int maxOverlays;
         long worstVersion;
         int maxAddedByOneCheckpoint;
-        int read;
-        final List<Integer> perVersionMax = new java.util.ArrayList<>();
+        final List<Integer> perVersionMax = new ArrayList<>();
+
+        OverlayPoller(ObjectStore store) {
+            super(store, 5);
+        }
 
         int above(int bound) {
             return (int) perVersionMax.stream().filter(n -> n > bound).count();
         }
 
-        VersionPoller(ObjectStore store) {
-            this.store = store;
-        }
-
         @Override
-        public void run() {
-            try {
-                boolean last = false;
-                while (!last) {
-                    last = stop.get(); // one more round after the job ended
-                    poll();
-                    Thread.sleep(5);
-                }
-            } catch (Throwable t) {
-                failure = t;
-            }
-        }
-
-        private void poll() throws IOException {
-            List<ManifestLocation> versions = VersionResolver.list(store);
-            for (ManifestLocation loc : versions) {
-                long v = loc.version();
-                if (v <= lastSeen) {
-                    continue;
-                }
-                for (long gap = lastSeen + 1; gap < v; gap++) {
-                    missed++;
-                }
-                lastSeen = v;
-                Manifest m;
-                Optional<Transaction> txn;
-                try {
-                    m = ManifestIO.read(store, loc);
-                    txn = TransactionStore.read(store, m);
-                } catch (FileNotFoundException e) {
-                    missed++;
-                    continue;
-                }
-                record(m, txn.map(Transaction::properties).orElse(Map.of()));
-            }
-        }
-
-        private void record(Manifest m, Map<String, String> properties) {
+        protected void onVersion(Manifest m, Optional<Transaction> txn) {
+            Map<String, String> properties = txn.map(Transaction::properties).orElse(Map.of());
             int max = maxOverlays(m);
-            read++;
             perVersionMax.add(max);
             if (max > maxOverlays) {
                 maxOverlays = max;
@@ -280,25 +209,6 @@ class InJobMaintenanceITCase {
                     maxAddedByOneCheckpoint = Math.max(maxAddedByOneCheckpoint, added);
                 }
             }
-        }
-    }
-
-    /** Emits change {@code i}; sleeps 1 ms per {@code perMilli} changes, so the input spans many checkpoints. */
-    static final class Throttled extends RichMapFunction<Long, RowData> {
-        private static final long serialVersionUID = 1L;
-        private final int perMilli;
-        private transient long seen;
-
-        Throttled(int perMilli) {
-            this.perMilli = perMilli;
-        }
-
-        @Override
-        public RowData map(Long i) throws Exception {
-            if (++seen % perMilli == 0) {
-                Thread.sleep(1);
-            }
-            return CHANGES.get((int) (long) i);
         }
     }
 }

@@ -1,0 +1,94 @@
+package dev.lanceflink.flink.sink.upsert;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lanceflink.flink.sink.LanceSinkBuilder;
+import dev.lanceflink.flink.sink.LanceSinkMode;
+import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+/**
+ * The streaming upsert job of the in-job maintenance ITCases ({@link InJobMaintenanceITCase},
+ * {@link InJobFragmentCompactionITCase}): parallelism 2, checkpoints every 200 ms, no restart, a
+ * throttled source of {@link #CHANGES}, and the maintenance metrics it reports.
+ */
+final class MaintainedUpsertJob {
+    /** The changelog the source emits (static: the map function is serialized). */
+    static volatile List<RowData> CHANGES;
+
+    private MaintainedUpsertJob() {}
+
+    /** A MiniCluster (one task manager, 4 slots) whose metrics {@code metrics} retains. */
+    static MiniClusterExtension cluster(InMemoryReporter metrics) {
+        return new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                .setConfiguration(metrics.addToConfiguration(new Configuration()))
+                .setNumberTaskManagers(1)
+                .setNumberSlotsPerTaskManager(4)
+                .build());
+    }
+
+    /** Starts the job upserting {@code changes} into {@code uri}, sleeping 1 ms per {@code perMilli} changes. */
+    static JobClient start(String uri, List<RowData> changes, MaintenanceSettings maintenance, String uidSuffix,
+            int perMilli, String jobName) throws Exception {
+        CHANGES = changes;
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(2);
+        env.enableCheckpointing(200);
+        LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").rowsPerFile(500).batchRows(256)
+                .uidSuffix(uidSuffix).commitRetryBackoff(Duration.ofMillis(20)).maintenance(maintenance)
+                .sinkTo(env.fromSequence(0, changes.size() - 1).setParallelism(1).uid("changes")
+                        .map(new Throttled(perMilli)).setParallelism(1).uid("throttled").returns(RowData.class));
+        return env.executeAsync(jobName);
+    }
+
+    /** The maintenance counter {@code name} of {@code job}. */
+    static long counter(InMemoryReporter metrics, JobClient job, String name) {
+        return ((Counter) metric(metrics, job, name)).getCount();
+    }
+
+    /** The maintenance gauge {@code name} of {@code job}. */
+    static Object gauge(InMemoryReporter metrics, JobClient job, String name) {
+        return ((Gauge<?>) metric(metrics, job, name)).getValue();
+    }
+
+    private static Metric metric(InMemoryReporter metrics, JobClient job, String name) {
+        Map<String, Metric> found = metrics.findMetrics(job.getJobID(), "maintenance." + name);
+        assertThat(found).as("metric lance.maintenance.%s", name).hasSize(1);
+        return found.values().iterator().next();
+    }
+
+    /** Emits change {@code i}; sleeps 1 ms per {@code perMilli} changes, so the input spans many checkpoints. */
+    static final class Throttled extends RichMapFunction<Long, RowData> {
+        private static final long serialVersionUID = 1L;
+        private final int perMilli;
+        private transient long seen;
+
+        Throttled(int perMilli) {
+            this.perMilli = perMilli;
+        }
+
+        @Override
+        public RowData map(Long i) throws Exception {
+            if (++seen % perMilli == 0) {
+                Thread.sleep(1);
+            }
+            return CHANGES.get((int) (long) i);
+        }
+    }
+}

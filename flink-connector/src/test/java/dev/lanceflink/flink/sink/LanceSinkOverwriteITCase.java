@@ -8,6 +8,7 @@ import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.read.ScanOptions;
 import dev.lanceflink.read.Scanner;
+import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.txn.Operation;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,7 +26,6 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.source.legacy.SourceFunction;
@@ -49,8 +49,7 @@ class LanceSinkOverwriteITCase {
             new Field("name", FieldType.nullable(new ArrowType.Utf8()), null)));
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(3).build());
+    static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(3);
 
     @TempDir
     Path dir;

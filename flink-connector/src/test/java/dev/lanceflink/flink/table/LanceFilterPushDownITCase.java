@@ -8,6 +8,7 @@ import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.flink.source.reader.ScanMetrics;
 import dev.lanceflink.flink.types.LanceTypeMapping;
 import dev.lanceflink.flink.types.VectorDimensions;
+import dev.lanceflink.testkit.flink.MiniClusters;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -41,11 +42,9 @@ import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
@@ -71,9 +70,7 @@ class LanceFilterPushDownITCase {
     private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setConfiguration(REPORTER.addToConfiguration(new Configuration()))
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+    static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(2, REPORTER);
 
     private static final String COLUMNS = "id INT NOT NULL, b BOOLEAN, i8 TINYINT, i16 SMALLINT, i32 INT, i64 BIGINT, "
             + "f32 FLOAT, f64 DOUBLE, d10 DECIMAL(10, 2), d38 DECIMAL(38, 6), s STRING, c CHAR(3), vb BYTES, d DATE, "

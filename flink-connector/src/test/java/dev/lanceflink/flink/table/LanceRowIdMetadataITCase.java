@@ -11,6 +11,7 @@ import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.overlay.OverlayCommits;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.Fragment;
+import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.txn.CommitOptions;
 import java.nio.file.Path;
 import java.util.List;
@@ -23,7 +24,6 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -41,8 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LanceRowIdMetadataITCase {
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+    static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(2);
 
     private static final Schema SCHEMA = new Schema(List.of(
             new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null)));

@@ -9,6 +9,7 @@ import dev.lanceflink.flink.catalog.CatalogSchemas;
 import dev.lanceflink.flink.types.VectorDimensions;
 import dev.lanceflink.s3.S3ProxyExtension;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.testkit.flink.MiniClusters;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +20,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
@@ -38,8 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LanceSqlCreateOnWriteITCase {
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+    static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(4);
 
     @RegisterExtension
     static final S3ProxyExtension S3 = new S3ProxyExtension();

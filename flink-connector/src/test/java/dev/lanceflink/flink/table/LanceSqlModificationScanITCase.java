@@ -12,6 +12,7 @@ import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.overlay.OverlayCommits;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.Fragment;
+import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.txn.CommitOptions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -25,7 +26,6 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.internal.TableEnvironmentInternal;
@@ -50,8 +50,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LanceSqlModificationScanITCase {
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+    static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(2);
 
     private static final Field AGE = new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null);
     private static final Schema USERS = new Schema(List.of(

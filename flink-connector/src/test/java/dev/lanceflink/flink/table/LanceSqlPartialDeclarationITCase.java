@@ -8,12 +8,12 @@ import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.testkit.flink.MiniClusters;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -31,8 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LanceSqlPartialDeclarationITCase {
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+    static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(2);
 
     private static final String VECTOR = "ARRAY[" + IntStream.range(0, 768).mapToObj(i -> "CAST(" + i + " AS FLOAT)")
             .collect(Collectors.joining(", ")) + "]";

@@ -11,6 +11,7 @@ import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.flink.types.LanceTypeMapping;
 import dev.lanceflink.flink.types.VectorDimensions;
 import dev.lanceflink.table.DataFile;
+import dev.lanceflink.testkit.flink.MiniClusters;
 import java.nio.file.Path;
 import java.time.ZoneId;
 import java.util.List;
@@ -20,7 +21,6 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.catalog.ResolvedSchema;
@@ -38,8 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LanceSqlTypeMatrixTest {
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+    static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(2);
 
     /** Every scalar type, each column nullable except the id. */
     static final String SCALAR_COLUMNS = "id INT NOT NULL, b BOOLEAN, i8 TINYINT, i16 SMALLINT, i64 BIGINT, "

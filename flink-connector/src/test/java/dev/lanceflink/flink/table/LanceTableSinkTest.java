@@ -10,11 +10,11 @@ import dev.lanceflink.dataset.VersionInfo;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.table.Fragment;
+import dev.lanceflink.testkit.flink.MiniClusters;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -29,8 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LanceTableSinkTest {
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+    static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(2);
 
     private static final String COLUMNS = "id BIGINT NOT NULL, name STRING, age INT";
     private static final String FIVE_USERS =

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lanceflink.flink.testutil.SampleTable;
+import dev.lanceflink.testkit.flink.MiniClusters;
 import java.nio.file.Path;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -18,8 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** SQL over a Lance table written by format-core, on a MiniCluster (parallelism 1: results in physical order). */
 class LanceTableSourceITCase {
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+    static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(2);
 
     @TempDir
     static Path dir;

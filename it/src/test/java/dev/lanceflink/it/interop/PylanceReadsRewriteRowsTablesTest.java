@@ -11,6 +11,7 @@ import dev.lanceflink.flink.sink.UpdateMode;
 import dev.lanceflink.it.sink.SinkChangelog;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.testkit.users.UsersTable;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,7 +22,6 @@ import java.util.TreeMap;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
@@ -45,10 +45,7 @@ class PylanceReadsRewriteRowsTablesTest {
   private static final long KEYS = 1_200;
 
   @RegisterExtension
-  static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-      .setNumberTaskManagers(1)
-      .setNumberSlotsPerTaskManager(2)
-      .build());
+  static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(2);
 
   /** The changelog the source emits (static: the map function is serialized). */
   static volatile List<RowData> changes;

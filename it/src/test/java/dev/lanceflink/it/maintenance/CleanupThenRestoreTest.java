@@ -22,6 +22,7 @@ import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.ManifestLocation;
 import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.testkit.users.UsersChangelog;
 import dev.lanceflink.testkit.users.UsersChangelog.Mix;
 import dev.lanceflink.testkit.users.UsersTable;
@@ -43,7 +44,6 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -71,10 +71,7 @@ class CleanupThenRestoreTest {
     static final S3ProxyExtension S3 = new S3ProxyExtension();
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1)
-            .setNumberSlotsPerTaskManager(4)
-            .build());
+    static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(4);
 
     private static final int INITIAL_KEYS = 1_500;
     private static final String SINK_UID = "cleanup-restore-it";

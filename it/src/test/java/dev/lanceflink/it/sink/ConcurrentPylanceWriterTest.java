@@ -13,6 +13,7 @@ import dev.lanceflink.it.interop.PylanceOracle;
 import dev.lanceflink.it.maintenance.TableHistory;
 import dev.lanceflink.s3.S3ProxyExtension;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.testkit.users.UsersTable;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -29,7 +30,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -66,10 +66,7 @@ class ConcurrentPylanceWriterTest {
   static final S3ProxyExtension S3 = new S3ProxyExtension();
 
   @RegisterExtension
-  static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-      .setNumberTaskManagers(1)
-      .setNumberSlotsPerTaskManager(4)
-      .build());
+  static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(4);
 
   private static final long SINK_KEYS = 4_000;
   private static final long PY_FIRST_ID = 1_000_000;

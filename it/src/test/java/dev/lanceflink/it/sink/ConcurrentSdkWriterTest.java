@@ -17,6 +17,7 @@ import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.testkit.users.UsersTable;
 import dev.lanceflink.txn.CommitOptions;
 import java.nio.file.Files;
@@ -38,7 +39,6 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -74,10 +74,7 @@ class ConcurrentSdkWriterTest {
   private static final int SDK_COMMITS_BEFORE_UPDATES = 6;
 
   @RegisterExtension
-  static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-      .setNumberTaskManagers(1)
-      .setNumberSlotsPerTaskManager(4)
-      .build());
+  static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(4);
 
   /** The changelog the source emits, and where its update phase starts (static: the map function is serialized). */
   static volatile List<RowData> changes;

@@ -10,6 +10,7 @@ import dev.lanceflink.maintenance.CleanupPolicy;
 import dev.lanceflink.maintenance.TableCleanup;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.testkit.users.UsersChangelog;
 import dev.lanceflink.testkit.users.UsersChangelog.Mix;
 import dev.lanceflink.testkit.users.UsersTable;
@@ -28,7 +29,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
@@ -45,10 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CompactionThenCleanupBesideUpsertSinkITCase {
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1)
-            .setNumberSlotsPerTaskManager(4)
-            .build());
+    static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(4);
 
     private static final int PHASES = 3;
     /** Sink commits after a compaction before the cleanup runs: the resolver has then surely seen it. */

@@ -8,6 +8,7 @@ import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestLocation;
 import dev.lanceflink.testkit.VersionPoller;
+import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.testkit.users.UsersChangelog;
 import dev.lanceflink.testkit.users.UsersChangelog.Mix;
 import dev.lanceflink.testkit.users.UsersTable;
@@ -40,7 +41,7 @@ class InJobFragmentCompactionITCase {
     private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = MaintainedUpsertJob.cluster(METRICS);
+    static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(4, METRICS);
 
     private static final int INITIAL_KEYS = 1_000;
     private static final int KEYS = 4_000;

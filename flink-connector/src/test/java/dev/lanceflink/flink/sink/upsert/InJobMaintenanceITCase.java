@@ -14,6 +14,7 @@ import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.ManifestLocation;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.testkit.VersionPoller;
+import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.testkit.users.UsersChangelog;
 import dev.lanceflink.testkit.users.UsersChangelog.Mix;
 import dev.lanceflink.testkit.users.UsersTable;
@@ -47,7 +48,7 @@ class InJobMaintenanceITCase {
     private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = MaintainedUpsertJob.cluster(METRICS);
+    static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(4, METRICS);
 
     private static final int KEYS = 2_000;
     private static final int BOUND = 8;

@@ -16,10 +16,8 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 
 /**
  * The streaming upsert job of the in-job maintenance ITCases ({@link InJobMaintenanceITCase},
@@ -31,15 +29,6 @@ final class MaintainedUpsertJob {
     static volatile List<RowData> CHANGES;
 
     private MaintainedUpsertJob() {}
-
-    /** A MiniCluster (one task manager, 4 slots) whose metrics {@code metrics} retains. */
-    static MiniClusterExtension cluster(InMemoryReporter metrics) {
-        return new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-                .setConfiguration(metrics.addToConfiguration(new Configuration()))
-                .setNumberTaskManagers(1)
-                .setNumberSlotsPerTaskManager(4)
-                .build());
-    }
 
     /** Starts the job upserting {@code changes} into {@code uri}, sleeping 1 ms per {@code perMilli} changes. */
     static JobClient start(String uri, List<RowData> changes, MaintenanceSettings maintenance, String uidSuffix,

@@ -8,6 +8,7 @@ import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.s3.S3ProxyExtension;
 import dev.lanceflink.table.Fragment;
+import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.testkit.users.UsersChangelog;
 import dev.lanceflink.testkit.users.UsersChangelog.Mix;
 import dev.lanceflink.testkit.users.UsersTable;
@@ -17,7 +18,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -35,10 +35,7 @@ class UpsertSinkOnS3ITCase {
     static final S3ProxyExtension S3 = new S3ProxyExtension();
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1)
-            .setNumberSlotsPerTaskManager(3)
-            .build());
+    static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(3);
 
     @Test
     void twoHundredThousandChangesWithTwentyFailuresOnS3EndEqualToTheModel() throws Exception {

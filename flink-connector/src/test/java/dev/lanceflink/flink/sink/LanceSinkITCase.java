@@ -10,6 +10,7 @@ import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.read.ScanOptions;
 import dev.lanceflink.read.Scanner;
+import dev.lanceflink.testkit.flink.JobEnvironments;
 import dev.lanceflink.testkit.flink.MiniClusters;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,7 +33,6 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -78,21 +78,7 @@ class LanceSinkITCase {
     }
 
     private static StreamExecutionEnvironment env(int parallelism, int restarts, String savepoint) {
-        Configuration conf = new Configuration();
-        if (restarts > 0) {
-            conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-            conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, restarts);
-            conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(50));
-        } else {
-            conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        }
-        if (savepoint != null) {
-            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
-        }
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(parallelism);
-        env.enableCheckpointing(100);
-        return env;
+        return JobEnvironments.streaming(parallelism, 100, restarts, Duration.ofMillis(50), savepoint);
     }
 
     /** Source ids 1..rows, throttled so that the run spans several checkpoints, then into the sink. */

@@ -11,6 +11,7 @@ import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.it.interop.OracleProcess;
 import dev.lanceflink.read.ScanOptions;
 import dev.lanceflink.read.Scanner;
+import dev.lanceflink.testkit.flink.JobEnvironments;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,8 +36,6 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
@@ -162,11 +161,7 @@ public final class SinkBenchmark {
         try (Dataset ds = Dataset.open(uri, Map.of())) {
             versionBefore = ds.version();
         }
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(2);
-        env.enableCheckpointing(CHECKPOINT_MILLIS);
+        StreamExecutionEnvironment env = JobEnvironments.noRestarts(2, CHECKPOINT_MILLIS);
         LanceSinkBuilder sink = LanceSinkBuilder.forTable(uri).mode(mode).uidSuffix("bench");
         if (mode == LanceSinkMode.UPSERT) {
             sink.primaryKey("id");

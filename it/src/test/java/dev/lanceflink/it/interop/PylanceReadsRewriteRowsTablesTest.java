@@ -11,6 +11,7 @@ import dev.lanceflink.flink.sink.UpdateMode;
 import dev.lanceflink.it.sink.SinkChangelog;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.testkit.flink.JobEnvironments;
 import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.testkit.users.UsersTable;
 import java.nio.file.Path;
@@ -20,8 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
@@ -99,11 +98,7 @@ class PylanceReadsRewriteRowsTablesTest {
 
   /** The changelog through the upsert sink in update mode rewrite-rows, over several checkpoints. */
   private static void upsertJob(String uri) throws Exception {
-    Configuration conf = new Configuration();
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    env.setParallelism(2);
-    env.enableCheckpointing(300);
+    StreamExecutionEnvironment env = JobEnvironments.noRestarts(2, 300);
     LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").updateMode(UpdateMode.REWRITE_ROWS)
         .rowsPerFile(500).batchRows(128).commitRetryBackoff(Duration.ZERO).uidSuffix("rewrite-rows-interop")
         .sinkTo(env.fromSequence(0, changes.size() - 1).setParallelism(1).uid("changes")

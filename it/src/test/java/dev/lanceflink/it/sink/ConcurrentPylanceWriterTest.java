@@ -13,6 +13,7 @@ import dev.lanceflink.it.interop.PylanceOracle;
 import dev.lanceflink.it.maintenance.TableHistory;
 import dev.lanceflink.s3.S3ProxyExtension;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.testkit.flink.JobEnvironments;
 import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.testkit.users.UsersTable;
 import java.nio.charset.StandardCharsets;
@@ -28,8 +29,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -337,11 +336,7 @@ class ConcurrentPylanceWriterTest {
   }
 
   private static StreamExecutionEnvironment env() {
-    Configuration conf = new Configuration();
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    env.setParallelism(2);
-    env.enableCheckpointing(300);
+    StreamExecutionEnvironment env = JobEnvironments.noRestarts(2, 300);
     return env;
   }
 

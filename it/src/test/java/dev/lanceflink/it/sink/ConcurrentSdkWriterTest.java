@@ -17,6 +17,7 @@ import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.testkit.flink.JobEnvironments;
 import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.testkit.users.UsersTable;
 import dev.lanceflink.txn.CommitOptions;
@@ -37,8 +38,6 @@ import java.util.regex.Pattern;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -236,11 +235,7 @@ class ConcurrentSdkWriterTest {
   }
 
   private static StreamExecutionEnvironment env() {
-    Configuration conf = new Configuration();
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    env.setParallelism(2);
-    env.enableCheckpointing(300);
+    StreamExecutionEnvironment env = JobEnvironments.noRestarts(2, 300);
     return env;
   }
 

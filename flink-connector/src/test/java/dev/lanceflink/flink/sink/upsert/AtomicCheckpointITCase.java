@@ -9,6 +9,7 @@ import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.flink.sink.UpdateMode;
 import dev.lanceflink.read.ScanOptions;
 import dev.lanceflink.read.Scanner;
+import dev.lanceflink.testkit.flink.JobEnvironments;
 import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.testkit.users.UsersTable;
 import java.nio.file.Path;
@@ -21,8 +22,6 @@ import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.flink.api.common.functions.FlatMapFunction;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -63,11 +62,7 @@ class AtomicCheckpointITCase {
             initial.put(id, new UsersTable.Row("n" + id, AGE, 1.0));
         }
         UsersTable.create(uri, initial, 400);
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(2);
-        env.enableCheckpointing(100);
+        StreamExecutionEnvironment env = JobEnvironments.noRestarts(2, 100);
         LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").updateMode(mode)
                 .uidSuffix("atomic-" + mode).commitRetryBackoff(Duration.ZERO)
                 .sinkTo(env.fromSequence(0, GROUPS - 1).setParallelism(1).uid("groups")

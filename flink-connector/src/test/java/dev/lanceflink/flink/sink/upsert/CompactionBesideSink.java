@@ -10,6 +10,7 @@ import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.testkit.flink.JobEnvironments;
 import dev.lanceflink.txn.CommitConflictException;
 import dev.lanceflink.txn.CommitOptions;
 import dev.lanceflink.txn.TableCommitter;
@@ -23,8 +24,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 
@@ -61,11 +60,7 @@ final class CompactionBesideSink {
      */
     static void runSink(String uri, int changes, MapFunction<Long, RowData> phases, String uidSuffix, String jobName)
             throws Exception {
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(2);
-        env.enableCheckpointing(150);
+        StreamExecutionEnvironment env = JobEnvironments.noRestarts(2, 150);
         LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").rowsPerFile(500)
                 .uidSuffix(uidSuffix).commitRetries(30).commitRetryBackoff(Duration.ofMillis(10))
                 .sinkTo(env.fromSequence(0, changes - 1).setParallelism(1)

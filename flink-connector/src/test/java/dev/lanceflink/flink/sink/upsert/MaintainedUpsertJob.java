@@ -5,12 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
+import dev.lanceflink.testkit.flink.JobEnvironments;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
@@ -34,11 +33,7 @@ final class MaintainedUpsertJob {
     static JobClient start(String uri, List<RowData> changes, MaintenanceSettings maintenance, String uidSuffix,
             int perMilli, String jobName) throws Exception {
         CHANGES = changes;
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(2);
-        env.enableCheckpointing(200);
+        StreamExecutionEnvironment env = JobEnvironments.noRestarts(2, 200);
         LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").rowsPerFile(500).batchRows(256)
                 .uidSuffix(uidSuffix).commitRetryBackoff(Duration.ofMillis(20)).maintenance(maintenance)
                 .sinkTo(env.fromSequence(0, changes.size() - 1).setParallelism(1).uid("changes")

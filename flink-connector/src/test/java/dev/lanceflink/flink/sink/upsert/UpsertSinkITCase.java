@@ -9,6 +9,7 @@ import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.testkit.flink.JobEnvironments;
 import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.testkit.users.UsersChangelog;
 import dev.lanceflink.testkit.users.UsersChangelog.Mix;
@@ -72,21 +73,7 @@ class UpsertSinkITCase {
     }
 
     private static StreamExecutionEnvironment env(int parallelism, int restarts, String savepoint) {
-        Configuration conf = new Configuration();
-        if (restarts > 0) {
-            conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-            conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, restarts);
-            conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(20));
-        } else {
-            conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        }
-        if (savepoint != null) {
-            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
-        }
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(parallelism);
-        env.enableCheckpointing(200);
-        return env;
+        return JobEnvironments.streaming(parallelism, 200, restarts, Duration.ofMillis(20), savepoint);
     }
 
     private LanceSinkBuilder sink(String tableUri) {

@@ -8,6 +8,7 @@ import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.s3.S3ProxyExtension;
 import dev.lanceflink.table.Fragment;
+import dev.lanceflink.testkit.flink.JobEnvironments;
 import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.testkit.users.UsersChangelog;
 import dev.lanceflink.testkit.users.UsersChangelog.Mix;
@@ -16,8 +17,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -52,13 +51,7 @@ class UpsertSinkOnS3ITCase {
         FaultyStoreProvider.FAULTS.loseNextResponses(5);
         FaultyStoreProvider.FAULTS.crashAfterNextPublications(5);
 
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 60);
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(20));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(3);
-        env.enableCheckpointing(500);
+        StreamExecutionEnvironment env = JobEnvironments.streaming(3, 500, 60, Duration.ofMillis(20), null);
         LanceSinkBuilder.forTable("faulty://" + uri).storageOptions(storage).mode(LanceSinkMode.UPSERT)
                 .primaryKey("id").rowsPerFile(2_000).uidSuffix("s3-upsert-faults").commitRetries(2)
                 .commitRetryBackoff(Duration.ZERO)
@@ -129,13 +122,7 @@ class UpsertSinkOnS3ITCase {
         UpsertSinkITCase.CHANGES = m.changes;
         UpsertSinkITCase.WRITER_FAILURES.set(3);
 
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(20));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(2);
-        env.enableCheckpointing(300);
+        StreamExecutionEnvironment env = JobEnvironments.streaming(2, 300, 10, Duration.ofMillis(20), null);
         LanceSinkBuilder.forTable(uri).storageOptions(storage).mode(LanceSinkMode.UPSERT).primaryKey("id")
                 .rowsPerFile(1000).uidSuffix("s3-upsert")
                 .sinkTo(env.fromSequence(0, m.changes.size() - 1).setParallelism(1)

@@ -10,6 +10,7 @@ import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.OverlayCoverage;
+import dev.lanceflink.testkit.flink.JobEnvironments;
 import dev.lanceflink.testkit.flink.MiniClusters;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,8 +25,6 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
@@ -123,11 +122,7 @@ class WideTableITCase {
     }
 
     private void runUpsert(LanceSinkBuilder sink) throws Exception {
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(2);
-        env.enableCheckpointing(200);
+        StreamExecutionEnvironment env = JobEnvironments.noRestarts(2, 200);
         sink.sinkTo(env.fromSequence(0, CHANGES.size() - 1).setParallelism(1).uid("changes")
                 .map(new ChangeAt()).setParallelism(1).uid("change-at")
                 .returns(InternalTypeInfo.of(WideTable.rowType())));

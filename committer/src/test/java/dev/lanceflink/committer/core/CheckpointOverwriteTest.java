@@ -6,8 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
-import dev.lanceflink.io.LocalObjectStore;
-import dev.lanceflink.io.PublicationFaultStore;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
@@ -16,43 +14,15 @@ import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.TableCommitter;
 import dev.lanceflink.txn.Transaction;
 import java.io.IOException;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** A checkpoint that overwrites the table's content ({@code INSERT OVERWRITE}), committed exactly once. */
-class CheckpointOverwriteTest {
+class CheckpointOverwriteTest extends FaultyTableFixture {
     private static final String USER = "user-a";
-
-    @TempDir
-    Path dir;
-
-    private RootAllocator allocator;
-    private PublicationFaultStore store;
-
-    @BeforeEach
-    void createTable() throws IOException {
-        allocator = new RootAllocator();
-        store = new PublicationFaultStore(new LocalObjectStore(dir));
-        TestTable.create(store, allocator, 1, 2);
-    }
-
-    @AfterEach
-    void close() {
-        allocator.close();
-    }
-
-    private CheckpointCommitter committer(int attempts) {
-        return new CheckpointCommitter(store, CommitOptions.defaults(), attempts, Duration.ZERO);
-    }
 
     private CheckpointCommit overwrite(long checkpointId, long baseVersion, long... ids) throws IOException {
         List<Fragment> fragments = ids.length == 0 ? List.of() : TestTable.fragments(store, allocator, ids);

@@ -10,8 +10,6 @@ import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.file.writer.FileWriterOptions;
-import dev.lanceflink.io.LocalObjectStore;
-import dev.lanceflink.io.PublicationFaultStore;
 import dev.lanceflink.overlay.OverlayWriter;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.DataOverlayFile;
@@ -26,17 +24,12 @@ import dev.lanceflink.txn.TableCommitter;
 import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.write.FragmentWriter;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
@@ -46,30 +39,12 @@ import org.roaringbitmap.RoaringBitmap;
  * step resumes after the last step that landed; versions removed by cleanup do not hide the sink's
  * newest marker.
  */
-class CheckpointStepsTest {
+class CheckpointStepsTest extends FaultyTableFixture {
     private static final String USER = "user-s";
     private static final long FILE = 0x1234_5678_9abc_def0L;
 
-    @TempDir
-    Path dir;
-
-    private RootAllocator allocator;
-    private PublicationFaultStore store;
-
-    @BeforeEach
-    void createTable() throws IOException {
-        allocator = new RootAllocator();
-        store = new PublicationFaultStore(new LocalObjectStore(dir));
-        TestTable.create(store, allocator, 1, 2); // fragment 0: rows 1, 2
-    }
-
-    @AfterEach
-    void close() {
-        allocator.close();
-    }
-
     private CheckpointCommitter committer() {
-        return new CheckpointCommitter(store, CommitOptions.defaults(), 3, Duration.ZERO);
+        return committer(3);
     }
 
     /** Rows 10, 11, 12 in a data file named after {@link #FILE}, as the upsert writer names them. */

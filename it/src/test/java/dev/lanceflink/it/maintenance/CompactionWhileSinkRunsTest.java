@@ -145,8 +145,7 @@ class CompactionWhileSinkRunsTest {
     }
 
     private static StreamExecutionEnvironment environment() {
-        StreamExecutionEnvironment env = JobEnvironments.noRestarts(2, 300);
-        return env;
+        return JobEnvironments.noRestarts(2, 300);
     }
 
     /** Per run: mode, status, versions committed, fragments re-planned and left uncompacted. */

@@ -336,8 +336,7 @@ class ConcurrentPylanceWriterTest {
   }
 
   private static StreamExecutionEnvironment env() {
-    StreamExecutionEnvironment env = JobEnvironments.noRestarts(2, 300);
-    return env;
+    return JobEnvironments.noRestarts(2, 300);
   }
 
   /**

@@ -235,8 +235,7 @@ class ConcurrentSdkWriterTest {
   }
 
   private static StreamExecutionEnvironment env() {
-    StreamExecutionEnvironment env = JobEnvironments.noRestarts(2, 300);
-    return env;
+    return JobEnvironments.noRestarts(2, 300);
   }
 
   /**

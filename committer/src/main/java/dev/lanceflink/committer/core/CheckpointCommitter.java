@@ -90,6 +90,7 @@ public final class CheckpointCommitter {
         if (maxAttempts < 1) {
             throw new IllegalArgumentException("maxAttempts must be at least 1, got " + maxAttempts);
         }
+        requireNonNull(retryBackoff, "retryBackoff is null");
         this.commitOptions = commitOptions.withCommitHandler(new ResolvingCommitHandler(commitOptions.commitHandler()))
                 .withFailureRetries(new CommitOptions.FailureRetries(maxAttempts, retryBackoff, MAX_RETRY_BACKOFF));
         this.maxAttempts = maxAttempts;

@@ -33,6 +33,7 @@ import dev.lanceflink.txn.CommitConflictException;
 import dev.lanceflink.txn.CommitOptions;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.TableCommitter;
+import dev.lanceflink.txn.TableHistory;
 import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.txn.TransactionStore;
 import dev.lanceflink.update.OverlayUpdate;
@@ -67,6 +68,8 @@ public final class Dataset implements AutoCloseable {
     private final TableFiles files;
     private final BufferAllocator allocator;
     private final boolean ownsAllocator;
+    /** The versions {@link #findCommittedVersion} read, kept for the next call; created on first use. */
+    private TableHistory history;
 
     private Dataset(ObjectStore store, boolean ownsStore, Manifest manifest, BufferAllocator allocator,
             boolean ownsAllocator) {
@@ -192,15 +195,19 @@ public final class Dataset implements AutoCloseable {
      * This answers "did my commit land?" after a {@link dev.lanceflink.txn.CommitOutcomeUnknownException}
      * or a lost response: tag each logical change with a unique property before committing it.
      */
-    public Optional<Long> findCommittedVersion(String propertyKey, String value, long afterVersion)
+    public synchronized Optional<Long> findCommittedVersion(String propertyKey, String value, long afterVersion)
             throws IOException {
         long latest = VersionResolver.latest(store).version();
+        if (history == null) {
+            history = new TableHistory(store);
+        }
         for (long v = afterVersion + 1; v <= latest; v++) {
-            Optional<ManifestLocation> loc = VersionResolver.find(store, v);
-            if (loc.isEmpty()) {
+            // Asked each time: a version removed by cleanup is skipped, as on the first call.
+            Optional<TableHistory.Committed> c = history.present(v);
+            if (c.isEmpty()) {
                 continue; // removed by cleanup
             }
-            Optional<Transaction> t = TransactionStore.read(store, ManifestIO.read(store, loc.get()));
+            Optional<Transaction> t = c.get().transaction();
             if (t.isPresent() && (propertyKey.equals("uuid") ? value.equals(t.get().uuid())
                     : value.equals(t.get().properties().get(propertyKey)))) {
                 return Optional.of(v);

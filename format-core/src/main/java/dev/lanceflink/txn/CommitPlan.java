@@ -49,4 +49,22 @@ public interface CommitPlan {
      * fails is not reported here: whoever called the loop decides about its files.)
      */
     default void lost(Operation op) {}
+
+    /**
+     * Whether an attempt that failed with {@code failure} may be tried again, when {@link
+     * CommitOptions#failureRetries()} leaves attempts: by default store errors and retryable
+     * conflicts may, conflicts that are not retryable may not. A plan whose check or build throws
+     * an {@link IOException} that another attempt cannot cure says so here.
+     */
+    default boolean mayRetry(IOException failure) {
+        return TableCommitter.retryableFailure(failure);
+    }
+
+    /**
+     * Called before the commit tries again after {@code failure} ({@link #mayRetry}): the
+     * {@code failedAttempts}-th failed attempt. {@code op} is the operation that attempt built, or
+     * null; if {@code mayBePublished}, a publication of this commit had an unknown outcome and may
+     * still land, so files written for it must be kept.
+     */
+    default void retrying(int failedAttempts, IOException failure, Operation op, boolean mayBePublished) {}
 }

@@ -32,6 +32,12 @@ import org.slf4j.LoggerFactory;
  * {@link CommitPlan} instead of a transaction: the same loop then runs the plan's check against
  * every concurrent transaction, builds the operation on the latest version and publishes it as
  * exactly the next one.
+ *
+ * <p>This is the only retry loop of a commit. Besides lost races it retries, when the options allow
+ * ({@link CommitOptions#failureRetries()}), attempts that failed on a store error or a retryable
+ * conflict, keeping the transaction: a publication whose response was lost is then recognised by
+ * its uuid as this commit's own version (directly at its version number, or among the concurrent
+ * versions if it landed late), never published again as another version.
  */
 public final class TableCommitter {
     private static final Logger LOG = LoggerFactory.getLogger(TableCommitter.class);
@@ -73,7 +79,8 @@ public final class TableCommitter {
      * the checks read; share it between the commits of one writer.
      *
      * @throws CommitConflictException if other writers kept winning for {@code maxAttempts}
-     *     attempts; whatever the plan's check or build throws fails the commit as it is
+     *     attempts; whatever the plan's check or build throws fails the commit as it is, unless the
+     *     options' failure retries allow another attempt and {@link CommitPlan#mayRetry} agrees
      */
     public static Optional<Manifest> commit(ObjectStore store, CommitPlan plan, TableHistory history,
             CommitOptions options) throws IOException {
@@ -83,6 +90,15 @@ public final class TableCommitter {
         a.history = history;
         Manifest m = a.run();
         return a.nothingToCommit ? Optional.empty() : Optional.of(m);
+    }
+
+    /**
+     * Whether a commit whose attempt failed with {@code failure} may try again when its options
+     * allow ({@link CommitOptions#failureRetries()}): a store error or a retryable conflict, not a
+     * conflict that is not retryable.
+     */
+    static boolean retryableFailure(IOException failure) {
+        return !(failure instanceof CommitConflictException c) || c.isRetryable();
     }
 
     /** The state of one commit across its attempts. */
@@ -124,28 +140,40 @@ public final class TableCommitter {
         Manifest run() throws IOException {
             boolean done = false;
             try {
-                for (int attempt = 1; attempt <= options.maxAttempts(); attempt++) {
-                    Optional<Manifest> result = attempt();
-                    if (result.isPresent()) {
-                        done = true;
-                        return result.get();
+                int races = 0; // lost races since the commit started or last failed
+                int failures = 0;
+                while (true) {
+                    Optional<Manifest> result = Optional.empty();
+                    IOException failure = null;
+                    try {
+                        result = attempt();
+                    } catch (IOException e) {
+                        failure = e;
                     }
-                    if (built != null) {
-                        Operation lost = built;
-                        built = null;
-                        plan.lost(lost);
+                    if (failure == null) {
+                        if (result.isPresent()) {
+                            done = true;
+                            return result.get();
+                        }
+                        if (built != null) {
+                            Operation lost = built;
+                            built = null;
+                            plan.lost(lost);
+                        }
+                        if (++races < options.maxAttempts()) {
+                            Backoff.sleep(races, options.initialBackoff(), options.maxBackoff());
+                            continue;
+                        }
+                        failure = doubtfulVersion >= 0 ? outcomeUnknown(null) : gaveUp();
                     }
-                    if (attempt < options.maxAttempts()) {
-                        Backoff.sleep(attempt, options.initialBackoff(), options.maxBackoff());
+                    if (failures + 1 >= options.failureRetries().attempts()
+                            || !(plan == null ? retryableFailure(failure) : plan.mayRetry(failure))) {
+                        throw failure;
                     }
+                    failures++;
+                    races = 0;
+                    retryAfter(failures, failure);
                 }
-                if (doubtfulVersion >= 0) {
-                    throw outcomeUnknown(null);
-                }
-                throw new CommitConflictException("Commit of " + current.operation().name() + " (transaction "
-                        + current.uuid() + ") to " + store.rootUri() + " gave up after " + options.maxAttempts()
-                        + " attempts: other writers committed first every time. Retry later or reduce the number of"
-                        + " concurrent writers", true, -1);
             } catch (CommitOutcomeUnknownException e) {
                 done = true; // files may be referenced by a published version: keep them
                 throw e;
@@ -162,6 +190,34 @@ public final class TableCommitter {
                     cleanup(null);
                 }
             }
+        }
+
+        private CommitConflictException gaveUp() {
+            return new CommitConflictException("Commit of " + current.operation().name() + " (transaction "
+                    + current.uuid() + ") to " + store.rootUri() + " gave up after " + options.maxAttempts()
+                    + " attempts: other writers committed first every time. Retry later or reduce the number of"
+                    + " concurrent writers", true, -1);
+        }
+
+        /**
+         * Prepares the next attempt after the {@code failures}-th failed one. The commit keeps its
+         * transaction: a publication whose outcome the failure left unknown is looked for first
+         * and, should it land later, recognised by its uuid among the concurrent versions.
+         */
+        private void retryAfter(int failures, IOException failure) throws IOException {
+            if (doubtfulVersion >= 0) {
+                uncertainVersion = doubtfulVersion;
+                publishedInDoubt = true;
+            }
+            Operation op = built;
+            built = null; // not lost to another writer: the plan is told below, not through lost()
+            LOG.debug("Attempt {} of {}'s commit (transaction {}) to {} failed ({}); trying again", failures,
+                    current.operation().name(), current.uuid(), store.rootUri(), failure.toString());
+            if (plan != null) {
+                plan.retrying(failures, failure, op, publishedInDoubt);
+            }
+            CommitOptions.FailureRetries retries = options.failureRetries();
+            Backoff.sleep(failures, retries.initialBackoff(), retries.maxBackoff());
         }
 
         private CommitOutcomeUnknownException outcomeUnknown(Throwable cause) {

@@ -24,7 +24,14 @@ import java.util.Optional;
  * <p>Not thread-safe: one instance per committer.
  */
 public final class TableHistory {
-    /** Versions kept by default: the longest walk of any checker (1000 versions) several times over. */
+    /**
+     * How far back any walk over the history looks, in versions: a walk that has not found its
+     * answer by then gives up (each says what that means for it). Bounds the work of one walk on
+     * a table with a long history.
+     */
+    public static final int WALK_LIMIT = 1000;
+
+    /** Versions kept by default: the longest walk ({@link #WALK_LIMIT}) several times over. */
     public static final int DEFAULT_CAPACITY = 4096;
 
     /**
@@ -68,10 +75,56 @@ public final class TableHistory {
         if (loc.isEmpty()) {
             return Optional.empty();
         }
-        Manifest m = ManifestIO.read(store, loc.get());
-        Committed c = new Committed(version, loc.get(), TransactionStore.read(store, m));
+        return Optional.of(read(version, loc.get()));
+    }
+
+    private Committed read(long version, ManifestLocation loc) throws IOException {
+        Manifest m = ManifestIO.read(store, loc);
+        Committed c = new Committed(version, loc, TransactionStore.read(store, m));
         versions.put(version, c);
-        return Optional.of(c);
+        return c;
+    }
+
+    /**
+     * Version {@code version} if it exists now. Unlike {@link #version}, which answers a version
+     * removed by cleanup from the cache if it was read before, this asks the store (one existence
+     * check) every time: for walks that must stop, or skip, where cleanup removed history. The
+     * manifest and transaction are still read only once; a version found removed is forgotten.
+     */
+    public Optional<Committed> present(long version) throws IOException {
+        Optional<ManifestLocation> loc = VersionResolver.find(store, version);
+        if (loc.isEmpty()) {
+            versions.remove(version);
+            return Optional.empty();
+        }
+        Committed known = versions.get(version);
+        if (known != null) {
+            return Optional.of(known);
+        }
+        return Optional.of(read(version, loc.get()));
+    }
+
+    /**
+     * The manifest of a committed version. Manifests are not cached (unlike transactions they
+     * grow with the table, and the cache holds thousands of versions); the known location saves
+     * looking the version up again.
+     */
+    public Manifest manifest(Committed version) throws IOException {
+        return ManifestIO.read(store, version.location());
+    }
+
+    /**
+     * The manifest of version {@code version} if it exists now (as {@link #present}), read from the
+     * store each time: for walks over manifests (which fragments a version had), which need neither
+     * the transaction nor a cache entry.
+     */
+    public Optional<Manifest> presentManifest(long version) throws IOException {
+        Optional<ManifestLocation> loc = VersionResolver.find(store, version);
+        if (loc.isEmpty()) {
+            versions.remove(version);
+            return Optional.empty();
+        }
+        return Optional.of(ManifestIO.read(store, loc.get()));
     }
 
     /**

@@ -214,6 +214,135 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
         assertThat(names(store, "_transactions")).hasSize(2);
     }
 
+    /** A plan appending one fragment per build, recording what the loop told it. */
+    private static final class AppendPlan implements CommitPlan {
+        final long readVersion;
+        int builds;
+        final List<String> retried = new ArrayList<>();
+        boolean mayRetry = true;
+        CommitConflictException checkFails;
+
+        AppendPlan(long readVersion) {
+            this.readVersion = readVersion;
+        }
+
+        @Override
+        public long readVersion() {
+            return readVersion;
+        }
+
+        @Override
+        public void check(long version, TableHistory history, Manifest latest) throws CommitConflictException {
+            if (checkFails != null) {
+                throw checkFails;
+            }
+        }
+
+        @Override
+        public java.util.Optional<Operation> build(Manifest latest) {
+            builds++;
+            return java.util.Optional.of(new Operation.Append(List.of(TxnFixtures.fragment("p" + builds, 1))));
+        }
+
+        @Override
+        public boolean mayRetry(java.io.IOException failure) {
+            return mayRetry && CommitPlan.super.mayRetry(failure);
+        }
+
+        @Override
+        public void retrying(int failedAttempts, java.io.IOException failure, Operation op, boolean mayBePublished) {
+            retried.add(failedAttempts + ":" + failure.getMessage() + ":" + (op != null) + ":" + mayBePublished);
+        }
+    }
+
+    @Test
+    void storeErrorsAreRetriedByTheLoopOnlyAsTheOptionsAndThePlanAllow() throws Exception {
+        ObjectStore store = newStore();
+        create(store, 1, 10);
+        int[] refusals = {2};
+        CommitOptions refusing = OPTS.withCommitHandler((s, path, bytes) -> {
+            if (refusals[0]-- > 0) {
+                throw new java.io.IOException("refused " + path);
+            }
+            return s.putIfAbsent(path, bytes);
+        });
+        CommitOptions.FailureRetries three = new CommitOptions.FailureRetries(3, Duration.ZERO, Duration.ZERO);
+
+        AppendPlan noRetries = new AppendPlan(1);
+        assertThatThrownBy(() -> TableCommitter.commit(store, noRetries, new TableHistory(store), refusing))
+                .isInstanceOf(java.io.IOException.class).hasMessageContaining("refused");
+        AppendPlan refusedByPlan = new AppendPlan(1);
+        refusedByPlan.mayRetry = false;
+        assertThatThrownBy(() -> TableCommitter.commit(store, refusedByPlan, new TableHistory(store),
+                refusing.withFailureRetries(three))).isInstanceOf(java.io.IOException.class)
+                .hasMessageContaining("refused");
+        assertThat(refusedByPlan.retried).isEmpty();
+        assertThat(VersionResolver.list(store)).hasSize(1);
+
+        refusals[0] = 2;
+        AppendPlan retried = new AppendPlan(1);
+        Manifest m = TableCommitter.commit(store, retried, new TableHistory(store), refusing.withFailureRetries(three))
+                .orElseThrow();
+        assertThat(m.version()).isEqualTo(2);
+        String v2 = ManifestNamingScheme.V2.path(2);
+        assertThat(retried.retried).containsExactly("1:refused " + v2 + ":true:false", "2:refused " + v2
+                + ":true:false");
+        assertThat(names(store, "_transactions")).as("only the committed transaction's file is left").hasSize(2);
+
+        refusals[0] = 5;
+        assertThatThrownBy(() -> TableCommitter.commit(store, new AppendPlan(2), new TableHistory(store),
+                refusing.withFailureRetries(three))).isInstanceOf(java.io.IOException.class)
+                .hasMessageContaining("refused");
+        AppendPlan conflicting = new AppendPlan(1);
+        conflicting.checkFails = new CommitConflictException("contradicts version 2", false, 2);
+        assertThatThrownBy(() -> TableCommitter.commit(store, conflicting, new TableHistory(store),
+                OPTS.withFailureRetries(three))).isSameAs(conflicting.checkFails);
+        assertThat(conflicting.retried).as("a conflict that is not retryable is final").isEmpty();
+        assertThat(VersionResolver.list(store)).hasSize(2);
+    }
+
+    @Test
+    void aLostResponseWhoseCheckFailedIsFoundByTheRetryAsTheCommitsOwnVersion() throws Exception {
+        ObjectStore base = newStore();
+        create(base, 1, 10);
+        String[] failHead = {null};
+        ObjectStore store = new dev.lanceflink.io.ForwardingObjectStore(base) {
+            @Override
+            public java.util.Optional<ObjectInfo> head(String path) throws java.io.IOException {
+                if (path.equals(failHead[0])) {
+                    failHead[0] = null;
+                    throw new java.io.IOException("store down while checking " + path);
+                }
+                return super.head(path);
+            }
+        };
+        boolean[] lose = {true};
+        CommitOptions losing = OPTS.withCommitHandler((s, path, bytes) -> {
+            boolean created = s.putIfAbsent(path, bytes);
+            if (lose[0]) {
+                lose[0] = false;
+                failHead[0] = path; // the check that follows fails too: the outcome stays unknown
+                throw new PutOutcomeUnknownException("response lost for " + path, null);
+            }
+            return created;
+        });
+
+        AppendPlan once = new AppendPlan(1);
+        assertThatThrownBy(() -> TableCommitter.commit(store, once, new TableHistory(store), losing))
+                .isInstanceOf(CommitOutcomeUnknownException.class).hasMessageContaining("version 2");
+        assertThat(VersionResolver.list(store)).as("it landed").hasSize(2);
+
+        lose[0] = true;
+        AppendPlan retried = new AppendPlan(2);
+        Manifest m = TableCommitter.commit(store, retried, new TableHistory(store), losing.withFailureRetries(
+                new CommitOptions.FailureRetries(3, Duration.ZERO, Duration.ZERO))).orElseThrow();
+        assertThat(m.version()).isEqualTo(3);
+        assertThat(retried.builds).as("recognised by its uuid, not built and published again").isEqualTo(1);
+        assertThat(retried.retried).hasSize(1).allMatch(r -> r.startsWith("1:store down") && r.endsWith(":true"));
+        assertThat(VersionResolver.list(store)).hasSize(3);
+        assertThat(m.fragments()).extracting(Fragment::id).hasSize(3);
+    }
+
     @Test
     void unknownPutOutcomeThatLandedCountsAsSuccess() throws Exception {
         ObjectStore store = newStore();

@@ -2,8 +2,12 @@ package dev.lanceflink.txn;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lanceflink.io.ForwardingObjectStore;
 import dev.lanceflink.io.LocalObjectStore;
+import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.io.RangeReader;
 import dev.lanceflink.table.ManifestNamingScheme;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -40,5 +44,63 @@ class TableHistoryTest {
         history.version(2);
         history.version(3);
         assertThat(history.version(1)).isEmpty();
+    }
+
+    @Test
+    void presentAsksTheStoreEachTimeButReadsEachVersionOnce() throws Exception {
+        LocalObjectStore files = new LocalObjectStore(dir);
+        int[] manifestReads = {0};
+        ObjectStore store = new ForwardingObjectStore(files) {
+            @Override
+            public RangeReader openReader(String path) throws IOException {
+                count(path);
+                return super.openReader(path);
+            }
+
+            @Override
+            public RangeReader openReader(String path, long knownSize) throws IOException {
+                count(path);
+                return super.openReader(path, knownSize);
+            }
+
+            @Override
+            public byte[] readAll(String path) throws IOException {
+                count(path);
+                return super.readAll(path);
+            }
+
+            private void count(String path) {
+                if (path.endsWith(".manifest")) {
+                    manifestReads[0]++;
+                }
+            }
+        };
+        Transaction create = Transaction.of(0, new Operation.Overwrite(List.of(TxnFixtures.fragment("a", 3)),
+                TxnFixtures.schema()));
+        TableCommitter.commit(store, create, CommitOptions.defaults());
+        Transaction append = Transaction.of(1, new Operation.Append(List.of(TxnFixtures.fragment("b", 2))));
+        TableCommitter.commit(store, append, CommitOptions.defaults());
+        TableHistory history = new TableHistory(store);
+
+        manifestReads[0] = 0;
+        assertThat(history.present(1).flatMap(TableHistory.Committed::transaction).map(Transaction::uuid))
+                .contains(create.uuid());
+        assertThat(history.present(1)).isPresent();
+        assertThat(history.version(1)).isPresent();
+        assertThat(manifestReads[0]).as("version 1's manifest read once").isEqualTo(1);
+        assertThat(history.present(3)).isEmpty();
+
+        // The manifest of a known version is read at its location; presentManifest reads it anew.
+        TableHistory.Committed second = history.version(2).orElseThrow();
+        assertThat(history.manifest(second).fragments()).hasSize(2);
+        assertThat(history.presentManifest(2).orElseThrow().version()).isEqualTo(2);
+        assertThat(history.presentManifest(3)).isEmpty();
+
+        // Removed by cleanup: version() still answers from the cache; present() asks and forgets it.
+        files.delete(ManifestNamingScheme.V2.path(1));
+        assertThat(history.version(1)).isPresent();
+        assertThat(history.present(1)).isEmpty();
+        assertThat(history.version(1)).as("forgotten once found removed").isEmpty();
+        assertThat(history.presentManifest(1)).isEmpty();
     }
 }

@@ -9,7 +9,6 @@ import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.VersionNotFoundException;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.CommitConflictException;
-import dev.lanceflink.txn.Backoff;
 import dev.lanceflink.txn.CommitOptions;
 import dev.lanceflink.txn.CommitPlan;
 import dev.lanceflink.txn.Operation;
@@ -37,13 +36,14 @@ import org.slf4j.LoggerFactory;
  * that an earlier version of the sink committed step by step ({@link CommitStep}) and that was cut
  * short resumes with the steps that had not landed, committed together.
  *
- * <p>Each attempt is a {@link CommitPlan} of the commit loop ({@link TableCommitter}): it builds
- * the checkpoint's operation on the latest version and publishes it as exactly the next one; a lost
- * race makes the loop check and build again. A publication whose response was lost is resolved by
- * {@link ResolvingCommitHandler}. An I/O error, or a loop that kept losing, is retried here,
- * re-checking the marker each time, up to {@code maxAttempts}; then, or on a conflict that is not
- * retryable, a {@link CheckpointCommitException} says why, and nothing of the checkpoint has been
- * dropped.
+ * <p>The commit is a {@link CommitPlan} of the commit loop ({@link TableCommitter}), the only retry
+ * loop: each attempt builds the checkpoint's operation on the latest version and publishes it as
+ * exactly the next one; a lost race makes the loop check and build again. A publication whose
+ * response was lost is resolved by {@link ResolvingCommitHandler}, or else by the loop, which finds
+ * its own transaction. An I/O error, or a run of lost races, costs an attempt, and the loop tries
+ * again (re-checking the marker) up to {@code maxAttempts} attempts; then, or on a conflict that is
+ * not retryable, a {@link CheckpointCommitException} says why, and nothing of the checkpoint has
+ * been dropped.
  *
  * <p>Changes computed from a pinned version (an {@code UPDATE} or row-level {@code DELETE}: the
  * {@code readVersion} constructor argument) are first checked against what other writers
@@ -58,7 +58,6 @@ public final class CheckpointCommitter {
     private final ObjectStore store;
     private final CommitOptions commitOptions;
     private final int maxAttempts;
-    private final Duration retryBackoff;
     /** Sink commits wait at most this long between attempts. */
     private static final Duration MAX_RETRY_BACKOFF = Duration.ofSeconds(10);
 
@@ -88,12 +87,13 @@ public final class CheckpointCommitter {
             long readVersion) {
         this.store = requireNonNull(store, "store is null");
         requireNonNull(commitOptions, "commitOptions is null");
-        this.commitOptions = commitOptions.withCommitHandler(new ResolvingCommitHandler(commitOptions.commitHandler()));
         if (maxAttempts < 1) {
             throw new IllegalArgumentException("maxAttempts must be at least 1, got " + maxAttempts);
         }
+        requireNonNull(retryBackoff, "retryBackoff is null");
+        this.commitOptions = commitOptions.withCommitHandler(new ResolvingCommitHandler(commitOptions.commitHandler()))
+                .withFailureRetries(new CommitOptions.FailureRetries(maxAttempts, retryBackoff, MAX_RETRY_BACKOFF));
         this.maxAttempts = maxAttempts;
-        this.retryBackoff = requireNonNull(retryBackoff, "retryBackoff is null");
         this.history = new TableHistory(store);
         this.finder = new CommittedCheckpointFinder(history);
         this.changeCheck = readVersion > 0 ? new ConcurrentChangeCheck(history, readVersion) : null;
@@ -110,58 +110,50 @@ public final class CheckpointCommitter {
         if (commit.isEmpty()) {
             return CommitOutcome.nothingToCommit(commit.checkpointId());
         }
-        int conflicts = 0;
-        IOException last = null;
-        for (int attempt = 1; attempt <= maxAttempts; attempt++) {
-            Attempt plan = new Attempt(commit, attempt);
-            try {
-                Optional<Manifest> committed = TableCommitter.commit(store, plan, history, commitOptions);
-                conflicts += plan.lostRaces;
-                return committed.isPresent()
-                        ? new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.COMMITTED,
-                                committed.get().version(), attempt, conflicts)
-                        : plan.outcome.withConflicts(conflicts);
-            } catch (CheckpointCommitException e) {
-                plan.discardBuilt(); // refused before its publication
-                throw e;
-            } catch (CommitConflictException e) {
-                conflicts += plan.lostRaces;
-                plan.discardBuilt(); // certainly not published
-                if (!e.isRetryable()) {
-                    throw new CheckpointCommitException(capitalized(commit.describe()) + " cannot be committed to "
-                            + store.rootUri() + ": " + e.getMessage() + ". The job fails so that no change is dropped;"
-                            + " resolve the conflicting change, then restart from the last checkpoint", e);
-                }
-                last = e;
-                LOG.warn("Attempt {}/{} to commit checkpoint {} to {} hit a retryable conflict: {}", attempt,
-                        maxAttempts, commit.checkpointId(), store.rootUri(), e.getMessage());
-            } catch (IOException e) {
-                // The outcome may be unknown (e.g. a lost response): the next attempt re-checks the
-                // marker, and the files stay because the version may reference them.
-                conflicts += plan.lostRaces;
-                last = e;
-                LOG.warn("Attempt {}/{} to commit checkpoint {} to {} failed: {}", attempt, maxAttempts,
-                        commit.checkpointId(), store.rootUri(), e.toString());
+        CheckpointPlan plan = new CheckpointPlan(commit);
+        try {
+            Optional<Manifest> committed = TableCommitter.commit(store, plan, history, commitOptions);
+            return committed.isPresent()
+                    ? new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.COMMITTED, committed.get().version(),
+                            plan.failedAttempts + 1, plan.lostRaces)
+                    : plan.outcome.withConflicts(plan.lostRaces);
+        } catch (CheckpointCommitException e) {
+            plan.discardBuilt(); // refused before its publication
+            throw e;
+        } catch (CommitConflictException e) {
+            plan.discardBuilt(); // certainly not published
+            if (!e.isRetryable()) {
+                throw new CheckpointCommitException(capitalized(commit.describe()) + " cannot be committed to "
+                        + store.rootUri() + ": " + e.getMessage() + ". The job fails so that no change is dropped;"
+                        + " resolve the conflicting change, then restart from the last checkpoint", e);
             }
-            if (attempt < maxAttempts) {
-                Backoff.sleep(attempt, retryBackoff, MAX_RETRY_BACKOFF);
-            }
+            throw exhausted(commit, plan, e);
+        } catch (IOException e) {
+            // The outcome may be unknown (e.g. a lost response): the files stay because the version
+            // may reference them, and a restart finds the commit by its marker.
+            throw exhausted(commit, plan, e);
         }
-        throw new CheckpointCommitException(capitalized(commit.describe()) + " could not be committed to "
-                + store.rootUri() + " in " + maxAttempts + " attempts (" + conflicts + " lost to conflicts); last"
-                + " error: " + last + ". The job fails so that no change is dropped; a restart retries the commit"
-                + " (raise the sink's commit retries if the table is busy)", last);
+    }
+
+    private CheckpointCommitException exhausted(CheckpointCommit commit, CheckpointPlan plan, IOException last) {
+        return new CheckpointCommitException(capitalized(commit.describe()) + " could not be committed to "
+                + store.rootUri() + " in " + maxAttempts + " attempts (" + plan.lostRaces + " lost to conflicts);"
+                + " last error: " + last + ". The job fails so that no change is dropped; a restart retries the"
+                + " commit (raise the sink's commit retries if the table is busy)", last);
     }
 
     /**
-     * One attempt of {@link #commit}, as a plan of the commit loop: its build first looks for the
-     * checkpoint's marker (an earlier attempt, or an earlier run of the job, may have committed it
-     * already), then checks a row-level statement's changes against every version committed since
-     * the statement read, then builds the checkpoint's operation on the latest version.
+     * The commit of one checkpoint, as a plan of the commit loop: each attempt's build first looks
+     * for the checkpoint's marker (an earlier attempt, or an earlier run of the job, may have
+     * committed it already), then checks a row-level statement's changes against every version
+     * committed since the statement read, then builds the checkpoint's operation on the latest
+     * version. The loop retries store errors and retryable conflicts up to {@code maxAttempts}
+     * attempts; a refusal of the sink's own ({@link CheckpointCommitException}) is final.
      */
-    private final class Attempt implements CommitPlan {
+    private final class CheckpointPlan implements CommitPlan {
         private final CheckpointCommit commit;
-        private final int attempt;
+        /** Attempts that failed so far (lost races do not count). */
+        private int failedAttempts;
         private final long readVersion;
         /** The outcome when the build found nothing to commit. */
         private CommitOutcome outcome;
@@ -170,9 +162,8 @@ public final class CheckpointCommitter {
         private int lostRaces;
         private Set<CommitStep> remaining;
 
-        Attempt(CheckpointCommit commit, int attempt) throws IOException {
+        CheckpointPlan(CheckpointCommit commit) throws IOException {
             this.commit = commit;
-            this.attempt = attempt;
             Manifest latest;
             try {
                 latest = ManifestIO.read(store, VersionResolver.latest(store));
@@ -238,7 +229,7 @@ public final class CheckpointCommitter {
                 LOG.info("Checkpoint {} of commit user {} is already committed to {} (version {}); skipping it",
                         commit.checkpointId(), commit.commitUser(), store.rootUri(), version);
                 outcome = new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.ALREADY_COMMITTED, version,
-                        attempt - 1, 0);
+                        failedAttempts, 0);
                 return Optional.empty();
             }
             if (changeCheck != null && !steps.equals(remaining)) {
@@ -255,11 +246,28 @@ public final class CheckpointCommitter {
                 // version holds what the checkpoint changed.
                 outcome = landedSteps >= 0
                         ? new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.ALREADY_COMMITTED,
-                                newest.orElseThrow().version(), attempt - 1, 0)
+                                newest.orElseThrow().version(), failedAttempts, 0)
                         : new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.NOTHING_TO_COMMIT, 0,
-                                attempt - 1, 0);
+                                failedAttempts, 0);
             }
             return built.operation();
+        }
+
+        @Override
+        public boolean mayRetry(IOException failure) {
+            return !(failure instanceof CheckpointCommitException) && CommitPlan.super.mayRetry(failure);
+        }
+
+        @Override
+        public void retrying(int failedAttempts, IOException failure, Operation op, boolean mayBePublished) {
+            this.failedAttempts = failedAttempts;
+            if (failure instanceof CommitConflictException && !mayBePublished) {
+                discardBuilt(); // certainly not published
+            } else {
+                builtFiles = List.of(); // a version may reference them: keep them
+            }
+            LOG.warn("Attempt {}/{} to commit checkpoint {} to {} failed: {}", failedAttempts, maxAttempts,
+                    commit.checkpointId(), store.rootUri(), failure.toString());
         }
 
         @Override

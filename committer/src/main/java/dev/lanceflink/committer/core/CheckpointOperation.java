@@ -202,7 +202,8 @@ final class CheckpointOperation {
             }
             Optional<MovedRows.Destination> moved = movedRows.follow(from.getAsLong(), offsets, latest);
             if (moved.isEmpty()) {
-                FragmentRemoval.rowsWereDeleted(store, from.getAsLong(), latest, what); // throws unless deleted
+                // throws unless deleted
+                FragmentRemoval.rowsWereDeleted(movedRows.history(), from.getAsLong(), latest, what);
                 dropped += offsets.getLongCardinality();
                 return Optional.empty();
             }

@@ -2,10 +2,8 @@ package dev.lanceflink.committer.core;
 
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.Manifest;
-import dev.lanceflink.table.ManifestIO;
-import dev.lanceflink.table.ManifestLocation;
-import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.Operation;
+import dev.lanceflink.txn.TableHistory;
 import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.txn.TransactionStore;
 import java.io.IOException;
@@ -20,9 +18,6 @@ import java.util.Optional;
  * the old addresses must not be dropped, so the sink fails with guidance instead.
  */
 public final class FragmentRemoval {
-    /** How many versions back the search looks for the last version that still had the fragment. */
-    private static final int MAX_WALK = 1000;
-
     private FragmentRemoval() {}
 
     /** The version that removed the fragment and its operation, if found. */
@@ -33,14 +28,20 @@ public final class FragmentRemoval {
         }
     }
 
-    public static Optional<Cause> find(ObjectStore store, long fragmentId, Manifest latest) throws IOException {
+    /**
+     * Looks back at most {@link TableHistory#WALK_LIMIT} versions for the last one that still had
+     * the fragment; the version after it removed it. Empty if the walk reaches a version removed
+     * by cleanup, or its limit, first (unknown).
+     */
+    public static Optional<Cause> find(TableHistory history, long fragmentId, Manifest latest) throws IOException {
+        ObjectStore store = history.store();
         long removedAt = -1;
-        for (long v = latest.version() - 1; v >= 1 && v >= latest.version() - MAX_WALK; v--) {
-            Optional<ManifestLocation> loc = VersionResolver.find(store, v);
-            if (loc.isEmpty()) {
+        for (long v = latest.version() - 1; v >= 1 && v >= latest.version() - TableHistory.WALK_LIMIT; v--) {
+            Optional<Manifest> m = history.presentManifest(v);
+            if (m.isEmpty()) {
                 return Optional.empty(); // history removed by cleanup: unknown
             }
-            if (ManifestIO.read(store, loc.get()).fragment(fragmentId).isPresent()) {
+            if (m.get().fragment(fragmentId).isPresent()) {
                 removedAt = v + 1;
                 break;
             }
@@ -48,7 +49,9 @@ public final class FragmentRemoval {
         if (removedAt < 0) {
             return Optional.empty();
         }
-        Transaction txn = TransactionStore.readForVersion(store, removedAt);
+        Optional<Transaction> known = history.transaction(removedAt);
+        // Missing, or without a transaction: read it directly for the precise error.
+        Transaction txn = known.isPresent() ? known.get() : TransactionStore.readForVersion(store, removedAt);
         Operation op = txn.operation();
         if (op instanceof Operation.Unknown u) {
             throw CheckpointCommitException.permanent("Fragment " + fragmentId + " is gone: " + u.refusal(removedAt,
@@ -59,9 +62,10 @@ public final class FragmentRemoval {
     }
 
     /** True if every row of the fragment was deleted (so changes aimed at it can be dropped). */
-    public static boolean rowsWereDeleted(ObjectStore store, long fragmentId, Manifest latest, String what)
+    public static boolean rowsWereDeleted(TableHistory history, long fragmentId, Manifest latest, String what)
             throws IOException, CheckpointCommitException {
-        Optional<Cause> cause = find(store, fragmentId, latest);
+        ObjectStore store = history.store();
+        Optional<Cause> cause = find(history, fragmentId, latest);
         if (cause.isPresent() && cause.get().rowsDeleted()) {
             return true;
         }

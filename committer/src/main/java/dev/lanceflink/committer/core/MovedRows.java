@@ -32,9 +32,6 @@ import org.roaringbitmap.RoaringBitmap;
  * appended file are looked up once per committer.
  */
 public final class MovedRows {
-    /** How many versions back the search looks for the fragment that held an appended file. */
-    private static final int MAX_WALK = 1000;
-
     private final ObjectStore store;
     private final Map<Long, RewriteMoves> movesByVersion = new HashMap<>();
     private final Map<Long, Long> fragmentOfFile = new HashMap<>();
@@ -51,6 +48,11 @@ public final class MovedRows {
     public MovedRows(TableHistory history) {
         this.store = history.store();
         this.history = history;
+    }
+
+    /** The history this instance reads, shared with the other checks of its committer. */
+    public TableHistory history() {
+        return history;
     }
 
     /**
@@ -70,12 +72,12 @@ public final class MovedRows {
         if (known != null) {
             return OptionalLong.of(known);
         }
-        for (long v = latest.version() - 1; v >= 1 && v >= latest.version() - MAX_WALK; v--) {
-            Optional<ManifestLocation> loc = VersionResolver.find(store, v);
-            if (loc.isEmpty()) {
+        for (long v = latest.version() - 1; v >= 1 && v >= latest.version() - TableHistory.WALK_LIMIT; v--) {
+            Optional<Manifest> m = history.presentManifest(v);
+            if (m.isEmpty()) {
                 return OptionalLong.empty();
             }
-            Fragment f = PendingFiles.index(ManifestIO.read(store, loc.get())).get(fileId);
+            Fragment f = PendingFiles.index(m.get()).get(fileId);
             if (f != null) {
                 fragmentOfFile.put(fileId, f.id());
                 return OptionalLong.of(f.id());
@@ -162,7 +164,7 @@ public final class MovedRows {
         if (known != null) {
             return Optional.of(known);
         }
-        for (long v = latest.version(); v >= 2 && v > latest.version() - MAX_WALK; v--) {
+        for (long v = latest.version(); v >= 2 && v > latest.version() - TableHistory.WALK_LIMIT; v--) {
             Optional<Transaction> txn = transactionAt(v);
             if (txn.isEmpty()) {
                 break; // history removed by cleanup: the manifests decide
@@ -181,7 +183,7 @@ public final class MovedRows {
                 break; // replaced fragment lists: the manifests decide
             }
         }
-        Optional<FragmentRemoval.Cause> found = FragmentRemoval.find(store, fragmentId, latest);
+        Optional<FragmentRemoval.Cause> found = FragmentRemoval.find(history, fragmentId, latest);
         found.ifPresent(c -> removals.put(fragmentId, c));
         return found;
     }
@@ -194,8 +196,12 @@ public final class MovedRows {
     private RewriteMoves moves(long version) throws IOException {
         RewriteMoves m = movesByVersion.get(version);
         if (m == null) {
-            Manifest committed = ManifestIO.read(store, VersionResolver.version(store, version));
-            Operation op = TransactionStore.readForVersion(store, version).operation();
+            Optional<TableHistory.Committed> c = history.version(version);
+            // Missing, or without a transaction: read it directly for the precise error.
+            Manifest committed = c.isPresent() ? history.manifest(c.get())
+                    : ManifestIO.read(store, VersionResolver.version(store, version));
+            Operation op = (c.isPresent() && c.get().transaction().isPresent() ? c.get().transaction().get()
+                    : TransactionStore.readForVersion(store, version)).operation();
             m = RewriteMoves.of(store, committed, (Operation.Rewrite) op);
             movesByVersion.put(version, m);
         }

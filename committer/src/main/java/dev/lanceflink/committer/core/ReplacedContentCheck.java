@@ -23,8 +23,8 @@ import java.util.Optional;
  * concurrent to it.
  *
  * <p>Which versions are checked: those after the newest version this sink (commit user) committed
- * for an earlier checkpoint, or, if it has none among the latest {@value #MAX_WALK} versions,
- * those after the version the checkpoint's changes were gathered at. The sink located its targets
+ * for an earlier checkpoint, or, if it has none among the latest {@value TableHistory#WALK_LIMIT}
+ * versions, those after the version the checkpoint's changes were gathered at. The sink located its targets
  * after it started and saw the table up to its own previous commit, so a replacement in that range
  * certainly happened under its feet; one before it may have been seen by the sink's key map (a
  * job started on the overwritten table), which must not fail. Not detected: a replacement that
@@ -32,8 +32,6 @@ import java.util.Optional;
  * commit only appended rows (appends are compatible with it, and the walk stops at the commit).
  */
 final class ReplacedContentCheck {
-    /** How many versions back the search for the sink's newest commit looks. */
-    static final int MAX_WALK = 1000;
 
     private final ObjectStore store;
     /** Transactions by version, read once (committed versions never change), shared with the other checks. */
@@ -53,7 +51,7 @@ final class ReplacedContentCheck {
      * @throws CheckpointCommitException naming the replacing version, if the content was replaced
      */
     void check(CheckpointCommit commit, Manifest latest, String what) throws IOException {
-        for (long v = latest.version(); v > 0 && v > latest.version() - MAX_WALK; v--) {
+        for (long v = latest.version(); v > 0 && v > latest.version() - TableHistory.WALK_LIMIT; v--) {
             Optional<Transaction> txn = transactionAt(v);
             if (txn.isEmpty()) {
                 return; // history removed by cleanup (or never recorded): nothing provable
@@ -79,7 +77,7 @@ final class ReplacedContentCheck {
      */
     private long ownCommitBelow(CheckpointCommit commit, long below, long latest)
             throws IOException {
-        for (long v = below - 1; v > 0 && v > latest - MAX_WALK; v--) {
+        for (long v = below - 1; v > 0 && v > latest - TableHistory.WALK_LIMIT; v--) {
             Optional<Transaction> txn = transactionAt(v);
             if (txn.isEmpty()) {
                 return -1;

@@ -12,6 +12,7 @@ import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.ManifestNamingScheme;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.TableHistory;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -114,7 +115,7 @@ class NewerLanceHistoryTest {
         long newer = publishNewerLanceVersion(b -> b.fragments(List.of())); // version 2 removes fragment 0
         Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
 
-        assertThatThrownBy(() -> FragmentRemoval.find(store, 0, latest))
+        assertThatThrownBy(() -> FragmentRemoval.find(new TableHistory(store), 0, latest))
                 .isInstanceOf(CheckpointCommitException.class)
                 .hasMessageContaining("Fragment 0 is gone: version " + newer + " of " + store.rootUri()
                         + " was written by a newer Lance")

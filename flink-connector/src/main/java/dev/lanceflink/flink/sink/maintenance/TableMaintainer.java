@@ -27,8 +27,8 @@ import dev.lanceflink.table.ManifestNamingScheme;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.CommitOptions;
 import dev.lanceflink.txn.Operation;
+import dev.lanceflink.txn.TableHistory;
 import dev.lanceflink.txn.Transaction;
-import dev.lanceflink.txn.TransactionStore;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -62,6 +62,8 @@ public final class TableMaintainer {
     private final MaintenanceLease lease;
     private final Clock clock;
     private final BufferAllocator allocator;
+    /** The transactions {@link #keepFrom} walks, read once per maintainer (each check walks the same ones). */
+    private final TableHistory history;
     /** The latest version the previous check read (0 before the first). */
     private long previousCheckVersion;
     /** Overlays that arrived at one fragment between consecutive checks, for the last few checks. */
@@ -75,6 +77,7 @@ public final class TableMaintainer {
         this.clock = requireNonNull(clock, "clock is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
         this.lease = new MaintenanceLease(store, owner, settings.leaseTimeout(), clock);
+        this.history = new TableHistory(store);
     }
 
     /** What a check found and did. */
@@ -324,12 +327,12 @@ public final class TableMaintainer {
         long newestCheckpoint = -1;
         long keep = 0;
         for (long v = latest.version(); v > 0; v--) {
-            Optional<ManifestLocation> loc = VersionResolver.find(store, v);
-            if (loc.isEmpty()) {
+            // Whether the version still exists is asked every time: the cleanup this decides removes versions.
+            Optional<TableHistory.Committed> c = history.present(v);
+            if (c.isEmpty()) {
                 break; // removed: older versions cannot matter more than the ones already walked
             }
-            Manifest m = v == latest.version() ? latest : ManifestIO.read(store, loc.get());
-            Optional<Transaction> txn = TransactionStore.read(store, m);
+            Optional<Transaction> txn = c.get().transaction();
             if (txn.isEmpty()) {
                 continue;
             }

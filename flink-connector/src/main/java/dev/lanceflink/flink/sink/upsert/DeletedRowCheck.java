@@ -72,7 +72,7 @@ final class DeletedRowCheck {
                 if (moved.isEmpty()) {
                     Boolean deleted = removedByDelete.get(fragmentId);
                     if (deleted == null) {
-                        deleted = FragmentRemoval.rowsWereDeleted(store, fragmentId, latest,
+                        deleted = FragmentRemoval.rowsWereDeleted(movedRows.history(), fragmentId, latest,
                                 "An update of the upsert sink");
                         removedByDelete.put(fragmentId, deleted);
                     }

@@ -10,7 +10,7 @@ import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.overlay.OverlayFields;
 import dev.lanceflink.overlay.OverlayOrder;
 import dev.lanceflink.overlay.OverlayResolver;
-import dev.lanceflink.overlay.OverlayWriter;
+import dev.lanceflink.overlay.OverlayStager;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.read.FragmentReader;
 import dev.lanceflink.schema.LanceField;
@@ -19,7 +19,6 @@ import dev.lanceflink.table.DataFile;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
-import dev.lanceflink.table.RowAddress;
 import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.txn.CommitConflictException;
 import dev.lanceflink.txn.CommitOptions;
@@ -103,36 +102,28 @@ public final class OverlayCompactor {
         LanceSchema schema = manifest.schema();
         List<LanceField> fields = overlaidFields(schema, fragment, run, false);
         int[] ids = fields.stream().mapToInt(LanceField::id).toArray();
-        DataOverlayFile merged;
-        String path;
+        OverlayStager.StagedOverlay merged;
         try (TableFiles files = TableFiles.of(store, manifest);
-                OverlayWriter w = OverlayWriter.create(store, manifest, fragmentId, ids, allocator, fileOptions);
+                OverlayStager.FieldStream out = OverlayStager.open(store, manifest,
+                        OverlayStager.Target.fragment(fragmentId), ids, allocator, fileOptions);
                 OverlayResolver resolver = new OverlayResolver(files, fragment, run, allocator)) {
-            try {
-                for (LanceField f : fields) {
-                    RoaringBitmap union = new RoaringBitmap();
-                    for (DataOverlayFile o : run) {
-                        int pos = OverlayFields.positionOf(o.dataFile(), f);
-                        if (pos >= 0) {
-                            union.or(o.coverage().bitmap(pos));
-                        }
+            for (LanceField f : fields) {
+                RoaringBitmap union = new RoaringBitmap();
+                for (DataOverlayFile o : run) {
+                    int pos = OverlayFields.positionOf(o.dataFile(), f);
+                    if (pos >= 0) {
+                        union.or(o.coverage().bitmap(pos));
                     }
-                    writeCovered(w, resolver, f, union, fragmentId, allocator);
                 }
-                Optional<DataOverlayFile> out = w.finish();
-                path = w.writtenPath().orElse(null);
-                if (out.isEmpty()) {
-                    throw new IllegalStateException("Overlays " + Arrays.toString(p) + " of fragment " + fragmentId
-                            + " cover no cell; nothing to merge");
-                }
-                merged = out.get().withCommittedVersion(run.get(run.size() - 1).committedVersion());
-            } catch (IOException | RuntimeException e) {
-                w.writtenPath().ifPresent(x -> StagedWrite.discard(store, List.of(x)));
-                throw e;
+                writeCovered(out, resolver, f, union, allocator);
             }
+            merged = out.finish().orElseThrow(() -> new IllegalStateException("Overlays " + Arrays.toString(p)
+                    + " of fragment " + fragmentId + " cover no cell; nothing to merge"));
         }
+        String path = merged.writtenPath();
+        DataOverlayFile stamped = merged.overlay().withCommittedVersion(run.get(run.size() - 1).committedVersion());
         List<DataOverlayFile> next = new ArrayList<>(all.subList(0, p[0]));
-        next.add(merged);
+        next.add(stamped);
         next.addAll(all.subList(p[p.length - 1] + 1, all.size()));
         List<Fragment> fragments = new ArrayList<>();
         for (Fragment f : manifest.fragments()) {
@@ -141,26 +132,25 @@ public final class OverlayCompactor {
         return new StagedWrite(new Operation.Merge(fragments, schema), List.of(path));
     }
 
-    /** Writes the run's post-image of {@code f} at every offset of {@code covered}, in chunks. */
-    private static void writeCovered(OverlayWriter w, OverlayResolver resolver, LanceField f, RoaringBitmap covered,
-            long fragmentId, BufferAllocator allocator) throws IOException {
+    /**
+     * Streams the run's post-image of {@code f} at every offset of {@code covered} into the
+     * merged overlay, {@link #CHUNK_ROWS} cells at a time (offsets ascend, one value per cell).
+     */
+    private static void writeCovered(OverlayStager.FieldStream out, OverlayResolver resolver, LanceField f,
+            RoaringBitmap covered, BufferAllocator allocator) throws IOException {
         PeekableIntIterator it = covered.getIntIterator();
         long[] offsets = new long[(int) Math.min(CHUNK_ROWS, covered.getLongCardinality())];
-        long[] addresses = new long[offsets.length];
         while (it.hasNext()) {
             int n = 0;
             while (n < offsets.length && it.hasNext()) {
-                offsets[n] = Integer.toUnsignedLong(it.next());
-                addresses[n] = RowAddress.of(fragmentId, offsets[n]);
-                n++;
+                offsets[n++] = Integer.toUnsignedLong(it.next());
             }
-            long[] o = n == offsets.length ? offsets : Arrays.copyOf(offsets, n);
-            long[] a = n == addresses.length ? addresses : Arrays.copyOf(addresses, n);
+            long[] o = n == offsets.length ? offsets : Arrays.copyOf(offsets, n); // the resolver reads them all
             FieldVector nulls = f.toArrow().createVector(allocator);
             nulls.allocateNew();
             nulls.setValueCount(n); // every offset is covered by the run, so these are never used
             try (FieldVector values = resolver.resolve(f, o, nulls)) {
-                w.writeField(f.id(), a, values);
+                out.add(f.id(), o, n, values);
             }
         }
     }

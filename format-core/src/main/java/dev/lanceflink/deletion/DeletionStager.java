@@ -20,6 +20,11 @@ import org.roaringbitmap.RoaringBitmap;
  * before), and a fragment whose rows would all be deleted is removed instead. Offsets that are
  * already deleted change nothing (no file is written for such a fragment). The caller commits the
  * result (e.g. {@code Operation.Delete}) or, giving up, deletes {@link Staged#writtenPaths()}.
+ *
+ * <p>Every writer of deletion files goes through here (deletes, updates, the checkpoint
+ * committer, the rebase of a Delete/Update over concurrent deletions, deletions of fragments
+ * appended in the same commit), so the merge rule, the file type choice and the removal of
+ * emptied fragments are decided once.
  */
 public final class DeletionStager {
     private DeletionStager() {}
@@ -32,6 +37,9 @@ public final class DeletionStager {
      * @param writtenPaths the new deletion files, relative to the store root
      */
     public record Staged(Map<Long, Fragment> updated, List<Long> removed, List<String> writtenPaths) {
+        /** No row deleted that was not already. */
+        public static final Staged NOTHING = new Staged(Map.of(), List.of(), List.of());
+
         public Staged {
             updated = Collections.unmodifiableMap(new LinkedHashMap<>(updated));
             removed = List.copyOf(removed);
@@ -70,29 +78,75 @@ public final class DeletionStager {
                 }
                 DeletionFile current = f.deletionFile();
                 DeletionVector old = current == null ? DeletionVector.EMPTY : DeletionFiles.read(files, f.id(), current);
-                DeletionVector merged = old.union(DeletionVector.of(e.getValue()));
-                if (merged.equals(old)) {
-                    continue;
-                }
-                if (merged.coversAll(f.physicalRows())) {
-                    removed.add(f.id());
-                    continue;
-                }
-                DeletionFile file = DeletionFiles.write(store, f.id(), readVersion, merged,
-                        current == null ? null : current.type());
-                written.add(file.rootRelativePath(f.id()));
-                updated.put(f.id(), f.withDeletionFile(file));
+                Staged one = stageFragment(store, f, old, DeletionVector.of(e.getValue()), readVersion);
+                updated.putAll(one.updated());
+                removed.addAll(one.removed());
+                written.addAll(one.writtenPaths());
             }
         } catch (IOException | RuntimeException ex) {
-            for (String p : written) {
-                try {
-                    store.delete(p);
-                } catch (IOException | RuntimeException ignored) {
-                    // unreferenced; table cleanup removes it later
-                }
-            }
+            discard(store, written);
             throw ex;
         }
         return new Staged(updated, removed, written);
+    }
+
+    /**
+     * Merges {@code deleted} into the deletion vector of one fragment whose current vector the
+     * caller has already read (e.g. to check it for conflicts): writes the union as a new deletion
+     * file of the same type as the fragment's current one, or removes the fragment when the union
+     * covers all its rows, or changes nothing when every offset is already deleted.
+     *
+     * @param fragment the fragment as it is in the version the result is committed on
+     * @param current its deletion vector as stored in {@code fragment.deletionFile()} (EMPTY if none)
+     * @param readVersion the version new deletion files are named after
+     */
+    public static Staged stageFragment(ObjectStore store, Fragment fragment, DeletionVector current,
+            DeletionVector deleted, long readVersion) throws IOException {
+        requireNonNull(store, "store is null");
+        requireNonNull(fragment, "fragment is null");
+        requireNonNull(current, "current is null");
+        requireNonNull(deleted, "deleted is null");
+        DeletionVector merged = current.union(deleted);
+        if (merged.equals(current)) {
+            return Staged.NOTHING;
+        }
+        if (merged.coversAll(fragment.physicalRows())) {
+            return new Staged(Map.of(), List.of(fragment.id()), List.of());
+        }
+        DeletionFile previous = fragment.deletionFile();
+        DeletionFile file = DeletionFiles.write(store, fragment.id(), readVersion, merged,
+                previous == null ? null : previous.type());
+        return new Staged(Map.of(fragment.id(), fragment.withDeletionFile(file)), List.of(),
+                List.of(file.rootRelativePath(fragment.id())));
+    }
+
+    /**
+     * Deletions of rows of a fragment written for the same commit (not in any manifest yet, its id
+     * already fixed because the deletion file is named after it): the same rules as for a
+     * committed fragment, starting from no deletions.
+     *
+     * @throws IllegalArgumentException if {@code fresh} already has a deletion file
+     */
+    public static Staged stageFresh(ObjectStore store, Fragment fresh, RoaringBitmap deleted, long readVersion)
+            throws IOException {
+        requireNonNull(fresh, "fresh is null");
+        requireNonNull(deleted, "deleted is null");
+        if (fresh.deletionFile() != null) {
+            throw new IllegalArgumentException("Fragment " + fresh.id() + " is not fresh: it already has deletion file "
+                    + fresh.deletionFile().fileName(fresh.id()) + "; stage its deletions with stage() or"
+                    + " stageFragment(), which merge with the current vector");
+        }
+        return stageFragment(store, fresh, DeletionVector.EMPTY, DeletionVector.of(deleted), readVersion);
+    }
+
+    /** Deletes staged deletion files, best effort: unreferenced files are garbage either way. */
+    public static void discard(ObjectStore store, List<String> writtenPaths) {
+        for (String p : writtenPaths) {
+            try {
+                store.delete(p);
+            } catch (IOException | RuntimeException ignored) {
+                // unreferenced; table cleanup removes it later
+            }
+        }
     }
 }

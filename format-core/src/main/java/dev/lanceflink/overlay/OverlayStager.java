@@ -37,6 +37,10 @@ import org.apache.arrow.vector.types.pojo.FieldType;
  *   <li>values may be NULL whatever the field's nullability: an overlay sets a cell to NULL by
  *       covering it with a NULL ({@link #valueField}).</li>
  * </ul>
+ *
+ * <p>Writers that already produce one value per cell in offset order (compaction, relocation)
+ * stream through {@link #open} instead of handing over whole tables of changes; both forms end
+ * in the same {@link OverlayWriter}, so they write the same file for the same cells.
  */
 public final class OverlayStager {
     /**
@@ -151,44 +155,140 @@ public final class OverlayStager {
             return Optional.empty();
         }
         int[] declared = written.stream().mapToInt(k -> fieldIds[k]).toArray();
-        long high = target.committed() ? RowAddress.firstOf(target.fragmentId()) : 0;
-        try (OverlayWriter writer = target.committed()
-                ? OverlayWriter.create(store, manifest, target.fragmentId(), declared, allocator, fileOptions)
-                : OverlayWriter.createForUncommittedFragment(store, manifest, UNKNOWN_ROWS, declared, allocator,
-                        fileOptions)) {
-            try {
-                long[] shared = null;
-                int[] sharedRows = null;
-                for (int k : written) {
-                    int[] rows = winners[k];
-                    long[] addresses;
-                    if (sharedRows != null && Arrays.equals(rows, sharedRows)) {
-                        addresses = shared; // a dense overlay: one address array for all fields
-                    } else {
-                        addresses = new long[rows.length];
-                        for (int j = 0; j < rows.length; j++) {
-                            addresses[j] = high | offsets[rows[j]];
-                        }
-                        shared = addresses;
-                        sharedRows = rows;
+        try (FieldStream stream = open(store, manifest, target, declared, allocator, fileOptions)) {
+            long[] shared = null;
+            int[] sharedRows = null;
+            for (int k : written) {
+                int[] rows = winners[k];
+                long[] fieldOffsets;
+                if (sharedRows != null && Arrays.equals(rows, sharedRows)) {
+                    fieldOffsets = shared; // a dense overlay: one offset array for all fields
+                } else {
+                    fieldOffsets = new long[rows.length];
+                    for (int j = 0; j < rows.length; j++) {
+                        fieldOffsets[j] = offsets[rows[j]];
                     }
-                    FieldVector all = values.get(k);
-                    if (isIdentity(rows, all.getValueCount())) {
-                        writer.writeField(fieldIds[k], addresses, all);
-                    } else {
-                        try (FieldVector selected = select(all, rows, allocator)) {
-                            writer.writeField(fieldIds[k], addresses, selected);
-                        }
+                    shared = fieldOffsets;
+                    sharedRows = rows;
+                }
+                FieldVector all = values.get(k);
+                if (isIdentity(rows, all.getValueCount())) {
+                    stream.add(fieldIds[k], fieldOffsets, fieldOffsets.length, all);
+                } else {
+                    try (FieldVector selected = select(all, rows, allocator)) {
+                        stream.add(fieldIds[k], fieldOffsets, fieldOffsets.length, selected);
                     }
                 }
+            }
+            return stream.finish();
+        }
+    }
+
+    /**
+     * Starts the overlay of {@code target} for writers that produce each field's cells in
+     * ascending offset order and must not hold them all (the compactor's overlay merge, the
+     * relocation of a staged overlay after a compaction): cells are fed per field in batches of
+     * (offsets, Arrow vector) through {@link FieldStream#add} and go straight to the file, so
+     * memory stays bounded by a batch plus the file writer's page buffers. Dense vs sparse and
+     * relaxed nullability are decided as for {@link #stage}.
+     *
+     * @param fieldIds the top-level fields the overlay declares (a declared field that receives no
+     *     cell makes the overlay sparse, as {@link OverlayWriter#finish} decides)
+     * @throws OverlayWriteException for a field that cannot be overlaid
+     */
+    public static FieldStream open(ObjectStore store, Manifest manifest, Target target, int[] fieldIds,
+            BufferAllocator allocator, FileWriterOptions fileOptions) {
+        requireNonNull(store, "store is null");
+        requireNonNull(manifest, "manifest is null");
+        requireNonNull(target, "target is null");
+        OverlayWriter writer = target.committed()
+                ? OverlayWriter.create(store, manifest, target.fragmentId(), fieldIds, allocator, fileOptions)
+                : OverlayWriter.createForUncommittedFragment(store, manifest, UNKNOWN_ROWS, fieldIds, allocator,
+                        fileOptions);
+        return new FieldStream(store, target, writer);
+    }
+
+    /**
+     * The overlay of one target being written field by field (see {@link #open}). Closing it
+     * before {@link #finish} (or after a failure) deletes the partial file.
+     */
+    public static final class FieldStream implements AutoCloseable {
+        private final ObjectStore store;
+        private final Target target;
+        private final OverlayWriter writer;
+        /** Row-address bits of the target's fragment (0 for an uncommitted target). */
+        private final long high;
+        /** Reused for every batch: addresses are derived from offsets without a per-batch array. */
+        private long[] addresses = new long[0];
+        private boolean finished;
+
+        private FieldStream(ObjectStore store, Target target, OverlayWriter writer) {
+            this.store = store;
+            this.target = target;
+            this.writer = writer;
+            this.high = target.committed() ? RowAddress.firstOf(target.fragmentId()) : 0;
+        }
+
+        /**
+         * Stages new values of field {@code fieldId} for {@code count} cells: row {@code j} of
+         * {@code values} (exactly {@code count} values, types as {@link #valueField}; not closed
+         * here) is the value of the cell at {@code offsets[j]}. A field's offsets must strictly
+         * increase across all its batches (one value per cell: a streaming writer has already
+         * decided which write wins); fields may be fed in any order.
+         *
+         * @throws OverlayWriteException for an undeclared field, a value of the wrong type, an
+         *     offset past the target's end or out of order; the stream is then unusable
+         * @throws IllegalArgumentException for an offset that is no row offset (0 to 2^32-1)
+         */
+        public void add(int fieldId, long[] offsets, int count, FieldVector values) throws IOException {
+            requireNonNull(offsets, "offsets is null");
+            requireNonNull(values, "values is null");
+            if (count < 0 || count > offsets.length) {
+                throw new IllegalArgumentException("The overlay of " + target + " got " + count + " cells of field id "
+                        + fieldId + " but only " + offsets.length + " offsets");
+            }
+            if (addresses.length < count) {
+                addresses = new long[Math.max(count, addresses.length * 2)];
+            }
+            for (int j = 0; j < count; j++) {
+                long o = offsets[j];
+                if (o < 0 || o > 0xFFFF_FFFFL) {
+                    throw new IllegalArgumentException("Offset " + o + " (cell " + j + " of field id " + fieldId
+                            + ") of the overlay of " + target + " is not a row offset (0 to 2^32-1)");
+                }
+                addresses[j] = high | o;
+            }
+            writer.writeField(fieldId, addresses, count, values);
+        }
+
+        /**
+         * Writes the file and describes it ({@code committed_version} 0, stamped at commit).
+         * Empty when no cell was staged: then no file exists. On failure the file is deleted.
+         */
+        public Optional<StagedOverlay> finish() throws IOException {
+            try {
                 Optional<DataOverlayFile> done = writer.finish();
-                String path = writer.writtenPath().orElseThrow();
-                return done.map(o -> new StagedOverlay(o, path));
+                finished = true;
+                return done.map(o -> new StagedOverlay(o, writer.writtenPath().orElseThrow()));
             } catch (IOException | RuntimeException e) {
-                // A finished file is no longer the writer's to discard.
-                writer.writtenPath().ifPresent(p -> StagedWrite.discard(store, List.of(p)));
+                discard();
                 throw e;
             }
+        }
+
+        /** Abandons the overlay unless {@link #finish} succeeded: nothing is left in the store. */
+        @Override
+        public void close() {
+            writer.close();
+            if (!finished) {
+                discard();
+            }
+        }
+
+        private void discard() {
+            // The file writer removes an unfinished file itself; a file that finish() published
+            // before failing is no longer its to remove.
+            writer.writtenPath().ifPresent(p -> StagedWrite.discard(store, List.of(p)));
         }
     }
 

@@ -214,10 +214,10 @@ public final class OverlayWriter implements AutoCloseable {
                             + fragment.id() + " has column '" + name + "' twice");
                 }
             }
-            validate(slots[c], rowAddresses, vectors.get(c));
+            validate(slots[c], rowAddresses, rowAddresses.length, vectors.get(c));
         }
         for (int c = 0; c < vectors.size(); c++) {
-            stage(slots[c], rowAddresses, vectors.get(c));
+            stage(slots[c], rowAddresses, rowAddresses.length, vectors.get(c));
         }
     }
 
@@ -227,7 +227,20 @@ public final class OverlayWriter implements AutoCloseable {
      */
     public void writeField(int fieldId, long[] rowAddresses, FieldVector values) throws IOException {
         requireNonNull(rowAddresses, "rowAddresses is null");
+        writeField(fieldId, rowAddresses, rowAddresses.length, values);
+    }
+
+    /**
+     * As {@link #writeField(int, long[], FieldVector)} for the first {@code count} addresses of
+     * {@code rowAddresses}: streaming stagers reuse one address buffer for every batch.
+     */
+    void writeField(int fieldId, long[] rowAddresses, int count, FieldVector values) throws IOException {
+        requireNonNull(rowAddresses, "rowAddresses is null");
         requireNonNull(values, "values is null");
+        if (count < 0 || count > rowAddresses.length) {
+            throw new IllegalArgumentException("count " + count + " is not within the " + rowAddresses.length
+                    + " row addresses given");
+        }
         checkOpen();
         int slot = -1;
         for (int i = 0; i < fields.length; i++) {
@@ -239,8 +252,8 @@ public final class OverlayWriter implements AutoCloseable {
             throw new OverlayWriteException(Kind.UNDECLARED_COLUMN, "Field id " + fieldId + " is not one of the"
                     + " fields declared for the overlay of fragment " + fragment.id() + " " + declaredNames());
         }
-        validate(slot, rowAddresses, values);
-        stage(slot, rowAddresses, values);
+        validate(slot, rowAddresses, count, values);
+        stage(slot, rowAddresses, count, values);
     }
 
     private int slotOf(String name) {
@@ -253,20 +266,20 @@ public final class OverlayWriter implements AutoCloseable {
                 + " fields declared for the overlay of fragment " + fragment.id() + " " + declaredNames());
     }
 
-    private void validate(int slot, long[] rowAddresses, FieldVector values) {
+    private void validate(int slot, long[] rowAddresses, int count, FieldVector values) {
         LanceField f = fields[slot];
         if (!OverlayFields.sameType(f.toArrow(), values.getField())) {
             throw new OverlayWriteException(Kind.VALUE_MISMATCH, "Values for field '" + f.name() + "' (id " + f.id()
                     + ") of the overlay of fragment " + fragment.id() + " are " + values.getField().getType()
                     + " but the dataset type is " + f.toArrow().getType() + " (" + f.logicalType() + ")");
         }
-        if (values.getValueCount() != rowAddresses.length) {
+        if (values.getValueCount() != count) {
             throw new OverlayWriteException(Kind.VALUE_MISMATCH, "Field '" + f.name() + "' got "
-                    + values.getValueCount() + " values for " + rowAddresses.length + " row addresses (fragment "
+                    + values.getValueCount() + " values for " + count + " row addresses (fragment "
                     + fragment.id() + "); give exactly one value per row address");
         }
         long previous = lastOffset[slot];
-        for (int i = 0; i < rowAddresses.length; i++) {
+        for (int i = 0; i < count; i++) {
             long address = rowAddresses[i];
             long fragmentId = RowAddress.fragmentId(address);
             long offset = RowAddress.offset(address);
@@ -290,8 +303,8 @@ public final class OverlayWriter implements AutoCloseable {
         }
     }
 
-    private void stage(int slot, long[] rowAddresses, FieldVector values) throws IOException {
-        if (rowAddresses.length == 0) {
+    private void stage(int slot, long[] rowAddresses, int count, FieldVector values) throws IOException {
+        if (count == 0) {
             return;
         }
         if (writer == null) {
@@ -304,10 +317,10 @@ public final class OverlayWriter implements AutoCloseable {
             done = true; // the file writer discarded the partial file
             throw e;
         }
-        for (long address : rowAddresses) {
-            coverage[slot].add(RowAddress.offsetBits(address));
+        for (int i = 0; i < count; i++) {
+            coverage[slot].add(RowAddress.offsetBits(rowAddresses[i]));
         }
-        lastOffset[slot] = RowAddress.offset(rowAddresses[rowAddresses.length - 1]);
+        lastOffset[slot] = RowAddress.offset(rowAddresses[count - 1]);
     }
 
     /**

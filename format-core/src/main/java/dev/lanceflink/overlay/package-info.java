@@ -9,7 +9,9 @@
  *       sparse, with Lance's writer invariants.
  *   <li>{@link dev.lanceflink.overlay.OverlayStager}: the overlay of one target from changes in
  *       any order (sorted, last write per cell, dense or sparse, NULLs allowed), uncommitted; what
- *       every writer of updates (Dataset.update, the Flink change writer) stages through.
+ *       every writer of overlays stages through: Dataset.update and the Flink change writer with
+ *       whole change sets, the overlay merge and {@link dev.lanceflink.overlay.OverlayRelocator}
+ *       field by field in offset order ({@link dev.lanceflink.overlay.OverlayStager#open}).
  *   <li>{@link dev.lanceflink.overlay.OverlayCommits}: groups finished overlays into a
  *       {@code DataOverlay} operation and commits it.
  *   <li>{@link dev.lanceflink.overlay.OverlayResolver}: the read path, used by

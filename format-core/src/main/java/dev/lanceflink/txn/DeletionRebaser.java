@@ -1,11 +1,11 @@
 package dev.lanceflink.txn;
 
 import dev.lanceflink.deletion.DeletionFiles;
+import dev.lanceflink.deletion.DeletionStager;
 import dev.lanceflink.deletion.DeletionVector;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.DeletionFile;
-import dev.lanceflink.table.DeletionFileType;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.TableFiles;
@@ -68,17 +68,21 @@ final class DeletionRebaser {
                             + Integer.toUnsignedString(both.toArray()[0]) + "; re-read the table and retry",
                             true, latest.version());
                 }
-                DeletionVector merged = curDv.union(affected);
-                if (merged.coversAll(cur.physicalRows())) {
+                // The union is merged and written (or the fragment removed) by the one stager of
+                // deletion files, named after the version committed on.
+                DeletionStager.Staged merged = DeletionStager.stageFragment(store, cur, curDv, affected,
+                        latest.version());
+                written.addAll(merged.writtenPaths());
+                if (!merged.removed().isEmpty()) {
                     newlyRemoved.add(my.id());
                     continue;
                 }
-                DeletionFileType previous = cur.deletionFile() == null ? null : cur.deletionFile().type();
-                DeletionFile file = DeletionFiles.write(store, my.id(), latest.version(), merged, previous);
-                written.add(file.rootRelativePath(my.id()));
+                // Nothing new deleted here (the transaction only attaches overlays to the fragment):
+                // the latest deletion file stays.
+                Fragment rebased = merged.updated().getOrDefault(my.id(), cur);
                 // The overlays this transaction attaches (staged) go with the rebased fragment.
                 List<DataOverlayFile> staged = my.overlays().stream().filter(DataOverlayFile::isStaged).toList();
-                newUpdated.add(cur.withDeletionFile(file).withOverlaysAppended(staged));
+                newUpdated.add(rebased.withOverlaysAppended(staged));
             }
         }
         Operation op;

@@ -87,4 +87,42 @@ class DeletionStagerTest {
         assertThatThrownBy(() -> DeletionStager.stage(store, files, Map.of(), 7, Map.of(4L, RoaringBitmap.bitmapOf(1))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fragment 4, which version 7");
     }
+
+    @Test
+    void aFragmentWhoseVectorIsAlreadyReadIsMergedWithThatVector() throws Exception {
+        Fragment once = stage(fragment(), 1, 3).updated().get(fragment().id());
+        DeletionVector current = DeletionFiles.read(files, once.id(), once.deletionFile());
+
+        DeletionStager.Staged merged = DeletionStager.stageFragment(store, once, current, DeletionVector.of(3, 8), 9);
+        Fragment twice = merged.updated().get(once.id());
+        assertThat(merged.writtenPaths()).containsExactly(twice.deletionFile().rootRelativePath(twice.id()));
+        assertThat(twice.deletionFile().readVersion()).isEqualTo(9);
+        assertThat(twice.deletionFile().type()).isEqualTo(once.deletionFile().type());
+        assertThat(DeletionFiles.read(files, twice.id(), twice.deletionFile())).isEqualTo(DeletionVector.of(1, 3, 8));
+
+        assertThat(DeletionStager.stageFragment(store, once, current, DeletionVector.of(1), 9))
+                .isSameAs(DeletionStager.Staged.NOTHING);
+        DeletionStager.Staged all = DeletionStager.stageFragment(store, once, current,
+                DeletionVector.of(0, 2, 4, 5, 6, 7, 8, 9), 9);
+        assertThat(all.removed()).containsExactly(once.id());
+        assertThat(all.writtenPaths()).isEmpty();
+    }
+
+    @Test
+    void aFreshFragmentStartsFromNoDeletionsAndIsDroppedWhenAllItsRowsAreDeleted() throws Exception {
+        Fragment fresh = Fragment.of(42, fragment().files(), 4);
+        DeletionStager.Staged some = DeletionStager.stageFresh(store, fresh, RoaringBitmap.bitmapOf(2), 5);
+        Fragment withDeletions = some.updated().get(42L);
+        assertThat(withDeletions.deletionFile().readVersion()).isEqualTo(5);
+        assertThat(some.writtenPaths()).containsExactly(withDeletions.deletionFile().rootRelativePath(42));
+        assertThat(DeletionFiles.read(store, 42, withDeletions.deletionFile())).isEqualTo(DeletionVector.of(2));
+
+        DeletionStager.Staged all = DeletionStager.stageFresh(store, fresh, RoaringBitmap.bitmapOf(0, 1, 2, 3), 5);
+        assertThat(all.removed()).containsExactly(42L);
+        assertThat(all.writtenPaths()).isEmpty();
+        assertThat(DeletionStager.stageFresh(store, fresh, new RoaringBitmap(), 5)).isSameAs(DeletionStager.Staged.NOTHING);
+
+        assertThatThrownBy(() -> DeletionStager.stageFresh(store, withDeletions, RoaringBitmap.bitmapOf(1), 5))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Fragment 42 is not fresh");
+    }
 }

@@ -1,12 +1,9 @@
 package dev.lanceflink.committer.core;
 
-import dev.lanceflink.deletion.DeletionFiles;
 import dev.lanceflink.deletion.DeletionStager;
-import dev.lanceflink.deletion.DeletionVector;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.overlay.OverlayRelocator;
 import dev.lanceflink.table.DataOverlayFile;
-import dev.lanceflink.table.DeletionFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.TableFiles;
@@ -260,14 +257,13 @@ final class CheckpointOperation {
                     Fragment f = pinIds ? fresh.get(i).withId(nextId++) : fresh.get(i);
                     RoaringBitmap rows = deletedFresh.get(i);
                     if (rows != null) {
-                        DeletionVector dv = DeletionVector.of(rows);
-                        if (dv.coversAll(f.physicalRows())) {
+                        DeletionStager.Staged deletions = DeletionStager.stageFresh(store, f, rows, latest.version());
+                        written.addAll(deletions.writtenPaths());
+                        if (!deletions.removed().isEmpty()) {
                             dropped += overlaidFresh.getOrDefault(i, List.of()).size();
                             continue; // every new row deleted again: the fragment is never added
                         }
-                        DeletionFile file = DeletionFiles.write(store, f.id(), latest.version(), dv, null);
-                        written.add(file.rootRelativePath(f.id()));
-                        f = f.withDeletionFile(file);
+                        f = deletions.updated().getOrDefault(f.id(), f);
                     }
                     List<DataOverlayFile> own = overlaidFresh.get(i);
                     added.add(own == null ? f : f.withOverlaysAppended(own));

@@ -81,7 +81,17 @@ class SinkSoakRunTest {
     @Test
     void killedRestoredAndCompactedTheTableStaysBoundedAndEqualsTheModel() throws Exception {
         long testStarted = System.nanoTime();
-        boolean onS3 = "s3".equals(System.getProperty("soak.store"));
+        String store = System.getProperty("soak.store", "local");
+        if (!List.of("local", "s3").contains(store)) {
+            throw new IllegalArgumentException("-Dsoak.store must be local or s3, got " + store);
+        }
+        boolean onS3 = store.equals("s3");
+        String compaction = System.getProperty("soak.compaction", "pylance");
+        if (!List.of("pylance", "in-job", "both").contains(compaction)) {
+            throw new IllegalArgumentException("-Dsoak.compaction must be pylance, in-job or both, got " + compaction);
+        }
+        boolean pylanceCompacts = !compaction.equals("in-job");
+        boolean inJobFragments = !compaction.equals("pylance");
         Map<String, String> storage = onS3 ? S3.server().storageOptions() : Map.of();
         String uri = onS3 ? "s3://" + S3.server().createBucket("soak-" + System.nanoTime()) + "/users.lance"
                 : dir.resolve("users.lance").toString();
@@ -129,10 +139,11 @@ class SinkSoakRunTest {
                 // Cleanup by count in every incarnation: the key map follows pylance's compactions
                 // itself (its rewrite log is in the checkpoint), so no restore needs their versions.
                 long retainMinAgeSeconds = 0;
-                Process job = ChildJvm.start(command(uri, checkpoints, restore, retainMinAgeSeconds, storage), dir,
+                Process job = ChildJvm.start(
+                        command(uri, checkpoints, restore, retainMinAgeSeconds, inJobFragments, storage), dir,
                         Map.of(), out, out);
                 incarnations.add("incarnation " + k + " from " + restore);
-                if (k == 0) {
+                if (k == 0 && pylanceCompacts) {
                     beside.compactFromVersion = 0;
                     beside.compacting = true;
                 }
@@ -188,8 +199,8 @@ class SinkSoakRunTest {
             long compactorLeaseHeld = runs.stream().filter(r -> r.status().equals("lease-held")).count();
             List<CompactorLoop.Run> compactorFailures = runs.stream()
                     .filter(r -> r.exitCode() != 0 && !r.status().equals("lease-held")).toList();
-            System.out.printf("soak (%s): %d incarnations, %d kills, job run %d s, whole test %d s%n",
-                    onS3 ? "S3" : "local", incarnations.size(), kills, TimeUnit.NANOSECONDS.toSeconds(jobNanos),
+            System.out.printf("soak (%s, fragment compaction by %s): %d incarnations, %d kills, job run %d s, whole test %d s%n",
+                    onS3 ? "S3" : "local", compaction, incarnations.size(), kills, TimeUnit.NANOSECONDS.toSeconds(jobNanos),
                     TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - testStarted));
             System.out.printf("soak: rows of %d versions checked (%d by the sink, %d missed); bounds of %d"
                     + " versions read (%d missed, %d by the sink), max %d overlays per fragment (version %d), %d"
@@ -256,20 +267,25 @@ class SinkSoakRunTest {
             // Versions: the retention, up to half of it waiting for the next (batched) cleanup, and
             // the versions committed during one maintenance check or a dead job's lease.
             // Fragments: every checkpoint with new keys appends a fragment per writer, and only
-            // fragment compaction (pylance's here) brings them back, so the bound holds from
-            // pylance's first compaction on: what the checkpoints
-            // between two landed compactions append, two fragments each, over the few a compaction
-            // leaves. A compaction can lose its race to a sink commit ("preempted by concurrent
-            // transaction Update", 1 of 8 in a run), so that gap is two intervals plus a
-            // compaction's own run (10 s allowed).
+            // fragment compaction (pylance's, the in-job one or both) brings them back, so the bound
+            // holds from the first compaction on: what the checkpoints between two landed
+            // compactions append, two fragments each, over the few a compaction leaves. pylance's
+            // can lose its race to a sink commit ("preempted by concurrent transaction Update", 1 of
+            // 8 in a run), so that gap is two of its intervals plus a compaction's own run (10 s
+            // allowed); the in-job one runs at the next check with 8 candidates, but not while a
+            // SIGKILLed job's lease or the standalone compactor's keeps it away: two lease timeouts
+            // plus a check (10 s allowed).
+            long compactFrom = pylanceCompacts ? beside.compactFromVersion : 0;
             long firstRewrite = bounds.fragmentsPerVersion.stream()
-                    .filter(r -> r[0] > beside.compactFromVersion && r[2] == 1).mapToLong(r -> r[0]).min()
-                    .orElseThrow(() -> new AssertionError("no pylance compaction landed"));
+                    .filter(r -> r[0] > compactFrom && r[2] == 1).mapToLong(r -> r[0]).min()
+                    .orElseThrow(() -> new AssertionError("no fragment compaction landed"));
             long maxFragmentsCompacted = bounds.fragmentsPerVersion.stream().filter(r -> r[0] >= firstRewrite)
                     .mapToLong(r -> r[1]).max().orElseThrow();
-            long fragmentBound = 8 + 2 * (2 * PYLANCE_COMPACT_SECONDS + 10) * 1000 / SoakJobMain.CHECKPOINT_MILLIS;
-            System.out.printf("soak: max %d fragments from version %d (pylance's first compaction)"
-                    + " on, bound %d%n", maxFragmentsCompacted, firstRewrite, fragmentBound);
+            long gapSeconds = pylanceCompacts ? 2 * PYLANCE_COMPACT_SECONDS + 10
+                    : 2 * SoakJobMain.LEASE_TIMEOUT.toSeconds() + 10;
+            long fragmentBound = 8 + 2 * gapSeconds * 1000 / SoakJobMain.CHECKPOINT_MILLIS;
+            System.out.printf("soak: max %d fragments from version %d (the first compaction) on, bound %d%n",
+                    maxFragmentsCompacted, firstRewrite, fragmentBound);
             assertThat(maxFragmentsCompacted).as("fragments in any version from %s on", firstRewrite)
                     .isLessThanOrEqualTo(fragmentBound);
             int retainSlack = SoakJobMain.RETAIN_VERSIONS / 2
@@ -348,10 +364,11 @@ class SinkSoakRunTest {
     }
 
     private List<String> command(String uri, Path checkpoints, String restore, long retainMinAgeSeconds,
-            Map<String, String> storage) {
+            boolean inJobFragments, Map<String, String> storage) {
         List<String> args = new ArrayList<>(List.of(uri, checkpoints.toString(), restore, Long.toString(SEED),
                 Integer.toString(COUNT), Integer.toString(INITIAL_KEYS), Long.toString(KEYS),
-                Integer.toString(PER_SECOND), Long.toString(retainMinAgeSeconds)));
+                Integer.toString(PER_SECOND), Long.toString(retainMinAgeSeconds),
+                inJobFragments ? "fragments" : "no-fragments"));
         storage.forEach((k, v) -> args.add(k + "=" + v));
         String classpath = System.getProperty("surefire.test.class.path", "");
         if (classpath.isEmpty()) {

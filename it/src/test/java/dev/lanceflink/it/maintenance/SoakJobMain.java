@@ -27,7 +27,8 @@ import org.apache.flink.table.data.RowData;
  * incremental, as the README's configuration for keyed tables), optionally restored from one.
  *
  * <p>Arguments: {@code uri checkpointDir restorePath|- seed count initialKeys keys changesPerSecond
- * retainMinAgeSeconds [storageKey=value ...]}. Prints {@link #FINISHED} when the bounded changelog is committed.
+ * retainMinAgeSeconds fragments|no-fragments [storageKey=value ...]}; {@code fragments} turns on
+ * the in-job fragment compaction ({@link #FRAGMENT_COMPACTION}). Prints {@link #FINISHED} when the bounded changelog is committed.
  */
 public final class SoakJobMain {
     static final String FINISHED = "SOAK JOB FINISHED";
@@ -40,11 +41,19 @@ public final class SoakJobMain {
      * neither the restored job nor the standalone compactor maintains the table.
      */
     static final Duration LEASE_TIMEOUT = MaintenanceSettings.MIN_LEASE_TIMEOUT;
+    /**
+     * The in-job fragment compaction when the test asks for it: pylance's target (one fragment
+     * could hold the whole table), deletions materialised from 10 % on, a run once it would rewrite
+     * 8 fragments (four checkpoints' worth of appended fragments at parallelism 2).
+     */
+    static final MaintenanceSettings.FragmentCompaction FRAGMENT_COMPACTION =
+            new MaintenanceSettings.FragmentCompaction(true, 4096, 0, 0.1, 8);
 
     private SoakJobMain() {}
 
-    static MaintenanceSettings maintenance(Duration retainMinAge) {
+    static MaintenanceSettings maintenance(Duration retainMinAge, boolean fragments) {
         return MaintenanceSettings.enabledWithDefaults()
+                .withFragmentCompaction(fragments ? FRAGMENT_COMPACTION : MaintenanceSettings.FragmentCompaction.OFF)
                 .withChecks(1, Duration.ofSeconds(1))
                 .withOverlayMerge(MAX_OVERLAYS, 0)
                 .withOverlayFold(0.9, Duration.ZERO)
@@ -77,8 +86,14 @@ public final class SoakJobMain {
         long keys = Long.parseLong(args[6]);
         int perSecond = Integer.parseInt(args[7]);
         Duration retainMinAge = Duration.ofSeconds(Long.parseLong(args[8]));
+        boolean fragments = switch (args[9]) {
+            case "fragments" -> true;
+            case "no-fragments" -> false;
+            default -> throw new IllegalArgumentException("argument 10 must be fragments or no-fragments, got "
+                    + args[9]);
+        };
         Map<String, String> storage = new LinkedHashMap<>();
-        for (int i = 9; i < args.length; i++) {
+        for (int i = 10; i < args.length; i++) {
             int eq = args[i].indexOf('=');
             storage.put(args[i].substring(0, eq), args[i].substring(eq + 1));
         }
@@ -103,7 +118,7 @@ public final class SoakJobMain {
         env.setParallelism(2);
         env.enableCheckpointing(CHECKPOINT_MILLIS);
         LanceSinkBuilder.forTable(uri).storageOptions(storage).mode(LanceSinkMode.UPSERT).primaryKey("id")
-                .rowsPerFile(1_000).batchRows(256).uidSuffix("soak").maintenance(maintenance(retainMinAge))
+                .rowsPerFile(1_000).batchRows(256).uidSuffix("soak").maintenance(maintenance(retainMinAge, fragments))
                 .sinkTo(env.fromSequence(0, count - 1).setParallelism(1).uid("sequence")
                         .map(new SoakChange(perSecond)).setParallelism(1).uid("changes").returns(RowData.class));
         env.execute("soak: upsert with in-job maintenance");

@@ -25,7 +25,7 @@
 #        it/run-benchmarks.sh maintenance [minutes [sampleSeconds [variants]]]
 #                                               streaming upsert+append job without and with in-job maintenance:
 #                                               scans, manifest size and throughput over time, issue #15
-#                                               (default 30 30 off,on)
+#                                               (default 30 30 off,merge,on)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 main=dev.lanceflink.it.bench.FormatBenchmark

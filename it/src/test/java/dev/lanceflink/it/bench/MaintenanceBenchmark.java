@@ -43,8 +43,9 @@ import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
  * Issue #15's maintenance benchmark: the same streaming upsert + append job (a sequence source of
  * parallelism 1 feeding {@link MaintenanceBenchChanges}, the upsert sink at parallelism 2, a
  * checkpoint every second, RocksDB incremental state as the README recommends for keyed tables)
- * runs for the same time twice on a table of its own, without and with in-job maintenance
- * (overlay-merge at 8 overlays, fragment compaction, cleanup), each in its own MiniCluster in this
+ * runs for the same time on a table of its own per variant: without in-job maintenance
+ * ({@code off}), with overlay-merge at 8 overlays, fold and cleanup ({@code merge}), and with
+ * fragment compaction too ({@code on}), each in its own MiniCluster in this
  * JVM. Every {@code sampleSeconds} the main thread measures the latest version: versions
  * retained, fragments, overlays, the latest manifest's bytes, the table directory's bytes, the
  * wall and CPU time of a full scan and of a narrow scan ({@code id, score}), and the changes the
@@ -58,7 +59,8 @@ import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
  * is printed for that reason.
  *
  * <p>Not part of the test suite: {@code it/run-benchmarks.sh maintenance [minutes [sampleSeconds
- * [variants]]]} (defaults 30, 30, {@code off,on}); {@code -Dlf.bench.hotKeys} (100,000 initial
+ * [variants]]]} (defaults 30, 30, {@code off,merge,on}; each variant's directory is deleted after its run
+ * unless {@code -Dlf.bench.keep=true}); {@code -Dlf.bench.hotKeys} (100,000 initial
  * rows, the keys upserts and deletes pick from), {@code -Dlf.bench.rate} (changes per second, 0 =
  * as fast as the job goes, the default).
  */
@@ -78,16 +80,20 @@ public final class MaintenanceBenchmark {
      * at 8 overlays per fragment; overlay-fold at half a column covered (no quiet-period fold: the
      * stream is never quiet); fragment compaction into fragments of up to 256Ki rows once 8 are
      * due; cleanup keeping the newest 20 versions and every version of the last minute, files
-     * after the shortest grace (1 min).
+     * after the shortest grace (1 min); merges and compactions take at most 16 fragments a run.
+     * Variant {@code merge} is the same without fragment compaction.
      */
-    static MaintenanceSettings maintenance() {
+    static MaintenanceSettings maintenance(boolean fragments) {
         return MaintenanceSettings.enabledWithDefaults()
                 .withChecks(5, Duration.ofSeconds(10))
                 .withOverlayMerge(8, MaintenanceSettings.DEFAULT_MERGE_MAX_OVERLAY_BYTES)
                 .withOverlayFold(0.5, Duration.ZERO)
                 .withCleanup(true, 20, Duration.ofMinutes(1), MaintenanceSettings.MIN_GRACE)
-                .withFragmentCompaction(new MaintenanceSettings.FragmentCompaction(true, 256 * 1024, 0,
-                        MaintenanceSettings.DEFAULT_FRAGMENTS_MIN_DELETED_RATIO, 8));
+                .withExecution(MaintenanceSettings.DEFAULT_LEASE_TIMEOUT, 1,
+                        Integer.getInteger("lf.bench.fragmentsPerRun", 16))
+                .withFragmentCompaction(fragments ? new MaintenanceSettings.FragmentCompaction(true, 256 * 1024, 0,
+                        MaintenanceSettings.DEFAULT_FRAGMENTS_MIN_DELETED_RATIO, 8)
+                        : MaintenanceSettings.FragmentCompaction.OFF);
     }
 
     /** One sample of the latest version. */
@@ -130,26 +136,36 @@ public final class MaintenanceBenchmark {
                 System.getProperty("org.slf4j.simpleLogger.log.org.apache.flink.metrics", "error"));
         double minutes = args.length > 0 ? Double.parseDouble(args[0]) : 30;
         int sampleSeconds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
-        List<String> variants = List.of((args.length > 2 ? args[2] : "off,on").split(","));
+        List<String> variants = List.of((args.length > 2 ? args[2] : "off,merge,on").split(","));
         int hotKeys = Integer.getInteger("lf.bench.hotKeys", 100_000);
         int rate = Integer.getInteger("lf.bench.rate", 0);
         List<Run> runs = new ArrayList<>();
         for (String v : variants) {
-            if (!v.equals("off") && !v.equals("on")) {
-                throw new IllegalArgumentException("variants are 'off' and 'on' (comma-separated), got '" + v + "'");
+            if (!List.of("off", "merge", "on").contains(v)) {
+                throw new IllegalArgumentException("variants are 'off', 'merge' and 'on' (comma-separated), got '" + v
+                        + "'");
             }
             Path dir = Files.createTempDirectory("lance-maintenance-bench-" + v);
-            Run run = run(dir, v.equals("on"), minutes, sampleSeconds, hotKeys, rate);
+            Run run = run(dir, v, minutes, sampleSeconds, hotKeys, rate);
             runs.add(run);
+            if (!Boolean.getBoolean("lf.bench.keep")) {
+                // Without cleanup every version keeps its manifest, and the manifests grow with the
+                // overlays: gigabytes after a few minutes.
+                deleteRecursively(dir);
+            }
             System.out.println(markdown(run));
             System.out.flush();
         }
         System.out.println(summary(runs));
     }
 
-    static Run run(Path dir, boolean withMaintenance, double minutes, int sampleSeconds, int hotKeys, int rate)
+    static Run run(Path dir, String which, double minutes, int sampleSeconds, int hotKeys, int rate)
             throws Exception {
-        String variant = withMaintenance ? "with maintenance" : "without maintenance";
+        String variant = switch (which) {
+            case "off" -> "without maintenance";
+            case "merge" -> "with maintenance, no fragment compaction";
+            default -> "with maintenance";
+        };
         String uri = dir.resolve("table.lance").toString();
         createTable(uri, hotKeys);
         Configuration conf = new Configuration();
@@ -166,8 +182,8 @@ public final class MaintenanceBenchmark {
         env.setParallelism(2);
         LanceSinkBuilder sink = LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id")
                 .uidSuffix("maintenance-bench");
-        if (withMaintenance) {
-            sink.maintenance(maintenance());
+        if (!which.equals("off")) {
+            sink.maintenance(maintenance(which.equals("on")));
         }
         sink.sinkTo(env.fromSequence(0, Long.MAX_VALUE).setParallelism(1).uid("sequence")
                 .map(new MaintenanceBenchChanges.Source(SEED, hotKeys, rate)).setParallelism(1).uid("changes")
@@ -373,6 +389,14 @@ public final class MaintenanceBenchmark {
         return out.toString().toLowerCase(Locale.ROOT);
     }
 
+    private static void deleteRecursively(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
     private static long directoryBytes(Path dir) throws IOException {
         try (Stream<Path> files = Files.walk(dir)) {
             return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
@@ -407,9 +431,13 @@ public final class MaintenanceBenchmark {
     static String summary(List<Run> runs) {
         StringBuilder out = new StringBuilder("\n| | ");
         runs.forEach(r -> out.append(r.variant()).append(" | "));
-        boolean ratio = runs.size() == 2 && runs.get(0).variant().startsWith("without")
-                && runs.get(1).variant().startsWith("with ");
-        out.append(ratio ? "with / without |\n|---|---:|---:|---:|\n" : "\n|---|" + "---:|".repeat(runs.size()) + "\n");
+        // Ratios against the run without maintenance, when it came first.
+        boolean ratio = runs.size() >= 2 && runs.get(0).variant().startsWith("without");
+        if (ratio) {
+            runs.subList(1, runs.size()).forEach(r -> out.append(r.variant()).append(" / without | "));
+        }
+        int columns = runs.size() + (ratio ? runs.size() - 1 : 0);
+        out.append("\n|---|").append("---:|".repeat(columns)).append('\n');
         line(out, runs, ratio, "changes/s committed (first sample to last)", "%,.0f", Run::throughput);
         line(out, runs, ratio, "job CPU s per 100k changes", "%.2f", Run::jobCpuPer100k);
         line(out, runs, ratio, "full scan at the end, s", "%.3f", r -> r.last().fullSeconds());
@@ -433,8 +461,10 @@ public final class MaintenanceBenchmark {
         }
         if (ratio) {
             double without = f.applyAsDouble(runs.get(0));
-            double with = f.applyAsDouble(runs.get(1));
-            out.append(without == 0 ? "—" : String.format(Locale.ROOT, "%.2fx", with / without)).append(" |");
+            for (Run r : runs.subList(1, runs.size())) {
+                double with = f.applyAsDouble(r);
+                out.append(without == 0 ? "—" : String.format(Locale.ROOT, "%.2fx", with / without)).append(" | ");
+            }
         }
         out.append('\n');
     }

@@ -80,7 +80,7 @@ class MaintenanceBenchmarkTest {
         Object[] appended = rows.stream().filter(r -> (long) r[0] >= MaintenanceBenchChanges.APPEND_BASE)
                 .findFirst().orElseThrow();
         String lost = dir.resolve("lost.lance").toString();
-        write(lost, modelRows(3_047, r -> r != appended));
+        write(lost, modelRows(3_047, r -> (long) r[0] != (long) appended[0]));
         assertThatThrownBy(() -> MaintenanceBenchmark.check(lost, HOT))
                 .hasMessageContaining("equals the model after none of the changes 3041..3060");
 

@@ -22,6 +22,10 @@
 #        it/run-benchmarks.sh update-column [rows [dims [runs]]]
 #                                               UPDATE of one INT column beside a float vector: bytes shuffled
 #                                               and writer CPU per million rows, issue #16 (default 200000 768 3)
+#        it/run-benchmarks.sh maintenance [minutes [sampleSeconds [variants]]]
+#                                               streaming upsert+append job without and with in-job maintenance:
+#                                               scans, manifest size and throughput over time, issue #15
+#                                               (default 30 30 off,merge,on)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 main=dev.lanceflink.it.bench.FormatBenchmark
@@ -50,6 +54,9 @@ elif [[ "${1:-}" == "scan" ]]; then
   shift
 elif [[ "${1:-}" == "update-column" ]]; then
   main=dev.lanceflink.it.bench.UpdateColumnBenchmark
+  shift
+elif [[ "${1:-}" == "maintenance" ]]; then
+  main=dev.lanceflink.it.bench.MaintenanceBenchmark
   shift
 elif [[ "${1:-}" == "bytes" ]]; then
   # pylance writes its copy in its own process, from the venv the it module's tests use.

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
  * alone; this reads the main sources' imports and names every cycle it finds.
  */
 class PackageCycleTest {
-    private static final Pattern IMPORT = Pattern.compile("^import (?:static )?dev\\.lanceflink\\.([a-z0-9.]+)\\.[A-Z]",
-            Pattern.MULTILINE);
+    private static final Pattern IMPORT =
+            Pattern.compile("^import (?:static )?dev\\.lanceflink\\.([a-z0-9.]+)\\.[A-Z]", Pattern.MULTILINE);
 
     @Test
     void noPackageImportsItselfThroughOthers() throws IOException {
@@ -38,8 +38,9 @@ class PackageCycleTest {
                 cycles.add(String.join(" -> ", path));
             }
         }
-        assertThat(cycles).as("package cycles in format-core (move the class that closes the loop to a layer above"
-                + " both)").isEmpty();
+        assertThat(cycles)
+                .as("package cycles in format-core (move the class that closes the loop to a layer above" + " both)")
+                .isEmpty();
     }
 
     /** Package (relative to dev.lanceflink) to the packages its main sources import. */

@@ -69,8 +69,7 @@ import org.apache.arrow.vector.types.pojo.Field;
  * {@code struct<a: int32, b: utf8>}).
  */
 public final class ArrowJson {
-    private static final DateTimeFormatter SECONDS =
-            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss", Locale.ROOT);
+    private static final DateTimeFormatter SECONDS = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss", Locale.ROOT);
 
     private ArrowJson() {}
 
@@ -89,17 +88,21 @@ public final class ArrowJson {
                 ArrowType.Int i = (ArrowType.Int) t;
                 out.append(i.getIsSigned() ? "int" : "uint").append(i.getBitWidth());
             }
-            case FloatingPoint -> out.append(switch (((ArrowType.FloatingPoint) t).getPrecision()) {
-                case HALF -> "float16";
-                case SINGLE -> "float32";
-                case DOUBLE -> "float64";
-            });
+            case FloatingPoint ->
+                out.append(
+                        switch (((ArrowType.FloatingPoint) t).getPrecision()) {
+                            case HALF -> "float16";
+                            case SINGLE -> "float32";
+                            case DOUBLE -> "float64";
+                        });
             case Utf8 -> out.append("utf8");
             case LargeUtf8 -> out.append("large_utf8");
             case Binary -> out.append("binary");
             case LargeBinary -> out.append("large_binary");
-            case FixedSizeBinary -> out.append("fixed_size_binary[")
-                    .append(((ArrowType.FixedSizeBinary) t).getByteWidth()).append(']');
+            case FixedSizeBinary ->
+                out.append("fixed_size_binary[")
+                        .append(((ArrowType.FixedSizeBinary) t).getByteWidth())
+                        .append(']');
             case Date -> out.append(((ArrowType.Date) t).getUnit() == DateUnit.DAY ? "date32" : "date64");
             case Timestamp -> {
                 ArrowType.Timestamp ts = (ArrowType.Timestamp) t;
@@ -111,7 +114,11 @@ public final class ArrowJson {
             }
             case Time -> {
                 ArrowType.Time time = (ArrowType.Time) t;
-                out.append("time").append(time.getBitWidth()).append('[').append(unitName(time.getUnit())).append(']');
+                out.append("time")
+                        .append(time.getBitWidth())
+                        .append('[')
+                        .append(unitName(time.getUnit()))
+                        .append(']');
             }
             case Map -> {
                 // map<key, value>: the entries struct's two children, as pyarrow names the type.
@@ -124,13 +131,21 @@ public final class ArrowJson {
             }
             case Decimal -> {
                 ArrowType.Decimal d = (ArrowType.Decimal) t;
-                out.append("decimal").append(d.getBitWidth()).append('(').append(d.getPrecision()).append(", ")
-                        .append(d.getScale()).append(')');
+                out.append("decimal")
+                        .append(d.getBitWidth())
+                        .append('(')
+                        .append(d.getPrecision())
+                        .append(", ")
+                        .append(d.getScale())
+                        .append(')');
             }
             case List -> appendElement("list<", field, out).append('>');
             case LargeList -> appendElement("large_list<", field, out).append('>');
-            case FixedSizeList -> appendElement("fixed_size_list<", field, out).append(", ")
-                    .append(((ArrowType.FixedSizeList) t).getListSize()).append('>');
+            case FixedSizeList ->
+                appendElement("fixed_size_list<", field, out)
+                        .append(", ")
+                        .append(((ArrowType.FixedSizeList) t).getListSize())
+                        .append('>');
             case Struct -> {
                 out.append("struct<");
                 List<Field> children = field.getChildren();
@@ -354,8 +369,8 @@ public final class ArrowJson {
         }
         long seconds = Math.floorDiv(value, perSecond);
         long fraction = Math.floorMod(value, perSecond);
-        StringBuilder out = new StringBuilder(32)
-                .append(SECONDS.format(LocalDateTime.ofEpochSecond(seconds, 0, ZoneOffset.UTC)));
+        StringBuilder out =
+                new StringBuilder(32).append(SECONDS.format(LocalDateTime.ofEpochSecond(seconds, 0, ZoneOffset.UTC)));
         if (digits > 0) {
             out.append('.');
             String text = Long.toString(fraction);

@@ -19,8 +19,16 @@ import java.util.Map;
  * @param withRowAddress {@code --with-row-address}
  * @param filter {@code --filter SQL}, or null
  */
-public record CliArguments(String command, String uri, Map<String, String> storageOptions, Long version,
-        List<String> columns, List<String> orderBy, long limit, boolean withRowAddress, String filter) {
+public record CliArguments(
+        String command,
+        String uri,
+        Map<String, String> storageOptions,
+        Long version,
+        List<String> columns,
+        List<String> orderBy,
+        long limit,
+        boolean withRowAddress,
+        String filter) {
 
     public CliArguments {
         storageOptions = Collections.unmodifiableMap(new LinkedHashMap<>(storageOptions));

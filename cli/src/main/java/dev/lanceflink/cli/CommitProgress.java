@@ -54,7 +54,10 @@ final class CommitProgress implements AutoCloseable {
     /** What one commit changed. */
     record Figures(long rowsAppended, long cells, int overlayFiles, long rowsDeleted) {
         Figures plus(Figures o) {
-            return new Figures(rowsAppended + o.rowsAppended, cells + o.cells, overlayFiles + o.overlayFiles,
+            return new Figures(
+                    rowsAppended + o.rowsAppended,
+                    cells + o.cells,
+                    overlayFiles + o.overlayFiles,
                     rowsDeleted + o.rowsDeleted);
         }
     }
@@ -92,16 +95,18 @@ final class CommitProgress implements AutoCloseable {
         if (tables.isEmpty()) {
             return;
         }
-        poller = new Thread(() -> {
-            try {
-                while (!Thread.currentThread().isInterrupted()) {
-                    poll();
-                    Thread.sleep(POLL_INTERVAL.toMillis());
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "lance-flink-commit-progress");
+        poller = new Thread(
+                () -> {
+                    try {
+                        while (!Thread.currentThread().isInterrupted()) {
+                            poll();
+                            Thread.sleep(POLL_INTERVAL.toMillis());
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "lance-flink-commit-progress");
         poller.setDaemon(true);
         poller.start();
     }
@@ -117,8 +122,8 @@ final class CommitProgress implements AutoCloseable {
             } catch (IOException | RuntimeException e) {
                 // Progress is informational: a failed read is tried again at the next poll.
                 if (!table.warned) {
-                    err.println("[WARN] cannot read the progress of " + table.location + ": "
-                            + LanceFlinkCli.message(e));
+                    err.println(
+                            "[WARN] cannot read the progress of " + table.location + ": " + LanceFlinkCli.message(e));
                     table.warned = true;
                 }
             }
@@ -174,8 +179,8 @@ final class CommitProgress implements AutoCloseable {
     static String commitLine(String table, long version, long checkpoint, Figures f, Optional<Duration> lag) {
         return "[INFO] commit " + table + " version " + version + " checkpoint " + checkpoint + ": "
                 + f.rowsAppended() + " rows appended, " + f.cells() + " cells in " + f.overlayFiles()
-                + " overlay files, " + f.rowsDeleted() + " rows deleted, lag " + lag.map(CommitProgress::seconds)
-                .orElse("-");
+                + " overlay files, " + f.rowsDeleted() + " rows deleted, lag "
+                + lag.map(CommitProgress::seconds).orElse("-");
     }
 
     private static String seconds(Duration d) {
@@ -261,7 +266,12 @@ final class CommitProgress implements AutoCloseable {
                 if (probes++ >= MAX_LAG_PROBES) {
                     break;
                 }
-                newest = Math.max(newest, file.store().head(file.path()).map(i -> i.lastModifiedMillis()).orElse(0L));
+                newest = Math.max(
+                        newest,
+                        file.store()
+                                .head(file.path())
+                                .map(i -> i.lastModifiedMillis())
+                                .orElse(0L));
             }
         }
         if (newest == 0) {
@@ -308,12 +318,13 @@ final class CommitProgress implements AutoCloseable {
                 Manifest current = ManifestIO.read(store, next.get());
                 Optional<CommitMarker> marker = TransactionStore.read(store, current)
                         .map(Transaction::properties)
-                        .flatMap(p -> CommitMarker.fromProperties(p, "version " + current.version() + " of "
-                                + location));
+                        .flatMap(p ->
+                                CommitMarker.fromProperties(p, "version " + current.version() + " of " + location));
                 if (marker.isPresent() && marker.get().jobId().equals(jobId)) {
                     Figures f = figures(last, current);
                     Optional<Duration> lag = lag(store, last, current);
-                    err.println(commitLine(location.uri(), current.version(), marker.get().checkpointId(), f, lag));
+                    err.println(commitLine(
+                            location.uri(), current.version(), marker.get().checkpointId(), f, lag));
                     err.flush();
                     commits++;
                     total = total.plus(f);
@@ -338,7 +349,8 @@ final class CommitProgress implements AutoCloseable {
             return head + " (versions " + firstVersion + ".." + lastCommitted + ", checkpoints " + firstCheckpoint
                     + ".." + lastCheckpoint + "): " + total.rowsAppended() + " rows appended, " + total.cells()
                     + " cells in " + total.overlayFiles() + " overlay files, " + total.rowsDeleted()
-                    + " rows deleted, last lag " + lastLag.map(CommitProgress::seconds).orElse("-");
+                    + " rows deleted, last lag "
+                    + lastLag.map(CommitProgress::seconds).orElse("-");
         }
     }
 }

@@ -31,22 +31,23 @@ final class DumpCommand {
     private DumpCommand() {}
 
     static void run(Dataset dataset, CliArguments args, JsonGenerator g) throws IOException {
-        List<String> output = args.columns() != null ? args.columns()
+        List<String> output = args.columns() != null
+                ? args.columns()
                 : dataset.schema().fields().stream().map(f -> f.name()).toList();
         Set<String> scanned = new LinkedHashSet<>(output);
         for (String key : args.orderBy()) {
             if (key.equals(ScanOptions.ROW_ADDRESS)) {
                 if (!args.withRowAddress()) {
-                    throw new UsageException("dump: --order-by " + ScanOptions.ROW_ADDRESS
-                            + " needs --with-row-address");
+                    throw new UsageException(
+                            "dump: --order-by " + ScanOptions.ROW_ADDRESS + " needs --with-row-address");
                 }
             } else {
                 scanned.add(key);
             }
         }
         boolean sorted = !args.orderBy().isEmpty();
-        ScanOptions options = new ScanOptions(new ArrayList<>(scanned), args.filter(), sorted ? -1 : args.limit(),
-                args.withRowAddress(), BATCH_SIZE);
+        ScanOptions options = new ScanOptions(
+                new ArrayList<>(scanned), args.filter(), sorted ? -1 : args.limit(), args.withRowAddress(), BATCH_SIZE);
         List<VectorSchemaRoot> batches = new ArrayList<>();
         try (Scanner scanner = dataset.scan(options)) {
             List<Field> fields = new ArrayList<>();

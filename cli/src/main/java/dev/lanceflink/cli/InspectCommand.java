@@ -216,8 +216,10 @@ final class InspectCommand {
         try {
             bitmap.deserialize(ByteBuffer.wrap(bytes));
         } catch (RuntimeException e) {
-            throw new IOException("The fragment bitmap of " + what + " is not a valid Roaring bitmap ("
-                    + bytes.length + " bytes): " + e.getMessage(), e);
+            throw new IOException(
+                    "The fragment bitmap of " + what + " is not a valid Roaring bitmap (" + bytes.length + " bytes): "
+                            + e.getMessage(),
+                    e);
         }
         return bitmap;
     }

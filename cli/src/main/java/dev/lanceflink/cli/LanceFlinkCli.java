@@ -43,15 +43,20 @@ public final class LanceFlinkCli {
     private LanceFlinkCli() {}
 
     /** The top level: only its help is printed; each command parses its own arguments. */
-    @Command(name = "lance-flink", usageHelpWidth = 100, synopsisHeading = "",
+    @Command(
+            name = "lance-flink",
+            usageHelpWidth = 100,
+            synopsisHeading = "",
             customSynopsis = "lance-flink <command> <uri> [options]   (one JSON document on stdout)",
-            commandListHeading = "%nCommands:%n", footerHeading = "%n",
+            commandListHeading = "%nCommands:%n",
+            footerHeading = "%n",
             footer = {
                 "dump, inspect, versions and compact take [--storage-option key=value]... (object store options,",
                 "Lance's key names); --verbose anywhere: Flink and Lance logs at INFO on stderr.",
                 "lance-flink <command> --help lists the options of a command.",
                 "Exit codes: 0 ok, 1 the table could not be read (sql: a statement failed), 2 wrong command line;",
-                "every failure prints one {\"error\": ...} line on stdout."})
+                "every failure prints one {\"error\": ...} line on stdout."
+            })
     private static final class TopLevel {}
 
     /** The command tree, for the top-level help and the list of command names. */
@@ -159,11 +164,15 @@ public final class LanceFlinkCli {
             if (unexpected(e) || System.getenv("LANCE_FLINK_DEBUG") != null) {
                 e.printStackTrace(err);
             }
-            return emit(out, g -> {
-                g.writeStartObject();
-                g.writeStringField("error", message(e));
-                g.writeEndObject();
-            }, EXIT_FAILED, err);
+            return emit(
+                    out,
+                    g -> {
+                        g.writeStartObject();
+                        g.writeStringField("error", message(e));
+                        g.writeEndObject();
+                    },
+                    EXIT_FAILED,
+                    err);
         }
         try {
             buffer.write('\n');
@@ -198,11 +207,15 @@ public final class LanceFlinkCli {
      */
     private static int usageError(OutputStream out, UsageException e, CommandLine command, PrintStream err) {
         err.print((command != null ? command : commandLine()).getUsageMessage(Help.Ansi.OFF));
-        return emit(out, g -> {
-            g.writeStartObject();
-            g.writeStringField("error", e.getMessage() + " (lance-flink --help)");
-            g.writeEndObject();
-        }, EXIT_USAGE, err);
+        return emit(
+                out,
+                g -> {
+                    g.writeStartObject();
+                    g.writeStringField("error", e.getMessage() + " (lance-flink --help)");
+                    g.writeEndObject();
+                },
+                EXIT_USAGE,
+                err);
     }
 
     /**
@@ -218,8 +231,10 @@ public final class LanceFlinkCli {
             return t.getClass().getName();
         }
         Class<?> type = t.getClass();
-        boolean selfExplaining = type.getName().startsWith("dev.lanceflink.") || type == IOException.class
-                || type == IllegalArgumentException.class || type == IllegalStateException.class;
+        boolean selfExplaining = type.getName().startsWith("dev.lanceflink.")
+                || type == IOException.class
+                || type == IllegalArgumentException.class
+                || type == IllegalStateException.class;
         return selfExplaining ? text : type.getSimpleName() + ": " + text;
     }
 
@@ -229,8 +244,10 @@ public final class LanceFlinkCli {
      * their message there unless {@code LANCE_FLINK_DEBUG} is set.
      */
     private static boolean unexpected(Throwable e) {
-        return !(e instanceof IOException || e instanceof UncheckedIOException
-                || e instanceof IllegalArgumentException || e instanceof IllegalStateException);
+        return !(e instanceof IOException
+                || e instanceof UncheckedIOException
+                || e instanceof IllegalArgumentException
+                || e instanceof IllegalStateException);
     }
 
     private interface JsonWriter {

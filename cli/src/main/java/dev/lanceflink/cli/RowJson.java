@@ -114,7 +114,8 @@ final class RowJson {
                 return (g, v) -> g.writeString(ArrowJson.hex((byte[]) v));
             case DECIMAL: {
                 int scale = ((DecimalType) type).getScale();
-                return (g, v) -> g.writeNumber(((BigDecimal) v).setScale(scale, RoundingMode.UNNECESSARY)
+                return (g, v) -> g.writeNumber(((BigDecimal) v)
+                        .setScale(scale, RoundingMode.UNNECESSARY)
                         .toPlainString());
             }
             case DATE:
@@ -125,8 +126,8 @@ final class RowJson {
             }
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE: {
                 int digits = fractionDigits(((LocalZonedTimestampType) type).getPrecision());
-                return (g, v) -> g.writeString(timestamp(LocalDateTime.ofInstant((Instant) v, ZoneOffset.UTC), digits,
-                        true));
+                return (g, v) ->
+                        g.writeString(timestamp(LocalDateTime.ofInstant((Instant) v, ZoneOffset.UTC), digits, true));
             }
             case ARRAY: {
                 ValueWriter element = writerFor(((ArrayType) type).getElementType());

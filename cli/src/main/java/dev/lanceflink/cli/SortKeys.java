@@ -42,10 +42,12 @@ final class SortKeys {
 
     /** The key of cell {@code row}: null, a Boolean, a BigDecimal or a String. */
     static Object key(FieldVector v, int row) {
-        if (v instanceof ListVector || v instanceof LargeListVector || v instanceof FixedSizeListVector
+        if (v instanceof ListVector
+                || v instanceof LargeListVector
+                || v instanceof FixedSizeListVector
                 || v instanceof StructVector) {
-            throw new UsageException("dump: --order-by needs a column of scalars, but '" + v.getName()
-                    + "' is " + ArrowJson.typeName(v.getField()));
+            throw new UsageException("dump: --order-by needs a column of scalars, but '" + v.getName() + "' is "
+                    + ArrowJson.typeName(v.getField()));
         }
         if (v.isNull(row)) {
             return null;

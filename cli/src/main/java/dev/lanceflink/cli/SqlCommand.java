@@ -50,7 +50,10 @@ import org.apache.flink.util.CloseableIterator;
  * {@code {"error": "... (lance-flink sql --help)"}}.
  */
 final class SqlCommand {
-    enum Format { TABLE, JSON }
+    enum Format {
+        TABLE,
+        JSON
+    }
 
     /** The parsed command line ({@link SqlCommandLine}): the script text, where it came from, and the output format. */
     record Arguments(String script, String source, Format format) {}
@@ -85,15 +88,18 @@ final class SqlCommand {
                 return SqlPrompt.runOnSystemTerminal(new SqlCommand(arguments.format(), out, err), err);
             }
             try {
-                arguments = new Arguments(new String(in.readAllBytes(), StandardCharsets.UTF_8), "stdin",
-                        arguments.format());
+                arguments = new Arguments(
+                        new String(in.readAllBytes(), StandardCharsets.UTF_8), "stdin", arguments.format());
             } catch (IOException e) {
                 printError(out, err, "cannot read statements from standard input: " + LanceFlinkCli.message(e), false);
                 return LanceFlinkCli.EXIT_FAILED;
             }
             if (arguments.script().isBlank()) {
-                printError(out, err, "no statements: give -f script.sql, -e 'statement; ...' or statements on"
-                        + " standard input", true);
+                printError(
+                        out,
+                        err,
+                        "no statements: give -f script.sql, -e 'statement; ...' or statements on" + " standard input",
+                        true);
                 return LanceFlinkCli.EXIT_USAGE;
             }
         }
@@ -105,8 +111,8 @@ final class SqlCommand {
         int index = 0;
         for (SqlScriptSplitter.Statement s : statements) {
             index++;
-            String where = "statement " + index + " (" + (arguments.source().equals("-e") ? "" :
-                    arguments.source() + ", ") + "line " + s.line() + ")";
+            String where = "statement " + index + " ("
+                    + (arguments.source().equals("-e") ? "" : arguments.source() + ", ") + "line " + s.line() + ")";
             Optional<String> failure = run(s.sql(), where);
             if (failure.isPresent()) {
                 printError(out, err, where + ": " + failure.get(), false);
@@ -163,7 +169,8 @@ final class SqlCommand {
             if (op instanceof QueryOperation) {
                 printResult(result, out, format);
             } else if (op instanceof ModifyOperation || op instanceof StatementSetOperation) {
-                Optional<String> job = result.getJobClient().map(c -> c.getJobID().toString());
+                Optional<String> job =
+                        result.getJobClient().map(c -> c.getJobID().toString());
                 if (job.isEmpty()) {
                     progress.finish("done");
                     // A DELETE the connector executed itself (pushed down): no Flink job ran.
@@ -197,12 +204,14 @@ final class SqlCommand {
 
     /** The Lance tables that {@code op} writes ({@code connector} = 'lance'), where they live. */
     static List<TableLocation> lanceTables(Operation op) {
-        List<ModifyOperation> sinks = op instanceof StatementSetOperation set ? set.getOperations()
+        List<ModifyOperation> sinks = op instanceof StatementSetOperation set
+                ? set.getOperations()
                 : op instanceof ModifyOperation single ? List.of(single) : List.of();
         List<TableLocation> out = new ArrayList<>();
         for (ModifyOperation sink : sinks) {
             if (sink instanceof SinkModifyOperation s) {
-                Map<String, String> options = s.getContextResolvedTable().getTable().getOptions();
+                Map<String, String> options =
+                        s.getContextResolvedTable().getTable().getOptions();
                 String path = options.get(LanceConnectorOptions.PATH.key());
                 if (LanceDynamicTableFactory.IDENTIFIER.equals(options.get("connector")) && path != null) {
                     Map<String, String> storage = new TreeMap<>();
@@ -253,8 +262,10 @@ final class SqlCommand {
     private static void printResult(TableResult result, OutputStream target, Format format) throws IOException {
         ResolvedSchema schema = result.getResolvedSchema();
         List<String> names = schema.getColumnNames();
-        List<LogicalType> types = schema.getColumns().stream().map(Column::getDataType)
-                .map(t -> t.getLogicalType()).toList();
+        List<LogicalType> types = schema.getColumns().stream()
+                .map(Column::getDataType)
+                .map(t -> t.getLogicalType())
+                .toList();
         List<Row> rows = new ArrayList<>();
         try (CloseableIterator<Row> it = result.collect()) {
             while (it.hasNext()) {
@@ -311,19 +322,23 @@ final class SqlCommand {
      * errors and the exceptions of this project (anywhere in the chain) carry complete messages.
      */
     private static boolean unexpected(Throwable e) {
-        return ours(e) == null && !(e instanceof TableException
-                || e instanceof ValidationException
-                || e instanceof SqlParserException
-                || e instanceof IOException || e instanceof IllegalArgumentException
-                || e instanceof IllegalStateException);
+        return ours(e) == null
+                && !(e instanceof TableException
+                        || e instanceof ValidationException
+                        || e instanceof SqlParserException
+                        || e instanceof IOException
+                        || e instanceof IllegalArgumentException
+                        || e instanceof IllegalStateException);
     }
 
     /** The statement as a progress line names it: comments dropped, whitespace collapsed, at most 100 characters. */
     static String firstLine(String sql) {
-        String text = sql.replaceAll("(?s)/\\*.*?\\*/", " ").lines()
+        String text = sql.replaceAll("(?s)/\\*.*?\\*/", " ")
+                .lines()
                 .map(l -> l.strip().startsWith("--") ? "" : l)
                 .collect(Collectors.joining(" "))
-                .replaceAll("\\s+", " ").strip();
+                .replaceAll("\\s+", " ")
+                .strip();
         return text.length() > 100 ? text.substring(0, 97) + "..." : text;
     }
 
@@ -349,7 +364,8 @@ final class SqlCommand {
             return top;
         }
         String rootText = root.getMessage();
-        return rootText != null && top.contains(rootText.strip()) ? top
+        return rootText != null && top.contains(rootText.strip())
+                ? top
                 : top + " (cause: " + LanceFlinkCli.message(root) + ")";
     }
 

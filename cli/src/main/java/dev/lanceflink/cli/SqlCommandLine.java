@@ -23,14 +23,23 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * output format, with the generated help. One instance parses one command line into
  * {@link SqlCommand.Arguments}.
  */
-@Command(name = "sql", separator = " ", sortOptions = false, usageHelpWidth = 100, synopsisHeading = "",
+@Command(
+        name = "sql",
+        separator = " ",
+        sortOptions = false,
+        usageHelpWidth = 100,
+        synopsisHeading = "",
         customSynopsis = "lance-flink sql [-f script.sql | -e 'statement; statement'] [--format table|json]",
-        description = {"Runs Flink SQL statements, one after the other, on an embedded MiniCluster.",
+        description = {
+            "Runs Flink SQL statements, one after the other, on an embedded MiniCluster.",
             "Batch mode unless SET 'execution.runtime-mode' = 'streaming'; without -f or -e the statements are",
             "read from standard input: at a terminal, a prompt (line editing, history in ~/.lance-flink_history)",
             "runs each statement when its ';' is typed. A running INSERT prints a line per committed version",
-            "and a summary at its end or on Ctrl-C."},
-        descriptionHeading = "%n", optionListHeading = "%nOptions:%n", footerHeading = "%n",
+            "and a summary at its end or on Ctrl-C."
+        },
+        descriptionHeading = "%n",
+        optionListHeading = "%nOptions:%n",
+        footerHeading = "%n",
         footer = "Exit codes: 0 ok, 1 a statement failed ({\"error\": ...} on stdout), 2 wrong command line")
 final class SqlCommandLine {
     @Spec
@@ -40,7 +49,11 @@ final class SqlCommandLine {
     private String source;
     private SqlCommand.Format format = SqlCommand.Format.TABLE;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, order = 99, description = "print this help")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            order = 99,
+            description = "print this help")
     private boolean help;
 
     static CommandLine commandLine() {
@@ -65,37 +78,47 @@ final class SqlCommandLine {
         }
         SqlCommandLine parsed = line.getCommand();
         // No -f or -e: the statements come from standard input (read by SqlCommand.run, which owns it).
-        return new SqlCommand.Arguments(parsed.script, parsed.script == null ? "stdin" : parsed.source,
-                parsed.format);
+        return new SqlCommand.Arguments(parsed.script, parsed.script == null ? "stdin" : parsed.source, parsed.format);
     }
 
     private static String message(ParameterException e, String[] args) {
         if (e instanceof UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
             return "unknown option '" + u.getUnmatched().get(0) + "' for sql";
         }
-        if (e instanceof MissingParameterException m && !m.getMissing().isEmpty()
+        if (e instanceof MissingParameterException m
+                && !m.getMissing().isEmpty()
                 && m.getMissing().get(0) instanceof OptionSpec o) {
             // Named as typed (-e or --execute): the last occurrence is the one without a value.
             List<String> names = List.of(o.names());
-            String typed = Arrays.stream(args).filter(names::contains).reduce((a, b) -> b).orElse(o.longestName());
+            String typed = Arrays.stream(args)
+                    .filter(names::contains)
+                    .reduce((a, b) -> b)
+                    .orElse(o.longestName());
             return "option " + typed + " needs a value";
         }
         return e.getMessage();
     }
 
-    @Option(names = {"-f", "--file"}, paramLabel = "script.sql", order = 0, description = "the statements, from a file")
+    @Option(
+            names = {"-f", "--file"},
+            paramLabel = "script.sql",
+            order = 0,
+            description = "the statements, from a file")
     private void file(String file) {
         once();
         source = file;
         try {
             script = Files.readString(Path.of(file), StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new ParameterException(spec.commandLine(), "cannot read the SQL script '" + file + "': "
-                    + LanceFlinkCli.message(e));
+            throw new ParameterException(
+                    spec.commandLine(), "cannot read the SQL script '" + file + "': " + LanceFlinkCli.message(e));
         }
     }
 
-    @Option(names = {"-e", "--execute"}, paramLabel = "'statement; ...'", order = 1,
+    @Option(
+            names = {"-e", "--execute"},
+            paramLabel = "'statement; ...'",
+            order = 1,
             description = "the statements, on the command line")
     private void execute(String statements) {
         once();
@@ -103,9 +126,14 @@ final class SqlCommandLine {
         script = statements;
     }
 
-    @Option(names = "--format", paramLabel = "table|json", order = 2,
-            description = {"table (default): each SELECT prints a text table;",
-                "json: each SELECT prints one line, a JSON array of row objects (dump value conventions)"})
+    @Option(
+            names = "--format",
+            paramLabel = "table|json",
+            order = 2,
+            description = {
+                "table (default): each SELECT prints a text table;",
+                "json: each SELECT prints one line, a JSON array of row objects (dump value conventions)"
+            })
     private void format(String value) {
         format = switch (value.toLowerCase(Locale.ROOT)) {
             case "json" -> SqlCommand.Format.JSON;
@@ -116,8 +144,8 @@ final class SqlCommandLine {
 
     private void once() {
         if (script != null) {
-            throw new ParameterException(spec.commandLine(),
-                    "give the statements once: either -f FILE or -e 'STATEMENTS'");
+            throw new ParameterException(
+                    spec.commandLine(), "give the statements once: either -f FILE or -e 'STATEMENTS'");
         }
     }
 }

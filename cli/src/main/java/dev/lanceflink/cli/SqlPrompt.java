@@ -42,7 +42,8 @@ final class SqlPrompt {
                 System.exit(EXIT_INTERRUPTED);
             }
         };
-        try (Terminal terminal = TerminalBuilder.builder().system(true).signalHandler(interrupt).build()) {
+        try (Terminal terminal =
+                TerminalBuilder.builder().system(true).signalHandler(interrupt).build()) {
             Path history = Paths.get(System.getProperty("user.home"), ".lance-flink_history");
             return run(terminal, history, command);
         } catch (IOException e) {

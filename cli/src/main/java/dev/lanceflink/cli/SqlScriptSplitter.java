@@ -134,8 +134,11 @@ final class SqlScriptSplitter {
     /** In {@code EXECUTE STATEMENT SET BEGIN ...} before its closing {@code END}. */
     private static boolean insideStatementSet(StringBuilder code) {
         String[] words = code.toString().trim().toUpperCase(Locale.ROOT).split("\\s+");
-        if (words.length < 4 || !words[0].equals("EXECUTE") || !words[1].equals("STATEMENT")
-                || !words[2].equals("SET") || !words[3].equals("BEGIN")) {
+        if (words.length < 4
+                || !words[0].equals("EXECUTE")
+                || !words[1].equals("STATEMENT")
+                || !words[2].equals("SET")
+                || !words[3].equals("BEGIN")) {
             return false;
         }
         return !words[words.length - 1].equals("END");

@@ -20,8 +20,8 @@ import org.apache.flink.table.api.internal.TableEnvironmentInternal;
 import org.apache.flink.table.catalog.Catalog;
 import org.apache.flink.table.catalog.CatalogManager;
 import org.apache.flink.table.catalog.ObjectPath;
-import org.apache.flink.table.catalog.exceptions.DatabaseNotExistException;
 import org.apache.flink.table.catalog.exceptions.DatabaseAlreadyExistException;
+import org.apache.flink.table.catalog.exceptions.DatabaseNotExistException;
 import org.apache.flink.table.catalog.exceptions.FunctionAlreadyExistException;
 import org.apache.flink.table.catalog.exceptions.FunctionNotExistException;
 import org.apache.flink.table.catalog.exceptions.TableAlreadyExistException;
@@ -68,7 +68,9 @@ final class SqlSession {
             carryOver(env, next);
             env = next;
             StringBuilder options = new StringBuilder();
-            defining.forEach((k, v) -> options.append(options.length() == 0 ? "" : ", ").append(k).append(" = ")
+            defining.forEach((k, v) -> options.append(options.length() == 0 ? "" : ", ")
+                    .append(k)
+                    .append(" = ")
                     .append(v));
             err.println("[INFO] " + options + ": statements now run in a new environment with the same catalogs");
         }
@@ -101,14 +103,14 @@ final class SqlSession {
             throw new ValidationException("execution.runtime-mode 'automatic' is not supported by Flink SQL; "
                     + "SET 'execution.runtime-mode' = 'batch' or 'streaming'");
         }
-        EnvironmentSettings settings = EnvironmentSettings.newInstance().withConfiguration(config).build();
+        EnvironmentSettings settings =
+                EnvironmentSettings.newInstance().withConfiguration(config).build();
         return (TableEnvironmentInternal) TableEnvironment.create(settings);
     }
 
     private static final Pattern SET = Pattern.compile(
             "(?is)\\s*SET(?:\\s+(?<key>'(?:[^']|'')*'|[^\\s=']+)\\s*=\\s*(?<value>'(?:[^']|'')*'|[^\\s']+))?\\s*");
-    private static final Pattern RESET = Pattern.compile(
-            "(?is)\\s*RESET(?:\\s+(?<key>'(?:[^']|'')*'|[^\\s']+))?\\s*");
+    private static final Pattern RESET = Pattern.compile("(?is)\\s*RESET(?:\\s+(?<key>'(?:[^']|'')*'|[^\\s']+))?\\s*");
 
     /**
      * Applies {@code sql} if it is a plain SET or RESET statement, without creating the
@@ -117,8 +119,10 @@ final class SqlSession {
     boolean applyCommand(String sql) {
         Matcher set = SET.matcher(sql);
         if (set.matches()) {
-            return applyCommand(set.group("key") == null ? new SetOperation()
-                    : new SetOperation(unquote(set.group("key")), unquote(set.group("value"))));
+            return applyCommand(
+                    set.group("key") == null
+                            ? new SetOperation()
+                            : new SetOperation(unquote(set.group("key")), unquote(set.group("value"))));
         }
         Matcher reset = RESET.matcher(sql);
         if (reset.matches()) {
@@ -142,9 +146,12 @@ final class SqlSession {
             }
             String key = set.getKey().get();
             String given = set.getValue().orElse("");
-            String value = key.equals(ExecutionOptions.RUNTIME_MODE.key()) ? runtimeMode(given).name() : given;
+            String value = key.equals(ExecutionOptions.RUNTIME_MODE.key())
+                    ? runtimeMode(given).name()
+                    : given;
             config.setString(key, value);
-            if (env != null && !key.equals(ExecutionOptions.RUNTIME_MODE.key())
+            if (env != null
+                    && !key.equals(ExecutionOptions.RUNTIME_MODE.key())
                     && !key.startsWith(STATE_RECOVERY_PREFIX)) {
                 env.getConfig().set(key, value);
             }
@@ -174,8 +181,9 @@ final class SqlSession {
         try {
             return RuntimeExecutionMode.valueOf(value.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new ValidationException("'execution.runtime-mode' = '" + value + "' is not a runtime mode; use "
-                    + "'batch' or 'streaming'", e);
+            throw new ValidationException(
+                    "'execution.runtime-mode' = '" + value + "' is not a runtime mode; use " + "'batch' or 'streaming'",
+                    e);
         }
     }
 
@@ -187,7 +195,9 @@ final class SqlSession {
         for (String name : source.listCatalogs()) {
             Catalog catalog = source.getCatalog(name).orElseThrow();
             if (name.equals(builtIn)) {
-                copyCatalogObjects(catalog, target.getCatalog(target.getBuiltInCatalogName()).orElseThrow());
+                copyCatalogObjects(
+                        catalog,
+                        target.getCatalog(target.getBuiltInCatalogName()).orElseThrow());
             } else {
                 target.registerCatalog(name, catalog);
             }
@@ -221,10 +231,14 @@ final class SqlSession {
                     }
                 }
             }
-        } catch (DatabaseNotExistException | DatabaseAlreadyExistException | TableNotExistException
-                | TableAlreadyExistException | FunctionNotExistException | FunctionAlreadyExistException e) {
-            throw new IllegalStateException("Cannot move the built-in catalog to the new environment: "
-                    + e.getMessage(), e);
+        } catch (DatabaseNotExistException
+                | DatabaseAlreadyExistException
+                | TableNotExistException
+                | TableAlreadyExistException
+                | FunctionNotExistException
+                | FunctionAlreadyExistException e) {
+            throw new IllegalStateException(
+                    "Cannot move the built-in catalog to the new environment: " + e.getMessage(), e);
         }
     }
 }

@@ -22,10 +22,11 @@ final class StatementFailures {
     private static final Pattern NOT_NULL = Pattern.compile(
             "Column '(.+)' is NOT NULL, however, a null value is being written into it\\..*", Pattern.DOTALL);
     /** Calcite's "not implemented" for an expression it cannot convert (here: a SET expression of an UPDATE). */
-    private static final Pattern UNCONVERTIBLE = Pattern.compile("class org\\.apache\\.calcite\\.sql\\.\\w+: (.+)",
-            Pattern.DOTALL);
+    private static final Pattern UNCONVERTIBLE =
+            Pattern.compile("class org\\.apache\\.calcite\\.sql\\.\\w+: (.+)", Pattern.DOTALL);
     /** The catalog's default for time travel, which Flink's in-memory catalog does not override. */
     private static final String NO_TIME_TRAVEL = "getTable(ObjectPath, long) is not implemented for class ";
+
     private static final Pattern TIME_TRAVEL_TARGET = Pattern.compile(
             "((?:`[^`]+`|[\\w$]+)(?:\\s*\\.\\s*(?:`[^`]+`|[\\w$]+))*)\\s+FOR\\s+SYSTEM_TIME\\s+AS\\s+OF",
             Pattern.CASE_INSENSITIVE);
@@ -51,7 +52,8 @@ final class StatementFailures {
     private static String notNull(String column, Operation operation) {
         List<String> tables = new ArrayList<>();
         boolean update = false;
-        List<ModifyOperation> sinks = operation instanceof StatementSetOperation set ? set.getOperations()
+        List<ModifyOperation> sinks = operation instanceof StatementSetOperation set
+                ? set.getOperations()
                 : operation instanceof ModifyOperation single ? List.of(single) : List.of();
         for (ModifyOperation op : sinks) {
             if (op instanceof SinkModifyOperation sink) {
@@ -59,8 +61,8 @@ final class StatementFailures {
                 update |= sink.isUpdate();
             }
         }
-        String table = tables.size() == 1 ? " of " + tables.get(0)
-                : tables.isEmpty() ? "" : " of one of the tables " + tables;
+        String table =
+                tables.size() == 1 ? " of " + tables.get(0) : tables.isEmpty() ? "" : " of one of the tables " + tables;
         if (update) {
             return "column '" + column + "'" + table + " is NOT NULL, but the UPDATE sets it to NULL in some rows."
                     + " Set it to a value (e.g. COALESCE(<expression>, <default>)) or leave those rows out with the"
@@ -106,10 +108,14 @@ final class StatementFailures {
         List<String> parts = new ArrayList<>();
         if (m.find()) {
             for (String part : m.group(1).split("\\s*\\.\\s*")) {
-                parts.add(part.startsWith("`") ? part.substring(1, part.length() - 1).replace("``", "`") : part);
+                parts.add(
+                        part.startsWith("`")
+                                ? part.substring(1, part.length() - 1).replace("``", "`")
+                                : part);
             }
         }
-        if (parts.size() == 3 && currentCatalog.map(c -> !c.equals(parts.get(0))).orElse(true)) {
+        if (parts.size() == 3
+                && currentCatalog.map(c -> !c.equals(parts.get(0))).orElse(true)) {
             return "FOR SYSTEM_TIME AS OF on " + String.join(".", parts) + " fails while the current catalog"
                     + current + " is a Flink in-memory catalog: Flink asks the current catalog first, and that one"
                     + " cannot answer for a past time. Run USE CATALOG " + parts.get(0) + "; first, then the query";
@@ -130,7 +136,8 @@ final class StatementFailures {
         String rewrite = timestampAddRewrite(expression);
         return "Flink's planner cannot convert " + expression + " in the SET clause of an UPDATE (a limitation of"
                 + " Flink's SQL planner, not of the table); "
-                + (rewrite != null ? "write " + rewrite + " instead"
+                + (rewrite != null
+                        ? "write " + rewrite + " instead"
                         : "compute the value with other functions or operators");
     }
 
@@ -157,7 +164,7 @@ final class StatementFailures {
                 unit = "MONTH";
                 factor = 3;
             }
-            case "YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND" -> { }
+            case "YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND" -> {}
             default -> {
                 return null;
             }

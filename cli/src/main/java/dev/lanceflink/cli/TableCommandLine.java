@@ -27,8 +27,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * printed. One instance parses one command line into {@link CliArguments}.
  */
 abstract class TableCommandLine {
-    static final String FOOTER = "Prints one JSON document; exit codes: 0 ok, 1 the table could not be read,"
-            + " 2 wrong command line";
+    static final String FOOTER =
+            "Prints one JSON document; exit codes: 0 ok, 1 the table could not be read," + " 2 wrong command line";
 
     @Spec
     private CommandSpec spec;
@@ -36,11 +36,18 @@ abstract class TableCommandLine {
     @Parameters(index = "0", paramLabel = "<uri>", description = "the table: a local path, file: or s3:// URI")
     private String uri;
 
-    @Option(names = "--storage-option", paramLabel = "key=value", order = 90,
+    @Option(
+            names = "--storage-option",
+            paramLabel = "key=value",
+            order = 90,
             description = "object store option (Lance's key names), repeatable")
     private List<String> storageOptions = new ArrayList<>();
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, order = 99, description = "print this help")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            order = 99,
+            description = "print this help")
     private boolean help;
 
     Long version;
@@ -69,8 +76,8 @@ abstract class TableCommandLine {
         String command = args[0];
         CommandLine line = of(command);
         if (line == null) {
-            throw new UsageException("unknown command '" + command + "'; expected one of "
-                    + LanceFlinkCli.commandNames());
+            throw new UsageException(
+                    "unknown command '" + command + "'; expected one of " + LanceFlinkCli.commandNames());
         }
         try {
             line.parseArgs(Arrays.copyOfRange(args, 1, args.length));
@@ -84,14 +91,18 @@ abstract class TableCommandLine {
     /** Picocli's own errors in the words of this tool: the command first, then what is wrong. */
     private static String message(String command, CommandSpec spec, ParameterException e) {
         if (e instanceof UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
-            List<String> accepted = spec.options().stream().filter(o -> !o.usageHelp())
-                    .map(OptionSpec::longestName).sorted().toList();
+            List<String> accepted = spec.options().stream()
+                    .filter(o -> !o.usageHelp())
+                    .map(OptionSpec::longestName)
+                    .sorted()
+                    .toList();
             return command + ": unknown option '" + u.getUnmatched().get(0) + "' (accepted: "
                     + String.join(", ", accepted) + ")";
         }
         if (e instanceof MissingParameterException m && !m.getMissing().isEmpty()) {
             ArgSpec missing = m.getMissing().get(0);
-            return missing instanceof OptionSpec o ? command + ": option " + o.longestName() + " needs a value"
+            return missing instanceof OptionSpec o
+                    ? command + ": option " + o.longestName() + " needs a value"
                     : command + ": the table URI is missing (" + command + " <uri> ...)";
         }
         if (e instanceof OverwrittenOptionException o && o.getOverwritten() instanceof OptionSpec option) {
@@ -143,47 +154,72 @@ abstract class TableCommandLine {
 
     /** {@code --version N} (dump and inspect). */
     abstract static class AtVersion extends TableCommandLine {
-        @Option(names = "--version", paramLabel = "N", order = 0,
+        @Option(
+                names = "--version",
+                paramLabel = "N",
+                order = 0,
                 description = "the table version to read (default: the latest)")
         private void version(String value) {
             version = atLeast("--version", value, 1);
         }
     }
 
-    @Command(name = "dump", separator = " ", sortOptions = false, usageHelpWidth = 100, synopsisHeading = "",
+    @Command(
+            name = "dump",
+            separator = " ",
+            sortOptions = false,
+            usageHelpWidth = 100,
+            synopsisHeading = "",
             customSynopsis = {
                 "lance-flink dump <uri> [--version N] [--columns a,b] [--order-by col[,col2]] [--limit N]",
-                "                 [--with-row-address] [--filter SQL] [--storage-option key=value]..."},
-            description = {"The rows of one table version as JSON, in scan order unless --order-by sorts them.",
-                "The document: {\"version\", \"schema\": [...], \"num_rows\", \"rows\": [...]}."},
-            descriptionHeading = "%n", parameterListHeading = "%n", optionListHeading = "%nOptions:%n",
-            footerHeading = "%n", footer = FOOTER)
+                "                 [--with-row-address] [--filter SQL] [--storage-option key=value]..."
+            },
+            description = {
+                "The rows of one table version as JSON, in scan order unless --order-by sorts them.",
+                "The document: {\"version\", \"schema\": [...], \"num_rows\", \"rows\": [...]}."
+            },
+            descriptionHeading = "%n",
+            parameterListHeading = "%n",
+            optionListHeading = "%nOptions:%n",
+            footerHeading = "%n",
+            footer = FOOTER)
     static final class Dump extends AtVersion {
         @Option(names = "--columns", paramLabel = "a,b", order = 1, description = "only these columns, in this order")
         private void columns(String value) {
             columns = names("--columns", value);
         }
 
-        @Option(names = "--order-by", paramLabel = "col[,col2]", order = 2,
-                description = "sort the rows (stable; nulls first); " + ScanOptions.ROW_ADDRESS
-                        + " needs --with-row-address")
+        @Option(
+                names = "--order-by",
+                paramLabel = "col[,col2]",
+                order = 2,
+                description =
+                        "sort the rows (stable; nulls first); " + ScanOptions.ROW_ADDRESS + " needs --with-row-address")
         private void orderBy(String value) {
             orderBy = names("--order-by", value);
         }
 
-        @Option(names = "--limit", paramLabel = "N", order = 3,
+        @Option(
+                names = "--limit",
+                paramLabel = "N",
+                order = 3,
                 description = "at most N rows (after sorting, as in SQL)")
         private void limit(String value) {
             limit = atLeast("--limit", value, 0);
         }
 
-        @Option(names = "--with-row-address", order = 4,
+        @Option(
+                names = "--with-row-address",
+                order = 4,
                 description = "add each row's address (" + ScanOptions.ROW_ADDRESS + ": fragment << 32 | offset)")
         private void withRowAddress(boolean on) {
             withRowAddress = on;
         }
 
-        @Option(names = "--filter", paramLabel = "SQL", order = 5,
+        @Option(
+                names = "--filter",
+                paramLabel = "SQL",
+                order = 5,
                 description = "only rows matching a SQL predicate, e.g. \"id > 5 AND name IS NOT NULL\"")
         private void filter(String value) {
             if (value.isBlank()) {
@@ -193,17 +229,33 @@ abstract class TableCommandLine {
         }
     }
 
-    @Command(name = "inspect", separator = " ", sortOptions = false, usageHelpWidth = 100, synopsisHeading = "",
+    @Command(
+            name = "inspect",
+            separator = " ",
+            sortOptions = false,
+            usageHelpWidth = 100,
+            synopsisHeading = "",
             customSynopsis = "lance-flink inspect <uri> [--version N] [--storage-option key=value]...",
             description = "The manifest of one version: fragments, files, deletions, overlays, indices, flags.",
-            descriptionHeading = "%n", parameterListHeading = "%n", optionListHeading = "%nOptions:%n",
-            footerHeading = "%n", footer = FOOTER)
+            descriptionHeading = "%n",
+            parameterListHeading = "%n",
+            optionListHeading = "%nOptions:%n",
+            footerHeading = "%n",
+            footer = FOOTER)
     static final class Inspect extends AtVersion {}
 
-    @Command(name = "versions", separator = " ", sortOptions = false, usageHelpWidth = 100, synopsisHeading = "",
+    @Command(
+            name = "versions",
+            separator = " ",
+            sortOptions = false,
+            usageHelpWidth = 100,
+            synopsisHeading = "",
             customSynopsis = "lance-flink versions <uri> [--storage-option key=value]...",
             description = "Every version with its operation, row count and properties.",
-            descriptionHeading = "%n", parameterListHeading = "%n", optionListHeading = "%nOptions:%n",
-            footerHeading = "%n", footer = FOOTER)
+            descriptionHeading = "%n",
+            parameterListHeading = "%n",
+            optionListHeading = "%nOptions:%n",
+            footerHeading = "%n",
+            footer = FOOTER)
     static final class Versions extends TableCommandLine {}
 }

@@ -11,7 +11,8 @@ final class TextTable {
         for (int c = 0; c < widths.length; c++) {
             widths[c] = header.get(c).codePointCount(0, header.get(c).length());
             for (List<String> row : rows) {
-                widths[c] = Math.max(widths[c], row.get(c).codePointCount(0, row.get(c).length()));
+                widths[c] = Math.max(
+                        widths[c], row.get(c).codePointCount(0, row.get(c).length()));
             }
         }
         StringBuilder out = new StringBuilder();
@@ -40,8 +41,10 @@ final class TextTable {
         out.append('|');
         for (int c = 0; c < widths.length; c++) {
             String text = cells.get(c).replace('\n', ' ');
-            out.append(' ').append(text)
-                    .append(" ".repeat(widths[c] - text.codePointCount(0, text.length()) + 1)).append('|');
+            out.append(' ')
+                    .append(text)
+                    .append(" ".repeat(widths[c] - text.codePointCount(0, text.length()) + 1))
+                    .append('|');
         }
         out.append('\n');
     }

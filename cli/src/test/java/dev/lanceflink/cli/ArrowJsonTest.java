@@ -125,16 +125,27 @@ class ArrowJsonTest {
         try (Float4Vector f = new Float4Vector("f", allocator);
                 Float8Vector d = new Float8Vector("d", allocator);
                 Float2Vector h = new Float2Vector("h", allocator)) {
-            float[] floats = {0.1f, 1.0f, -0.0f, 1e10f, Float.MIN_VALUE, Float.NaN, Float.POSITIVE_INFINITY,
-                Float.NEGATIVE_INFINITY, 3.4028235e38f, 2.5e-5f};
+            float[] floats = {
+                0.1f,
+                1.0f,
+                -0.0f,
+                1e10f,
+                Float.MIN_VALUE,
+                Float.NaN,
+                Float.POSITIVE_INFINITY,
+                Float.NEGATIVE_INFINITY,
+                3.4028235e38f,
+                2.5e-5f
+            };
             f.allocateNew(floats.length);
             for (int i = 0; i < floats.length; i++) {
                 f.set(i, floats[i]);
             }
             f.setValueCount(floats.length);
-            assertThat(cells(f)).isEqualTo("[0.1,1.0,-0.0,10000000000.0,"
-                    + "0.000000000000000000000000000000000000000000001,\"NaN\",\"Infinity\",\"-Infinity\","
-                    + "340282350000000000000000000000000000000.0,0.000025]");
+            assertThat(cells(f))
+                    .isEqualTo("[0.1,1.0,-0.0,10000000000.0,"
+                            + "0.000000000000000000000000000000000000000000001,\"NaN\",\"Infinity\",\"-Infinity\","
+                            + "340282350000000000000000000000000000000.0,0.000025]");
             d.allocateNew(4);
             d.set(0, 0.1);
             d.set(1, -7.5);
@@ -293,8 +304,8 @@ class ArrowJsonTest {
         Field i32NotNull = new Field("item", FieldType.notNullable(new ArrowType.Int(32, true)), null);
         Field utf8 = new Field("b", FieldType.nullable(new ArrowType.Utf8()), null);
         Field a = new Field("a", FieldType.notNullable(new ArrowType.Int(32, true)), null);
-        Field f16 = new Field("item", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.HALF)),
-                null);
+        Field f16 =
+                new Field("item", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.HALF)), null);
         assertThat(ArrowJson.typeName(field(new ArrowType.FixedSizeBinary(16)))).isEqualTo("fixed_size_binary[16]");
         assertThat(ArrowJson.typeName(field(new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC"))))
                 .isEqualTo("timestamp[us, tz=UTC]");
@@ -305,8 +316,8 @@ class ArrowJsonTest {
         assertThat(ArrowJson.typeName(field(new ArrowType.LargeUtf8()))).isEqualTo("large_utf8");
         assertThat(ArrowJson.typeName(new Field("l", FieldType.nullable(new ArrowType.List()), List.of(i32NotNull))))
                 .isEqualTo("list<int32 not null>");
-        assertThat(ArrowJson.typeName(new Field("f", FieldType.nullable(new ArrowType.FixedSizeList(4)),
-                List.of(f16)))).isEqualTo("fixed_size_list<float16, 4>");
+        assertThat(ArrowJson.typeName(new Field("f", FieldType.nullable(new ArrowType.FixedSizeList(4)), List.of(f16))))
+                .isEqualTo("fixed_size_list<float16, 4>");
         assertThat(ArrowJson.typeName(new Field("s", FieldType.nullable(new ArrowType.Struct()), List.of(a, utf8))))
                 .isEqualTo("struct<a: int32 not null, b: utf8>");
     }

@@ -11,9 +11,25 @@ class CliArgumentsTest {
 
     @Test
     void parsesEveryDumpOption() {
-        CliArguments a = CliArguments.parse(new String[] {"dump", "s3://b/t.lance", "--version", "3", "--columns",
-            "id, name", "--order-by", "name,id", "--limit", "10", "--with-row-address", "--filter", "id > 5",
-            "--storage-option", "region=eu-west-1", "--storage-option", "endpoint=http://x:9000"});
+        CliArguments a = CliArguments.parse(new String[] {
+            "dump",
+            "s3://b/t.lance",
+            "--version",
+            "3",
+            "--columns",
+            "id, name",
+            "--order-by",
+            "name,id",
+            "--limit",
+            "10",
+            "--with-row-address",
+            "--filter",
+            "id > 5",
+            "--storage-option",
+            "region=eu-west-1",
+            "--storage-option",
+            "endpoint=http://x:9000"
+        });
         assertThat(a.command()).isEqualTo("dump");
         assertThat(a.uri()).isEqualTo("s3://b/t.lance");
         assertThat(a.version()).isEqualTo(3L);
@@ -22,8 +38,8 @@ class CliArgumentsTest {
         assertThat(a.limit()).isEqualTo(10);
         assertThat(a.withRowAddress()).isTrue();
         assertThat(a.filter()).isEqualTo("id > 5");
-        assertThat(a.storageOptions()).containsExactly(
-                Map.entry("region", "eu-west-1"), Map.entry("endpoint", "http://x:9000"));
+        assertThat(a.storageOptions())
+                .containsExactly(Map.entry("region", "eu-west-1"), Map.entry("endpoint", "http://x:9000"));
     }
 
     @Test
@@ -66,8 +82,10 @@ class CliArgumentsTest {
                 "dump: option --limit is given twice");
         for (int i = 0; i < cases.size(); i++) {
             String[] args = cases.get(i).toArray(String[]::new);
-            assertThatThrownBy(() -> CliArguments.parse(args)).as(cases.get(i).toString())
-                    .isInstanceOf(UsageException.class).hasMessage(expected.get(i));
+            assertThatThrownBy(() -> CliArguments.parse(args))
+                    .as(cases.get(i).toString())
+                    .isInstanceOf(UsageException.class)
+                    .hasMessage(expected.get(i));
         }
     }
 }

@@ -31,7 +31,8 @@ class CommandLinesTest {
         CliArguments dump = CliArguments.parse(new String[] {"dump", "@" + file});
         assertThat(dump.uri()).isEqualTo("@" + file);
         assertThat(dump.limit()).isEqualTo(-1);
-        assertThat(SqlCommandLine.parse(new String[] {"sql", "-e", "@" + file}).script()).isEqualTo("@" + file);
+        assertThat(SqlCommandLine.parse(new String[] {"sql", "-e", "@" + file}).script())
+                .isEqualTo("@" + file);
     }
 
     @Test
@@ -43,9 +44,11 @@ class CommandLinesTest {
         assertThat(a.format()).isEqualTo(SqlCommand.Format.JSON);
         assertThat(SqlCommandLine.parse(new String[] {"sql"}).source()).isEqualTo("stdin");
         assertThatThrownBy(() -> SqlCommandLine.parse(new String[] {"sql", "--format", "json", "-e"}))
-                .isInstanceOf(UsageException.class).hasMessage("option -e needs a value");
+                .isInstanceOf(UsageException.class)
+                .hasMessage("option -e needs a value");
         assertThatThrownBy(() -> SqlCommandLine.parse(new String[] {"sql", "--execute"}))
-                .isInstanceOf(UsageException.class).hasMessage("option --execute needs a value");
+                .isInstanceOf(UsageException.class)
+                .hasMessage("option --execute needs a value");
     }
 
     @Test
@@ -66,7 +69,10 @@ class CommandLinesTest {
             assertThat(top.out()).containsPattern("(?m)^  " + command + " +\\S");
             Run help = run(command, "--help");
             assertThat(help.code()).as(command).isZero();
-            assertThat(help.out()).as(command).startsWith("lance-flink " + command + " ").contains("-h, --help")
+            assertThat(help.out())
+                    .as(command)
+                    .startsWith("lance-flink " + command + " ")
+                    .contains("-h, --help")
                     .doesNotStartWith("{");
         }
     }
@@ -76,7 +82,10 @@ class CommandLinesTest {
         String before = System.getProperty("picocli.ansi");
         System.setProperty("picocli.ansi", "true");
         try {
-            for (List<String> args : List.of(List.of("--help"), List.of("dump", "--help"), List.of("sql", "--help"),
+            for (List<String> args : List.of(
+                    List.of("--help"),
+                    List.of("dump", "--help"),
+                    List.of("sql", "--help"),
                     List.of("compact", "--help"))) {
                 Run help = run(args.toArray(String[]::new));
                 assertThat(help.code()).as(args.toString()).isZero();
@@ -105,8 +114,9 @@ class CommandLinesTest {
     void aUsageErrorPrintsOneJsonLineAndTheCommandsUsageOnStderr() {
         Run r = run("inspect", "/t", "--columns", "a");
         assertThat(r.code()).isEqualTo(LanceFlinkCli.EXIT_USAGE);
-        assertThat(r.out()).isEqualTo("{\"error\":\"inspect: unknown option '--columns' (accepted: --storage-option,"
-                + " --version) (lance-flink --help)\"}\n");
+        assertThat(r.out())
+                .isEqualTo("{\"error\":\"inspect: unknown option '--columns' (accepted: --storage-option,"
+                        + " --version) (lance-flink --help)\"}\n");
         assertThat(r.err()).startsWith("lance-flink inspect <uri>");
         Run unknown = run("show");
         assertThat(unknown.err()).startsWith("lance-flink <command>");

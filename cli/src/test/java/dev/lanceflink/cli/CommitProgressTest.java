@@ -48,24 +48,34 @@ class CommitProgressTest {
         String uri = dir.resolve("t.lance").toString();
         try (BufferAllocator allocator = new RootAllocator()) {
             try (VectorSchemaRoot rows = rows(allocator, 0, 10)) {
-                Dataset.write(uri, Map.of(), List.of(rows), SCHEMA, WriteParams.of(WriteMode.CREATE)
-                        .withMaxRowsPerFile(5)).close(); // version 1: fragments 0 and 1, 5 rows each
+                Dataset.write(
+                                uri,
+                                Map.of(),
+                                List.of(rows),
+                                SCHEMA,
+                                WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(5))
+                        .close(); // version 1: fragments 0 and 1, 5 rows each
             }
             ByteArrayOutputStream err = new ByteArrayOutputStream();
-            CommitProgress progress = CommitProgress.before(List.of(TableLocation.of(uri)),
-                    new PrintStream(err, true, StandardCharsets.UTF_8));
+            CommitProgress progress = CommitProgress.before(
+                    List.of(TableLocation.of(uri)), new PrintStream(err, true, StandardCharsets.UTF_8));
             progress.start("job-1");
             try (Dataset d = Dataset.open(uri, Map.of());
-                    VectorSchemaRoot values = VectorSchemaRoot.create(new Schema(List.of(SCHEMA.findField("v"))),
-                            allocator)) {
+                    VectorSchemaRoot values =
+                            VectorSchemaRoot.create(new Schema(List.of(SCHEMA.findField("v"))), allocator)) {
                 values.allocateNew();
                 for (int i = 0; i < 3; i++) {
                     ((IntVector) values.getVector("v")).setSafe(i, 100 + i);
                 }
                 values.setRowCount(3);
                 // version 2: 3 cells of column v, one overlay file in each of the two fragments
-                d.update(new long[] {0, 1, (1L << 32) | 2}, values, OverlayUpdate.Mode.OVERLAY, marker("job-1", 7),
-                        CommitOptions.defaults()).close();
+                d.update(
+                                new long[] {0, 1, (1L << 32) | 2},
+                                values,
+                                OverlayUpdate.Mode.OVERLAY,
+                                marker("job-1", 7),
+                                CommitOptions.defaults())
+                        .close();
             }
             // The poller prints a commit while the job runs, not only at the end.
             long deadline = System.nanoTime() + 10_000_000_000L;
@@ -75,31 +85,44 @@ class CommitProgressTest {
             }
             assertThat(err.toString(StandardCharsets.UTF_8)).contains(" version 2 checkpoint 7:");
             try (Dataset d = Dataset.open(uri, Map.of())) {
-                d.deleteRows(new long[] {3, 4}, marker("job-1", 8), CommitOptions.defaults()).close(); // version 3
+                d.deleteRows(new long[] {3, 4}, marker("job-1", 8), CommitOptions.defaults())
+                        .close(); // version 3
             }
             try (Dataset d = Dataset.open(uri, Map.of())) {
-                d.deleteRows(new long[] {(1L << 32) | 3}, Map.of(), CommitOptions.defaults()).close(); // 4: unmarked
+                d.deleteRows(new long[] {(1L << 32) | 3}, Map.of(), CommitOptions.defaults())
+                        .close(); // 4: unmarked
             }
             try (Dataset d = Dataset.open(uri, Map.of())) {
                 // version 5: another job's
-                d.deleteRows(new long[] {(1L << 32) | 4}, marker("job-2", 1), CommitOptions.defaults()).close();
+                d.deleteRows(new long[] {(1L << 32) | 4}, marker("job-2", 1), CommitOptions.defaults())
+                        .close();
             }
             try (VectorSchemaRoot rows = rows(allocator, 10, 4)) {
-                Dataset.write(uri, Map.of(), List.of(rows), SCHEMA, WriteParams.of(WriteMode.APPEND)
-                        .withTransactionProperties(marker("job-1", 9))).close(); // version 6
+                Dataset.write(
+                                uri,
+                                Map.of(),
+                                List.of(rows),
+                                SCHEMA,
+                                WriteParams.of(WriteMode.APPEND).withTransactionProperties(marker("job-1", 9)))
+                        .close(); // version 6
             }
             progress.finish("finished");
 
             List<String> lines = err.toString(StandardCharsets.UTF_8).lines().toList();
             assertThat(lines).hasSize(4);
-            assertThat(lines.get(0)).startsWith("[INFO] commit " + uri + " version 2 checkpoint 7: 0 rows appended,"
-                    + " 3 cells in 2 overlay files, 0 rows deleted, lag ");
-            assertThat(lines.get(1)).startsWith("[INFO] commit " + uri + " version 3 checkpoint 8: 0 rows appended,"
-                    + " 0 cells in 0 overlay files, 2 rows deleted, lag -");
-            assertThat(lines.get(2)).startsWith("[INFO] commit " + uri + " version 6 checkpoint 9: 4 rows appended,"
-                    + " 0 cells in 0 overlay files, 0 rows deleted, lag ");
-            assertThat(lines.get(3)).startsWith("[INFO] job job-1 finished: 3 commits to " + uri + " (versions 2..6,"
-                    + " checkpoints 7..9): 4 rows appended, 3 cells in 2 overlay files, 2 rows deleted, last lag ");
+            assertThat(lines.get(0))
+                    .startsWith("[INFO] commit " + uri + " version 2 checkpoint 7: 0 rows appended,"
+                            + " 3 cells in 2 overlay files, 0 rows deleted, lag ");
+            assertThat(lines.get(1))
+                    .startsWith("[INFO] commit " + uri + " version 3 checkpoint 8: 0 rows appended,"
+                            + " 0 cells in 0 overlay files, 2 rows deleted, lag -");
+            assertThat(lines.get(2))
+                    .startsWith("[INFO] commit " + uri + " version 6 checkpoint 9: 4 rows appended,"
+                            + " 0 cells in 0 overlay files, 0 rows deleted, lag ");
+            assertThat(lines.get(3))
+                    .startsWith(
+                            "[INFO] job job-1 finished: 3 commits to " + uri + " (versions 2..6,"
+                                    + " checkpoints 7..9): 4 rows appended, 3 cells in 2 overlay files, 2 rows deleted, last lag ");
             Matcher first = COMMIT.matcher(lines.get(0));
             assertThat(first.matches()).as(lines.get(0)).isTrue();
             assertThat(first.group(8)).as("a commit that added files has a lag").matches("\\d+\\.\\d{3}s");
@@ -110,17 +133,19 @@ class CommitProgressTest {
     void aStreamingInsertPrintsOneLinePerCommittedVersion() throws Exception {
         String uri = dir.resolve("s.lance").toString();
         Path script = dir.resolve("stream.sql");
-        Files.writeString(script, "SET 'execution.runtime-mode' = 'streaming';\n"
-                + "SET 'execution.checkpointing.interval' = '300ms';\n"
-                + "SET 'parallelism.default' = '1';\n"
-                + "CREATE TABLE src (id BIGINT NOT NULL) WITH ('connector' = 'datagen', 'rows-per-second' = '400',"
-                + " 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '800');\n"
-                + "CREATE TABLE t (id BIGINT NOT NULL) WITH ('connector' = 'lance', 'path' = '" + uri + "');\n"
-                + "INSERT INTO t SELECT id FROM src;\n");
+        Files.writeString(
+                script,
+                "SET 'execution.runtime-mode' = 'streaming';\n"
+                        + "SET 'execution.checkpointing.interval' = '300ms';\n"
+                        + "SET 'parallelism.default' = '1';\n"
+                        + "CREATE TABLE src (id BIGINT NOT NULL) WITH ('connector' = 'datagen', 'rows-per-second' = '400',"
+                        + " 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '800');\n"
+                        + "CREATE TABLE t (id BIGINT NOT NULL) WITH ('connector' = 'lance', 'path' = '" + uri + "');\n"
+                        + "INSERT INTO t SELECT id FROM src;\n");
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = LanceFlinkCli.run(new String[] {"sql", "-f", script.toString()}, out,
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        int code = LanceFlinkCli.run(
+                new String[] {"sql", "-f", script.toString()}, out, new PrintStream(err, true, StandardCharsets.UTF_8));
         String stderr = err.toString(StandardCharsets.UTF_8);
         assertThat(code).as(stderr).isZero();
 
@@ -147,8 +172,9 @@ class CommitProgressTest {
         assertThat(committed).as(stderr).hasSizeGreaterThan(1);
         assertThat(printed).as(stderr).isEqualTo(committed);
         assertThat(rows).isEqualTo(800);
-        assertThat(stderr).contains("[INFO] job " + job + " finished: " + committed.size() + " commits to " + uri
-                + " (versions " + committed.get(0) + ".." + committed.get(committed.size() - 1));
+        assertThat(stderr)
+                .contains("[INFO] job " + job + " finished: " + committed.size() + " commits to " + uri + " (versions "
+                        + committed.get(0) + ".." + committed.get(committed.size() - 1));
     }
 
     private static Map<String, String> marker(String job, long checkpoint) {

@@ -42,6 +42,7 @@ class LanceFlinkCliTest {
 
     @TempDir
     static Path dir;
+
     static String uri;
 
     /** v1: ids 0–9; v2: append 10–14; v3: delete id % 3 = 0. */
@@ -52,8 +53,9 @@ class LanceFlinkCliTest {
                 VectorSchemaRoot first = rows(allocator, 0, 10);
                 VectorSchemaRoot second = rows(allocator, 10, 15);
                 Dataset v1 = Dataset.write(uri, Map.of(), List.of(first), SCHEMA, WriteParams.of(WriteMode.CREATE))) {
-            Dataset v2 = v1.append(List.of(second), WriteParams.of(WriteMode.APPEND)
-                    .withTransactionProperties(Map.of("job", "append-1")));
+            Dataset v2 = v1.append(
+                    List.of(second),
+                    WriteParams.of(WriteMode.APPEND).withTransactionProperties(Map.of("job", "append-1")));
             v2.delete("id % 3 = 0");
         }
     }
@@ -101,9 +103,10 @@ class LanceFlinkCliTest {
         Run r = run("dump", uri);
         assertThat(r.code()).isZero();
         assertThat(r.json().path("version").asLong()).isEqualTo(3);
-        assertThat(r.json().path("schema").toString()).isEqualTo("[{\"name\":\"id\",\"type\":\"int64\","
-                + "\"nullable\":false},{\"name\":\"name\",\"type\":\"utf8\",\"nullable\":true},"
-                + "{\"name\":\"score\",\"type\":\"float32\",\"nullable\":true}]");
+        assertThat(r.json().path("schema").toString())
+                .isEqualTo("[{\"name\":\"id\",\"type\":\"int64\","
+                        + "\"nullable\":false},{\"name\":\"name\",\"type\":\"utf8\",\"nullable\":true},"
+                        + "{\"name\":\"score\",\"type\":\"float32\",\"nullable\":true}]");
         assertThat(r.json().path("num_rows").asInt()).isEqualTo(10);
         assertThat(ids(r.json())).containsExactly(1L, 2L, 4L, 5L, 7L, 8L, 10L, 11L, 13L, 14L);
         assertThat(r.json().path("rows").get(2).toString()).isEqualTo("{\"id\":4,\"name\":null,\"score\":0.0}");
@@ -112,15 +115,26 @@ class LanceFlinkCliTest {
 
     @Test
     void timeTravelsWithVersion() throws Exception {
-        assertThat(ids(run("dump", uri, "--version", "1").json())).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L,
-                8L, 9L);
-        assertThat(run("dump", uri, "--version", "2").json().path("num_rows").asInt()).isEqualTo(15);
+        assertThat(ids(run("dump", uri, "--version", "1").json()))
+                .containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
+        assertThat(run("dump", uri, "--version", "2").json().path("num_rows").asInt())
+                .isEqualTo(15);
     }
 
     @Test
     void projectsFiltersOrdersAndLimits() throws Exception {
-        JsonNode d = run("dump", uri, "--columns", "name", "--filter", "id > 5", "--order-by", "score,id",
-                "--limit", "3").json();
+        JsonNode d = run(
+                        "dump",
+                        uri,
+                        "--columns",
+                        "name",
+                        "--filter",
+                        "id > 5",
+                        "--order-by",
+                        "score,id",
+                        "--limit",
+                        "3")
+                .json();
         assertThat(d.path("schema").size()).isEqualTo(1);
         assertThat(d.path("num_rows").asInt()).isEqualTo(3);
         assertThat(d.path("rows").toString()).isEqualTo("[{\"name\":\"n7\"},{\"name\":\"n8\"},{\"name\":\"n10\"}]");
@@ -132,7 +146,8 @@ class LanceFlinkCliTest {
 
     @Test
     void rowAddressesNameFragmentAndOffset() throws Exception {
-        JsonNode d = run("dump", uri, "--columns", "id", "--with-row-address", "--filter", "id = 11").json();
+        JsonNode d = run("dump", uri, "--columns", "id", "--with-row-address", "--filter", "id = 11")
+                .json();
         assertThat(d.path("schema").get(1).toString())
                 .isEqualTo("{\"name\":\"_rowaddr\",\"type\":\"uint64\",\"nullable\":false}");
         // id 11 is offset 1 of the appended fragment 1.
@@ -161,17 +176,26 @@ class LanceFlinkCliTest {
         assertThat(m.path("schema").size()).isEqualTo(3);
         assertThat(m.path("base_paths").isArray()).as("listed even when empty").isTrue();
         assertThat(m.path("base_paths").size()).isZero();
-        assertThat(m.path("schema").get(1).toString()).isEqualTo("{\"name\":\"name\",\"id\":1,\"parent_id\":-1,"
-                + "\"logical_type\":\"string\",\"nullable\":true}");
+        assertThat(m.path("schema").get(1).toString())
+                .isEqualTo("{\"name\":\"name\",\"id\":1,\"parent_id\":-1,"
+                        + "\"logical_type\":\"string\",\"nullable\":true}");
         JsonNode fragments = m.path("fragments");
         assertThat(fragments.size()).isEqualTo(2);
         assertThat(fragments.get(0).path("physical_rows").asLong()).isEqualTo(10);
-        assertThat(fragments.get(0).path("files").get(0).path("fields").toString()).isEqualTo("[0,1,2]");
-        assertThat(fragments.get(0).path("deletion").path("num_deleted_rows").asLong()).isEqualTo(4);
-        assertThat(fragments.get(0).path("deletion").path("read_version").asLong()).isEqualTo(2);
+        assertThat(fragments.get(0).path("files").get(0).path("fields").toString())
+                .isEqualTo("[0,1,2]");
+        assertThat(fragments.get(0).path("deletion").path("num_deleted_rows").asLong())
+                .isEqualTo(4);
+        assertThat(fragments.get(0).path("deletion").path("read_version").asLong())
+                .isEqualTo(2);
         assertThat(fragments.get(0).path("overlays").size()).isZero();
         assertThat(m.path("transaction").path("operation").asText()).isEqualTo("Delete");
-        assertThat(run("inspect", uri, "--version", "1").json().path("fragments").get(0).path("deletion").isNull())
+        assertThat(run("inspect", uri, "--version", "1")
+                        .json()
+                        .path("fragments")
+                        .get(0)
+                        .path("deletion")
+                        .isNull())
                 .isTrue();
     }
 
@@ -179,7 +203,9 @@ class LanceFlinkCliTest {
     void failuresAreErrorDocumentsWithExitCodes() throws Exception {
         Run missing = run("dump", dir.resolve("nothing.lance").toString());
         assertThat(missing.code()).isEqualTo(LanceFlinkCli.EXIT_FAILED);
-        assertThat(missing.json().path("error").asText()).contains("nothing.lance").contains("is not a Lance dataset");
+        assertThat(missing.json().path("error").asText())
+                .contains("nothing.lance")
+                .contains("is not a Lance dataset");
 
         Run column = run("dump", uri, "--columns", "nope");
         assertThat(column.code()).isEqualTo(LanceFlinkCli.EXIT_FAILED);
@@ -201,20 +227,29 @@ class LanceFlinkCliTest {
 
     @Test
     void helpIsPlainTextOnStdoutWithExitZeroForEveryCommand() throws Exception {
-        for (String[] args : List.of(new String[] {"--help"}, new String[] {"help"}, new String[] {"dump", "--help"},
-                new String[] {"inspect", "--help"}, new String[] {"versions", "-h"},
+        for (String[] args : List.of(
+                new String[] {"--help"},
+                new String[] {"help"},
+                new String[] {"dump", "--help"},
+                new String[] {"inspect", "--help"},
+                new String[] {"versions", "-h"},
                 new String[] {"dump", "/some/table", "--help"})) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
-            int code = LanceFlinkCli.run(args, out, new PrintStream(new ByteArrayOutputStream(), true,
-                    StandardCharsets.UTF_8));
+            int code = LanceFlinkCli.run(
+                    args, out, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
             String text = out.toString(StandardCharsets.UTF_8);
             assertThat(code).as(String.join(" ", args)).isZero();
-            assertThat(text).as(String.join(" ", args)).startsWith("lance-flink ").doesNotStartWith("{")
+            assertThat(text)
+                    .as(String.join(" ", args))
+                    .startsWith("lance-flink ")
+                    .doesNotStartWith("{")
                     .doesNotContain("\\n");
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         LanceFlinkCli.run(new String[] {"dump", "--help"}, out, System.err);
-        assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("lance-flink dump <uri> [--version N]")
-                .contains("--with-row-address").doesNotContain("inspect");
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .startsWith("lance-flink dump <uri> [--version N]")
+                .contains("--with-row-address")
+                .doesNotContain("inspect");
     }
 }

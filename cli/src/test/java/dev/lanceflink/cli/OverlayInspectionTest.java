@@ -62,14 +62,20 @@ class OverlayInspectionTest {
                     ((VarCharVector) base.getVector("name")).setSafe(k, ("n" + k).getBytes(StandardCharsets.UTF_8));
                 }
                 base.setRowCount(6);
-                Dataset.write(uri, Map.of(), List.of(base), SCHEMA, WriteParams.of(WriteMode.CREATE)).close();
+                Dataset.write(uri, Map.of(), List.of(base), SCHEMA, WriteParams.of(WriteMode.CREATE))
+                        .close();
             }
             try (ObjectStore store = ObjectStores.open(uri, Map.of());
                     Dataset v1 = Dataset.open(store, allocator)) {
                 var nameOnly = v1.schema().projectIds(1);
                 Fragment written;
-                try (FragmentWriter writer = new FragmentWriter(store, nameOnly, FileVersion.DEFAULT_FOR_NEW_TABLES, 1024,
-                        allocator, FileWriterOptions.defaults());
+                try (FragmentWriter writer = new FragmentWriter(
+                                store,
+                                nameOnly,
+                                FileVersion.DEFAULT_FOR_NEW_TABLES,
+                                1024,
+                                allocator,
+                                FileWriterOptions.defaults());
                         VectorSchemaRoot values = VectorSchemaRoot.create(nameOnly.toArrow(), allocator)) {
                     values.allocateNew();
                     VarCharVector name = (VarCharVector) values.getVector("name");
@@ -79,18 +85,26 @@ class OverlayInspectionTest {
                     writer.write(values);
                     written = writer.finish().get(0);
                 }
-                DataOverlayFile overlay = new DataOverlayFile(written.files().get(0),
-                        OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(3, 5)), 0);
-                TableCommitter.commit(store, Transaction.of(1, new Operation.DataOverlay(
-                        List.of(new Operation.OverlayGroup(0, List.of(overlay))))), CommitOptions.defaults());
+                DataOverlayFile overlay = new DataOverlayFile(
+                        written.files().get(0), OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(3, 5)), 0);
+                TableCommitter.commit(
+                        store,
+                        Transaction.of(
+                                1, new Operation.DataOverlay(List.of(new Operation.OverlayGroup(0, List.of(overlay))))),
+                        CommitOptions.defaults());
             }
         }
 
         JsonNode dump = run("dump", uri, "--columns", "name");
         assertThat(dump.path("version").asLong()).isEqualTo(2);
-        assertThat(dump.path("rows").toString()).isEqualTo("[{\"name\":\"n0\"},{\"name\":\"n1\"},{\"name\":\"n2\"},"
-                + "{\"name\":\"x3\"},{\"name\":\"n4\"},{\"name\":null}]");
-        assertThat(run("dump", uri, "--version", "1", "--columns", "name").path("rows").get(3).path("name").asText())
+        assertThat(dump.path("rows").toString())
+                .isEqualTo("[{\"name\":\"n0\"},{\"name\":\"n1\"},{\"name\":\"n2\"},"
+                        + "{\"name\":\"x3\"},{\"name\":\"n4\"},{\"name\":null}]");
+        assertThat(run("dump", uri, "--version", "1", "--columns", "name")
+                        .path("rows")
+                        .get(3)
+                        .path("name")
+                        .asText())
                 .isEqualTo("n3");
 
         JsonNode inspect = run("inspect", uri);
@@ -107,8 +121,8 @@ class OverlayInspectionTest {
 
     private static JsonNode run(String... args) throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int code = LanceFlinkCli.run(args, out, new PrintStream(new ByteArrayOutputStream(), true,
-                StandardCharsets.UTF_8));
+        int code = LanceFlinkCli.run(
+                args, out, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         JsonNode json = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8));
         assertThat(code).as(json.toString()).isZero();
         return json;

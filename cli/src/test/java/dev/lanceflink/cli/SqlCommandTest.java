@@ -47,13 +47,19 @@ class SqlCommandTest {
             new Field("day", FieldType.nullable(new ArrowType.Date(DateUnit.DAY)), null),
             new Field("ts", FieldType.nullable(new ArrowType.Timestamp(TimeUnit.MICROSECOND, null)), null),
             new Field("raw", FieldType.nullable(ArrowType.Binary.INSTANCE), null),
-            new Field("vec", FieldType.nullable(new ArrowType.FixedSizeList(2)), List.of(new Field("item",
-                    FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)), null)))));
+            new Field(
+                    "vec",
+                    FieldType.nullable(new ArrowType.FixedSizeList(2)),
+                    List.of(new Field(
+                            "item",
+                            FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
+                            null)))));
     /** 2026-01-01T00:00:00Z in microseconds. */
     private static final long TS0 = 1_767_225_600_000_000L;
 
     @TempDir
     static Path dir;
+
     static String uri;
 
     /** Rows id 0..3: name "n<id>" (null for 2), price id + 0.5, day 2026-01-01 + id, ts TS0 + id s + id us. */
@@ -82,7 +88,8 @@ class SqlCommandTest {
             }
             items.setValueCount(8);
             root.setRowCount(4);
-            Dataset.write(uri, Map.of(), List.of(root), SCHEMA, WriteParams.of(WriteMode.CREATE)).close();
+            Dataset.write(uri, Map.of(), List.of(root), SCHEMA, WriteParams.of(WriteMode.CREATE))
+                    .close();
         }
     }
 
@@ -96,7 +103,8 @@ class SqlCommandTest {
     void progressNamesTheStatementNotTheCommentAboveIt() {
         assertThat(SqlCommand.firstLine("-- make the table\n/* more */ CREATE TABLE t (\n  id INT\n) WITH ()"))
                 .isEqualTo("CREATE TABLE t ( id INT ) WITH ()");
-        assertThat(SqlCommand.firstLine("DELETE FROM t WHERE " + "x = 1 AND ".repeat(20) + "y = 2")).hasSize(100)
+        assertThat(SqlCommand.firstLine("DELETE FROM t WHERE " + "x = 1 AND ".repeat(20) + "y = 2"))
+                .hasSize(100)
                 .endsWith("...");
     }
 
@@ -107,7 +115,10 @@ class SqlCommandTest {
         String[] full = new String[args.length + 1];
         full[0] = "sql";
         System.arraycopy(args, 0, full, 1, args.length);
-        int code = SqlCommand.run(full, new java.io.ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), out,
+        int code = SqlCommand.run(
+                full,
+                new java.io.ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)),
+                out,
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
@@ -130,42 +141,56 @@ class SqlCommandTest {
 
     @Test
     void selectPrintsOneJsonArrayLinePerQueryWithDumpConventions() throws Exception {
-        Run r = sql("--format", "json", "-e", itemsDdl()
-                + "SELECT * FROM items WHERE id IN (1, 2) ORDER BY id;\n"
-                + "SELECT COUNT(*) AS n, 'a;b' AS s FROM items -- a comment; with a semicolon\n;");
+        Run r = sql(
+                "--format",
+                "json",
+                "-e",
+                itemsDdl()
+                        + "SELECT * FROM items WHERE id IN (1, 2) ORDER BY id;\n"
+                        + "SELECT COUNT(*) AS n, 'a;b' AS s FROM items -- a comment; with a semicolon\n;");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.lines()).hasSize(2);
-        assertThat(r.lines().get(0)).isEqualTo("[{\"id\":1,\"name\":\"n1\",\"price\":1.50,\"day\":\"2026-01-02\","
-                + "\"ts\":\"2026-01-01T00:00:01.000001\",\"raw\":\"0x01ab\",\"vec\":[1.0,-0.25]},"
-                + "{\"id\":2,\"name\":null,\"price\":2.50,\"day\":\"2026-01-03\","
-                + "\"ts\":\"2026-01-01T00:00:02.000002\",\"raw\":\"0x02ab\",\"vec\":[2.0,-0.5]}]");
+        assertThat(r.lines().get(0))
+                .isEqualTo("[{\"id\":1,\"name\":\"n1\",\"price\":1.50,\"day\":\"2026-01-02\","
+                        + "\"ts\":\"2026-01-01T00:00:01.000001\",\"raw\":\"0x01ab\",\"vec\":[1.0,-0.25]},"
+                        + "{\"id\":2,\"name\":null,\"price\":2.50,\"day\":\"2026-01-03\","
+                        + "\"ts\":\"2026-01-01T00:00:02.000002\",\"raw\":\"0x02ab\",\"vec\":[2.0,-0.5]}]");
         assertThat(MAPPER.readTree(r.lines().get(1))).isEqualTo(MAPPER.readTree("[{\"n\":4,\"s\":\"a;b\"}]"));
     }
 
     @Test
     void setStatementsChangeTheSessionAndTheRuntimeMode() throws Exception {
-        Run r = sql("--format", "json", "-e", "SET 'parallelism.default' = '1';\n"
-                + "SET 'execution.runtime-mode' = 'streaming';\n" + itemsDdl()
-                + "SELECT id FROM items WHERE id < 2;\n"
-                + "SET 'execution.runtime-mode' = 'batch';\n"
-                + "SELECT name FROM items WHERE id = 3;\n"
-                + "SET;");
+        Run r = sql(
+                "--format",
+                "json",
+                "-e",
+                "SET 'parallelism.default' = '1';\n"
+                        + "SET 'execution.runtime-mode' = 'streaming';\n" + itemsDdl()
+                        + "SELECT id FROM items WHERE id < 2;\n"
+                        + "SET 'execution.runtime-mode' = 'batch';\n"
+                        + "SELECT name FROM items WHERE id = 3;\n"
+                        + "SET;");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.lines()).hasSize(2);
-        assertThat(MAPPER.readTree(r.lines().get(0))).containsExactlyInAnyOrder(
-                MAPPER.readTree("{\"id\":0}"), MAPPER.readTree("{\"id\":1}"));
+        assertThat(MAPPER.readTree(r.lines().get(0)))
+                .containsExactlyInAnyOrder(MAPPER.readTree("{\"id\":0}"), MAPPER.readTree("{\"id\":1}"));
         assertThat(r.lines().get(1)).isEqualTo("[{\"name\":\"n3\"}]");
         // The table declared in streaming mode is still there after the switch to batch.
-        assertThat(r.err()).contains("execution.runtime-mode = BATCH: statements now run in a new environment")
+        assertThat(r.err())
+                .contains("execution.runtime-mode = BATCH: statements now run in a new environment")
                 .contains("'parallelism.default' = '1'");
     }
 
     @Test
     void stateRecoveryPathIsHonoured() {
         // Streaming: batch jobs have no checkpoint coordinator and so never restore state.
-        Run r = sql("--format", "json", "-e", "SET 'execution.runtime-mode' = 'streaming';\n" + itemsDdl()
-                + "SET 'execution.state-recovery.path' = '" + dir.resolve("no-such-savepoint") + "';\n"
-                + "SELECT id FROM items;");
+        Run r = sql(
+                "--format",
+                "json",
+                "-e",
+                "SET 'execution.runtime-mode' = 'streaming';\n" + itemsDdl()
+                        + "SET 'execution.state-recovery.path' = '" + dir.resolve("no-such-savepoint") + "';\n"
+                        + "SELECT id FROM items;");
         assertThat(r.code()).as(r.err()).isEqualTo(1);
         assertThat(r.out()).startsWith("{\"error\":").contains("no-such-savepoint");
     }
@@ -177,8 +202,8 @@ class SqlCommandTest {
         assertThat(r.lines()).hasSize(2);
         assertThat(r.lines().get(0)).isEqualTo("[{\"v\":1}]");
         JsonNode error = MAPPER.readTree(r.lines().get(1));
-        assertThat(error.get("error").asText()).startsWith("statement 2 (line 2): SqlParserException: SQL parse "
-                + "failed.");
+        assertThat(error.get("error").asText())
+                .startsWith("statement 2 (line 2): SqlParserException: SQL parse " + "failed.");
     }
 
     @Test
@@ -192,22 +217,28 @@ class SqlCommandTest {
     void catalogStatementsThroughTheLanceCatalog() throws Exception {
         Path warehouse = dir.resolve("warehouse");
         Path script = dir.resolve("catalog.sql");
-        Files.writeString(script, "CREATE CATALOG lake WITH ('type' = 'lance', 'warehouse' = '" + warehouse + "');\n"
-                + "USE CATALOG lake;\n"
-                + "CREATE DATABASE shop;\n"
-                + "CREATE TABLE shop.users (id BIGINT, age INT, PRIMARY KEY (id) NOT ENFORCED);\n"
-                + "CREATE TABLE shop.orders (id BIGINT NOT NULL, amount INT);\n"
-                + "SHOW TABLES FROM shop;\n"
-                + "SELECT COUNT(*) AS n FROM shop.users;\n"
-                + "INSERT INTO shop.orders VALUES (1, 10), (2, 20);\n"
-                + "SELECT id, amount FROM shop.orders ORDER BY id;\n");
+        Files.writeString(
+                script,
+                "CREATE CATALOG lake WITH ('type' = 'lance', 'warehouse' = '" + warehouse + "');\n"
+                        + "USE CATALOG lake;\n"
+                        + "CREATE DATABASE shop;\n"
+                        + "CREATE TABLE shop.users (id BIGINT, age INT, PRIMARY KEY (id) NOT ENFORCED);\n"
+                        + "CREATE TABLE shop.orders (id BIGINT NOT NULL, amount INT);\n"
+                        + "SHOW TABLES FROM shop;\n"
+                        + "SELECT COUNT(*) AS n FROM shop.users;\n"
+                        + "INSERT INTO shop.orders VALUES (1, 10), (2, 20);\n"
+                        + "SELECT id, amount FROM shop.orders ORDER BY id;\n");
         Run r = sql("-f", script.toString(), "--format", "json");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.lines()).containsExactly("[{\"n\":0}]", "[{\"id\":1,\"amount\":10},{\"id\":2,\"amount\":20}]");
-        assertThat(r.err()).contains("| users      |").contains("| orders     |").containsPattern("job \\S+ finished");
+        assertThat(r.err())
+                .contains("| users      |")
+                .contains("| orders     |")
+                .containsPattern("job \\S+ finished");
         try (Dataset d = Dataset.open(warehouse.resolve("shop/users.lance").toString(), Map.of())) {
             assertThat(d.version()).isEqualTo(1);
-            assertThat(d.schema().fieldByName("id").orElseThrow().isUnenforcedPrimaryKey()).isTrue();
+            assertThat(d.schema().fieldByName("id").orElseThrow().isUnenforcedPrimaryKey())
+                    .isTrue();
         }
     }
 
@@ -215,15 +246,18 @@ class SqlCommandTest {
     void tableFormatPrintsABoxedTable() {
         Run r = sql("-e", itemsDdl() + "SELECT id, name FROM items WHERE id < 3 ORDER BY id");
         assertThat(r.code()).as(r.err()).isZero();
-        assertThat(r.out()).isEqualTo(String.join("\n",
-                "+----+------+",
-                "| id | name |",
-                "+----+------+",
-                "| 0  | n0   |",
-                "| 1  | n1   |",
-                "| 2  | NULL |",
-                "+----+------+",
-                "3 rows in set", ""));
+        assertThat(r.out())
+                .isEqualTo(String.join(
+                        "\n",
+                        "+----+------+",
+                        "| id | name |",
+                        "+----+------+",
+                        "| 0  | n0   |",
+                        "| 1  | n1   |",
+                        "| 2  | NULL |",
+                        "+----+------+",
+                        "3 rows in set",
+                        ""));
     }
 
     @Test
@@ -239,7 +273,8 @@ class SqlCommandTest {
     void wrongCommandLinesExitWithUsage() throws Exception {
         Run none = sqlFromStdin("");
         assertThat(none.code()).isEqualTo(2);
-        assertThat(MAPPER.readTree(none.out()).get("error").asText()).startsWith("no statements")
+        assertThat(MAPPER.readTree(none.out()).get("error").asText())
+                .startsWith("no statements")
                 .endsWith("(lance-flink sql --help)");
         Run help = sql("--help");
         assertThat(help.code()).isZero();

@@ -33,16 +33,28 @@ class SqlPromptTest {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         Path history = dir.resolve("history");
         int code;
-        try (Terminal terminal = TerminalBuilder.builder().system(false).dumb(true).type("dumb")
+        try (Terminal terminal = TerminalBuilder.builder()
+                .system(false)
+                .dumb(true)
+                .type("dumb")
                 .streams(new ByteArrayInputStream(typed.getBytes(StandardCharsets.UTF_8)), screen)
-                .encoding(StandardCharsets.UTF_8).build()) {
-            code = SqlPrompt.run(terminal, history, new SqlCommand(SqlCommand.Format.TABLE, out,
-                    new PrintStream(err, true, StandardCharsets.UTF_8)));
+                .encoding(StandardCharsets.UTF_8)
+                .build()) {
+            code = SqlPrompt.run(
+                    terminal,
+                    history,
+                    new SqlCommand(SqlCommand.Format.TABLE, out, new PrintStream(err, true, StandardCharsets.UTF_8)));
         }
         String errText = err.toString(StandardCharsets.UTF_8);
         assertThat(code).as(errText).isZero();
-        assertThat(errText).containsSubsequence("[INFO] 'a' = 'x;y'", "[INFO] 'b' = '2'", "[INFO] 'c' = '3'",
-                "lance-flink sql: statement 4 failed: ", "no_such_table", "[INFO] 'd' = '4'");
+        assertThat(errText)
+                .containsSubsequence(
+                        "[INFO] 'a' = 'x;y'",
+                        "[INFO] 'b' = '2'",
+                        "[INFO] 'c' = '3'",
+                        "lance-flink sql: statement 4 failed: ",
+                        "no_such_table",
+                        "[INFO] 'd' = '4'");
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("default_catalog");
         String shown = screen.toString(StandardCharsets.UTF_8);
         assertThat(shown).contains(SqlPrompt.PROMPT).contains(SqlPrompt.CONTINUATION);
@@ -53,12 +65,23 @@ class SqlPromptTest {
     void quitEndsTheSessionAndLeavesTheRestUnread() throws Exception {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code;
-        try (Terminal terminal = TerminalBuilder.builder().system(false).dumb(true).type("dumb")
-                .streams(new ByteArrayInputStream("SET 'a' = '1'; quit;\nSET 'b' = '2';\n"
-                        .getBytes(StandardCharsets.UTF_8)), new ByteArrayOutputStream())
-                .encoding(StandardCharsets.UTF_8).build()) {
-            code = SqlPrompt.run(terminal, dir.resolve("h"), new SqlCommand(SqlCommand.Format.TABLE,
-                    new ByteArrayOutputStream(), new PrintStream(err, true, StandardCharsets.UTF_8)));
+        try (Terminal terminal = TerminalBuilder.builder()
+                .system(false)
+                .dumb(true)
+                .type("dumb")
+                .streams(
+                        new ByteArrayInputStream(
+                                "SET 'a' = '1'; quit;\nSET 'b' = '2';\n".getBytes(StandardCharsets.UTF_8)),
+                        new ByteArrayOutputStream())
+                .encoding(StandardCharsets.UTF_8)
+                .build()) {
+            code = SqlPrompt.run(
+                    terminal,
+                    dir.resolve("h"),
+                    new SqlCommand(
+                            SqlCommand.Format.TABLE,
+                            new ByteArrayOutputStream(),
+                            new PrintStream(err, true, StandardCharsets.UTF_8)));
         }
         assertThat(code).isZero();
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("'a' = '1'").doesNotContain("'b'");

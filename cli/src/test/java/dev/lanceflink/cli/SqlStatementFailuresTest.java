@@ -29,6 +29,7 @@ class SqlStatementFailuresTest {
 
     @TempDir
     static Path dir;
+
     static String warehouse;
     static String tableUri;
 
@@ -42,14 +43,16 @@ class SqlStatementFailuresTest {
     private static Run sql(String script) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = LanceFlinkCli.run(new String[] {"sql", "--format", "json", "-e", script}, out,
+        int code = LanceFlinkCli.run(
+                new String[] {"sql", "--format", "json", "-e", script},
+                out,
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
     private static String catalog() {
-        return "SET 'table.local-time-zone' = 'UTC';\n"
-                + "CREATE CATALOG lake WITH ('type' = 'lance', 'warehouse' = '" + warehouse + "');\n";
+        return "SET 'table.local-time-zone' = 'UTC';\n" + "CREATE CATALOG lake WITH ('type' = 'lance', 'warehouse' = '"
+                + warehouse + "');\n";
     }
 
     private static String connectorTable() {
@@ -83,24 +86,27 @@ class SqlStatementFailuresTest {
         Run viaCatalog = sql(catalog() + "INSERT INTO lake.db.t VALUES (CAST(NULL AS BIGINT), 'x',"
                 + " CAST(NULL AS TIMESTAMP(6)));");
         assertThat(viaCatalog.code()).isEqualTo(1);
-        assertThat(viaCatalog.error()).isEqualTo("statement 3 (line 3): column 'id' of lake.db.t is NOT NULL, but the"
-                + " statement writes NULL into it in some rows. Give it a value in every row (e.g."
-                + " COALESCE(<expression>, <default>) in the query) or leave those rows out (WHERE <expression> IS NOT"
-                + " NULL)");
+        assertThat(viaCatalog.error())
+                .isEqualTo("statement 3 (line 3): column 'id' of lake.db.t is NOT NULL, but the"
+                        + " statement writes NULL into it in some rows. Give it a value in every row (e.g."
+                        + " COALESCE(<expression>, <default>) in the query) or leave those rows out (WHERE <expression> IS NOT"
+                        + " NULL)");
         assertThat(viaCatalog.err()).doesNotContain("\tat ");
 
         Run viaConnector = sql(connectorTable() + "INSERT INTO c SELECT * FROM (VALUES (CAST(3 AS BIGINT), 'c',"
                 + " CAST(NULL AS TIMESTAMP(6))), (4, CAST(NULL AS STRING), CAST(NULL AS TIMESTAMP(6))))"
                 + " AS v(id, name, ts);");
         assertThat(viaConnector.code()).isEqualTo(1);
-        assertThat(viaConnector.error()).startsWith("statement 2 (line 2): column 'name' of"
-                + " default_catalog.default_database.c is NOT NULL, but the statement writes NULL into it");
+        assertThat(viaConnector.error())
+                .startsWith("statement 2 (line 2): column 'name' of"
+                        + " default_catalog.default_database.c is NOT NULL, but the statement writes NULL into it");
         assertThat(viaConnector.err()).doesNotContain("\tat ");
 
         Run update = sql(catalog() + "UPDATE lake.db.t SET name = CAST(NULL AS STRING) WHERE id = 2;");
         assertThat(update.code()).isEqualTo(1);
-        assertThat(update.error()).startsWith("statement 3 (line 3): column 'name' of lake.db.t is NOT NULL, but the"
-                + " UPDATE sets it to NULL in some rows. Set it to a value");
+        assertThat(update.error())
+                .startsWith("statement 3 (line 3): column 'name' of lake.db.t is NOT NULL, but the"
+                        + " UPDATE sets it to NULL in some rows. Set it to a value");
         assertThat(latestVersion()).as("nothing committed").isEqualTo(3);
     }
 
@@ -108,9 +114,10 @@ class SqlStatementFailuresTest {
     void timestampAddInAnUpdateSuggestsTheIntervalForm() throws Exception {
         Run r = sql(connectorTable() + "UPDATE c SET ts = TIMESTAMPADD(DAY, 1, ts) WHERE id = 1;");
         assertThat(r.code()).isEqualTo(1);
-        assertThat(r.error()).isEqualTo("statement 2 (line 2): Flink's planner cannot convert"
-                + " TIMESTAMPADD(DAY, 1, `ts`) in the SET clause of an UPDATE (a limitation of Flink's SQL planner, not"
-                + " of the table); write `ts` + INTERVAL '1' DAY instead");
+        assertThat(r.error())
+                .isEqualTo("statement 2 (line 2): Flink's planner cannot convert"
+                        + " TIMESTAMPADD(DAY, 1, `ts`) in the SET clause of an UPDATE (a limitation of Flink's SQL planner, not"
+                        + " of the table); write `ts` + INTERVAL '1' DAY instead");
         assertThat(r.err()).doesNotContain("\tat ");
         assertThat(latestVersion()).isEqualTo(3);
 
@@ -121,8 +128,9 @@ class SqlStatementFailuresTest {
                 + copy + "');\nUPDATE c SET ts = `ts` + INTERVAL '1' DAY WHERE id = 1;\n"
                 + "SELECT id, ts FROM c ORDER BY id;");
         assertThat(fixed.code()).as(fixed.err()).isZero();
-        assertThat(fixed.out()).isEqualTo("[{\"id\":1,\"ts\":\"2026-01-02T10:00:00.000000\"},"
-                + "{\"id\":2,\"ts\":\"2026-01-02T10:00:00.000000\"}]\n");
+        assertThat(fixed.out())
+                .isEqualTo("[{\"id\":1,\"ts\":\"2026-01-02T10:00:00.000000\"},"
+                        + "{\"id\":2,\"ts\":\"2026-01-02T10:00:00.000000\"}]\n");
     }
 
     @Test
@@ -133,7 +141,8 @@ class SqlStatementFailuresTest {
                 .isEqualTo("COALESCE(`ts`, `b`) + (`n` + 1) * INTERVAL '1' HOUR");
         assertThat(StatementFailures.timestampAddRewrite("TIMESTAMPADD(QUARTER, `n`, `ts`)"))
                 .isEqualTo("`ts` + (`n`) * 3 * INTERVAL '1' MONTH");
-        assertThat(StatementFailures.timestampAddRewrite("TIMESTAMPADD(MICROSECOND, 1, `ts`)")).isNull();
+        assertThat(StatementFailures.timestampAddRewrite("TIMESTAMPADD(MICROSECOND, 1, `ts`)"))
+                .isNull();
         assertThat(StatementFailures.timestampAddRewrite("UPPER(`name`)")).isNull();
     }
 
@@ -143,13 +152,16 @@ class SqlStatementFailuresTest {
         try (Dataset d = Dataset.open(tableUri, Map.of())) {
             v2 = d.versions().get(1).timestamp();
         }
-        String asOf = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC)
+        String asOf = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS")
+                .withZone(ZoneOffset.UTC)
                 .format(v2.plusMillis(1));
         Run r = sql(catalog() + "SELECT id FROM lake.db.t FOR SYSTEM_TIME AS OF TIMESTAMP '" + asOf + "';");
         assertThat(r.code()).isEqualTo(1);
-        assertThat(r.error()).isEqualTo("statement 3 (line 3): FOR SYSTEM_TIME AS OF on lake.db.t fails while the"
-                + " current catalog (default_catalog) is a Flink in-memory catalog: Flink asks the current catalog"
-                + " first, and that one cannot answer for a past time. Run USE CATALOG lake; first, then the query");
+        assertThat(r.error())
+                .isEqualTo(
+                        "statement 3 (line 3): FOR SYSTEM_TIME AS OF on lake.db.t fails while the"
+                                + " current catalog (default_catalog) is a Flink in-memory catalog: Flink asks the current catalog"
+                                + " first, and that one cannot answer for a past time. Run USE CATALOG lake; first, then the query");
         assertThat(r.err()).doesNotContain("\tat ");
 
         // What it says works: version 2 (id 1 only), by the qualified name too.
@@ -161,8 +173,10 @@ class SqlStatementFailuresTest {
 
         Run connector = sql(connectorTable() + "SELECT id FROM c FOR SYSTEM_TIME AS OF TIMESTAMP '" + asOf + "';");
         assertThat(connector.code()).isEqualTo(1);
-        assertThat(connector.error()).startsWith("statement 2 (line 2): FOR SYSTEM_TIME AS OF needs a table of a"
-                + " catalog that keeps versions").contains("/*+ OPTIONS('as-of' = ");
+        assertThat(connector.error())
+                .startsWith("statement 2 (line 2): FOR SYSTEM_TIME AS OF needs a table of a"
+                        + " catalog that keeps versions")
+                .contains("/*+ OPTIONS('as-of' = ");
     }
 
     @Test
@@ -182,20 +196,29 @@ class SqlStatementFailuresTest {
         Run select = sql("CREATE TABLE b (id BIGINT NOT NULL) WITH ('connector' = 'lance', 'path' = '" + copy + "');\n"
                 + "SELECT id FROM b;");
         assertThat(select.code()).isEqualTo(1);
-        assertThat(select.error()).startsWith("statement 2 (line 2): ").contains(expected).contains("Restore the file");
+        assertThat(select.error())
+                .startsWith("statement 2 (line 2): ")
+                .contains(expected)
+                .contains("Restore the file");
         assertThat(select.err()).doesNotContain("\tat ");
-        assertThat(org.slf4j.LoggerFactory.getILoggerFactory().getClass().getSimpleName()).as("the CLI's binding")
+        assertThat(org.slf4j.LoggerFactory.getILoggerFactory().getClass().getSimpleName())
+                .as("the CLI's binding")
                 .isEqualTo("SimpleLoggerFactory");
         assertThat(org.slf4j.LoggerFactory.getLogger(
-                "org.apache.flink.connector.base.source.reader.fetcher.SplitFetcherManager").isErrorEnabled())
-                .as("Flink's split fetcher does not log the same failure with its stack trace").isFalse();
+                                "org.apache.flink.connector.base.source.reader.fetcher.SplitFetcherManager")
+                        .isErrorEnabled())
+                .as("Flink's split fetcher does not log the same failure with its stack trace")
+                .isFalse();
 
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = LanceFlinkCli.run(new String[] {"dump", copy.toString()}, out,
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        int code = LanceFlinkCli.run(
+                new String[] {"dump", copy.toString()}, out, new PrintStream(err, true, StandardCharsets.UTF_8));
         assertThat(code).isEqualTo(1);
-        assertThat(MAPPER.readTree(out.toString(StandardCharsets.UTF_8)).get("error").asText()).startsWith(expected);
+        assertThat(MAPPER.readTree(out.toString(StandardCharsets.UTF_8))
+                        .get("error")
+                        .asText())
+                .startsWith(expected);
         assertThat(err.toString(StandardCharsets.UTF_8)).doesNotContain("\tat ");
     }
 

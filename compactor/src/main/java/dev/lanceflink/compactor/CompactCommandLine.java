@@ -25,10 +25,16 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * across options in {@link #toOptions()}. One instance parses one command line. Public for
  * {@code bin/lance-flink}, which lists the command in its help.
  */
-@Command(name = "compact", separator = " ", sortOptions = false, usageHelpWidth = 100, synopsisHeading = "",
+@Command(
+        name = "compact",
+        separator = " ",
+        sortOptions = false,
+        usageHelpWidth = 100,
+        synopsisHeading = "",
         customSynopsis = {
             "lance-flink compact <table-uri> --mode overlay-merge|overlay-fold|fragments|cleanup [options]",
-            "   or: flink run -c dev.lanceflink.compactor.CompactorMain <job jar> <table-uri> --mode ..."},
+            "   or: flink run -c dev.lanceflink.compactor.CompactorMain <job jar> <table-uri> --mode ..."
+        },
         descriptionHeading = "%n",
         description = {
             "Compacts a Lance table with data overlay files, or cleans up its old versions.",
@@ -48,7 +54,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
             "                  fragment bitmaps)",
             "  cleanup         delete old versions and the files no kept version references (including",
             "                  files of checkpoints that never committed, once older than the grace period);",
-            "                  the sink's last commit is always kept"},
+            "                  the sink's last commit is always kept"
+        },
         parameterListHeading = "%n",
         optionListHeading = "%nOptions:%n",
         footerHeading = "%n",
@@ -62,12 +69,15 @@ import picocli.CommandLine.UnmatchedArgumentException;
             "",
             "Output: progress lines on stderr; one JSON summary on stdout. Exit code 0 on success (also when",
             "there is nothing to do), 1 on failure (cleanup: also when some deletes failed; also when another",
-            "maintainer holds the table's maintenance lease, status \"lease-held\"), 2 on a usage error."})
+            "maintainer holds the table's maintenance lease, status \"lease-held\"), 2 on a usage error."
+        })
 public final class CompactCommandLine {
     @Spec
     private CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "<table-uri>",
+    @Parameters(
+            index = "0",
+            paramLabel = "<table-uri>",
             description = "the table: file:///..., a local path, or s3://bucket/prefix")
     private String uri;
 
@@ -90,6 +100,7 @@ public final class CompactCommandLine {
     private final Set<String> released = new LinkedHashSet<>();
     /** Options only --mode fragments (or cleanup) accepts, in command-line order, for the error message. */
     private final Set<String> fragmentOptions = new LinkedHashSet<>();
+
     private final Set<String> cleanupOptions = new LinkedHashSet<>();
     private final Map<String, String> storage = new LinkedHashMap<>();
     private String engine = "flink";
@@ -100,7 +111,11 @@ public final class CompactCommandLine {
     @Option(names = "--dry-run", order = 92, description = "print the plan as JSON and change nothing")
     private boolean dryRun;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, order = 99, description = "print this help")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            order = 99,
+            description = "print this help")
     private boolean help;
 
     /** A picocli command line for parsing or for its help; usage errors keep their own messages. */
@@ -138,17 +153,22 @@ public final class CompactCommandLine {
         CompactCommandLine parsed = e.getCommandLine().getCommand();
         if (e instanceof UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
             String arg = u.getUnmatched().get(0);
-            return arg.startsWith("-") || parsed.uri == null ? "Unknown option '" + arg + "'"
+            return arg.startsWith("-") || parsed.uri == null
+                    ? "Unknown option '" + arg + "'"
                     : "Only one table URI may be given, got '" + parsed.uri + "' and '" + arg + "'";
         }
         if (e instanceof MissingParameterException m && !m.getMissing().isEmpty()) {
-            return m.getMissing().get(0) instanceof OptionSpec o ? "Option " + o.longestName() + " needs a value"
+            return m.getMissing().get(0) instanceof OptionSpec o
+                    ? "Option " + o.longestName() + " needs a value"
                     : "Missing the table URI";
         }
         return e.getMessage();
     }
 
-    @Option(names = "--mode", paramLabel = "MODE", order = 0,
+    @Option(
+            names = "--mode",
+            paramLabel = "MODE",
+            order = 0,
             description = "overlay-merge, overlay-fold, fragments or cleanup (see Modes)")
     private void mode(String m) {
         if (m.equals(CompactorOptions.CLEANUP)) {
@@ -164,28 +184,40 @@ public final class CompactCommandLine {
         }
     }
 
-    @Option(names = "--min-overlays", paramLabel = "N", order = 10,
+    @Option(
+            names = "--min-overlays",
+            paramLabel = "N",
+            order = 10,
             description = "overlay trigger: overlays per fragment (default 8)")
     private void minOverlays(String v) {
         triggersGiven = true;
         minOverlays = (int) number("--min-overlays", v, Integer.MAX_VALUE);
     }
 
-    @Option(names = "--min-overlay-bytes-ratio", paramLabel = "R", order = 11,
+    @Option(
+            names = "--min-overlay-bytes-ratio",
+            paramLabel = "R",
+            order = 11,
             description = "overlay trigger: overlay bytes >= R x base bytes (default 0.5)")
     private void minOverlayBytesRatio(String v) {
         triggersGiven = true;
         ratio = decimal("--min-overlay-bytes-ratio", v);
     }
 
-    @Option(names = "--min-version-gap", paramLabel = "G", order = 12,
+    @Option(
+            names = "--min-version-gap",
+            paramLabel = "G",
+            order = 12,
             description = "overlay trigger: oldest overlay >= G versions old (default 0)")
     private void minVersionGap(String v) {
         triggersGiven = true;
         gap = number("--min-version-gap", v, Long.MAX_VALUE);
     }
 
-    @Option(names = "--min-deleted-ratio", paramLabel = "R", order = 20,
+    @Option(
+            names = "--min-deleted-ratio",
+            paramLabel = "R",
+            order = 20,
             description = "fragments: rewrite a fragment whose deleted rows exceed R of its rows (default 0.1;"
                     + " 1 never materializes deletions)")
     private void minDeletedRatio(String v) {
@@ -193,48 +225,69 @@ public final class CompactCommandLine {
         deletedRatio = decimal("--min-deleted-ratio", v);
     }
 
-    @Option(names = "--target-rows-per-fragment", paramLabel = "N", order = 21,
+    @Option(
+            names = "--target-rows-per-fragment",
+            paramLabel = "N",
+            order = 21,
             description = "fragments: rows per new fragment (default 1048576)")
     private void targetRowsPerFragment(String v) {
         fragmentOptions.add("--target-rows-per-fragment");
         targetRows = number("--target-rows-per-fragment", v, Integer.MAX_VALUE);
     }
 
-    @Option(names = "--small-fragment-rows", paramLabel = "N", order = 22,
-            description = "fragments: fragments with fewer rows are merged with small neighbours (default: the"
-                    + " target)")
+    @Option(
+            names = "--small-fragment-rows",
+            paramLabel = "N",
+            order = 22,
+            description =
+                    "fragments: fragments with fewer rows are merged with small neighbours (default: the" + " target)")
     private void smallFragmentRows(String v) {
         fragmentOptions.add("--small-fragment-rows");
         smallRows = number("--small-fragment-rows", v, Long.MAX_VALUE);
     }
 
-    @Option(names = "--max-fragments", paramLabel = "N", order = 30,
+    @Option(
+            names = "--max-fragments",
+            paramLabel = "N",
+            order = 30,
             description = "budget per run: fragments (default unlimited)")
     private void maxFragments(String v) {
         maxFragments = (int) number("--max-fragments", v, Integer.MAX_VALUE);
     }
 
-    @Option(names = "--max-bytes", paramLabel = "B", order = 31,
+    @Option(
+            names = "--max-bytes",
+            paramLabel = "B",
+            order = 31,
             description = "budget per run: input bytes, base + overlays for a fold or rewrite (default unlimited)")
     private void maxBytes(String v) {
         maxBytes = number("--max-bytes", v, Long.MAX_VALUE);
     }
 
-    @Option(names = "--older-than", paramLabel = "D", order = 40,
+    @Option(
+            names = "--older-than",
+            paramLabel = "D",
+            order = 40,
             description = "cleanup: keep versions newer than D (default 7d; D like 7d, 12h, 30m, 45s)")
     private void olderThan(String v) {
         cleanupOptions.add("--older-than");
         olderThan = duration("--older-than", v);
     }
 
-    @Option(names = "--retain-versions", paramLabel = "N", order = 41,
+    @Option(
+            names = "--retain-versions",
+            paramLabel = "N",
+            order = 41,
             description = "cleanup: always keep the newest N versions (default 1)")
     private void retainVersions(String v) {
         cleanupOptions.add("--retain-versions");
         retainVersions = (int) number("--retain-versions", v, Integer.MAX_VALUE);
     }
 
-    @Option(names = "--grace", paramLabel = "D", order = 42,
+    @Option(
+            names = "--grace",
+            paramLabel = "D",
+            order = 42,
             description = "cleanup: delete unreferenced files only when older than D (default 1h; longer than a"
                     + " checkpoint interval plus a sink restart)")
     private void grace(String v) {
@@ -242,7 +295,10 @@ public final class CompactCommandLine {
         grace = duration("--grace", v);
     }
 
-    @Option(names = "--release-commit-user", paramLabel = "ID", order = 43,
+    @Option(
+            names = "--release-commit-user",
+            paramLabel = "ID",
+            order = 43,
             description = "cleanup: a removed sink whose last commit need not be kept (repeatable)")
     private void releaseCommitUser(String user) {
         cleanupOptions.add("--release-commit-user");
@@ -252,7 +308,10 @@ public final class CompactCommandLine {
         released.add(user);
     }
 
-    @Option(names = "--engine", paramLabel = "flink|threads", order = 50,
+    @Option(
+            names = "--engine",
+            paramLabel = "flink|threads",
+            order = 50,
             description = "default flink (in-process unless submitted by flink run); threads needs no Flink")
     private void engine(String v) {
         if (!v.equals("flink") && !v.equals("threads")) {
@@ -261,13 +320,19 @@ public final class CompactCommandLine {
         engine = v;
     }
 
-    @Option(names = "--parallelism", paramLabel = "P", order = 51,
+    @Option(
+            names = "--parallelism",
+            paramLabel = "P",
+            order = 51,
             description = "task parallelism (default: the engine's default)")
     private void parallelism(String v) {
         parallelism = (int) number("--parallelism", v, 1 << 15);
     }
 
-    @Option(names = "--storage-option", paramLabel = "KEY=VALUE", order = 52,
+    @Option(
+            names = "--storage-option",
+            paramLabel = "KEY=VALUE",
+            order = 52,
             description = "object store option (Lance's key names), repeatable")
     private void storageOption(String kv) {
         int eq = kv.indexOf('=');
@@ -277,7 +342,10 @@ public final class CompactCommandLine {
         storage.put(kv.substring(0, eq), kv.substring(eq + 1));
     }
 
-    @Option(names = "--max-replan-rounds", paramLabel = "N", order = 53,
+    @Option(
+            names = "--max-replan-rounds",
+            paramLabel = "N",
+            order = 53,
             description = "re-plans of fragments changed concurrently (default 3)")
     private void maxReplanRounds(String v) {
         rounds = (int) number("--max-replan-rounds", v, 1000);
@@ -295,15 +363,15 @@ public final class CompactCommandLine {
                     "Missing --mode (overlay-merge, overlay-fold, fragments or cleanup)");
         }
         if (!fragmentOptions.isEmpty() && mode != CompactionMode.FRAGMENTS) {
-            throw new CompactorOptions.UsageException("Option(s) " + fragmentOptions
-                    + " apply only to --mode fragments");
+            throw new CompactorOptions.UsageException(
+                    "Option(s) " + fragmentOptions + " apply only to --mode fragments");
         }
         if (!cleanupOptions.isEmpty() && !cleanupMode) {
             throw new CompactorOptions.UsageException("Option(s) " + cleanupOptions + " apply only to --mode cleanup");
         }
         if (cleanupMode && retainVersions < 1) {
-            throw new CompactorOptions.UsageException("--retain-versions must be >= 1 (the latest version is the"
-                    + " table), got " + retainVersions);
+            throw new CompactorOptions.UsageException(
+                    "--retain-versions must be >= 1 (the latest version is the" + " table), got " + retainVersions);
         }
         if (attempts < 1) {
             throw new CompactorOptions.UsageException("--max-commit-attempts must be >= 1, got " + attempts);
@@ -317,14 +385,20 @@ public final class CompactCommandLine {
         }
         CompactionPolicy policy;
         try {
-            policy = new CompactionPolicy(minOverlays, ratio, gap, maxFragments, maxBytes, deletedRatio, targetRows,
+            policy = new CompactionPolicy(
+                    minOverlays,
+                    ratio,
+                    gap,
+                    maxFragments,
+                    maxBytes,
+                    deletedRatio,
+                    targetRows,
                     smallRows < 0 ? targetRows : smallRows);
         } catch (IllegalArgumentException e) {
             throw new CompactorOptions.UsageException(e.getMessage());
         }
         CleanupSettings cleanup = cleanupMode ? new CleanupSettings(olderThan, retainVersions, grace, released) : null;
-        return new CompactorOptions(uri, mode, policy, storage, engine, parallelism, dryRun, rounds, attempts,
-                cleanup);
+        return new CompactorOptions(uri, mode, policy, storage, engine, parallelism, dryRun, rounds, attempts, cleanup);
     }
 
     private ParameterException usage(String message) {

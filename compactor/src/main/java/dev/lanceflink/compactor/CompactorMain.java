@@ -82,24 +82,30 @@ public final class CompactorMain {
         try (ObjectStore store = ObjectStores.open(options.tableUri(), options.storageOptions());
                 BufferAllocator allocator = new RootAllocator()) {
             CommitOptions commit = CommitOptions.defaults().withMaxAttempts(options.maxCommitAttempts());
-            CompactionRun run = new CompactionRun(store, options.tableUri(), options.mode(), options.policy(), commit,
-                    options.maxReplanRounds());
+            CompactionRun run = new CompactionRun(
+                    store, options.tableUri(), options.mode(), options.policy(), commit, options.maxReplanRounds());
             CompactionSummary summary;
             if (options.dryRun()) {
                 summary = run.dryRun();
             } else {
                 TaskExecutor executor = options.engine().equals("threads")
-                        ? new LocalTaskExecutor(store, allocator, FileWriterOptions.defaults(),
-                                options.parallelism() > 0 ? options.parallelism()
+                        ? new LocalTaskExecutor(
+                                store,
+                                allocator,
+                                FileWriterOptions.defaults(),
+                                options.parallelism() > 0
+                                        ? options.parallelism()
                                         : Runtime.getRuntime().availableProcessors())
-                        : new FlinkTaskExecutor(options.tableUri(), options.storageOptions(), store,
-                                options.parallelism());
+                        : new FlinkTaskExecutor(
+                                options.tableUri(), options.storageOptions(), store, options.parallelism());
                 try (RunLease lease = RunLease.take(store, options.modeName(), err)) {
-                    summary = run.execute(executor, (result, finished, total) -> err.println("compact: "
-                            + (result.task().group() != null
-                                    ? result.task().fragmentIds().size() + " fragments rewritten"
-                                    : "fragment " + result.task().fragmentId() + " staged")
-                            + " (" + finished + "/" + total + " tasks)"));
+                    summary = run.execute(
+                            executor,
+                            (result, finished, total) -> err.println("compact: "
+                                    + (result.task().group() != null
+                                            ? result.task().fragmentIds().size() + " fragments rewritten"
+                                            : "fragment " + result.task().fragmentId() + " staged")
+                                    + " (" + finished + "/" + total + " tasks)"));
                 }
             }
             out.println(write(summary.toJson()));

@@ -22,9 +22,17 @@ import java.util.Map;
  * @param maxCommitAttempts commit attempts per commit when other writers keep winning
  * @param cleanup the settings of {@code --mode cleanup}; null for the compaction modes
  */
-public record CompactorOptions(String tableUri, CompactionMode mode, CompactionPolicy policy,
-        Map<String, String> storageOptions, String engine, int parallelism, boolean dryRun, int maxReplanRounds,
-        int maxCommitAttempts, CleanupSettings cleanup) {
+public record CompactorOptions(
+        String tableUri,
+        CompactionMode mode,
+        CompactionPolicy policy,
+        Map<String, String> storageOptions,
+        String engine,
+        int parallelism,
+        boolean dryRun,
+        int maxReplanRounds,
+        int maxCommitAttempts,
+        CleanupSettings cleanup) {
 
     /** The help text ({@code compact --help}), generated from the command line's definition. */
     public static String usage() {

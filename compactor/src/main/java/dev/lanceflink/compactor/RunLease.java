@@ -33,17 +33,22 @@ final class RunLease implements AutoCloseable {
             return t;
         });
         long period = TIMEOUT.toMillis() / 3;
-        renewer.scheduleWithFixedDelay(() -> {
-            try {
-                MaintenanceLease.Outcome o = lease.acquire();
-                if (!o.acquired()) {
-                    err.println("compact: lost the maintenance lease (" + o.lease() + "); the run continues, and"
-                            + " its commits are checked against the other maintainer's like any writer's");
-                }
-            } catch (IOException | RuntimeException e) {
-                err.println("compact: could not renew the maintenance lease: " + e);
-            }
-        }, period, period, TimeUnit.MILLISECONDS);
+        renewer.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        MaintenanceLease.Outcome o = lease.acquire();
+                        if (!o.acquired()) {
+                            err.println(
+                                    "compact: lost the maintenance lease (" + o.lease() + "); the run continues, and"
+                                            + " its commits are checked against the other maintainer's like any writer's");
+                        }
+                    } catch (IOException | RuntimeException e) {
+                        err.println("compact: could not renew the maintenance lease: " + e);
+                    }
+                },
+                period,
+                period,
+                TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -52,8 +57,9 @@ final class RunLease implements AutoCloseable {
      * @throws HeldException if another maintainer holds it
      */
     static RunLease take(ObjectStore store, String mode, PrintStream err) throws IOException {
-        String owner = "lance-flink compact --mode " + mode + " (" + ManagementFactory.getRuntimeMXBean().getName()
-                + ", run " + UUID.randomUUID().toString().substring(0, 8) + ")";
+        String owner = "lance-flink compact --mode " + mode + " ("
+                + ManagementFactory.getRuntimeMXBean().getName() + ", run "
+                + UUID.randomUUID().toString().substring(0, 8) + ")";
         MaintenanceLease lease = new MaintenanceLease(store, owner, TIMEOUT, Clock.systemUTC());
         MaintenanceLease.Outcome o = lease.acquire();
         if (!o.acquired()) {

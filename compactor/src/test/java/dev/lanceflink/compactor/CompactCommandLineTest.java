@@ -15,8 +15,21 @@ class CompactCommandLineTest {
 
     @Test
     void aRepeatedOptionWinsAsBefore() {
-        CompactorOptions o = CompactorOptions.parse(new String[] {"t", "--mode", "cleanup", "--mode", "overlay-fold",
-            "--max-fragments", "1", "--max-fragments", "2", "--storage-option", "a=1", "--storage-option", "b=2"});
+        CompactorOptions o = CompactorOptions.parse(new String[] {
+            "t",
+            "--mode",
+            "cleanup",
+            "--mode",
+            "overlay-fold",
+            "--max-fragments",
+            "1",
+            "--max-fragments",
+            "2",
+            "--storage-option",
+            "a=1",
+            "--storage-option",
+            "b=2"
+        });
         assertThat(o.modeName()).isEqualTo("overlay-fold");
         assertThat(o.policy().maxFragments()).isEqualTo(2);
         assertThat(o.storageOptions()).containsOnlyKeys("a", "b");
@@ -33,12 +46,16 @@ class CompactCommandLineTest {
     @Test
     void helpIsGeneratedPlainTextListingEveryOption() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int code = CompactorMain.run(new String[] {"compact", "/t", "--mode", "bogus", "-h"},
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream()));
+        int code = CompactorMain.run(
+                new String[] {"compact", "/t", "--mode", "bogus", "-h"},
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(new ByteArrayOutputStream()));
         assertThat(code).isZero();
         String help = out.toString(StandardCharsets.UTF_8);
         assertThat(help).startsWith("lance-flink compact <table-uri> --mode").doesNotContain("\u001B[");
-        CompactCommandLine.commandLine().getCommandSpec().options()
+        CompactCommandLine.commandLine()
+                .getCommandSpec()
+                .options()
                 .forEach(o -> assertThat(help).contains(o.longestName()));
         assertThat(help).contains("overlay-merge", "overlay-fold", "fragments", "cleanup", "Exit code");
     }

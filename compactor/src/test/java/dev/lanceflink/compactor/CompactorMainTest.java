@@ -30,7 +30,9 @@ class CompactorMainTest {
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
     private int run(String... args) {
-        return CompactorMain.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        return CompactorMain.run(
+                args,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
     }
 
@@ -40,7 +42,8 @@ class CompactorMainTest {
 
     @Test
     void flinkJobMergesInParallelAndCommitsOnceThenReRunIsANoOp() throws Exception {
-        try (BufferAllocator allocator = new RootAllocator(); ObjectStore store = new LocalObjectStore(dir)) {
+        try (BufferAllocator allocator = new RootAllocator();
+                ObjectStore store = new LocalObjectStore(dir)) {
             Dataset ds = OverlayTables.create(store, allocator, 3, 20);
             for (int v = 1; v <= 3; v++) {
                 ds = OverlayTables.update(ds, new long[] {0, 1, 2}, new int[] {v, 10 + v}, 1000L * v);
@@ -48,8 +51,15 @@ class CompactorMainTest {
             try (Dataset before = ds) {
                 List<String> rows = OverlayTables.scan(before);
 
-                int code = run("compact", dir.toString(), "--mode", "overlay-merge", "--min-overlays", "3",
-                        "--parallelism", "2");
+                int code = run(
+                        "compact",
+                        dir.toString(),
+                        "--mode",
+                        "overlay-merge",
+                        "--min-overlays",
+                        "3",
+                        "--parallelism",
+                        "2");
                 assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
                 JsonNode s = summary();
                 assertThat(s.get("status").asText()).isEqualTo("committed");
@@ -65,7 +75,8 @@ class CompactorMainTest {
                 }
 
                 out.reset();
-                assertThat(run(dir.toString(), "--mode", "overlay-merge", "--min-overlays", "3")).isZero();
+                assertThat(run(dir.toString(), "--mode", "overlay-merge", "--min-overlays", "3"))
+                        .isZero();
                 assertThat(summary().get("status").asText()).isEqualTo("nothing-to-do");
                 try (Dataset after = before.checkoutLatest()) {
                     assertThat(after.version()).isEqualTo(5);
@@ -76,34 +87,39 @@ class CompactorMainTest {
 
     @Test
     void aRunTakesTheMaintenanceLeaseAndChangesNothingWhileAnotherMaintainerHoldsIt() throws Exception {
-        try (BufferAllocator allocator = new RootAllocator(); ObjectStore store = new LocalObjectStore(dir)) {
+        try (BufferAllocator allocator = new RootAllocator();
+                ObjectStore store = new LocalObjectStore(dir)) {
             Dataset ds = OverlayTables.create(store, allocator, 2, 20);
             ds = OverlayTables.update(ds, new long[] {0, 1}, new int[] {0, 5}, 7000);
             ds = OverlayTables.update(ds, new long[] {0, 1}, new int[] {0, 5}, 8000);
             try (Dataset before = ds) {
-                MaintenanceLease sink = new MaintenanceLease(store, "flink sink orders of job 1", Duration.ofHours(1),
-                        Clock.systemUTC());
+                MaintenanceLease sink = new MaintenanceLease(
+                        store, "flink sink orders of job 1", Duration.ofHours(1), Clock.systemUTC());
                 assertThat(sink.acquire().acquired()).isTrue();
 
-                assertThat(run(dir.toString(), "--mode", "overlay-merge", "--engine", "threads")).isEqualTo(1);
+                assertThat(run(dir.toString(), "--mode", "overlay-merge", "--engine", "threads"))
+                        .isEqualTo(1);
                 JsonNode s = summary();
                 assertThat(s.get("status").asText()).isEqualTo("lease-held");
                 assertThat(s.get("error").asText()).contains("held by flink sink orders of job 1 until");
                 out.reset();
-                assertThat(run(dir.toString(), "--mode", "cleanup", "--older-than", "0")).isEqualTo(1);
+                assertThat(run(dir.toString(), "--mode", "cleanup", "--older-than", "0"))
+                        .isEqualTo(1);
                 assertThat(summary().get("status").asText()).isEqualTo("lease-held");
                 try (Dataset after = before.checkoutLatest()) {
                     assertThat(after.version()).isEqualTo(before.version());
                     assertThat(after.versions()).hasSize((int) before.version());
                 }
                 out.reset();
-                assertThat(run(dir.toString(), "--mode", "overlay-merge", "--dry-run")).as("a dry run needs no lease")
+                assertThat(run(dir.toString(), "--mode", "overlay-merge", "--dry-run"))
+                        .as("a dry run needs no lease")
                         .isZero();
 
                 sink.release();
                 out.reset();
                 assertThat(run(dir.toString(), "--mode", "overlay-merge", "--engine", "threads"))
-                        .as(err.toString(StandardCharsets.UTF_8)).isZero();
+                        .as(err.toString(StandardCharsets.UTF_8))
+                        .isZero();
                 assertThat(summary().get("status").asText()).isEqualTo("committed");
                 // The run released the lease again: the sink takes it at once.
                 MaintenanceLease.Holder last = sink.current().orElseThrow();
@@ -116,13 +132,14 @@ class CompactorMainTest {
 
     @Test
     void threadsEngineFoldsWithoutFlink() throws Exception {
-        try (BufferAllocator allocator = new RootAllocator(); ObjectStore store = new LocalObjectStore(dir)) {
+        try (BufferAllocator allocator = new RootAllocator();
+                ObjectStore store = new LocalObjectStore(dir)) {
             Dataset ds = OverlayTables.create(store, allocator, 2, 20);
             ds = OverlayTables.update(ds, new long[] {0, 1}, new int[] {0, 5}, 7000);
             try (Dataset before = ds) {
                 List<String> rows = OverlayTables.scan(before);
-                assertThat(run(dir.toString(), "--mode", "overlay-fold", "--min-overlays", "1", "--engine",
-                        "threads")).isZero();
+                assertThat(run(dir.toString(), "--mode", "overlay-fold", "--min-overlays", "1", "--engine", "threads"))
+                        .isZero();
                 assertThat(summary().get("committedVersions").toString()).isEqualTo("[3]");
                 try (Dataset after = before.checkoutLatest()) {
                     assertThat(OverlayTables.scan(after)).isEqualTo(rows);
@@ -134,20 +151,23 @@ class CompactorMainTest {
 
     @Test
     void anExplicitFoldWithoutTriggersFoldsEveryOverlayAndTheSummarySaysWhatItFound() throws Exception {
-        try (BufferAllocator allocator = new RootAllocator(); ObjectStore store = new LocalObjectStore(dir)) {
+        try (BufferAllocator allocator = new RootAllocator();
+                ObjectStore store = new LocalObjectStore(dir)) {
             Dataset ds = OverlayTables.create(store, allocator, 2, 20);
             ds = OverlayTables.update(ds, new long[] {1}, new int[] {3}, 99);
             try (Dataset before = ds) {
                 List<String> rows = OverlayTables.scan(before);
                 // One overlay: below every default trigger, yet asked for by name.
-                assertThat(run(dir.toString(), "--mode", "overlay-merge", "--engine", "threads")).isZero();
+                assertThat(run(dir.toString(), "--mode", "overlay-merge", "--engine", "threads"))
+                        .isZero();
                 JsonNode merge = summary();
                 assertThat(merge.get("status").asText()).isEqualTo("nothing-to-do");
                 assertThat(merge.get("overlaysFound").asInt()).isEqualTo(1);
                 assertThat(merge.at("/skipped/0/fragmentId").asLong()).isEqualTo(1);
                 assertThat(merge.at("/skipped/0/reason").asText()).isEqualTo("one overlay: nothing to merge");
                 out.reset();
-                assertThat(run(dir.toString(), "--mode", "overlay-fold", "--engine", "threads")).isZero();
+                assertThat(run(dir.toString(), "--mode", "overlay-fold", "--engine", "threads"))
+                        .isZero();
                 JsonNode fold = summary();
                 assertThat(fold.get("status").asText()).isEqualTo("committed");
                 assertThat(fold.get("overlaysFound").asInt()).isEqualTo(1);
@@ -161,8 +181,17 @@ class CompactorMainTest {
                 // Triggers named: the defaults of the others apply, and the fragment is skipped with the reason.
                 ds = OverlayTables.update(before.checkoutLatest(), new long[] {0}, new int[] {2}, 7);
                 ds.close();
-                assertThat(run(dir.toString(), "--mode", "overlay-fold", "--min-overlays", "5",
-                        "--min-overlay-bytes-ratio", "0", "--engine", "threads")).isZero();
+                assertThat(run(
+                                dir.toString(),
+                                "--mode",
+                                "overlay-fold",
+                                "--min-overlays",
+                                "5",
+                                "--min-overlay-bytes-ratio",
+                                "0",
+                                "--engine",
+                                "threads"))
+                        .isZero();
                 JsonNode skipped = summary();
                 assertThat(skipped.get("status").asText()).isEqualTo("nothing-to-do");
                 assertThat(skipped.at("/skipped/0/reason").asText()).startsWith("no trigger fired: 1 overlays");
@@ -179,12 +208,14 @@ class CompactorMainTest {
 
     @Test
     void dryRunPrintsThePlanJson() throws Exception {
-        try (BufferAllocator allocator = new RootAllocator(); ObjectStore store = new LocalObjectStore(dir)) {
+        try (BufferAllocator allocator = new RootAllocator();
+                ObjectStore store = new LocalObjectStore(dir)) {
             Dataset ds = OverlayTables.create(store, allocator, 1, 10);
             ds = OverlayTables.update(ds, new long[] {0}, new int[] {1}, 1);
             ds = OverlayTables.update(ds, new long[] {0}, new int[] {2}, 2);
             ds.close();
-            assertThat(run(dir.toString(), "--mode", "overlay-merge", "--min-overlays", "2", "--dry-run")).isZero();
+            assertThat(run(dir.toString(), "--mode", "overlay-merge", "--min-overlays", "2", "--dry-run"))
+                    .isZero();
             JsonNode s = summary();
             assertThat(s.get("status").asText()).isEqualTo("dry-run");
             assertThat(s.at("/plan/tasks/0/fragmentId").asLong()).isZero();
@@ -200,57 +231,90 @@ class CompactorMainTest {
                 .contains("Missing --mode (overlay-merge, overlay-fold, fragments or cleanup)");
         err.reset();
         assertThat(run(dir.toString(), "--mode", "bogus")).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("Unknown compaction mode 'bogus'; expected one of"
-                + " overlay-merge, overlay-fold, fragments, or cleanup");
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("Unknown compaction mode 'bogus'; expected one of"
+                        + " overlay-merge, overlay-fold, fragments, or cleanup");
         err.reset();
-        assertThat(run(dir.toString(), "--mode", "overlay-fold", "--target-rows-per-fragment", "10")).isEqualTo(2);
+        assertThat(run(dir.toString(), "--mode", "overlay-fold", "--target-rows-per-fragment", "10"))
+                .isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8))
                 .contains("Option(s) [--target-rows-per-fragment] apply only to --mode fragments");
         err.reset();
-        assertThat(run(dir.toString(), "--mode", "fragments", "--older-than", "7d")).isEqualTo(2);
+        assertThat(run(dir.toString(), "--mode", "fragments", "--older-than", "7d"))
+                .isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8))
                 .contains("Option(s) [--older-than] apply only to --mode cleanup");
         err.reset();
         assertThat(run(dir.toString(), "--mode", "cleanup", "--grace", "3x")).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("Option --grace: '3x' is not a duration; use a whole"
-                + " number with a unit d, h, m or s (7d, 12h, 30m, 45s), 0, or an ISO-8601 duration (PT90M)");
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("Option --grace: '3x' is not a duration; use a whole"
+                        + " number with a unit d, h, m or s (7d, 12h, 30m, 45s), 0, or an ISO-8601 duration (PT90M)");
         err.reset();
-        assertThat(run(dir.toString(), "--mode", "cleanup", "--retain-versions", "0")).isEqualTo(2);
+        assertThat(run(dir.toString(), "--mode", "cleanup", "--retain-versions", "0"))
+                .isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--retain-versions must be >= 1");
         err.reset();
-        assertThat(run(dir.toString(), "--mode", "fragments", "--target-rows-per-fragment", "0")).isEqualTo(2);
+        assertThat(run(dir.toString(), "--mode", "fragments", "--target-rows-per-fragment", "0"))
+                .isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("targetRowsPerFragment must be >= 1, got 0");
         err.reset();
-        assertThat(run(dir.toString(), "--mode", "overlay-fold", "--max-fragments", "x")).isEqualTo(2);
+        assertThat(run(dir.toString(), "--mode", "overlay-fold", "--max-fragments", "x"))
+                .isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8))
                 .contains("Option --max-fragments expects a whole number, got 'x'");
         err.reset();
-        assertThat(run(dir.toString(), "--mode", "overlay-fold", "--min-overlays", "0", "--min-overlay-bytes-ratio",
-                "0")).isEqualTo(2);
+        assertThat(run(
+                        dir.toString(),
+                        "--mode",
+                        "overlay-fold",
+                        "--min-overlays",
+                        "0",
+                        "--min-overlay-bytes-ratio",
+                        "0"))
+                .isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("At least one trigger");
     }
 
     @Test
     void optionsOfFragmentsAndCleanupAreParsed() {
-        CompactorOptions f = CompactorOptions.parse(new String[] {"compact", "t", "--mode", "fragments",
-            "--min-deleted-ratio", "0.25", "--target-rows-per-fragment", "5000"});
+        CompactorOptions f = CompactorOptions.parse(new String[] {
+            "compact", "t", "--mode", "fragments", "--min-deleted-ratio", "0.25", "--target-rows-per-fragment", "5000"
+        });
         assertThat(f.modeName()).isEqualTo("fragments");
         assertThat(f.cleanup()).isNull();
         assertThat(f.policy().minDeletedRatio()).isEqualTo(0.25);
         assertThat(f.policy().targetRowsPerFragment()).isEqualTo(5000);
         assertThat(f.policy().smallFragmentRows()).isEqualTo(5000); // defaults to the target
-        CompactorOptions c = CompactorOptions.parse(new String[] {"t", "--mode", "cleanup", "--older-than", "12h",
-            "--retain-versions", "3", "--grace", "30m", "--release-commit-user", "a", "--release-commit-user", "b"});
+        CompactorOptions c = CompactorOptions.parse(new String[] {
+            "t",
+            "--mode",
+            "cleanup",
+            "--older-than",
+            "12h",
+            "--retain-versions",
+            "3",
+            "--grace",
+            "30m",
+            "--release-commit-user",
+            "a",
+            "--release-commit-user",
+            "b"
+        });
         assertThat(c.mode()).isNull();
         assertThat(c.modeName()).isEqualTo("cleanup");
-        assertThat(c.cleanup()).isEqualTo(new CleanupSettings(java.time.Duration.ofHours(12), 3,
-                java.time.Duration.ofMinutes(30), java.util.Set.of("a", "b")));
+        assertThat(c.cleanup())
+                .isEqualTo(new CleanupSettings(
+                        java.time.Duration.ofHours(12),
+                        3,
+                        java.time.Duration.ofMinutes(30),
+                        java.util.Set.of("a", "b")));
         var policy = c.cleanup().toPolicy(java.time.Instant.EPOCH);
         assertThat(policy.markerPropertyKey()).isEqualTo("flink.commit-user");
         assertThat(policy.releasedMarkerValues()).containsExactlyInAnyOrder("a", "b");
-        assertThat(CompactorOptions.parse(new String[] {"t", "--mode", "cleanup"}).cleanup())
-                .isEqualTo(new CleanupSettings(java.time.Duration.ofDays(7), 1, java.time.Duration.ofHours(1),
-                        java.util.Set.of()));
+        assertThat(CompactorOptions.parse(new String[] {"t", "--mode", "cleanup"})
+                        .cleanup())
+                .isEqualTo(new CleanupSettings(
+                        java.time.Duration.ofDays(7), 1, java.time.Duration.ofHours(1), java.util.Set.of()));
         assertThat(CleanupSettings.parseDuration("0")).isZero();
         assertThat(CleanupSettings.parseDuration("45s")).hasSeconds(45);
         assertThat(CleanupSettings.parseDuration("PT90M")).hasMinutes(90);
@@ -258,13 +322,22 @@ class CompactorMainTest {
 
     @Test
     void flinkJobRewritesSmallFragmentsAndSummarizesTheRewrite() throws Exception {
-        try (BufferAllocator allocator = new RootAllocator(); ObjectStore store = new LocalObjectStore(dir)) {
+        try (BufferAllocator allocator = new RootAllocator();
+                ObjectStore store = new LocalObjectStore(dir)) {
             Dataset ds = OverlayTables.create(store, allocator, 6, 10);
             ds = OverlayTables.update(ds, new long[] {1, 4}, new int[] {3}, 500);
             try (Dataset before = ds) {
                 List<String> rows = OverlayTables.scan(before);
-                assertThat(run(dir.toString(), "--mode", "fragments", "--target-rows-per-fragment", "25",
-                        "--parallelism", "2")).as(err.toString(StandardCharsets.UTF_8)).isZero();
+                assertThat(run(
+                                dir.toString(),
+                                "--mode",
+                                "fragments",
+                                "--target-rows-per-fragment",
+                                "25",
+                                "--parallelism",
+                                "2"))
+                        .as(err.toString(StandardCharsets.UTF_8))
+                        .isZero();
                 JsonNode s = summary();
                 assertThat(s.get("status").asText()).isEqualTo("committed");
                 assertThat(s.get("mode").asText()).isEqualTo("fragments");
@@ -274,10 +347,13 @@ class CompactorMainTest {
                 assertThat(s.get("rowsWritten").asLong()).isEqualTo(60);
                 assertThat(s.get("bytesWritten").asLong()).isPositive();
                 assertThat(s.get("committedVersions").toString()).isEqualTo("[3]");
-                assertThat(err.toString(StandardCharsets.UTF_8)).contains("compact: 3 fragments rewritten")
+                assertThat(err.toString(StandardCharsets.UTF_8))
+                        .contains("compact: 3 fragments rewritten")
                         .contains("(2/2 tasks)");
                 try (Dataset after = before.checkoutLatest()) {
-                    assertThat(after.fragments()).extracting(f -> f.physicalRows()).containsExactly(30L, 30L);
+                    assertThat(after.fragments())
+                            .extracting(f -> f.physicalRows())
+                            .containsExactly(30L, 30L);
                     assertThat(OverlayTables.scan(after)).isEqualTo(rows);
                 }
             }
@@ -286,10 +362,11 @@ class CompactorMainTest {
 
     @Test
     void fragmentsDryRunPrintsTheGroupsAndChangesNothing() throws Exception {
-        try (BufferAllocator allocator = new RootAllocator(); ObjectStore store = new LocalObjectStore(dir)) {
+        try (BufferAllocator allocator = new RootAllocator();
+                ObjectStore store = new LocalObjectStore(dir)) {
             OverlayTables.create(store, allocator, 4, 10).close();
-            assertThat(run(dir.toString(), "--mode", "fragments", "--target-rows-per-fragment", "100",
-                    "--dry-run")).isZero();
+            assertThat(run(dir.toString(), "--mode", "fragments", "--target-rows-per-fragment", "100", "--dry-run"))
+                    .isZero();
             JsonNode s = summary();
             assertThat(s.get("status").asText()).isEqualTo("dry-run");
             assertThat(s.at("/plan/tasks/0/fragmentIds").toString()).isEqualTo("[0,1,2,3]");
@@ -304,14 +381,16 @@ class CompactorMainTest {
 
     @Test
     void cleanupPrintsItsPlanOnDryRunThenRemovesOldVersions() throws Exception {
-        try (BufferAllocator allocator = new RootAllocator(); ObjectStore store = new LocalObjectStore(dir)) {
+        try (BufferAllocator allocator = new RootAllocator();
+                ObjectStore store = new LocalObjectStore(dir)) {
             Dataset ds = OverlayTables.create(store, allocator, 2, 10);
             ds = OverlayTables.update(ds, new long[] {0}, new int[] {1}, 10);
             ds = OverlayTables.update(ds, new long[] {1}, new int[] {2}, 20);
             try (Dataset before = ds) {
                 List<String> rows = OverlayTables.scan(before);
-                assertThat(run(dir.toString(), "--mode", "cleanup", "--older-than", "0", "--grace", "0",
-                        "--dry-run")).as(err.toString(StandardCharsets.UTF_8)).isZero();
+                assertThat(run(dir.toString(), "--mode", "cleanup", "--older-than", "0", "--grace", "0", "--dry-run"))
+                        .as(err.toString(StandardCharsets.UTF_8))
+                        .isZero();
                 JsonNode plan = summary();
                 assertThat(plan.get("status").asText()).isEqualTo("dry-run");
                 assertThat(plan.get("mode").asText()).isEqualTo("cleanup");
@@ -321,7 +400,8 @@ class CompactorMainTest {
 
                 out.reset();
                 assertThat(run(dir.toString(), "--mode", "cleanup", "--older-than", "0", "--grace", "0"))
-                        .as(err.toString(StandardCharsets.UTF_8)).isZero();
+                        .as(err.toString(StandardCharsets.UTF_8))
+                        .isZero();
                 JsonNode done = summary();
                 assertThat(done.get("status").asText()).isEqualTo("cleaned");
                 assertThat(done.at("/result/versionsRemoved").asInt()).isEqualTo(2);
@@ -332,7 +412,8 @@ class CompactorMainTest {
                 }
 
                 out.reset();
-                assertThat(run(dir.toString(), "--mode", "cleanup", "--older-than", "0", "--grace", "0")).isZero();
+                assertThat(run(dir.toString(), "--mode", "cleanup", "--older-than", "0", "--grace", "0"))
+                        .isZero();
                 assertThat(summary().get("status").asText()).isEqualTo("nothing-to-do");
             }
         }
@@ -340,7 +421,9 @@ class CompactorMainTest {
 
     private List<String> manifests() throws java.io.IOException {
         try (var files = java.nio.file.Files.list(dir.resolve("_versions"))) {
-            return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".manifest")).toList();
+            return files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".manifest"))
+                    .toList();
         }
     }
 

@@ -39,14 +39,19 @@ public final class Quickstart {
             new Field("id", FieldType.notNullable(new ArrowType.Int(32, true)), null),
             new Field("name", FieldType.nullable(new ArrowType.Utf8()), null),
             new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null),
-            new Field("embedding", FieldType.nullable(new ArrowType.FixedSizeList(4)), List.of(
-                    new Field("item", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
+            new Field(
+                    "embedding",
+                    FieldType.nullable(new ArrowType.FixedSizeList(4)),
+                    List.of(new Field(
+                            "item",
+                            FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
                             null)))));
 
     private Quickstart() {}
 
     public static void main(String[] args) throws Exception {
-        Path table = Path.of(args.length > 0 ? args[0] : "quickstart-data/users.lance").toAbsolutePath();
+        Path table = Path.of(args.length > 0 ? args[0] : "quickstart-data/users.lance")
+                .toAbsolutePath();
         if (Files.exists(table)) {
             try (var walk = Files.walk(table)) {
                 walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -54,15 +59,18 @@ public final class Quickstart {
         }
         String uri = table.toString();
         try (BufferAllocator allocator = new RootAllocator()) {
-            try (VectorSchemaRoot first = users(allocator, new int[] {1, 2, 3, 4},
-                    new String[] {"Alice", "Bob", "Carol", "Dan"}, new int[] {30, 25, 40, 22});
-                    Dataset created = Dataset.write(uri, Map.of(), List.of(first), USERS,
-                            WriteParams.of(WriteMode.CREATE))) {
+            try (VectorSchemaRoot first = users(
+                            allocator,
+                            new int[] {1, 2, 3, 4},
+                            new String[] {"Alice", "Bob", "Carol", "Dan"},
+                            new int[] {30, 25, 40, 22});
+                    Dataset created =
+                            Dataset.write(uri, Map.of(), List.of(first), USERS, WriteParams.of(WriteMode.CREATE))) {
                 show("created", created);
                 Dataset v1 = addOneYear(created, allocator, "id IN (2, 4)");
                 show("UPDATE users SET age = age + 1 WHERE id IN (2, 4) -- one overlay file", v1);
-                try (VectorSchemaRoot more = users(allocator, new int[] {5, 6}, new String[] {"Eve", null},
-                        new int[] {35, 28})) {
+                try (VectorSchemaRoot more =
+                        users(allocator, new int[] {5, 6}, new String[] {"Eve", null}, new int[] {35, 28})) {
                     Dataset v2 = v1.append(List.of(more), WriteParams.of(WriteMode.APPEND));
                     show("appended 2 users", v2);
                     Dataset v3 = v2.delete("name IS NULL OR age > 38");
@@ -71,8 +79,10 @@ public final class Quickstart {
             }
         }
         System.out.println("table written to " + uri);
-        StreamingQuickstart.main(new String[] {table.resolveSibling("events.lance").toString()});
-        UpsertStreamExample.main(new String[] {table.resolveSibling("accounts.lance").toString()});
+        StreamingQuickstart.main(
+                new String[] {table.resolveSibling("events.lance").toString()});
+        UpsertStreamExample.main(
+                new String[] {table.resolveSibling("accounts.lance").toString()});
     }
 
     private static VectorSchemaRoot users(BufferAllocator allocator, int[] ids, String[] names, int[] ages) {
@@ -103,7 +113,8 @@ public final class Quickstart {
     private static Dataset addOneYear(Dataset ds, BufferAllocator allocator, String filter) throws Exception {
         List<Long> addresses = new ArrayList<>();
         List<Integer> ages = new ArrayList<>();
-        try (Scanner s = ds.scan(ScanOptions.all().withColumns(List.of("age")).withFilter(filter).withRowAddress(true))) {
+        try (Scanner s = ds.scan(
+                ScanOptions.all().withColumns(List.of("age")).withFilter(filter).withRowAddress(true))) {
             while (s.hasNext()) {
                 try (VectorSchemaRoot b = s.next()) {
                     IntVector age = (IntVector) b.getVector("age");
@@ -133,7 +144,8 @@ public final class Quickstart {
             while (s.hasNext()) {
                 try (VectorSchemaRoot b = s.next()) {
                     for (int r = 0; r < b.getRowCount(); r++) {
-                        System.out.println(b.getVector(0).getObject(r) + "\t" + b.getVector(1).getObject(r) + "\t"
+                        System.out.println(b.getVector(0).getObject(r) + "\t"
+                                + b.getVector(1).getObject(r) + "\t"
                                 + b.getVector(2).getObject(r));
                     }
                 }

@@ -41,10 +41,12 @@ public final class StreamingQuickstart {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(200);
-        LanceSinkBuilder.forTable(uri).uidSuffix("events").rowsPerFile(100_000)
+        LanceSinkBuilder.forTable(uri)
+                .uidSuffix("events")
+                .rowsPerFile(100_000)
                 .sinkTo(env.fromSequence(1, rows)
-                        .map((MapFunction<Long, RowData>) id -> GenericRowData.of(id,
-                                id % 10 == 0 ? null : StringData.fromString("event-" + id)))
+                        .map((MapFunction<Long, RowData>)
+                                id -> GenericRowData.of(id, id % 10 == 0 ? null : StringData.fromString("event-" + id)))
                         .returns(RowData.class));
         env.execute("lance-flink quickstart: stream into " + uri);
         try (Dataset ds = Dataset.open(uri, Map.of())) {
@@ -52,8 +54,8 @@ public final class StreamingQuickstart {
             System.out.println("== streamed " + rows + " rows into " + uri + " with the exactly-once Flink sink: "
                     + ds.countRows() + " rows in " + (versions.size() - 1) + " checkpoint commits");
             VersionInfo last = versions.get(versions.size() - 1);
-            System.out.println("   last commit: version " + last.version() + ", " + last.operation() + ", "
-                    + last.properties());
+            System.out.println(
+                    "   last commit: version " + last.version() + ", " + last.operation() + ", " + last.properties());
         }
     }
 }

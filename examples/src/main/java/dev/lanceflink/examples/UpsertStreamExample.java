@@ -54,21 +54,28 @@ public final class UpsertStreamExample {
                 .mode(LanceSinkMode.UPSERT)
                 .primaryKey("id")
                 .uidSuffix("accounts")
-                .sinkTo(env.fromSequence(0, changes - 1).setParallelism(1)
-                        .flatMap(new Changes(accounts)).setParallelism(1)
+                .sinkTo(env.fromSequence(0, changes - 1)
+                        .setParallelism(1)
+                        .flatMap(new Changes(accounts))
+                        .setParallelism(1)
                         .returns(RowData.class));
         env.execute("lance-flink example: upsert stream into " + uri);
 
         try (Dataset ds = Dataset.open(uri, Map.of())) {
-            long overlays = ds.manifest().fragments().stream().mapToLong(f -> f.overlays().size()).sum();
-            long physical = ds.manifest().fragments().stream().mapToLong(Fragment::physicalRows).sum();
+            long overlays = ds.manifest().fragments().stream()
+                    .mapToLong(f -> f.overlays().size())
+                    .sum();
+            long physical = ds.manifest().fragments().stream()
+                    .mapToLong(Fragment::physicalRows)
+                    .sum();
             List<VersionInfo> versions = ds.versions();
-            System.out.println("== upserted " + changes + " changes into " + uri + ": " + ds.countRows() + " live rows ("
-                    + physical + " stored), " + overlays + " overlay files, " + (versions.size() - 1)
-                    + " versions committed by the sink");
+            System.out.println(
+                    "== upserted " + changes + " changes into " + uri + ": " + ds.countRows() + " live rows ("
+                            + physical + " stored), " + overlays + " overlay files, " + (versions.size() - 1)
+                            + " versions committed by the sink");
             VersionInfo last = versions.get(versions.size() - 1);
-            System.out.println("   last commit: version " + last.version() + ", " + last.operation() + ", "
-                    + last.properties());
+            System.out.println(
+                    "   last commit: version " + last.version() + ", " + last.operation() + ", " + last.properties());
         }
     }
 
@@ -85,7 +92,8 @@ public final class UpsertStreamExample {
                 visits.setSafe(i, 0);
             }
             root.setRowCount(n);
-            Dataset.write(uri, Map.of(), List.of(root), ACCOUNTS, WriteParams.of(WriteMode.OVERWRITE)).close();
+            Dataset.write(uri, Map.of(), List.of(root), ACCOUNTS, WriteParams.of(WriteMode.OVERWRITE))
+                    .close();
         }
     }
 

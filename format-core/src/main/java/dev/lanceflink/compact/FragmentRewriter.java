@@ -72,8 +72,14 @@ public final class FragmentRewriter {
      * @throws IllegalArgumentException if a fragment does not exist, is named twice, or the table's
      *     data format cannot be written by this library
      */
-    public static StagedWrite rewrite(ObjectStore store, Manifest manifest, List<Long> fragmentIds,
-            long targetRowsPerFragment, BufferAllocator allocator, FileWriterOptions fileOptions) throws IOException {
+    public static StagedWrite rewrite(
+            ObjectStore store,
+            Manifest manifest,
+            List<Long> fragmentIds,
+            long targetRowsPerFragment,
+            BufferAllocator allocator,
+            FileWriterOptions fileOptions)
+            throws IOException {
         requireNonNull(store, "store is null");
         requireNonNull(manifest, "manifest is null");
         requireNonNull(allocator, "allocator is null");
@@ -89,8 +95,15 @@ public final class FragmentRewriter {
         }
     }
 
-    private static StagedWrite rewrite(TableFiles files, Manifest manifest, List<Fragment> old, FileVersion version,
-            long targetRowsPerFragment, BufferAllocator allocator, FileWriterOptions fileOptions) throws IOException {
+    private static StagedWrite rewrite(
+            TableFiles files,
+            Manifest manifest,
+            List<Fragment> old,
+            FileVersion version,
+            long targetRowsPerFragment,
+            BufferAllocator allocator,
+            FileWriterOptions fileOptions)
+            throws IOException {
         ObjectStore store = files.root();
 
         // Pass 1: deletion vectors and the exact number of surviving rows (the deletion file's
@@ -103,7 +116,8 @@ public final class FragmentRewriter {
                         + " has physical_rows = " + f.physicalRows() + "; a rewrite needs the exact row count"
                         + " (at most 2^31-1)");
             }
-            DeletionVector dv = f.deletionFile() == null ? DeletionVector.EMPTY
+            DeletionVector dv = f.deletionFile() == null
+                    ? DeletionVector.EMPTY
                     : DeletionFiles.read(files, f.id(), f.deletionFile());
             deletions.add(dv);
             long deleted = dv.isEmpty() ? 0 : dv.toBitmap().rangeCardinality(0, f.physicalRows());
@@ -154,8 +168,14 @@ public final class FragmentRewriter {
         return sizes;
     }
 
-    private static void copyLiveRows(TableFiles files, Fragment f, DeletionVector deleted, LanceSchema schema,
-            BufferAllocator allocator, OutputFiles out) throws IOException {
+    private static void copyLiveRows(
+            TableFiles files,
+            Fragment f,
+            DeletionVector deleted,
+            LanceSchema schema,
+            BufferAllocator allocator,
+            OutputFiles out)
+            throws IOException {
         long[] chunk = new long[(int) Math.min(CHUNK_ROWS, f.physicalRows())];
         try (FragmentReader reader = new FragmentReader(files, f, allocator)) {
             for (long start = 0; start < f.physicalRows(); start += CHUNK_ROWS) {
@@ -169,8 +189,8 @@ public final class FragmentRewriter {
                 int done = 0;
                 while (done < n) {
                     int take = (int) Math.min(n - done, out.remainingInCurrent());
-                    long[] offsets = done == 0 && take == chunk.length ? chunk
-                            : Arrays.copyOfRange(chunk, done, done + take);
+                    long[] offsets =
+                            done == 0 && take == chunk.length ? chunk : Arrays.copyOfRange(chunk, done, done + take);
                     out.write(read(reader, schema, offsets, allocator), take);
                     done += take;
                 }
@@ -179,8 +199,8 @@ public final class FragmentRewriter {
     }
 
     /** All top-level fields at {@code offsets}, as a root the caller closes. */
-    private static VectorSchemaRoot read(FragmentReader reader, LanceSchema schema, long[] offsets,
-            BufferAllocator allocator) throws IOException {
+    private static VectorSchemaRoot read(
+            FragmentReader reader, LanceSchema schema, long[] offsets, BufferAllocator allocator) throws IOException {
         List<FieldVector> vectors = new ArrayList<>(schema.fields().size());
         try {
             for (LanceField field : schema.fields()) {
@@ -205,9 +225,11 @@ public final class FragmentRewriter {
             if (!seen.add(id)) {
                 throw new IllegalArgumentException("Fragment " + id + " is named twice in one rewrite group " + ids);
             }
-            Fragment f = manifest.fragment(id).orElseThrow(() -> new IllegalArgumentException("Version "
-                    + manifest.version() + " of the table has no fragment " + id + " to rewrite; plan again on the"
-                    + " latest version"));
+            Fragment f = manifest.fragment(id)
+                    .orElseThrow(() -> new IllegalArgumentException("Version "
+                            + manifest.version() + " of the table has no fragment " + id
+                            + " to rewrite; plan again on the"
+                            + " latest version"));
             f.checkOverlayOrder();
             out.add(f);
         }
@@ -241,8 +263,13 @@ public final class FragmentRewriter {
         private String currentName;
         private long currentRows;
 
-        OutputFiles(ObjectStore store, LanceSchema schema, FileVersion version, BufferAllocator allocator,
-                FileWriterOptions options, long[] sizes) {
+        OutputFiles(
+                ObjectStore store,
+                LanceSchema schema,
+                FileVersion version,
+                BufferAllocator allocator,
+                FileWriterOptions options,
+                long[] sizes) {
             this.store = store;
             this.schema = schema;
             this.version = version;
@@ -278,11 +305,16 @@ public final class FragmentRewriter {
                 FileWriteSummary s = current.finish();
                 current = null;
                 if (s.numRows() != currentRows) {
-                    throw new IllegalStateException("Data file " + currentName + " holds " + s.numRows()
-                            + " rows but " + currentRows + " were written to it");
+                    throw new IllegalStateException("Data file " + currentName + " holds " + s.numRows() + " rows but "
+                            + currentRows + " were written to it");
                 }
-                files.add(new DataFile(currentName, s.fieldIds(), s.columnIndices(), s.fileMajorVersion(),
-                        s.fileMinorVersion(), s.sizeBytes()));
+                files.add(new DataFile(
+                        currentName,
+                        s.fieldIds(),
+                        s.columnIndices(),
+                        s.fileMajorVersion(),
+                        s.fileMinorVersion(),
+                        s.sizeBytes()));
             }
         }
 
@@ -301,8 +333,8 @@ public final class FragmentRewriter {
                 from += rows;
             }
             if (lineage != null && from != lineage.size()) {
-                throw new IllegalStateException("The rewrite wrote " + from + " rows but collected the lineage of "
-                        + lineage.size());
+                throw new IllegalStateException(
+                        "The rewrite wrote " + from + " rows but collected the lineage of " + lineage.size());
             }
             return out;
         }

@@ -22,8 +22,8 @@ import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.txn.CommitConflictException;
 import dev.lanceflink.txn.CommitOptions;
-import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.CommitPlan;
+import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.TableCommitter;
 import dev.lanceflink.txn.TableHistory;
 import dev.lanceflink.txn.Transaction;
@@ -73,8 +73,14 @@ public final class OverlayCompactor {
      *     exist, or the positions are not one contiguous run (merging v10 and v50 over v30 would
      *     promote v10's values above v30's)
      */
-    public static StagedWrite mergeOverlays(ObjectStore store, Manifest manifest, long fragmentId, int[] positions,
-            BufferAllocator allocator, FileWriterOptions fileOptions) throws IOException {
+    public static StagedWrite mergeOverlays(
+            ObjectStore store,
+            Manifest manifest,
+            long fragmentId,
+            int[] positions,
+            BufferAllocator allocator,
+            FileWriterOptions fileOptions)
+            throws IOException {
         requireNonNull(positions, "positions is null");
         Fragment fragment = requireFragment(manifest, fragmentId);
         OverlayOrder.check(fragment);
@@ -94,7 +100,8 @@ public final class OverlayCompactor {
                 throw new IllegalArgumentException("Overlays " + Arrays.toString(p) + " of fragment " + fragmentId
                         + " are not contiguous in committed_version: overlay " + (p[i - 1] + 1) + " (committed_version "
                         + all.get(p[i - 1] + 1).committedVersion() + ") lies between committed_version "
-                        + all.get(p[i - 1]).committedVersion() + " and " + all.get(p[i]).committedVersion()
+                        + all.get(p[i - 1]).committedVersion() + " and "
+                        + all.get(p[i]).committedVersion()
                         + "; merging around it would promote older values above it. Merge a contiguous run");
             }
         }
@@ -104,8 +111,8 @@ public final class OverlayCompactor {
         int[] ids = fields.stream().mapToInt(LanceField::id).toArray();
         OverlayStager.StagedOverlay merged;
         try (TableFiles files = TableFiles.of(store, manifest);
-                OverlayStager.FieldStream out = OverlayStager.open(store, manifest,
-                        OverlayStager.Target.fragment(fragmentId), ids, allocator, fileOptions);
+                OverlayStager.FieldStream out = OverlayStager.open(
+                        store, manifest, OverlayStager.Target.fragment(fragmentId), ids, allocator, fileOptions);
                 OverlayResolver resolver = new OverlayResolver(files, fragment, run, allocator)) {
             for (LanceField f : fields) {
                 RoaringBitmap union = new RoaringBitmap();
@@ -117,11 +124,13 @@ public final class OverlayCompactor {
                 }
                 writeCovered(out, resolver, f, union, allocator);
             }
-            merged = out.finish().orElseThrow(() -> new IllegalStateException("Overlays " + Arrays.toString(p)
-                    + " of fragment " + fragmentId + " cover no cell; nothing to merge"));
+            merged = out.finish()
+                    .orElseThrow(() -> new IllegalStateException("Overlays " + Arrays.toString(p) + " of fragment "
+                            + fragmentId + " cover no cell; nothing to merge"));
         }
         String path = merged.writtenPath();
-        DataOverlayFile stamped = merged.overlay().withCommittedVersion(run.get(run.size() - 1).committedVersion());
+        DataOverlayFile stamped =
+                merged.overlay().withCommittedVersion(run.get(run.size() - 1).committedVersion());
         List<DataOverlayFile> next = new ArrayList<>(all.subList(0, p[0]));
         next.add(stamped);
         next.addAll(all.subList(p[p.length - 1] + 1, all.size()));
@@ -136,8 +145,13 @@ public final class OverlayCompactor {
      * Streams the run's post-image of {@code f} at every offset of {@code covered} into the
      * merged overlay, {@link #CHUNK_ROWS} cells at a time (offsets ascend, one value per cell).
      */
-    private static void writeCovered(OverlayStager.FieldStream out, OverlayResolver resolver, LanceField f,
-            RoaringBitmap covered, BufferAllocator allocator) throws IOException {
+    private static void writeCovered(
+            OverlayStager.FieldStream out,
+            OverlayResolver resolver,
+            LanceField f,
+            RoaringBitmap covered,
+            BufferAllocator allocator)
+            throws IOException {
         PeekableIntIterator it = covered.getIntIterator();
         long[] offsets = new long[(int) Math.min(CHUNK_ROWS, covered.getLongCardinality())];
         while (it.hasNext()) {
@@ -161,8 +175,13 @@ public final class OverlayCompactor {
      *
      * @throws IllegalArgumentException if the fragment has no overlays
      */
-    public static StagedWrite fold(ObjectStore store, Manifest manifest, long fragmentId, BufferAllocator allocator,
-            FileWriterOptions fileOptions) throws IOException {
+    public static StagedWrite fold(
+            ObjectStore store,
+            Manifest manifest,
+            long fragmentId,
+            BufferAllocator allocator,
+            FileWriterOptions fileOptions)
+            throws IOException {
         Fragment fragment = requireFragment(manifest, fragmentId);
         if (fragment.overlays().isEmpty()) {
             throw new IllegalArgumentException("Fragment " + fragmentId + " has no overlays to fold");
@@ -170,14 +189,16 @@ public final class OverlayCompactor {
         String format = manifest.dataFormat().version();
         LanceSchema schema = manifest.schema();
         List<LanceField> fields = overlaidFields(schema, fragment, fragment.overlays(), true);
-        int[] modified = fields.stream().flatMapToInt(f -> Arrays.stream(OverlayFields.subtreeIds(f))).toArray();
+        int[] modified = fields.stream()
+                .flatMapToInt(f -> Arrays.stream(OverlayFields.subtreeIds(f)))
+                .toArray();
         LanceSchema fileSchema = schema.projectIds(modified);
         String name = DataFileNames.newName();
         String path = "data/" + name;
         FileWriteSummary summary;
         try (TableFiles files = TableFiles.of(store, manifest);
-                LanceFileWriter writer = LanceFileWriter.create(store, path, fileSchema, FileVersion.parse(format),
-                        allocator, fileOptions);
+                LanceFileWriter writer = LanceFileWriter.create(
+                        store, path, fileSchema, FileVersion.parse(format), allocator, fileOptions);
                 FragmentReader reader = new FragmentReader(files, fragment, allocator)) {
             long rows = fragment.physicalRows();
             for (long start = 0; start < rows; start += CHUNK_ROWS) {
@@ -207,11 +228,24 @@ public final class OverlayCompactor {
             for (DataFile old : fragment.files()) {
                 files.add(old.withTombstoned(id -> Arrays.stream(modified).anyMatch(m -> m == id)));
             }
-            files.add(new DataFile(name, summary.fieldIds(), summary.columnIndices(), summary.fileMajorVersion(),
-                    summary.fileMinorVersion(), summary.sizeBytes()));
+            files.add(new DataFile(
+                    name,
+                    summary.fieldIds(),
+                    summary.columnIndices(),
+                    summary.fileMajorVersion(),
+                    summary.fileMinorVersion(),
+                    summary.sizeBytes()));
             Fragment updated = fragment.withFiles(files).withOverlays(List.of());
-            Operation.Update op = new Operation.Update(List.of(), List.of(updated), List.of(), modified, new int[0],
-                    Operation.UpdateMode.REWRITE_COLUMNS, false, false, new byte[0]);
+            Operation.Update op = new Operation.Update(
+                    List.of(),
+                    List.of(updated),
+                    List.of(),
+                    modified,
+                    new int[0],
+                    Operation.UpdateMode.REWRITE_COLUMNS,
+                    false,
+                    false,
+                    new byte[0]);
             return new StagedWrite(op, List.of(path));
         } catch (RuntimeException e) {
             StagedWrite.discard(store, List.of(path));
@@ -238,8 +272,14 @@ public final class OverlayCompactor {
      *     staged files are then deleted (other failures keep them: the outcome of the publish may
      *     be unknown)
      */
-    public static Manifest commit(ObjectStore store, Manifest planned, long fragmentId, StagedWrite staged,
-            Map<String, String> properties, CommitOptions options) throws IOException {
+    public static Manifest commit(
+            ObjectStore store,
+            Manifest planned,
+            long fragmentId,
+            StagedWrite staged,
+            Map<String, String> properties,
+            CommitOptions options)
+            throws IOException {
         Fragment before = requireFragment(planned, fragmentId);
         CommitPlan plan = new CommitPlan() {
             @Override
@@ -256,20 +296,29 @@ public final class OverlayCompactor {
             public Optional<Operation> build(Manifest latest) throws CommitConflictException {
                 Fragment now = latest.fragment(fragmentId).orElse(null);
                 Optional<Fragment> rebased = latest.schema().equals(planned.schema())
-                        ? rebase(staged.operation(), before, now) : Optional.empty();
+                        ? rebase(staged.operation(), before, now)
+                        : Optional.empty();
                 if (rebased.isEmpty()) {
-                    throw new CommitConflictException("Fragment " + fragmentId + " (or the schema) changed between"
-                            + " version " + planned.version() + ", on which this overlay compaction was planned, and"
-                            + " version " + latest.version() + " in a way the compaction cannot be carried over ("
-                            + (now == null ? "the fragment is gone" : "its data files changed, overlays it compacted"
-                            + " were replaced, or a newer overlay sets a folded field")
-                            + "); plan the compaction again on version " + latest.version(), true, latest.version());
+                    throw new CommitConflictException(
+                            "Fragment " + fragmentId + " (or the schema) changed between"
+                                    + " version " + planned.version()
+                                    + ", on which this overlay compaction was planned, and"
+                                    + " version " + latest.version()
+                                    + " in a way the compaction cannot be carried over ("
+                                    + (now == null
+                                            ? "the fragment is gone"
+                                            : "its data files changed, overlays it compacted"
+                                                    + " were replaced, or a newer overlay sets a folded field")
+                                    + "); plan the compaction again on version " + latest.version(),
+                            true,
+                            latest.version());
                 }
                 return Optional.of(retarget(staged.operation(), latest, rebased.get()));
             }
         };
         try {
-            return TableCommitter.commit(store, plan, new TableHistory(store), options).orElseThrow();
+            return TableCommitter.commit(store, plan, new TableHistory(store), options)
+                    .orElseThrow();
         } catch (CommitConflictException e) {
             staged.discard(store); // the plan is stale; its files will never be committed
             throw e;
@@ -341,9 +390,11 @@ public final class OverlayCompactor {
             throw new IllegalArgumentException("A staged " + staged.name() + " is not an overlay compaction (expected"
                     + " a Merge from mergeOverlays or a REWRITE_COLUMNS Update from fold)");
         }
-        return fragments.stream().filter(f -> f.id() == fragmentId).findFirst().orElseThrow(
-                () -> new IllegalArgumentException("The staged " + staged.name() + " does not contain fragment "
-                        + fragmentId));
+        return fragments.stream()
+                .filter(f -> f.id() == fragmentId)
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException(
+                        "The staged " + staged.name() + " does not contain fragment " + fragmentId));
     }
 
     /**
@@ -353,8 +404,16 @@ public final class OverlayCompactor {
      */
     private static Operation retarget(Operation op, Manifest latest, Fragment rebased) {
         if (op instanceof Operation.Update u) {
-            return new Operation.Update(List.of(), List.of(rebased), List.of(), u.fieldsModified(), new int[0],
-                    Operation.UpdateMode.REWRITE_COLUMNS, false, false, new byte[0]);
+            return new Operation.Update(
+                    List.of(),
+                    List.of(rebased),
+                    List.of(),
+                    u.fieldsModified(),
+                    new int[0],
+                    Operation.UpdateMode.REWRITE_COLUMNS,
+                    false,
+                    false,
+                    new byte[0]);
         }
         List<Fragment> fragments = new ArrayList<>();
         for (Fragment f : latest.fragments()) {
@@ -369,8 +428,11 @@ public final class OverlayCompactor {
             return properties;
         }
         Map<String, String> out = new LinkedHashMap<>(properties);
-        out.put(Transaction.COMPACTION_MODE_PROPERTY, staged instanceof Operation.Merge
-                ? Transaction.COMPACTION_OVERLAY_MERGE : Transaction.COMPACTION_OVERLAY_FOLD);
+        out.put(
+                Transaction.COMPACTION_MODE_PROPERTY,
+                staged instanceof Operation.Merge
+                        ? Transaction.COMPACTION_OVERLAY_MERGE
+                        : Transaction.COMPACTION_OVERLAY_FOLD);
         return out;
     }
 
@@ -379,8 +441,8 @@ public final class OverlayCompactor {
      * refused unless {@code structsAllowed}: a fold rewrites whole struct columns from resolved
      * reads, but a merged overlay would need per-leaf columns the overlay writer does not stage.
      */
-    private static List<LanceField> overlaidFields(LanceSchema schema, Fragment fragment,
-            List<DataOverlayFile> overlays, boolean structsAllowed) {
+    private static List<LanceField> overlaidFields(
+            LanceSchema schema, Fragment fragment, List<DataOverlayFile> overlays, boolean structsAllowed) {
         List<LanceField> out = new ArrayList<>();
         for (LanceField f : schema.fields()) {
             for (DataOverlayFile o : overlays) {
@@ -403,7 +465,8 @@ public final class OverlayCompactor {
     }
 
     private static Fragment requireFragment(Manifest manifest, long fragmentId) {
-        return manifest.fragment(fragmentId).orElseThrow(() -> new IllegalArgumentException("Version "
-                + manifest.version() + " of the table has no fragment " + fragmentId));
+        return manifest.fragment(fragmentId)
+                .orElseThrow(() -> new IllegalArgumentException(
+                        "Version " + manifest.version() + " of the table has no fragment " + fragmentId));
     }
 }

@@ -66,11 +66,17 @@ final class RowLineage {
             throw new CorruptTableException(context + ": its row id sequence has " + fIds.length
                     + " ids but the fragment has " + rows + " physical rows");
         }
-        long[] fCreated = meta.createdAtVersions() == null ? filled(rows, 1)
-                : RowVersionSequenceCodec.decode(bytes(store, meta.createdAtVersions(), context), rows,
+        long[] fCreated = meta.createdAtVersions() == null
+                ? filled(rows, 1)
+                : RowVersionSequenceCodec.decode(
+                        bytes(store, meta.createdAtVersions(), context),
+                        rows,
                         context + " created_at version sequence");
-        long[] fUpdated = meta.lastUpdatedAtVersions() == null ? fCreated
-                : RowVersionSequenceCodec.decode(bytes(store, meta.lastUpdatedAtVersions(), context), rows,
+        long[] fUpdated = meta.lastUpdatedAtVersions() == null
+                ? fCreated
+                : RowVersionSequenceCodec.decode(
+                        bytes(store, meta.lastUpdatedAtVersions(), context),
+                        rows,
                         context + " last_updated_at version sequence");
         boolean none = deleted.isEmpty();
         for (int o = 0; o < rows; o++) {
@@ -93,8 +99,8 @@ final class RowLineage {
             throw new IllegalStateException("New fragment rows [" + from + ", " + (from + count) + ") exceed the "
                     + size + " surviving rows collected");
         }
-        SequenceSource idSeq = new SequenceSource.Inline(
-                RowIdSequenceCodec.encode(Arrays.copyOfRange(ids, from, from + count)));
+        SequenceSource idSeq =
+                new SequenceSource.Inline(RowIdSequenceCodec.encode(Arrays.copyOfRange(ids, from, from + count)));
         SequenceSource createdSeq = new SequenceSource.Inline(
                 RowVersionSequenceCodec.encode(Arrays.copyOfRange(created, from, from + count)));
         SequenceSource updatedSeq = new SequenceSource.Inline(

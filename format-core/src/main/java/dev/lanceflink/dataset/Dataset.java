@@ -66,13 +66,14 @@ public final class Dataset implements AutoCloseable {
     private final Manifest manifest;
     /** Reads this version's files; owns the stores it opens for base paths (closed with this object). */
     private final TableFiles files;
+
     private final BufferAllocator allocator;
     private final boolean ownsAllocator;
     /** The versions {@link #findCommittedVersion} read, kept for the next call; created on first use. */
     private TableHistory history;
 
-    private Dataset(ObjectStore store, boolean ownsStore, Manifest manifest, BufferAllocator allocator,
-            boolean ownsAllocator) {
+    private Dataset(
+            ObjectStore store, boolean ownsStore, Manifest manifest, BufferAllocator allocator, boolean ownsAllocator) {
         this.store = store;
         this.ownsStore = ownsStore;
         this.manifest = manifest;
@@ -103,8 +104,10 @@ public final class Dataset implements AutoCloseable {
         try {
             return VersionResolver.latest(store);
         } catch (VersionNotFoundException e) {
-            throw new NotADatasetException("'" + store.rootUri() + "' is not a Lance dataset: it has no"
-                    + " _versions/*.manifest. Check the path, or create the table first", e);
+            throw new NotADatasetException(
+                    "'" + store.rootUri() + "' is not a Lance dataset: it has no"
+                            + " _versions/*.manifest. Check the path, or create the table first",
+                    e);
         }
     }
 
@@ -183,8 +186,12 @@ public final class Dataset implements AutoCloseable {
         for (ManifestLocation loc : VersionResolver.list(store)) {
             Manifest m = ManifestIO.read(store, loc);
             Optional<Transaction> t = TransactionStore.read(store, m);
-            out.add(new VersionInfo(m.version(), m.timestamp(), t.map(x -> x.operation().name()).orElse(""),
-                    m.countLiveRows(), t.map(Transaction::properties).orElse(Map.of())));
+            out.add(new VersionInfo(
+                    m.version(),
+                    m.timestamp(),
+                    t.map(x -> x.operation().name()).orElse(""),
+                    m.countLiveRows(),
+                    t.map(Transaction::properties).orElse(Map.of())));
         }
         return out;
     }
@@ -208,8 +215,10 @@ public final class Dataset implements AutoCloseable {
                 continue; // removed by cleanup
             }
             Optional<Transaction> t = c.get().transaction();
-            if (t.isPresent() && (propertyKey.equals("uuid") ? value.equals(t.get().uuid())
-                    : value.equals(t.get().properties().get(propertyKey)))) {
+            if (t.isPresent()
+                    && (propertyKey.equals("uuid")
+                            ? value.equals(t.get().uuid())
+                            : value.equals(t.get().properties().get(propertyKey)))) {
                 return Optional.of(v);
             }
         }
@@ -234,9 +243,11 @@ public final class Dataset implements AutoCloseable {
      */
     public VectorSchemaRoot take(long[] rowAddresses, List<String> columns) throws IOException {
         List<LanceField> fields = new ArrayList<>();
-        for (String c : columns == null ? schema().fields().stream().map(LanceField::name).toList() : columns) {
-            fields.add(schema().fieldByName(c).orElseThrow(() -> new IllegalArgumentException(
-                    "Column '" + c + "' does not exist in " + uri())));
+        for (String c : columns == null
+                ? schema().fields().stream().map(LanceField::name).toList()
+                : columns) {
+            fields.add(schema().fieldByName(c)
+                    .orElseThrow(() -> new IllegalArgumentException("Column '" + c + "' does not exist in " + uri())));
         }
         // Read each fragment's rows once, in ascending offset order, then place them as asked.
         long[] sorted = Arrays.stream(rowAddresses).distinct().sorted().toArray();
@@ -259,9 +270,9 @@ public final class Dataset implements AutoCloseable {
                 while (j < sorted.length && RowAddress.fragmentId(sorted[j]) == fragmentId) {
                     j++;
                 }
-                Fragment fragment = manifest.fragment(fragmentId).orElseThrow(() -> new IllegalArgumentException(
-                        "Row address " + sorted[0] + " names fragment " + fragmentId + ", which version "
-                                + version() + " of " + uri() + " does not have"));
+                Fragment fragment = manifest.fragment(fragmentId)
+                        .orElseThrow(() -> new IllegalArgumentException("Row address " + sorted[0] + " names fragment "
+                                + fragmentId + ", which version " + version() + " of " + uri() + " does not have"));
                 long[] offsets = new long[j - i];
                 for (int k = i; k < j; k++) {
                     offsets[k - i] = RowAddress.offset(sorted[k]);
@@ -316,8 +327,13 @@ public final class Dataset implements AutoCloseable {
      * version. All batches must have the same schema; the first batch's schema defines a new
      * table's schema.
      */
-    public static Dataset write(String uri, Map<String, String> storageOptions, Iterable<VectorSchemaRoot> batches,
-            Schema arrowSchema, WriteParams params) throws IOException {
+    public static Dataset write(
+            String uri,
+            Map<String, String> storageOptions,
+            Iterable<VectorSchemaRoot> batches,
+            Schema arrowSchema,
+            WriteParams params)
+            throws IOException {
         ObjectStore store = ObjectStores.open(uri, storageOptions);
         BufferAllocator allocator = new RootAllocator();
         try {
@@ -331,26 +347,37 @@ public final class Dataset implements AutoCloseable {
     }
 
     /** As {@link #write(String, Map, Iterable, Schema, WriteParams)} on an open store. */
-    public static Manifest write(ObjectStore store, BufferAllocator allocator, Iterable<VectorSchemaRoot> batches,
-            Schema arrowSchema, WriteParams params) throws IOException {
+    public static Manifest write(
+            ObjectStore store,
+            BufferAllocator allocator,
+            Iterable<VectorSchemaRoot> batches,
+            Schema arrowSchema,
+            WriteParams params)
+            throws IOException {
         requireNonNull(params, "params is null");
         Optional<Manifest> existing = readLatestIfAny(store);
         if (existing.isPresent() && params.mode() == WriteMode.CREATE) {
-            throw new DatasetExistsException("Cannot create a table at " + store.rootUri() + ": version "
-                    + existing.get().version() + " already exists. Use APPEND or OVERWRITE", null);
+            throw new DatasetExistsException(
+                    "Cannot create a table at " + store.rootUri() + ": version "
+                            + existing.get().version() + " already exists. Use APPEND or OVERWRITE",
+                    null);
         }
         boolean newSchema = existing.isEmpty() || params.mode() == WriteMode.OVERWRITE;
-        LanceSchema schema = newSchema ? LanceSchema.fromArrow(arrowSchema, 0) : existing.get().schema();
+        LanceSchema schema = newSchema
+                ? LanceSchema.fromArrow(arrowSchema, 0)
+                : existing.get().schema();
         if (!newSchema) {
             WriteSchemaCheck.checkSchema(schema, arrowSchema, store.rootUri());
         }
         FileVersion version = existing.isPresent() && params.mode() != WriteMode.OVERWRITE
                 ? FileVersion.parse(existing.get().dataFormat().version())
-                : params.fileVersion() != null ? params.fileVersion()
-                : existing.map(m -> FileVersion.parse(m.dataFormat().version())).orElse(FileVersion.DEFAULT_FOR_NEW_TABLES);
+                : params.fileVersion() != null
+                        ? params.fileVersion()
+                        : existing.map(m -> FileVersion.parse(m.dataFormat().version()))
+                                .orElse(FileVersion.DEFAULT_FOR_NEW_TABLES);
         List<Fragment> fragments;
-        try (FragmentWriter writer = new FragmentWriter(store, schema, version, params.maxRowsPerFile(), allocator,
-                params.fileWriterOptions())) {
+        try (FragmentWriter writer = new FragmentWriter(
+                store, schema, version, params.maxRowsPerFile(), allocator, params.fileWriterOptions())) {
             for (VectorSchemaRoot batch : batches) {
                 WriteSchemaCheck.checkSchema(schema, batch.getSchema(), store.rootUri());
                 WriteSchemaCheck.checkNulls(schema, batch, store.rootUri());
@@ -366,20 +393,25 @@ public final class Dataset implements AutoCloseable {
         if (existing.isEmpty() || params.mode() == WriteMode.OVERWRITE) {
             // An overwrite records the data format of the files it writes (a 2.0 table stays 2.0
             // unless the caller asked for another version) and keeps the table's row-id mode.
-            commit = commit.withNewTable(commit.namingScheme(), DataStorageFormat.lance(version.label()),
+            commit = commit.withNewTable(
+                    commit.namingScheme(),
+                    DataStorageFormat.lance(version.label()),
                     existing.map(Manifest::usesStableRowIds).orElse(params.enableStableRowIds()));
         }
         try {
-            return TableCommitter.commit(store, Transaction.of(readVersion, op, params.transactionProperties()),
-                    commit);
+            return TableCommitter.commit(
+                    store, Transaction.of(readVersion, op, params.transactionProperties()), commit);
         } catch (CommitConflictException e) {
             // Version 1 is published put-if-absent and an Overwrite read at version 0 conflicts with
             // any version 1, so a concurrent creator's table is never replaced. Say so by type: a
             // caller that wanted the table to exist (with its schema) can then use the other's.
             Optional<Manifest> now = params.mode() == WriteMode.CREATE ? readLatestIfAny(store) : Optional.empty();
             if (now.isPresent()) {
-                throw new DatasetExistsException("Cannot create a table at " + store.rootUri() + ": a concurrent"
-                        + " writer created it first (version " + now.get().version() + " exists now)", e);
+                throw new DatasetExistsException(
+                        "Cannot create a table at " + store.rootUri() + ": a concurrent"
+                                + " writer created it first (version "
+                                + now.get().version() + " exists now)",
+                        e);
             }
             throw e;
         }
@@ -395,8 +427,13 @@ public final class Dataset implements AutoCloseable {
 
     /** Appends rows to this table; returns the new version. */
     public Dataset append(Iterable<VectorSchemaRoot> batches, WriteParams params) throws IOException {
-        WriteParams p = new WriteParams(WriteMode.APPEND, params.maxRowsPerFile(), params.fileVersion(),
-                params.enableStableRowIds(), params.transactionProperties(), params.fileWriterOptions(),
+        WriteParams p = new WriteParams(
+                WriteMode.APPEND,
+                params.maxRowsPerFile(),
+                params.fileVersion(),
+                params.enableStableRowIds(),
+                params.transactionProperties(),
+                params.fileWriterOptions(),
                 params.commitOptions());
         return sibling(write(store, allocator, batches, schema().toArrow(), p));
     }
@@ -416,16 +453,14 @@ public final class Dataset implements AutoCloseable {
      * the transaction records it as text ({@link ExprPrinter}). Returns the new version (this
      * one if nothing matched).
      */
-    public Dataset delete(Expr filter, Map<String, String> properties, CommitOptions commitOptions)
-            throws IOException {
+    public Dataset delete(Expr filter, Map<String, String> properties, CommitOptions commitOptions) throws IOException {
         return delete(filter, ExprPrinter.sql(filter), properties, commitOptions);
     }
 
     private Dataset delete(Expr parsed, String filter, Map<String, String> properties, CommitOptions commitOptions)
             throws IOException {
         Map<Long, RoaringBitmap> matches = new HashMap<>();
-        ScanOptions scan = new ScanOptions(
-                PredicateEvaluator.referencedColumns(parsed), parsed, -1, true, 8192);
+        ScanOptions scan = new ScanOptions(PredicateEvaluator.referencedColumns(parsed), parsed, -1, true, 8192);
         try (Scanner s = scan(scan)) {
             while (s.hasNext()) {
                 try (VectorSchemaRoot b = s.next()) {
@@ -447,24 +482,27 @@ public final class Dataset implements AutoCloseable {
      * update). See {@link OverlayUpdate#stage} for the rules.
      */
     public Dataset update(long[] rowAddresses, VectorSchemaRoot values) throws IOException {
-        return update(rowAddresses, values, OverlayUpdate.Mode.OVERLAY, Map.of(),
-                CommitOptions.defaults());
+        return update(rowAddresses, values, OverlayUpdate.Mode.OVERLAY, Map.of(), CommitOptions.defaults());
     }
 
     /**
      * As {@link #update(long[], VectorSchemaRoot)}; {@code mode} REWRITE_ROWS stores the update
      * the way released Lance builds can read (rows move to new fragments).
      */
-    public Dataset update(long[] rowAddresses, VectorSchemaRoot values, OverlayUpdate.Mode mode,
-            Map<String, String> properties, CommitOptions commitOptions) throws IOException {
+    public Dataset update(
+            long[] rowAddresses,
+            VectorSchemaRoot values,
+            OverlayUpdate.Mode mode,
+            Map<String, String> properties,
+            CommitOptions commitOptions)
+            throws IOException {
         if (rowAddresses.length == 0) {
             return this;
         }
-        StagedWrite staged = OverlayUpdate.stage(store, manifest,
-                rowAddresses, values, mode, allocator, FileWriterOptions.defaults());
+        StagedWrite staged = OverlayUpdate.stage(
+                store, manifest, rowAddresses, values, mode, allocator, FileWriterOptions.defaults());
         try {
-            return sibling(OverlayCommits.commit(store, version(), staged, properties,
-                    commitOptions));
+            return sibling(OverlayCommits.commit(store, version(), staged, properties, commitOptions));
         } catch (CommitConflictException e) {
             staged.discard(store); // certainly not committed; other failures may have landed, keep the files
             throw e;
@@ -482,20 +520,24 @@ public final class Dataset implements AutoCloseable {
         Map<Long, RoaringBitmap> byFragment = new HashMap<>();
         for (long a : rowAddresses) {
             long fragmentId = RowAddress.fragmentId(a);
-            Fragment f = manifest.fragment(fragmentId).orElseThrow(() -> new IllegalArgumentException(
-                    "Row address " + a + " names fragment " + fragmentId + ", which version " + version()
-                            + " of " + uri() + " does not have"));
+            Fragment f = manifest.fragment(fragmentId)
+                    .orElseThrow(() -> new IllegalArgumentException("Row address " + a + " names fragment " + fragmentId
+                            + ", which version " + version() + " of " + uri() + " does not have"));
             if (RowAddress.offset(a) >= f.physicalRows()) {
-                throw new IllegalArgumentException("Row address " + a + " is past the end of fragment "
-                        + fragmentId + " (" + f.physicalRows() + " rows)");
+                throw new IllegalArgumentException("Row address " + a + " is past the end of fragment " + fragmentId
+                        + " (" + f.physicalRows() + " rows)");
             }
             byFragment.computeIfAbsent(fragmentId, k -> new RoaringBitmap()).add(RowAddress.offsetBits(a));
         }
         return deleteOffsets(byFragment, "", properties, commitOptions);
     }
 
-    private Dataset deleteOffsets(Map<Long, RoaringBitmap> byFragment, String predicate,
-            Map<String, String> properties, CommitOptions commitOptions) throws IOException {
+    private Dataset deleteOffsets(
+            Map<Long, RoaringBitmap> byFragment,
+            String predicate,
+            Map<String, String> properties,
+            CommitOptions commitOptions)
+            throws IOException {
         if (byFragment.isEmpty()) {
             return this;
         }

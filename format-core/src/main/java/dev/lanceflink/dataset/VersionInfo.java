@@ -10,5 +10,5 @@ import java.util.Map;
  * @param numRows live rows at that version
  * @param properties the transaction's {@code transaction_properties}
  */
-public record VersionInfo(long version, Instant timestamp, String operation, long numRows,
-        Map<String, String> properties) {}
+public record VersionInfo(
+        long version, Instant timestamp, String operation, long numRows, Map<String, String> properties) {}

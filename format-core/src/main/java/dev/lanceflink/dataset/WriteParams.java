@@ -17,8 +17,14 @@ import java.util.Map;
  * @param enableStableRowIds new tables only: assign stable row ids
  * @param transactionProperties stored in the commit's {@code Transaction.transaction_properties}
  */
-public record WriteParams(WriteMode mode, long maxRowsPerFile, FileVersion fileVersion, boolean enableStableRowIds,
-        Map<String, String> transactionProperties, FileWriterOptions fileWriterOptions, CommitOptions commitOptions) {
+public record WriteParams(
+        WriteMode mode,
+        long maxRowsPerFile,
+        FileVersion fileVersion,
+        boolean enableStableRowIds,
+        Map<String, String> transactionProperties,
+        FileWriterOptions fileWriterOptions,
+        CommitOptions commitOptions) {
 
     public static final long DEFAULT_MAX_ROWS_PER_FILE = 1024 * 1024;
 
@@ -33,32 +39,38 @@ public record WriteParams(WriteMode mode, long maxRowsPerFile, FileVersion fileV
     }
 
     public static WriteParams of(WriteMode mode) {
-        return new WriteParams(mode, DEFAULT_MAX_ROWS_PER_FILE, null, false, Map.of(), FileWriterOptions.defaults(),
+        return new WriteParams(
+                mode,
+                DEFAULT_MAX_ROWS_PER_FILE,
+                null,
+                false,
+                Map.of(),
+                FileWriterOptions.defaults(),
                 CommitOptions.defaults());
     }
 
     public WriteParams withMaxRowsPerFile(long n) {
-        return new WriteParams(mode, n, fileVersion, enableStableRowIds, transactionProperties, fileWriterOptions,
-                commitOptions);
+        return new WriteParams(
+                mode, n, fileVersion, enableStableRowIds, transactionProperties, fileWriterOptions, commitOptions);
     }
 
     public WriteParams withFileVersion(FileVersion v) {
-        return new WriteParams(mode, maxRowsPerFile, v, enableStableRowIds, transactionProperties, fileWriterOptions,
-                commitOptions);
+        return new WriteParams(
+                mode, maxRowsPerFile, v, enableStableRowIds, transactionProperties, fileWriterOptions, commitOptions);
     }
 
     public WriteParams withStableRowIds(boolean b) {
-        return new WriteParams(mode, maxRowsPerFile, fileVersion, b, transactionProperties, fileWriterOptions,
-                commitOptions);
+        return new WriteParams(
+                mode, maxRowsPerFile, fileVersion, b, transactionProperties, fileWriterOptions, commitOptions);
     }
 
     public WriteParams withTransactionProperties(Map<String, String> p) {
-        return new WriteParams(mode, maxRowsPerFile, fileVersion, enableStableRowIds, p, fileWriterOptions,
-                commitOptions);
+        return new WriteParams(
+                mode, maxRowsPerFile, fileVersion, enableStableRowIds, p, fileWriterOptions, commitOptions);
     }
 
     public WriteParams withCommitOptions(CommitOptions c) {
-        return new WriteParams(mode, maxRowsPerFile, fileVersion, enableStableRowIds, transactionProperties,
-                fileWriterOptions, c);
+        return new WriteParams(
+                mode, maxRowsPerFile, fileVersion, enableStableRowIds, transactionProperties, fileWriterOptions, c);
     }
 }

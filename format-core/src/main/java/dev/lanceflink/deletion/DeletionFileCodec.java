@@ -33,8 +33,8 @@ public final class DeletionFileCodec {
     public static final int BITMAP_THRESHOLD = 5_000;
 
     /** The exact schema Lance requires of an {@code .arrow} deletion file. */
-    public static final Schema ARROW_SCHEMA = new Schema(List.of(
-            new Field("row_id", FieldType.notNullable(new ArrowType.Int(32, false)), null)));
+    public static final Schema ARROW_SCHEMA =
+            new Schema(List.of(new Field("row_id", FieldType.notNullable(new ArrowType.Int(32, false)), null)));
 
     /** Created on first use, so bitmap-only callers never initialise Arrow's memory layer. */
     private static final class Allocator {
@@ -82,8 +82,10 @@ public final class DeletionFileCodec {
         try {
             b.deserialize(buf);
         } catch (IOException | RuntimeException e) {
-            throw new CorruptTableException("Deletion file " + path + " is not a portable 32-bit Roaring bitmap ("
-                    + bytes.length + " bytes): " + e.getMessage(), e);
+            throw new CorruptTableException(
+                    "Deletion file " + path + " is not a portable 32-bit Roaring bitmap (" + bytes.length + " bytes): "
+                            + e.getMessage(),
+                    e);
         }
         int used = b.serializedSizeInBytes(); // deserialize(ByteBuffer) does not advance the buffer
         if (used != bytes.length) {
@@ -123,7 +125,8 @@ public final class DeletionFileCodec {
         RoaringBitmap b = new RoaringBitmap();
         try (BufferAllocator alloc = Allocator.ROOT.newChildAllocator("deletion-read", 0, Long.MAX_VALUE);
                 ArrowFileReader reader = new ArrowFileReader(
-                        new SeekableReadChannel(new ByteArrayReadableSeekableByteChannel(bytes)), alloc,
+                        new SeekableReadChannel(new ByteArrayReadableSeekableByteChannel(bytes)),
+                        alloc,
                         ZstdArrowCodecFactory.INSTANCE)) {
             Schema schema = reader.getVectorSchemaRoot().getSchema();
             if (!ARROW_SCHEMA.equals(schema)) {
@@ -145,8 +148,10 @@ public final class DeletionFileCodec {
         } catch (CorruptTableException e) {
             throw e;
         } catch (IOException | RuntimeException e) {
-            throw new CorruptTableException("Deletion file " + path + " is not a readable Arrow IPC file ("
-                    + bytes.length + " bytes): " + e.getMessage(), e);
+            throw new CorruptTableException(
+                    "Deletion file " + path + " is not a readable Arrow IPC file (" + bytes.length + " bytes): "
+                            + e.getMessage(),
+                    e);
         }
         return DeletionVector.of(b);
     }

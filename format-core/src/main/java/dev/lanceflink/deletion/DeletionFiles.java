@@ -28,15 +28,16 @@ public final class DeletionFiles {
      * @param previous type of the fragment's current deletion file, or null
      * @throws IllegalArgumentException if {@code dv} is empty (remove the deletion file instead)
      */
-    public static DeletionFile write(ObjectStore store, long fragmentId, long readVersion, DeletionVector dv,
-            DeletionFileType previous) throws IOException {
+    public static DeletionFile write(
+            ObjectStore store, long fragmentId, long readVersion, DeletionVector dv, DeletionFileType previous)
+            throws IOException {
         if (dv.isEmpty()) {
-            throw new IllegalArgumentException("Fragment " + fragmentId
-                    + ": an empty deletion vector is written as no deletion file at all");
+            throw new IllegalArgumentException(
+                    "Fragment " + fragmentId + ": an empty deletion vector is written as no deletion file at all");
         }
         DeletionFileType type = DeletionFileCodec.chooseType(dv.cardinality(), previous);
-        DeletionFile file = new DeletionFile(type, readVersion, RANDOM.nextLong(), dv.cardinality(),
-                OptionalInt.empty());
+        DeletionFile file =
+                new DeletionFile(type, readVersion, RANDOM.nextLong(), dv.cardinality(), OptionalInt.empty());
         byte[] bytes = DeletionFileCodec.encode(dv, type);
         try (OutputStream out = store.create(file.rootRelativePath(fragmentId))) {
             out.write(bytes);

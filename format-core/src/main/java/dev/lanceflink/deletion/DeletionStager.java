@@ -60,8 +60,13 @@ public final class DeletionStager {
      * @param offsets per fragment id, the physical offsets to delete (not modified)
      * @throws IllegalArgumentException naming a fragment that {@code fragments} lacks
      */
-    public static Staged stage(ObjectStore store, TableFiles files, Map<Long, Fragment> fragments, long readVersion,
-            Map<Long, ? extends RoaringBitmap> offsets) throws IOException {
+    public static Staged stage(
+            ObjectStore store,
+            TableFiles files,
+            Map<Long, Fragment> fragments,
+            long readVersion,
+            Map<Long, ? extends RoaringBitmap> offsets)
+            throws IOException {
         requireNonNull(store, "store is null");
         requireNonNull(files, "files is null");
         requireNonNull(fragments, "fragments is null");
@@ -77,7 +82,8 @@ public final class DeletionStager {
                             + readVersion + " of " + store.rootUri() + " does not have");
                 }
                 DeletionFile current = f.deletionFile();
-                DeletionVector old = current == null ? DeletionVector.EMPTY : DeletionFiles.read(files, f.id(), current);
+                DeletionVector old =
+                        current == null ? DeletionVector.EMPTY : DeletionFiles.read(files, f.id(), current);
                 Staged one = stageFragment(store, f, old, DeletionVector.of(e.getValue()), readVersion);
                 updated.putAll(one.updated());
                 removed.addAll(one.removed());
@@ -100,8 +106,9 @@ public final class DeletionStager {
      * @param current its deletion vector as stored in {@code fragment.deletionFile()} (EMPTY if none)
      * @param readVersion the version new deletion files are named after
      */
-    public static Staged stageFragment(ObjectStore store, Fragment fragment, DeletionVector current,
-            DeletionVector deleted, long readVersion) throws IOException {
+    public static Staged stageFragment(
+            ObjectStore store, Fragment fragment, DeletionVector current, DeletionVector deleted, long readVersion)
+            throws IOException {
         requireNonNull(store, "store is null");
         requireNonNull(fragment, "fragment is null");
         requireNonNull(current, "current is null");
@@ -114,9 +121,11 @@ public final class DeletionStager {
             return new Staged(Map.of(), List.of(fragment.id()), List.of());
         }
         DeletionFile previous = fragment.deletionFile();
-        DeletionFile file = DeletionFiles.write(store, fragment.id(), readVersion, merged,
-                previous == null ? null : previous.type());
-        return new Staged(Map.of(fragment.id(), fragment.withDeletionFile(file)), List.of(),
+        DeletionFile file = DeletionFiles.write(
+                store, fragment.id(), readVersion, merged, previous == null ? null : previous.type());
+        return new Staged(
+                Map.of(fragment.id(), fragment.withDeletionFile(file)),
+                List.of(),
                 List.of(file.rootRelativePath(fragment.id())));
     }
 

@@ -64,8 +64,7 @@ public final class DeletionVector {
 
     /** True if every offset {@code 0 .. physicalRows-1} is deleted. */
     public boolean coversAll(long physicalRows) {
-        return physicalRows > 0 && offsets.getLongCardinality() >= physicalRows
-                && offsets.contains(0L, physicalRows);
+        return physicalRows > 0 && offsets.getLongCardinality() >= physicalRows && offsets.contains(0L, physicalRows);
     }
 
     /** Offsets at or beyond {@code physicalRows}, which a deletion vector must not contain. */

@@ -21,8 +21,9 @@ final class ZstdArrowCodecFactory implements CompressionCodec.Factory {
         return switch (codecType) {
             case NO_COMPRESSION -> NoCompressionCodec.INSTANCE;
             case ZSTD -> new ZstdDecodeOnly();
-            default -> throw new UnsupportedOperationException("Arrow IPC buffer compression " + codecType
-                    + " is not supported for deletion files (Lance writes ZSTD or no compression)");
+            default ->
+                throw new UnsupportedOperationException("Arrow IPC buffer compression " + codecType
+                        + " is not supported for deletion files (Lance writes ZSTD or no compression)");
         };
     }
 

@@ -53,7 +53,12 @@ public sealed interface Expr extends Serializable {
     }
 
     enum CompareOp {
-        EQ("="), NE("!="), LT("<"), LE("<="), GT(">"), GE(">=");
+        EQ("="),
+        NE("!="),
+        LT("<"),
+        LE("<="),
+        GT(">"),
+        GE(">=");
 
         final String symbol;
 
@@ -130,7 +135,13 @@ public sealed interface Expr extends Serializable {
         }
     }
 
-    enum ArithOp { ADD, SUBTRACT, MULTIPLY, DIVIDE, MODULO }
+    enum ArithOp {
+        ADD,
+        SUBTRACT,
+        MULTIPLY,
+        DIVIDE,
+        MODULO
+    }
 
     /** Arithmetic on numbers; integer operands give an integer result, as in SQL. */
     record Arith(ArithOp op, Expr left, Expr right) implements Expr {}

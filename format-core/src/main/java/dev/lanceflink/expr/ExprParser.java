@@ -147,8 +147,8 @@ public final class ExprParser {
                 throw error("expected AND in BETWEEN");
             }
             Expr high = parseOperand();
-            Expr between = new Expr.And(new Expr.Compare(Expr.CompareOp.GE, left, low),
-                    new Expr.Compare(Expr.CompareOp.LE, left, high));
+            Expr between = new Expr.And(
+                    new Expr.Compare(Expr.CompareOp.GE, left, low), new Expr.Compare(Expr.CompareOp.LE, left, high));
             return negated ? new Expr.Not(between) : between;
         }
         if (keyword("LIKE")) {
@@ -238,8 +238,10 @@ public final class ExprParser {
         if (c == '\'') {
             return new Expr.Literal(stringLiteral());
         }
-        if (Character.isDigit(c) || ((c == '-' || c == '+' || c == '.') && pos + 1 < text.length()
-                && (Character.isDigit(text.charAt(pos + 1)) || text.charAt(pos + 1) == '.'))) {
+        if (Character.isDigit(c)
+                || ((c == '-' || c == '+' || c == '.')
+                        && pos + 1 < text.length()
+                        && (Character.isDigit(text.charAt(pos + 1)) || text.charAt(pos + 1) == '.'))) {
             return new Expr.Literal(number());
         }
         if (keyword("TRUE")) {
@@ -316,7 +318,9 @@ public final class ExprParser {
             } else if (c == '.' || c == 'e' || c == 'E') {
                 fraction = true;
                 pos++;
-                if ((c == 'e' || c == 'E') && pos < text.length() && (text.charAt(pos) == '-' || text.charAt(pos) == '+')) {
+                if ((c == 'e' || c == 'E')
+                        && pos < text.length()
+                        && (text.charAt(pos) == '-' || text.charAt(pos) == '+')) {
                     pos++;
                 }
             } else {
@@ -378,6 +382,5 @@ public final class ExprParser {
         return new Expr.Column(List.copyOf(path));
     }
 
-    private static final Set<String> RESERVED =
-            Set.of("AND", "OR", "NOT", "IS", "IN", "BETWEEN", "LIKE");
+    private static final Set<String> RESERVED = Set.of("AND", "OR", "NOT", "IS", "IN", "BETWEEN", "LIKE");
 }

@@ -82,6 +82,7 @@ public final class ExprPrinter {
             LocalDateTime utc = LocalDateTime.ofInstant(t, ZoneOffset.UTC);
             return "TIMESTAMP_LTZ '" + utc.toLocalDate() + " " + utc.toLocalTime() + "Z'";
         }
-        throw new IllegalArgumentException("Unknown literal " + v + " (" + v.getClass().getName() + ")");
+        throw new IllegalArgumentException(
+                "Unknown literal " + v + " (" + v.getClass().getName() + ")");
     }
 }

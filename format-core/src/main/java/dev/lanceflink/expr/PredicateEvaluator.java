@@ -175,7 +175,8 @@ public final class PredicateEvaluator {
                 if (s.isNull(i)) {
                     out[i] = UNKNOWN;
                 } else {
-                    boolean m = p.matcher(new String(s.bytes(i), StandardCharsets.UTF_8)).matches();
+                    boolean m = p.matcher(new String(s.bytes(i), StandardCharsets.UTF_8))
+                            .matches();
                     out[i] = (m != l.negated()) ? TRUE : FALSE;
                 }
             }
@@ -190,7 +191,8 @@ public final class PredicateEvaluator {
         } else if (e instanceof Expr.Column c) {
             Source s = source(c, batch);
             if (s.kind != Kind.BOOL) {
-                throw new FilterException("Column '" + c.dotted() + "' is not boolean and cannot be a condition by itself");
+                throw new FilterException(
+                        "Column '" + c.dotted() + "' is not boolean and cannot be a condition by itself");
             }
             for (int i = 0; i < rows; i++) {
                 out[i] = s.isNull(i) ? UNKNOWN : (s.getLong(i) != 0 ? TRUE : FALSE);
@@ -251,7 +253,14 @@ public final class PredicateEvaluator {
         return e instanceof Expr.Column c ? "column '" + c.dotted() + "'" : e.toString();
     }
 
-    enum Kind { LONG, DOUBLE, DECIMAL, STRING, BYTES, BOOL }
+    enum Kind {
+        LONG,
+        DOUBLE,
+        DECIMAL,
+        STRING,
+        BYTES,
+        BOOL
+    }
 
     /** A column of the batch, with the struct whose nulls make it null too (or null). */
     record ColumnRef(FieldVector vector, FieldVector nullParent, String name) {
@@ -264,7 +273,8 @@ public final class PredicateEvaluator {
             for (int i = 1; i < c.path().size(); i++) {
                 if (!(v instanceof StructVector s) || s.getChild(c.path().get(i)) == null) {
                     throw new FilterException("The filter refers to '" + c.dotted() + "', but '"
-                            + String.join(".", c.path().subList(0, i)) + "' has no field '" + c.path().get(i) + "'");
+                            + String.join(".", c.path().subList(0, i)) + "' has no field '"
+                            + c.path().get(i) + "'");
                 }
                 // A null struct makes its fields null too.
                 FieldVector parent = v;
@@ -303,8 +313,8 @@ public final class PredicateEvaluator {
         Source r = source(a.right(), batch);
         for (Source s : new Source[] {l, r}) {
             if (s.kind != Kind.LONG && s.kind != Kind.DOUBLE) {
-                throw new FilterException("Arithmetic needs integer or floating-point operands, not " + s.kind
-                        + " (in " + a + ")");
+                throw new FilterException(
+                        "Arithmetic needs integer or floating-point operands, not " + s.kind + " (in " + a + ")");
             }
         }
         int rows = batch.getRowCount();
@@ -357,10 +367,17 @@ public final class PredicateEvaluator {
         Kind kind;
         if (v instanceof BitVector) {
             kind = Kind.BOOL;
-        } else if (v instanceof TinyIntVector || v instanceof SmallIntVector || v instanceof IntVector
-                || v instanceof BigIntVector || v instanceof UInt1Vector || v instanceof UInt2Vector
-                || v instanceof UInt4Vector || v instanceof UInt8Vector || v instanceof DateDayVector
-                || v instanceof DateMilliVector || v instanceof TimeStampVector) {
+        } else if (v instanceof TinyIntVector
+                || v instanceof SmallIntVector
+                || v instanceof IntVector
+                || v instanceof BigIntVector
+                || v instanceof UInt1Vector
+                || v instanceof UInt2Vector
+                || v instanceof UInt4Vector
+                || v instanceof UInt8Vector
+                || v instanceof DateDayVector
+                || v instanceof DateMilliVector
+                || v instanceof TimeStampVector) {
             kind = Kind.LONG;
         } else if (v instanceof Float2Vector || v instanceof Float4Vector || v instanceof Float8Vector) {
             kind = Kind.DOUBLE;
@@ -368,12 +385,13 @@ public final class PredicateEvaluator {
             kind = Kind.DECIMAL;
         } else if (v instanceof VarCharVector || v instanceof LargeVarCharVector) {
             kind = Kind.STRING;
-        } else if (v instanceof BaseVariableWidthVector || v instanceof BaseLargeVariableWidthVector
+        } else if (v instanceof BaseVariableWidthVector
+                || v instanceof BaseLargeVariableWidthVector
                 || v instanceof FixedSizeBinaryVector) {
             kind = Kind.BYTES;
         } else {
-            throw new FilterException("Column '" + name + "' has type " + v.getField().getType()
-                    + ", which filters cannot compare");
+            throw new FilterException(
+                    "Column '" + name + "' has type " + v.getField().getType() + ", which filters cannot compare");
         }
         return new Source(kind, v, nullParent, null, false);
     }
@@ -387,9 +405,11 @@ public final class PredicateEvaluator {
         FieldVector v = column.vector;
         String where = describe(columnExpr);
         if (v instanceof DateDayVector || v instanceof DateMilliVector) {
-            LocalDate d = value instanceof LocalDate ld ? ld
-                    : value instanceof String s ? parseDate(s, where)
-                    : value instanceof LocalDateTime ldt ? ldt.toLocalDate() : null;
+            LocalDate d = value instanceof LocalDate ld
+                    ? ld
+                    : value instanceof String s
+                            ? parseDate(s, where)
+                            : value instanceof LocalDateTime ldt ? ldt.toLocalDate() : null;
             if (d == null) {
                 throw mismatch(value, where, "a date");
             }
@@ -397,9 +417,11 @@ public final class PredicateEvaluator {
             return Source.literal(v instanceof DateDayVector ? days : days * 86_400_000L);
         }
         if (v instanceof TimeStampVector) {
-            LocalDateTime t = value instanceof LocalDateTime ldt ? ldt
-                    : value instanceof LocalDate ld ? ld.atStartOfDay()
-                    : value instanceof String s ? parseTimestamp(s, where) : null;
+            LocalDateTime t = value instanceof LocalDateTime ldt
+                    ? ldt
+                    : value instanceof LocalDate ld
+                            ? ld.atStartOfDay()
+                            : value instanceof String s ? parseTimestamp(s, where) : null;
             if (t == null) {
                 throw mismatch(value, where, "a timestamp");
             }
@@ -459,7 +481,9 @@ public final class PredicateEvaluator {
     }
 
     private static FilterException mismatch(Object value, String where, String expected) {
-        String shown = value instanceof byte[] ? "a binary literal" : value instanceof String s ? "'" + s + "'" : String.valueOf(value);
+        String shown = value instanceof byte[]
+                ? "a binary literal"
+                : value instanceof String s ? "'" + s + "'" : String.valueOf(value);
         return new FilterException("Cannot compare " + where + " with " + shown + ": expected " + expected);
     }
 
@@ -489,18 +513,23 @@ public final class PredicateEvaluator {
             this.nullParent = nullParent;
             this.literal = literal;
             this.constant = constant;
-            this.literalBytes = literal instanceof String s ? s.getBytes(StandardCharsets.UTF_8)
+            this.literalBytes = literal instanceof String s
+                    ? s.getBytes(StandardCharsets.UTF_8)
                     : literal instanceof byte[] b ? b : null;
         }
 
         static Source literal(Object value) {
-            Kind k = value == null ? Kind.LONG
-                    : value instanceof Long || value instanceof Integer ? Kind.LONG
-                    : value instanceof BigDecimal ? Kind.DECIMAL
-                    : value instanceof Number ? Kind.DOUBLE
-                    : value instanceof String ? Kind.STRING
-                    : value instanceof Boolean ? Kind.BOOL
-                    : Kind.BYTES;
+            Kind k = value == null
+                    ? Kind.LONG
+                    : value instanceof Long || value instanceof Integer
+                            ? Kind.LONG
+                            : value instanceof BigDecimal
+                                    ? Kind.DECIMAL
+                                    : value instanceof Number
+                                            ? Kind.DOUBLE
+                                            : value instanceof String
+                                                    ? Kind.STRING
+                                                    : value instanceof Boolean ? Kind.BOOL : Kind.BYTES;
             return new Source(k, null, null, value, true);
         }
 

@@ -98,7 +98,8 @@ final class TypedComparison {
             if (column != null) {
                 return "column '" + column.name() + "'";
             }
-            return literal instanceof byte[] b ? "the binary literal of " + b.length + " bytes"
+            return literal instanceof byte[] b
+                    ? "the binary literal of " + b.length + " bytes"
                     : literal instanceof String s ? "'" + s + "'" : "the literal " + literal;
         }
     }
@@ -163,8 +164,8 @@ final class TypedComparison {
         }
         if (e instanceof Expr.Floor f && f.inner() instanceof Expr.Column col) {
             if (c.domain() != Expr.Domain.EXACT) {
-                throw new FilterException("Rounding a time down (" + f + ") needs the EXACT domain, not "
-                        + c.domain() + ", in " + c);
+                throw new FilterException(
+                        "Rounding a time down (" + f + ") needs the EXACT domain, not " + c.domain() + ", in " + c);
             }
             return new Operand(ColumnRef.resolve(col, batch), f.digits(), null, e);
         }
@@ -173,8 +174,8 @@ final class TypedComparison {
     }
 
     private static FilterException incomparable(Operand l, Operand r, Expr.Compare c, String why) {
-        return new FilterException("Cannot compare " + l.describe() + " with " + r.describe() + " in the "
-                + c.domain() + " domain: " + why + " (in " + c + ")");
+        return new FilterException("Cannot compare " + l.describe() + " with " + r.describe() + " in the " + c.domain()
+                + " domain: " + why + " (in " + c + ")");
     }
 
     // ---- floating point ---------------------------------------------------------------------
@@ -249,8 +250,13 @@ final class TypedComparison {
             } else if (total && v instanceof BigDecimal x) {
                 d = decimalToDouble(x, x.precision());
             } else {
-                throw incomparable(o, other, c, c.domain() + " takes "
-                        + (total ? "double, float, integer and decimal" : "double, float and integer") + " literals");
+                throw incomparable(
+                        o,
+                        other,
+                        c,
+                        c.domain() + " takes "
+                                + (total ? "double, float, integer and decimal" : "double, float and integer")
+                                + " literals");
             }
             return i -> d;
         }
@@ -281,8 +287,12 @@ final class TypedComparison {
             int precision = ((ArrowType.Decimal) d.getField().getType()).getPrecision();
             return i -> decimalToDouble(d.getObject(i), precision);
         }
-        throw incomparable(o, other, c, c.domain() + " takes "
-                + (total ? "floating-point, integer and decimal" : "floating-point and integer") + " columns");
+        throw incomparable(
+                o,
+                other,
+                c,
+                c.domain() + " takes " + (total ? "floating-point, integer and decimal" : "floating-point and integer")
+                        + " columns");
     }
 
     /** See {@link Expr.Domain#DOUBLE_TOTAL}. */
@@ -301,8 +311,12 @@ final class TypedComparison {
     /** Reads an integer column as longs, or null if the column is not of a signed or 8..32-bit unsigned integer type. */
     private static IntToLongFunction integerReader(Operand o) {
         FieldVector v = o.vector();
-        if (v instanceof TinyIntVector || v instanceof SmallIntVector || v instanceof IntVector
-                || v instanceof BigIntVector || v instanceof UInt1Vector || v instanceof UInt2Vector
+        if (v instanceof TinyIntVector
+                || v instanceof SmallIntVector
+                || v instanceof IntVector
+                || v instanceof BigIntVector
+                || v instanceof UInt1Vector
+                || v instanceof UInt2Vector
                 || v instanceof UInt4Vector) {
             Source s = new Source(Kind.LONG, v, null, null, false);
             return s::getLong;
@@ -312,7 +326,17 @@ final class TypedComparison {
 
     // ---- exact values -----------------------------------------------------------------------
 
-    private enum Exact { INTEGER, DECIMAL, STRING, BINARY, BOOLEAN, DATE, TIME, TIMESTAMP, TIMESTAMP_TZ }
+    private enum Exact {
+        INTEGER,
+        DECIMAL,
+        STRING,
+        BINARY,
+        BOOLEAN,
+        DATE,
+        TIME,
+        TIMESTAMP,
+        TIMESTAMP_TZ
+    }
 
     private static Exact exactKind(Operand o, Operand other, Expr.Compare c) {
         if (!o.isColumn()) {
@@ -336,7 +360,8 @@ final class TypedComparison {
             } else if (v instanceof Instant) {
                 return Exact.TIMESTAMP_TZ;
             }
-            throw incomparable(o, other, c, "floating-point values compare in the FLOAT, DOUBLE or DOUBLE_TOTAL domain");
+            throw incomparable(
+                    o, other, c, "floating-point values compare in the FLOAT, DOUBLE or DOUBLE_TOTAL domain");
         }
         FieldVector v = o.vector();
         if (integerReader(o) != null) {
@@ -345,21 +370,26 @@ final class TypedComparison {
             return Exact.DECIMAL;
         } else if (v instanceof VarCharVector || v instanceof LargeVarCharVector) {
             return Exact.STRING;
-        } else if (v instanceof BaseVariableWidthVector || v instanceof BaseLargeVariableWidthVector
+        } else if (v instanceof BaseVariableWidthVector
+                || v instanceof BaseLargeVariableWidthVector
                 || v instanceof FixedSizeBinaryVector) {
             return Exact.BINARY;
         } else if (v instanceof BitVector) {
             return Exact.BOOLEAN;
         } else if (v instanceof DateDayVector || v instanceof DateMilliVector) {
             return Exact.DATE;
-        } else if (v instanceof TimeSecVector || v instanceof TimeMilliVector || v instanceof TimeMicroVector
+        } else if (v instanceof TimeSecVector
+                || v instanceof TimeMilliVector
+                || v instanceof TimeMicroVector
                 || v instanceof TimeNanoVector) {
             return Exact.TIME;
         } else if (v instanceof TimeStampVector) {
             return ((ArrowType.Timestamp) v.getField().getType()).getTimezone() == null
-                    ? Exact.TIMESTAMP : Exact.TIMESTAMP_TZ;
+                    ? Exact.TIMESTAMP
+                    : Exact.TIMESTAMP_TZ;
         } else if (v instanceof Float2Vector || v instanceof Float4Vector || v instanceof Float8Vector) {
-            throw incomparable(o, other, c, "floating-point values compare in the FLOAT, DOUBLE or DOUBLE_TOTAL domain");
+            throw incomparable(
+                    o, other, c, "floating-point values compare in the FLOAT, DOUBLE or DOUBLE_TOTAL domain");
         }
         throw incomparable(o, other, c, "its type " + v.getField().getType() + " is not comparable");
     }
@@ -435,8 +465,9 @@ final class TypedComparison {
             return i -> v;
         }
         FieldVector v = o.vector();
-        long nanosPerUnit = v instanceof TimeSecVector ? 1_000_000_000L : v instanceof TimeMilliVector ? 1_000_000L
-                : v instanceof TimeMicroVector ? 1_000L : 1L;
+        long nanosPerUnit = v instanceof TimeSecVector
+                ? 1_000_000_000L
+                : v instanceof TimeMilliVector ? 1_000_000L : v instanceof TimeMicroVector ? 1_000L : 1L;
         long grain = o.floorDigits() < 0 ? 1 : POW10[9 - o.floorDigits()];
         Source s = new Source(Kind.LONG, v, null, null, false);
         return i -> {
@@ -536,8 +567,12 @@ final class TypedComparison {
 
     private static Source bytesSource(Operand o) {
         FieldVector v = o.vector();
-        return new Source(v instanceof VarCharVector || v instanceof LargeVarCharVector ? Kind.STRING : Kind.BYTES, v,
-                null, null, false);
+        return new Source(
+                v instanceof VarCharVector || v instanceof LargeVarCharVector ? Kind.STRING : Kind.BYTES,
+                v,
+                null,
+                null,
+                false);
     }
 
     // ---- timestamps -------------------------------------------------------------------------
@@ -570,7 +605,8 @@ final class TypedComparison {
             if (s != 0) {
                 return s;
             }
-            return Long.compare(Math.floorMod(x, unitsA) * (1_000_000_000L / unitsA),
+            return Long.compare(
+                    Math.floorMod(x, unitsA) * (1_000_000_000L / unitsA),
                     Math.floorMod(y, unitsB) * (1_000_000_000L / unitsB));
         };
     }

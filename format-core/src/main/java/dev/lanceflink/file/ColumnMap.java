@@ -48,12 +48,12 @@ public final class ColumnMap {
                 continue;
             }
             if (id < 0 || columnIndices[i] < NO_COLUMN) {
-                throw new IllegalArgumentException("the data file's slot " + i + " has field id " + id
-                        + " and column index " + columnIndices[i]);
+                throw new IllegalArgumentException(
+                        "the data file's slot " + i + " has field id " + id + " and column index " + columnIndices[i]);
             }
             if (m.putIfAbsent(id, columnIndices[i]) != null) {
-                throw new IllegalArgumentException("the data file lists field id " + id + " twice: "
-                        + Arrays.toString(fieldIds));
+                throw new IllegalArgumentException(
+                        "the data file lists field id " + id + " twice: " + Arrays.toString(fieldIds));
             }
         }
         return new ColumnMap(m);

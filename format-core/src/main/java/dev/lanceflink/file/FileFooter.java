@@ -34,16 +34,22 @@ public record FileFooter(
     public static FileFooter parse(ByteBuffer footer, long fileSize, String path) throws LanceFileFormatException {
         long footerStart = fileSize - SIZE;
         if (footer.remaining() < SIZE) {
-            throw LanceFileFormatException.at(path, 0, "the file has " + fileSize
-                    + " bytes, fewer than the 40-byte footer of a Lance v2 data file; the object is truncated or not a Lance file");
+            throw LanceFileFormatException.at(
+                    path,
+                    0,
+                    "the file has " + fileSize
+                            + " bytes, fewer than the 40-byte footer of a Lance v2 data file; the object is truncated or not a Lance file");
         }
         ByteBuffer b = footer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         int p = b.position();
         int magic = b.getInt(p + 36);
         if (magic != MAGIC) {
-            throw LanceFileFormatException.at(path, footerStart + 36, "bad magic "
-                    + hex(b, p + 36, 4) + ", expected 4c 41 4e 43 (\"LANC\"); the object is truncated, "
-                    + "was overwritten or is not a Lance data file");
+            throw LanceFileFormatException.at(
+                    path,
+                    footerStart + 36,
+                    "bad magic "
+                            + hex(b, p + 36, 4) + ", expected 4c 41 4e 43 (\"LANC\"); the object is truncated, "
+                            + "was overwritten or is not a Lance data file");
         }
         FileFooter f = new FileFooter(
                 b.getLong(p),
@@ -60,28 +66,44 @@ public record FileFooter(
     private void validate(long fileSize, String path) throws LanceFileFormatException {
         long footerStart = fileSize - SIZE;
         if (majorVersion == 0 && (minorVersion == 1 || minorVersion == 2)) {
-            throw LanceFileFormatException.at(path, footerStart + 32, "footer version " + majorVersion + "."
-                    + minorVersion + " is the legacy (v1) Lance file format, which this reader does not support;"
-                    + " rewrite the dataset with file version 2.0 or later");
+            throw LanceFileFormatException.at(
+                    path,
+                    footerStart + 32,
+                    "footer version " + majorVersion + "."
+                            + minorVersion
+                            + " is the legacy (v1) Lance file format, which this reader does not support;"
+                            + " rewrite the dataset with file version 2.0 or later");
         }
         if (numColumns < 0 || numGlobalBuffers < 1 || numGlobalBuffers > (1 << 24)) {
-            throw LanceFileFormatException.at(path, footerStart + 24, "implausible footer counts: "
-                    + Integer.toUnsignedString(numGlobalBuffers) + " global buffers (at least 1, the schema), "
-                    + Integer.toUnsignedString(numColumns) + " columns");
+            throw LanceFileFormatException.at(
+                    path,
+                    footerStart + 24,
+                    "implausible footer counts: "
+                            + Integer.toUnsignedString(numGlobalBuffers) + " global buffers (at least 1, the schema), "
+                            + Integer.toUnsignedString(numColumns) + " columns");
         }
         if (columnMetadataStart < 0 || columnMetadataStart > columnMetadataOffsetsStart) {
-            throw LanceFileFormatException.at(path, footerStart, "column metadata start " + columnMetadataStart
-                    + " is not before the column-metadata offset table at " + columnMetadataOffsetsStart);
+            throw LanceFileFormatException.at(
+                    path,
+                    footerStart,
+                    "column metadata start " + columnMetadataStart
+                            + " is not before the column-metadata offset table at " + columnMetadataOffsetsStart);
         }
         long cmoEnd = columnMetadataOffsetsStart + 16L * numColumns;
         if (columnMetadataOffsetsStart < 0 || cmoEnd > footerStart) {
-            throw LanceFileFormatException.at(path, footerStart + 8, "column-metadata offset table ["
-                    + columnMetadataOffsetsStart + ", " + cmoEnd + ") does not fit before the footer at " + footerStart);
+            throw LanceFileFormatException.at(
+                    path,
+                    footerStart + 8,
+                    "column-metadata offset table [" + columnMetadataOffsetsStart + ", " + cmoEnd
+                            + ") does not fit before the footer at " + footerStart);
         }
         long gboEnd = globalBufferOffsetsStart + 16L * numGlobalBuffers;
         if (globalBufferOffsetsStart < 0 || gboEnd > footerStart) {
-            throw LanceFileFormatException.at(path, footerStart + 16, "global-buffer offset table ["
-                    + globalBufferOffsetsStart + ", " + gboEnd + ") does not fit before the footer at " + footerStart);
+            throw LanceFileFormatException.at(
+                    path,
+                    footerStart + 16,
+                    "global-buffer offset table [" + globalBufferOffsetsStart + ", " + gboEnd
+                            + ") does not fit before the footer at " + footerStart);
         }
     }
 

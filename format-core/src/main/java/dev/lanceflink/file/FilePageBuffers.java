@@ -25,10 +25,10 @@ final class FilePageBuffers implements PageBufferSource {
 
     /** Large copies into Arrow memory are split over several threads ({@link ParallelRangeCopier}). */
     @Override
-    public void readInto(int index, long offset, long length, ArrowBuf dst, long dstOffset)
-            throws IOException {
+    public void readInto(int index, long offset, long length, ArrowBuf dst, long dstOffset) throws IOException {
         if (index < 0 || index >= bufferCount()) {
-            throw new EncodingException("page buffer " + index + " does not exist (the page has " + bufferCount() + ")");
+            throw new EncodingException(
+                    "page buffer " + index + " does not exist (the page has " + bufferCount() + ")");
         }
         long size = page.bufferSizes()[index];
         if (offset < 0 || length < 0 || offset + length > size) {
@@ -39,7 +39,11 @@ final class FilePageBuffers implements PageBufferSource {
             throw new IllegalArgumentException("copy of " + length + " bytes to offset " + dstOffset
                     + " does not fit an Arrow buffer of " + dst.capacity() + " bytes");
         }
-        copier.copy(page.bufferOffsets()[index] + offset, length, dst, dstOffset,
+        copier.copy(
+                page.bufferOffsets()[index] + offset,
+                length,
+                dst,
+                dstOffset,
                 "column " + page.column() + " page " + page.pageIndex() + " buffer " + index);
     }
 
@@ -60,10 +64,12 @@ final class FilePageBuffers implements PageBufferSource {
         for (int i = 0; i < indices.length; i++) {
             int b = indices[i];
             if (b < 0 || b >= bufferCount()) {
-                throw new EncodingException("page buffer " + b + " does not exist (the page has " + bufferCount() + ")");
+                throw new EncodingException(
+                        "page buffer " + b + " does not exist (the page has " + bufferCount() + ")");
             }
             if (page.bufferSizes()[b] > Integer.MAX_VALUE) {
-                throw new EncodingException("page buffer " + b + " of " + page.bufferSizes()[b] + " bytes is larger than 2 GiB");
+                throw new EncodingException(
+                        "page buffer " + b + " of " + page.bufferSizes()[b] + " bytes is larger than 2 GiB");
             }
             offsets[i] = page.bufferOffsets()[b];
             lengths[i] = (int) page.bufferSizes()[b];
@@ -72,13 +78,20 @@ final class FilePageBuffers implements PageBufferSource {
         try {
             out = reader.readRanges(offsets, lengths);
         } catch (EOFException e) {
-            throw LanceFileFormatException.at(path, offsets[0], "the file ends inside the buffers of column " + page.column()
-                    + " page " + page.pageIndex() + "; the object is truncated", e);
+            throw LanceFileFormatException.at(
+                    path,
+                    offsets[0],
+                    "the file ends inside the buffers of column " + page.column() + " page " + page.pageIndex()
+                            + "; the object is truncated",
+                    e);
         }
         for (int i = 0; i < out.length; i++) {
             if (out[i].remaining() < lengths[i]) {
-                throw LanceFileFormatException.at(path, offsets[i], "short read of column " + page.column() + " page "
-                        + page.pageIndex() + " buffer " + indices[i] + ": wanted " + lengths[i] + " bytes, got " + out[i].remaining());
+                throw LanceFileFormatException.at(
+                        path,
+                        offsets[i],
+                        "short read of column " + page.column() + " page " + page.pageIndex() + " buffer " + indices[i]
+                                + ": wanted " + lengths[i] + " bytes, got " + out[i].remaining());
             }
             out[i] = out[i].slice().order(ByteOrder.LITTLE_ENDIAN);
         }
@@ -88,14 +101,19 @@ final class FilePageBuffers implements PageBufferSource {
     @Override
     public ByteBuffer read(int index, long offset, int length) throws IOException {
         if (index < 0 || index >= bufferCount()) {
-            throw new EncodingException("page buffer " + index + " does not exist (the page has " + bufferCount() + ")");
+            throw new EncodingException(
+                    "page buffer " + index + " does not exist (the page has " + bufferCount() + ")");
         }
         long size = page.bufferSizes()[index];
         if (offset < 0 || length < 0 || offset + length > size) {
             throw new EncodingException("bytes [" + offset + ", +" + length + ") are outside page buffer " + index
                     + " of " + size + " bytes");
         }
-        return LanceFileMetadata.readFully(reader, page.bufferOffsets()[index] + offset, length, path,
+        return LanceFileMetadata.readFully(
+                reader,
+                page.bufferOffsets()[index] + offset,
+                length,
+                path,
                 "column " + page.column() + " page " + page.pageIndex() + " buffer " + index);
     }
 }

@@ -32,9 +32,16 @@ public final class LanceFileMetadata {
     private final long[] globalBufferOffsets;
     private final long[] globalBufferSizes;
 
-    private LanceFileMetadata(String path, long fileSize, FileFooter footer, FileVersion version,
-            FileDescriptor descriptor, List<ColumnMetadata> columns, List<PageInfo[]> pages,
-            long[] globalBufferOffsets, long[] globalBufferSizes) {
+    private LanceFileMetadata(
+            String path,
+            long fileSize,
+            FileFooter footer,
+            FileVersion version,
+            FileDescriptor descriptor,
+            List<ColumnMetadata> columns,
+            List<PageInfo[]> pages,
+            long[] globalBufferOffsets,
+            long[] globalBufferSizes) {
         this.path = path;
         this.fileSize = fileSize;
         this.footer = footer;
@@ -50,12 +57,16 @@ public final class LanceFileMetadata {
     public static LanceFileMetadata read(RangeReader reader, String path) throws IOException {
         long size = reader.size();
         if (size < FileFooter.SIZE) {
-            throw LanceFileFormatException.at(path, 0, "the file has only " + size
-                    + " bytes, fewer than the 40-byte footer of a Lance v2 data file; the object is truncated or not a Lance file");
+            throw LanceFileFormatException.at(
+                    path,
+                    0,
+                    "the file has only " + size
+                            + " bytes, fewer than the 40-byte footer of a Lance v2 data file; the object is truncated or not a Lance file");
         }
         int tailLen = (int) Math.min(size, TAIL_READ);
         Region tail = new Region(size - tailLen, readFully(reader, size - tailLen, tailLen, path, "the file tail"));
-        FileFooter footer = FileFooter.parse(tail.slice(size - FileFooter.SIZE, FileFooter.SIZE, path, "footer"), size, path);
+        FileFooter footer =
+                FileFooter.parse(tail.slice(size - FileFooter.SIZE, FileFooter.SIZE, path, "footer"), size, path);
         FileVersion version;
         try {
             version = FileVersion.fromFooter(footer.majorVersion(), footer.minorVersion());
@@ -71,19 +82,28 @@ public final class LanceFileMetadata {
         if (metaStart < meta.start) {
             meta = loadFrom(reader, Math.min(metaStart, footer.globalBufferOffsetsStart()), size, tail, path);
         }
-        ByteBuffer gbo = meta.slice(footer.globalBufferOffsetsStart(), 16 * gbOffsets.length, path, "global buffer offset table");
+        ByteBuffer gbo = meta.slice(
+                footer.globalBufferOffsetsStart(), 16 * gbOffsets.length, path, "global buffer offset table");
         for (int i = 0; i < gbOffsets.length; i++) {
             gbOffsets[i] = gbo.getLong(16 * i);
             gbSizes[i] = gbo.getLong(16 * i + 8);
             long entryAt = footer.globalBufferOffsetsStart() + 16L * i;
-            if (gbOffsets[i] < 0 || gbSizes[i] < 0 || gbSizes[i] > Integer.MAX_VALUE
+            if (gbOffsets[i] < 0
+                    || gbSizes[i] < 0
+                    || gbSizes[i] > Integer.MAX_VALUE
                     || gbOffsets[i] + gbSizes[i] > size - FileFooter.SIZE) {
-                throw LanceFileFormatException.at(path, entryAt, "global buffer " + i + " [" + Long.toUnsignedString(gbOffsets[i])
-                        + ", +" + Long.toUnsignedString(gbSizes[i]) + ") lies outside the file (" + size + " bytes)");
+                throw LanceFileFormatException.at(
+                        path,
+                        entryAt,
+                        "global buffer " + i + " [" + Long.toUnsignedString(gbOffsets[i]) + ", +"
+                                + Long.toUnsignedString(gbSizes[i]) + ") lies outside the file (" + size + " bytes)");
             }
             if (version != FileVersion.V2_0 && gbOffsets[i] % 64 != 0) {
-                throw LanceFileFormatException.at(path, entryAt, "global buffer " + i + " starts at " + gbOffsets[i]
-                        + ", which is not 64-byte aligned as file version " + version.label() + " requires");
+                throw LanceFileFormatException.at(
+                        path,
+                        entryAt,
+                        "global buffer " + i + " starts at " + gbOffsets[i]
+                                + ", which is not 64-byte aligned as file version " + version.label() + " requires");
             }
         }
         if (gbOffsets[0] < meta.start) {
@@ -93,13 +113,18 @@ public final class LanceFileMetadata {
         try {
             descriptor = FileDescriptor.parseFrom(meta.slice(gbOffsets[0], (int) gbSizes[0], path, "file descriptor"));
         } catch (InvalidProtocolBufferException e) {
-            throw LanceFileFormatException.at(path, gbOffsets[0], "global buffer 0 is not a valid lance.file.FileDescriptor ("
-                    + gbSizes[0] + " bytes): " + e.getMessage(), e);
+            throw LanceFileFormatException.at(
+                    path,
+                    gbOffsets[0],
+                    "global buffer 0 is not a valid lance.file.FileDescriptor (" + gbSizes[0] + " bytes): "
+                            + e.getMessage(),
+                    e);
         }
 
         // Column metadata offset table and the column metadata themselves.
         int numColumns = footer.numColumns();
-        ByteBuffer cmo = meta.slice(footer.columnMetadataOffsetsStart(), 16 * numColumns, path, "column metadata offset table");
+        ByteBuffer cmo =
+                meta.slice(footer.columnMetadataOffsetsStart(), 16 * numColumns, path, "column metadata offset table");
         List<ColumnMetadata> columns = new ArrayList<>(numColumns);
         List<PageInfo[]> pages = new ArrayList<>(numColumns);
         for (int c = 0; c < numColumns; c++) {
@@ -107,27 +132,43 @@ public final class LanceFileMetadata {
             long len = cmo.getLong(16 * c + 8);
             long entryAt = footer.columnMetadataOffsetsStart() + 16L * c;
             if (pos < footer.columnMetadataStart() || len < 0 || pos + len > footer.columnMetadataOffsetsStart()) {
-                throw LanceFileFormatException.at(path, entryAt, "column " + c + " metadata [" + Long.toUnsignedString(pos)
-                        + ", +" + Long.toUnsignedString(len) + ") lies outside the column metadata section ["
-                        + footer.columnMetadataStart() + ", " + footer.columnMetadataOffsetsStart() + ")");
+                throw LanceFileFormatException.at(
+                        path,
+                        entryAt,
+                        "column " + c + " metadata [" + Long.toUnsignedString(pos)
+                                + ", +" + Long.toUnsignedString(len) + ") lies outside the column metadata section ["
+                                + footer.columnMetadataStart() + ", " + footer.columnMetadataOffsetsStart() + ")");
             }
             ColumnMetadata cm;
             try {
                 cm = ColumnMetadata.parseFrom(meta.slice(pos, (int) len, path, "column " + c + " metadata"));
             } catch (InvalidProtocolBufferException e) {
-                throw LanceFileFormatException.at(path, pos, "column " + c + " metadata is not a valid lance.file.v2.ColumnMetadata: "
-                        + e.getMessage(), e);
+                throw LanceFileFormatException.at(
+                        path,
+                        pos,
+                        "column " + c + " metadata is not a valid lance.file.v2.ColumnMetadata: " + e.getMessage(),
+                        e);
             }
             columns.add(cm);
             pages.add(PageInfo.pagesOf(c, cm, size, path, pos));
         }
-        return new LanceFileMetadata(path, size, footer, version, descriptor, Collections.unmodifiableList(columns),
-                Collections.unmodifiableList(pages), gbOffsets, gbSizes);
+        return new LanceFileMetadata(
+                path,
+                size,
+                footer,
+                version,
+                descriptor,
+                Collections.unmodifiableList(columns),
+                Collections.unmodifiableList(pages),
+                gbOffsets,
+                gbSizes);
     }
 
-    private static Region loadFrom(RangeReader reader, long start, long size, Region have, String path) throws IOException {
+    private static Region loadFrom(RangeReader reader, long start, long size, Region have, String path)
+            throws IOException {
         if (start < 0 || start >= size) {
-            throw LanceFileFormatException.at(path, size - FileFooter.SIZE, "metadata offset " + start + " lies outside the file");
+            throw LanceFileFormatException.at(
+                    path, size - FileFooter.SIZE, "metadata offset " + start + " lies outside the file");
         }
         long len = have.start - start;
         if (len <= 0) {
@@ -142,17 +183,21 @@ public final class LanceFileMetadata {
         return new Region(start, all.order(ByteOrder.LITTLE_ENDIAN));
     }
 
-    static ByteBuffer readFully(RangeReader reader, long offset, int length, String path, String what) throws IOException {
+    static ByteBuffer readFully(RangeReader reader, long offset, int length, String path, String what)
+            throws IOException {
         try {
             ByteBuffer b = reader.read(offset, length);
             if (b.remaining() < length) {
-                throw LanceFileFormatException.at(path, offset, "short read of " + what + ": wanted " + length
-                        + " bytes, got " + b.remaining());
+                throw LanceFileFormatException.at(
+                        path, offset, "short read of " + what + ": wanted " + length + " bytes, got " + b.remaining());
             }
             return b.slice().order(ByteOrder.LITTLE_ENDIAN);
         } catch (EOFException e) {
-            throw LanceFileFormatException.at(path, offset, "the file ends inside " + what + " ([" + offset + ", +" + length
-                    + ")); the object is truncated", e);
+            throw LanceFileFormatException.at(
+                    path,
+                    offset,
+                    "the file ends inside " + what + " ([" + offset + ", +" + length + ")); the object is truncated",
+                    e);
         }
     }
 
@@ -169,11 +214,17 @@ public final class LanceFileMetadata {
         ByteBuffer slice(long offset, int length, String path, String what) throws LanceFileFormatException {
             long rel = offset - start;
             if (rel < 0 || length < 0 || rel + length > bytes.remaining()) {
-                throw LanceFileFormatException.at(path, offset, what + " [" + offset + ", +" + length
-                        + ") is outside the bytes read from the file tail [" + start + ", " + (start + bytes.remaining()) + ")");
+                throw LanceFileFormatException.at(
+                        path,
+                        offset,
+                        what + " [" + offset + ", +" + length + ") is outside the bytes read from the file tail ["
+                                + start + ", " + (start + bytes.remaining()) + ")");
             }
-            return bytes.duplicate().position(bytes.position() + (int) rel).limit(bytes.position() + (int) rel + length)
-                    .slice().order(ByteOrder.LITTLE_ENDIAN);
+            return bytes.duplicate()
+                    .position(bytes.position() + (int) rel)
+                    .limit(bytes.position() + (int) rel + length)
+                    .slice()
+                    .order(ByteOrder.LITTLE_ENDIAN);
         }
     }
 

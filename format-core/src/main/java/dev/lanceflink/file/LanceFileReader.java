@@ -56,6 +56,7 @@ public final class LanceFileReader implements AutoCloseable {
     private final LanceField[] columnOwners;
     /** The file's own field ids and their columns, as a writer that keeps table ids would list them. */
     private final List<Integer> embeddedIds;
+
     private final List<Integer> embeddedIdColumns;
     private ColumnMap embeddedColumns;
     private final Map<Integer, FileField> embeddedFields = new HashMap<>();
@@ -74,8 +75,11 @@ public final class LanceFileReader implements AutoCloseable {
         try {
             this.schema = LanceSchema.fromProto(metadata.descriptor().getSchema());
         } catch (LanceSchemaException e) {
-            throw LanceFileFormatException.at(path, metadata.globalBufferOffset(0), "the schema in the file descriptor is invalid: "
-                    + e.getMessage(), e);
+            throw LanceFileFormatException.at(
+                    path,
+                    metadata.globalBufferOffset(0),
+                    "the schema in the file descriptor is invalid: " + e.getMessage(),
+                    e);
         }
         int column = 0;
         for (LanceField f : schema.fields()) {
@@ -83,8 +87,11 @@ public final class LanceFileReader implements AutoCloseable {
             column += columnCount(f);
         }
         if (column != metadata.numColumns()) {
-            throw LanceFileFormatException.at(path, metadata.fileSize() - 12, "the schema's fields need " + column
-                    + " columns in a " + metadata.version().label() + " file but the footer lists " + metadata.numColumns());
+            throw LanceFileFormatException.at(
+                    path,
+                    metadata.fileSize() - 12,
+                    "the schema's fields need " + column + " columns in a "
+                            + metadata.version().label() + " file but the footer lists " + metadata.numColumns());
         }
         this.columnOwners = new LanceField[metadata.numColumns()];
         this.embeddedIds = new ArrayList<>();
@@ -145,7 +152,8 @@ public final class LanceFileReader implements AutoCloseable {
     }
 
     /** Opens a file behind an already open reader (not closed by this reader). */
-    public static LanceFileReader open(RangeReader reader, String displayPath, BufferAllocator allocator) throws IOException {
+    public static LanceFileReader open(RangeReader reader, String displayPath, BufferAllocator allocator)
+            throws IOException {
         return new LanceFileReader(reader, false, displayPath, allocator);
     }
 
@@ -155,7 +163,9 @@ public final class LanceFileReader implements AutoCloseable {
     }
 
     private int columnCount(LanceField f) {
-        return metadata.version() == FileVersion.V2_0 ? V20FieldReader.columnCount(f) : StructuralFieldReader.columnCount(f);
+        return metadata.version() == FileVersion.V2_0
+                ? V20FieldReader.columnCount(f)
+                : StructuralFieldReader.columnCount(f);
     }
 
     public FileVersion version() {
@@ -207,8 +217,9 @@ public final class LanceFileReader implements AutoCloseable {
     private int requireFirstColumn(int topLevelFieldId) {
         Integer c = firstColumn.get(topLevelFieldId);
         if (c == null) {
-            throw new IllegalArgumentException("Lance file " + path + " has no top-level field with id " + topLevelFieldId
-                    + " in the schema stored in it; its top-level field ids are " + firstColumn.keySet());
+            throw new IllegalArgumentException(
+                    "Lance file " + path + " has no top-level field with id " + topLevelFieldId
+                            + " in the schema stored in it; its top-level field ids are " + firstColumn.keySet());
         }
         return c;
     }
@@ -236,11 +247,14 @@ public final class LanceFileReader implements AutoCloseable {
     public ColumnMap embeddedColumns() throws LanceFileFormatException {
         if (embeddedColumns == null) {
             try {
-                embeddedColumns = ColumnMap.of(embeddedIds.stream().mapToInt(Integer::intValue).toArray(),
+                embeddedColumns = ColumnMap.of(
+                        embeddedIds.stream().mapToInt(Integer::intValue).toArray(),
                         embeddedIdColumns.stream().mapToInt(Integer::intValue).toArray());
             } catch (IllegalArgumentException e) {
-                throw new LanceFileFormatException("Lance file " + path + ": the field ids of the schema stored in it"
-                        + " cannot locate its columns: " + e.getMessage(), e);
+                throw new LanceFileFormatException(
+                        "Lance file " + path + ": the field ids of the schema stored in it"
+                                + " cannot locate its columns: " + e.getMessage(),
+                        e);
             }
         }
         return embeddedColumns;
@@ -259,7 +273,9 @@ public final class LanceFileReader implements AutoCloseable {
     public FileField project(LanceField tableField, ColumnMap columns) throws LanceFileFormatException {
         List<Integer> out = new ArrayList<>();
         LanceField p = projectNode(tableField, columns, out);
-        return p == null ? null : new FileField(p, out.stream().mapToInt(Integer::intValue).toArray());
+        return p == null
+                ? null
+                : new FileField(p, out.stream().mapToInt(Integer::intValue).toArray());
     }
 
     private LanceField projectNode(LanceField f, ColumnMap columns, List<Integer> out) throws LanceFileFormatException {
@@ -314,7 +330,8 @@ public final class LanceFileReader implements AutoCloseable {
     private int checkColumn(LanceField f, int c, boolean wholeSubtree) throws LanceFileFormatException {
         String what = "the table's field '" + f.pathString() + "' (id " + f.id() + ", " + f.logicalType() + ")";
         if (c == ColumnMap.ABSENT || c == ColumnMap.NO_COLUMN) {
-            throw new LanceFileFormatException("Lance file " + path + " (version " + metadata.version().label() + "): "
+            throw new LanceFileFormatException("Lance file " + path + " (version "
+                    + metadata.version().label() + "): "
                     + what + " has " + (c == ColumnMap.ABSENT ? "no entry" : "column index -1") + " in the data file's"
                     + " fields/column_indices, but this file version stores it in a column of its own");
         }
@@ -404,8 +421,8 @@ public final class LanceFileReader implements AutoCloseable {
         long rows = numRows(field);
         for (int i = 0; i < sortedRows.length; i++) {
             if (sortedRows[i] < 0 || sortedRows[i] >= rows) {
-                throw new IndexOutOfBoundsException("row " + sortedRows[i] + " (position " + i + ") of field '" + f.name()
-                        + "' is outside its " + rows + " rows in " + path);
+                throw new IndexOutOfBoundsException("row " + sortedRows[i] + " (position " + i + ") of field '"
+                        + f.name() + "' is outside its " + rows + " rows in " + path);
             }
         }
         try {
@@ -456,8 +473,13 @@ public final class LanceFileReader implements AutoCloseable {
                     rows[i] = pages[i].numRows();
                     encodings[i] = pages[i].encoding();
                 }
-                return new StructuralColumnReader(firstRows, rows, encodings,
-                        page -> new FilePageBuffers(reader, pages[page], path, copier), shape, hasRep,
+                return new StructuralColumnReader(
+                        firstRows,
+                        rows,
+                        encodings,
+                        page -> new FilePageBuffers(reader, pages[page], path, copier),
+                        shape,
+                        hasRep,
                         "column " + column + " ('" + leaf.pathString() + "')");
             });
             structuralReaders.put(field, r);
@@ -467,9 +489,12 @@ public final class LanceFileReader implements AutoCloseable {
 
     private LanceFileFormatException decodeError(FileField field, RuntimeException e) {
         LanceField f = field.field();
-        return new LanceFileFormatException("Lance file " + path + " (version " + metadata.version().label()
-                + "): cannot decode field '" + f.pathString() + "' (id " + f.id() + ", " + f.logicalType() + ", first column "
-                + field.firstColumn() + "): " + e.getMessage(), e);
+        return new LanceFileFormatException(
+                "Lance file " + path + " (version " + metadata.version().label()
+                        + "): cannot decode field '" + f.pathString() + "' (id " + f.id() + ", " + f.logicalType()
+                        + ", first column "
+                        + field.firstColumn() + "): " + e.getMessage(),
+                e);
     }
 
     @Override

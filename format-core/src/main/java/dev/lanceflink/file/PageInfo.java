@@ -18,7 +18,13 @@ import lance.file.v2.Encoding;
  * @param encoding the page's encoding as an {@code Any} (type URL + serialized message)
  */
 public record PageInfo(
-        int column, int pageIndex, long firstRow, long numRows, long[] bufferOffsets, long[] bufferSizes, Any encoding) {
+        int column,
+        int pageIndex,
+        long firstRow,
+        long numRows,
+        long[] bufferOffsets,
+        long[] bufferSizes,
+        Any encoding) {
 
     /** Exclusive end row of the page within its column. */
     public long endRow() {
@@ -33,8 +39,11 @@ public record PageInfo(
         for (int i = 0; i < pages.length; i++) {
             ColumnMetadata.Page p = meta.getPages(i);
             if (p.getBufferOffsetsCount() != p.getBufferSizesCount()) {
-                throw LanceFileFormatException.at(path, metaOffset, "column " + column + " page " + i + " lists "
-                        + p.getBufferOffsetsCount() + " buffer offsets but " + p.getBufferSizesCount() + " buffer sizes");
+                throw LanceFileFormatException.at(
+                        path,
+                        metaOffset,
+                        "column " + column + " page " + i + " lists " + p.getBufferOffsetsCount()
+                                + " buffer offsets but " + p.getBufferSizesCount() + " buffer sizes");
             }
             long[] offsets = new long[p.getBufferOffsetsCount()];
             long[] sizes = new long[offsets.length];
@@ -42,16 +51,27 @@ public record PageInfo(
                 offsets[b] = p.getBufferOffsets(b);
                 sizes[b] = p.getBufferSizes(b);
                 if (offsets[b] < 0 || sizes[b] < 0 || offsets[b] + sizes[b] > fileSize - FileFooter.SIZE) {
-                    throw LanceFileFormatException.at(path, metaOffset, "column " + column + " page " + i + " buffer "
-                            + b + " [" + Long.toUnsignedString(offsets[b]) + ", +" + Long.toUnsignedString(sizes[b])
-                            + ") lies outside the file's data (" + fileSize + " bytes)");
+                    throw LanceFileFormatException.at(
+                            path,
+                            metaOffset,
+                            "column " + column + " page " + i + " buffer "
+                                    + b + " [" + Long.toUnsignedString(offsets[b]) + ", +"
+                                    + Long.toUnsignedString(sizes[b])
+                                    + ") lies outside the file's data (" + fileSize + " bytes)");
                 }
             }
             // Lance writes priority = first row; older writers left it 0 for every page, so rows are
             // derived from the running sum of page lengths, which is what the format guarantees.
             long first = nextRow;
             nextRow += p.getLength();
-            pages[i] = new PageInfo(column, i, first, p.getLength(), offsets, sizes, encodingOf(p.getEncoding(), column, i, path, metaOffset));
+            pages[i] = new PageInfo(
+                    column,
+                    i,
+                    first,
+                    p.getLength(),
+                    offsets,
+                    sizes,
+                    encodingOf(p.getEncoding(), column, i, path, metaOffset));
         }
         return pages;
     }
@@ -63,15 +83,24 @@ public record PageInfo(
                 try {
                     return Any.parseFrom(e.getDirect().getEncoding());
                 } catch (InvalidProtocolBufferException ex) {
-                    throw LanceFileFormatException.at(path, metaOffset, "column " + column + " page " + page
-                            + ": the page encoding is not a valid google.protobuf.Any: " + ex.getMessage(), ex);
+                    throw LanceFileFormatException.at(
+                            path,
+                            metaOffset,
+                            "column " + column + " page " + page
+                                    + ": the page encoding is not a valid google.protobuf.Any: " + ex.getMessage(),
+                            ex);
                 }
             case INDIRECT:
-                throw LanceFileFormatException.at(path, metaOffset, "column " + column + " page " + page
-                        + " uses a deferred (indirect) encoding, which Lance itself does not support either");
+                throw LanceFileFormatException.at(
+                        path,
+                        metaOffset,
+                        "column " + column + " page " + page
+                                + " uses a deferred (indirect) encoding, which Lance itself does not support either");
             default:
-                throw LanceFileFormatException.at(path, metaOffset, "column " + column + " page " + page
-                        + " has no encoding (" + e.getLocationCase() + ")");
+                throw LanceFileFormatException.at(
+                        path,
+                        metaOffset,
+                        "column " + column + " page " + page + " has no encoding (" + e.getLocationCase() + ")");
         }
     }
 }

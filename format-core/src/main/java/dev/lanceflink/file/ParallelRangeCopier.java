@@ -123,7 +123,8 @@ final class ParallelRangeCopier implements AutoCloseable {
         return failure;
     }
 
-    private void copyPieces(long fileOffset, long length, ArrowBuf dst, long dstOffset, String what) throws IOException {
+    private void copyPieces(long fileOffset, long length, ArrowBuf dst, long dstOffset, String what)
+            throws IOException {
         long done = 0;
         while (done < length) {
             int piece = (int) Math.min(PIECE, length - done);

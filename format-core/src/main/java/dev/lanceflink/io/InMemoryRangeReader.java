@@ -40,9 +40,12 @@ public final class InMemoryRangeReader implements RangeReader {
     @Override
     public ByteBuffer read(long offset, int length) throws IOException {
         if (offset < 0 || length < 0 || offset + length > bytes.capacity()) {
-            throw new EOFException("range [" + offset + ", +" + length + ") is outside the object's " + bytes.capacity()
-                    + " bytes");
+            throw new EOFException(
+                    "range [" + offset + ", +" + length + ") is outside the object's " + bytes.capacity() + " bytes");
         }
-        return bytes.duplicate().position((int) offset).limit((int) offset + length).slice();
+        return bytes.duplicate()
+                .position((int) offset)
+                .limit((int) offset + length)
+                .slice();
     }
 }

@@ -11,11 +11,11 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -105,7 +105,8 @@ public final class LocalObjectStore implements ObjectStore {
             if (!a.isRegularFile()) {
                 return Optional.empty();
             }
-            return Optional.of(new ObjectInfo(path, a.size(), a.lastModifiedTime().toMillis()));
+            return Optional.of(
+                    new ObjectInfo(path, a.size(), a.lastModifiedTime().toMillis()));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         }
@@ -307,8 +308,8 @@ public final class LocalObjectStore implements ObjectStore {
         @Override
         public ByteBuffer read(long offset, int length) throws IOException {
             if (offset < 0 || length < 0 || offset + length > channel.size()) {
-                throw new EOFException("Read of " + length + " bytes at offset " + offset
-                        + " is outside " + path + " (" + channel.size() + " bytes)");
+                throw new EOFException("Read of " + length + " bytes at offset " + offset + " is outside " + path + " ("
+                        + channel.size() + " bytes)");
             }
             ByteBuffer buf = ByteBuffer.allocate(length);
             long pos = offset;

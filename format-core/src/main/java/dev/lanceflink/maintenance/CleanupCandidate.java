@@ -9,8 +9,8 @@ import static java.util.Objects.requireNonNull;
  * @param sizeBytes size from the listing
  * @param lastModifiedMillis modification time from the listing, epoch ms (0 if the store did not say)
  */
-public record CleanupCandidate(String path, CleanupFileKind kind, CleanupReason reason, long sizeBytes,
-        long lastModifiedMillis) {
+public record CleanupCandidate(
+        String path, CleanupFileKind kind, CleanupReason reason, long sizeBytes, long lastModifiedMillis) {
     public CleanupCandidate {
         requireNonNull(path, "path is null");
         requireNonNull(kind, "kind is null");

@@ -24,9 +24,14 @@ import java.util.Map;
  * @param versionsToRemove manifests to delete, oldest first
  * @param filesToDelete other files to delete, with the reason for each
  */
-public record CleanupPlan(String tableUri, CleanupPolicy policy, long latestVersion,
-        List<RetainedVersion> retainedVersions, Map<String, Long> markerVersions,
-        List<RemovedVersion> versionsToRemove, List<CleanupCandidate> filesToDelete) {
+public record CleanupPlan(
+        String tableUri,
+        CleanupPolicy policy,
+        long latestVersion,
+        List<RetainedVersion> retainedVersions,
+        Map<String, Long> markerVersions,
+        List<RemovedVersion> versionsToRemove,
+        List<CleanupCandidate> filesToDelete) {
 
     public CleanupPlan {
         requireNonNull(tableUri, "tableUri is null");
@@ -121,7 +126,9 @@ public record CleanupPlan(String tableUri, CleanupPolicy policy, long latestVers
             n.put("reason", c.reason().label());
             n.put("sizeBytes", c.sizeBytes());
             if (c.lastModifiedMillis() > 0) {
-                n.put("lastModified", Instant.ofEpochMilli(c.lastModifiedMillis()).toString());
+                n.put(
+                        "lastModified",
+                        Instant.ofEpochMilli(c.lastModifiedMillis()).toString());
             }
         }
         return CleanupJson.write(root);

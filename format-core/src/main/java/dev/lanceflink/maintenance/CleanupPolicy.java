@@ -26,8 +26,13 @@ import java.util.Set;
  * @param releasedMarkerValues values of {@code markerPropertyKey} whose writers are gone for good
  *     (a dropped sink), so their last commit no longer needs to be kept
  */
-public record CleanupPolicy(Duration retainVersionsNewerThan, int retainLastVersions, Duration unreferencedGrace,
-        Instant now, String markerPropertyKey, Set<String> releasedMarkerValues) {
+public record CleanupPolicy(
+        Duration retainVersionsNewerThan,
+        int retainLastVersions,
+        Duration unreferencedGrace,
+        Instant now,
+        String markerPropertyKey,
+        Set<String> releasedMarkerValues) {
 
     /** Lance's own age threshold for files that no manifest references. */
     public static final Duration LANCE_UNVERIFIED_GRACE = Duration.ofDays(7);
@@ -37,8 +42,8 @@ public record CleanupPolicy(Duration retainVersionsNewerThan, int retainLastVers
         requireNonNull(unreferencedGrace, "unreferencedGrace is null");
         requireNonNull(now, "now is null");
         if (retainVersionsNewerThan.isNegative()) {
-            throw new IllegalArgumentException("retainVersionsNewerThan must not be negative, got "
-                    + retainVersionsNewerThan);
+            throw new IllegalArgumentException(
+                    "retainVersionsNewerThan must not be negative, got " + retainVersionsNewerThan);
         }
         if (unreferencedGrace.isNegative()) {
             throw new IllegalArgumentException("unreferencedGrace must not be negative, got " + unreferencedGrace);
@@ -50,8 +55,8 @@ public record CleanupPolicy(Duration retainVersionsNewerThan, int retainLastVers
         if (markerPropertyKey != null && markerPropertyKey.isEmpty()) {
             throw new IllegalArgumentException("markerPropertyKey is empty; use null to disable marker retention");
         }
-        releasedMarkerValues = Set.copyOf(requireNonNull(releasedMarkerValues,
-                "releasedMarkerValues is null (use Set.of())"));
+        releasedMarkerValues =
+                Set.copyOf(requireNonNull(releasedMarkerValues, "releasedMarkerValues is null (use Set.of())"));
     }
 
     /** Versions committed after this instant are retained. */

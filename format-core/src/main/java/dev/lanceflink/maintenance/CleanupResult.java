@@ -22,8 +22,13 @@ import java.util.Map;
  * @param failedDeletes files whose delete failed, with the error; they stay and the next run
  *     finds them again
  */
-public record CleanupResult(String tableUri, long latestVersionAtExecution, int versionsRemoved,
-        Map<CleanupFileKind, Integer> filesDeleted, long bytesDeleted, List<String> keptForNewerVersions,
+public record CleanupResult(
+        String tableUri,
+        long latestVersionAtExecution,
+        int versionsRemoved,
+        Map<CleanupFileKind, Integer> filesDeleted,
+        long bytesDeleted,
+        List<String> keptForNewerVersions,
         List<FailedDelete> failedDeletes) {
 
     /** A delete that failed: the file stays. */

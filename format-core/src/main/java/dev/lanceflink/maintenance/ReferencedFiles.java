@@ -67,9 +67,12 @@ final class ReferencedFiles {
             try {
                 uuid = index.uuid().toString();
             } catch (IllegalStateException e) {
-                throw new CleanupAbortedException("Manifest " + where + " lists an index whose uuid is malformed ("
-                        + e.getMessage() + "); cleanup cannot tell which _indices/ directory it uses, so it deletes"
-                        + " nothing", e);
+                throw new CleanupAbortedException(
+                        "Manifest " + where + " lists an index whose uuid is malformed ("
+                                + e.getMessage()
+                                + "); cleanup cannot tell which _indices/ directory it uses, so it deletes"
+                                + " nothing",
+                        e);
             }
             if (isUnderRoot(index.baseId(), bases, where)) {
                 indexUuids.add(uuid);
@@ -123,8 +126,10 @@ final class ReferencedFiles {
         try {
             return l.get();
         } catch (IllegalStateException e) {
-            throw new CleanupAbortedException("Manifest " + where + " is inconsistent: " + e.getMessage()
-                    + ". Cleanup cannot tell which files it needs, so it deletes nothing", e);
+            throw new CleanupAbortedException(
+                    "Manifest " + where + " is inconsistent: " + e.getMessage()
+                            + ". Cleanup cannot tell which files it needs, so it deletes nothing",
+                    e);
         }
     }
 

@@ -70,7 +70,9 @@ public final class TableCleanup {
         requireNonNull(policy, "policy is null");
         TableRefs.refuseBranches(store);
         Map<Long, List<String>> tagsByVersion = new HashMap<>();
-        TableRefs.tags(store).forEach((name, v) -> tagsByVersion.computeIfAbsent(v, k -> new ArrayList<>()).add(name));
+        TableRefs.tags(store)
+                .forEach((name, v) ->
+                        tagsByVersion.computeIfAbsent(v, k -> new ArrayList<>()).add(name));
 
         List<ListedVersion> versions = listVersions(store);
         if (versions.isEmpty()) {
@@ -99,7 +101,8 @@ public final class TableCleanup {
             } else if (rank < policy.retainLastVersions()) {
                 reasons.add("last-" + policy.retainLastVersions());
             }
-            Instant committed = m.timestamp() != null ? m.timestamp()
+            Instant committed = m.timestamp() != null
+                    ? m.timestamp()
                     : lv.lastModifiedMillis() > 0 ? Instant.ofEpochMilli(lv.lastModifiedMillis()) : null;
             if (committed == null) {
                 reasons.add("unknown-age");
@@ -111,13 +114,16 @@ public final class TableCleanup {
             }
             if (policy.markerPropertyKey() != null) {
                 String value = markerValue(store, m, policy.markerPropertyKey(), where);
-                if (value != null && markersSeen.add(value) && !policy.releasedMarkerValues().contains(value)) {
+                if (value != null
+                        && markersSeen.add(value)
+                        && !policy.releasedMarkerValues().contains(value)) {
                     reasons.add("marker " + policy.markerPropertyKey() + "=" + value);
                     markerVersions.put(value, m.version());
                 }
             }
             if (reasons.isEmpty()) {
-                removed.add(new RemovedVersion(m.version(), lv.location().path(), lv.location().size(), m.timestamp()));
+                removed.add(new RemovedVersion(
+                        m.version(), lv.location().path(), lv.location().size(), m.timestamp()));
                 removedRefs.addManifest(m, where);
             } else {
                 retained.add(new RetainedVersion(m.version(), reasons));
@@ -143,8 +149,8 @@ public final class TableCleanup {
         requireNonNull(store, "store is null");
         requireNonNull(plan, "plan is null");
         if (!plan.tableUri().equals(store.rootUri())) {
-            throw new IllegalArgumentException("The cleanup plan is for table " + plan.tableUri()
-                    + ", not for " + store.rootUri());
+            throw new IllegalArgumentException(
+                    "The cleanup plan is for table " + plan.tableUri() + ", not for " + store.rootUri());
         }
         Set<Long> removing = new HashSet<>();
         plan.versionsToRemove().forEach(v -> removing.add(v.version()));
@@ -165,16 +171,22 @@ public final class TableCleanup {
             try {
                 store.delete(v.manifestPath());
             } catch (IOException | RuntimeException e) {
-                throw new CleanupAbortedException("Could not delete manifest " + store.rootUri() + "/"
-                        + v.manifestPath() + " of version " + v.version() + ": " + e.getMessage() + ". "
-                        + versionsRemoved + " of " + plan.versionsToRemove().size() + " old versions were removed and"
-                        + " no other file was deleted, so every remaining version is intact. Run cleanup again", e);
+                throw new CleanupAbortedException(
+                        "Could not delete manifest " + store.rootUri() + "/"
+                                + v.manifestPath() + " of version " + v.version() + ": " + e.getMessage() + ". "
+                                + versionsRemoved + " of "
+                                + plan.versionsToRemove().size() + " old versions were removed and"
+                                + " no other file was deleted, so every remaining version is intact. Run cleanup again",
+                        e);
             }
             versionsRemoved++;
             bytes += v.sizeBytes();
         }
         // Closest possible to the deletes: anything committed meanwhile protects its files.
-        checked = addVersionsAfter(store, checked, newer,
+        checked = addVersionsAfter(
+                store,
+                checked,
+                newer,
                 "cleanup stopped after deleting " + versionsRemoved + " old manifests and no other file");
 
         Map<CleanupFileKind, Integer> counts = new EnumMap<>(CleanupFileKind.class);
@@ -197,12 +209,18 @@ public final class TableCleanup {
             bytes += c.sizeBytes();
         }
         if (!kept.isEmpty()) {
-            LOG.info("Cleanup of {} kept {} planned files that versions committed after planning reference",
-                    store.rootUri(), kept.size());
+            LOG.info(
+                    "Cleanup of {} kept {} planned files that versions committed after planning reference",
+                    store.rootUri(),
+                    kept.size());
         }
         if (!failed.isEmpty()) {
-            LOG.warn("Cleanup of {} could not delete {} files, first: {} ({})", store.rootUri(), failed.size(),
-                    failed.get(0).path(), failed.get(0).error());
+            LOG.warn(
+                    "Cleanup of {} could not delete {} files, first: {} ({})",
+                    store.rootUri(),
+                    failed.size(),
+                    failed.get(0).path(),
+                    failed.get(0).error());
         }
         return new CleanupResult(store.rootUri(), checked, versionsRemoved, counts, bytes, kept, failed);
     }
@@ -224,7 +242,8 @@ public final class TableCleanup {
             }
             if (!out.isEmpty() && out.get(0).location().scheme() != loc.get().scheme()) {
                 throw new CleanupAbortedException("Table " + store.rootUri() + " mixes manifest naming schemes ("
-                        + out.get(0).location().path() + " is " + out.get(0).location().scheme() + ", "
+                        + out.get(0).location().path() + " is "
+                        + out.get(0).location().scheme() + ", "
                         + loc.get().path() + " is " + loc.get().scheme() + "); cleanup cannot tell its versions"
                         + " apart reliably, so it deletes nothing. Migrate the V1 manifests to V2 names with Lance");
             }
@@ -240,25 +259,30 @@ public final class TableCleanup {
         try {
             return ManifestIO.read(store, loc);
         } catch (FileNotFoundException e) {
-            throw new CleanupAbortedException("Manifest " + where + " of version " + loc.version()
-                    + " disappeared while cleanup was reading it (is another cleanup running?); " + consequence
-                    + ". Run cleanup again when no other cleanup runs", e);
+            throw new CleanupAbortedException(
+                    "Manifest " + where + " of version " + loc.version()
+                            + " disappeared while cleanup was reading it (is another cleanup running?); " + consequence
+                            + ". Run cleanup again when no other cleanup runs",
+                    e);
         } catch (IOException | RuntimeException e) {
-            throw new CleanupAbortedException("Cannot read manifest " + where + " of version " + loc.version() + ": "
-                    + e.getMessage() + ". Cleanup must know every file each version references, so "
-                    + consequence + ". Repair or restore this manifest, then run cleanup again", e);
+            throw new CleanupAbortedException(
+                    "Cannot read manifest " + where + " of version " + loc.version() + ": "
+                            + e.getMessage() + ". Cleanup must know every file each version references, so "
+                            + consequence + ". Repair or restore this manifest, then run cleanup again",
+                    e);
         }
     }
 
     /** Refuses manifests with features whose file references this code may not know. */
-    private static void checkUnderstood(Manifest m, String where, String consequence)
-            throws CleanupAbortedException {
+    private static void checkUnderstood(Manifest m, String where, String consequence) throws CleanupAbortedException {
         try {
             FeatureFlags.checkReadable(m.readerFeatureFlags(), where);
             FeatureFlags.checkWritable(m.writerFeatureFlags(), where);
         } catch (UnsupportedTableFeatureException e) {
-            throw new CleanupAbortedException(e.getMessage() + " Such a feature may reference files cleanup does"
-                    + " not know about, so " + consequence, e);
+            throw new CleanupAbortedException(
+                    e.getMessage() + " Such a feature may reference files cleanup does" + " not know about, so "
+                            + consequence,
+                    e);
         }
     }
 
@@ -269,17 +293,21 @@ public final class TableCleanup {
         try {
             txn = TransactionStore.read(store, m);
         } catch (IOException | RuntimeException e) {
-            throw new CleanupAbortedException("Cannot read the transaction of version " + m.version() + " ("
-                    + where + "): " + e.getMessage() + ". It may carry the writer marker '" + key + "' whose last"
-                    + " commit must be kept, so nothing was deleted. Repair the transaction file, or run cleanup"
-                    + " without marker retention if no writer needs it", e);
+            throw new CleanupAbortedException(
+                    "Cannot read the transaction of version " + m.version() + " ("
+                            + where + "): " + e.getMessage() + ". It may carry the writer marker '" + key
+                            + "' whose last"
+                            + " commit must be kept, so nothing was deleted. Repair the transaction file, or run cleanup"
+                            + " without marker retention if no writer needs it",
+                    e);
         }
         return txn.map(t -> t.properties().get(key)).orElse(null);
     }
 
     /** Lists the managed directories and picks what may go. */
-    private static List<CleanupCandidate> candidates(ObjectStore store, CleanupPolicy policy,
-            ReferencedFiles retained, ReferencedFiles removed) throws IOException {
+    private static List<CleanupCandidate> candidates(
+            ObjectStore store, CleanupPolicy policy, ReferencedFiles retained, ReferencedFiles removed)
+            throws IOException {
         long cutoffMillis = policy.fileCutoff().toEpochMilli();
         List<CleanupCandidate> out = new ArrayList<>();
         for (ObjectInfo f : listed(store.list(DATA_DIR))) {
@@ -315,8 +343,13 @@ public final class TableCleanup {
         return out;
     }
 
-    private static void decide(ObjectInfo f, CleanupFileKind kind, ReferencedFiles retained, ReferencedFiles removed,
-            long cutoffMillis, List<CleanupCandidate> out) {
+    private static void decide(
+            ObjectInfo f,
+            CleanupFileKind kind,
+            ReferencedFiles retained,
+            ReferencedFiles removed,
+            long cutoffMillis,
+            List<CleanupCandidate> out) {
         if (retained.contains(f.path())) {
             return;
         }

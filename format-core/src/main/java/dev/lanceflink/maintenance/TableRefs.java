@@ -45,9 +45,11 @@ final class TableRefs {
             } catch (FileNotFoundException e) {
                 continue; // deleted while listing: the tag no longer exists
             } catch (IOException e) {
-                throw new CleanupAbortedException("Tag file " + where + " is not valid JSON (" + e.getMessage()
-                        + "); cleanup cannot tell which version the tag keeps, so it deletes nothing. Repair or"
-                        + " delete the tag first", e);
+                throw new CleanupAbortedException(
+                        "Tag file " + where + " is not valid JSON (" + e.getMessage()
+                                + "); cleanup cannot tell which version the tag keeps, so it deletes nothing. Repair or"
+                                + " delete the tag first",
+                        e);
             }
             JsonNode version = node == null ? null : node.get("version");
             if (version == null || !version.canConvertToLong() || version.asLong() < 1) {

@@ -26,6 +26,7 @@ final class CellWinners {
     private final boolean[] unshadowed;
     /** Per entry, its won cells ascending and their value rows, made on first use ({@link #wonCells}). */
     private final int[][] wonCells;
+
     private final int[][] wonRows;
 
     private CellWinners(int[] overlays, int[] positions, RoaringBitmap[] coverage) {

@@ -64,8 +64,13 @@ public final class OverlayCommits {
      * (for instance a Flink committer recovering from a checkpoint) can commit them again; call
      * {@link StagedWrite#discard} when giving up.
      */
-    public static Manifest commit(ObjectStore store, long readVersion, StagedWrite staged,
-            Map<String, String> properties, CommitOptions options) throws IOException {
+    public static Manifest commit(
+            ObjectStore store,
+            long readVersion,
+            StagedWrite staged,
+            Map<String, String> properties,
+            CommitOptions options)
+            throws IOException {
         Manifest m = TableCommitter.commit(store, Transaction.of(readVersion, staged.operation(), properties), options);
         OverlayOrder.check(m);
         return m;

@@ -28,8 +28,8 @@ public final class OverlayExclusions {
     private OverlayExclusions() {}
 
     /** Excluded physical offsets of one fragment for an index on {@code indexFields} built at {@code indexVersion}. */
-    public static RoaringBitmap excludedOffsets(Fragment fragment, LanceSchema schema, int[] indexFields,
-            long indexVersion) throws IOException {
+    public static RoaringBitmap excludedOffsets(
+            Fragment fragment, LanceSchema schema, int[] indexFields, long indexVersion) throws IOException {
         RoaringBitmap excluded = new RoaringBitmap();
         for (DataOverlayFile ov : fragment.overlays()) {
             if (Long.compareUnsigned(ov.committedVersion(), indexVersion) <= 0) {
@@ -42,8 +42,10 @@ public final class OverlayExclusions {
                     try {
                         excluded.or(ov.coverage().bitmap(pos));
                     } catch (CorruptTableException e) {
-                        throw new CorruptTableException("Fragment " + fragment.id() + ", overlay " + file.path()
-                                + ", field slot " + pos + ": " + e.getMessage(), e);
+                        throw new CorruptTableException(
+                                "Fragment " + fragment.id() + ", overlay " + file.path() + ", field slot " + pos + ": "
+                                        + e.getMessage(),
+                                e);
                     }
                 }
             }
@@ -76,7 +78,9 @@ public final class OverlayExclusions {
 
     private static boolean affects(LanceSchema schema, int[] indexFields, int fid) {
         for (int idx : indexFields) {
-            if (idx == fid || OverlayFields.isAncestor(schema, idx, fid) || OverlayFields.isAncestor(schema, fid, idx)) {
+            if (idx == fid
+                    || OverlayFields.isAncestor(schema, idx, fid)
+                    || OverlayFields.isAncestor(schema, fid, idx)) {
                 return true;
             }
         }

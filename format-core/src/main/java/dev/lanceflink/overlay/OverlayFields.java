@@ -41,7 +41,8 @@ public final class OverlayFields {
 
     /** Whether the field or a descendant is a legacy blob or blob v2 column. */
     static boolean isBlob(LanceField field) {
-        if ("blob".equals(field.logicalType()) || field.metadata().containsKey(LogicalTypes.BLOB_METADATA_KEY)
+        if ("blob".equals(field.logicalType())
+                || field.metadata().containsKey(LogicalTypes.BLOB_METADATA_KEY)
                 || LogicalTypes.BLOB_V2_EXTENSION_NAME.equals(field.extensionName())) {
             return true;
         }

@@ -38,7 +38,8 @@ public final class OverlayOrder {
             if (Long.compareUnsigned(prev, cur) > 0) {
                 throw new IllegalStateException("overlay files must be stored newest-last, but committed_version "
                         + Long.toUnsignedString(prev) + " precedes " + Long.toUnsignedString(cur) + " (fragment "
-                        + fragment.id() + ", overlay " + (i - 1) + " " + o.get(i - 1).dataFile().path() + " before overlay "
+                        + fragment.id() + ", overlay " + (i - 1) + " "
+                        + o.get(i - 1).dataFile().path() + " before overlay "
                         + i + " " + o.get(i).dataFile().path() + ")");
             }
         }

@@ -43,8 +43,15 @@ public final class OverlayRelocator {
      * @param from per destination fragment of {@code latest}: the old offsets whose rows are there
      * @param to per destination fragment: those rows' offsets there, in the same (ascending) order
      */
-    public static Relocated relocate(ObjectStore store, Manifest latest, long oldFragmentId, DataOverlayFile overlay,
-            Map<Long, RoaringBitmap> from, Map<Long, RoaringBitmap> to, BufferAllocator allocator) throws IOException {
+    public static Relocated relocate(
+            ObjectStore store,
+            Manifest latest,
+            long oldFragmentId,
+            DataOverlayFile overlay,
+            Map<Long, RoaringBitmap> from,
+            Map<Long, RoaringBitmap> to,
+            BufferAllocator allocator)
+            throws IOException {
         List<LanceField> carried = new ArrayList<>();
         List<RoaringBitmap> coverage = new ArrayList<>();
         for (LanceField f : latest.schema().fields()) {
@@ -64,13 +71,19 @@ public final class OverlayRelocator {
                 RoaringBitmap origins = dest.getValue();
                 RoaringBitmap targets = to.get(dest.getKey());
                 if (targets == null || targets.getLongCardinality() != origins.getLongCardinality()) {
-                    throw new IllegalArgumentException("Relocating overlay " + overlay.dataFile().path() + " of fragment "
+                    throw new IllegalArgumentException("Relocating overlay "
+                            + overlay.dataFile().path() + " of fragment "
                             + oldFragmentId + " to fragment " + dest.getKey() + ": " + origins.getLongCardinality()
                             + " old offsets but " + (targets == null ? "no" : targets.getLongCardinality())
                             + " new ones; give one new offset per old offset");
                 }
-                try (OverlayStager.FieldStream stream = OverlayStager.open(store, latest,
-                        OverlayStager.Target.fragment(dest.getKey()), ids, allocator, FileWriterOptions.defaults())) {
+                try (OverlayStager.FieldStream stream = OverlayStager.open(
+                        store,
+                        latest,
+                        OverlayStager.Target.fragment(dest.getKey()),
+                        ids,
+                        allocator,
+                        FileWriterOptions.defaults())) {
                     for (int i = 0; i < carried.size(); i++) {
                         RoaringBitmap mine = RoaringBitmap.and(origins, coverage.get(i));
                         if (!mine.isEmpty()) {
@@ -97,8 +110,14 @@ public final class OverlayRelocator {
      * i-th old offset of {@code origins} moved to the i-th offset of {@code targets}, so one pass
      * over both in step maps every cell (no per-cell lookups or objects).
      */
-    private static void relocateField(OverlayStager.FieldStream stream, OverlayResolver values, LanceField field,
-            RoaringBitmap mine, RoaringBitmap origins, RoaringBitmap targets, BufferAllocator allocator)
+    private static void relocateField(
+            OverlayStager.FieldStream stream,
+            OverlayResolver values,
+            LanceField field,
+            RoaringBitmap mine,
+            RoaringBitmap origins,
+            RoaringBitmap targets,
+            BufferAllocator allocator)
             throws IOException {
         IntIterator cells = mine.getIntIterator();
         PeekableIntIterator originIt = origins.getIntIterator();

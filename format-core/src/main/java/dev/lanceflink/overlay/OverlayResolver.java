@@ -10,8 +10,8 @@ import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.table.CorruptTableException;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
-import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.table.OverlayCoverage;
+import dev.lanceflink.table.TableFiles;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -70,10 +70,12 @@ public final class OverlayResolver implements AutoCloseable {
     private final RoaringBitmap[][] bitmaps;
     /** Per overlay (high half) and atomic field id: its value columns in the overlay file, checked. */
     private final Map<Long, Source> sources = new HashMap<>();
+
     private final Map<Integer, CellWinners> winners = new HashMap<>();
     private final Map<String, LanceFileReader> readers = new HashMap<>();
     /** Whole value columns kept for the fragment, by overlay index (high half) and atomic field id. */
     private final Map<Long, FieldVector> columns = new HashMap<>();
+
     private long columnBytes;
     private int[] at = new int[0];
     private long[] rows = new long[0];
@@ -83,8 +85,8 @@ public final class OverlayResolver implements AutoCloseable {
     /**
      * @param overlays the overlays to apply, oldest first (use {@link OverlayOrder#sorted})
      */
-    public OverlayResolver(TableFiles files, Fragment fragment, List<DataOverlayFile> overlays,
-            BufferAllocator allocator) {
+    public OverlayResolver(
+            TableFiles files, Fragment fragment, List<DataOverlayFile> overlays, BufferAllocator allocator) {
         this.files = requireNonNull(files, "files is null");
         this.fragment = requireNonNull(fragment, "fragment is null");
         this.overlays = List.copyOf(overlays);
@@ -144,8 +146,8 @@ public final class OverlayResolver implements AutoCloseable {
         for (LanceField child : struct.children()) {
             FieldVector cv = sv.getChild(child.name());
             if (cv == null) {
-                throw new IllegalStateException("base vector of struct '" + struct.pathString() + "' has no child '"
-                        + child.name() + "'");
+                throw new IllegalStateException(
+                        "base vector of struct '" + struct.pathString() + "' has no child '" + child.name() + "'");
             }
             path.add(child.name());
             if (child.isStruct()) {
@@ -153,7 +155,8 @@ public final class OverlayResolver implements AutoCloseable {
             } else {
                 FieldVector resolved = resolveAtomic(top, child, path, offsets, cv);
                 if (resolved != cv) {
-                    throw new IllegalStateException("struct leaf '" + child.pathString() + "' was not resolved in place");
+                    throw new IllegalStateException(
+                            "struct leaf '" + child.pathString() + "' was not resolved in place");
                 }
             }
             path.remove(path.size() - 1);
@@ -166,8 +169,9 @@ public final class OverlayResolver implements AutoCloseable {
      * them: per hit; otherwise the rebuilt vector's buffers are transferred into the target) so the
      * enclosing struct stays intact.
      */
-    private FieldVector resolveAtomic(LanceField top, LanceField atomic, List<String> path, long[] offsets,
-            FieldVector target) throws IOException {
+    private FieldVector resolveAtomic(
+            LanceField top, LanceField atomic, List<String> path, long[] offsets, FieldVector target)
+            throws IOException {
         CellWinners w = winners(atomic);
         if (w.size() == 0) {
             return target;
@@ -188,7 +192,8 @@ public final class OverlayResolver implements AutoCloseable {
                 DataOverlayFile ov = overlays.get(k);
                 Source src = source(ov, k, w.position(e), top, atomic);
                 // From here on rows[j] is the index of hit j's value in topValues.
-                FieldVector topValues = wholeColumn(src, k, atomic, w.coverage(e).getLongCardinality(), n);
+                FieldVector topValues =
+                        wholeColumn(src, k, atomic, w.coverage(e).getLongCardinality(), n);
                 boolean kept = topValues != null;
                 if (!kept) {
                     topValues = readRows(src, rows, hits);
@@ -243,7 +248,9 @@ public final class OverlayResolver implements AutoCloseable {
      */
     private void overwrite(FieldVector target, FieldVector values, int hits) {
         if (target instanceof BaseFixedWidthVector t) {
-            if (t.getTypeWidth() > 0 && values instanceof BaseFixedWidthVector v && v.getTypeWidth() == t.getTypeWidth()) {
+            if (t.getTypeWidth() > 0
+                    && values instanceof BaseFixedWidthVector v
+                    && v.getTypeWidth() == t.getTypeWidth()) {
                 overwriteBytes(t, v, hits);
                 return;
             }
@@ -279,8 +286,12 @@ public final class OverlayResolver implements AutoCloseable {
                 }
                 continue;
             }
-            items.getDataBuffer().setBytes((long) row * size * width, from.getDataBuffer(), (long) src * size * width,
-                    (long) size * width);
+            items.getDataBuffer()
+                    .setBytes(
+                            (long) row * size * width,
+                            from.getDataBuffer(),
+                            (long) src * size * width,
+                            (long) size * width);
             ArrowBuf validity = items.getValidityBuffer();
             for (int x = 0; x < size; x++) {
                 if (itemsNoNulls || from.isSet(src * size + x) == 1) {
@@ -403,7 +414,8 @@ public final class OverlayResolver implements AutoCloseable {
         for (String name : path) {
             FieldVector c = v instanceof StructVector sv ? sv.getChild(name) : null;
             if (c == null) {
-                throw new CorruptTableException("Fragment " + fragment.id() + ": overlay file " + ov.dataFile().path()
+                throw new CorruptTableException("Fragment " + fragment.id() + ": overlay file "
+                        + ov.dataFile().path()
                         + " lists a field under '" + String.join(".", path) + "' but its schema has no child '" + name
                         + "' there");
             }
@@ -427,9 +439,12 @@ public final class OverlayResolver implements AutoCloseable {
             try {
                 bm = ov.coverage().bitmap(pos);
             } catch (CorruptTableException e) {
-                throw new CorruptTableException("Fragment " + fragment.id() + ", overlay " + ov.dataFile().path()
-                        + " (committed_version " + ov.committedVersion() + "), field slot " + pos + ": "
-                        + e.getMessage(), e);
+                throw new CorruptTableException(
+                        "Fragment " + fragment.id() + ", overlay "
+                                + ov.dataFile().path()
+                                + " (committed_version " + ov.committedVersion() + "), field slot " + pos + ": "
+                                + e.getMessage(),
+                        e);
             }
             bitmaps[k][slot] = bm;
         }
@@ -465,8 +480,10 @@ public final class OverlayResolver implements AutoCloseable {
         }
         FileField f = r.project(pathTo(top, atomic), ov.dataFile().columnMap(r));
         if (f == null || !sameIds(nodeAt(f.field(), atomic), atomic)) {
-            throw new CorruptTableException("Fragment " + fragment.id() + ": overlay file " + ov.dataFile().path()
-                    + " (committed_version " + ov.committedVersion() + ") lists field '" + atomic.pathString() + "' (id "
+            throw new CorruptTableException("Fragment " + fragment.id() + ": overlay file "
+                    + ov.dataFile().path()
+                    + " (committed_version " + ov.committedVersion() + ") lists field '" + atomic.pathString()
+                    + "' (id "
                     + atomic.id() + ") in its fields but its column_indices do not place all of that field's columns"
                     + " in the file");
         }
@@ -483,15 +500,23 @@ public final class OverlayResolver implements AutoCloseable {
         }
         for (LanceField c : top.children()) {
             if (OverlayFields.inSubtree(c, atomic.id())) {
-                return top.toBuilder().clearChildren().addChild(pathTo(c, atomic)).build();
+                return top.toBuilder()
+                        .clearChildren()
+                        .addChild(pathTo(c, atomic))
+                        .build();
             }
         }
-        throw new IllegalArgumentException("field '" + atomic.pathString() + "' is not below '" + top.pathString() + "'");
+        throw new IllegalArgumentException(
+                "field '" + atomic.pathString() + "' is not below '" + top.pathString() + "'");
     }
 
     /** The node of {@code projected} with {@code atomic}'s id, or null. */
     private static LanceField nodeAt(LanceField projected, LanceField atomic) {
-        return projected.preOrder().filter(f -> f.id() == atomic.id()).findFirst().orElse(null);
+        return projected
+                .preOrder()
+                .filter(f -> f.id() == atomic.id())
+                .findFirst()
+                .orElse(null);
     }
 
     private static boolean sameIds(LanceField a, LanceField b) {
@@ -503,8 +528,7 @@ public final class OverlayResolver implements AutoCloseable {
      * later calls, or null if it is large next to the {@code requested} rows or the memory for
      * kept columns is used up (then the caller reads just the rows it needs).
      */
-    private FieldVector wholeColumn(Source src, int k, LanceField atomic, long rows, int requested)
-            throws IOException {
+    private FieldVector wholeColumn(Source src, int k, LanceField atomic, long rows, int requested) throws IOException {
         if (rows > (long) WHOLE_COLUMN_FACTOR * requested) {
             return null;
         }
@@ -533,7 +557,8 @@ public final class OverlayResolver implements AutoCloseable {
         // More rows than offsets is fine: a sparse overlay written with a rectangular file writer
         // (pylance's LanceFileWriter) pads its shorter columns, and Lance reads only the covered ranks.
         if (stored < covered) {
-            throw new CorruptTableException("Fragment " + fragment.id() + ": overlay file " + ov.dataFile().path()
+            throw new CorruptTableException("Fragment " + fragment.id() + ": overlay file "
+                    + ov.dataFile().path()
                     + " (committed_version " + ov.committedVersion() + ") stores " + stored + " rows for field '"
                     + atomic.pathString() + "' (id " + atomic.id() + ") but its coverage has " + covered + " offsets;"
                     + " the value column must hold a value for every covered offset");

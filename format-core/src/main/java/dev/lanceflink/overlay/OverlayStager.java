@@ -90,8 +90,8 @@ public final class OverlayStager {
      */
     public static Field valueField(LanceField field) {
         Field f = field.toArrow();
-        return new Field(f.getName(), new FieldType(true, f.getType(), f.getDictionary(), f.getMetadata()),
-                f.getChildren());
+        return new Field(
+                f.getName(), new FieldType(true, f.getType(), f.getDictionary(), f.getMetadata()), f.getChildren());
     }
 
     /**
@@ -108,9 +108,17 @@ public final class OverlayStager {
      *     or an offset past the target's end
      * @throws IllegalArgumentException for inconsistent arguments (sizes, unknown field names)
      */
-    public static Optional<StagedOverlay> stage(ObjectStore store, Manifest manifest, Target target, long[] offsets,
-            int rowCount, List<? extends FieldVector> values, ColumnSet[] setFields, BufferAllocator allocator,
-            FileWriterOptions fileOptions) throws IOException {
+    public static Optional<StagedOverlay> stage(
+            ObjectStore store,
+            Manifest manifest,
+            Target target,
+            long[] offsets,
+            int rowCount,
+            List<? extends FieldVector> values,
+            ColumnSet[] setFields,
+            BufferAllocator allocator,
+            FileWriterOptions fileOptions)
+            throws IOException {
         requireNonNull(store, "store is null");
         requireNonNull(manifest, "manifest is null");
         requireNonNull(target, "target is null");
@@ -118,8 +126,9 @@ public final class OverlayStager {
         requireNonNull(values, "values is null");
         if (rowCount < 0 || rowCount > offsets.length || (setFields != null && setFields.length < rowCount)) {
             throw new IllegalArgumentException("The overlay of " + target + " has " + rowCount + " changes but "
-                    + offsets.length + " offsets" + (setFields == null ? "" : " and " + setFields.length
-                    + " field sets") + "; give one of each per change");
+                    + offsets.length + " offsets"
+                    + (setFields == null ? "" : " and " + setFields.length + " field sets")
+                    + "; give one of each per change");
         }
         LanceSchema schema = manifest.schema();
         int[] fieldIds = new int[values.size()];
@@ -130,9 +139,11 @@ public final class OverlayStager {
                         + " has " + v.getValueCount() + " values for " + rowCount + " changes");
             }
             String name = v.getField().getName();
-            fieldIds[k] = schema.fieldByName(name).orElseThrow(() -> new IllegalArgumentException("Overlay column '"
-                    + name + "' is not a top-level column of the table " + schema.fields().stream()
-                    .map(LanceField::name).toList())).id();
+            fieldIds[k] = schema.fieldByName(name)
+                    .orElseThrow(() -> new IllegalArgumentException("Overlay column '"
+                            + name + "' is not a top-level column of the table "
+                            + schema.fields().stream().map(LanceField::name).toList()))
+                    .id();
         }
         long[] keys = new long[rowCount];
         for (int i = 0; i < rowCount; i++) {
@@ -196,15 +207,20 @@ public final class OverlayStager {
      *     cell makes the overlay sparse, as {@link OverlayWriter#finish} decides)
      * @throws OverlayWriteException for a field that cannot be overlaid
      */
-    public static FieldStream open(ObjectStore store, Manifest manifest, Target target, int[] fieldIds,
-            BufferAllocator allocator, FileWriterOptions fileOptions) {
+    public static FieldStream open(
+            ObjectStore store,
+            Manifest manifest,
+            Target target,
+            int[] fieldIds,
+            BufferAllocator allocator,
+            FileWriterOptions fileOptions) {
         requireNonNull(store, "store is null");
         requireNonNull(manifest, "manifest is null");
         requireNonNull(target, "target is null");
         OverlayWriter writer = target.committed()
                 ? OverlayWriter.create(store, manifest, target.fragmentId(), fieldIds, allocator, fileOptions)
-                : OverlayWriter.createForUncommittedFragment(store, manifest, UNKNOWN_ROWS, fieldIds, allocator,
-                        fileOptions);
+                : OverlayWriter.createForUncommittedFragment(
+                        store, manifest, UNKNOWN_ROWS, fieldIds, allocator, fileOptions);
         return new FieldStream(store, target, writer);
     }
 
@@ -220,6 +236,7 @@ public final class OverlayStager {
         private final long high;
         /** Reused for every batch: addresses are derived from offsets without a per-batch array. */
         private long[] addresses = new long[0];
+
         private boolean finished;
 
         private FieldStream(ObjectStore store, Target target, OverlayWriter writer) {

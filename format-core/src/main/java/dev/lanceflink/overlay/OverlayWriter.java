@@ -61,8 +61,14 @@ public final class OverlayWriter implements AutoCloseable {
     private String fileName;
     private boolean done;
 
-    private OverlayWriter(ObjectStore store, BufferAllocator allocator, FileWriterOptions fileOptions,
-            Fragment fragment, FileVersion fileVersion, LanceSchema fileSchema, LanceField[] fields) {
+    private OverlayWriter(
+            ObjectStore store,
+            BufferAllocator allocator,
+            FileWriterOptions fileOptions,
+            Fragment fragment,
+            FileVersion fileVersion,
+            LanceSchema fileSchema,
+            LanceField[] fields) {
         this.store = store;
         this.allocator = allocator;
         this.fileOptions = fileOptions;
@@ -87,16 +93,21 @@ public final class OverlayWriter implements AutoCloseable {
      *     top-level, a struct, or a blob column
      * @throws IllegalArgumentException if the fragment does not exist
      */
-    public static OverlayWriter create(ObjectStore store, Manifest manifest, long fragmentId, int[] fieldIds,
-            BufferAllocator allocator, FileWriterOptions fileOptions) {
+    public static OverlayWriter create(
+            ObjectStore store,
+            Manifest manifest,
+            long fragmentId,
+            int[] fieldIds,
+            BufferAllocator allocator,
+            FileWriterOptions fileOptions) {
         requireNonNull(store, "store is null");
         requireNonNull(manifest, "manifest is null");
         requireNonNull(fieldIds, "fieldIds is null");
         requireNonNull(allocator, "allocator is null");
         requireNonNull(fileOptions, "fileOptions is null");
-        Fragment fragment = manifest.fragment(fragmentId).orElseThrow(() -> new IllegalArgumentException(
-                "Cannot overlay fragment " + fragmentId + ": version " + manifest.version()
-                        + " of the table has no such fragment"));
+        Fragment fragment = manifest.fragment(fragmentId)
+                .orElseThrow(() -> new IllegalArgumentException("Cannot overlay fragment " + fragmentId + ": version "
+                        + manifest.version() + " of the table has no such fragment"));
         return create(store, manifest, fragment, fieldIds, allocator, fileOptions);
     }
 
@@ -109,8 +120,13 @@ public final class OverlayWriter implements AutoCloseable {
      * @param physicalRows rows of the uncommitted fragment, or {@code Integer.MAX_VALUE + 1L}
      *     when unknown (then the committer must check the coverage against the fragment's rows)
      */
-    public static OverlayWriter createForUncommittedFragment(ObjectStore store, Manifest manifest, long physicalRows,
-            int[] fieldIds, BufferAllocator allocator, FileWriterOptions fileOptions) {
+    public static OverlayWriter createForUncommittedFragment(
+            ObjectStore store,
+            Manifest manifest,
+            long physicalRows,
+            int[] fieldIds,
+            BufferAllocator allocator,
+            FileWriterOptions fileOptions) {
         requireNonNull(manifest, "manifest is null");
         if (physicalRows < 1) {
             throw new IllegalArgumentException("An uncommitted fragment has at least one row, got " + physicalRows);
@@ -118,22 +134,30 @@ public final class OverlayWriter implements AutoCloseable {
         return create(store, manifest, Fragment.of(0, List.of(), physicalRows), fieldIds, allocator, fileOptions);
     }
 
-    private static OverlayWriter create(ObjectStore store, Manifest manifest, Fragment fragment, int[] fieldIds,
-            BufferAllocator allocator, FileWriterOptions fileOptions) {
+    private static OverlayWriter create(
+            ObjectStore store,
+            Manifest manifest,
+            Fragment fragment,
+            int[] fieldIds,
+            BufferAllocator allocator,
+            FileWriterOptions fileOptions) {
         requireNonNull(store, "store is null");
         requireNonNull(fieldIds, "fieldIds is null");
         requireNonNull(allocator, "allocator is null");
         requireNonNull(fileOptions, "fileOptions is null");
         long fragmentId = fragment.id();
-        String format = manifest.dataFormat() == null ? "0.1" : manifest.dataFormat().version();
+        String format =
+                manifest.dataFormat() == null ? "0.1" : manifest.dataFormat().version();
         if (format.startsWith("0.")) {
-            throw new OverlayWriteException(Kind.LEGACY_FILE_FORMAT, "Cannot overlay fragment " + fragmentId
-                    + ": the table stores legacy Lance files (data format " + format + "); data overlay files"
-                    + " need file format 2.0 or later. Rewrite the table with format 2.0+ or update by rewriting rows");
+            throw new OverlayWriteException(
+                    Kind.LEGACY_FILE_FORMAT,
+                    "Cannot overlay fragment " + fragmentId
+                            + ": the table stores legacy Lance files (data format " + format + "); data overlay files"
+                            + " need file format 2.0 or later. Rewrite the table with format 2.0+ or update by rewriting rows");
         }
         if (fieldIds.length == 0) {
-            throw new OverlayWriteException(Kind.SCHEMA_MISMATCH, "An overlay of fragment " + fragmentId
-                    + " must declare at least one field");
+            throw new OverlayWriteException(
+                    Kind.SCHEMA_MISMATCH, "An overlay of fragment " + fragmentId + " must declare at least one field");
         }
         LanceSchema schema = manifest.schema();
         List<LanceField> declared = new ArrayList<>();
@@ -143,8 +167,10 @@ public final class OverlayWriter implements AutoCloseable {
                 count += id == top.id() ? 1 : 0;
             }
             if (count > 1) {
-                throw new OverlayWriteException(Kind.DUPLICATE_COLUMN, "The overlay of fragment " + fragmentId
-                        + " declares field id " + top.id() + " ('" + top.name() + "') " + count + " times");
+                throw new OverlayWriteException(
+                        Kind.DUPLICATE_COLUMN,
+                        "The overlay of fragment " + fragmentId + " declares field id " + top.id() + " ('" + top.name()
+                                + "') " + count + " times");
             }
             if (count == 1) {
                 declared.add(top);
@@ -153,29 +179,37 @@ public final class OverlayWriter implements AutoCloseable {
         for (int id : fieldIds) {
             if (declared.stream().noneMatch(f -> f.id() == id)) {
                 Optional<LanceField> f = schema.fieldById(id);
-                throw new OverlayWriteException(Kind.SCHEMA_MISMATCH, f.isEmpty()
-                        ? "The overlay of fragment " + fragmentId + " names field id " + id
-                                + ", which the dataset schema does not define"
-                        : "The overlay of fragment " + fragmentId + " names field id " + id + " ('"
-                                + f.get().pathString() + "'), which is nested; declare its top-level field instead");
+                throw new OverlayWriteException(
+                        Kind.SCHEMA_MISMATCH,
+                        f.isEmpty()
+                                ? "The overlay of fragment " + fragmentId + " names field id " + id
+                                        + ", which the dataset schema does not define"
+                                : "The overlay of fragment " + fragmentId + " names field id " + id + " ('"
+                                        + f.get().pathString()
+                                        + "'), which is nested; declare its top-level field instead");
             }
         }
         LanceField[] fields = declared.toArray(new LanceField[0]);
         List<LanceField> relaxed = new ArrayList<>();
         for (LanceField f : fields) {
             if (OverlayFields.isBlob(f)) {
-                throw new OverlayWriteException(Kind.BLOB_FIELD, "Field '" + f.name() + "' (id " + f.id()
-                        + ") is or contains a blob column; blob columns cannot be overlaid (fragment "
-                        + fragmentId + "). Update it by rewriting rows");
+                throw new OverlayWriteException(
+                        Kind.BLOB_FIELD,
+                        "Field '" + f.name() + "' (id " + f.id()
+                                + ") is or contains a blob column; blob columns cannot be overlaid (fragment "
+                                + fragmentId + "). Update it by rewriting rows");
             }
             if (f.isStruct()) {
                 // Lance (pylance 14) resolves overlays leaf by leaf and keeps the struct's own validity
                 // from the base row: an overlay cannot set a struct to NULL, and values overlaid on a
                 // row whose struct is NULL stay invisible. Rewriting the row is the only exact update.
-                throw new OverlayWriteException(Kind.STRUCT_FIELD, "Field '" + f.name() + "' (id " + f.id()
-                        + ") is a struct, which an overlay cannot update exactly: Lance keeps a struct's NULL or"
-                        + " non-NULL state from the base row (fragment " + fragmentId + "). Update it by rewriting"
-                        + " rows ('sink.update-mode' = 'rewrite-rows')");
+                throw new OverlayWriteException(
+                        Kind.STRUCT_FIELD,
+                        "Field '" + f.name() + "' (id " + f.id()
+                                + ") is a struct, which an overlay cannot update exactly: Lance keeps a struct's NULL or"
+                                + " non-NULL state from the base row (fragment " + fragmentId
+                                + "). Update it by rewriting"
+                                + " rows ('sink.update-mode' = 'rewrite-rows')");
             }
             // Nullability is relaxed so that NULL overrides are possible, as Lance's writer does.
             relaxed.add(OverlayFields.relaxNullability(f));
@@ -185,8 +219,8 @@ public final class OverlayWriter implements AutoCloseable {
     }
 
     /** As {@link #create(ObjectStore, Manifest, long, int[], BufferAllocator, FileWriterOptions)} with default file options. */
-    public static OverlayWriter create(ObjectStore store, Manifest manifest, long fragmentId, int[] fieldIds,
-            BufferAllocator allocator) {
+    public static OverlayWriter create(
+            ObjectStore store, Manifest manifest, long fragmentId, int[] fieldIds, BufferAllocator allocator) {
         return create(store, manifest, fragmentId, fieldIds, allocator, FileWriterOptions.defaults());
     }
 
@@ -210,8 +244,9 @@ public final class OverlayWriter implements AutoCloseable {
             slots[c] = slotOf(name);
             for (int p = 0; p < c; p++) {
                 if (slots[p] == slots[c]) {
-                    throw new OverlayWriteException(Kind.DUPLICATE_COLUMN, "The overlay batch for fragment "
-                            + fragment.id() + " has column '" + name + "' twice");
+                    throw new OverlayWriteException(
+                            Kind.DUPLICATE_COLUMN,
+                            "The overlay batch for fragment " + fragment.id() + " has column '" + name + "' twice");
                 }
             }
             validate(slots[c], rowAddresses, rowAddresses.length, vectors.get(c));
@@ -238,8 +273,8 @@ public final class OverlayWriter implements AutoCloseable {
         requireNonNull(rowAddresses, "rowAddresses is null");
         requireNonNull(values, "values is null");
         if (count < 0 || count > rowAddresses.length) {
-            throw new IllegalArgumentException("count " + count + " is not within the " + rowAddresses.length
-                    + " row addresses given");
+            throw new IllegalArgumentException(
+                    "count " + count + " is not within the " + rowAddresses.length + " row addresses given");
         }
         checkOpen();
         int slot = -1;
@@ -249,8 +284,10 @@ public final class OverlayWriter implements AutoCloseable {
             }
         }
         if (slot < 0) {
-            throw new OverlayWriteException(Kind.UNDECLARED_COLUMN, "Field id " + fieldId + " is not one of the"
-                    + " fields declared for the overlay of fragment " + fragment.id() + " " + declaredNames());
+            throw new OverlayWriteException(
+                    Kind.UNDECLARED_COLUMN,
+                    "Field id " + fieldId + " is not one of the" + " fields declared for the overlay of fragment "
+                            + fragment.id() + " " + declaredNames());
         }
         validate(slot, rowAddresses, count, values);
         stage(slot, rowAddresses, count, values);
@@ -262,21 +299,28 @@ public final class OverlayWriter implements AutoCloseable {
                 return i;
             }
         }
-        throw new OverlayWriteException(Kind.UNDECLARED_COLUMN, "Batch column '" + name + "' is not one of the"
-                + " fields declared for the overlay of fragment " + fragment.id() + " " + declaredNames());
+        throw new OverlayWriteException(
+                Kind.UNDECLARED_COLUMN,
+                "Batch column '" + name + "' is not one of the" + " fields declared for the overlay of fragment "
+                        + fragment.id() + " " + declaredNames());
     }
 
     private void validate(int slot, long[] rowAddresses, int count, FieldVector values) {
         LanceField f = fields[slot];
         if (!OverlayFields.sameType(f.toArrow(), values.getField())) {
-            throw new OverlayWriteException(Kind.VALUE_MISMATCH, "Values for field '" + f.name() + "' (id " + f.id()
-                    + ") of the overlay of fragment " + fragment.id() + " are " + values.getField().getType()
-                    + " but the dataset type is " + f.toArrow().getType() + " (" + f.logicalType() + ")");
+            throw new OverlayWriteException(
+                    Kind.VALUE_MISMATCH,
+                    "Values for field '" + f.name() + "' (id " + f.id()
+                            + ") of the overlay of fragment " + fragment.id() + " are "
+                            + values.getField().getType()
+                            + " but the dataset type is " + f.toArrow().getType() + " (" + f.logicalType() + ")");
         }
         if (values.getValueCount() != count) {
-            throw new OverlayWriteException(Kind.VALUE_MISMATCH, "Field '" + f.name() + "' got "
-                    + values.getValueCount() + " values for " + count + " row addresses (fragment "
-                    + fragment.id() + "); give exactly one value per row address");
+            throw new OverlayWriteException(
+                    Kind.VALUE_MISMATCH,
+                    "Field '" + f.name() + "' got "
+                            + values.getValueCount() + " values for " + count + " row addresses (fragment "
+                            + fragment.id() + "); give exactly one value per row address");
         }
         long previous = lastOffset[slot];
         for (int i = 0; i < count; i++) {
@@ -284,20 +328,26 @@ public final class OverlayWriter implements AutoCloseable {
             long fragmentId = RowAddress.fragmentId(address);
             long offset = RowAddress.offset(address);
             if (fragmentId != fragment.id()) {
-                throw new OverlayWriteException(Kind.FOREIGN_ROW_ADDRESS, "Row address " + address + " (position " + i
-                        + ") belongs to fragment " + fragmentId + ", but this writer overlays fragment "
-                        + fragment.id() + "; split the rows per fragment and use one writer each");
+                throw new OverlayWriteException(
+                        Kind.FOREIGN_ROW_ADDRESS,
+                        "Row address " + address + " (position " + i
+                                + ") belongs to fragment " + fragmentId + ", but this writer overlays fragment "
+                                + fragment.id() + "; split the rows per fragment and use one writer each");
             }
             if (offset >= fragment.physicalRows()) {
-                throw new OverlayWriteException(Kind.OFFSET_OUT_OF_RANGE, "Row address " + address + " (position " + i
-                        + ") has offset " + offset + ", but fragment " + fragment.id() + " has only "
-                        + fragment.physicalRows() + " physical rows (deleted rows included)");
+                throw new OverlayWriteException(
+                        Kind.OFFSET_OUT_OF_RANGE,
+                        "Row address " + address + " (position " + i
+                                + ") has offset " + offset + ", but fragment " + fragment.id() + " has only "
+                                + fragment.physicalRows() + " physical rows (deleted rows included)");
             }
             if (offset <= previous) {
-                throw new OverlayWriteException(Kind.OFFSET_NOT_ASCENDING, "Field '" + f.name() + "' of the overlay of"
-                        + " fragment " + fragment.id() + " gets offset " + offset + " (position " + i
-                        + ") after offset " + previous + "; offsets of a field must be strictly increasing"
-                        + " across all batches (sort the rows by row address and drop duplicates)");
+                throw new OverlayWriteException(
+                        Kind.OFFSET_NOT_ASCENDING,
+                        "Field '" + f.name() + "' of the overlay of"
+                                + " fragment " + fragment.id() + " gets offset " + offset + " (position " + i
+                                + ") after offset " + previous + "; offsets of a field must be strictly increasing"
+                                + " across all batches (sort the rows by row address and drop duplicates)");
             }
             previous = offset;
         }
@@ -349,8 +399,8 @@ public final class OverlayWriter implements AutoCloseable {
             }
             cov = OverlayCoverage.PerField.of(perSlot);
         }
-        DataFile file = new DataFile(fileName, ids, s.columnIndices(), s.fileMajorVersion(), s.fileMinorVersion(),
-                s.sizeBytes());
+        DataFile file = new DataFile(
+                fileName, ids, s.columnIndices(), s.fileMajorVersion(), s.fileMinorVersion(), s.sizeBytes());
         return Optional.of(new DataOverlayFile(file, cov, 0));
     }
 
@@ -379,8 +429,8 @@ public final class OverlayWriter implements AutoCloseable {
 
     private void checkOpen() {
         if (done) {
-            throw new IllegalStateException("The overlay writer of fragment " + fragment.id()
-                    + " is finished or failed; start a new one");
+            throw new IllegalStateException(
+                    "The overlay writer of fragment " + fragment.id() + " is finished or failed; start a new one");
         }
     }
 

@@ -24,8 +24,13 @@ final class VariableWidthSplice {
      *
      * @param values vectors of the same type as {@code base}
      */
-    static void splice(BaseVariableWidthVector base, List<FieldVector> values, int[] source, int[] sourceIndex,
-            int n, BaseVariableWidthVector out) {
+    static void splice(
+            BaseVariableWidthVector base,
+            List<FieldVector> values,
+            int[] source,
+            int[] sourceIndex,
+            int n,
+            BaseVariableWidthVector out) {
         ArrowBuf baseOffsets = base.getOffsetBuffer();
         long bytes = 0;
         for (int i = 0; i < n; ) {
@@ -53,8 +58,8 @@ final class VariableWidthSplice {
                 baseData.getBytes(start, outData, cursor, end - start);
                 int shift = cursor - start;
                 for (int x = i; x < j; x++) {
-                    outOffsets.setInt((long) (x + 1) * OFFSET_WIDTH, baseOffsets.getInt((long) (x + 1) * OFFSET_WIDTH)
-                            + shift);
+                    outOffsets.setInt(
+                            (long) (x + 1) * OFFSET_WIDTH, baseOffsets.getInt((long) (x + 1) * OFFSET_WIDTH) + shift);
                     if (!base.isNull(x)) {
                         BitVectorHelper.setBit(outValidity, x);
                     }

@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.deletion.DeletionFiles;
 import dev.lanceflink.deletion.DeletionVector;
-import dev.lanceflink.file.ColumnMap;
 import dev.lanceflink.file.FileField;
 import dev.lanceflink.file.LanceFileReader;
 import dev.lanceflink.overlay.OverlayResolver;
@@ -19,7 +18,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
@@ -50,6 +48,7 @@ public final class FragmentReader implements AutoCloseable {
     private final Map<String, LanceFileReader> readers = new HashMap<>();
     /** Top-level field id → the data files holding (parts of) it and its columns there. */
     private final Map<Integer, List<Part>> holders = new HashMap<>();
+
     private DeletionVector deletions;
     private OverlayResolver overlays;
 
@@ -70,7 +69,8 @@ public final class FragmentReader implements AutoCloseable {
     /** The fragment's deletion vector (empty if none). */
     public DeletionVector deletions() throws IOException {
         if (deletions == null) {
-            deletions = fragment.deletionFile() == null ? DeletionVector.EMPTY
+            deletions = fragment.deletionFile() == null
+                    ? DeletionVector.EMPTY
                     : DeletionFiles.read(files, fragment.id(), fragment.deletionFile());
         }
         return deletions;

@@ -57,8 +57,8 @@ public final class FragmentScanner {
      * @param filterFields the top-level fields {@code filter} references
      * @param metadata appended after {@code output}, in this order
      */
-    public record Columns(List<LanceField> output, Expr filter, List<LanceField> filterFields,
-            List<RowMetaColumn> metadata) {
+    public record Columns(
+            List<LanceField> output, Expr filter, List<LanceField> filterFields, List<RowMetaColumn> metadata) {
         public Columns {
             output = List.copyOf(output);
             filterFields = List.copyOf(filterFields);
@@ -87,8 +87,15 @@ public final class FragmentScanner {
      * @param end offset after the last one to read (clamped to the fragment's physical rows)
      * @param limit most rows to return, or {@link Long#MAX_VALUE}
      */
-    public FragmentScanner(FragmentReader reader, Columns columns, long[] stableRowIds, int batchSize, long from,
-            long end, long limit, BufferAllocator allocator) {
+    public FragmentScanner(
+            FragmentReader reader,
+            Columns columns,
+            long[] stableRowIds,
+            int batchSize,
+            long from,
+            long end,
+            long limit,
+            BufferAllocator allocator) {
         this.reader = requireNonNull(reader, "reader is null");
         this.columns = requireNonNull(columns, "columns is null");
         if (batchSize < 1) {
@@ -110,10 +117,11 @@ public final class FragmentScanner {
      * {@code _rowid} and the table has stable row ids; otherwise null (Lance's row id is then
      * the row address, which needs no lookup).
      */
-    public static long[] stableRowIds(ObjectStore store, Manifest manifest, Fragment fragment,
-            List<RowMetaColumn> metadata) throws IOException {
+    public static long[] stableRowIds(
+            ObjectStore store, Manifest manifest, Fragment fragment, List<RowMetaColumn> metadata) throws IOException {
         return metadata.contains(RowMetaColumn.ROW_ID) && manifest.usesStableRowIds()
-                ? FragmentRowIds.load(store, fragment) : null;
+                ? FragmentRowIds.load(store, fragment)
+                : null;
     }
 
     /** The Arrow field of a metadata column. */

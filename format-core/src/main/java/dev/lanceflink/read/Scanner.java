@@ -43,7 +43,11 @@ public final class Scanner implements Iterator<VectorSchemaRoot>, AutoCloseable 
      * @param files where the fragments' files are read from (their manifest's base paths
      *     resolved); stays the caller's
      */
-    public Scanner(TableFiles files, LanceSchema schema, List<Fragment> fragments, ScanOptions options,
+    public Scanner(
+            TableFiles files,
+            LanceSchema schema,
+            List<Fragment> fragments,
+            ScanOptions options,
             BufferAllocator allocator) {
         this.files = requireNonNull(files, "files is null");
         this.fragments = List.copyOf(fragments);
@@ -51,10 +55,13 @@ public final class Scanner implements Iterator<VectorSchemaRoot>, AutoCloseable 
         this.options = requireNonNull(options, "options is null");
         this.outputFields = resolve(schema, options.columns() == null ? names(schema) : options.columns());
         Expr filter = options.filter();
-        List<LanceField> filterFields = filter == null ? List.of()
-                : resolve(schema, PredicateEvaluator.referencedColumns(filter));
+        List<LanceField> filterFields =
+                filter == null ? List.of() : resolve(schema, PredicateEvaluator.referencedColumns(filter));
         this.remaining = options.limit() < 0 ? Long.MAX_VALUE : options.limit();
-        this.columns = new FragmentScanner.Columns(outputFields, filter, filterFields,
+        this.columns = new FragmentScanner.Columns(
+                outputFields,
+                filter,
+                filterFields,
                 options.withRowAddress() ? List.of(RowMetaColumn.ROW_ADDRESS) : List.of());
     }
 
@@ -71,8 +78,9 @@ public final class Scanner implements Iterator<VectorSchemaRoot>, AutoCloseable 
                 throw new FilterException("'" + ScanOptions.ROW_ADDRESS + "' is a metadata column: ask for it with"
                         + " withRowAddress(true) instead of naming it");
             }
-            out.add(schema.fieldByName(c).orElseThrow(() -> new FilterException("Column '" + c
-                    + "' does not exist; the table has: " + String.join(", ", names(schema)))));
+            out.add(schema.fieldByName(c)
+                    .orElseThrow(() -> new FilterException(
+                            "Column '" + c + "' does not exist; the table has: " + String.join(", ", names(schema)))));
         }
         return out;
     }
@@ -129,8 +137,8 @@ public final class Scanner implements Iterator<VectorSchemaRoot>, AutoCloseable 
                 }
                 Fragment fragment = fragments.get(fragmentIndex);
                 reader = new FragmentReader(files, fragment, allocator);
-                fragmentScanner = new FragmentScanner(reader, columns, null, options.batchSize(), 0,
-                        fragment.physicalRows(), remaining, allocator);
+                fragmentScanner = new FragmentScanner(
+                        reader, columns, null, options.batchSize(), 0, fragment.physicalRows(), remaining, allocator);
             }
             FragmentScanner.Batch batch = fragmentScanner.next();
             if (batch == null) {

@@ -31,8 +31,9 @@ final class SplitFields {
      *
      * @param where names the fragment in error messages
      */
-    static FieldVector assemble(LanceField field, List<FieldVector> parts, int n, BufferAllocator allocator,
-            String where) throws IOException {
+    static FieldVector assemble(
+            LanceField field, List<FieldVector> parts, int n, BufferAllocator allocator, String where)
+            throws IOException {
         if (parts.isEmpty()) {
             return FragmentReader.nulls(field, n, allocator);
         }

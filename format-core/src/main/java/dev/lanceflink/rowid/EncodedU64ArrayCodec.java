@@ -16,7 +16,9 @@ final class EncodedU64ArrayCodec {
     static EncodedU64Array encode(long[] values, int from, int to) {
         int n = to - from;
         if (n == 0) {
-            return EncodedU64Array.newBuilder().setU64Array(EncodedU64Array.U64Array.getDefaultInstance()).build();
+            return EncodedU64Array.newBuilder()
+                    .setU64Array(EncodedU64Array.U64Array.getDefaultInstance())
+                    .build();
         }
         long min = values[from];
         long max = values[from];
@@ -34,23 +36,30 @@ final class EncodedU64ArrayCodec {
             for (int i = from; i < to; i++) {
                 b.putShort((short) (values[i] - min));
             }
-            return EncodedU64Array.newBuilder().setU16Array(EncodedU64Array.U16Array.newBuilder()
-                    .setBase(min).setOffsets(ByteString.copyFrom(b.array()))).build();
+            return EncodedU64Array.newBuilder()
+                    .setU16Array(EncodedU64Array.U16Array.newBuilder()
+                            .setBase(min)
+                            .setOffsets(ByteString.copyFrom(b.array())))
+                    .build();
         }
         if (Long.compareUnsigned(range, 0xFFFF_FFFFL) <= 0) {
             ByteBuffer b = ByteBuffer.allocate(4 * n).order(ByteOrder.LITTLE_ENDIAN);
             for (int i = from; i < to; i++) {
                 b.putInt((int) (values[i] - min));
             }
-            return EncodedU64Array.newBuilder().setU32Array(EncodedU64Array.U32Array.newBuilder()
-                    .setBase(min).setOffsets(ByteString.copyFrom(b.array()))).build();
+            return EncodedU64Array.newBuilder()
+                    .setU32Array(EncodedU64Array.U32Array.newBuilder()
+                            .setBase(min)
+                            .setOffsets(ByteString.copyFrom(b.array())))
+                    .build();
         }
         ByteBuffer b = ByteBuffer.allocate(8 * n).order(ByteOrder.LITTLE_ENDIAN);
         for (int i = from; i < to; i++) {
             b.putLong(values[i]);
         }
-        return EncodedU64Array.newBuilder().setU64Array(EncodedU64Array.U64Array.newBuilder()
-                .setValues(ByteString.copyFrom(b.array()))).build();
+        return EncodedU64Array.newBuilder()
+                .setU64Array(EncodedU64Array.U64Array.newBuilder().setValues(ByteString.copyFrom(b.array())))
+                .build();
     }
 
     static int length(EncodedU64Array a, String context) throws CorruptTableException {
@@ -76,20 +85,23 @@ final class EncodedU64ArrayCodec {
         switch (a.getArrayCase()) {
             case U16_ARRAY -> {
                 long base = a.getU16Array().getBase();
-                ByteBuffer b = a.getU16Array().getOffsets().asReadOnlyByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+                ByteBuffer b =
+                        a.getU16Array().getOffsets().asReadOnlyByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
                 for (int i = 0; i < n; i++) {
                     out[at + i] = base + Short.toUnsignedLong(b.getShort());
                 }
             }
             case U32_ARRAY -> {
                 long base = a.getU32Array().getBase();
-                ByteBuffer b = a.getU32Array().getOffsets().asReadOnlyByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+                ByteBuffer b =
+                        a.getU32Array().getOffsets().asReadOnlyByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
                 for (int i = 0; i < n; i++) {
                     out[at + i] = base + Integer.toUnsignedLong(b.getInt());
                 }
             }
             case U64_ARRAY -> {
-                ByteBuffer b = a.getU64Array().getValues().asReadOnlyByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+                ByteBuffer b =
+                        a.getU64Array().getValues().asReadOnlyByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
                 for (int i = 0; i < n; i++) {
                     out[at + i] = b.getLong();
                 }

@@ -47,8 +47,8 @@ public final class FragmentRowIds {
         }
         SequenceSource.External ext = (SequenceSource.External) source;
         if (ext.offset() < 0 || ext.size() < 0 || ext.size() > Integer.MAX_VALUE - 8) {
-            throw new CorruptTableException(context + ": its row id sequence lies at offset " + ext.offset()
-                    + ", size " + ext.size() + " of " + ext.path() + ", which is not a readable range");
+            throw new CorruptTableException(context + ": its row id sequence lies at offset " + ext.offset() + ", size "
+                    + ext.size() + " of " + ext.path() + ", which is not a readable range");
         }
         try (RangeReader r = store.openReader(ext.path())) {
             ByteBuffer b = r.read(ext.offset(), (int) ext.size());

@@ -32,13 +32,15 @@ public final class RowIdAssigner {
                         + " ids are assigned by the committer from next_row_id");
             }
             if (f.physicalRows() <= 0) {
-                throw new IllegalArgumentException("New fragment " + f.id() + " has physical_rows = "
-                        + f.physicalRows() + "; stable row ids need the exact row count");
+                throw new IllegalArgumentException("New fragment " + f.id() + " has physical_rows = " + f.physicalRows()
+                        + "; stable row ids need the exact row count");
             }
             long end = next + f.physicalRows();
             byte[] versions = RowVersionSequenceCodec.encodeSingleRun(f.physicalRows(), version);
-            out.add(f.withRowIdMeta(new RowIdMeta(new SequenceSource.Inline(RowIdSequenceCodec.encodeRange(next, end)),
-                    new SequenceSource.Inline(versions), new SequenceSource.Inline(versions))));
+            out.add(f.withRowIdMeta(new RowIdMeta(
+                    new SequenceSource.Inline(RowIdSequenceCodec.encodeRange(next, end)),
+                    new SequenceSource.Inline(versions),
+                    new SequenceSource.Inline(versions))));
             next = end;
         }
         return new Result(out, next);

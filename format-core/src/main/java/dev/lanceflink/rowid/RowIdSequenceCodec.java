@@ -19,11 +19,16 @@ public final class RowIdSequenceCodec {
 
     /** The sequence {@code [start, end)} (what a plain append produces). */
     public static byte[] encodeRange(long start, long end) {
-        return RowIdSequence.newBuilder().addSegments(rangeSegment(start, end)).build().toByteArray();
+        return RowIdSequence.newBuilder()
+                .addSegments(rangeSegment(start, end))
+                .build()
+                .toByteArray();
     }
 
     static U64Segment rangeSegment(long start, long end) {
-        return U64Segment.newBuilder().setRange(U64Segment.Range.newBuilder().setStart(start).setEnd(end)).build();
+        return U64Segment.newBuilder()
+                .setRange(U64Segment.Range.newBuilder().setStart(start).setEnd(end))
+                .build();
     }
 
     /**
@@ -45,7 +50,9 @@ public final class RowIdSequenceCodec {
             sorted = Long.compareUnsigned(ids[i - 1], ids[i]) < 0;
         }
         if (!sorted) {
-            return U64Segment.newBuilder().setArray(EncodedU64ArrayCodec.encode(ids, 0, n)).build();
+            return U64Segment.newBuilder()
+                    .setArray(EncodedU64ArrayCodec.encode(ids, 0, n))
+                    .build();
         }
         long start = ids[0];
         long end = ids[n - 1] + 1;
@@ -67,8 +74,12 @@ public final class RowIdSequenceCodec {
                 }
                 expect = id + 1;
             }
-            return U64Segment.newBuilder().setRangeWithHoles(U64Segment.RangeWithHoles.newBuilder()
-                    .setStart(start).setEnd(end).setHoles(EncodedU64ArrayCodec.encode(h, 0, h.length))).build();
+            return U64Segment.newBuilder()
+                    .setRangeWithHoles(U64Segment.RangeWithHoles.newBuilder()
+                            .setStart(start)
+                            .setEnd(end)
+                            .setHoles(EncodedU64ArrayCodec.encode(h, 0, h.length)))
+                    .build();
         }
         if (bitmapCost <= sortedCost && span <= Integer.MAX_VALUE - 7L) {
             byte[] bits = new byte[(int) ((span + 7) / 8)];
@@ -76,10 +87,16 @@ public final class RowIdSequenceCodec {
                 long i = id - start;
                 bits[(int) (i >>> 3)] |= (byte) (1 << (i & 7)); // LSB-first
             }
-            return U64Segment.newBuilder().setRangeWithBitmap(U64Segment.RangeWithBitmap.newBuilder()
-                    .setStart(start).setEnd(end).setBitmap(ByteString.copyFrom(bits))).build();
+            return U64Segment.newBuilder()
+                    .setRangeWithBitmap(U64Segment.RangeWithBitmap.newBuilder()
+                            .setStart(start)
+                            .setEnd(end)
+                            .setBitmap(ByteString.copyFrom(bits)))
+                    .build();
         }
-        return U64Segment.newBuilder().setSortedArray(EncodedU64ArrayCodec.encode(ids, 0, n)).build();
+        return U64Segment.newBuilder()
+                .setSortedArray(EncodedU64ArrayCodec.encode(ids, 0, n))
+                .build();
     }
 
     /** Decodes every row id, in physical order. {@code context} names the fragment in errors. */
@@ -88,8 +105,10 @@ public final class RowIdSequenceCodec {
         try {
             seq = RowIdSequence.parseFrom(bytes);
         } catch (InvalidProtocolBufferException e) {
-            throw new CorruptTableException(context + ": row id sequence (" + bytes.length
-                    + " bytes) is not a valid RowIdSequence protobuf: " + e.getMessage(), e);
+            throw new CorruptTableException(
+                    context + ": row id sequence (" + bytes.length + " bytes) is not a valid RowIdSequence protobuf: "
+                            + e.getMessage(),
+                    e);
         }
         long total = 0;
         for (U64Segment s : seq.getSegmentsList()) {
@@ -126,16 +145,17 @@ public final class RowIdSequenceCodec {
             }
             return total;
         } catch (InvalidProtocolBufferException e) {
-            throw new CorruptTableException(context + ": row id sequence is not a valid RowIdSequence protobuf: "
-                    + e.getMessage(), e);
+            throw new CorruptTableException(
+                    context + ": row id sequence is not a valid RowIdSequence protobuf: " + e.getMessage(), e);
         }
     }
 
     static long segmentLength(U64Segment s, String context) throws CorruptTableException {
         return switch (s.getSegmentCase()) {
             case RANGE -> span(s.getRange().getStart(), s.getRange().getEnd(), context);
-            case RANGE_WITH_HOLES -> span(s.getRangeWithHoles().getStart(), s.getRangeWithHoles().getEnd(), context)
-                    - EncodedU64ArrayCodec.length(s.getRangeWithHoles().getHoles(), context);
+            case RANGE_WITH_HOLES ->
+                span(s.getRangeWithHoles().getStart(), s.getRangeWithHoles().getEnd(), context)
+                        - EncodedU64ArrayCodec.length(s.getRangeWithHoles().getHoles(), context);
             case RANGE_WITH_BITMAP -> {
                 U64Segment.RangeWithBitmap r = s.getRangeWithBitmap();
                 long sp = span(r.getStart(), r.getEnd(), context);

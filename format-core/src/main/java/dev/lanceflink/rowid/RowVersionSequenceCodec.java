@@ -15,8 +15,12 @@ public final class RowVersionSequenceCodec {
 
     /** All {@code rows} rows have {@code version} (a fragment written by one commit). */
     public static byte[] encodeSingleRun(long rows, long version) {
-        return RowDatasetVersionSequence.newBuilder().addRuns(RowDatasetVersionRun.newBuilder()
-                .setSpan(RowIdSequenceCodec.rangeSegment(0, rows)).setVersion(version)).build().toByteArray();
+        return RowDatasetVersionSequence.newBuilder()
+                .addRuns(RowDatasetVersionRun.newBuilder()
+                        .setSpan(RowIdSequenceCodec.rangeSegment(0, rows))
+                        .setVersion(version))
+                .build()
+                .toByteArray();
     }
 
     /**
@@ -29,7 +33,8 @@ public final class RowVersionSequenceCodec {
         for (int i = 1; i <= versions.length; i++) {
             if (i == versions.length || versions[i] != versions[start]) {
                 seq.addRuns(RowDatasetVersionRun.newBuilder()
-                        .setSpan(RowIdSequenceCodec.rangeSegment(start, i)).setVersion(versions[start]));
+                        .setSpan(RowIdSequenceCodec.rangeSegment(start, i))
+                        .setVersion(versions[start]));
                 start = i;
             }
         }
@@ -42,8 +47,10 @@ public final class RowVersionSequenceCodec {
         try {
             seq = RowDatasetVersionSequence.parseFrom(bytes);
         } catch (InvalidProtocolBufferException e) {
-            throw new CorruptTableException(context + ": row version sequence is not a valid"
-                    + " RowDatasetVersionSequence protobuf: " + e.getMessage(), e);
+            throw new CorruptTableException(
+                    context + ": row version sequence is not a valid" + " RowDatasetVersionSequence protobuf: "
+                            + e.getMessage(),
+                    e);
         }
         long[] out = new long[(int) rows];
         boolean[] seen = new boolean[(int) rows];

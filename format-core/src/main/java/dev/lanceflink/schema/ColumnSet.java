@@ -105,8 +105,8 @@ public final class ColumnSet implements Serializable {
      */
     public long asMask() {
         if (high.length != 0) {
-            throw new IllegalStateException("The column set " + this + " holds positions beyond 63; it has no 64-bit"
-                    + " mask");
+            throw new IllegalStateException(
+                    "The column set " + this + " holds positions beyond 63; it has no 64-bit" + " mask");
         }
         return low;
     }

@@ -10,8 +10,7 @@ import java.util.List;
  */
 public final class FieldPaths {
 
-    private FieldPaths() {
-    }
+    private FieldPaths() {}
 
     /**
      * Splits a dotted path into its components.
@@ -53,8 +52,8 @@ public final class FieldPaths {
                 wasQuoted = true;
             } else if (c == '.') {
                 if (current.length() == 0 && !wasQuoted) {
-                    throw new LanceSchemaException("Invalid field path '" + path + "': empty component at position "
-                            + i);
+                    throw new LanceSchemaException(
+                            "Invalid field path '" + path + "': empty component at position " + i);
                 }
                 components.add(current.toString());
                 current.setLength(0);

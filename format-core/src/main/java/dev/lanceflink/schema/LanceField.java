@@ -1,5 +1,7 @@
 package dev.lanceflink.schema;
 
+import com.google.protobuf.ByteString;
+import com.google.protobuf.UnknownFieldSet;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -10,12 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Stream;
-
-import com.google.protobuf.ByteString;
-import com.google.protobuf.UnknownFieldSet;
-
 import lance.file.Encoding;
-
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 
@@ -42,9 +39,9 @@ public final class LanceField {
 
     /** Metadata keys Lance maps to the unenforced primary / clustering key properties. */
     public static final String PRIMARY_KEY_METADATA_KEY = "lance-schema:unenforced-primary-key";
+
     public static final String PRIMARY_KEY_POSITION_METADATA_KEY = "lance-schema:unenforced-primary-key:position";
-    public static final String CLUSTERING_KEY_POSITION_METADATA_KEY =
-            "lance-schema:unenforced-clustering-key:position";
+    public static final String CLUSTERING_KEY_POSITION_METADATA_KEY = "lance-schema:unenforced-clustering-key:position";
 
     private final int id;
     private final int parentId;
@@ -75,9 +72,11 @@ public final class LanceField {
         this.logicalType = b.logicalType;
         this.nullable = b.nullable;
         this.rawMetadata = Collections.unmodifiableMap(new LinkedHashMap<>(b.metadata));
-        this.extensionName = b.extensionName != null ? b.extensionName
+        this.extensionName = b.extensionName != null
+                ? b.extensionName
                 : metadataString(b.metadata, LogicalTypes.ARROW_EXTENSION_NAME_KEY, "");
-        this.legacyEncodingValue = b.legacyEncodingValue != null ? b.legacyEncodingValue
+        this.legacyEncodingValue = b.legacyEncodingValue != null
+                ? b.legacyEncodingValue
                 : LogicalTypes.legacyEncodingFor(b.logicalType).getNumber();
         this.legacyDictionary = b.legacyDictionary;
         this.nodeTypeValue = b.nodeTypeValue;
@@ -88,16 +87,18 @@ public final class LanceField {
         this.unknownFields = b.unknownFields;
         List<LanceField> kids = new ArrayList<>(b.children.size());
         for (Object child : b.children) {
-            kids.add(child instanceof LanceField
-                    ? ((LanceField) child).reparent(this.path, this.id)
-                    : new LanceField((Builder) child, this.path, this.id));
+            kids.add(
+                    child instanceof LanceField
+                            ? ((LanceField) child).reparent(this.path, this.id)
+                            : new LanceField((Builder) child, this.path, this.id));
         }
         this.children = Collections.unmodifiableList(kids);
     }
 
     /** This field placed under a parent with the given path and id (itself if nothing changes). */
     LanceField reparent(List<String> parentPath, int newParentId) {
-        if (newParentId == parentId && path.size() == parentPath.size() + 1
+        if (newParentId == parentId
+                && path.size() == parentPath.size() + 1
                 && path.subList(0, parentPath.size()).equals(parentPath)) {
             return this;
         }
@@ -211,8 +212,10 @@ public final class LanceField {
             try {
                 id = Math.max(Integer.parseInt(idText.trim()), UNASSIGNED_ID);
             } catch (NumberFormatException e) {
-                throw new LanceSchemaException("Field '" + fieldPath + "' has metadata " + LogicalTypes.FIELD_ID_METADATA_KEY
-                        + "='" + idText + "', which is not an integer field id; remove it or fix it", e);
+                throw new LanceSchemaException(
+                        "Field '" + fieldPath + "' has metadata " + LogicalTypes.FIELD_ID_METADATA_KEY + "='" + idText
+                                + "', which is not an integer field id; remove it or fix it",
+                        e);
             }
         }
         String logicalType = LogicalTypes.logicalTypeOf(fieldPath, arrowField);
@@ -479,15 +482,22 @@ public final class LanceField {
             return false;
         }
         LanceField f = (LanceField) o;
-        return id == f.id && parentId == f.parentId && nullable == f.nullable
-                && legacyEncodingValue == f.legacyEncodingValue && nodeTypeValue == f.nodeTypeValue
+        return id == f.id
+                && parentId == f.parentId
+                && nullable == f.nullable
+                && legacyEncodingValue == f.legacyEncodingValue
+                && nodeTypeValue == f.nodeTypeValue
                 && unenforcedPrimaryKey == f.unenforcedPrimaryKey
                 && unenforcedPrimaryKeyPosition == f.unenforcedPrimaryKeyPosition
                 && unenforcedClusteringKey == f.unenforcedClusteringKey
                 && unenforcedClusteringKeyPosition == f.unenforcedClusteringKeyPosition
-                && name.equals(f.name) && logicalType.equals(f.logicalType) && rawMetadata.equals(f.rawMetadata)
-                && extensionName.equals(f.extensionName) && Objects.equals(legacyDictionary, f.legacyDictionary)
-                && unknownFields.equals(f.unknownFields) && children.equals(f.children);
+                && name.equals(f.name)
+                && logicalType.equals(f.logicalType)
+                && rawMetadata.equals(f.rawMetadata)
+                && extensionName.equals(f.extensionName)
+                && Objects.equals(legacyDictionary, f.legacyDictionary)
+                && unknownFields.equals(f.unknownFields)
+                && children.equals(f.children);
     }
 
     @Override

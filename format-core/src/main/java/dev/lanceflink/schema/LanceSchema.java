@@ -1,5 +1,6 @@
 package dev.lanceflink.schema;
 
+import com.google.protobuf.ByteString;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,9 +15,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
-
-import com.google.protobuf.ByteString;
-
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -136,7 +134,10 @@ public final class LanceSchema {
 
     /** The {@code lance.file.Schema} message (fields + metadata) stored in data files. */
     public lance.file.Schema toProtoSchema() {
-        return lance.file.Schema.newBuilder().addAllFields(toProto()).putAllMetadata(rawMetadata).build();
+        return lance.file.Schema.newBuilder()
+                .addAllFields(toProto())
+                .putAllMetadata(rawMetadata)
+                .build();
     }
 
     // ------------------------------------------------------------------------------------------
@@ -217,7 +218,8 @@ public final class LanceSchema {
     private static int maxBuilderId(LanceField.Builder b) {
         int max = b.id();
         for (Object k : b.childrenView()) {
-            max = Math.max(max, k instanceof LanceField ? ((LanceField) k).maxId() : maxBuilderId((LanceField.Builder) k));
+            max = Math.max(
+                    max, k instanceof LanceField ? ((LanceField) k).maxId() : maxBuilderId((LanceField.Builder) k));
         }
         return max;
     }
@@ -345,9 +347,10 @@ public final class LanceSchema {
     public LanceSchema project(Collection<String> paths) {
         Set<Integer> ids = new LinkedHashSet<>();
         for (String p : paths) {
-            LanceField f = fieldByPath(p).orElseThrow(() -> new LanceSchemaException("Cannot project column '" + p
-                    + "': no such field; top-level fields are " + fields.stream().map(LanceField::name)
-                            .collect(Collectors.toList())));
+            LanceField f = fieldByPath(p)
+                    .orElseThrow(() -> new LanceSchemaException("Cannot project column '" + p
+                            + "': no such field; top-level fields are "
+                            + fields.stream().map(LanceField::name).collect(Collectors.toList())));
             ids.add(f.id());
         }
         return projectIds(ids);
@@ -367,9 +370,10 @@ public final class LanceSchema {
             if (!seen.add(name)) {
                 throw new LanceSchemaException("Column '" + name + "' is selected twice");
             }
-            out.add(fieldByName(name).orElseThrow(() -> new LanceSchemaException("Cannot select column '" + name
-                    + "': no such top-level field; top-level fields are "
-                    + fields.stream().map(LanceField::name).collect(Collectors.toList()))));
+            out.add(fieldByName(name)
+                    .orElseThrow(() -> new LanceSchemaException("Cannot select column '" + name
+                            + "': no such top-level field; top-level fields are "
+                            + fields.stream().map(LanceField::name).collect(Collectors.toList()))));
         }
         return new LanceSchema(out, rawMetadata);
     }
@@ -459,8 +463,8 @@ public final class LanceSchema {
             Set<String> childNames = new HashSet<>();
             for (LanceField c : f.children()) {
                 if (!childNames.add(c.name())) {
-                    throw new LanceSchemaException("Field '" + f.pathString() + "' has two children named '"
-                            + c.name() + "'");
+                    throw new LanceSchemaException(
+                            "Field '" + f.pathString() + "' has two children named '" + c.name() + "'");
                 }
             }
             checkShape(f);
@@ -485,7 +489,8 @@ public final class LanceSchema {
                 }
                 LanceField child = f.children().get(0);
                 boolean structChild = child.isStruct();
-                boolean wantStruct = f.logicalType().endsWith(".struct") || f.isMap()
+                boolean wantStruct = f.logicalType().endsWith(".struct")
+                        || f.isMap()
                         || f.shape() == LogicalTypes.Shape.FIXED_SIZE_LIST_STRUCT;
                 if (wantStruct && !structChild) {
                     throw new LanceSchemaException("Field '" + f.pathString() + "' of type '" + f.logicalType()
@@ -495,7 +500,9 @@ public final class LanceSchema {
                     throw new LanceSchemaException("Field '" + f.pathString() + "' has a struct element, so its type "
                             + "must be '" + f.logicalType() + ".struct', not '" + f.logicalType() + "'");
                 }
-                if (f.isMap() && (child.children().size() < 2 || child.children().get(0).nullable())) {
+                if (f.isMap()
+                        && (child.children().size() < 2
+                                || child.children().get(0).nullable())) {
                     throw new LanceSchemaException("Map field '" + f.pathString() + "' needs an entries struct with a "
                             + "non-nullable key and a value");
                 }

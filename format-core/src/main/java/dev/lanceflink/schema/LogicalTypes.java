@@ -4,9 +4,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
 import lance.file.Encoding;
-
 import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.TimeUnit;
@@ -111,8 +109,7 @@ public final class LogicalTypes {
         SIMPLE_TYPES.put("duration:ns", new ArrowType.Duration(TimeUnit.NANOSECOND));
     }
 
-    private LogicalTypes() {
-    }
+    private LogicalTypes() {}
 
     /** The child-node shape of a logical type string (never fails; unknown strings are LEAF). */
     public static Shape shapeOf(String logicalType) {
@@ -174,8 +171,14 @@ public final class LogicalTypes {
      * @throws UnsupportedTypeException if the string is outside the grammar
      * @throws LanceSchemaException if the number of children does not fit the type
      */
-    public static Field toArrowField(String fieldPath, String name, String logicalType, boolean nullable,
-            Map<String, String> metadata, List<Field> children, long dictionaryId) {
+    public static Field toArrowField(
+            String fieldPath,
+            String name,
+            String logicalType,
+            boolean nullable,
+            Map<String, String> metadata,
+            List<Field> children,
+            long dictionaryId) {
         Shape shape = shapeOf(logicalType);
         switch (shape) {
             case STRUCT:
@@ -185,17 +188,15 @@ public final class LogicalTypes {
                 return new Field(name, new FieldType(nullable, ArrowType.List.INSTANCE, null, metadata), children);
             case LARGE_LIST:
                 requireOneChild(fieldPath, logicalType, children);
-                return new Field(name, new FieldType(nullable, ArrowType.LargeList.INSTANCE, null, metadata),
-                        children);
+                return new Field(name, new FieldType(nullable, ArrowType.LargeList.INSTANCE, null, metadata), children);
             case MAP:
                 requireOneChild(fieldPath, logicalType, children);
                 return new Field(name, new FieldType(nullable, new ArrowType.Map(false), null, metadata), children);
             case FIXED_SIZE_LIST_STRUCT: {
                 requireOneChild(fieldPath, logicalType, children);
-                int size = parseListSize(fieldPath, logicalType,
-                        logicalType.substring(FSL_STRUCT_PREFIX.length()));
-                return new Field(name, new FieldType(nullable, new ArrowType.FixedSizeList(size), null, metadata),
-                        children);
+                int size = parseListSize(fieldPath, logicalType, logicalType.substring(FSL_STRUCT_PREFIX.length()));
+                return new Field(
+                        name, new FieldType(nullable, new ArrowType.FixedSizeList(size), null, metadata), children);
             }
             case LEAF:
             default:
@@ -226,11 +227,12 @@ public final class LogicalTypes {
             case MAP:
                 return new ArrowType.Map(false);
             case FIXED_SIZE_LIST_STRUCT:
-                return new ArrowType.FixedSizeList(parseListSize(fieldPath, logicalType,
-                        logicalType.substring(FSL_STRUCT_PREFIX.length())));
+                return new ArrowType.FixedSizeList(
+                        parseListSize(fieldPath, logicalType, logicalType.substring(FSL_STRUCT_PREFIX.length())));
             case LEAF:
             default:
-                return leafField(fieldPath, "item", logicalType, true, Map.of(), 0).getType();
+                return leafField(fieldPath, "item", logicalType, true, Map.of(), 0)
+                        .getType();
         }
     }
 
@@ -242,8 +244,13 @@ public final class LogicalTypes {
         }
     }
 
-    private static Field leafField(String fieldPath, String name, String logicalType, boolean nullable,
-            Map<String, String> metadata, long dictionaryId) {
+    private static Field leafField(
+            String fieldPath,
+            String name,
+            String logicalType,
+            boolean nullable,
+            Map<String, String> metadata,
+            long dictionaryId) {
         ArrowType simple = SIMPLE_TYPES.get(logicalType);
         if (simple != null) {
             Map<String, String> md = metadata;
@@ -265,72 +272,99 @@ public final class LogicalTypes {
                     throw unsupported(fieldPath, logicalType, "expected 'fixed_size_binary:<byte width>'");
                 }
                 int width = parsePositiveInt(fieldPath, logicalType, tokens[1], "byte width");
-                return new Field(name, new FieldType(nullable, new ArrowType.FixedSizeBinary(width), null, metadata),
-                        List.of());
+                return new Field(
+                        name, new FieldType(nullable, new ArrowType.FixedSizeBinary(width), null, metadata), List.of());
             }
             case "dict": {
                 if (tokens.length != 4) {
-                    throw unsupported(fieldPath, logicalType,
+                    throw unsupported(
+                            fieldPath,
+                            logicalType,
                             "expected 'dict:<value type>:<index type>:false' (exactly 4 tokens)");
                 }
                 ArrowType valueType = SIMPLE_TYPES.get(tokens[1]);
                 if (valueType == null || "json".equals(tokens[1]) || "blob".equals(tokens[1])) {
-                    throw unsupported(fieldPath, logicalType, "dictionary value type '" + tokens[1]
-                            + "' is not a single-token Lance type");
+                    throw unsupported(
+                            fieldPath,
+                            logicalType,
+                            "dictionary value type '" + tokens[1] + "' is not a single-token Lance type");
                 }
                 ArrowType indexType = SIMPLE_TYPES.get(tokens[2]);
                 if (!(indexType instanceof ArrowType.Int)) {
-                    throw unsupported(fieldPath, logicalType, "dictionary index type '" + tokens[2]
-                            + "' must be an integer type (int8..uint64)");
+                    throw unsupported(
+                            fieldPath,
+                            logicalType,
+                            "dictionary index type '" + tokens[2] + "' must be an integer type (int8..uint64)");
                 }
                 DictionaryEncoding encoding = new DictionaryEncoding(dictionaryId, false, (ArrowType.Int) indexType);
                 return new Field(name, new FieldType(nullable, valueType, encoding, metadata), List.of());
             }
             case "decimal": {
                 if (tokens.length != 4) {
-                    throw unsupported(fieldPath, logicalType,
+                    throw unsupported(
+                            fieldPath,
+                            logicalType,
                             "expected 'decimal:<128|256>:<precision>:<scale>' (exactly 4 tokens)");
                 }
                 int bits = parseInt(fieldPath, logicalType, tokens[1], "bit width");
                 int precision = parseInt(fieldPath, logicalType, tokens[2], "precision");
                 int scale = parseInt(fieldPath, logicalType, tokens[3], "scale");
                 if (bits != 128 && bits != 256) {
-                    throw unsupported(fieldPath, logicalType, "only 128- and 256-bit decimals exist in Lance, found "
-                            + bits + " bits");
+                    throw unsupported(
+                            fieldPath,
+                            logicalType,
+                            "only 128- and 256-bit decimals exist in Lance, found " + bits + " bits");
                 }
                 int maxPrecision = bits == 128 ? 38 : 76;
                 if (precision < 1 || precision > maxPrecision) {
-                    throw unsupported(fieldPath, logicalType, "precision " + precision + " is outside 1.."
-                            + maxPrecision + " for a " + bits + "-bit decimal");
+                    throw unsupported(
+                            fieldPath,
+                            logicalType,
+                            "precision " + precision + " is outside 1.." + maxPrecision + " for a " + bits
+                                    + "-bit decimal");
                 }
                 if (scale < -128 || scale > 127) {
                     throw unsupported(fieldPath, logicalType, "scale " + scale + " is outside -128..127");
                 }
-                return new Field(name, new FieldType(nullable, new ArrowType.Decimal(precision, scale, bits), null,
-                        metadata), List.of());
+                return new Field(
+                        name,
+                        new FieldType(nullable, new ArrowType.Decimal(precision, scale, bits), null, metadata),
+                        List.of());
             }
             case "timestamp": {
                 if (tokens.length != 3) {
-                    throw unsupported(fieldPath, logicalType, "expected 'timestamp:<s|ms|us|ns>:<zone or ->' "
-                            + "(exactly 3 tokens; a zone containing ':' such as '+05:00' cannot be stored, "
-                            + "use an IANA name or 'UTC')");
+                    throw unsupported(
+                            fieldPath,
+                            logicalType,
+                            "expected 'timestamp:<s|ms|us|ns>:<zone or ->' "
+                                    + "(exactly 3 tokens; a zone containing ':' such as '+05:00' cannot be stored, "
+                                    + "use an IANA name or 'UTC')");
                 }
                 TimeUnit unit = parseTimeUnit(fieldPath, logicalType, tokens[1]);
                 String zone = "-".equals(tokens[2]) ? null : tokens[2];
-                return new Field(name, new FieldType(nullable, new ArrowType.Timestamp(unit, zone), null, metadata),
-                        List.of());
+                return new Field(
+                        name, new FieldType(nullable, new ArrowType.Timestamp(unit, zone), null, metadata), List.of());
             }
             default:
-                throw unsupported(fieldPath, logicalType, "not a Lance logical type this connector can map to Arrow "
-                        + "(known: null, bool, int8..uint64, halffloat, float, double, string, large_string, binary, "
-                        + "large_binary, json, blob, date32:day, date64:ms, time32:s|ms, time64:us|ns, "
-                        + "duration:<unit>, timestamp:<unit>:<zone>, decimal:<bits>:<p>:<s>, fixed_size_binary:<n>, "
-                        + "fixed_size_list:<type>:<n>, dict:<value>:<index>:false, struct, list, large_list, map)");
+                throw unsupported(
+                        fieldPath,
+                        logicalType,
+                        "not a Lance logical type this connector can map to Arrow "
+                                + "(known: null, bool, int8..uint64, halffloat, float, double, string, large_string, binary, "
+                                + "large_binary, json, blob, date32:day, date64:ms, time32:s|ms, time64:us|ns, "
+                                + "duration:<unit>, timestamp:<unit>:<zone>, decimal:<bits>:<p>:<s>, fixed_size_binary:<n>, "
+                                + "fixed_size_list:<type>:<n>, dict:<value>:<index>:false, struct, list, large_list, map)");
         }
     }
 
-    private static Field fixedSizeListField(String fieldPath, String name, String logicalType, String[] tokens,
-            boolean nullable, Map<String, String> metadata, long dictionaryId) {
+    private static Field fixedSizeListField(
+            String fieldPath,
+            String name,
+            String logicalType,
+            String[] tokens,
+            boolean nullable,
+            Map<String, String> metadata,
+            long dictionaryId) {
         if (tokens.length < 3) {
             throw unsupported(fieldPath, logicalType, "expected 'fixed_size_list:<element type>:<size>'");
         }
@@ -344,13 +378,16 @@ public final class LogicalTypes {
             element = new Field("item", new FieldType(true, new ArrowType.FixedSizeBinary(2), null, md), List.of());
         } else {
             if (shapeOf(elementType) != Shape.LEAF) {
-                throw unsupported(fieldPath, logicalType, "a fixed-size list element of type '" + elementType
-                        + "' is not allowed (lists, maps and structs nested in a fixed-size list are rejected)");
+                throw unsupported(
+                        fieldPath,
+                        logicalType,
+                        "a fixed-size list element of type '" + elementType
+                                + "' is not allowed (lists, maps and structs nested in a fixed-size list are rejected)");
             }
             element = leafField(fieldPath + ".item", "item", elementType, true, Map.of(), dictionaryId);
         }
-        return new Field(name, new FieldType(nullable, new ArrowType.FixedSizeList(size), null, metadata),
-                List.of(element));
+        return new Field(
+                name, new FieldType(nullable, new ArrowType.FixedSizeList(size), null, metadata), List.of(element));
     }
 
     private static int parseListSize(String fieldPath, String logicalType, String token) {
@@ -423,7 +460,9 @@ public final class LogicalTypes {
         if (dictionary != null) {
             String valueType = primitiveTypeString(fieldPath, type);
             if (valueType == null) {
-                throw new UnsupportedTypeException(fieldPath, "dictionary<" + type + ">",
+                throw new UnsupportedTypeException(
+                        fieldPath,
+                        "dictionary<" + type + ">",
                         "dictionary values must be a primitive or string/binary type");
             }
             String indexType = primitiveTypeString(fieldPath, dictionary.getIndexType());
@@ -443,8 +482,8 @@ public final class LogicalTypes {
             case FixedSizeList: {
                 int size = ((ArrowType.FixedSizeList) type).getListSize();
                 if (size <= 0) {
-                    throw new UnsupportedTypeException(fieldPath, type.toString(),
-                            "a fixed-size list needs a positive size, found " + size);
+                    throw new UnsupportedTypeException(
+                            fieldPath, type.toString(), "a fixed-size list needs a positive size, found " + size);
                 }
                 Field element = onlyChild(fieldPath, field);
                 if (isBfloat16(element)) {
@@ -456,24 +495,31 @@ public final class LogicalTypes {
             case Map: {
                 ArrowType.Map map = (ArrowType.Map) type;
                 if (map.getKeysSorted()) {
-                    throw new UnsupportedTypeException(fieldPath, type.toString(),
+                    throw new UnsupportedTypeException(
+                            fieldPath,
+                            type.toString(),
                             "Lance only stores maps with keys_sorted=false; declare the map unsorted");
                 }
-                Field entries = field.getChildren().isEmpty() ? null : field.getChildren().get(0);
-                if (entries == null || !(storageType(entries.getType()) instanceof ArrowType.Struct)
+                Field entries = field.getChildren().isEmpty()
+                        ? null
+                        : field.getChildren().get(0);
+                if (entries == null
+                        || !(storageType(entries.getType()) instanceof ArrowType.Struct)
                         || entries.getChildren().size() < 2) {
-                    throw new UnsupportedTypeException(fieldPath, type.toString(),
-                            "map entries must be a struct<key, value>");
+                    throw new UnsupportedTypeException(
+                            fieldPath, type.toString(), "map entries must be a struct<key, value>");
                 }
                 if (entries.getChildren().get(0).isNullable()) {
-                    throw new UnsupportedTypeException(fieldPath, type.toString(), "map key field '"
-                            + entries.getChildren().get(0).getName() + "' must be non-nullable");
+                    throw new UnsupportedTypeException(
+                            fieldPath,
+                            type.toString(),
+                            "map key field '" + entries.getChildren().get(0).getName() + "' must be non-nullable");
                 }
                 return "map";
             }
             default:
-                throw new UnsupportedTypeException(fieldPath, type.toString(), "Lance cannot store Arrow "
-                        + type.getTypeID() + " columns");
+                throw new UnsupportedTypeException(
+                        fieldPath, type.toString(), "Lance cannot store Arrow " + type.getTypeID() + " columns");
         }
     }
 
@@ -512,7 +558,9 @@ public final class LogicalTypes {
             case Decimal: {
                 ArrowType.Decimal d = (ArrowType.Decimal) type;
                 if (d.getBitWidth() != 128 && d.getBitWidth() != 256) {
-                    throw new UnsupportedTypeException(fieldPath, type.toString(),
+                    throw new UnsupportedTypeException(
+                            fieldPath,
+                            type.toString(),
                             "Lance stores only 128- and 256-bit decimals; widen the column");
                 }
                 return "decimal:" + d.getBitWidth() + ":" + d.getPrecision() + ":" + d.getScale();
@@ -523,8 +571,8 @@ public final class LogicalTypes {
                 ArrowType.Time t = (ArrowType.Time) type;
                 String s = "time" + t.getBitWidth() + ":" + unitToken(t.getUnit());
                 if (!SIMPLE_TYPES.containsKey(s)) {
-                    throw new UnsupportedTypeException(fieldPath, type.toString(),
-                            "only time32 in s/ms and time64 in us/ns exist");
+                    throw new UnsupportedTypeException(
+                            fieldPath, type.toString(), "only time32 in s/ms and time64 in us/ns exist");
                 }
                 return s;
             }
@@ -532,9 +580,12 @@ public final class LogicalTypes {
                 ArrowType.Timestamp ts = (ArrowType.Timestamp) type;
                 String zone = ts.getTimezone();
                 if (zone != null && zone.indexOf(':') >= 0) {
-                    throw new UnsupportedTypeException(fieldPath, type.toString(), "time zone '" + zone
-                            + "' contains ':' and cannot be stored in a Lance logical type; use an IANA zone "
-                            + "name (e.g. 'Asia/Kolkata' or 'Etc/GMT-5') or 'UTC'");
+                    throw new UnsupportedTypeException(
+                            fieldPath,
+                            type.toString(),
+                            "time zone '" + zone
+                                    + "' contains ':' and cannot be stored in a Lance logical type; use an IANA zone "
+                                    + "name (e.g. 'Asia/Kolkata' or 'Etc/GMT-5') or 'UTC'");
                 }
                 return "timestamp:" + unitToken(ts.getUnit()) + ":" + (zone == null ? "-" : zone);
             }
@@ -550,14 +601,18 @@ public final class LogicalTypes {
         switch (type.getTypeID()) {
             case Struct:
                 if (nested) {
-                    throw new UnsupportedTypeException(fieldPath, list.getType().toString(),
+                    throw new UnsupportedTypeException(
+                            fieldPath,
+                            list.getType().toString(),
                             "a struct inside a nested fixed-size list cannot be stored");
                 }
                 return;
             case List:
             case LargeList:
             case Map:
-                throw new UnsupportedTypeException(fieldPath, list.getType().toString(),
+                throw new UnsupportedTypeException(
+                        fieldPath,
+                        list.getType().toString(),
                         "a fixed-size list of " + type.getTypeID() + " cannot be stored; use list<list<...>>");
             case FixedSizeList:
                 checkFixedSizeListElement(fieldPath, list, element.getChildren().get(0), true);
@@ -569,7 +624,8 @@ public final class LogicalTypes {
     private static Field onlyChild(String fieldPath, Field field) {
         if (field.getChildren().size() != 1) {
             throw new LanceSchemaException("Arrow field '" + fieldPath + "' of type " + field.getType()
-                    + " must have exactly one child (the element), found " + field.getChildren().size());
+                    + " must have exactly one child (the element), found "
+                    + field.getChildren().size());
         }
         return field.getChildren().get(0);
     }

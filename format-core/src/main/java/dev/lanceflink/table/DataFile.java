@@ -21,8 +21,14 @@ import java.util.function.IntPredicate;
  *
  * @param fileSizeBytes exact size; 0 means unknown (Lance then re-derives it), so always fill it
  */
-public record DataFile(String path, int[] fields, int[] columnIndices, int fileMajorVersion, int fileMinorVersion,
-        long fileSizeBytes, OptionalInt baseId) {
+public record DataFile(
+        String path,
+        int[] fields,
+        int[] columnIndices,
+        int fileMajorVersion,
+        int fileMinorVersion,
+        long fileSizeBytes,
+        OptionalInt baseId) {
 
     /** Field id marking a superseded column. */
     public static final int TOMBSTONE = -2;
@@ -35,7 +41,12 @@ public record DataFile(String path, int[] fields, int[] columnIndices, int fileM
     }
 
     /** A file under the dataset root's {@code data/} directory. */
-    public DataFile(String path, int[] fields, int[] columnIndices, int fileMajorVersion, int fileMinorVersion,
+    public DataFile(
+            String path,
+            int[] fields,
+            int[] columnIndices,
+            int fileMajorVersion,
+            int fileMinorVersion,
             long fileSizeBytes) {
         this(path, fields, columnIndices, fileMajorVersion, fileMinorVersion, fileSizeBytes, OptionalInt.empty());
     }
@@ -130,9 +141,14 @@ public record DataFile(String path, int[] fields, int[] columnIndices, int fileM
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof DataFile d && path.equals(d.path) && Arrays.equals(fields, d.fields)
-                && Arrays.equals(columnIndices, d.columnIndices) && fileMajorVersion == d.fileMajorVersion
-                && fileMinorVersion == d.fileMinorVersion && fileSizeBytes == d.fileSizeBytes && baseId.equals(d.baseId);
+        return o instanceof DataFile d
+                && path.equals(d.path)
+                && Arrays.equals(fields, d.fields)
+                && Arrays.equals(columnIndices, d.columnIndices)
+                && fileMajorVersion == d.fileMajorVersion
+                && fileMinorVersion == d.fileMinorVersion
+                && fileSizeBytes == d.fileSizeBytes
+                && baseId.equals(d.baseId);
     }
 
     @Override
@@ -142,7 +158,8 @@ public record DataFile(String path, int[] fields, int[] columnIndices, int fileM
 
     @Override
     public String toString() {
-        return "DataFile[" + path + ", fields=" + Arrays.toString(fields) + ", columns=" + Arrays.toString(columnIndices)
+        return "DataFile[" + path + ", fields=" + Arrays.toString(fields) + ", columns="
+                + Arrays.toString(columnIndices)
                 + ", v" + fileMajorVersion + "." + fileMinorVersion + ", " + fileSizeBytes + " bytes"
                 + (baseId.isPresent() ? ", base " + baseId.getAsInt() : "") + "]";
     }

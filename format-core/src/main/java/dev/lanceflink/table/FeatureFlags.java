@@ -30,8 +30,13 @@ public final class FeatureFlags {
     public static final long UNSTABLE_DATA_OVERLAY_FILES = 64;
 
     /** Every bit this library implements; any other bit is refused. */
-    public static final long KNOWN = DELETION_FILES | STABLE_ROW_IDS | USE_V2_FORMAT_DEPRECATED | TABLE_CONFIG
-            | BASE_PATHS | DISABLE_TRANSACTION_FILE | UNSTABLE_DATA_OVERLAY_FILES;
+    public static final long KNOWN = DELETION_FILES
+            | STABLE_ROW_IDS
+            | USE_V2_FORMAT_DEPRECATED
+            | TABLE_CONFIG
+            | BASE_PATHS
+            | DISABLE_TRANSACTION_FILE
+            | UNSTABLE_DATA_OVERLAY_FILES;
 
     private FeatureFlags() {}
 
@@ -48,8 +53,13 @@ public final class FeatureFlags {
      * @param transactionFileSkipped no {@code .txn} file was written for this version
      * @param hasOverlays some fragment has a non-empty overlay list
      */
-    public static Words compute(boolean hasDeletionFiles, boolean stableRowIds, boolean hasConfig,
-            boolean hasBasePaths, boolean transactionFileSkipped, boolean hasOverlays) {
+    public static Words compute(
+            boolean hasDeletionFiles,
+            boolean stableRowIds,
+            boolean hasConfig,
+            boolean hasBasePaths,
+            boolean transactionFileSkipped,
+            boolean hasOverlays) {
         long both = 0;
         if (hasDeletionFiles) {
             both |= DELETION_FILES;

@@ -36,14 +36,16 @@ public record FileLocation(String baseUri, String path) {
         String what = "deletion file " + file.fileName(fragmentId) + " of fragment " + fragmentId;
         FileLocation loc = resolve(file.baseId(), DeletionFile.DELETIONS_DIR, file.fileName(fragmentId), bases, what);
         if (!loc.isUnderDatasetRoot() && !loc.path().startsWith(DeletionFile.DELETIONS_DIR + "/")) {
-            throw new IllegalStateException("The " + what + " refers to base path id " + file.baseId().getAsInt()
+            throw new IllegalStateException("The " + what + " refers to base path id "
+                    + file.baseId().getAsInt()
                     + " (" + loc.baseUri() + "), which is not a dataset root; Lance keeps deletion files only under"
                     + " a dataset root's _deletions/, so the manifest is inconsistent");
         }
         return loc;
     }
 
-    private static FileLocation resolve(OptionalInt baseId, String dir, String name, List<BasePath> bases, String what) {
+    private static FileLocation resolve(
+            OptionalInt baseId, String dir, String name, List<BasePath> bases, String what) {
         if (baseId.isEmpty()) {
             return new FileLocation(null, dir + "/" + name);
         }

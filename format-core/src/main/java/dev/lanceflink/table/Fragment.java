@@ -14,8 +14,13 @@ import java.util.Optional;
  * @param physicalRows row count including deleted rows (0 would mean "unknown" to Lance)
  * @param overlays oldest first (non-decreasing {@code committedVersion})
  */
-public record Fragment(long id, List<DataFile> files, DeletionFile deletionFile, long physicalRows,
-        RowIdMeta rowIdMeta, List<DataOverlayFile> overlays) {
+public record Fragment(
+        long id,
+        List<DataFile> files,
+        DeletionFile deletionFile,
+        long physicalRows,
+        RowIdMeta rowIdMeta,
+        List<DataOverlayFile> overlays) {
 
     public Fragment {
         files = List.copyOf(files);

@@ -79,8 +79,10 @@ public final class IndexEntry {
         try {
             b.deserialize(ByteBuffer.wrap(bytes));
         } catch (IOException | RuntimeException e) {
-            throw new CorruptTableException("Index '" + name() + "' (" + uuid() + ") has a fragment_bitmap that is not"
-                    + " a portable Roaring bitmap: " + e.getMessage(), e);
+            throw new CorruptTableException(
+                    "Index '" + name() + "' (" + uuid() + ") has a fragment_bitmap that is not"
+                            + " a portable Roaring bitmap: " + e.getMessage(),
+                    e);
         }
         boolean changed = false;
         for (long id : fragmentIds) {
@@ -92,7 +94,8 @@ public final class IndexEntry {
         b.removeRunCompression();
         ByteBuffer out = ByteBuffer.allocate(b.serializedSizeInBytes());
         b.serialize(out);
-        return new IndexEntry(proto.toBuilder().setFragmentBitmap(ByteString.copyFrom(out.array()))
+        return new IndexEntry(proto.toBuilder()
+                .setFragmentBitmap(ByteString.copyFrom(out.array()))
                 .build());
     }
 
@@ -106,8 +109,10 @@ public final class IndexEntry {
         try {
             b.deserialize(ByteBuffer.wrap(bytes));
         } catch (IOException | RuntimeException e) {
-            throw new CorruptTableException("Index '" + name() + "' has a fragment_bitmap that is not a portable"
-                    + " Roaring bitmap: " + e.getMessage(), e);
+            throw new CorruptTableException(
+                    "Index '" + name() + "' has a fragment_bitmap that is not a portable" + " Roaring bitmap: "
+                            + e.getMessage(),
+                    e);
         }
         return b.contains((int) fragmentId);
     }

@@ -26,6 +26,7 @@ import lance.table.IndexSection;
 public final class ManifestIO {
     /** Size of the trailer that ends every manifest file. */
     public static final int TRAILER_SIZE = 16;
+
     static final byte[] MAGIC = "LANC".getBytes(StandardCharsets.US_ASCII);
     static final short TRAILER_MAJOR = 0;
     static final short TRAILER_MINOR = 2;
@@ -75,8 +76,10 @@ public final class ManifestIO {
                 try {
                     indices = IndexSection.parseFrom(blob).getIndicesList();
                 } catch (InvalidProtocolBufferException e) {
-                    throw new CorruptTableException("Manifest " + path + ": the index section at offset "
-                            + proto.getIndexSection() + " is not a valid IndexSection protobuf: " + e.getMessage(), e);
+                    throw new CorruptTableException(
+                            "Manifest " + path + ": the index section at offset " + proto.getIndexSection()
+                                    + " is not a valid IndexSection protobuf: " + e.getMessage(),
+                            e);
                 }
             }
             byte[] txn = proto.hasTransactionSection()
@@ -107,12 +110,15 @@ public final class ManifestIO {
                 indices = IndexSection.parseFrom(blobAt(file, 0, proto.getIndexSection(), size, path, "index section"))
                         .getIndicesList();
             } catch (InvalidProtocolBufferException e) {
-                throw new CorruptTableException("Manifest " + path + ": the index section at offset "
-                        + proto.getIndexSection() + " is not a valid IndexSection protobuf: " + e.getMessage(), e);
+                throw new CorruptTableException(
+                        "Manifest " + path + ": the index section at offset " + proto.getIndexSection()
+                                + " is not a valid IndexSection protobuf: " + e.getMessage(),
+                        e);
             }
         }
         byte[] txn = proto.hasTransactionSection()
-                ? blobAt(file, 0, proto.getTransactionSection(), size, path, "inline transaction") : null;
+                ? blobAt(file, 0, proto.getTransactionSection(), size, path, "inline transaction")
+                : null;
         return TableProtoCodec.manifest(proto, indices, txn, path);
     }
 
@@ -139,7 +145,10 @@ public final class ManifestIO {
         long manifestPos = out.size();
         writeBlob(out, TableProtoCodec.toProto(m, indexPos, txnPos).toByteArray());
         ByteBuffer trailer = ByteBuffer.allocate(TRAILER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
-        trailer.putLong(manifestPos).putShort(TRAILER_MAJOR).putShort(TRAILER_MINOR).put(MAGIC);
+        trailer.putLong(manifestPos)
+                .putShort(TRAILER_MAJOR)
+                .putShort(TRAILER_MINOR)
+                .put(MAGIC);
         out.write(trailer.array(), 0, TRAILER_SIZE);
         return out.toByteArray();
     }
@@ -171,10 +180,11 @@ public final class ManifestIO {
         return position;
     }
 
-    private static lance.table.Manifest decodeManifestBlob(byte[] bytes, long base, long position, long size,
-            String path) throws CorruptTableException {
+    private static lance.table.Manifest decodeManifestBlob(
+            byte[] bytes, long base, long position, long size, String path) throws CorruptTableException {
         int at = (int) (position - base);
-        long len = Integer.toUnsignedLong(ByteBuffer.wrap(bytes, at, 4).order(ByteOrder.LITTLE_ENDIAN).getInt());
+        long len = Integer.toUnsignedLong(
+                ByteBuffer.wrap(bytes, at, 4).order(ByteOrder.LITTLE_ENDIAN).getInt());
         long expected = size - position - 4 - TRAILER_SIZE;
         if (len != expected) {
             throw new CorruptTableException("Manifest " + path + ": the manifest blob at offset " + position
@@ -183,14 +193,17 @@ public final class ManifestIO {
         try {
             return lance.table.Manifest.parseFrom(ByteBuffer.wrap(bytes, at + 4, (int) len));
         } catch (InvalidProtocolBufferException e) {
-            throw new CorruptTableException("Manifest " + path + ": the " + len + "-byte blob at offset " + position
-                    + " is not a valid Manifest protobuf: " + e.getMessage(), e);
+            throw new CorruptTableException(
+                    "Manifest " + path + ": the " + len + "-byte blob at offset " + position
+                            + " is not a valid Manifest protobuf: " + e.getMessage(),
+                    e);
         }
     }
 
     /** A length-prefixed blob at an absolute position, from the buffer if it holds it, else from the reader. */
-    private static byte[] readBlob(RangeReader reader, byte[] bytes, long base, long position, long size, String path,
-            String what) throws IOException {
+    private static byte[] readBlob(
+            RangeReader reader, byte[] bytes, long base, long position, long size, String path, String what)
+            throws IOException {
         if (position >= base) {
             return blobAt(bytes, base, position, size, path, what);
         }
@@ -212,7 +225,9 @@ public final class ManifestIO {
         if (position < base || at > bytes.length - 4) {
             throw outside(path, what, position, size);
         }
-        long len = Integer.toUnsignedLong(ByteBuffer.wrap(bytes, (int) at, 4).order(ByteOrder.LITTLE_ENDIAN).getInt());
+        long len = Integer.toUnsignedLong(ByteBuffer.wrap(bytes, (int) at, 4)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .getInt());
         if (at + 4 + len > bytes.length - TRAILER_SIZE) {
             throw new CorruptTableException("Manifest " + path + ": the " + what + " at offset " + position
                     + " declares " + len + " bytes, past the end of the file (" + size + " bytes)");

@@ -16,6 +16,7 @@ public enum ManifestNamingScheme {
 
     /** The directory holding manifests, relative to the dataset root. */
     public static final String VERSIONS_DIR = "_versions";
+
     static final String SUFFIX = ".manifest";
     private static final int V2_DIGITS = 20;
     private static final int V2_NAME_LENGTH = V2_DIGITS + SUFFIX.length();
@@ -79,6 +80,7 @@ public enum ManifestNamingScheme {
 
     /** Parses a manifest file name of either scheme, or empty if it is none (see {@link #detect}). */
     public static Optional<ManifestLocation> parse(String fileName, long size) {
-        return detect(fileName).map(s -> new ManifestLocation(s.parseVersion(fileName), s, VERSIONS_DIR + "/" + fileName, size));
+        return detect(fileName)
+                .map(s -> new ManifestLocation(s.parseVersion(fileName), s, VERSIONS_DIR + "/" + fileName, size));
     }
 }

@@ -25,7 +25,8 @@ public sealed interface OverlayCoverage {
     /** One bitmap shared by every field of the file ({@code shared_offset_bitmap}, field 2). */
     record Dense(byte[] sharedOffsetBitmap) implements OverlayCoverage {
         public Dense {
-            sharedOffsetBitmap = requireNonNull(sharedOffsetBitmap, "sharedOffsetBitmap is null").clone();
+            sharedOffsetBitmap = requireNonNull(sharedOffsetBitmap, "sharedOffsetBitmap is null")
+                    .clone();
         }
 
         public static Dense of(RoaringBitmap offsets) {
@@ -155,8 +156,10 @@ public sealed interface OverlayCoverage {
         try {
             b.deserialize(ByteBuffer.wrap(bytes));
         } catch (RuntimeException | IOException e) {
-            throw new CorruptTableException("Overlay coverage is not a portable 32-bit Roaring bitmap ("
-                    + bytes.length + " bytes): " + e.getMessage(), e);
+            throw new CorruptTableException(
+                    "Overlay coverage is not a portable 32-bit Roaring bitmap (" + bytes.length + " bytes): "
+                            + e.getMessage(),
+                    e);
         }
         return b;
     }

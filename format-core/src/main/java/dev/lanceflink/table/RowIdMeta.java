@@ -5,8 +5,7 @@ package dev.lanceflink.table;
  * and last-updated-at versions. Each part is null when absent. Only tables with feature flag 2
  * (stable row ids) carry them, and then every fragment must have {@link #rowIds()}.
  */
-public record RowIdMeta(SequenceSource rowIds, SequenceSource lastUpdatedAtVersions,
-        SequenceSource createdAtVersions) {
+public record RowIdMeta(SequenceSource rowIds, SequenceSource lastUpdatedAtVersions, SequenceSource createdAtVersions) {
 
     public static final RowIdMeta NONE = new RowIdMeta(null, null, null);
 

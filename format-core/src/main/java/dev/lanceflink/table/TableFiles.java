@@ -32,6 +32,7 @@ public final class TableFiles implements AutoCloseable {
     private final List<BasePath> bases;
     /** The table version whose files these are, for messages; -1 if not known. */
     private final long version;
+
     private final Map<String, ObjectStore> opened = new HashMap<>();
 
     /**
@@ -115,20 +116,26 @@ public final class TableFiles implements AutoCloseable {
 
     /** A data file of fragment {@code fragmentId}. */
     public StoredFile dataFile(long fragmentId, DataFile file) throws IOException {
-        return open(locate(() -> FileLocation.ofDataFile(file, bases)), file.baseId().orElse(-1),
+        return open(
+                locate(() -> FileLocation.ofDataFile(file, bases)),
+                file.baseId().orElse(-1),
                 "data file " + file.path() + " of fragment " + fragmentId);
     }
 
     /** The value file of a data overlay of fragment {@code fragmentId}. */
     public StoredFile overlayFile(long fragmentId, DataOverlayFile overlay) throws IOException {
         DataFile file = overlay.dataFile();
-        return open(locate(() -> FileLocation.ofDataFile(file, bases)), file.baseId().orElse(-1),
+        return open(
+                locate(() -> FileLocation.ofDataFile(file, bases)),
+                file.baseId().orElse(-1),
                 "overlay file " + file.path() + " of fragment " + fragmentId);
     }
 
     /** The deletion file of fragment {@code fragmentId}. */
     public StoredFile deletionFile(long fragmentId, DeletionFile file) throws IOException {
-        return open(locate(() -> FileLocation.ofDeletionFile(fragmentId, file, bases)), file.baseId().orElse(-1),
+        return open(
+                locate(() -> FileLocation.ofDeletionFile(fragmentId, file, bases)),
+                file.baseId().orElse(-1),
                 "deletion file " + file.fileName(fragmentId) + " of fragment " + fragmentId);
     }
 
@@ -166,10 +173,12 @@ public final class TableFiles implements AutoCloseable {
         }
         String table = root.rootUri();
         String at = version >= 0 ? "Version " + version + " of table " + table : "Table " + table;
-        return new MissingTableFileException(at + " references the " + file.what + ", but " + file.uri
-                + " does not exist: it was deleted by hand or by a cleanup that should have kept it. Restore the"
-                + " file (e.g. from a backup), or read a version that does not use it (`lance-flink versions "
-                + table + "` lists the versions, `lance-flink inspect " + table + " --version N` the files of one)",
+        return new MissingTableFileException(
+                at + " references the " + file.what + ", but " + file.uri
+                        + " does not exist: it was deleted by hand or by a cleanup that should have kept it. Restore the"
+                        + " file (e.g. from a backup), or read a version that does not use it (`lance-flink versions "
+                        + table + "` lists the versions, `lance-flink inspect " + table
+                        + " --version N` the files of one)",
                 cause);
     }
 
@@ -223,10 +232,13 @@ public final class TableFiles implements AutoCloseable {
             try {
                 store = root.openAt(uri);
             } catch (IOException | RuntimeException e) {
-                throw new IOException("Cannot read the " + what + " of table " + root.rootUri() + ": it lives under"
-                        + " base path id " + baseId + " ('" + uri + "'), which cannot be opened here (" + e.getMessage()
-                        + "). The table references files of another location (e.g. it is a shallow clone); make that"
-                        + " location readable with the table's storage options, or use a deep copy of the table", e);
+                throw new IOException(
+                        "Cannot read the " + what + " of table " + root.rootUri() + ": it lives under"
+                                + " base path id " + baseId + " ('" + uri + "'), which cannot be opened here ("
+                                + e.getMessage()
+                                + "). The table references files of another location (e.g. it is a shallow clone); make that"
+                                + " location readable with the table's storage options, or use a deep copy of the table",
+                        e);
             }
             opened.put(uri, store);
         }

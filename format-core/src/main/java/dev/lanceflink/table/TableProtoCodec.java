@@ -34,8 +34,14 @@ public final class TableProtoCodec {
         for (int i = 0; i < cols.length; i++) {
             cols[i] = p.getColumnIndices(i);
         }
-        return new DataFile(p.getPath(), fields, cols, p.getFileMajorVersion(), p.getFileMinorVersion(),
-                p.getFileSizeBytes(), p.hasBaseId() ? OptionalInt.of(p.getBaseId()) : OptionalInt.empty());
+        return new DataFile(
+                p.getPath(),
+                fields,
+                cols,
+                p.getFileMajorVersion(),
+                p.getFileMinorVersion(),
+                p.getFileSizeBytes(),
+                p.hasBaseId() ? OptionalInt.of(p.getBaseId()) : OptionalInt.empty());
     }
 
     public static lance.table.DataFile toProto(DataFile d) {
@@ -61,10 +67,15 @@ public final class TableProtoCodec {
         DeletionFileType type = switch (p.getFileTypeValue()) {
             case 0 -> DeletionFileType.ARROW_ARRAY;
             case 1 -> DeletionFileType.BITMAP;
-            default -> throw new CorruptTableException(context + ": deletion file type " + p.getFileTypeValue()
-                    + " is unknown (expected 0 = ARROW_ARRAY or 1 = BITMAP)");
+            default ->
+                throw new CorruptTableException(context + ": deletion file type " + p.getFileTypeValue()
+                        + " is unknown (expected 0 = ARROW_ARRAY or 1 = BITMAP)");
         };
-        return new DeletionFile(type, p.getReadVersion(), p.getId(), p.getNumDeletedRows(),
+        return new DeletionFile(
+                type,
+                p.getReadVersion(),
+                p.getId(),
+                p.getNumDeletedRows(),
                 p.hasBaseId() ? OptionalInt.of(p.getBaseId()) : OptionalInt.empty());
     }
 
@@ -86,7 +97,8 @@ public final class TableProtoCodec {
         }
         DataFile file = dataFile(p.getDataFile());
         OverlayCoverage coverage = switch (p.getCoverageCase()) {
-            case SHARED_OFFSET_BITMAP -> new OverlayCoverage.Dense(p.getSharedOffsetBitmap().toByteArray());
+            case SHARED_OFFSET_BITMAP ->
+                new OverlayCoverage.Dense(p.getSharedOffsetBitmap().toByteArray());
             case FIELD_COVERAGE -> {
                 List<byte[]> bms = new ArrayList<>();
                 for (ByteString bs : p.getFieldCoverage().getOffsetBitmapsList()) {
@@ -94,8 +106,9 @@ public final class TableProtoCodec {
                 }
                 yield new OverlayCoverage.PerField(bms);
             }
-            case COVERAGE_NOT_SET -> throw new CorruptTableException(context + ": data overlay file "
-                    + file.path() + " has no coverage (neither shared_offset_bitmap nor field_coverage)");
+            case COVERAGE_NOT_SET ->
+                throw new CorruptTableException(context + ": data overlay file " + file.path()
+                        + " has no coverage (neither shared_offset_bitmap nor field_coverage)");
         };
         try {
             return new DataOverlayFile(file, coverage, p.getCommittedVersion());
@@ -139,13 +152,14 @@ public final class TableProtoCodec {
             case ROWIDSEQUENCE_NOT_SET -> null;
         };
         SequenceSource updated = switch (p.getLastUpdatedAtVersionSequenceCase()) {
-            case INLINE_LAST_UPDATED_AT_VERSIONS -> new SequenceSource.Inline(
-                    p.getInlineLastUpdatedAtVersions().toByteArray());
+            case INLINE_LAST_UPDATED_AT_VERSIONS ->
+                new SequenceSource.Inline(p.getInlineLastUpdatedAtVersions().toByteArray());
             case EXTERNAL_LAST_UPDATED_AT_VERSIONS -> external(p.getExternalLastUpdatedAtVersions());
             case LASTUPDATEDATVERSIONSEQUENCE_NOT_SET -> null;
         };
         SequenceSource created = switch (p.getCreatedAtVersionSequenceCase()) {
-            case INLINE_CREATED_AT_VERSIONS -> new SequenceSource.Inline(p.getInlineCreatedAtVersions().toByteArray());
+            case INLINE_CREATED_AT_VERSIONS ->
+                new SequenceSource.Inline(p.getInlineCreatedAtVersions().toByteArray());
             case EXTERNAL_CREATED_AT_VERSIONS -> external(p.getExternalCreatedAtVersions());
             case CREATEDATVERSIONSEQUENCE_NOT_SET -> null;
         };
@@ -155,8 +169,8 @@ public final class TableProtoCodec {
         }
         // List.sort is stable: equal versions keep their list order (later = newer).
         overlays.sort(Comparator.comparingLong(DataOverlayFile::committedVersion)); // versions < 2^63
-        return new Fragment(p.getId(), files, del, p.getPhysicalRows(), new RowIdMeta(rowIds, updated, created),
-                overlays);
+        return new Fragment(
+                p.getId(), files, del, p.getPhysicalRows(), new RowIdMeta(rowIds, updated, created), overlays);
     }
 
     private static SequenceSource external(ExternalFile e) {
@@ -164,7 +178,11 @@ public final class TableProtoCodec {
     }
 
     private static ExternalFile toProto(SequenceSource.External e) {
-        return ExternalFile.newBuilder().setPath(e.path()).setOffset(e.offset()).setSize(e.size()).build();
+        return ExternalFile.newBuilder()
+                .setPath(e.path())
+                .setOffset(e.offset())
+                .setSize(e.size())
+                .build();
     }
 
     public static DataFragment toProto(Fragment f) {
@@ -221,7 +239,9 @@ public final class TableProtoCodec {
 
     public static lance.table.BasePath toProto(BasePath b) {
         lance.table.BasePath.Builder p = lance.table.BasePath.newBuilder()
-                .setId(b.id()).setIsDatasetRoot(b.isDatasetRoot()).setPath(b.path());
+                .setId(b.id())
+                .setIsDatasetRoot(b.isDatasetRoot())
+                .setPath(b.path());
         if (b.name() != null) {
             p.setName(b.name());
         }
@@ -237,8 +257,9 @@ public final class TableProtoCodec {
      * @param inlineTransaction the inline transaction blob, or null
      * @param path the manifest file, for error messages
      */
-    public static Manifest manifest(lance.table.Manifest p, List<IndexMetadata> indices, byte[] inlineTransaction,
-            String path) throws CorruptTableException {
+    public static Manifest manifest(
+            lance.table.Manifest p, List<IndexMetadata> indices, byte[] inlineTransaction, String path)
+            throws CorruptTableException {
         Map<String, byte[]> schemaMetadata = new LinkedHashMap<>();
         p.getSchemaMetadataMap().forEach((k, v) -> schemaMetadata.put(k, v.toByteArray()));
         List<IndexEntry> idx = new ArrayList<>();
@@ -259,13 +280,19 @@ public final class TableProtoCodec {
                 .versionAuxData(p.getVersionAuxData())
                 .indices(idx)
                 .writeIndexSection(indices != null)
-                .timestamp(p.hasTimestamp()
-                        ? Instant.ofEpochSecond(p.getTimestamp().getSeconds(), p.getTimestamp().getNanos()) : null)
+                .timestamp(
+                        p.hasTimestamp()
+                                ? Instant.ofEpochSecond(
+                                        p.getTimestamp().getSeconds(),
+                                        p.getTimestamp().getNanos())
+                                : null)
                 .tag(p.getTag())
                 .readerFeatureFlags(p.getReaderFeatureFlags())
                 .writerFeatureFlags(p.getWriterFeatureFlags())
-                .maxFragmentId(p.hasMaxFragmentId()
-                        ? OptionalLong.of(Integer.toUnsignedLong(p.getMaxFragmentId())) : OptionalLong.empty())
+                .maxFragmentId(
+                        p.hasMaxFragmentId()
+                                ? OptionalLong.of(Integer.toUnsignedLong(p.getMaxFragmentId()))
+                                : OptionalLong.empty())
                 .transactionFile(p.getTransactionFile())
                 .nextRowId(p.getNextRowId())
                 .config(p.getConfigMap())
@@ -275,11 +302,15 @@ public final class TableProtoCodec {
                 .inlineTransaction(inlineTransaction);
         if (p.hasWriterVersion()) {
             lance.table.Manifest.WriterVersion w = p.getWriterVersion();
-            b.writerVersion(new WriterVersion(w.getLibrary(), w.getVersion(),
-                    w.hasPrerelease() ? w.getPrerelease() : null, w.hasBuildMetadata() ? w.getBuildMetadata() : null));
+            b.writerVersion(new WriterVersion(
+                    w.getLibrary(),
+                    w.getVersion(),
+                    w.hasPrerelease() ? w.getPrerelease() : null,
+                    w.hasBuildMetadata() ? w.getBuildMetadata() : null));
         }
         if (p.hasDataFormat()) {
-            b.dataFormat(new DataStorageFormat(p.getDataFormat().getFileFormat(), p.getDataFormat().getVersion()));
+            b.dataFormat(new DataStorageFormat(
+                    p.getDataFormat().getFileFormat(), p.getDataFormat().getVersion()));
         }
         return b.build();
     }
@@ -309,13 +340,15 @@ public final class TableProtoCodec {
         }
         if (m.timestamp() != null) {
             b.setTimestamp(Timestamp.newBuilder()
-                    .setSeconds(m.timestamp().getEpochSecond()).setNanos(m.timestamp().getNano()));
+                    .setSeconds(m.timestamp().getEpochSecond())
+                    .setNanos(m.timestamp().getNano()));
         }
         m.maxFragmentId().ifPresent(v -> b.setMaxFragmentId((int) v));
         if (m.writerVersion() != null) {
             WriterVersion w = m.writerVersion();
             lance.table.Manifest.WriterVersion.Builder wb = lance.table.Manifest.WriterVersion.newBuilder()
-                    .setLibrary(w.library()).setVersion(w.version());
+                    .setLibrary(w.library())
+                    .setVersion(w.version());
             if (w.prerelease() != null) {
                 wb.setPrerelease(w.prerelease());
             }
@@ -326,7 +359,8 @@ public final class TableProtoCodec {
         }
         if (m.dataFormat() != null) {
             b.setDataFormat(lance.table.Manifest.DataStorageFormat.newBuilder()
-                    .setFileFormat(m.dataFormat().fileFormat()).setVersion(m.dataFormat().version()));
+                    .setFileFormat(m.dataFormat().fileFormat())
+                    .setVersion(m.dataFormat().version()));
         }
         for (BasePath bp : m.basePaths()) {
             b.addBasePaths(toProto(bp));

@@ -21,6 +21,7 @@ import java.util.Optional;
 public final class VersionResolver {
     /** Optional pointer to the latest version, a pure optimisation ({"version":N}). */
     public static final String HINT_PATH = ManifestNamingScheme.VERSIONS_DIR + "/latest_version_hint.json";
+
     private static final ObjectMapper JSON = new ObjectMapper();
     /** After this many probes past the hint, listing is cheaper. */
     private static final int MAX_HINT_PROBES = 16;
@@ -109,7 +110,8 @@ public final class VersionResolver {
         // an implementation detail a user cannot act on.
         String latest;
         try {
-            latest = "its latest version is " + Long.toUnsignedString(latest(store).version());
+            latest = "its latest version is "
+                    + Long.toUnsignedString(latest(store).version());
         } catch (VersionNotFoundException e) {
             latest = "it has no committed version at all";
         }
@@ -175,8 +177,9 @@ public final class VersionResolver {
             }
         }
         if (found < 0) {
-            throw new VersionNotFoundException("Table " + store.rootUri() + " has no version committed at or before "
-                    + instant + "; its oldest remaining version is " + all.get(0).version());
+            throw new VersionNotFoundException(
+                    "Table " + store.rootUri() + " has no version committed at or before " + instant
+                            + "; its oldest remaining version is " + all.get(0).version());
         }
         return all.get(found);
     }
@@ -184,8 +187,9 @@ public final class VersionResolver {
     /** Writes the version hint, best effort: failures are ignored (readers never rely on it). */
     public static void writeHint(ObjectStore store, long version) {
         try {
-            store.put(HINT_PATH, ("{\"version\":" + Long.toUnsignedString(version) + "}")
-                    .getBytes(StandardCharsets.UTF_8));
+            store.put(
+                    HINT_PATH,
+                    ("{\"version\":" + Long.toUnsignedString(version) + "}").getBytes(StandardCharsets.UTF_8));
         } catch (IOException | RuntimeException e) {
             // best effort by design
         }

@@ -22,10 +22,19 @@ import java.time.Duration;
  * @param failureRetries how often an attempt that failed (store error, retryable conflict) is
  *     tried again; {@link FailureRetries#NONE} by default
  */
-public record CommitOptions(int maxAttempts, Duration initialBackoff, Duration maxBackoff,
-        boolean writeTransactionFile, boolean inlineTransaction, ManifestNamingScheme namingScheme,
-        DataStorageFormat dataFormat, boolean stableRowIds, boolean writeVersionHint, CommitHandler commitHandler,
-        Clock clock, FailureRetries failureRetries) {
+public record CommitOptions(
+        int maxAttempts,
+        Duration initialBackoff,
+        Duration maxBackoff,
+        boolean writeTransactionFile,
+        boolean inlineTransaction,
+        ManifestNamingScheme namingScheme,
+        DataStorageFormat dataFormat,
+        boolean stableRowIds,
+        boolean writeVersionHint,
+        CommitHandler commitHandler,
+        Clock clock,
+        FailureRetries failureRetries) {
 
     /**
      * Attempts of one commit that may fail before the commit fails: a store error (including a
@@ -53,12 +62,31 @@ public record CommitOptions(int maxAttempts, Duration initialBackoff, Duration m
     }
 
     /** Options without failure retries ({@link FailureRetries#NONE}). */
-    public CommitOptions(int maxAttempts, Duration initialBackoff, Duration maxBackoff,
-            boolean writeTransactionFile, boolean inlineTransaction, ManifestNamingScheme namingScheme,
-            DataStorageFormat dataFormat, boolean stableRowIds, boolean writeVersionHint, CommitHandler commitHandler,
+    public CommitOptions(
+            int maxAttempts,
+            Duration initialBackoff,
+            Duration maxBackoff,
+            boolean writeTransactionFile,
+            boolean inlineTransaction,
+            ManifestNamingScheme namingScheme,
+            DataStorageFormat dataFormat,
+            boolean stableRowIds,
+            boolean writeVersionHint,
+            CommitHandler commitHandler,
             Clock clock) {
-        this(maxAttempts, initialBackoff, maxBackoff, writeTransactionFile, inlineTransaction, namingScheme,
-                dataFormat, stableRowIds, writeVersionHint, commitHandler, clock, FailureRetries.NONE);
+        this(
+                maxAttempts,
+                initialBackoff,
+                maxBackoff,
+                writeTransactionFile,
+                inlineTransaction,
+                namingScheme,
+                dataFormat,
+                stableRowIds,
+                writeVersionHint,
+                commitHandler,
+                clock,
+                FailureRetries.NONE);
     }
 
     public CommitOptions {
@@ -79,43 +107,130 @@ public record CommitOptions(int maxAttempts, Duration initialBackoff, Duration m
 
     /** Lance's defaults: 20 attempts, both transaction copies, V2 names, format 2.1, hint on. */
     public static CommitOptions defaults() {
-        return new CommitOptions(20, Duration.ofMillis(50), Duration.ofSeconds(2), true, true,
-                ManifestNamingScheme.V2, DataStorageFormat.lance("2.1"), false, true, CommitHandler.PUT_IF_ABSENT,
-                Clock.systemUTC(), FailureRetries.NONE);
+        return new CommitOptions(
+                20,
+                Duration.ofMillis(50),
+                Duration.ofSeconds(2),
+                true,
+                true,
+                ManifestNamingScheme.V2,
+                DataStorageFormat.lance("2.1"),
+                false,
+                true,
+                CommitHandler.PUT_IF_ABSENT,
+                Clock.systemUTC(),
+                FailureRetries.NONE);
     }
 
     public CommitOptions withMaxAttempts(int n) {
-        return new CommitOptions(n, initialBackoff, maxBackoff, writeTransactionFile, inlineTransaction, namingScheme,
-                dataFormat, stableRowIds, writeVersionHint, commitHandler, clock, failureRetries);
+        return new CommitOptions(
+                n,
+                initialBackoff,
+                maxBackoff,
+                writeTransactionFile,
+                inlineTransaction,
+                namingScheme,
+                dataFormat,
+                stableRowIds,
+                writeVersionHint,
+                commitHandler,
+                clock,
+                failureRetries);
     }
 
     public CommitOptions withBackoff(Duration initial, Duration max) {
-        return new CommitOptions(maxAttempts, initial, max, writeTransactionFile, inlineTransaction, namingScheme,
-                dataFormat, stableRowIds, writeVersionHint, commitHandler, clock, failureRetries);
+        return new CommitOptions(
+                maxAttempts,
+                initial,
+                max,
+                writeTransactionFile,
+                inlineTransaction,
+                namingScheme,
+                dataFormat,
+                stableRowIds,
+                writeVersionHint,
+                commitHandler,
+                clock,
+                failureRetries);
     }
 
     public CommitOptions withNewTable(ManifestNamingScheme scheme, DataStorageFormat format, boolean stableIds) {
-        return new CommitOptions(maxAttempts, initialBackoff, maxBackoff, writeTransactionFile, inlineTransaction,
-                scheme, format, stableIds, writeVersionHint, commitHandler, clock, failureRetries);
+        return new CommitOptions(
+                maxAttempts,
+                initialBackoff,
+                maxBackoff,
+                writeTransactionFile,
+                inlineTransaction,
+                scheme,
+                format,
+                stableIds,
+                writeVersionHint,
+                commitHandler,
+                clock,
+                failureRetries);
     }
 
     public CommitOptions withTransactionStorage(boolean file, boolean inline) {
-        return new CommitOptions(maxAttempts, initialBackoff, maxBackoff, file, inline, namingScheme, dataFormat,
-                stableRowIds, writeVersionHint, commitHandler, clock, failureRetries);
+        return new CommitOptions(
+                maxAttempts,
+                initialBackoff,
+                maxBackoff,
+                file,
+                inline,
+                namingScheme,
+                dataFormat,
+                stableRowIds,
+                writeVersionHint,
+                commitHandler,
+                clock,
+                failureRetries);
     }
 
     public CommitOptions withCommitHandler(CommitHandler handler) {
-        return new CommitOptions(maxAttempts, initialBackoff, maxBackoff, writeTransactionFile, inlineTransaction,
-                namingScheme, dataFormat, stableRowIds, writeVersionHint, handler, clock, failureRetries);
+        return new CommitOptions(
+                maxAttempts,
+                initialBackoff,
+                maxBackoff,
+                writeTransactionFile,
+                inlineTransaction,
+                namingScheme,
+                dataFormat,
+                stableRowIds,
+                writeVersionHint,
+                handler,
+                clock,
+                failureRetries);
     }
 
     public CommitOptions withClock(Clock c) {
-        return new CommitOptions(maxAttempts, initialBackoff, maxBackoff, writeTransactionFile, inlineTransaction,
-                namingScheme, dataFormat, stableRowIds, writeVersionHint, commitHandler, c, failureRetries);
+        return new CommitOptions(
+                maxAttempts,
+                initialBackoff,
+                maxBackoff,
+                writeTransactionFile,
+                inlineTransaction,
+                namingScheme,
+                dataFormat,
+                stableRowIds,
+                writeVersionHint,
+                commitHandler,
+                c,
+                failureRetries);
     }
 
     public CommitOptions withFailureRetries(FailureRetries retries) {
-        return new CommitOptions(maxAttempts, initialBackoff, maxBackoff, writeTransactionFile, inlineTransaction,
-                namingScheme, dataFormat, stableRowIds, writeVersionHint, commitHandler, clock, retries);
+        return new CommitOptions(
+                maxAttempts,
+                initialBackoff,
+                maxBackoff,
+                writeTransactionFile,
+                inlineTransaction,
+                namingScheme,
+                dataFormat,
+                stableRowIds,
+                writeVersionHint,
+                commitHandler,
+                clock,
+                retries);
     }
 }

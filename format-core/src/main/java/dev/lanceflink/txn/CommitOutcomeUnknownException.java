@@ -15,8 +15,8 @@ public class CommitOutcomeUnknownException extends IOException {
     private final String transactionUuid;
     private final long attemptedVersion;
 
-    public CommitOutcomeUnknownException(String message, String transactionUuid, long attemptedVersion,
-            Throwable cause) {
+    public CommitOutcomeUnknownException(
+            String message, String transactionUuid, long attemptedVersion, Throwable cause) {
         super(message, cause);
         this.transactionUuid = transactionUuid;
         this.attemptedVersion = attemptedVersion;

@@ -39,21 +39,28 @@ public final class ConflictResolver {
         return check(mine.operation(), mine.properties(), theirs.operation(), theirs.properties());
     }
 
-    private static ConflictOutcome check(Operation mine, Map<String, String> mineProps, Operation theirs,
-            Map<String, String> theirProps) throws CorruptTableException {
+    private static ConflictOutcome check(
+            Operation mine, Map<String, String> mineProps, Operation theirs, Map<String, String> theirProps)
+            throws CorruptTableException {
         // An operation of a newer Lance may have changed anything: never call it compatible.
         if (theirs instanceof Operation.Unknown || mine instanceof Operation.Unknown) {
-            return incompatible(mine, theirs, "an operation of a newer Lance cannot be checked for conflicts by this"
-                    + " library; upgrade it");
+            return incompatible(
+                    mine,
+                    theirs,
+                    "an operation of a newer Lance cannot be checked for conflicts by this" + " library; upgrade it");
         }
         // Column rules that hold for (almost) every row.
-        if (theirs instanceof Operation.Restore && !(mine instanceof Operation.Restore)
-                && !(mine instanceof Operation.Overwrite) && !(mine instanceof Operation.UpdateConfig)
+        if (theirs instanceof Operation.Restore
+                && !(mine instanceof Operation.Restore)
+                && !(mine instanceof Operation.Overwrite)
+                && !(mine instanceof Operation.UpdateConfig)
                 && !(mine instanceof Operation.UpdateBases)) {
             return incompatible(mine, theirs, "the table was restored to an older version");
         }
-        if (theirs instanceof Operation.Overwrite && !(mine instanceof Operation.Overwrite)
-                && !(mine instanceof Operation.Restore) && !(mine instanceof Operation.UpdateConfig)
+        if (theirs instanceof Operation.Overwrite
+                && !(mine instanceof Operation.Overwrite)
+                && !(mine instanceof Operation.Restore)
+                && !(mine instanceof Operation.UpdateConfig)
                 && !(mine instanceof Operation.UpdateBases)) {
             return incompatible(mine, theirs, "the table's content was replaced");
         }
@@ -73,8 +80,10 @@ public final class ConflictResolver {
             return mergeRow(mine, mineProps, theirs);
         } else if (mine instanceof Operation.Project) {
             if (theirs instanceof Operation.Merge) {
-                return retryable(mine, theirs, "the schema may have changed concurrently: it was "
-                        + MergeConflictText.kind(theirProps));
+                return retryable(
+                        mine,
+                        theirs,
+                        "the schema may have changed concurrently: it was " + MergeConflictText.kind(theirProps));
             }
             if (theirs instanceof Operation.Project) {
                 return retryable(mine, theirs, "the schema changed concurrently");
@@ -94,7 +103,8 @@ public final class ConflictResolver {
             if (theirs instanceof Operation.UpdateBases other) {
                 for (var a : ub.newBases()) {
                     for (var b : other.newBases()) {
-                        if ((a.id() != 0 && a.id() == b.id()) || a.path().equals(b.path())
+                        if ((a.id() != 0 && a.id() == b.id())
+                                || a.path().equals(b.path())
                                 || (a.name() != null && a.name().equals(b.name()))) {
                             return incompatible(mine, theirs, "both register base path " + a.path());
                         }
@@ -121,8 +131,12 @@ public final class ConflictResolver {
     }
 
     /** Delete (and Update when it does not need its own rules) against every column. */
-    private static ConflictOutcome deleteOrUpdateRow(Operation mine, Set<Long> myModified, Set<Long> myRemoved,
-            Operation theirs, Map<String, String> theirProps) {
+    private static ConflictOutcome deleteOrUpdateRow(
+            Operation mine,
+            Set<Long> myModified,
+            Set<Long> myRemoved,
+            Operation theirs,
+            Map<String, String> theirProps) {
         if (theirs instanceof Operation.Delete || theirs instanceof Operation.Update) {
             Set<Long> theirModified = modifiedBy(theirs);
             Set<Long> theirRemoved = removedBy(theirs);
@@ -133,7 +147,8 @@ public final class ConflictResolver {
             }
             for (long id : shared) {
                 if (theirRemoved.contains(id)) {
-                    return retryable(mine, theirs, "it removed fragment " + id + ", which this transaction also changes");
+                    return retryable(
+                            mine, theirs, "it removed fragment " + id + ", which this transaction also changes");
                 }
                 if (myRemoved.contains(id)) {
                     return retryable(mine, theirs, "it changed fragment " + id + ", which this transaction removes");
@@ -151,7 +166,8 @@ public final class ConflictResolver {
         }
         if (theirs instanceof Operation.Rewrite r) {
             Set<Long> overlap = intersection(union(myModified, myRemoved), r.oldFragmentIds());
-            return overlap.isEmpty() ? ConflictOutcome.COMPATIBLE
+            return overlap.isEmpty()
+                    ? ConflictOutcome.COMPATIBLE
                     : retryable(mine, theirs, "it rewrote fragment(s) " + overlap + " that this transaction changes");
         }
         if (theirs instanceof Operation.DataReplacement dr) {
@@ -163,8 +179,10 @@ public final class ConflictResolver {
             return ConflictOutcome.COMPATIBLE;
         }
         if (theirs instanceof Operation.Merge m) {
-            return retryable(mine, theirs, MergeConflictText.reason(m, theirProps, mine.name(), asRead(mine),
-                    union(myModified, myRemoved)));
+            return retryable(
+                    mine,
+                    theirs,
+                    MergeConflictText.reason(m, theirProps, mine.name(), asRead(mine), union(myModified, myRemoved)));
         }
         return memWalIncompatible(mine, theirs);
     }
@@ -185,21 +203,27 @@ public final class ConflictResolver {
             return retryable(mine, theirs, "it appended rows that may duplicate keys this merge-insert inserted");
         }
         if (theirs instanceof Operation.Update u && mine.hasInsertedRowsFilter()) {
-            return retryable(mine, theirs, "both inserted rows by primary key and their key sets cannot be compared"
-                    + (u.hasInsertedRowsFilter() ? "" : " (it recorded no key filter)"));
+            return retryable(
+                    mine,
+                    theirs,
+                    "both inserted rows by primary key and their key sets cannot be compared"
+                            + (u.hasInsertedRowsFilter() ? "" : " (it recorded no key filter)"));
         }
         // Rows this update moves were copied as it read them: an overlay of one of them since would
         // be lost. An update of new rows only deletes rows, and a deletion wins over an overlay.
         if (theirs instanceof Operation.DataOverlay ov && mine.movesRows() && !mine.newRowsOnly()) {
             Set<Long> overlap = intersection(modifiedBy(mine), ov.fragmentIds());
             if (!overlap.isEmpty()) {
-                return retryable(mine, theirs, "it attached overlays to fragment(s) " + overlap
-                        + " whose rows this update moves");
+                return retryable(
+                        mine,
+                        theirs,
+                        "it attached overlays to fragment(s) " + overlap + " whose rows this update moves");
             }
             return ConflictOutcome.COMPATIBLE;
         }
         if (theirs instanceof Operation.UpdateMemWalState) {
-            return mine.hasCompactedSsTables() ? retryable(mine, theirs, "the MemWAL state changed")
+            return mine.hasCompactedSsTables()
+                    ? retryable(mine, theirs, "the MemWAL state changed")
                     : ConflictOutcome.COMPATIBLE;
         }
         return deleteOrUpdateRow(mine, modifiedBy(mine), removedBy(mine), theirs, theirProps);
@@ -241,8 +265,10 @@ public final class ConflictResolver {
             for (IndexEntry e : mine.newIndices()) {
                 for (long id : r.oldFragmentIds()) {
                     if (e.coversFragment(id)) {
-                        return retryable(mine, theirs, "it rewrote fragment " + id + ", which new index '" + e.name()
-                                + "' covers");
+                        return retryable(
+                                mine,
+                                theirs,
+                                "it rewrote fragment " + id + ", which new index '" + e.name() + "' covers");
                     }
                 }
             }
@@ -258,7 +284,10 @@ public final class ConflictResolver {
             for (Operation.DataReplacementGroup g : dr.replacements()) {
                 for (int i = 0; i < g.newFile().fieldCount(); i++) {
                     if (indexed.contains(g.newFile().fieldId(i))) {
-                        return retryable(mine, theirs, "it replaced indexed field " + g.newFile().fieldId(i));
+                        return retryable(
+                                mine,
+                                theirs,
+                                "it replaced indexed field " + g.newFile().fieldId(i));
                     }
                 }
             }
@@ -279,14 +308,18 @@ public final class ConflictResolver {
             for (IndexEntry e : c.newIndices()) {
                 for (long id : mineOld) {
                     if (e.coversFragment(id)) {
-                        return retryable(mine, theirs, "its new index '" + e.name() + "' covers fragment " + id
-                                + ", which this rewrite replaces");
+                        return retryable(
+                                mine,
+                                theirs,
+                                "its new index '" + e.name() + "' covers fragment " + id
+                                        + ", which this rewrite replaces");
                     }
                 }
             }
             return ConflictOutcome.COMPATIBLE;
         }
-        Set<Long> theirTouched = union(union(modifiedBy(theirs), removedBy(theirs)),
+        Set<Long> theirTouched = union(
+                union(modifiedBy(theirs), removedBy(theirs)),
                 theirs instanceof Operation.Rewrite r ? r.oldFragmentIds() : Set.of());
         if (theirs instanceof Operation.DataReplacement dr) {
             dr.replacements().forEach(g -> theirTouched.add(g.fragmentId()));
@@ -308,13 +341,22 @@ public final class ConflictResolver {
         if (theirs instanceof Operation.UpdateMemWalState) {
             return incompatible(mine, theirs, "the MemWAL state changed");
         }
-        if (theirs instanceof Operation.Append || theirs instanceof Operation.Delete || theirs instanceof Operation.Update
-                || theirs instanceof Operation.Rewrite || theirs instanceof Operation.Merge
-                || theirs instanceof Operation.DataReplacement || theirs instanceof Operation.DataOverlay) {
+        if (theirs instanceof Operation.Append
+                || theirs instanceof Operation.Delete
+                || theirs instanceof Operation.Update
+                || theirs instanceof Operation.Rewrite
+                || theirs instanceof Operation.Merge
+                || theirs instanceof Operation.DataReplacement
+                || theirs instanceof Operation.DataOverlay) {
             String mode = mineProps.get(Transaction.COMPACTION_MODE_PROPERTY);
-            return retryable(mine, theirs, mode == null ? "the fragments changed while columns were being added"
-                    : "the fragments changed while this " + mode + " compaction (committed as a Merge of the complete"
-                            + " fragment list) was pending; plan the compaction again on the newer version");
+            return retryable(
+                    mine,
+                    theirs,
+                    mode == null
+                            ? "the fragments changed while columns were being added"
+                            : "the fragments changed while this " + mode
+                                    + " compaction (committed as a Merge of the complete"
+                                    + " fragment list) was pending; plan the compaction again on the newer version");
         }
         return ConflictOutcome.COMPATIBLE;
     }
@@ -332,7 +374,8 @@ public final class ConflictResolver {
         }
         if (theirs instanceof Operation.UpdateConfig o) {
             if (!intersection(mine.configKeys(), o.configKeys()).isEmpty()
-                    || !intersection(mine.tableMetadataKeys(), o.tableMetadataKeys()).isEmpty()
+                    || !intersection(mine.tableMetadataKeys(), o.tableMetadataKeys())
+                            .isEmpty()
                     || (mine.touchesSchemaMetadata() && o.touchesSchemaMetadata())) {
                 return incompatible(mine, theirs, "both change the same configuration or metadata keys");
             }
@@ -340,8 +383,8 @@ public final class ConflictResolver {
         return ConflictOutcome.COMPATIBLE;
     }
 
-    private static ConflictOutcome dataReplacementRow(Operation.DataReplacement mine, Operation theirs,
-            Map<String, String> theirProps) {
+    private static ConflictOutcome dataReplacementRow(
+            Operation.DataReplacement mine, Operation theirs, Map<String, String> theirProps) {
         Set<Long> targets = new HashSet<>();
         Set<Integer> fields = new HashSet<>();
         for (Operation.DataReplacementGroup g : mine.replacements()) {
@@ -370,7 +413,8 @@ public final class ConflictResolver {
         }
         if (theirs instanceof Operation.Rewrite r) {
             Set<Long> overlap = intersection(targets, r.oldFragmentIds());
-            return overlap.isEmpty() ? ConflictOutcome.COMPATIBLE
+            return overlap.isEmpty()
+                    ? ConflictOutcome.COMPATIBLE
                     : retryable(mine, theirs, "it rewrote fragment(s) " + overlap);
         }
         if (theirs instanceof Operation.DataReplacement other) {
@@ -402,8 +446,8 @@ public final class ConflictResolver {
     }
 
     /** transactions.md §5.4. */
-    private static ConflictOutcome dataOverlayRow(Operation.DataOverlay mine, Operation theirs,
-            Map<String, String> theirProps) {
+    private static ConflictOutcome dataOverlayRow(
+            Operation.DataOverlay mine, Operation theirs, Map<String, String> theirProps) {
         Set<Long> targets = mine.fragmentIds();
         Set<Long> removed = intersection(targets, removedBy(theirs));
         if (!removed.isEmpty()) {
@@ -412,8 +456,11 @@ public final class ConflictResolver {
         if (theirs instanceof Operation.Update u && u.movesRows()) {
             Set<Long> moved = intersection(targets, modifiedBy(u));
             if (!moved.isEmpty()) {
-                return retryable(mine, theirs, "it moved rows of overlaid fragment(s) " + moved
-                        + " (the moved rows are not known, so the overlay may address rows that no longer exist)");
+                return retryable(
+                        mine,
+                        theirs,
+                        "it moved rows of overlaid fragment(s) " + moved
+                                + " (the moved rows are not known, so the overlay may address rows that no longer exist)");
             }
         }
         if (theirs instanceof Operation.Rewrite r) {
@@ -465,11 +512,12 @@ public final class ConflictResolver {
     }
 
     private static ConflictOutcome retryable(Operation mine, Operation theirs, String why) {
-        return new ConflictOutcome.Retryable(mine.name() + " conflicts with a concurrent " + theirs.name() + ": " + why);
+        return new ConflictOutcome.Retryable(
+                mine.name() + " conflicts with a concurrent " + theirs.name() + ": " + why);
     }
 
     private static ConflictOutcome incompatible(Operation mine, Operation theirs, String why) {
-        return new ConflictOutcome.Incompatible(mine.name() + " is incompatible with a concurrent " + theirs.name()
-                + ": " + why);
+        return new ConflictOutcome.Incompatible(
+                mine.name() + " is incompatible with a concurrent " + theirs.name() + ": " + why);
     }
 }

@@ -28,7 +28,9 @@ import org.roaringbitmap.RoaringBitmap;
 final class DataOverlayApplier implements OperationApplier<Operation.DataOverlay> {
     @Override
     public void apply(ManifestDraft d, Operation.DataOverlay op) {
-        if (d.current != null && d.current.dataFormat() != null && d.current.dataFormat().version().startsWith("0.")) {
+        if (d.current != null
+                && d.current.dataFormat() != null
+                && d.current.dataFormat().version().startsWith("0.")) {
             throw new IllegalArgumentException("Table version " + d.current.version() + " uses the legacy data format "
                     + d.current.dataFormat().version() + "; data overlay files need format 2.0 or later");
         }
@@ -38,7 +40,8 @@ final class DataOverlayApplier implements OperationApplier<Operation.DataOverlay
             for (DataOverlayFile o : g.overlays()) {
                 stamped.add(o.withCommittedVersion(d.newVersion));
             }
-            d.replaceFragment(refreshLastUpdated(cur, g.overlays(), d.newVersion).withOverlaysAppended(stamped));
+            d.replaceFragment(
+                    refreshLastUpdated(cur, g.overlays(), d.newVersion).withOverlaysAppended(stamped));
         }
     }
 
@@ -57,15 +60,18 @@ final class DataOverlayApplier implements OperationApplier<Operation.DataOverlay
         try {
             versions = RowVersionSequenceCodec.decode(inline.bytes(), f.physicalRows(), context);
         } catch (CorruptTableException e) {
-            throw new IllegalArgumentException(e.getMessage() + "; the DataOverlay commit cannot refresh row lineage", e);
+            throw new IllegalArgumentException(
+                    e.getMessage() + "; the DataOverlay commit cannot refresh row lineage", e);
         }
         for (DataOverlayFile o : overlays) {
             RoaringBitmap covered;
             try {
                 covered = o.coverage().union();
             } catch (IOException e) {
-                throw new UncheckedIOException("Overlay " + o.dataFile().path() + " of fragment " + f.id()
-                        + ": coverage bitmap is not valid Roaring data", e);
+                throw new UncheckedIOException(
+                        "Overlay " + o.dataFile().path() + " of fragment " + f.id()
+                                + ": coverage bitmap is not valid Roaring data",
+                        e);
             }
             IntIterator it = covered.getIntIterator();
             while (it.hasNext()) {
@@ -78,7 +84,9 @@ final class DataOverlayApplier implements OperationApplier<Operation.DataOverlay
                 versions[offset] = version;
             }
         }
-        return f.withRowIdMeta(new RowIdMeta(meta.rowIds(),
-                new SequenceSource.Inline(RowVersionSequenceCodec.encode(versions)), meta.createdAtVersions()));
+        return f.withRowIdMeta(new RowIdMeta(
+                meta.rowIds(),
+                new SequenceSource.Inline(RowVersionSequenceCodec.encode(versions)),
+                meta.createdAtVersions()));
     }
 }

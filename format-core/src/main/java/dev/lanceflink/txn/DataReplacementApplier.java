@@ -40,10 +40,19 @@ final class DataReplacementApplier implements OperationApplier<Operation.DataRep
             boolean swapped = false;
             for (int i = 0; i < files.size() && !swapped; i++) {
                 DataFile old = files.get(i);
-                if (Arrays.equals(old.fields(), nf.fields()) && old.fileMajorVersion() == nf.fileMajorVersion()
+                if (Arrays.equals(old.fields(), nf.fields())
+                        && old.fileMajorVersion() == nf.fileMajorVersion()
                         && old.fileMinorVersion() == nf.fileMinorVersion()) {
-                    files.set(i, new DataFile(nf.path(), old.fields(), old.columnIndices(), old.fileMajorVersion(),
-                            old.fileMinorVersion(), nf.fileSizeBytes(), nf.baseId()));
+                    files.set(
+                            i,
+                            new DataFile(
+                                    nf.path(),
+                                    old.fields(),
+                                    old.columnIndices(),
+                                    old.fileMajorVersion(),
+                                    old.fileMinorVersion(),
+                                    nf.fileSizeBytes(),
+                                    nf.baseId()));
                     swapped = true;
                 }
             }
@@ -65,8 +74,8 @@ final class DataReplacementApplier implements OperationApplier<Operation.DataRep
                     overlays.add(o); // committed after the writer read: not superseded
                     continue;
                 }
-                DataOverlayFile tombstoned = new DataOverlayFile(o.dataFile().withTombstoned(fields::contains),
-                        o.coverage(), o.committedVersion());
+                DataOverlayFile tombstoned = new DataOverlayFile(
+                        o.dataFile().withTombstoned(fields::contains), o.coverage(), o.committedVersion());
                 if (!tombstoned.dataFile().isFullyTombstoned()) {
                     overlays.add(tombstoned);
                 }

@@ -34,26 +34,37 @@ final class DeletionRebaser {
      * @param written collects the deletion files written here (the committer deletes them if the
      *     commit fails)
      */
-    static Transaction rebase(ObjectStore store, Transaction mine, Manifest base, Manifest latest, Set<Long> fragmentIds,
-            List<String> written) throws IOException {
-        List<Fragment> myUpdated = mine.operation() instanceof Operation.Delete d ? d.updatedFragments()
+    static Transaction rebase(
+            ObjectStore store,
+            Transaction mine,
+            Manifest base,
+            Manifest latest,
+            Set<Long> fragmentIds,
+            List<String> written)
+            throws IOException {
+        List<Fragment> myUpdated = mine.operation() instanceof Operation.Delete d
+                ? d.updatedFragments()
                 : ((Operation.Update) mine.operation()).updatedFragments();
         List<Fragment> newUpdated = new ArrayList<>(myUpdated.size());
         List<Long> newlyRemoved = new ArrayList<>();
         // Each version's deletion files are found through its own base paths (a clone's source
         // keeps them, with a base_id); new deletion files are written to the table root.
-        try (TableFiles baseFiles = TableFiles.of(store, base); TableFiles latestFiles = TableFiles.of(store, latest)) {
+        try (TableFiles baseFiles = TableFiles.of(store, base);
+                TableFiles latestFiles = TableFiles.of(store, latest)) {
             for (Fragment my : myUpdated) {
                 if (!fragmentIds.contains(my.id())) {
                     newUpdated.add(my);
                     continue;
                 }
-                Fragment cur = latest.fragment(my.id()).orElseThrow(() -> new CommitConflictException("Fragment "
-                        + my.id() + " was removed concurrently (version " + latest.version() + ")", true,
-                        latest.version()));
-                Fragment old = base.fragment(my.id()).orElseThrow(() -> new IllegalStateException("Fragment "
-                        + my.id() + " of transaction " + mine.uuid() + " does not exist in its read version "
-                        + base.version()));
+                Fragment cur = latest.fragment(my.id())
+                        .orElseThrow(() -> new CommitConflictException(
+                                "Fragment " + my.id() + " was removed concurrently (version " + latest.version() + ")",
+                                true,
+                                latest.version()));
+                Fragment old = base.fragment(my.id())
+                        .orElseThrow(() -> new IllegalStateException("Fragment "
+                                + my.id() + " of transaction " + mine.uuid() + " does not exist in its read version "
+                                + base.version()));
                 DeletionVector myDv = load(latestFiles, my);
                 DeletionVector baseDv = load(baseFiles, old);
                 DeletionVector curDv = load(latestFiles, cur);
@@ -62,16 +73,19 @@ final class DeletionRebaser {
                 DeletionVector affected = DeletionVector.of(affectedBits);
                 if (affected.intersects(curDv)) {
                     DeletionVector both = affected.intersection(curDv);
-                    throw new CommitConflictException(mine.operation().name() + " (transaction " + mine.uuid()
-                            + ") and a concurrent commit (version " + latest.version() + ") both deleted or moved "
-                            + both.cardinality() + " row(s) of fragment " + my.id() + ", first at offset "
-                            + Integer.toUnsignedString(both.toArray()[0]) + "; re-read the table and retry",
-                            true, latest.version());
+                    throw new CommitConflictException(
+                            mine.operation().name() + " (transaction " + mine.uuid()
+                                    + ") and a concurrent commit (version " + latest.version()
+                                    + ") both deleted or moved "
+                                    + both.cardinality() + " row(s) of fragment " + my.id() + ", first at offset "
+                                    + Integer.toUnsignedString(both.toArray()[0]) + "; re-read the table and retry",
+                            true,
+                            latest.version());
                 }
                 // The union is merged and written (or the fragment removed) by the one stager of
                 // deletion files, named after the version committed on.
-                DeletionStager.Staged merged = DeletionStager.stageFragment(store, cur, curDv, affected,
-                        latest.version());
+                DeletionStager.Staged merged =
+                        DeletionStager.stageFragment(store, cur, curDv, affected, latest.version());
                 written.addAll(merged.writtenPaths());
                 if (!merged.removed().isEmpty()) {
                     newlyRemoved.add(my.id());
@@ -81,7 +95,8 @@ final class DeletionRebaser {
                 // the latest deletion file stays.
                 Fragment rebased = merged.updated().getOrDefault(my.id(), cur);
                 // The overlays this transaction attaches (staged) go with the rebased fragment.
-                List<DataOverlayFile> staged = my.overlays().stream().filter(DataOverlayFile::isStaged).toList();
+                List<DataOverlayFile> staged =
+                        my.overlays().stream().filter(DataOverlayFile::isStaged).toList();
                 newUpdated.add(rebased.withOverlaysAppended(staged));
             }
         }
@@ -94,9 +109,17 @@ final class DeletionRebaser {
             Operation.Update u = (Operation.Update) mine.operation();
             List<Long> removed = new ArrayList<>(u.removedFragmentIds());
             removed.addAll(newlyRemoved);
-            op = new Operation.Update(removed, newUpdated, u.newFragments(), u.fieldsModified(),
-                    u.fieldsForPreservingFragBitmap(), u.mode(), u.hasInsertedRowsFilter(), u.hasCompactedSsTables(),
-                    u.extras(), u.newRowsOnly());
+            op = new Operation.Update(
+                    removed,
+                    newUpdated,
+                    u.newFragments(),
+                    u.fieldsModified(),
+                    u.fieldsForPreservingFragBitmap(),
+                    u.mode(),
+                    u.hasInsertedRowsFilter(),
+                    u.hasCompactedSsTables(),
+                    u.extras(),
+                    u.newRowsOnly());
         }
         return mine.withOperation(op);
     }

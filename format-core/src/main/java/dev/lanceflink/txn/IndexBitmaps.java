@@ -21,8 +21,10 @@ final class IndexBitmaps {
         try {
             b.deserialize(ByteBuffer.wrap(bytes));
         } catch (IOException | RuntimeException ex) {
-            throw new CorruptTableException("Index '" + e.name() + "' (" + e.uuid() + ") has a fragment_bitmap that"
-                    + " is not a portable Roaring bitmap: " + ex.getMessage(), ex);
+            throw new CorruptTableException(
+                    "Index '" + e.name() + "' (" + e.uuid() + ") has a fragment_bitmap that"
+                            + " is not a portable Roaring bitmap: " + ex.getMessage(),
+                    ex);
         }
         return b;
     }
@@ -36,6 +38,8 @@ final class IndexBitmaps {
         b.removeRunCompression();
         ByteBuffer out = ByteBuffer.allocate(b.serializedSizeInBytes());
         b.serialize(out);
-        return new IndexEntry(e.toProto().toBuilder().setFragmentBitmap(ByteString.copyFrom(out.array())).build());
+        return new IndexEntry(e.toProto().toBuilder()
+                .setFragmentBitmap(ByteString.copyFrom(out.array()))
+                .build());
     }
 }

@@ -37,8 +37,12 @@ public final class ManifestBuilder {
      * @param dataFormatForNewTable data format of a table being created (ignored otherwise)
      * @param stableRowIdsForNewTable whether a table being created uses stable row ids
      */
-    public record Options(Instant timestamp, String transactionFile, boolean inlineTransaction,
-            DataStorageFormat dataFormatForNewTable, boolean stableRowIdsForNewTable) {
+    public record Options(
+            Instant timestamp,
+            String transactionFile,
+            boolean inlineTransaction,
+            DataStorageFormat dataFormatForNewTable,
+            boolean stableRowIdsForNewTable) {
         public Options {
             requireNonNull(timestamp, "timestamp is null");
             requireNonNull(transactionFile, "transactionFile is null");
@@ -83,8 +87,8 @@ public final class ManifestBuilder {
     public static Manifest build(Manifest current, Transaction txn, Options options) throws CorruptTableException {
         Operation op = txn.operation();
         if (current == null && !(op instanceof Operation.Overwrite)) {
-            throw new IllegalArgumentException("The table does not exist yet; only an Overwrite can create it, not "
-                    + op.name());
+            throw new IllegalArgumentException(
+                    "The table does not exist yet; only an Overwrite can create it, not " + op.name());
         }
         OperationApplier<Operation> applier = applierFor(op);
         long newVersion = current == null ? 1 : current.version() + 1;
@@ -114,7 +118,8 @@ public final class ManifestBuilder {
                     + restored.version() + ", got " + txn.operation());
         }
         ManifestDraft d = new ManifestDraft(restored, current.version() + 1, false);
-        d.reservedMaxFragmentId = Math.max(d.reservedMaxFragmentId, current.maxFragmentId().orElse(-1));
+        d.reservedMaxFragmentId =
+                Math.max(d.reservedMaxFragmentId, current.maxFragmentId().orElse(-1));
         d.nextRowId = Math.max(d.nextRowId, current.nextRowId());
         return finish(d, txn, options);
     }
@@ -166,8 +171,8 @@ public final class ManifestBuilder {
         }
 
         boolean skipTxnFile = options.transactionFile().isEmpty();
-        FeatureFlags.Words flags = FeatureFlags.compute(hasDeletions, d.stableRowIds, !d.config.isEmpty(),
-                !d.basePaths.isEmpty(), skipTxnFile, hasOverlays);
+        FeatureFlags.Words flags = FeatureFlags.compute(
+                hasDeletions, d.stableRowIds, !d.config.isEmpty(), !d.basePaths.isEmpty(), skipTxnFile, hasOverlays);
         Manifest.Builder b = Manifest.builder()
                 .version(d.newVersion)
                 .schema(d.schema)
@@ -204,8 +209,8 @@ public final class ManifestBuilder {
      * without files keeps the table's. A new table takes its files' version too, else the
      * commit options'.
      */
-    private static DataStorageFormat dataFormat(ManifestDraft d, Transaction txn, List<Fragment> fragments,
-            Options options) {
+    private static DataStorageFormat dataFormat(
+            ManifestDraft d, Transaction txn, List<Fragment> fragments, Options options) {
         boolean existing = d.current != null && d.current.dataFormat() != null;
         if (existing && !(txn.operation() instanceof Operation.Overwrite)) {
             return d.current.dataFormat();
@@ -234,7 +239,8 @@ public final class ManifestBuilder {
                         || (mm[0] == 2 && mm[1] == 0 && file.fileMajorVersion() == 0 && file.fileMinorVersion() == 3);
                 if (!ok) {
                     throw new IllegalStateException("Fragment " + f.id() + ": data file " + file.path() + " is format "
-                            + file.fileMajorVersion() + "." + file.fileMinorVersion() + " but the table's data format is "
+                            + file.fileMajorVersion() + "." + file.fileMinorVersion()
+                            + " but the table's data format is "
                             + format.version() + "; all data files of a table must use the same format version");
                 }
             }

@@ -24,6 +24,7 @@ final class ManifestDraft {
      * version.
      */
     long readVersion;
+
     List<Fragment> fragments;
     LanceSchema schema;
     List<IndexEntry> indices;
@@ -35,6 +36,7 @@ final class ManifestDraft {
     long nextFragmentId;
     /** High-water mark that must survive even if no fragment carries it (-1 = none). */
     long reservedMaxFragmentId;
+
     long nextRowId;
     boolean stableRowIds;
 

@@ -32,7 +32,8 @@ final class MergeApplier implements OperationApplier<Operation.Merge> {
         out.addAll(d.assignIds(fresh));
         out.sort(Comparator.comparingLong(Fragment::id));
         d.fragments = out;
-        d.indices = new ArrayList<>(d.indices.stream().filter(e -> fieldsExist(d, e)).toList());
+        d.indices = new ArrayList<>(
+                d.indices.stream().filter(e -> fieldsExist(d, e)).toList());
     }
 
     static boolean fieldsExist(ManifestDraft d, IndexEntry e) {

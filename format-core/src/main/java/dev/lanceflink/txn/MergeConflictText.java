@@ -26,8 +26,9 @@ final class MergeConflictText {
             return "a Merge (it adds columns and carries the complete fragment list)";
         }
         String planned = mergeProperties.get(Transaction.COMPACTION_READ_VERSION_PROPERTY);
-        return article(mode) + mode + " compaction by the lance-flink compactor" + (planned == null ? ""
-                : " (planned on version " + planned + ")") + ", committed as a Merge of the complete fragment list";
+        return article(mode) + mode + " compaction by the lance-flink compactor"
+                + (planned == null ? "" : " (planned on version " + planned + ")")
+                + ", committed as a Merge of the complete fragment list";
     }
 
     /**
@@ -37,8 +38,8 @@ final class MergeConflictText {
      *     read them (a Delete's updated fragments, a Rewrite's old fragments)
      * @param mineIds every fragment id mine changes
      */
-    static String effect(Operation.Merge merge, String mineName, Collection<Fragment> mineAsRead,
-            Collection<Long> mineIds) {
+    static String effect(
+            Operation.Merge merge, String mineName, Collection<Fragment> mineAsRead, Collection<Long> mineIds) {
         Map<Long, Fragment> theirs = new HashMap<>();
         merge.fragments().forEach(f -> theirs.put(f.id(), f));
         Map<Long, Fragment> read = new HashMap<>();
@@ -86,8 +87,12 @@ final class MergeConflictText {
     }
 
     /** The whole reason: what the Merge was, what it did to mine's fragments, and why that conflicts. */
-    static String reason(Operation.Merge merge, Map<String, String> mergeProperties, String mineName,
-            Collection<Fragment> mineAsRead, Collection<Long> mineIds) {
+    static String reason(
+            Operation.Merge merge,
+            Map<String, String> mergeProperties,
+            String mineName,
+            Collection<Fragment> mineAsRead,
+            Collection<Long> mineIds) {
         String article = article(mineName);
         return "it was " + kind(mergeProperties) + effect(merge, mineName, mineAsRead, mineIds) + ". "
                 + Character.toUpperCase(article.charAt(0)) + article.substring(1) + mineName

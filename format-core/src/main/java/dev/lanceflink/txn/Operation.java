@@ -61,8 +61,12 @@ public sealed interface Operation {
      * Create the table or replace all its content and schema; new fragment ids continue after the
      * table's {@code max_fragment_id} (they are never reused).
      */
-    record Overwrite(List<Fragment> fragments, LanceSchema schema, Map<String, String> configUpsertValues,
-            List<BasePath> initialBases) implements Operation {
+    record Overwrite(
+            List<Fragment> fragments,
+            LanceSchema schema,
+            Map<String, String> configUpsertValues,
+            List<BasePath> initialBases)
+            implements Operation {
         public Overwrite {
             fragments = List.copyOf(fragments);
             requireNonNull(schema, "schema is null");
@@ -192,9 +196,18 @@ public sealed interface Operation {
      *     a concurrent overlay of a row it deletes loses nothing (the deletion wins) and is no
      *     conflict. A decoded update is never taken for one (false).
      */
-    record Update(List<Long> removedFragmentIds, List<Fragment> updatedFragments, List<Fragment> newFragments,
-            int[] fieldsModified, int[] fieldsForPreservingFragBitmap, UpdateMode mode, boolean hasInsertedRowsFilter,
-            boolean hasCompactedSsTables, byte[] extras, boolean newRowsOnly) implements Operation {
+    record Update(
+            List<Long> removedFragmentIds,
+            List<Fragment> updatedFragments,
+            List<Fragment> newFragments,
+            int[] fieldsModified,
+            int[] fieldsForPreservingFragBitmap,
+            UpdateMode mode,
+            boolean hasInsertedRowsFilter,
+            boolean hasCompactedSsTables,
+            byte[] extras,
+            boolean newRowsOnly)
+            implements Operation {
         public Update {
             removedFragmentIds = List.copyOf(removedFragmentIds);
             updatedFragments = List.copyOf(updatedFragments);
@@ -206,18 +219,45 @@ public sealed interface Operation {
         }
 
         /** An update as stored (never {@link #newRowsOnly}). */
-        public Update(List<Long> removedFragmentIds, List<Fragment> updatedFragments, List<Fragment> newFragments,
-                int[] fieldsModified, int[] fieldsForPreservingFragBitmap, UpdateMode mode,
-                boolean hasInsertedRowsFilter, boolean hasCompactedSsTables, byte[] extras) {
-            this(removedFragmentIds, updatedFragments, newFragments, fieldsModified, fieldsForPreservingFragBitmap, mode,
-                    hasInsertedRowsFilter, hasCompactedSsTables, extras, false);
+        public Update(
+                List<Long> removedFragmentIds,
+                List<Fragment> updatedFragments,
+                List<Fragment> newFragments,
+                int[] fieldsModified,
+                int[] fieldsForPreservingFragBitmap,
+                UpdateMode mode,
+                boolean hasInsertedRowsFilter,
+                boolean hasCompactedSsTables,
+                byte[] extras) {
+            this(
+                    removedFragmentIds,
+                    updatedFragments,
+                    newFragments,
+                    fieldsModified,
+                    fieldsForPreservingFragBitmap,
+                    mode,
+                    hasInsertedRowsFilter,
+                    hasCompactedSsTables,
+                    extras,
+                    false);
         }
 
         /** A row-rewriting update (delete + re-insert) as this library writes them. */
-        public static Update rewriteRows(List<Long> removedFragmentIds, List<Fragment> updatedFragments,
-                List<Fragment> newFragments, int[] fieldsModified) {
-            return new Update(removedFragmentIds, updatedFragments, newFragments, fieldsModified, new int[0],
-                    UpdateMode.REWRITE_ROWS, false, false, new byte[0]);
+        public static Update rewriteRows(
+                List<Long> removedFragmentIds,
+                List<Fragment> updatedFragments,
+                List<Fragment> newFragments,
+                int[] fieldsModified) {
+            return new Update(
+                    removedFragmentIds,
+                    updatedFragments,
+                    newFragments,
+                    fieldsModified,
+                    new int[0],
+                    UpdateMode.REWRITE_ROWS,
+                    false,
+                    false,
+                    new byte[0]);
         }
 
         /**
@@ -232,10 +272,21 @@ public sealed interface Operation {
          *
          * @param topLevelFieldIds the ids of the schema's top-level fields
          */
-        public static Update movedRows(List<Long> removedFragmentIds, List<Fragment> updatedFragments,
-                List<Fragment> newFragments, int[] topLevelFieldIds) {
-            return new Update(removedFragmentIds, updatedFragments, newFragments, new int[0], topLevelFieldIds,
-                    UpdateMode.REWRITE_ROWS, false, false, new byte[0]);
+        public static Update movedRows(
+                List<Long> removedFragmentIds,
+                List<Fragment> updatedFragments,
+                List<Fragment> newFragments,
+                int[] topLevelFieldIds) {
+            return new Update(
+                    removedFragmentIds,
+                    updatedFragments,
+                    newFragments,
+                    new int[0],
+                    topLevelFieldIds,
+                    UpdateMode.REWRITE_ROWS,
+                    false,
+                    false,
+                    new byte[0]);
         }
 
         /**
@@ -246,10 +297,19 @@ public sealed interface Operation {
          * stamps with its version. Nothing is rewritten in place, so {@code fields_modified} is
          * empty: indices keep their fragments and exclude the overlaid cells by version.
          */
-        public static Update rowsAndCells(List<Long> removedFragmentIds, List<Fragment> updatedFragments,
-                List<Fragment> newFragments) {
-            return new Update(removedFragmentIds, updatedFragments, newFragments, new int[0], new int[0],
-                    UpdateMode.REWRITE_ROWS, false, false, new byte[0], true);
+        public static Update rowsAndCells(
+                List<Long> removedFragmentIds, List<Fragment> updatedFragments, List<Fragment> newFragments) {
+            return new Update(
+                    removedFragmentIds,
+                    updatedFragments,
+                    newFragments,
+                    new int[0],
+                    new int[0],
+                    UpdateMode.REWRITE_ROWS,
+                    false,
+                    false,
+                    new byte[0],
+                    true);
         }
 
         @Override
@@ -274,12 +334,16 @@ public sealed interface Operation {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Update u && removedFragmentIds.equals(u.removedFragmentIds)
-                    && updatedFragments.equals(u.updatedFragments) && newFragments.equals(u.newFragments)
+            return o instanceof Update u
+                    && removedFragmentIds.equals(u.removedFragmentIds)
+                    && updatedFragments.equals(u.updatedFragments)
+                    && newFragments.equals(u.newFragments)
                     && Arrays.equals(fieldsModified, u.fieldsModified)
                     && Arrays.equals(fieldsForPreservingFragBitmap, u.fieldsForPreservingFragBitmap)
-                    && mode == u.mode && hasInsertedRowsFilter == u.hasInsertedRowsFilter
-                    && hasCompactedSsTables == u.hasCompactedSsTables && Arrays.equals(extras, u.extras);
+                    && mode == u.mode
+                    && hasInsertedRowsFilter == u.hasInsertedRowsFilter
+                    && hasCompactedSsTables == u.hasCompactedSsTables
+                    && Arrays.equals(extras, u.extras);
         }
 
         @Override
@@ -308,8 +372,9 @@ public sealed interface Operation {
      * @param touchesSchemaMetadata whether it changes schema or field metadata
      * @param raw the serialized {@code Transaction.UpdateConfig}, carried unchanged
      */
-    record UpdateConfig(Set<String> configKeys, Set<String> tableMetadataKeys, boolean touchesSchemaMetadata,
-            byte[] raw) implements Operation {
+    record UpdateConfig(
+            Set<String> configKeys, Set<String> tableMetadataKeys, boolean touchesSchemaMetadata, byte[] raw)
+            implements Operation {
         public UpdateConfig {
             configKeys = Set.copyOf(configKeys);
             tableMetadataKeys = Set.copyOf(tableMetadataKeys);
@@ -320,8 +385,11 @@ public sealed interface Operation {
          * Upserts and deletes config and table-metadata keys (e.g. mirroring the last committed
          * Flink checkpoint id into table metadata).
          */
-        public static UpdateConfig of(Map<String, String> configUpserts, Set<String> configDeletes,
-                Map<String, String> tableMetadataUpserts, Set<String> tableMetadataDeletes) {
+        public static UpdateConfig of(
+                Map<String, String> configUpserts,
+                Set<String> configDeletes,
+                Map<String, String> tableMetadataUpserts,
+                Set<String> tableMetadataDeletes) {
             lance.table.Transaction.UpdateConfig.Builder b = lance.table.Transaction.UpdateConfig.newBuilder();
             if (!configUpserts.isEmpty() || !configDeletes.isEmpty()) {
                 b.setConfigUpdates(updateMap(configUpserts, configDeletes));
@@ -338,10 +406,13 @@ public sealed interface Operation {
 
         private static lance.table.Transaction.UpdateMap updateMap(Map<String, String> upserts, Set<String> deletes) {
             lance.table.Transaction.UpdateMap.Builder m = lance.table.Transaction.UpdateMap.newBuilder();
-            new TreeMap<>(upserts).forEach((k, v) -> m.addUpdateEntries(
-                    lance.table.Transaction.UpdateMapEntry.newBuilder().setKey(k).setValue(v)));
-            new TreeSet<>(deletes).forEach(k -> m.addUpdateEntries(
-                    lance.table.Transaction.UpdateMapEntry.newBuilder().setKey(k)));
+            new TreeMap<>(upserts)
+                    .forEach((k, v) -> m.addUpdateEntries(lance.table.Transaction.UpdateMapEntry.newBuilder()
+                            .setKey(k)
+                            .setValue(v)));
+            new TreeSet<>(deletes)
+                    .forEach(k -> m.addUpdateEntries(
+                            lance.table.Transaction.UpdateMapEntry.newBuilder().setKey(k)));
             return m.build();
         }
 

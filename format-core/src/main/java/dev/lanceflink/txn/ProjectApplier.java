@@ -28,6 +28,7 @@ final class ProjectApplier implements OperationApplier<Operation.Project> {
             out.add(f.withFiles(keep));
         }
         d.fragments = out;
-        d.indices = new ArrayList<>(d.indices.stream().filter(e -> MergeApplier.fieldsExist(d, e)).toList());
+        d.indices = new ArrayList<>(
+                d.indices.stream().filter(e -> MergeApplier.fieldsExist(d, e)).toList());
     }
 }

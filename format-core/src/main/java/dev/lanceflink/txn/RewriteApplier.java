@@ -40,8 +40,9 @@ final class RewriteApplier implements OperationApplier<Operation.Rewrite> {
     @Override
     public void apply(ManifestDraft d, Operation.Rewrite op) throws CorruptTableException {
         if (!op.rewrittenIndices().isEmpty()) {
-            throw new IllegalArgumentException("Rewrite carries " + op.rewrittenIndices().size()
-                    + " rewritten indices; remapping index files is not supported by this library's committer");
+            throw new IllegalArgumentException(
+                    "Rewrite carries " + op.rewrittenIndices().size()
+                            + " rewritten indices; remapping index files is not supported by this library's committer");
         }
         List<List<Fragment>> freshPerGroup = new ArrayList<>(op.groups().size());
         for (Operation.RewriteGroup g : op.groups()) {
@@ -89,8 +90,12 @@ final class RewriteApplier implements OperationApplier<Operation.Rewrite> {
     }
 
     /** Stable row ids: the group's new fragments take the place of its old ones in the index's coverage. */
-    private static void carryCoverage(IndexEntry e, RoaringBitmap before, RoaringBitmap next,
-            Operation.RewriteGroup group, List<Fragment> fresh) {
+    private static void carryCoverage(
+            IndexEntry e,
+            RoaringBitmap before,
+            RoaringBitmap next,
+            Operation.RewriteGroup group,
+            List<Fragment> fresh) {
         List<Long> covered = new ArrayList<>();
         List<Long> uncovered = new ArrayList<>();
         for (Fragment old : group.oldFragments()) {
@@ -119,8 +124,8 @@ final class RewriteApplier implements OperationApplier<Operation.Rewrite> {
                 for (int pos = 0; pos < file.fieldCount(); pos++) {
                     int fid = file.fieldId(pos);
                     if (fid != DataFile.TOMBSTONE) {
-                        newestByField.merge(fid, ov.committedVersion(),
-                                (a, b) -> Long.compareUnsigned(a, b) >= 0 ? a : b);
+                        newestByField.merge(
+                                fid, ov.committedVersion(), (a, b) -> Long.compareUnsigned(a, b) >= 0 ? a : b);
                     }
                 }
             }

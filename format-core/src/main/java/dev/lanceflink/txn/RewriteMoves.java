@@ -1,7 +1,6 @@
 package dev.lanceflink.txn;
 
 import dev.lanceflink.deletion.DeletionFiles;
-import dev.lanceflink.deletion.DeletionVector;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
@@ -54,8 +53,7 @@ public final class RewriteMoves {
      *     fragments do not hold exactly the live rows of its old ones (then no address can be
      *     translated)
      */
-    public static RewriteMoves of(ObjectStore store, Manifest committed, Operation.Rewrite rewrite)
-            throws IOException {
+    public static RewriteMoves of(ObjectStore store, Manifest committed, Operation.Rewrite rewrite) throws IOException {
         Map<String, Long> idByFile = new HashMap<>();
         for (Fragment f : committed.fragments()) {
             if (!f.files().isEmpty()) {
@@ -71,11 +69,15 @@ public final class RewriteMoves {
                 long rows = 0;
                 for (int i = 0; i < news.size(); i++) {
                     Fragment f = news.get(i);
-                    Long id = f.files().isEmpty() ? null : idByFile.get(f.files().get(0).path());
+                    Long id = f.files().isEmpty()
+                            ? null
+                            : idByFile.get(f.files().get(0).path());
                     if (id == null) {
                         throw new IllegalStateException("Version " + committed.version() + " of " + store.rootUri()
                                 + " has no fragment with the rewrite's new data file "
-                                + (f.files().isEmpty() ? "(none)" : f.files().get(0).path()));
+                                + (f.files().isEmpty()
+                                        ? "(none)"
+                                        : f.files().get(0).path()));
                     }
                     ids[i] = id;
                     first[i] = rows;
@@ -84,8 +86,10 @@ public final class RewriteMoves {
                 Group group = new Group(ids, first, rows);
                 long live = 0;
                 for (Fragment old : g.oldFragments()) {
-                    RoaringBitmap deleted = old.deletionFile() == null ? new RoaringBitmap()
-                            : DeletionFiles.read(files, old.id(), old.deletionFile()).toBitmap();
+                    RoaringBitmap deleted = old.deletionFile() == null
+                            ? new RoaringBitmap()
+                            : DeletionFiles.read(files, old.id(), old.deletionFile())
+                                    .toBitmap();
                     sources.put(old.id(), new Source(group, live, deleted, old.physicalRows()));
                     live += old.physicalRows() - deleted.rangeCardinality(0, old.physicalRows());
                 }
@@ -173,8 +177,8 @@ public final class RewriteMoves {
             long id = in.readLong();
             int group = in.readInt();
             if (group < 0 || group >= groupCount) {
-                throw new IOException("Serialized rewrite moves name group " + group + " of " + groupCount
-                        + " for fragment " + id);
+                throw new IOException(
+                        "Serialized rewrite moves name group " + group + " of " + groupCount + " for fragment " + id);
             }
             long firstLive = in.readLong();
             long physical = in.readLong();
@@ -205,8 +209,8 @@ public final class RewriteMoves {
         }
         long o = Integer.toUnsignedLong(offset);
         if (o >= s.physicalRows()) {
-            throw new IllegalArgumentException("Offset " + o + " is beyond fragment " + fragmentId + "'s "
-                    + s.physicalRows() + " rows");
+            throw new IllegalArgumentException(
+                    "Offset " + o + " is beyond fragment " + fragmentId + "'s " + s.physicalRows() + " rows");
         }
         if (s.deleted().contains(offset)) {
             return OptionalLong.empty();

@@ -82,10 +82,13 @@ public final class TableCommitter {
      *     attempts; whatever the plan's check or build throws fails the commit as it is, unless the
      *     options' failure retries allow another attempt and {@link CommitPlan#mayRetry} agrees
      */
-    public static Optional<Manifest> commit(ObjectStore store, CommitPlan plan, TableHistory history,
-            CommitOptions options) throws IOException {
-        Attempts a = new Attempts(store, Transaction.of(plan.readVersion(), new Operation.ReserveFragments(0),
-                plan.properties()), plan.readVersion(), options);
+    public static Optional<Manifest> commit(
+            ObjectStore store, CommitPlan plan, TableHistory history, CommitOptions options) throws IOException {
+        Attempts a = new Attempts(
+                store,
+                Transaction.of(plan.readVersion(), new Operation.ReserveFragments(0), plan.properties()),
+                plan.readVersion(),
+                options);
         a.plan = plan;
         a.history = history;
         Manifest m = a.run();
@@ -107,12 +110,15 @@ public final class TableCommitter {
         private final CommitOptions options;
         /** Set for a commit whose operation every attempt builds on the latest version, else null. */
         private CommitPlan plan;
+
         private TableHistory history;
         /** The operation the current attempt of a plan built, while it may still lose the race. */
         private Operation built;
+
         private boolean nothingToCommit;
         /** Whether a publication of this commit had an unknown outcome: its versions may appear late. */
         private boolean publishedInDoubt;
+
         private final List<String> writtenFiles = new ArrayList<>();
         private Transaction current;
         /**
@@ -122,9 +128,11 @@ public final class TableCommitter {
          * committed up to it).
          */
         private long checkedThrough;
+
         private String txnFilePath;
         /** The transaction whose {@code .txn} file is at {@link #txnFilePath}. */
         private Transaction txnFileOf;
+
         private long uncertainVersion = -1;
         /** The last version a publish of ours went to with an unknown outcome that is unresolved, or -1. */
         private long doubtfulVersion = -1;
@@ -193,10 +201,13 @@ public final class TableCommitter {
         }
 
         private CommitConflictException gaveUp() {
-            return new CommitConflictException("Commit of " + current.operation().name() + " (transaction "
-                    + current.uuid() + ") to " + store.rootUri() + " gave up after " + options.maxAttempts()
-                    + " attempts: other writers committed first every time. Retry later or reduce the number of"
-                    + " concurrent writers", true, -1);
+            return new CommitConflictException(
+                    "Commit of " + current.operation().name() + " (transaction "
+                            + current.uuid() + ") to " + store.rootUri() + " gave up after " + options.maxAttempts()
+                            + " attempts: other writers committed first every time. Retry later or reduce the number of"
+                            + " concurrent writers",
+                    true,
+                    -1);
         }
 
         /**
@@ -211,8 +222,13 @@ public final class TableCommitter {
             }
             Operation op = built;
             built = null; // not lost to another writer: the plan is told below, not through lost()
-            LOG.debug("Attempt {} of {}'s commit (transaction {}) to {} failed ({}); trying again", failures,
-                    current.operation().name(), current.uuid(), store.rootUri(), failure.toString());
+            LOG.debug(
+                    "Attempt {} of {}'s commit (transaction {}) to {} failed ({}); trying again",
+                    failures,
+                    current.operation().name(),
+                    current.uuid(),
+                    store.rootUri(),
+                    failure.toString());
             if (plan != null) {
                 plan.retrying(failures, failure, op, publishedInDoubt);
             }
@@ -221,12 +237,16 @@ public final class TableCommitter {
         }
 
         private CommitOutcomeUnknownException outcomeUnknown(Throwable cause) {
-            return new CommitOutcomeUnknownException("Commit of " + current.operation().name() + " (transaction "
-                    + current.uuid() + ") to " + store.rootUri() + " may have been published as version "
-                    + doubtfulVersion + ": the store lost the response and the check afterwards failed"
-                    + (cause == null ? "" : " (" + cause.getMessage() + ")") + ". Look for a version whose transaction"
-                    + " has uuid " + current.uuid() + " before committing the change again", current.uuid(),
-                    doubtfulVersion, cause);
+            return new CommitOutcomeUnknownException(
+                    "Commit of " + current.operation().name() + " (transaction "
+                            + current.uuid() + ") to " + store.rootUri() + " may have been published as version "
+                            + doubtfulVersion + ": the store lost the response and the check afterwards failed"
+                            + (cause == null ? "" : " (" + cause.getMessage() + ")")
+                            + ". Look for a version whose transaction"
+                            + " has uuid " + current.uuid() + " before committing the change again",
+                    current.uuid(),
+                    doubtfulVersion,
+                    cause);
         }
 
         /** One attempt: the committed manifest, or empty if another writer won the race. */
@@ -243,8 +263,8 @@ public final class TableCommitter {
             }
             if (plan != null) {
                 if (latest == null) {
-                    throw new VersionNotFoundException("Table " + store.rootUri() + " has no versions; create it"
-                            + " before committing to it");
+                    throw new VersionNotFoundException(
+                            "Table " + store.rootUri() + " has no versions; create it" + " before committing to it");
                 }
                 FeatureFlags.checkWritable(latest.writerFeatureFlags(), store.rootUri() + "/" + latestLoc.path());
                 Optional<Manifest> already = checkPlan(latest);
@@ -268,9 +288,10 @@ public final class TableCommitter {
             } else {
                 FeatureFlags.checkWritable(latest.writerFeatureFlags(), store.rootUri() + "/" + latestLoc.path());
                 if (Long.compareUnsigned(latest.version(), checkedThrough) < 0) {
-                    throw new VersionNotFoundException("Transaction " + current.uuid() + " was computed against version "
-                            + checkedThrough + " of " + store.rootUri() + ", but the latest version is "
-                            + latest.version());
+                    throw new VersionNotFoundException(
+                            "Transaction " + current.uuid() + " was computed against version "
+                                    + checkedThrough + " of " + store.rootUri() + ", but the latest version is "
+                                    + latest.version());
                 }
                 Optional<Manifest> already = checkConcurrent(latest);
                 if (already.isPresent()) {
@@ -291,8 +312,12 @@ public final class TableCommitter {
                 }
                 txnFileName = current.fileName();
             }
-            ManifestBuilder.Options buildOptions = new ManifestBuilder.Options(options.clock().instant(), txnFileName,
-                    options.inlineTransaction(), options.dataFormat(), options.stableRowIds());
+            ManifestBuilder.Options buildOptions = new ManifestBuilder.Options(
+                    options.clock().instant(),
+                    txnFileName,
+                    options.inlineTransaction(),
+                    options.dataFormat(),
+                    options.stableRowIds());
             Manifest manifest;
             if (current.operation() instanceof Operation.Restore r && latest != null) {
                 Manifest restored = ManifestIO.read(store, VersionResolver.version(store, r.version()));
@@ -368,9 +393,15 @@ public final class TableCommitter {
                     return Optional.of(ManifestIO.read(store, VersionResolver.version(store, w)));
                 }
                 if (theirs.operation() instanceof Operation.Unknown u) {
-                    throw new CommitConflictException("Commit of " + current.operation().name() + " (transaction "
-                            + current.uuid() + ") to " + store.rootUri() + " refused: " + u.refusal(w,
-                            store.rootUri(), "this commit cannot be checked for conflicts against it"), false, w);
+                    throw new CommitConflictException(
+                            "Commit of " + current.operation().name() + " (transaction "
+                                    + current.uuid() + ") to " + store.rootUri() + " refused: "
+                                    + u.refusal(
+                                            w,
+                                            store.rootUri(),
+                                            "this commit cannot be checked for conflicts against it"),
+                            false,
+                            w);
                 }
                 ConflictOutcome outcome = ConflictResolver.check(current, theirs);
                 if (outcome instanceof ConflictOutcome.Retryable r) {
@@ -404,7 +435,11 @@ public final class TableCommitter {
             for (long v = plan.readVersion() + 1; v <= latest.version(); v++) {
                 if (publishedInDoubt) {
                     Optional<TableHistory.Committed> c = history.version(v);
-                    if (c.isPresent() && c.get().transaction().map(t -> t.uuid().equals(current.uuid())).orElse(false)) {
+                    if (c.isPresent()
+                            && c.get()
+                                    .transaction()
+                                    .map(t -> t.uuid().equals(current.uuid()))
+                                    .orElse(false)) {
                         return Optional.of(ManifestIO.read(store, c.get().location()));
                     }
                 }
@@ -420,28 +455,39 @@ public final class TableCommitter {
          * retryable conflict, so the writer builds its change again against the newer version.
          */
         private void requireFreePinnedIds(Manifest latest) throws CommitConflictException {
-            List<Fragment> fresh = current.operation() instanceof Operation.Update u ? u.newFragments()
+            List<Fragment> fresh = current.operation() instanceof Operation.Update u
+                    ? u.newFragments()
                     : current.operation() instanceof Operation.Append a ? a.fragments() : List.of();
             long next = latest.nextFragmentId();
             for (Fragment f : fresh) {
                 if ((f.id() != 0 || f.deletionFile() != null) && f.id() < next) {
-                    throw new CommitConflictException("Commit of " + current.operation().name() + " (transaction "
-                            + current.uuid() + ", read version " + current.readVersion() + ") to " + store.rootUri()
-                            + " failed: its new fragment " + f.id() + " has an id chosen before the commit (its deletion"
-                            + " file is named after it), and version " + latest.version() + " already uses ids up to "
-                            + (next - 1) + ". Re-read the table, redo the change and commit again.", true,
+                    throw new CommitConflictException(
+                            "Commit of " + current.operation().name() + " (transaction "
+                                    + current.uuid() + ", read version " + current.readVersion() + ") to "
+                                    + store.rootUri()
+                                    + " failed: its new fragment " + f.id()
+                                    + " has an id chosen before the commit (its deletion"
+                                    + " file is named after it), and version " + latest.version()
+                                    + " already uses ids up to "
+                                    + (next - 1) + ". Re-read the table, redo the change and commit again.",
+                            true,
                             latest.version());
                 }
             }
         }
 
         private CommitConflictException conflict(String reason, boolean retryable, long version, Transaction theirs) {
-            return new CommitConflictException("Commit of " + current.operation().name() + " (transaction "
-                    + current.uuid() + ", read version " + current.readVersion() + ") to " + store.rootUri()
-                    + " failed: " + reason + " (transaction " + theirs.uuid() + ", committed as version " + version
-                    + "). " + (retryable ? "Re-read the table, redo the change and commit again."
-                            : "The operations contradict each other; do not retry blindly."),
-                    retryable, version);
+            return new CommitConflictException(
+                    "Commit of " + current.operation().name() + " (transaction "
+                            + current.uuid() + ", read version " + current.readVersion() + ") to " + store.rootUri()
+                            + " failed: " + reason + " (transaction " + theirs.uuid() + ", committed as version "
+                            + version
+                            + "). "
+                            + (retryable
+                                    ? "Re-read the table, redo the change and commit again."
+                                    : "The operations contradict each other; do not retry blindly."),
+                    retryable,
+                    version);
         }
 
         /** The manifest at {@code version} if it exists and was produced by our transaction. */

@@ -16,8 +16,8 @@ import java.util.UUID;
  * @param uuid hyphenated lower-case UUID, also part of the {@code .txn} file name
  * @param tag copied into the new manifest's tag ("" = none)
  */
-public record Transaction(long readVersion, String uuid, String tag, Map<String, String> properties,
-        Operation operation) {
+public record Transaction(
+        long readVersion, String uuid, String tag, Map<String, String> properties, Operation operation) {
 
     public static final String COMMIT_MESSAGE_KEY = "__lance_commit_message";
     /**

@@ -7,7 +7,6 @@ import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.table.BasePath;
 import dev.lanceflink.table.CorruptTableException;
 import dev.lanceflink.table.DataOverlayFile;
-import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.IndexEntry;
 import dev.lanceflink.table.TableProtoCodec;
 import java.util.ArrayList;
@@ -42,27 +41,34 @@ public final class TransactionCodec {
         try {
             p = lance.table.Transaction.parseFrom(bytes);
         } catch (InvalidProtocolBufferException e) {
-            throw new CorruptTableException("Transaction in " + source + " (" + bytes.length
-                    + " bytes) is not a valid Transaction protobuf: " + e.getMessage(), e);
+            throw new CorruptTableException(
+                    "Transaction in " + source + " (" + bytes.length + " bytes) is not a valid Transaction protobuf: "
+                            + e.getMessage(),
+                    e);
         }
         return fromProto(p, source);
     }
 
     public static lance.table.Transaction toProto(Transaction t) {
         lance.table.Transaction.Builder b = lance.table.Transaction.newBuilder()
-                .setReadVersion(t.readVersion()).setUuid(t.uuid()).setTag(t.tag())
+                .setReadVersion(t.readVersion())
+                .setUuid(t.uuid())
+                .setTag(t.tag())
                 .putAllTransactionProperties(t.properties());
         Operation op = t.operation();
         if (op instanceof Operation.Append a) {
-            b.setAppend(lance.table.Transaction.Append.newBuilder().addAllFragments(TableProtoCodec.toProtos(a.fragments())));
+            b.setAppend(lance.table.Transaction.Append.newBuilder()
+                    .addAllFragments(TableProtoCodec.toProtos(a.fragments())));
         } else if (op instanceof Operation.Delete d) {
             b.setDelete(lance.table.Transaction.Delete.newBuilder()
                     .addAllUpdatedFragments(TableProtoCodec.toProtos(d.updatedFragments()))
-                    .addAllDeletedFragmentIds(d.deletedFragmentIds()).setPredicate(d.predicate()));
+                    .addAllDeletedFragmentIds(d.deletedFragmentIds())
+                    .setPredicate(d.predicate()));
         } else if (op instanceof Operation.Overwrite o) {
             lance.table.Transaction.Overwrite.Builder ob = lance.table.Transaction.Overwrite.newBuilder()
                     .addAllFragments(TableProtoCodec.toProtos(o.fragments()))
-                    .addAllSchema(o.schema().toProto()).putAllSchemaMetadata(o.schema().rawMetadata())
+                    .addAllSchema(o.schema().toProto())
+                    .putAllSchemaMetadata(o.schema().rawMetadata())
                     .putAllConfigUpsertValues(o.configUpsertValues());
             for (BasePath bp : o.initialBases()) {
                 ob.addInitialBases(TableProtoCodec.toProto(bp));
@@ -91,13 +97,16 @@ public final class TransactionCodec {
         } else if (op instanceof Operation.Merge m) {
             b.setMerge(lance.table.Transaction.Merge.newBuilder()
                     .addAllFragments(TableProtoCodec.toProtos(m.fragments()))
-                    .addAllSchema(m.schema().toProto()).putAllSchemaMetadata(m.schema().rawMetadata()));
+                    .addAllSchema(m.schema().toProto())
+                    .putAllSchemaMetadata(m.schema().rawMetadata()));
         } else if (op instanceof Operation.Project pr) {
-            b.setProject(lance.table.Transaction.Project.newBuilder().addAllSchema(pr.schema().toProto()));
+            b.setProject(lance.table.Transaction.Project.newBuilder()
+                    .addAllSchema(pr.schema().toProto()));
         } else if (op instanceof Operation.Restore rs) {
             b.setRestore(lance.table.Transaction.Restore.newBuilder().setVersion(rs.version()));
         } else if (op instanceof Operation.ReserveFragments rf) {
-            b.setReserveFragments(lance.table.Transaction.ReserveFragments.newBuilder().setNumFragments(rf.numFragments()));
+            b.setReserveFragments(
+                    lance.table.Transaction.ReserveFragments.newBuilder().setNumFragments(rf.numFragments()));
         } else if (op instanceof Operation.Update u) {
             lance.table.Transaction.Update.Builder ub = lance.table.Transaction.Update.newBuilder();
             try {
@@ -122,14 +131,15 @@ public final class TransactionCodec {
             lance.table.Transaction.DataReplacement.Builder db = lance.table.Transaction.DataReplacement.newBuilder();
             for (Operation.DataReplacementGroup g : dr.replacements()) {
                 db.addReplacements(lance.table.Transaction.DataReplacementGroup.newBuilder()
-                        .setFragmentId(g.fragmentId()).setNewFile(TableProtoCodec.toProto(g.newFile())));
+                        .setFragmentId(g.fragmentId())
+                        .setNewFile(TableProtoCodec.toProto(g.newFile())));
             }
             b.setDataReplacement(db);
         } else if (op instanceof Operation.DataOverlay dov) {
             lance.table.Transaction.DataOverlay.Builder ob = lance.table.Transaction.DataOverlay.newBuilder();
             for (Operation.OverlayGroup g : dov.groups()) {
-                lance.table.Transaction.DataOverlayGroup.Builder gb = lance.table.Transaction.DataOverlayGroup
-                        .newBuilder().setFragmentId(g.fragmentId());
+                lance.table.Transaction.DataOverlayGroup.Builder gb =
+                        lance.table.Transaction.DataOverlayGroup.newBuilder().setFragmentId(g.fragmentId());
                 for (DataOverlayFile f : g.overlays()) {
                     gb.addOverlays(TableProtoCodec.toProto(f));
                 }
@@ -137,8 +147,8 @@ public final class TransactionCodec {
             }
             b.setDataOverlay(ob);
         } else if (op instanceof Operation.UpdateMemWalState mw) {
-            b.setUpdateMemWalState(parse(mw.raw(), lance.table.Transaction.UpdateMemWalState.parser(),
-                    "UpdateMemWalState"));
+            b.setUpdateMemWalState(
+                    parse(mw.raw(), lance.table.Transaction.UpdateMemWalState.parser(), "UpdateMemWalState"));
         } else if (op instanceof Operation.Clone cl) {
             b.setClone(parse(cl.raw(), lance.table.Transaction.Clone.parser(), "Clone"));
         } else if (op instanceof Operation.UpdateBases ub) {
@@ -165,54 +175,70 @@ public final class TransactionCodec {
     public static Transaction fromProto(lance.table.Transaction p, String source) throws CorruptTableException {
         String ctx = "transaction " + p.getUuid() + " in " + source;
         Operation op = switch (p.getOperationCase()) {
-            case APPEND -> new Operation.Append(TableProtoCodec.fragments(p.getAppend().getFragmentsList(), ctx));
-            case DELETE -> new Operation.Delete(
-                    TableProtoCodec.fragments(p.getDelete().getUpdatedFragmentsList(), ctx),
-                    p.getDelete().getDeletedFragmentIdsList(), p.getDelete().getPredicate());
+            case APPEND ->
+                new Operation.Append(TableProtoCodec.fragments(p.getAppend().getFragmentsList(), ctx));
+            case DELETE ->
+                new Operation.Delete(
+                        TableProtoCodec.fragments(p.getDelete().getUpdatedFragmentsList(), ctx),
+                        p.getDelete().getDeletedFragmentIdsList(),
+                        p.getDelete().getPredicate());
             case OVERWRITE -> {
                 lance.table.Transaction.Overwrite o = p.getOverwrite();
                 List<BasePath> bases = new ArrayList<>();
                 o.getInitialBasesList().forEach(bp -> bases.add(TableProtoCodec.basePath(bp)));
-                yield new Operation.Overwrite(TableProtoCodec.fragments(o.getFragmentsList(), ctx),
-                        schema(o.getSchemaList(), o.getSchemaMetadataMap(), ctx), o.getConfigUpsertValuesMap(), bases);
+                yield new Operation.Overwrite(
+                        TableProtoCodec.fragments(o.getFragmentsList(), ctx),
+                        schema(o.getSchemaList(), o.getSchemaMetadataMap(), ctx),
+                        o.getConfigUpsertValuesMap(),
+                        bases);
             }
-            case CREATE_INDEX -> new Operation.CreateIndex(indices(p.getCreateIndex().getNewIndicesList()),
-                    indices(p.getCreateIndex().getRemovedIndicesList()));
+            case CREATE_INDEX ->
+                new Operation.CreateIndex(
+                        indices(p.getCreateIndex().getNewIndicesList()),
+                        indices(p.getCreateIndex().getRemovedIndicesList()));
             case REWRITE -> {
                 lance.table.Transaction.Rewrite r = p.getRewrite();
                 List<Operation.RewriteGroup> groups = new ArrayList<>();
                 if (r.getGroupsCount() == 0 && (r.getOldFragmentsCount() > 0 || r.getNewFragmentsCount() > 0)) {
                     // deprecated layout: one implicit group
-                    groups.add(new Operation.RewriteGroup(TableProtoCodec.fragments(r.getOldFragmentsList(), ctx),
+                    groups.add(new Operation.RewriteGroup(
+                            TableProtoCodec.fragments(r.getOldFragmentsList(), ctx),
                             TableProtoCodec.fragments(r.getNewFragmentsList(), ctx)));
                 }
                 for (lance.table.Transaction.Rewrite.RewriteGroup g : r.getGroupsList()) {
-                    groups.add(new Operation.RewriteGroup(TableProtoCodec.fragments(g.getOldFragmentsList(), ctx),
+                    groups.add(new Operation.RewriteGroup(
+                            TableProtoCodec.fragments(g.getOldFragmentsList(), ctx),
                             TableProtoCodec.fragments(g.getNewFragmentsList(), ctx)));
                 }
                 List<byte[]> ri = new ArrayList<>();
                 r.getRewrittenIndicesList().forEach(x -> ri.add(x.toByteArray()));
                 yield new Operation.Rewrite(groups, ri);
             }
-            case MERGE -> new Operation.Merge(TableProtoCodec.fragments(p.getMerge().getFragmentsList(), ctx),
-                    schema(p.getMerge().getSchemaList(), p.getMerge().getSchemaMetadataMap(), ctx));
+            case MERGE ->
+                new Operation.Merge(
+                        TableProtoCodec.fragments(p.getMerge().getFragmentsList(), ctx),
+                        schema(p.getMerge().getSchemaList(), p.getMerge().getSchemaMetadataMap(), ctx));
             case RESTORE -> new Operation.Restore(p.getRestore().getVersion());
-            case RESERVE_FRAGMENTS -> new Operation.ReserveFragments(p.getReserveFragments().getNumFragments());
+            case RESERVE_FRAGMENTS ->
+                new Operation.ReserveFragments(p.getReserveFragments().getNumFragments());
             case UPDATE -> update(p.getUpdate(), ctx);
             case PROJECT -> new Operation.Project(schema(p.getProject().getSchemaList(), Map.of(), ctx));
             case UPDATE_CONFIG -> updateConfig(p.getUpdateConfig());
             case DATA_REPLACEMENT -> {
                 List<Operation.DataReplacementGroup> groups = new ArrayList<>();
-                for (lance.table.Transaction.DataReplacementGroup g : p.getDataReplacement().getReplacementsList()) {
-                    groups.add(new Operation.DataReplacementGroup(g.getFragmentId(),
-                            TableProtoCodec.dataFile(g.getNewFile())));
+                for (lance.table.Transaction.DataReplacementGroup g :
+                        p.getDataReplacement().getReplacementsList()) {
+                    groups.add(new Operation.DataReplacementGroup(
+                            g.getFragmentId(), TableProtoCodec.dataFile(g.getNewFile())));
                 }
                 yield new Operation.DataReplacement(groups);
             }
-            case UPDATE_MEM_WAL_STATE -> new Operation.UpdateMemWalState(
-                    shardGenerations(p.getUpdateMemWalState().getCompactedSstablesList()),
-                    p.getUpdateMemWalState().toByteArray());
-            case CLONE -> new Operation.Clone(p.getClone().getIsShallow(), p.getClone().toByteArray());
+            case UPDATE_MEM_WAL_STATE ->
+                new Operation.UpdateMemWalState(
+                        shardGenerations(p.getUpdateMemWalState().getCompactedSstablesList()),
+                        p.getUpdateMemWalState().toByteArray());
+            case CLONE ->
+                new Operation.Clone(p.getClone().getIsShallow(), p.getClone().toByteArray());
             case UPDATE_BASES -> {
                 List<BasePath> bases = new ArrayList<>();
                 p.getUpdateBases().getNewBasesList().forEach(bp -> bases.add(TableProtoCodec.basePath(bp)));
@@ -220,7 +246,8 @@ public final class TransactionCodec {
             }
             case DATA_OVERLAY -> {
                 List<Operation.OverlayGroup> groups = new ArrayList<>();
-                for (lance.table.Transaction.DataOverlayGroup g : p.getDataOverlay().getGroupsList()) {
+                for (lance.table.Transaction.DataOverlayGroup g :
+                        p.getDataOverlay().getGroupsList()) {
                     List<DataOverlayFile> files = new ArrayList<>();
                     for (lance.table.DataOverlayFile f : g.getOverlaysList()) {
                         files.add(TableProtoCodec.overlay(f, ctx + ", overlay group of fragment " + g.getFragmentId()));
@@ -268,21 +295,35 @@ public final class TransactionCodec {
         lance.table.Transaction.Update extras = lance.table.Transaction.Update.newBuilder()
                 .addAllCompactedSstables(u.getCompactedSstablesList())
                 .putAllUpdatedFragmentOffsets(u.getUpdatedFragmentOffsetsMap())
-                .mergeFrom(u.hasInsertedRows()
-                        ? lance.table.Transaction.Update.newBuilder().setInsertedRows(u.getInsertedRows()).build()
-                        : lance.table.Transaction.Update.getDefaultInstance())
+                .mergeFrom(
+                        u.hasInsertedRows()
+                                ? lance.table.Transaction.Update.newBuilder()
+                                        .setInsertedRows(u.getInsertedRows())
+                                        .build()
+                                : lance.table.Transaction.Update.getDefaultInstance())
                 .build();
-        int[] modified = u.getFieldsModifiedList().stream().mapToInt(Integer::intValue).toArray();
-        int[] preserving = u.getFieldsForPreservingFragBitmapList().stream().mapToInt(Integer::intValue).toArray();
+        int[] modified =
+                u.getFieldsModifiedList().stream().mapToInt(Integer::intValue).toArray();
+        int[] preserving = u.getFieldsForPreservingFragBitmapList().stream()
+                .mapToInt(Integer::intValue)
+                .toArray();
         Operation.UpdateMode mode = switch (u.getUpdateModeValue()) {
             case 0 -> Operation.UpdateMode.REWRITE_ROWS;
             case 1 -> Operation.UpdateMode.REWRITE_COLUMNS;
-            default -> throw new CorruptTableException(ctx + ": update_mode " + u.getUpdateModeValue()
-                    + " is unknown (0 = REWRITE_ROWS, 1 = REWRITE_COLUMNS)");
+            default ->
+                throw new CorruptTableException(ctx + ": update_mode " + u.getUpdateModeValue()
+                        + " is unknown (0 = REWRITE_ROWS, 1 = REWRITE_COLUMNS)");
         };
-        return new Operation.Update(u.getRemovedFragmentIdsList(), TableProtoCodec.fragments(u.getUpdatedFragmentsList(), ctx),
-                TableProtoCodec.fragments(u.getNewFragmentsList(), ctx), modified, preserving, mode,
-                u.hasInsertedRows(), u.getCompactedSstablesCount() > 0, extras.toByteArray());
+        return new Operation.Update(
+                u.getRemovedFragmentIdsList(),
+                TableProtoCodec.fragments(u.getUpdatedFragmentsList(), ctx),
+                TableProtoCodec.fragments(u.getNewFragmentsList(), ctx),
+                modified,
+                preserving,
+                mode,
+                u.hasInsertedRows(),
+                u.getCompactedSstablesCount() > 0,
+                extras.toByteArray());
     }
 
     private static Operation.UpdateConfig updateConfig(lance.table.Transaction.UpdateConfig u) {
@@ -291,8 +332,10 @@ public final class TransactionCodec {
         u.getConfigUpdates().getUpdateEntriesList().forEach(e -> config.add(e.getKey()));
         Set<String> tableMeta = new HashSet<>();
         u.getTableMetadataUpdates().getUpdateEntriesList().forEach(e -> tableMeta.add(e.getKey()));
-        boolean schemaMeta = u.getSchemaMetadataCount() > 0 || u.getFieldMetadataCount() > 0
-                || u.hasSchemaMetadataUpdates() || u.getFieldMetadataUpdatesCount() > 0;
+        boolean schemaMeta = u.getSchemaMetadataCount() > 0
+                || u.getFieldMetadataCount() > 0
+                || u.hasSchemaMetadataUpdates()
+                || u.getFieldMetadataUpdatesCount() > 0;
         return new Operation.UpdateConfig(config, tableMeta, schemaMeta, u.toByteArray());
     }
 

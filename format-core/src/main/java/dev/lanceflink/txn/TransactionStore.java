@@ -40,8 +40,8 @@ public final class TransactionStore {
         try {
             return Optional.of(TransactionCodec.decode(store.readAll(path), store.rootUri() + "/" + path));
         } catch (FileNotFoundException e) {
-            throw new CorruptTableException("The manifest of " + where + " names transaction file " + path
-                    + ", which does not exist", e);
+            throw new CorruptTableException(
+                    "The manifest of " + where + " names transaction file " + path + ", which does not exist", e);
         }
     }
 
@@ -54,8 +54,9 @@ public final class TransactionStore {
     public static Transaction readForVersion(ObjectStore store, long version) throws IOException {
         ManifestLocation loc = VersionResolver.version(store, version);
         Manifest m = ManifestIO.read(store, loc);
-        return read(store, m).orElseThrow(() -> new CorruptTableException("Version " + version + " of "
-                + store.rootUri() + " records no transaction (no inline transaction, no transaction file), so"
-                + " a concurrent commit cannot be checked for conflicts against it"));
+        return read(store, m)
+                .orElseThrow(() -> new CorruptTableException("Version " + version + " of "
+                        + store.rootUri() + " records no transaction (no inline transaction, no transaction file), so"
+                        + " a concurrent commit cannot be checked for conflicts against it"));
     }
 }

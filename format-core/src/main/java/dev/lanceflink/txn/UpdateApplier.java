@@ -39,14 +39,15 @@ final class UpdateApplier implements OperationApplier<Operation.Update> {
                 List<DataOverlayFile> added = stamped(updated.overlays(), d.newVersion);
                 Fragment next = cur.withDeletionFile(updated.deletionFile());
                 if (!added.isEmpty()) {
-                    next = DataOverlayApplier.refreshLastUpdated(next, added, d.newVersion).withOverlaysAppended(added);
+                    next = DataOverlayApplier.refreshLastUpdated(next, added, d.newVersion)
+                            .withOverlaysAppended(added);
                 }
                 d.replaceFragment(next);
             } else {
                 List<DataOverlayFile> overlays = new ArrayList<>(cur.overlays().size());
                 for (DataOverlayFile o : cur.overlays()) {
-                    DataOverlayFile tombstoned = new DataOverlayFile(o.dataFile().withTombstoned(modified::contains),
-                            o.coverage(), o.committedVersion());
+                    DataOverlayFile tombstoned = new DataOverlayFile(
+                            o.dataFile().withTombstoned(modified::contains), o.coverage(), o.committedVersion());
                     // overlays.md §7.4: an overlay left with only tombstoned slots is removed.
                     if (!tombstoned.dataFile().isFullyTombstoned()) {
                         overlays.add(tombstoned);

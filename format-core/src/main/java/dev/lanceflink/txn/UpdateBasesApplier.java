@@ -12,7 +12,8 @@ final class UpdateBasesApplier implements OperationApplier<Operation.UpdateBases
         }
         for (BasePath b : op.newBases()) {
             for (BasePath existing : d.basePaths) {
-                if (existing.path().equals(b.path()) || (b.name() != null && b.name().equals(existing.name()))
+                if (existing.path().equals(b.path())
+                        || (b.name() != null && b.name().equals(existing.name()))
                         || (b.id() != 0 && b.id() == existing.id())) {
                     throw new IllegalArgumentException("UpdateBases: base path " + b.path() + " (id " + b.id()
                             + ", name " + b.name() + ") clashes with existing base " + existing.path() + " (id "

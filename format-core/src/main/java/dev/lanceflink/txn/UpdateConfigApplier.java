@@ -24,8 +24,8 @@ final class UpdateConfigApplier implements OperationApplier<Operation.UpdateConf
             throw new CorruptTableException("UpdateConfig carries an invalid message: " + e.getMessage(), e);
         }
         if (u.getFieldMetadataCount() > 0 || u.getFieldMetadataUpdatesCount() > 0) {
-            throw new IllegalArgumentException("UpdateConfig with field metadata updates is not supported by this"
-                    + " library's committer");
+            throw new IllegalArgumentException(
+                    "UpdateConfig with field metadata updates is not supported by this" + " library's committer");
         }
         d.config.putAll(u.getUpsertValuesMap());
         u.getDeleteKeysList().forEach(d.config::remove);

@@ -63,8 +63,14 @@ public final class OverlayUpdate {
      *     holding the new value for {@code rowAddresses[i]}; a NULL sets the cell to NULL
      * @throws IllegalArgumentException naming the offending address or column
      */
-    public static StagedWrite stage(ObjectStore store, Manifest manifest, long[] rowAddresses,
-            VectorSchemaRoot values, Mode mode, BufferAllocator allocator, FileWriterOptions fileOptions)
+    public static StagedWrite stage(
+            ObjectStore store,
+            Manifest manifest,
+            long[] rowAddresses,
+            VectorSchemaRoot values,
+            Mode mode,
+            BufferAllocator allocator,
+            FileWriterOptions fileOptions)
             throws IOException {
         requireNonNull(store, "store is null");
         requireNonNull(manifest, "manifest is null");
@@ -89,9 +95,11 @@ public final class OverlayUpdate {
         int[] ids = new int[values.getFieldVectors().size()];
         for (int c = 0; c < ids.length; c++) {
             String name = values.getVector(c).getField().getName();
-            ids[c] = schema.fieldByName(name).orElseThrow(() -> new IllegalArgumentException("Update column '" + name
-                    + "' is not a top-level column of the table " + schema.fields().stream().map(LanceField::name)
-                    .toList())).id();
+            ids[c] = schema.fieldByName(name)
+                    .orElseThrow(() -> new IllegalArgumentException("Update column '" + name
+                            + "' is not a top-level column of the table "
+                            + schema.fields().stream().map(LanceField::name).toList()))
+                    .id();
         }
         if (ids.length == 0) {
             throw new IllegalArgumentException("The update sets no column");
@@ -114,10 +122,12 @@ public final class OverlayUpdate {
             while (j < order.length && RowAddress.fragmentId(rowAddresses[order[j]]) == fragmentId) {
                 j++;
             }
-            Fragment f = manifest.fragment(fragmentId).orElseThrow(() -> new IllegalArgumentException(
-                    "Row address " + rowAddresses[order[0]] + " names fragment " + fragmentId + ", which version "
-                            + manifest.version() + " of the table does not have"));
-            DeletionVector dv = f.deletionFile() == null ? DeletionVector.EMPTY
+            Fragment f = manifest.fragment(fragmentId)
+                    .orElseThrow(() -> new IllegalArgumentException(
+                            "Row address " + rowAddresses[order[0]] + " names fragment " + fragmentId
+                                    + ", which version " + manifest.version() + " of the table does not have"));
+            DeletionVector dv = f.deletionFile() == null
+                    ? DeletionVector.EMPTY
                     : DeletionFiles.read(files, f.id(), f.deletionFile());
             int[] positions = new int[j - i];
             for (int k = i; k < j; k++) {
@@ -143,9 +153,16 @@ public final class OverlayUpdate {
         return out;
     }
 
-    private static StagedWrite stageOverlays(ObjectStore store, Manifest manifest, long[] rowAddresses,
-            VectorSchemaRoot values, int[] fieldIds, Map<Long, int[]> byFragment, BufferAllocator allocator,
-            FileWriterOptions fileOptions) throws IOException {
+    private static StagedWrite stageOverlays(
+            ObjectStore store,
+            Manifest manifest,
+            long[] rowAddresses,
+            VectorSchemaRoot values,
+            int[] fieldIds,
+            Map<Long, int[]> byFragment,
+            BufferAllocator allocator,
+            FileWriterOptions fileOptions)
+            throws IOException {
         Map<Long, List<DataOverlayFile>> groups = new LinkedHashMap<>();
         List<String> written = new ArrayList<>();
         try {
@@ -156,9 +173,16 @@ public final class OverlayUpdate {
                     offsets[k] = RowAddress.offset(rowAddresses[positions[k]]);
                 }
                 try (VectorSchemaRoot rows = gather(values, positions, allocator)) {
-                    Optional<OverlayStager.StagedOverlay> o = OverlayStager.stage(store, manifest,
-                            OverlayStager.Target.fragment(e.getKey()), offsets, offsets.length,
-                            rows.getFieldVectors(), null, allocator, fileOptions);
+                    Optional<OverlayStager.StagedOverlay> o = OverlayStager.stage(
+                            store,
+                            manifest,
+                            OverlayStager.Target.fragment(e.getKey()),
+                            offsets,
+                            offsets.length,
+                            rows.getFieldVectors(),
+                            null,
+                            allocator,
+                            fileOptions);
                     if (o.isPresent()) {
                         written.add(o.get().writtenPath());
                         groups.put(e.getKey(), List.of(o.get().overlay()));
@@ -172,9 +196,16 @@ public final class OverlayUpdate {
         return new StagedWrite(OverlayCommits.operation(groups), written);
     }
 
-    private static StagedWrite stageRewrite(TableFiles files, Manifest manifest, long[] rowAddresses,
-            VectorSchemaRoot values, int[] fieldIds, Map<Long, int[]> byFragment, BufferAllocator allocator,
-            FileWriterOptions fileOptions) throws IOException {
+    private static StagedWrite stageRewrite(
+            TableFiles files,
+            Manifest manifest,
+            long[] rowAddresses,
+            VectorSchemaRoot values,
+            int[] fieldIds,
+            Map<Long, int[]> byFragment,
+            BufferAllocator allocator,
+            FileWriterOptions fileOptions)
+            throws IOException {
         ObjectStore store = files.root();
         if (manifest.usesStableRowIds()) {
             throw new IllegalArgumentException("REWRITE_ROWS updates of tables with stable row ids are not supported"
@@ -186,8 +217,8 @@ public final class OverlayUpdate {
         List<Fragment> updated = new ArrayList<>();
         List<Long> removed = new ArrayList<>();
         Map<Long, RoaringBitmap> deletedByFragment = new LinkedHashMap<>();
-        try (FragmentWriter fw = new FragmentWriter(store, schema, version, Integer.MAX_VALUE, allocator,
-                fileOptions)) {
+        try (FragmentWriter fw =
+                new FragmentWriter(store, schema, version, Integer.MAX_VALUE, allocator, fileOptions)) {
             try {
                 for (Map.Entry<Long, int[]> e : byFragment.entrySet()) {
                     Fragment f = manifest.fragment(e.getKey()).orElseThrow();
@@ -205,15 +236,16 @@ public final class OverlayUpdate {
                     deletedByFragment.put(f.id(), deleted);
                 }
                 // The rows were checked live, so every fragment gets a new deletion vector (or goes).
-                DeletionStager.Staged deletions = DeletionStager.stage(store, files, byId(manifest), manifest.version(),
-                        deletedByFragment);
+                DeletionStager.Staged deletions =
+                        DeletionStager.stage(store, files, byId(manifest), manifest.version(), deletedByFragment);
                 written.addAll(deletions.writtenPaths());
                 updated.addAll(deletions.updated().values());
                 removed.addAll(deletions.removed());
                 List<Fragment> fresh = fw.finish();
                 written.addAll(fw.writtenPaths());
                 int[] modified = Arrays.stream(fieldIds)
-                        .flatMap(id -> Arrays.stream(OverlayFields.subtreeIds(schema.requireField(id)))).toArray();
+                        .flatMap(id -> Arrays.stream(OverlayFields.subtreeIds(schema.requireField(id))))
+                        .toArray();
                 return new StagedWrite(Operation.Update.rewriteRows(removed, updated, fresh, modified), written);
             } catch (IOException | RuntimeException ex) {
                 StagedWrite.discard(store, written);
@@ -231,8 +263,14 @@ public final class OverlayUpdate {
     }
 
     /** The current rows at {@code offsets} (overlays applied) with the updated columns replaced. */
-    private static VectorSchemaRoot currentRows(TableFiles files, Fragment f, LanceSchema schema, long[] offsets,
-            VectorSchemaRoot fresh, BufferAllocator allocator) throws IOException {
+    private static VectorSchemaRoot currentRows(
+            TableFiles files,
+            Fragment f,
+            LanceSchema schema,
+            long[] offsets,
+            VectorSchemaRoot fresh,
+            BufferAllocator allocator)
+            throws IOException {
         List<FieldVector> out = new ArrayList<>();
         try (FragmentReader reader = new FragmentReader(files, f, allocator)) {
             for (LanceField field : schema.fields()) {

@@ -6,4 +6,3 @@
  * {@code read} and {@code overlay} rather than in {@code overlay}.
  */
 package dev.lanceflink.update;
-

@@ -39,19 +39,27 @@ public final class FragmentWriter implements AutoCloseable {
     private final Supplier<String> fileNames;
     /** Fragments finished since the last {@link #flush()}. */
     private final List<Fragment> fragments = new ArrayList<>();
+
     private final List<String> writtenPaths = new ArrayList<>();
     /** Paths before this index in {@link #writtenPaths} were handed out by {@link #flush()}. */
     private int flushedPaths;
+
     private LanceFileWriter current;
     /** The last finished file's writer, whose page buffers the next file takes over. */
     private LanceFileWriter lastFinished;
+
     private String currentName;
     private long currentRows;
     private boolean finished;
     private List<Fragment> finishedFragments = List.of();
 
-    public FragmentWriter(ObjectStore store, LanceSchema schema, FileVersion version, long maxRowsPerFile,
-            BufferAllocator allocator, FileWriterOptions fileOptions) {
+    public FragmentWriter(
+            ObjectStore store,
+            LanceSchema schema,
+            FileVersion version,
+            long maxRowsPerFile,
+            BufferAllocator allocator,
+            FileWriterOptions fileOptions) {
         this(store, schema, version, maxRowsPerFile, allocator, fileOptions, DataFileNames::newName);
     }
 
@@ -61,8 +69,14 @@ public final class FragmentWriter implements AutoCloseable {
      * Flink upsert sink resolves rows it wrote by file name) chooses the names; they must be
      * unique in the table and end in {@code .lance}.
      */
-    public FragmentWriter(ObjectStore store, LanceSchema schema, FileVersion version, long maxRowsPerFile,
-            BufferAllocator allocator, FileWriterOptions fileOptions, Supplier<String> fileNames) {
+    public FragmentWriter(
+            ObjectStore store,
+            LanceSchema schema,
+            FileVersion version,
+            long maxRowsPerFile,
+            BufferAllocator allocator,
+            FileWriterOptions fileOptions,
+            Supplier<String> fileNames) {
         this.fileNames = requireNonNull(fileNames, "fileNames is null");
         this.store = requireNonNull(store, "store is null");
         this.schema = requireNonNull(schema, "schema is null");
@@ -87,7 +101,8 @@ public final class FragmentWriter implements AutoCloseable {
                 currentName = fileNames.get();
                 String path = "data/" + currentName;
                 writtenPaths.add(path);
-                current = lastFinished != null ? lastFinished.next(path)
+                current = lastFinished != null
+                        ? lastFinished.next(path)
                         : LanceFileWriter.create(store, path, schema, version, allocator, fileOptions);
                 lastFinished = null;
                 currentRows = 0;
@@ -113,8 +128,13 @@ public final class FragmentWriter implements AutoCloseable {
         current = null;
         FileWriteSummary s = file.finish();
         lastFinished = file;
-        DataFile data = new DataFile(currentName, s.fieldIds(), s.columnIndices(), s.fileMajorVersion(),
-                s.fileMinorVersion(), s.sizeBytes());
+        DataFile data = new DataFile(
+                currentName,
+                s.fieldIds(),
+                s.columnIndices(),
+                s.fileMajorVersion(),
+                s.fileMinorVersion(),
+                s.sizeBytes());
         fragments.add(Fragment.of(0, List.of(data), s.numRows()));
     }
 

@@ -92,8 +92,8 @@ class FragmentRewriterTest {
         try (Dataset ds = tableWithOverlaysAndDeletions(false)) {
             List<String> before = scan(ds);
             assertThat(before).hasSize(26).contains("2|902|u", "14|904|u").doesNotContain("15|905|u");
-            StagedWrite staged = FragmentRewriter.rewrite(store, ds.manifest(), List.of(0L, 1L, 2L), 100, allocator,
-                    FileWriterOptions.defaults());
+            StagedWrite staged = FragmentRewriter.rewrite(
+                    store, ds.manifest(), List.of(0L, 1L, 2L), 100, allocator, FileWriterOptions.defaults());
             Operation.Rewrite op = (Operation.Rewrite) staged.operation();
             assertThat(op.groups()).singleElement().satisfies(g -> {
                 assertThat(g.oldFragments()).isEqualTo(ds.manifest().fragments());
@@ -110,10 +110,11 @@ class FragmentRewriterTest {
                     });
                 });
             });
-            Manifest m = TableCommitter.commit(store, Transaction.of(ds.version(), op, Map.of()),
-                    CommitOptions.defaults());
+            Manifest m =
+                    TableCommitter.commit(store, Transaction.of(ds.version(), op, Map.of()), CommitOptions.defaults());
             assertThat(m.fragments()).extracting(Fragment::id).containsExactly(3L);
-            assertThat(m.readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES).isZero();
+            assertThat(m.readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES)
+                    .isZero();
             try (Dataset after = ds.checkoutLatest()) {
                 assertThat(scan(after)).isEqualTo(before);
             }
@@ -124,13 +125,14 @@ class FragmentRewriterTest {
     void rewriteSplitsIntoEvenFragmentsOfTheTargetSize() throws Exception {
         try (Dataset ds = tableWithOverlaysAndDeletions(false)) {
             List<String> before = scan(ds);
-            StagedWrite staged = FragmentRewriter.rewrite(store, ds.manifest(), List.of(0L, 1L, 2L), 8, allocator,
-                    FileWriterOptions.defaults());
-            List<Fragment> fresh = ((Operation.Rewrite) staged.operation()).groups().get(0).newFragments();
+            StagedWrite staged = FragmentRewriter.rewrite(
+                    store, ds.manifest(), List.of(0L, 1L, 2L), 8, allocator, FileWriterOptions.defaults());
+            List<Fragment> fresh =
+                    ((Operation.Rewrite) staged.operation()).groups().get(0).newFragments();
             assertThat(fresh).extracting(Fragment::physicalRows).containsExactly(9L, 9L, 8L);
             assertThat(staged.writtenPaths()).hasSize(3);
-            TableCommitter.commit(store, Transaction.of(ds.version(), staged.operation(), Map.of()),
-                    CommitOptions.defaults());
+            TableCommitter.commit(
+                    store, Transaction.of(ds.version(), staged.operation(), Map.of()), CommitOptions.defaults());
             try (Dataset after = ds.checkoutLatest()) {
                 assertThat(after.fragments()).extracting(Fragment::id).containsExactly(3L, 4L, 5L);
                 assertThat(scan(after)).isEqualTo(before); // table order kept: new ids follow the old order
@@ -142,9 +144,10 @@ class FragmentRewriterTest {
     void stableRowIdsAndRowVersionsFollowTheSurvivingRows() throws Exception {
         try (Dataset ds = tableWithOverlaysAndDeletions(true)) {
             assertThat(ds.manifest().usesStableRowIds()).isTrue();
-            StagedWrite staged = FragmentRewriter.rewrite(store, ds.manifest(), List.of(1L, 2L), 8, allocator,
-                    FileWriterOptions.defaults());
-            List<Fragment> fresh = ((Operation.Rewrite) staged.operation()).groups().get(0).newFragments();
+            StagedWrite staged = FragmentRewriter.rewrite(
+                    store, ds.manifest(), List.of(1L, 2L), 8, allocator, FileWriterOptions.defaults());
+            List<Fragment> fresh =
+                    ((Operation.Rewrite) staged.operation()).groups().get(0).newFragments();
             assertThat(fresh).extracting(Fragment::physicalRows).containsExactly(8L, 8L);
             List<Long> ids = new ArrayList<>();
             List<Long> created = new ArrayList<>();
@@ -153,16 +156,18 @@ class FragmentRewriterTest {
                 for (long id : RowIdSequenceCodec.decode(inline(f.rowIdMeta().rowIds()), "test")) {
                     ids.add(id);
                 }
-                for (long v : RowVersionSequenceCodec.decode(inline(f.rowIdMeta().createdAtVersions()), 8, "test")) {
+                for (long v :
+                        RowVersionSequenceCodec.decode(inline(f.rowIdMeta().createdAtVersions()), 8, "test")) {
                     created.add(v);
                 }
-                for (long v : RowVersionSequenceCodec.decode(inline(f.rowIdMeta().lastUpdatedAtVersions()), 8,
-                        "test")) {
+                for (long v :
+                        RowVersionSequenceCodec.decode(inline(f.rowIdMeta().lastUpdatedAtVersions()), 8, "test")) {
                     updated.add(v);
                 }
             }
             // Fragment 1 held ids 10..19 (15 and 16 deleted), fragment 2 ids 20..29 (20 and 29 deleted).
-            List<Long> expected = new ArrayList<>(LongStream.rangeClosed(10, 19).boxed().toList());
+            List<Long> expected =
+                    new ArrayList<>(LongStream.rangeClosed(10, 19).boxed().toList());
             expected.removeAll(List.of(15L, 16L));
             LongStream.rangeClosed(21, 28).forEach(expected::add);
             assertThat(ids).isEqualTo(expected);
@@ -171,8 +176,8 @@ class FragmentRewriterTest {
             expectedUpdated.set(4, 2L); // id 14 was overlaid at version 2
             assertThat(updated).isEqualTo(expectedUpdated);
 
-            Manifest m = TableCommitter.commit(store, Transaction.of(ds.version(), staged.operation(), Map.of()),
-                    CommitOptions.defaults());
+            Manifest m = TableCommitter.commit(
+                    store, Transaction.of(ds.version(), staged.operation(), Map.of()), CommitOptions.defaults());
             assertThat(m.nextRowId()).isEqualTo(ds.manifest().nextRowId()); // no new ids handed out
             assertThat(m.fragments()).extracting(Fragment::id).containsExactly(0L, 3L, 4L);
         }
@@ -190,13 +195,14 @@ class FragmentRewriterTest {
         try (Dataset table = ds) {
             List<String> before = scan(table);
             assertThat(before).hasSize(2 * rows - 10).contains("8200|58200|u", "18192|58192|u");
-            StagedWrite staged = FragmentRewriter.rewrite(store, table.manifest(), List.of(0L, 1L), 7000, allocator,
-                    FileWriterOptions.defaults());
+            StagedWrite staged = FragmentRewriter.rewrite(
+                    store, table.manifest(), List.of(0L, 1L), 7000, allocator, FileWriterOptions.defaults());
             // 19990 live rows: two files of 9995, so the first file ends 5 rows into fragment 1.
-            List<Fragment> fresh = ((Operation.Rewrite) staged.operation()).groups().get(0).newFragments();
+            List<Fragment> fresh =
+                    ((Operation.Rewrite) staged.operation()).groups().get(0).newFragments();
             assertThat(fresh).extracting(Fragment::physicalRows).containsExactly(9995L, 9995L);
-            TableCommitter.commit(store, Transaction.of(table.version(), staged.operation(), Map.of()),
-                    CommitOptions.defaults());
+            TableCommitter.commit(
+                    store, Transaction.of(table.version(), staged.operation(), Map.of()), CommitOptions.defaults());
             try (Dataset after = table.checkoutLatest()) {
                 assertThat(scan(after)).isEqualTo(before);
             }
@@ -206,13 +212,13 @@ class FragmentRewriterTest {
     @Test
     void unknownFragmentsAreRefusedWithTheVersion() throws Exception {
         try (Dataset ds = create(1, 4, false)) {
-            assertThatThrownBy(() -> FragmentRewriter.rewrite(store, ds.manifest(), List.of(0L, 7L), 10, allocator,
-                    FileWriterOptions.defaults()))
+            assertThatThrownBy(() -> FragmentRewriter.rewrite(
+                            store, ds.manifest(), List.of(0L, 7L), 10, allocator, FileWriterOptions.defaults()))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("Version 1 of the table has no fragment 7 to rewrite; plan again on the latest"
                             + " version");
-            assertThatThrownBy(() -> FragmentRewriter.rewrite(store, ds.manifest(), List.of(0L, 0L), 10, allocator,
-                    FileWriterOptions.defaults()))
+            assertThatThrownBy(() -> FragmentRewriter.rewrite(
+                            store, ds.manifest(), List.of(0L, 0L), 10, allocator, FileWriterOptions.defaults()))
                     .hasMessage("Fragment 0 is named twice in one rewrite group [0, 0]");
         }
     }
@@ -232,7 +238,11 @@ class FragmentRewriterTest {
                 ((VarCharVector) root.getVector("s")).setSafe(k, ("s" + k).getBytes());
             }
             root.setRowCount(n);
-            Dataset.write(store, allocator, List.of(root), SCHEMA,
+            Dataset.write(
+                    store,
+                    allocator,
+                    List.of(root),
+                    SCHEMA,
                     WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(rows).withStableRowIds(stableRowIds));
         }
         return Dataset.open(store, allocator);

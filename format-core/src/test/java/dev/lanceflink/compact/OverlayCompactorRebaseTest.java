@@ -47,8 +47,8 @@ class OverlayCompactorRebaseTest {
     @BeforeEach
     void setUp() throws Exception {
         store = new LocalObjectStore(dir);
-        try (Dataset v1 = SmallTable.create(store, allocator, 8); Dataset v2 = updateA(v1, new long[] {1, 2, 3},
-                11L, 21L, 31L)) {
+        try (Dataset v1 = SmallTable.create(store, allocator, 8);
+                Dataset v2 = updateA(v1, new long[] {1, 2, 3}, 11L, 21L, 31L)) {
             v3 = updateA(v2, new long[] {2, 4}, 22L, 42L);
         }
     }
@@ -78,12 +78,13 @@ class OverlayCompactorRebaseTest {
 
     @Test
     void aMergeKeepsTheConcurrentDeletionAndStaysBelowTheNewerOverlay() throws Exception {
-        StagedWrite merge = OverlayCompactor.mergeOverlays(store, v3.manifest(), 0, new int[] {0, 1}, allocator,
-                FileWriterOptions.defaults());
+        StagedWrite merge = OverlayCompactor.mergeOverlays(
+                store, v3.manifest(), 0, new int[] {0, 1}, allocator, FileWriterOptions.defaults());
         Map<Long, List<Object>> expected;
         Fragment sink;
         // The sink: delete row 2 (overlaid by both merged overlays), then set a of row 4 again.
-        try (Dataset v4 = v3.deleteRows(new long[] {2}); Dataset v5 = updateA(v4, new long[] {4, 5}, 43L, 53L)) {
+        try (Dataset v4 = v3.deleteRows(new long[] {2});
+                Dataset v5 = updateA(v4, new long[] {4, 5}, 43L, 53L)) {
             expected = OverlayTestSupport.rows(v5, List.of("k", "a"));
             sink = v5.manifest().fragment(0).orElseThrow();
         }
@@ -110,28 +111,36 @@ class OverlayCompactorRebaseTest {
         Fragment planned = v3.manifest().fragment(0).orElseThrow();
         try (Dataset v4 = updateK(v3, 6, 600)) {
             Fragment onK = v4.manifest().fragment(0).orElseThrow();
-            Fragment rebased = OverlayCompactor.rebase(fold.operation(), planned, onK).orElseThrow();
+            Fragment rebased =
+                    OverlayCompactor.rebase(fold.operation(), planned, onK).orElseThrow();
             assertThat(rebased.overlays()).containsExactly(onK.overlays().get(2));
             try (Dataset v5 = updateA(v4, new long[] {7}, 77L)) {
-                assertThat(OverlayCompactor.rebase(fold.operation(), planned, v5.manifest().fragment(0).orElseThrow()))
+                assertThat(OverlayCompactor.rebase(
+                                fold.operation(),
+                                planned,
+                                v5.manifest().fragment(0).orElseThrow()))
                         .isEmpty();
             }
         }
         List<String> staged = fold.writtenPaths();
-        assertThatThrownBy(() -> OverlayCompactor.commit(store, v3.manifest(), 0, fold, Map.of(),
-                CommitOptions.defaults())).isInstanceOfSatisfying(CommitConflictException.class,
+        assertThatThrownBy(() ->
+                        OverlayCompactor.commit(store, v3.manifest(), 0, fold, Map.of(), CommitOptions.defaults()))
+                .isInstanceOfSatisfying(
+                        CommitConflictException.class,
                         e -> assertThat(e.isRetryable()).isTrue())
                 .hasMessageContaining("Fragment 0 (or the schema) changed between version 3, on which this overlay"
                         + " compaction was planned, and version 5")
                 .hasMessageContaining("a newer overlay sets a folded field); plan the compaction again on version 5");
-        assertThat(staged).allSatisfy(p -> assertThat(Files.exists(dir.resolve(p))).isFalse());
+        assertThat(staged)
+                .allSatisfy(p -> assertThat(Files.exists(dir.resolve(p))).isFalse());
     }
 
     @Test
     void aFoldCommitsOverANewerOverlayOnAnotherField() throws Exception {
         StagedWrite fold = OverlayCompactor.fold(store, v3.manifest(), 0, allocator, FileWriterOptions.defaults());
         Map<Long, List<Object>> expected;
-        try (Dataset v4 = v3.deleteRows(new long[] {1}); Dataset v5 = updateK(v4, 6, 600)) {
+        try (Dataset v4 = v3.deleteRows(new long[] {1});
+                Dataset v5 = updateK(v4, 6, 600)) {
             expected = OverlayTestSupport.rows(v5, List.of("k", "a", "s"));
         }
         Manifest m6 = OverlayCompactor.commit(store, v3.manifest(), 0, fold, Map.of(), CommitOptions.defaults());
@@ -151,17 +160,22 @@ class OverlayCompactorRebaseTest {
 
     @Test
     void rebaseRefusesAReplacedOverlayAMissingFragmentAndChangedDataFiles() throws Exception {
-        StagedWrite merge = OverlayCompactor.mergeOverlays(store, v3.manifest(), 0, new int[] {0, 1}, allocator,
-                FileWriterOptions.defaults());
+        StagedWrite merge = OverlayCompactor.mergeOverlays(
+                store, v3.manifest(), 0, new int[] {0, 1}, allocator, FileWriterOptions.defaults());
         Fragment planned = v3.manifest().fragment(0).orElseThrow();
         Operation op = merge.operation();
         assertThat(OverlayCompactor.rebase(op, planned, null)).isEmpty();
-        assertThat(OverlayCompactor.rebase(op, planned, planned.withOverlays(planned.overlays().subList(1, 2))))
+        assertThat(OverlayCompactor.rebase(
+                        op, planned, planned.withOverlays(planned.overlays().subList(1, 2))))
                 .isEmpty();
-        assertThat(OverlayCompactor.rebase(op, planned, planned.withFiles(List.of(planned.files().get(0)
-                .withTombstoned(f -> f == 1))))).isEmpty();
+        assertThat(OverlayCompactor.rebase(
+                        op,
+                        planned,
+                        planned.withFiles(List.of(planned.files().get(0).withTombstoned(f -> f == 1)))))
+                .isEmpty();
         assertThat(OverlayCompactor.rebase(op, planned, planned).orElseThrow().overlays())
-                .extracting(DataOverlayFile::committedVersion).containsExactly(3L);
+                .extracting(DataOverlayFile::committedVersion)
+                .containsExactly(3L);
         assertThatThrownBy(() -> OverlayCompactor.rebase(new Operation.Append(List.of()), planned, planned))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("A staged Append is not an overlay compaction");

@@ -94,11 +94,15 @@ public abstract class DatasetSuite extends StoreBackedSuite {
     }
 
     @ParameterizedTest
-    @EnumSource(value = FileVersion.class, names = {"V2_0", "V2_1"})
+    @EnumSource(
+            value = FileVersion.class,
+            names = {"V2_0", "V2_1"})
     void writeScanAppendDeleteAcrossVersions(FileVersion version) throws Exception {
         TestLocation table = newLocation("t");
-        try (VectorSchemaRoot b1 = batch(0, 250); VectorSchemaRoot b2 = batch(250, 300)) {
-            WriteParams create = WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(100).withFileVersion(version);
+        try (VectorSchemaRoot b1 = batch(0, 250);
+                VectorSchemaRoot b2 = batch(250, 300)) {
+            WriteParams create =
+                    WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(100).withFileVersion(version);
             try (Dataset ds = Dataset.write(table.uri(), table.storageOptions(), List.of(b1), SCHEMA, create)) {
                 assertThat(ds.version()).isEqualTo(1);
                 assertThat(ds.fragments()).hasSize(3);
@@ -130,7 +134,8 @@ public abstract class DatasetSuite extends StoreBackedSuite {
                 // Old versions stay readable.
                 assertThat(v3.checkoutVersion(1).countRows()).isEqualTo(250);
                 assertThat(rows(v3.checkoutVersion(2), ScanOptions.all())).hasSize(300);
-                assertThat(v3.versions()).extracting(VersionInfo::operation)
+                assertThat(v3.versions())
+                        .extracting(VersionInfo::operation)
                         .containsExactly("Overwrite", "Append", "Delete");
             }
             try (Dataset reopened = Dataset.open(table.uri(), table.storageOptions())) {
@@ -143,7 +148,11 @@ public abstract class DatasetSuite extends StoreBackedSuite {
     void takeByRowAddressKeepsRequestedOrder() throws Exception {
         TestLocation table = newLocation("t");
         try (VectorSchemaRoot b1 = batch(0, 30);
-                Dataset ds = Dataset.write(table.uri(), table.storageOptions(), List.of(b1), SCHEMA,
+                Dataset ds = Dataset.write(
+                        table.uri(),
+                        table.storageOptions(),
+                        List.of(b1),
+                        SCHEMA,
                         WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(10))) {
             List<Long> addresses = new ArrayList<>();
             try (Scanner s = ds.scan(ScanOptions.all().withRowAddress(true).withFilter("id IN (25, 3, 14)"))) {
@@ -171,11 +180,13 @@ public abstract class DatasetSuite extends StoreBackedSuite {
     void aMissingDataFileIsNamedInTheError() throws Exception {
         TestLocation table = newLocation("t");
         try (VectorSchemaRoot b1 = batch(0, 10);
-                Dataset ds = Dataset.write(table.uri(), table.storageOptions(), List.of(b1), SCHEMA, WriteParams.of(WriteMode.CREATE))) {
+                Dataset ds = Dataset.write(
+                        table.uri(), table.storageOptions(), List.of(b1), SCHEMA, WriteParams.of(WriteMode.CREATE))) {
             String file = ds.fragments().get(0).files().get(0).path();
             openStore(table).delete("data/" + file);
             assertThatThrownBy(() -> rows(ds, ScanOptions.all()))
-                    .hasStackTraceContaining(file).hasStackTraceContaining("not found");
+                    .hasStackTraceContaining(file)
+                    .hasStackTraceContaining("not found");
         }
     }
 
@@ -183,26 +194,32 @@ public abstract class DatasetSuite extends StoreBackedSuite {
     void badInputCommitsNothing() throws Exception {
         TestLocation table = newLocation("t");
         try (VectorSchemaRoot b1 = batch(0, 10);
-                Dataset ds = Dataset.write(table.uri(), table.storageOptions(), List.of(b1), SCHEMA, WriteParams.of(WriteMode.CREATE))) {
-            Schema other = new Schema(List.of(new Field("id", FieldType.nullable(new ArrowType.Utf8()), null),
+                Dataset ds = Dataset.write(
+                        table.uri(), table.storageOptions(), List.of(b1), SCHEMA, WriteParams.of(WriteMode.CREATE))) {
+            Schema other = new Schema(List.of(
+                    new Field("id", FieldType.nullable(new ArrowType.Utf8()), null),
                     new Field("name", FieldType.nullable(new ArrowType.Utf8()), null)));
             try (VectorSchemaRoot wrong = VectorSchemaRoot.create(other, allocator)) {
                 assertThatThrownBy(() -> ds.append(List.of(wrong), WriteParams.of(WriteMode.APPEND)))
-                        .isInstanceOf(SchemaMismatchException.class).hasMessageContaining("Column 'id'");
+                        .isInstanceOf(SchemaMismatchException.class)
+                        .hasMessageContaining("Column 'id'");
             }
             try (VectorSchemaRoot nulls = batch(0, 3)) {
                 ((IntVector) nulls.getVector("id")).setNull(1);
                 assertThatThrownBy(() -> ds.append(List.of(nulls), WriteParams.of(WriteMode.APPEND)))
-                        .isInstanceOf(SchemaMismatchException.class).hasMessageContaining("NOT NULL");
+                        .isInstanceOf(SchemaMismatchException.class)
+                        .hasMessageContaining("NOT NULL");
             }
-            assertThatThrownBy(() -> Dataset.write(table.uri(), table.storageOptions(), List.of(), SCHEMA, WriteParams.of(WriteMode.CREATE)))
+            assertThatThrownBy(() -> Dataset.write(
+                            table.uri(), table.storageOptions(), List.of(), SCHEMA, WriteParams.of(WriteMode.CREATE)))
                     .hasMessageContaining("already exists");
             assertThat(ds.checkoutLatest().version()).isEqualTo(1);
             assertThat(openStore(table).list("data")).toIterable().hasSize(1);
         }
         TestLocation nothing = newLocation("nothing");
         assertThatThrownBy(() -> Dataset.open(nothing.uri(), nothing.storageOptions()))
-                .isInstanceOf(NotADatasetException.class).hasMessageContaining("is not a Lance dataset");
+                .isInstanceOf(NotADatasetException.class)
+                .hasMessageContaining("is not a Lance dataset");
     }
 
     /**
@@ -215,7 +232,11 @@ public abstract class DatasetSuite extends StoreBackedSuite {
         TestLocation table = newLocation("t");
         CommitHandler otherCreatesFirst = (store, path, manifest) -> {
             try (VectorSchemaRoot b = batch(0, 5);
-                    Dataset winner = Dataset.write(table.uri(), table.storageOptions(), List.of(b), SCHEMA,
+                    Dataset winner = Dataset.write(
+                            table.uri(),
+                            table.storageOptions(),
+                            List.of(b),
+                            SCHEMA,
                             WriteParams.of(WriteMode.CREATE))) {
                 assertThat(winner.version()).isEqualTo(1);
             }
@@ -224,7 +245,8 @@ public abstract class DatasetSuite extends StoreBackedSuite {
         WriteParams loser = WriteParams.of(WriteMode.CREATE)
                 .withCommitOptions(CommitOptions.defaults().withCommitHandler(otherCreatesFirst));
         assertThatThrownBy(() -> Dataset.write(table.uri(), table.storageOptions(), List.of(), SCHEMA, loser))
-                .isInstanceOf(DatasetExistsException.class).hasMessageContaining("created it first");
+                .isInstanceOf(DatasetExistsException.class)
+                .hasMessageContaining("created it first");
         try (Dataset ds = Dataset.open(table.uri(), table.storageOptions())) {
             assertThat(ds.version()).isEqualTo(1);
             assertThat(ds.countRows()).isEqualTo(5);

@@ -84,8 +84,13 @@ public abstract class ShallowCloneSuite extends StoreBackedSuite {
     private Manifest sourceAndClone() throws IOException {
         source = newLocation("src");
         clone = newLocation("clone");
-        try (VectorSchemaRoot first = batch(0, 10); VectorSchemaRoot more = batch(10, 15);
-                Dataset v1 = Dataset.write(source.uri(), source.storageOptions(), List.of(first), SCHEMA,
+        try (VectorSchemaRoot first = batch(0, 10);
+                VectorSchemaRoot more = batch(10, 15);
+                Dataset v1 = Dataset.write(
+                        source.uri(),
+                        source.storageOptions(),
+                        List.of(first),
+                        SCHEMA,
                         WriteParams.of(WriteMode.CREATE));
                 Dataset v2 = v1.append(List.of(more), WriteParams.of(WriteMode.APPEND));
                 Dataset v3 = v2.delete("id = 3")) {
@@ -155,8 +160,8 @@ public abstract class ShallowCloneSuite extends StoreBackedSuite {
                 Dataset v4 = v3.delete("id = 5 OR id = 12"); // both fragments; fragment 0 merges the source's deletions
                 VectorSchemaRoot more = batch(100, 102);
                 Dataset v5 = v4.append(List.of(more), WriteParams.of(WriteMode.APPEND));
-                VectorSchemaRoot names = VectorSchemaRoot.create(new Schema(List.of(SCHEMA.getFields().get(1))),
-                        allocator)) {
+                VectorSchemaRoot names = VectorSchemaRoot.create(
+                        new Schema(List.of(SCHEMA.getFields().get(1))), allocator)) {
             VarCharVector name = (VarCharVector) names.getVector(0);
             name.setSafe(0, "renamed".getBytes(StandardCharsets.UTF_8));
             names.setRowCount(1);
@@ -173,14 +178,20 @@ public abstract class ShallowCloneSuite extends StoreBackedSuite {
                 Fragment added = m.fragment(2).orElseThrow();
                 assertThat(f0.files()).extracting(DataFile::baseId).containsOnly(OptionalInt.of(0));
                 assertThat(f1.files()).extracting(DataFile::baseId).containsOnly(OptionalInt.of(0));
-                assertThat(f0.deletionFile().baseId()).as("the merged deletion file is the clone's").isEmpty();
+                assertThat(f0.deletionFile().baseId())
+                        .as("the merged deletion file is the clone's")
+                        .isEmpty();
                 assertThat(f1.deletionFile().baseId()).isEmpty();
-                assertThat(f0.overlays()).singleElement().satisfies(o -> assertThat(o.dataFile().baseId()).isEmpty());
+                assertThat(f0.overlays())
+                        .singleElement()
+                        .satisfies(o -> assertThat(o.dataFile().baseId()).isEmpty());
                 assertThat(added.files()).extracting(DataFile::baseId).containsOnly(OptionalInt.empty());
                 // The delete's transaction keeps the source files' base ids too (Lance reads it to rebase).
                 Transaction delete = v4.transaction().orElseThrow();
                 assertThat(((Operation.Delete) delete.operation()).updatedFragments())
-                        .flatExtracting(Fragment::files).extracting(DataFile::baseId).containsOnly(OptionalInt.of(0));
+                        .flatExtracting(Fragment::files)
+                        .extracting(DataFile::baseId)
+                        .containsOnly(OptionalInt.of(0));
             }
             // A manifest written by this library parses back with its base paths.
             Manifest back = ManifestIO.parse(ManifestIO.serialize(v5.manifest()), "memory");
@@ -208,20 +219,24 @@ public abstract class ShallowCloneSuite extends StoreBackedSuite {
     void aBasePathThatCannotBeOpenedIsNamedWithTheFile() throws Exception {
         Manifest cloned = sourceAndClone();
         ObjectStore store = openStore(clone);
-        Manifest unreachable = cloned.toBuilder().version(4)
-                .basePaths(List.of(new BasePath(0, "v3", true, "gs://nowhere/src.lance"))).build();
+        Manifest unreachable = cloned.toBuilder()
+                .version(4)
+                .basePaths(List.of(new BasePath(0, "v3", true, "gs://nowhere/src.lance")))
+                .build();
         store.putIfAbsent(ManifestNamingScheme.V2.path(4), ManifestIO.serialize(unreachable));
 
         try (Dataset ds = Dataset.open(clone.uri(), clone.storageOptions())) {
             assertThat(ds.version()).isEqualTo(4);
             assertThat(ds.countRows()).as("metadata needs no base").isEqualTo(14);
-            assertThatThrownBy(() -> ids(ds)).hasMessageContaining("Cannot read the deletion file 0-2-")
+            assertThatThrownBy(() -> ids(ds))
+                    .hasMessageContaining("Cannot read the deletion file 0-2-")
                     .hasMessageContaining("of fragment 0 of table " + clone.uri())
                     .hasMessageContaining("base path id 0 ('gs://nowhere/src.lance')")
                     .hasMessageContaining("scheme 'gs'");
-            assertThatThrownBy(() -> ds.take(new long[] {(1L << 32) | 1}, List.of("id"))).isInstanceOf(IOException.class)
-                    .hasMessageContaining("data file " + cloned.fragment(1).orElseThrow().files().get(0).path()
-                            + " of fragment 1")
+            assertThatThrownBy(() -> ds.take(new long[] {(1L << 32) | 1}, List.of("id")))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("data file "
+                            + cloned.fragment(1).orElseThrow().files().get(0).path() + " of fragment 1")
                     .hasMessageContaining("gs://nowhere/src.lance");
         }
     }

@@ -40,15 +40,22 @@ final class ShallowClones {
         for (Fragment f : m.fragments()) {
             fragments.add(inSourceBase(f));
         }
-        byte[] clone = lance.table.Transaction.Clone.newBuilder().setIsShallow(true).setRefVersion(version)
-                .setRefPath(sourceUri).build().toByteArray();
+        byte[] clone = lance.table.Transaction.Clone.newBuilder()
+                .setIsShallow(true)
+                .setRefVersion(version)
+                .setRefPath(sourceUri)
+                .build()
+                .toByteArray();
         Transaction t = Transaction.of(version, new Operation.Clone(true, clone));
         String txnFile = TransactionStore.writeFile(target, t);
-        Manifest cloned = m.toBuilder().fragments(fragments)
+        Manifest cloned = m.toBuilder()
+                .fragments(fragments)
                 .basePaths(List.of(new BasePath(SOURCE_BASE_ID, null, true, sourceUri)))
                 .readerFeatureFlags(m.readerFeatureFlags() | FeatureFlags.BASE_PATHS)
                 .writerFeatureFlags(m.writerFeatureFlags() | FeatureFlags.BASE_PATHS)
-                .transactionFile(txnFile).inlineTransaction(TransactionCodec.encode(t)).build();
+                .transactionFile(txnFile)
+                .inlineTransaction(TransactionCodec.encode(t))
+                .build();
         if (!target.putIfAbsent(loc.scheme().path(version), ManifestIO.serialize(cloned))) {
             throw new IllegalStateException("the clone target " + target.rootUri() + " is not empty");
         }
@@ -65,13 +72,27 @@ final class ShallowClones {
             overlays.add(new DataOverlayFile(inSourceBase(o.dataFile()), o.coverage(), o.committedVersion()));
         }
         DeletionFile del = f.deletionFile();
-        return f.withFiles(files).withOverlays(overlays).withDeletionFile(del == null ? null
-                : new DeletionFile(del.type(), del.readVersion(), del.id(), del.numDeletedRows(),
-                        OptionalInt.of(SOURCE_BASE_ID)));
+        return f.withFiles(files)
+                .withOverlays(overlays)
+                .withDeletionFile(
+                        del == null
+                                ? null
+                                : new DeletionFile(
+                                        del.type(),
+                                        del.readVersion(),
+                                        del.id(),
+                                        del.numDeletedRows(),
+                                        OptionalInt.of(SOURCE_BASE_ID)));
     }
 
     static DataFile inSourceBase(DataFile d) {
-        return new DataFile(d.path(), d.fields(), d.columnIndices(), d.fileMajorVersion(), d.fileMinorVersion(),
-                d.fileSizeBytes(), OptionalInt.of(SOURCE_BASE_ID));
+        return new DataFile(
+                d.path(),
+                d.fields(),
+                d.columnIndices(),
+                d.fileMajorVersion(),
+                d.fileMinorVersion(),
+                d.fileSizeBytes(),
+                OptionalInt.of(SOURCE_BASE_ID));
     }
 }

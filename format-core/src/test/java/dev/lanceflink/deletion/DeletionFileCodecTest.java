@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lanceflink.table.CorruptTableException;
-import dev.lanceflink.table.DeletionFile;
 import dev.lanceflink.table.DeletionFileType;
 import io.airlift.compress.zstd.ZstdCompressor;
 import java.io.ByteArrayOutputStream;
@@ -33,14 +32,14 @@ class DeletionFileCodecTest {
 
     @Test
     void bitmapBytesAreThePortableFormatWithoutRuns() {
-        assertThat(DeletionFileCodec.encodeBitmap(DeletionVector.EMPTY))
-                .containsExactly(0x3A, 0x30, 0, 0, 0, 0, 0, 0);
-        assertThat(DeletionFileCodec.encodeBitmap(DeletionVector.of(1, 5))).containsExactly(
-                0x3A, 0x30, 0, 0, // cookie 12346
-                1, 0, 0, 0, // one container
-                0, 0, 1, 0, // key 0, cardinality-1 = 1
-                16, 0, 0, 0, // payload offset
-                1, 0, 5, 0); // array container values
+        assertThat(DeletionFileCodec.encodeBitmap(DeletionVector.EMPTY)).containsExactly(0x3A, 0x30, 0, 0, 0, 0, 0, 0);
+        assertThat(DeletionFileCodec.encodeBitmap(DeletionVector.of(1, 5)))
+                .containsExactly(
+                        0x3A, 0x30, 0, 0, // cookie 12346
+                        1, 0, 0, 0, // one container
+                        0, 0, 1, 0, // key 0, cardinality-1 = 1
+                        16, 0, 0, 0, // payload offset
+                        1, 0, 5, 0); // array container values
         // a range added in bulk would become a run container; it must be written as an array/bitmap
         RoaringBitmap range = new RoaringBitmap();
         range.add(0L, 100L);
@@ -56,14 +55,16 @@ class DeletionFileCodecTest {
             b.add(i);
         }
         DeletionVector dv = DeletionVector.of(b);
-        assertThat(DeletionFileCodec.decodeBitmap(DeletionFileCodec.encodeBitmap(dv), "x")).isEqualTo(dv);
+        assertThat(DeletionFileCodec.decodeBitmap(DeletionFileCodec.encodeBitmap(dv), "x"))
+                .isEqualTo(dv);
         // run-container cookie (12347) is accepted on read
         RoaringBitmap runs = new RoaringBitmap();
         runs.add(10L, 5000L);
         runs.runOptimize();
         java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(runs.serializedSizeInBytes());
         runs.serialize(buf);
-        assertThat(DeletionFileCodec.decodeBitmap(buf.array(), "r").cardinality()).isEqualTo(4990);
+        assertThat(DeletionFileCodec.decodeBitmap(buf.array(), "r").cardinality())
+                .isEqualTo(4990);
         assertThatThrownBy(() -> DeletionFileCodec.decodeBitmap(new byte[] {1, 2, 3, 4, 5}, "_deletions/1-2-3.bin"))
                 .isInstanceOf(CorruptTableException.class)
                 .hasMessageContaining("Deletion file _deletions/1-2-3.bin is not a portable 32-bit Roaring bitmap");
@@ -73,11 +74,13 @@ class DeletionFileCodecTest {
     void arrowRoundTrip() throws Exception {
         DeletionVector dv = DeletionVector.of(0, 7, 99, -1); // -1 = offset 4294967295 as unsigned
         byte[] bytes = DeletionFileCodec.encodeArrow(dv);
-        assertThat(new String(bytes, 0, 6, java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("ARROW1");
+        assertThat(new String(bytes, 0, 6, java.nio.charset.StandardCharsets.US_ASCII))
+                .isEqualTo("ARROW1");
         assertThat(new String(bytes, bytes.length - 6, 6, java.nio.charset.StandardCharsets.US_ASCII))
                 .isEqualTo("ARROW1");
         assertThat(DeletionFileCodec.decodeArrow(bytes, "a")).isEqualTo(dv);
-        assertThat(DeletionFileCodec.decodeArrow(DeletionFileCodec.encodeArrow(DeletionVector.EMPTY), "e").isEmpty())
+        assertThat(DeletionFileCodec.decodeArrow(DeletionFileCodec.encodeArrow(DeletionVector.EMPTY), "e")
+                        .isEmpty())
                 .isTrue();
     }
 
@@ -90,8 +93,14 @@ class DeletionFileCodecTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (BufferAllocator alloc = new RootAllocator();
                 VectorSchemaRoot root = VectorSchemaRoot.create(DeletionFileCodec.ARROW_SCHEMA, alloc);
-                ArrowFileWriter w = new ArrowFileWriter(root, null, Channels.newChannel(out), Map.of(),
-                        IpcOption.DEFAULT, new ZstdCompressingFactory(), CompressionUtil.CodecType.ZSTD)) {
+                ArrowFileWriter w = new ArrowFileWriter(
+                        root,
+                        null,
+                        Channels.newChannel(out),
+                        Map.of(),
+                        IpcOption.DEFAULT,
+                        new ZstdCompressingFactory(),
+                        CompressionUtil.CodecType.ZSTD)) {
             UInt4Vector v = (UInt4Vector) root.getVector(0);
             v.allocateNew(offsets.length);
             for (int i = 0; i < offsets.length; i++) {
@@ -109,7 +118,8 @@ class DeletionFileCodecTest {
 
     @Test
     void arrowRejectsWrongSchema() throws Exception {
-        Schema signed = new Schema(List.of(new Field("row_id", FieldType.notNullable(new ArrowType.Int(32, true)), null)));
+        Schema signed =
+                new Schema(List.of(new Field("row_id", FieldType.notNullable(new ArrowType.Int(32, true)), null)));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (BufferAllocator alloc = new RootAllocator();
                 VectorSchemaRoot root = VectorSchemaRoot.create(signed, alloc);
@@ -128,7 +138,8 @@ class DeletionFileCodecTest {
                 .hasMessageContaining("_deletions/0-1-2.arrow has schema")
                 .hasMessageContaining("non-nullable UInt32 column named row_id");
         assertThatThrownBy(() -> DeletionFileCodec.decodeArrow(new byte[] {1, 2, 3}, "t.arrow"))
-                .isInstanceOf(CorruptTableException.class).hasMessageContaining("t.arrow is not a readable Arrow IPC file");
+                .isInstanceOf(CorruptTableException.class)
+                .hasMessageContaining("t.arrow is not a readable Arrow IPC file");
     }
 
     @Test

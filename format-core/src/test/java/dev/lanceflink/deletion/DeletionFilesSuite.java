@@ -28,7 +28,8 @@ public abstract class DeletionFilesSuite extends StoreBackedSuite {
         assertThat(small.type()).isEqualTo(DeletionFileType.ARROW_ARRAY);
         assertThat(small.readVersion()).isEqualTo(10);
         assertThat(small.numDeletedRows()).isEqualTo(3);
-        assertThat(small.rootRelativePath(42)).isEqualTo("_deletions/42-10-" + Long.toUnsignedString(small.id()) + ".arrow");
+        assertThat(small.rootRelativePath(42))
+                .isEqualTo("_deletions/42-10-" + Long.toUnsignedString(small.id()) + ".arrow");
         assertThat(store.exists(small.rootRelativePath(42))).isTrue();
         assertThat(DeletionFiles.read(store, 42, small)).isEqualTo(DeletionVector.of(1, 2, 3));
 
@@ -40,7 +41,8 @@ public abstract class DeletionFilesSuite extends StoreBackedSuite {
         assertThat(DeletionFiles.read(store, 1, bin).cardinality()).isEqualTo(6000);
 
         DeletionFile lying = new DeletionFile(DeletionFileType.ARROW_ARRAY, 10, small.id(), 4, OptionalInt.empty());
-        assertThatThrownBy(() -> DeletionFiles.read(store, 42, lying)).isInstanceOf(CorruptTableException.class)
+        assertThatThrownBy(() -> DeletionFiles.read(store, 42, lying))
+                .isInstanceOf(CorruptTableException.class)
                 .hasMessageContaining("holds 3 offsets but the manifest records num_deleted_rows = 4");
         assertThatThrownBy(() -> DeletionFiles.write(store, 1, 2, DeletionVector.EMPTY, null))
                 .isInstanceOf(IllegalArgumentException.class);

@@ -48,7 +48,8 @@ class DeletionStagerTest {
     }
 
     private DeletionStager.Staged stage(Fragment f, int... offsets) throws Exception {
-        return DeletionStager.stage(store, files, Map.of(f.id(), f), 7, Map.of(f.id(), RoaringBitmap.bitmapOf(offsets)));
+        return DeletionStager.stage(
+                store, files, Map.of(f.id(), f), 7, Map.of(f.id(), RoaringBitmap.bitmapOf(offsets)));
     }
 
     @Test
@@ -85,7 +86,8 @@ class DeletionStagerTest {
     @Test
     void anUnknownFragmentIsNamed() {
         assertThatThrownBy(() -> DeletionStager.stage(store, files, Map.of(), 7, Map.of(4L, RoaringBitmap.bitmapOf(1))))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fragment 4, which version 7");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("fragment 4, which version 7");
     }
 
     @Test
@@ -102,8 +104,8 @@ class DeletionStagerTest {
 
         assertThat(DeletionStager.stageFragment(store, once, current, DeletionVector.of(1), 9))
                 .isSameAs(DeletionStager.Staged.NOTHING);
-        DeletionStager.Staged all = DeletionStager.stageFragment(store, once, current,
-                DeletionVector.of(0, 2, 4, 5, 6, 7, 8, 9), 9);
+        DeletionStager.Staged all =
+                DeletionStager.stageFragment(store, once, current, DeletionVector.of(0, 2, 4, 5, 6, 7, 8, 9), 9);
         assertThat(all.removed()).containsExactly(once.id());
         assertThat(all.writtenPaths()).isEmpty();
     }
@@ -114,15 +116,18 @@ class DeletionStagerTest {
         DeletionStager.Staged some = DeletionStager.stageFresh(store, fresh, RoaringBitmap.bitmapOf(2), 5);
         Fragment withDeletions = some.updated().get(42L);
         assertThat(withDeletions.deletionFile().readVersion()).isEqualTo(5);
-        assertThat(some.writtenPaths()).containsExactly(withDeletions.deletionFile().rootRelativePath(42));
+        assertThat(some.writtenPaths())
+                .containsExactly(withDeletions.deletionFile().rootRelativePath(42));
         assertThat(DeletionFiles.read(store, 42, withDeletions.deletionFile())).isEqualTo(DeletionVector.of(2));
 
         DeletionStager.Staged all = DeletionStager.stageFresh(store, fresh, RoaringBitmap.bitmapOf(0, 1, 2, 3), 5);
         assertThat(all.removed()).containsExactly(42L);
         assertThat(all.writtenPaths()).isEmpty();
-        assertThat(DeletionStager.stageFresh(store, fresh, new RoaringBitmap(), 5)).isSameAs(DeletionStager.Staged.NOTHING);
+        assertThat(DeletionStager.stageFresh(store, fresh, new RoaringBitmap(), 5))
+                .isSameAs(DeletionStager.Staged.NOTHING);
 
         assertThatThrownBy(() -> DeletionStager.stageFresh(store, withDeletions, RoaringBitmap.bitmapOf(1), 5))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Fragment 42 is not fresh");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Fragment 42 is not fresh");
     }
 }

@@ -19,7 +19,8 @@ class LanceWrittenDeletionFilesTest {
     @Test
     void zstdCompressedArrowFile() throws Exception {
         DeletionVector dv = DeletionFileCodec.decodeArrow(resource("lance-7.0.0-zstd.arrow"), "lance-7.0.0-zstd.arrow");
-        int[] expected = IntStream.concat(IntStream.of(1, 2, 3), IntStream.rangeClosed(990, 999)).toArray();
+        int[] expected = IntStream.concat(IntStream.of(1, 2, 3), IntStream.rangeClosed(990, 999))
+                .toArray();
         assertThat(dv.toArray()).containsExactly(expected);
     }
 
@@ -27,7 +28,8 @@ class LanceWrittenDeletionFilesTest {
     void roaringBitmapFile() throws Exception {
         byte[] bytes = resource("lance-7.0.0.bin");
         DeletionVector dv = DeletionFileCodec.decodeBitmap(bytes, "lance-7.0.0.bin");
-        int[] expected = IntStream.concat(IntStream.of(10, 11), IntStream.rangeClosed(990, 999)).toArray();
+        int[] expected = IntStream.concat(IntStream.of(10, 11), IntStream.rangeClosed(990, 999))
+                .toArray();
         assertThat(dv.toArray()).containsExactly(expected);
         // our encoder produces exactly Lance's bytes for the same set
         assertThat(DeletionFileCodec.encodeBitmap(dv)).isEqualTo(bytes);

@@ -20,9 +20,11 @@ class ExprParserHexTest {
 
     @Test
     void badHexLiteralsSayWhatIsWrong() {
-        assertThatThrownBy(() -> ExprParser.parse("b = X'abc'")).isInstanceOf(FilterException.class)
+        assertThatThrownBy(() -> ExprParser.parse("b = X'abc'"))
+                .isInstanceOf(FilterException.class)
                 .hasMessageContaining("even number of digits");
-        assertThatThrownBy(() -> ExprParser.parse("b = X'0g'")).isInstanceOf(FilterException.class)
+        assertThatThrownBy(() -> ExprParser.parse("b = X'0g'"))
+                .isInstanceOf(FilterException.class)
                 .hasMessageContaining("bad hex digit in X'0g'");
     }
 }

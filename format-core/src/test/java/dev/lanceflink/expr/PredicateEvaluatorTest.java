@@ -105,13 +105,19 @@ class PredicateEvaluatorTest {
 
     @Test
     void clearErrors() {
-        assertThatThrownBy(() -> rows("nope = 1")).isInstanceOf(FilterException.class)
-                .hasMessageContaining("column 'nope'").hasMessageContaining("id, name, score, day");
-        assertThatThrownBy(() -> rows("id = 'x'")).isInstanceOf(FilterException.class)
-                .hasMessageContaining("column 'id'").hasMessageContaining("expected a number");
-        assertThatThrownBy(() -> ExprParser.parse("id = ")).isInstanceOf(FilterException.class)
+        assertThatThrownBy(() -> rows("nope = 1"))
+                .isInstanceOf(FilterException.class)
+                .hasMessageContaining("column 'nope'")
+                .hasMessageContaining("id, name, score, day");
+        assertThatThrownBy(() -> rows("id = 'x'"))
+                .isInstanceOf(FilterException.class)
+                .hasMessageContaining("column 'id'")
+                .hasMessageContaining("expected a number");
+        assertThatThrownBy(() -> ExprParser.parse("id = "))
+                .isInstanceOf(FilterException.class)
                 .hasMessageContaining("position");
-        assertThatThrownBy(() -> ExprParser.parse("id = 1 garbage")).isInstanceOf(FilterException.class)
+        assertThatThrownBy(() -> ExprParser.parse("id = 1 garbage"))
+                .isInstanceOf(FilterException.class)
                 .hasMessageContaining("garbage");
     }
 }

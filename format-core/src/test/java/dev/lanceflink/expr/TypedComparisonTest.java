@@ -143,7 +143,8 @@ class TypedComparisonTest {
         assertThat(rows(batch, cmp(GT, "i64", new BigDecimal("-99999999999999999999999"), EXACT)))
                 .containsExactly(0, 1, 2, 3);
         // Column against column, either side the literal.
-        assertThat(rows(batch, new Expr.Compare(EQ, col("i8"), col("i32"), EXACT))).containsExactly(0, 2, 3);
+        assertThat(rows(batch, new Expr.Compare(EQ, col("i8"), col("i32"), EXACT)))
+                .containsExactly(0, 2, 3);
         assertThat(rows(batch, new Expr.Compare(LT, lit(1L), col("i8"), EXACT))).containsExactly(2, 3);
     }
 
@@ -173,8 +174,10 @@ class TypedComparisonTest {
         // As doubles, 0.1f is not 0.1.
         assertThat(rows(batch, cmp(EQ, "f32", 0.1, DOUBLE))).isEmpty();
         assertThat(rows(batch, cmp(EQ, "f32", (double) 0.1f, DOUBLE))).containsExactly(4);
-        assertThatThrownBy(() -> rows(batch, cmp(EQ, "f32", 0.1, FLOAT))).isInstanceOf(FilterException.class)
-                .hasMessageContaining("column 'f32'").hasMessageContaining("FLOAT takes float and integer literals");
+        assertThatThrownBy(() -> rows(batch, cmp(EQ, "f32", 0.1, FLOAT)))
+                .isInstanceOf(FilterException.class)
+                .hasMessageContaining("column 'f32'")
+                .hasMessageContaining("FLOAT takes float and integer literals");
     }
 
     @Test
@@ -199,9 +202,12 @@ class TypedComparisonTest {
         assertThat(rows(batch, cmp(GT, "f64", 1.0, DOUBLE_TOTAL))).containsExactly(0, 1);
         assertThat(rows(batch, cmp(EQ, "f64", Double.NaN, DOUBLE_TOTAL))).containsExactly(1);
         assertThat(rows(batch, cmp(LT, "f64", 0.0, DOUBLE_TOTAL))).containsExactly(2, 5);
-        assertThat(rows(batch, cmp(EQ, "f64", new BigDecimal("0.1"), DOUBLE_TOTAL))).containsExactly(4);
-        assertThat(rows(batch, cmp(GE, "f64", new BigDecimal("1.50"), DOUBLE_TOTAL))).containsExactly(0, 1);
-        assertThatThrownBy(() -> rows(batch, cmp(EQ, "f64", 1.0, EXACT))).isInstanceOf(FilterException.class)
+        assertThat(rows(batch, cmp(EQ, "f64", new BigDecimal("0.1"), DOUBLE_TOTAL)))
+                .containsExactly(4);
+        assertThat(rows(batch, cmp(GE, "f64", new BigDecimal("1.50"), DOUBLE_TOTAL)))
+                .containsExactly(0, 1);
+        assertThatThrownBy(() -> rows(batch, cmp(EQ, "f64", 1.0, EXACT)))
+                .isInstanceOf(FilterException.class)
                 .hasMessageContaining("FLOAT, DOUBLE or DOUBLE_TOTAL");
     }
 
@@ -241,8 +247,9 @@ class TypedComparisonTest {
     void longDecimalsCompareExactly() {
         DecimalVector d = new DecimalVector("dec", allocator, 38, 6);
         Decimal256Vector w = new Decimal256Vector("wide", allocator, 40, 6);
-        String[] values = {"12345678901234567890123456789012.123456", "-99999999999999999999999999999999.999999",
-            null, "0.000001"};
+        String[] values = {
+            "12345678901234567890123456789012.123456", "-99999999999999999999999999999999.999999", null, "0.000001"
+        };
         for (int i = 0; i < values.length; i++) {
             if (values[i] == null) {
                 d.setNull(i);
@@ -262,7 +269,8 @@ class TypedComparisonTest {
                     .containsExactly(0);
             assertThat(rows(batch, cmp(GT, c, 0L, EXACT))).containsExactly(0, 3);
             // Nearest doubles are equal here although the decimals differ.
-            assertThat(rows(batch, cmp(EQ, c, justAbove.doubleValue(), DOUBLE_TOTAL))).containsExactly(0);
+            assertThat(rows(batch, cmp(EQ, c, justAbove.doubleValue(), DOUBLE_TOTAL)))
+                    .containsExactly(0);
         }
     }
 
@@ -294,9 +302,12 @@ class TypedComparisonTest {
         assertThat(rows(batch, cmp(LT, "s", "b", EXACT))).containsExactly(0, 4);
         assertThat(rows(batch, cmp(GT, "bin", new byte[] {0}, EXACT))).containsExactly(1, 3); // a prefix first
         assertThat(rows(batch, cmp(LE, "fixed", new byte[] {0, 1}, EXACT))).containsExactly(0, 3);
-        assertThat(rows(batch, new Expr.Compare(EQ, col("bin"), col("bin"), EXACT))).containsExactly(0, 1, 3, 4);
-        assertThatThrownBy(() -> rows(batch, cmp(EQ, "s", new byte[] {0}, EXACT))).isInstanceOf(FilterException.class)
-                .hasMessageContaining("column 's'").hasMessageContaining("one is a string, the other binary");
+        assertThat(rows(batch, new Expr.Compare(EQ, col("bin"), col("bin"), EXACT)))
+                .containsExactly(0, 1, 3, 4);
+        assertThatThrownBy(() -> rows(batch, cmp(EQ, "s", new byte[] {0}, EXACT)))
+                .isInstanceOf(FilterException.class)
+                .hasMessageContaining("column 's'")
+                .hasMessageContaining("one is a string, the other binary");
     }
 
     @Test
@@ -319,9 +330,11 @@ class TypedComparisonTest {
         VectorSchemaRoot batch = batch(d, m);
         for (String c : List.of("d", "dm")) {
             assertThat(rows(batch, cmp(GE, c, LocalDate.of(2024, 1, 1), EXACT))).containsExactly(1, 3);
-            assertThat(rows(batch, cmp(EQ, c, LocalDate.of(1969, 12, 31), EXACT))).containsExactly(0);
+            assertThat(rows(batch, cmp(EQ, c, LocalDate.of(1969, 12, 31), EXACT)))
+                    .containsExactly(0);
         }
-        assertThatThrownBy(() -> rows(batch, cmp(EQ, "d", "2024-01-01", EXACT))).isInstanceOf(FilterException.class)
+        assertThatThrownBy(() -> rows(batch, cmp(EQ, "d", "2024-01-01", EXACT)))
+                .isInstanceOf(FilterException.class)
                 .hasMessageContaining("one is a date, the other a string");
     }
 
@@ -329,8 +342,12 @@ class TypedComparisonTest {
     void timesOfDayExactlyOrRoundedDown() {
         TimeMicroVector t = new TimeMicroVector("t", allocator);
         TimeSecVector s = new TimeSecVector("ts0", allocator);
-        LocalTime[] values = {LocalTime.parse("10:00:00.123456"), LocalTime.parse("10:00:00.123"), null,
-            LocalTime.parse("23:59:59.999999")};
+        LocalTime[] values = {
+            LocalTime.parse("10:00:00.123456"),
+            LocalTime.parse("10:00:00.123"),
+            null,
+            LocalTime.parse("23:59:59.999999")
+        };
         for (int i = 0; i < values.length; i++) {
             if (values[i] == null) {
                 t.setNull(i);
@@ -349,15 +366,20 @@ class TypedComparisonTest {
         Expr floored = new Expr.Compare(EQ, new Expr.Floor(col("t"), 3), lit(millis), EXACT);
         assertThat(rows(batch, floored)).containsExactly(0, 1);
         assertThat(rows(batch, cmp(EQ, "ts0", LocalTime.parse("10:00"), EXACT))).containsExactly(0, 1);
-        assertThat(rows(batch, cmp(LT, "ts0", LocalTime.parse("10:00:00.5"), EXACT))).containsExactly(0, 1);
+        assertThat(rows(batch, cmp(LT, "ts0", LocalTime.parse("10:00:00.5"), EXACT)))
+                .containsExactly(0, 1);
     }
 
     @Test
     void timestampsCompareExactlyAcrossUnitsAndRoundDownTowardThePast() {
         TimeStampMicroVector us = new TimeStampMicroVector("ts", allocator);
         TimeStampNanoVector ns = new TimeStampNanoVector("tsn", allocator);
-        LocalDateTime[] values = {LocalDateTime.parse("2024-01-01T00:00:00.000001"),
-            LocalDateTime.parse("1969-12-31T23:59:59.999999"), null, LocalDateTime.parse("2000-01-01T00:00")};
+        LocalDateTime[] values = {
+            LocalDateTime.parse("2024-01-01T00:00:00.000001"),
+            LocalDateTime.parse("1969-12-31T23:59:59.999999"),
+            null,
+            LocalDateTime.parse("2000-01-01T00:00")
+        };
         for (int i = 0; i < values.length; i++) {
             if (values[i] == null) {
                 us.setNull(i);
@@ -376,19 +398,26 @@ class TypedComparisonTest {
         assertThat(rows(batch, cmp(EQ, "ts", LocalDateTime.parse("2024-01-01T00:00:00.000001"), EXACT)))
                 .containsExactly(0);
         Expr floorToMillis = new Expr.Floor(col("ts"), 3);
-        assertThat(rows(batch, new Expr.Compare(EQ, floorToMillis, lit(LocalDateTime.parse("2024-01-01T00:00")),
-                EXACT))).containsExactly(0);
+        assertThat(rows(
+                        batch,
+                        new Expr.Compare(EQ, floorToMillis, lit(LocalDateTime.parse("2024-01-01T00:00")), EXACT)))
+                .containsExactly(0);
         // Before 1970 rounding down goes toward the past, not toward the epoch.
-        assertThat(rows(batch, new Expr.Compare(EQ, floorToMillis,
-                lit(LocalDateTime.parse("1969-12-31T23:59:59.999")), EXACT))).containsExactly(1);
+        assertThat(rows(
+                        batch,
+                        new Expr.Compare(
+                                EQ, floorToMillis, lit(LocalDateTime.parse("1969-12-31T23:59:59.999")), EXACT)))
+                .containsExactly(1);
         // Beyond what nanoseconds since 1970 can hold.
         assertThat(rows(batch, cmp(LT, "tsn", LocalDateTime.parse("3000-01-01T00:00"), EXACT)))
                 .containsExactly(0, 1, 3);
         assertThat(rows(batch, cmp(GT, "tsn", LocalDateTime.parse("0001-01-01T00:00"), EXACT)))
                 .containsExactly(0, 1, 3);
         // Microseconds against nanoseconds: the nanosecond column is 1 ns later at row 3.
-        assertThat(rows(batch, new Expr.Compare(EQ, col("ts"), col("tsn"), EXACT))).containsExactly(0, 1);
-        assertThat(rows(batch, new Expr.Compare(LT, col("ts"), col("tsn"), EXACT))).containsExactly(3);
+        assertThat(rows(batch, new Expr.Compare(EQ, col("ts"), col("tsn"), EXACT)))
+                .containsExactly(0, 1);
+        assertThat(rows(batch, new Expr.Compare(LT, col("ts"), col("tsn"), EXACT)))
+                .containsExactly(3);
     }
 
     @Test
@@ -404,10 +433,13 @@ class TypedComparisonTest {
         }
         ltz.setValueCount(3);
         VectorSchemaRoot batch = batch(ltz);
-        assertThat(rows(batch, cmp(GT, "ltz", Instant.parse("2026-11-29T21:00:00Z"), EXACT))).containsExactly(0);
-        assertThat(rows(batch, cmp(EQ, "ltz", Instant.parse("1900-01-01T00:00:00Z"), EXACT))).containsExactly(1);
+        assertThat(rows(batch, cmp(GT, "ltz", Instant.parse("2026-11-29T21:00:00Z"), EXACT)))
+                .containsExactly(0);
+        assertThat(rows(batch, cmp(EQ, "ltz", Instant.parse("1900-01-01T00:00:00Z"), EXACT)))
+                .containsExactly(1);
         assertThatThrownBy(() -> rows(batch, cmp(EQ, "ltz", LocalDateTime.parse("1900-01-01T00:00"), EXACT)))
-                .isInstanceOf(FilterException.class).hasMessageContaining("an instant");
+                .isInstanceOf(FilterException.class)
+                .hasMessageContaining("an instant");
     }
 
     @Test
@@ -461,11 +493,16 @@ class TypedComparisonTest {
     @Test
     void typedTreesSurviveJavaSerialization() throws Exception {
         Expr tree = Expr.and(List.of(
-                cmp(GT, "f", 1.5, DOUBLE), cmp(EQ, "r", 2.5f, FLOAT), cmp(LT, "d", new BigDecimal("1E+40"), EXACT),
-                cmp(EQ, "s", "x", EXACT), cmp(EQ, "b", new byte[] {1, 2}, EXACT),
-                cmp(EQ, "day", LocalDate.of(2024, 1, 1), EXACT), cmp(EQ, "t", LocalTime.NOON, EXACT),
+                cmp(GT, "f", 1.5, DOUBLE),
+                cmp(EQ, "r", 2.5f, FLOAT),
+                cmp(LT, "d", new BigDecimal("1E+40"), EXACT),
+                cmp(EQ, "s", "x", EXACT),
+                cmp(EQ, "b", new byte[] {1, 2}, EXACT),
+                cmp(EQ, "day", LocalDate.of(2024, 1, 1), EXACT),
+                cmp(EQ, "t", LocalTime.NOON, EXACT),
                 new Expr.Compare(GE, new Expr.Floor(col("ts"), 3), lit(LocalDateTime.parse("2024-01-01T00:00")), EXACT),
-                cmp(LE, "ltz", Instant.EPOCH, EXACT), new Expr.IsNull(col("x"), true),
+                cmp(LE, "ltz", Instant.EPOCH, EXACT),
+                new Expr.IsNull(col("x"), true),
                 new Expr.In(col("i"), List.of(new Expr.Literal(1), new Expr.Literal(null)), true, EXACT),
                 new Expr.Or(new Expr.Not(cmp(EQ, "flag", true, EXACT)), cmp(EQ, "flag", false, EXACT))));
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
@@ -473,26 +510,39 @@ class TypedComparisonTest {
             out.writeObject(tree);
         }
         Object back;
-        try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(
-                new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+        try (java.io.ObjectInputStream in =
+                new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
             back = in.readObject();
         }
         // Records compare byte[] literals by identity, so compare what they print.
         assertThat(ExprPrinter.sql((Expr) back)).isEqualTo(ExprPrinter.sql(tree));
         assertThat(((Expr.And) back).right()).isEqualTo(((Expr.And) tree).right());
-        assertThat(ExprPrinter.sql(tree)).contains("(`i` NOT IN (1, NULL))").contains("(`b` = X'0102')")
-                .contains("(`t` = TIME '12:00')").contains("(`ltz` <= TIMESTAMP_LTZ '1970-01-01 00:00Z')");
+        assertThat(ExprPrinter.sql(tree))
+                .contains("(`i` NOT IN (1, NULL))")
+                .contains("(`b` = X'0102')")
+                .contains("(`t` = TIME '12:00')")
+                .contains("(`ltz` <= TIMESTAMP_LTZ '1970-01-01 00:00Z')");
     }
 
     @Test
     void parsedFiltersPrintAsTextThatParsesBackToTheSameTree() {
-        for (String text : List.of("id > 2", "NOT (id > 2) OR name IS NULL", "id BETWEEN 2 AND 3",
-                "id NOT IN (1, NULL, -4)", "name LIKE 'o''neil%'", "a.b = 1.5E10", "x * 2 + 1 > 6 - 1",
-                "day >= DATE '2024-01-03'", "ts < TIMESTAMP '2024-01-01 10:00:00.5'", "bin = X'00ff'",
-                "big = 123456789012345678901234567890", "flag AND TRUE")) {
+        for (String text : List.of(
+                "id > 2",
+                "NOT (id > 2) OR name IS NULL",
+                "id BETWEEN 2 AND 3",
+                "id NOT IN (1, NULL, -4)",
+                "name LIKE 'o''neil%'",
+                "a.b = 1.5E10",
+                "x * 2 + 1 > 6 - 1",
+                "day >= DATE '2024-01-03'",
+                "ts < TIMESTAMP '2024-01-01 10:00:00.5'",
+                "bin = X'00ff'",
+                "big = 123456789012345678901234567890",
+                "flag AND TRUE")) {
             Expr parsed = ExprParser.parse(text);
             String printed = ExprPrinter.sql(parsed);
-            assertThat(printSafe(ExprParser.parse(printed))).as(text + " printed as " + printed)
+            assertThat(printSafe(ExprParser.parse(printed)))
+                    .as(text + " printed as " + printed)
                     .isEqualTo(printSafe(parsed));
         }
     }

@@ -56,7 +56,9 @@ final class ExpectedCells {
             assertThat(v.isNull(i)).as(where + " should be null").isTrue();
             return;
         }
-        assertThat(v.isNull(i)).as(where + " should be " + expected + " but is null").isFalse();
+        assertThat(v.isNull(i))
+                .as(where + " should be " + expected + " but is null")
+                .isFalse();
         if (v instanceof StructVector s) {
             List<FieldVector> children = s.getChildrenFromFields();
             int present = 0;
@@ -67,7 +69,9 @@ final class ExpectedCells {
                 }
                 assertCell(where + "." + c.getName(), e, c, i);
             }
-            assertThat(present).as(where + " has unexpected fields: " + expected).isEqualTo(expected.size());
+            assertThat(present)
+                    .as(where + " has unexpected fields: " + expected)
+                    .isEqualTo(expected.size());
             return;
         }
         if (v instanceof ListVector l) {
@@ -91,7 +95,9 @@ final class ExpectedCells {
     }
 
     private static void assertList(String where, JsonNode expected, FieldVector items, int start, int end) {
-        assertThat(expected.isArray()).as(where + ": expected " + expected + " but got a list").isTrue();
+        assertThat(expected.isArray())
+                .as(where + ": expected " + expected + " but got a list")
+                .isTrue();
         assertThat(end - start).as(where + " list length").isEqualTo(expected.size());
         Iterator<JsonNode> it = expected.elements();
         for (int j = start; j < end; j++) {
@@ -101,7 +107,12 @@ final class ExpectedCells {
 
     private static void assertScalar(String where, JsonNode e, FieldVector v, int i) {
         if (v instanceof Float4Vector f) {
-            assertThat(f.get(i)).as(where).isEqualTo(e.isTextual() ? Float.parseFloat(e.asText()) : e.decimalValue().floatValue());
+            assertThat(f.get(i))
+                    .as(where)
+                    .isEqualTo(
+                            e.isTextual()
+                                    ? Float.parseFloat(e.asText())
+                                    : e.decimalValue().floatValue());
         } else if (v instanceof Float8Vector f) {
             if (e.isTextual()) {
                 assertThat(Double.toString(f.get(i))).as(where).isEqualTo(e.asText());
@@ -117,13 +128,19 @@ final class ExpectedCells {
         } else if (v instanceof UInt4Vector u) {
             assertThat(u.get(i) & 0xFFFFFFFFL).as(where).isEqualTo(e.asLong());
         } else if (v instanceof BaseIntVector n) {
-            assertThat(n.getValueAsLong(i)).as(where).isEqualTo(e.bigIntegerValue().longValue());
+            assertThat(n.getValueAsLong(i))
+                    .as(where)
+                    .isEqualTo(e.bigIntegerValue().longValue());
         } else if (v instanceof BitVector b) {
             assertThat(b.get(i) != 0).as(where).isEqualTo(e.asBoolean());
         } else if (v instanceof VarCharVector s) {
-            assertThat(new String(s.get(i), java.nio.charset.StandardCharsets.UTF_8)).as(where).isEqualTo(e.asText());
+            assertThat(new String(s.get(i), java.nio.charset.StandardCharsets.UTF_8))
+                    .as(where)
+                    .isEqualTo(e.asText());
         } else if (v instanceof LargeVarCharVector s) {
-            assertThat(new String(s.get(i), java.nio.charset.StandardCharsets.UTF_8)).as(where).isEqualTo(e.asText());
+            assertThat(new String(s.get(i), java.nio.charset.StandardCharsets.UTF_8))
+                    .as(where)
+                    .isEqualTo(e.asText());
         } else if (v instanceof VarBinaryVector b) {
             assertThat(hex(b.get(i))).as(where).isEqualTo(e.asText());
         } else if (v instanceof LargeVarBinaryVector b) {

@@ -28,7 +28,9 @@ class LanceFileReaderErrorsTest {
     @BeforeEach
     void setUp() throws Exception {
         allocator = new RootAllocator();
-        Path data = LanceFileReaderFixtureTest.fixtures().resolve("v21_default_table.lance").resolve("data");
+        Path data = LanceFileReaderFixtureTest.fixtures()
+                .resolve("v21_default_table.lance")
+                .resolve("data");
         try (Stream<Path> files = Files.list(data)) {
             original = Files.readAllBytes(files.findFirst().orElseThrow());
         }
@@ -62,7 +64,8 @@ class LanceFileReaderErrorsTest {
     void badMagic() throws Exception {
         byte[] b = original.clone();
         b[b.length - 1] = 'X';
-        assertThat(openCorrupt(b)).hasMessageContaining("bad magic 4c 41 4e 58")
+        assertThat(openCorrupt(b))
+                .hasMessageContaining("bad magic 4c 41 4e 58")
                 .hasMessageContaining("offset " + (b.length - 4));
     }
 
@@ -82,7 +85,8 @@ class LanceFileReaderErrorsTest {
         byte[] b = original.clone();
         long cmo = footer(b).getLong(8);
         ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putLong((int) cmo, 3);
-        assertThat(openCorrupt(b)).hasMessageContaining("column 0 metadata [3, +")
+        assertThat(openCorrupt(b))
+                .hasMessageContaining("column 0 metadata [3, +")
                 .hasMessageContaining("outside the column metadata section")
                 .hasMessageContaining("offset " + cmo);
     }
@@ -92,7 +96,8 @@ class LanceFileReaderErrorsTest {
         byte[] b = original.clone();
         long start = footer(b).getLong(0);
         Arrays.fill(b, (int) start, (int) start + 8, (byte) 0xFF);
-        assertThat(openCorrupt(b)).hasMessageContaining("column 0 metadata is not a valid lance.file.v2.ColumnMetadata")
+        assertThat(openCorrupt(b))
+                .hasMessageContaining("column 0 metadata is not a valid lance.file.v2.ColumnMetadata")
                 .hasMessageContaining("offset " + start);
     }
 
@@ -108,9 +113,11 @@ class LanceFileReaderErrorsTest {
     void unknownFieldIdAndRowsOutOfRange() throws Exception {
         Files.write(dir.resolve("ok.lance"), original);
         try (LanceFileReader r = LanceFileReader.open(new LocalObjectStore(dir), "ok.lance", allocator)) {
-            assertThatThrownBy(() -> r.readRange(99, 0, 1)).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> r.readRange(99, 0, 1))
+                    .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("no top-level field with id 99");
-            assertThatThrownBy(() -> r.readRange(0, 0, 1001)).isInstanceOf(IndexOutOfBoundsException.class)
+            assertThatThrownBy(() -> r.readRange(0, 0, 1001))
+                    .isInstanceOf(IndexOutOfBoundsException.class)
                     .hasMessageContaining("outside its 1000 rows");
         }
     }
@@ -127,9 +134,12 @@ class LanceFileReaderErrorsTest {
         Arrays.fill(b, (int) offset, (int) offset + 4, (byte) 0xF0);
         Files.write(dir.resolve("ok.lance"), b);
         try (LanceFileReader r = LanceFileReader.open(new LocalObjectStore(dir), "ok.lance", allocator)) {
-            assertThatThrownBy(() -> r.readRange(0, 0, 10)).isInstanceOf(LanceFileFormatException.class)
-                    .hasMessageContaining("ok.lance").hasMessageContaining("field 'id'")
-                    .hasMessageContaining("column 0").hasMessageContaining("page 0");
+            assertThatThrownBy(() -> r.readRange(0, 0, 10))
+                    .isInstanceOf(LanceFileFormatException.class)
+                    .hasMessageContaining("ok.lance")
+                    .hasMessageContaining("field 'id'")
+                    .hasMessageContaining("column 0")
+                    .hasMessageContaining("page 0");
         }
     }
 }

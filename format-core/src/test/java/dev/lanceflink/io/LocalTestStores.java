@@ -24,6 +24,9 @@ final class LocalTestStores implements TestStores {
 
     @Override
     public TestLocation fresh(String name) {
-        return new TestLocation(root.resolve(name + "-" + LOCATIONS.incrementAndGet() + ".lance").toString(), Map.of());
+        return new TestLocation(
+                root.resolve(name + "-" + LOCATIONS.incrementAndGet() + ".lance")
+                        .toString(),
+                Map.of());
     }
 }

@@ -117,8 +117,10 @@ public abstract class ObjectStoreContractTest {
 
     @Test
     void putIfAbsentCreatesOnceAndNeverOverwrites() throws IOException {
-        assertThat(store.putIfAbsent("_versions/1.manifest", "first".getBytes(UTF_8))).isTrue();
-        assertThat(store.putIfAbsent("_versions/1.manifest", "second".getBytes(UTF_8))).isFalse();
+        assertThat(store.putIfAbsent("_versions/1.manifest", "first".getBytes(UTF_8)))
+                .isTrue();
+        assertThat(store.putIfAbsent("_versions/1.manifest", "second".getBytes(UTF_8)))
+                .isFalse();
 
         assertThat(new String(store.readAll("_versions/1.manifest"), UTF_8)).isEqualTo("first");
         assertThat(paths(store.list("_versions"))).containsExactly("_versions/1.manifest");
@@ -210,13 +212,16 @@ public abstract class ObjectStoreContractTest {
     @Test
     void listReturnsDirectChildrenSortedByName() throws IOException {
         // Byte order, not numeric or length order: "a10" < "a9" < "b"; upper case before lower case.
-        for (String p : List.of("dir/b", "dir/a9", "dir/a10", "dir/B", "dir/_z", "dir/sub/deep.bin", "dir2/x", "dirx")) {
+        for (String p :
+                List.of("dir/b", "dir/a9", "dir/a10", "dir/B", "dir/_z", "dir/sub/deep.bin", "dir2/x", "dirx")) {
             store.put(p, p.getBytes(UTF_8));
         }
         List<ObjectInfo> listed = new ArrayList<>();
         store.list("dir").forEachRemaining(listed::add);
 
-        assertThat(listed).extracting(ObjectInfo::path).containsExactly("dir/B", "dir/_z", "dir/a10", "dir/a9", "dir/b");
+        assertThat(listed)
+                .extracting(ObjectInfo::path)
+                .containsExactly("dir/B", "dir/_z", "dir/a10", "dir/a9", "dir/b");
         assertThat(listed).extracting(ObjectInfo::size).containsExactly(5L, 6L, 7L, 6L, 5L);
         assertThat(paths(store.list(""))).containsExactly("dirx");
         assertThat(paths(store.list("dir/sub"))).containsExactly("dir/sub/deep.bin");
@@ -247,13 +252,25 @@ public abstract class ObjectStoreContractTest {
         assertThat(paths(store.listRecursive("dat")))
                 .containsExactlyInAnyOrder("data/a.lance", "data/x/b.lance", "data/x/y/c.lance", "datum.txt");
         assertThat(paths(store.listRecursive("")))
-                .containsExactlyInAnyOrder("data/a.lance", "data/x/b.lance", "data/x/y/c.lance", "datum.txt", "other/d");
+                .containsExactlyInAnyOrder(
+                        "data/a.lance", "data/x/b.lance", "data/x/y/c.lance", "datum.txt", "other/d");
     }
 
     @Test
     void listDirectoriesNamesImmediateSubdirectoriesSorted() throws IOException {
-        for (String p : List.of("db1/.lance-database", "db1/t.lance/_versions/1.manifest", "db1/t.lance/data/a.lance",
-                "db1/u.lance/data/b.lance", "db2/x", "a/b/c/d", "B/e", "_c/f", "d/g", "e/h", "root-file", "dbx")) {
+        for (String p : List.of(
+                "db1/.lance-database",
+                "db1/t.lance/_versions/1.manifest",
+                "db1/t.lance/data/a.lance",
+                "db1/u.lance/data/b.lance",
+                "db2/x",
+                "a/b/c/d",
+                "B/e",
+                "_c/f",
+                "d/g",
+                "e/h",
+                "root-file",
+                "dbx")) {
             store.put(p, new byte[] {1});
         }
 
@@ -299,24 +316,28 @@ public abstract class ObjectStoreContractTest {
         // (the tail range starts past the end of the object).
         for (long recorded : new long[] {1010, 990, 1_000_000}) {
             assertThatThrownBy(() -> {
-                try (RangeReader r = store.openReader("data/w.lance", recorded)) {
-                    r.readTail(64);
-                }
-            }).as("recorded size %d", recorded)
+                        try (RangeReader r = store.openReader("data/w.lance", recorded)) {
+                            r.readTail(64);
+                        }
+                    })
+                    .as("recorded size %d", recorded)
                     .isInstanceOf(WrongObjectSizeException.class)
                     .hasMessageContaining("data/w.lance")
                     .hasMessageContaining(Long.toString(recorded))
-                    .satisfies(e -> assertThat(((WrongObjectSizeException) e).recordedSize()).isEqualTo(recorded));
+                    .satisfies(e -> assertThat(((WrongObjectSizeException) e).recordedSize())
+                            .isEqualTo(recorded));
         }
     }
 
     @Test
     void readerWithKnownSizeOfMissingObjectIsFileNotFound() {
         assertThatThrownBy(() -> {
-            try (RangeReader r = store.openReader("data/missing.lance", 500)) {
-                r.readTail(64);
-            }
-        }).isInstanceOf(FileNotFoundException.class).hasMessageContaining("data/missing.lance");
+                    try (RangeReader r = store.openReader("data/missing.lance", 500)) {
+                        r.readTail(64);
+                    }
+                })
+                .isInstanceOf(FileNotFoundException.class)
+                .hasMessageContaining("data/missing.lance");
     }
 
     @Test
@@ -360,9 +381,12 @@ public abstract class ObjectStoreContractTest {
         store.put("data/r.lance", bytes(1000, 5));
 
         try (RangeReader r = store.openReader("data/r.lance")) {
-            assertThatThrownBy(() -> r.read(990, 11)).isInstanceOf(EOFException.class).hasMessageContaining("data/r.lance");
+            assertThatThrownBy(() -> r.read(990, 11))
+                    .isInstanceOf(EOFException.class)
+                    .hasMessageContaining("data/r.lance");
             assertThatThrownBy(() -> r.read(-1, 1)).isInstanceOf(EOFException.class);
-            assertThatThrownBy(() -> r.readRanges(new long[] {0, 999}, new int[] {1, 2})).isInstanceOf(EOFException.class);
+            assertThatThrownBy(() -> r.readRanges(new long[] {0, 999}, new int[] {1, 2}))
+                    .isInstanceOf(EOFException.class);
             assertRange(r.read(990, 10), bytes(1000, 5), 990, 10);
         }
     }

@@ -23,24 +23,70 @@ class ObjectStoreDefaultsTest {
 
     /** Forwards only the abstract methods, so every default method runs as written. */
     private record PrimitivesOnly(ObjectStore d) implements ObjectStore {
-        @Override public String rootUri() { return d.rootUri(); }
-        @Override public byte[] readAll(String path) throws IOException { return d.readAll(path); }
-        @Override public RangeReader openReader(String path) throws IOException { return d.openReader(path); }
-        @Override public Optional<ObjectInfo> head(String path) throws IOException { return d.head(path); }
-        @Override public OutputStream create(String path) throws IOException { return d.create(path); }
-        @Override public void put(String path, byte[] content) throws IOException { d.put(path, content); }
-        @Override public boolean putIfAbsent(String path, byte[] c) throws IOException { return d.putIfAbsent(path, c); }
-        @Override public Iterator<ObjectInfo> list(String directory) throws IOException { return d.list(directory); }
-        @Override public Iterator<ObjectInfo> listRecursive(String p) throws IOException { return d.listRecursive(p); }
-        @Override public void delete(String path) throws IOException { d.delete(path); }
+        @Override
+        public String rootUri() {
+            return d.rootUri();
+        }
+
+        @Override
+        public byte[] readAll(String path) throws IOException {
+            return d.readAll(path);
+        }
+
+        @Override
+        public RangeReader openReader(String path) throws IOException {
+            return d.openReader(path);
+        }
+
+        @Override
+        public Optional<ObjectInfo> head(String path) throws IOException {
+            return d.head(path);
+        }
+
+        @Override
+        public OutputStream create(String path) throws IOException {
+            return d.create(path);
+        }
+
+        @Override
+        public void put(String path, byte[] content) throws IOException {
+            d.put(path, content);
+        }
+
+        @Override
+        public boolean putIfAbsent(String path, byte[] c) throws IOException {
+            return d.putIfAbsent(path, c);
+        }
+
+        @Override
+        public Iterator<ObjectInfo> list(String directory) throws IOException {
+            return d.list(directory);
+        }
+
+        @Override
+        public Iterator<ObjectInfo> listRecursive(String p) throws IOException {
+            return d.listRecursive(p);
+        }
+
+        @Override
+        public void delete(String path) throws IOException {
+            d.delete(path);
+        }
     }
 
     @Test
     void defaultListDirectoriesMatchesTheLocalOverride() throws IOException {
         LocalObjectStore local = new LocalObjectStore(root);
         ObjectStore plain = new PrimitivesOnly(local);
-        for (String p : List.of("db1/.lance-database", "db1/t.lance/_versions/1.manifest", "db1/u.lance/data/b.lance",
-                "db2/x", "B/e", "a/b/c/d", "root-file", "dbx")) {
+        for (String p : List.of(
+                "db1/.lance-database",
+                "db1/t.lance/_versions/1.manifest",
+                "db1/u.lance/data/b.lance",
+                "db2/x",
+                "B/e",
+                "a/b/c/d",
+                "root-file",
+                "dbx")) {
             local.put(p, new byte[] {1});
         }
 

@@ -73,7 +73,11 @@ final class CleanupTestTables {
     static Dataset create(LocalObjectStore store, BufferAllocator allocator, int rows, long rowsPerFile)
             throws IOException {
         try (VectorSchemaRoot r = rows(allocator, 0, rows)) {
-            Dataset.write(store, allocator, List.of(r), SCHEMA,
+            Dataset.write(
+                    store,
+                    allocator,
+                    List.of(r),
+                    SCHEMA,
                     WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(rowsPerFile));
         }
         return Dataset.open(store, allocator);
@@ -93,7 +97,8 @@ final class CleanupTestTables {
             while (s.hasNext()) {
                 try (VectorSchemaRoot b = s.next()) {
                     for (int r = 0; r < b.getRowCount(); r++) {
-                        out.add(b.getVector("id").getObject(r) + "|" + b.getVector("name").getObject(r));
+                        out.add(b.getVector("id").getObject(r) + "|"
+                                + b.getVector("name").getObject(r));
                     }
                 }
             }
@@ -133,7 +138,8 @@ final class CleanupTestTables {
     }
 
     static String transactionPath(LocalObjectStore store, long version) throws IOException {
-        String name = ManifestIO.read(store, VersionResolver.version(store, version)).transactionFile();
+        String name =
+                ManifestIO.read(store, VersionResolver.version(store, version)).transactionFile();
         return name.isEmpty() ? null : "_transactions/" + name;
     }
 

@@ -44,6 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
 class TableCleanupSafetyTest {
     @TempDir
     Path dir;
+
     private BufferAllocator allocator;
     private LocalObjectStore store;
 
@@ -113,8 +114,8 @@ class TableCleanupSafetyTest {
         Dataset v1 = CleanupTestTables.create(store, allocator, 10, 10);
         Dataset v3 = v1.delete("id < 4").delete("id < 8");
         Map<Long, List<String>> rows = scanAll(v3, 2, 3);
-        CleanupTestTables.writeFile(store, "_refs/tags/release.json",
-                "{\"branch\":null,\"version\":2,\"manifestSize\":512}");
+        CleanupTestTables.writeFile(
+                store, "_refs/tags/release.json", "{\"branch\":null,\"version\":2,\"manifestSize\":512}");
 
         CleanupPlan plan = TableCleanup.plan(store, keepLast(1));
 
@@ -122,7 +123,12 @@ class TableCleanupSafetyTest {
         assertThat(plan.retainedVersions().get(0)).isEqualTo(new RetainedVersion(2, List.of("tag release")));
         TableCleanup.execute(store, plan);
         assertThat(scanAll(v3, 2, 3)).isEqualTo(rows);
-        String delV2 = v3.checkoutVersion(2).manifest().fragment(0).orElseThrow().deletionFile().rootRelativePath(0);
+        String delV2 = v3.checkoutVersion(2)
+                .manifest()
+                .fragment(0)
+                .orElseThrow()
+                .deletionFile()
+                .rootRelativePath(0);
         assertThat(store.exists(delV2)).isTrue();
     }
 
@@ -134,8 +140,10 @@ class TableCleanupSafetyTest {
         CleanupTestTables.writeFile(store, "_refs/tags/late.json", "{\"version\":1,\"manifestSize\":1}");
         Map<String, Long> before = files(store);
 
-        assertThatThrownBy(() -> TableCleanup.execute(store, plan)).isInstanceOf(CleanupAbortedException.class)
-                .hasMessageContaining("Tag 'late'").hasMessageContaining("version 1")
+        assertThatThrownBy(() -> TableCleanup.execute(store, plan))
+                .isInstanceOf(CleanupAbortedException.class)
+                .hasMessageContaining("Tag 'late'")
+                .hasMessageContaining("version 1")
                 .hasMessageContaining("Nothing was deleted");
         assertThat(files(store)).isEqualTo(before);
     }
@@ -144,15 +152,20 @@ class TableCleanupSafetyTest {
     void unreadableTagOrABranchStopsPlanning() throws Exception {
         CleanupTestTables.create(store, allocator, 10, 10);
         CleanupTestTables.writeFile(store, "_refs/tags/bad.json", "{\"version\":");
-        assertThatThrownBy(() -> TableCleanup.plan(store, keepLast(1))).isInstanceOf(CleanupAbortedException.class)
-                .hasMessageContaining("_refs/tags/bad.json").hasMessageContaining("not valid JSON");
+        assertThatThrownBy(() -> TableCleanup.plan(store, keepLast(1)))
+                .isInstanceOf(CleanupAbortedException.class)
+                .hasMessageContaining("_refs/tags/bad.json")
+                .hasMessageContaining("not valid JSON");
         CleanupTestTables.writeFile(store, "_refs/tags/bad.json", "{\"name\":\"x\"}");
-        assertThatThrownBy(() -> TableCleanup.plan(store, keepLast(1))).isInstanceOf(CleanupAbortedException.class)
+        assertThatThrownBy(() -> TableCleanup.plan(store, keepLast(1)))
+                .isInstanceOf(CleanupAbortedException.class)
                 .hasMessageContaining("no positive \"version\"");
         Files.delete(dir.resolve("_refs/tags/bad.json"));
         CleanupTestTables.writeFile(store, "_refs/branches/dev.json", "{\"parentVersion\":1}");
-        assertThatThrownBy(() -> TableCleanup.plan(store, keepLast(1))).isInstanceOf(CleanupAbortedException.class)
-                .hasMessageContaining("has branch dev").hasMessageContaining("deletes nothing");
+        assertThatThrownBy(() -> TableCleanup.plan(store, keepLast(1)))
+                .isInstanceOf(CleanupAbortedException.class)
+                .hasMessageContaining("has branch dev")
+                .hasMessageContaining("deletes nothing");
     }
 
     @Test
@@ -165,8 +178,10 @@ class TableCleanupSafetyTest {
         CleanupTestTables.writeFile(store, "data/orphan.lance", "x");
         Map<String, Long> before = files(store);
 
-        assertThatThrownBy(() -> TableCleanup.plan(store, keepLast(1))).isInstanceOf(CleanupAbortedException.class)
-                .hasMessageContaining(m2).hasMessageContaining("version 2")
+        assertThatThrownBy(() -> TableCleanup.plan(store, keepLast(1)))
+                .isInstanceOf(CleanupAbortedException.class)
+                .hasMessageContaining(m2)
+                .hasMessageContaining("version 2")
                 .hasMessageContaining("nothing was deleted");
         assertThat(files(store)).isEqualTo(before);
     }
@@ -175,10 +190,16 @@ class TableCleanupSafetyTest {
     void unknownFeatureFlagStopsPlanning() throws Exception {
         Dataset v1 = CleanupTestTables.create(store, allocator, 10, 10);
         CleanupTestTables.append(v1, 10, 20, Map.of());
-        rewriteManifest(1, m -> m.toBuilder().writerFeatureFlags(m.writerFeatureFlags() | 256).build());
+        rewriteManifest(
+                1,
+                m -> m.toBuilder()
+                        .writerFeatureFlags(m.writerFeatureFlags() | 256)
+                        .build());
 
-        assertThatThrownBy(() -> TableCleanup.plan(store, keepLast(1))).isInstanceOf(CleanupAbortedException.class)
-                .hasMessageContaining(manifestPath(store, 1)).hasMessageContaining("256")
+        assertThatThrownBy(() -> TableCleanup.plan(store, keepLast(1)))
+                .isInstanceOf(CleanupAbortedException.class)
+                .hasMessageContaining(manifestPath(store, 1))
+                .hasMessageContaining("256")
                 .hasMessageContaining("nothing was deleted");
     }
 
@@ -196,15 +217,18 @@ class TableCleanupSafetyTest {
         assertThat(plan.versionsToRemove()).extracting(RemovedVersion::version).containsExactly(1L);
         assertThat(plan.versionsToRemove().get(0).timestamp()).isNull();
         assertThat(plan.retainedVersions().get(0).version()).isEqualTo(2);
-        assertThat(plan.retainedVersions().get(0).reasons()).singleElement().asString().startsWith("newer-than");
+        assertThat(plan.retainedVersions().get(0).reasons())
+                .singleElement()
+                .asString()
+                .startsWith("newer-than");
         assertThat(v3.version()).isEqualTo(3);
     }
 
     private void rewriteManifest(long version, java.util.function.UnaryOperator<dev.lanceflink.table.Manifest> change)
             throws IOException {
         String path = manifestPath(store, version);
-        dev.lanceflink.table.Manifest m = dev.lanceflink.table.ManifestIO.read(store,
-                dev.lanceflink.table.VersionResolver.version(store, version));
+        dev.lanceflink.table.Manifest m = dev.lanceflink.table.ManifestIO.read(
+                store, dev.lanceflink.table.VersionResolver.version(store, version));
         Files.write(dir.resolve(path), dev.lanceflink.table.ManifestIO.serialize(change.apply(m)));
     }
 
@@ -212,19 +236,34 @@ class TableCleanupSafetyTest {
     void missingTransactionStopsPlanningWhenMarkersAreKept() throws Exception {
         Dataset v1 = CleanupTestTables.create(store, allocator, 10, 10);
         CommitOptions d = CommitOptions.defaults();
-        CommitOptions fileOnly = new CommitOptions(d.maxAttempts(), d.initialBackoff(), d.maxBackoff(), true, false,
-                d.namingScheme(), d.dataFormat(), d.stableRowIds(), d.writeVersionHint(), d.commitHandler(), d.clock());
+        CommitOptions fileOnly = new CommitOptions(
+                d.maxAttempts(),
+                d.initialBackoff(),
+                d.maxBackoff(),
+                true,
+                false,
+                d.namingScheme(),
+                d.dataFormat(),
+                d.stableRowIds(),
+                d.writeVersionHint(),
+                d.commitHandler(),
+                d.clock());
         try (VectorSchemaRoot r = CleanupTestTables.rows(allocator, 10, 20)) {
-            v1.append(List.of(r), dev.lanceflink.dataset.WriteParams.of(dev.lanceflink.dataset.WriteMode.APPEND)
-                    .withTransactionProperties(Map.of(USER_KEY, "A")).withCommitOptions(fileOnly));
+            v1.append(
+                    List.of(r),
+                    dev.lanceflink.dataset.WriteParams.of(dev.lanceflink.dataset.WriteMode.APPEND)
+                            .withTransactionProperties(Map.of(USER_KEY, "A"))
+                            .withCommitOptions(fileOnly));
         }
         CleanupTestTables.append(v1.checkoutLatest(), 20, 30, Map.of());
         String txn2 = transactionPath(store, 2);
         Files.delete(dir.resolve(txn2));
 
         assertThatThrownBy(() -> TableCleanup.plan(store, markers(Set.of())))
-                .isInstanceOf(CleanupAbortedException.class).hasMessageContaining("transaction of version 2")
-                .hasMessageContaining(txn2).hasMessageContaining(USER_KEY);
+                .isInstanceOf(CleanupAbortedException.class)
+                .hasMessageContaining("transaction of version 2")
+                .hasMessageContaining(txn2)
+                .hasMessageContaining(USER_KEY);
         // Without marker retention the transaction is not needed to decide.
         assertThat(TableCleanup.plan(store, keepLast(1)).versionsToRemove()).hasSize(2);
     }
@@ -234,8 +273,13 @@ class TableCleanupSafetyTest {
         Dataset v1 = CleanupTestTables.create(store, allocator, 10, 10);
         // A checkpoint wrote its files long ago but has not committed yet.
         List<Fragment> pending;
-        try (FragmentWriter w = new FragmentWriter(store, v1.schema(), FileVersion.DEFAULT_FOR_NEW_TABLES, 100, allocator,
-                FileWriterOptions.defaults());
+        try (FragmentWriter w = new FragmentWriter(
+                        store,
+                        v1.schema(),
+                        FileVersion.DEFAULT_FOR_NEW_TABLES,
+                        100,
+                        allocator,
+                        FileWriterOptions.defaults());
                 VectorSchemaRoot r = CleanupTestTables.rows(allocator, 10, 15)) {
             w.write(r);
             pending = w.finish();
@@ -262,7 +306,8 @@ class TableCleanupSafetyTest {
         Map<String, Long> before = files(store);
 
         assertThatThrownBy(() -> TableCleanup.execute(new FailingDeletes(store, m2), plan))
-                .isInstanceOf(CleanupAbortedException.class).hasMessageContaining(m2)
+                .isInstanceOf(CleanupAbortedException.class)
+                .hasMessageContaining(m2)
                 .hasMessageContaining("1 of 2 old versions were removed and no other file was deleted");
 
         Map<String, Long> after = files(store);
@@ -280,7 +325,8 @@ class TableCleanupSafetyTest {
         CleanupTestTables.create(store, allocator, 10, 10);
         CleanupPlan plan = TableCleanup.plan(store, keepLast(1));
         LocalObjectStore other = new LocalObjectStore(dir.resolve("other"));
-        assertThatThrownBy(() -> TableCleanup.execute(other, plan)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> TableCleanup.execute(other, plan))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("is for table " + store.rootUri());
     }
 

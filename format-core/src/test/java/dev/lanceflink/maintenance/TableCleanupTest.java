@@ -39,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
 class TableCleanupTest {
     @TempDir
     Path dir;
+
     private BufferAllocator allocator;
     private LocalObjectStore store;
 
@@ -75,7 +76,8 @@ class TableCleanupTest {
 
         assertThat(plan.latestVersion()).isEqualTo(4);
         assertThat(plan.versionsToRemove()).extracting(RemovedVersion::version).containsExactly(1L, 2L);
-        assertThat(plan.versionsToRemove()).extracting(RemovedVersion::manifestPath)
+        assertThat(plan.versionsToRemove())
+                .extracting(RemovedVersion::manifestPath)
                 .containsExactly(manifestPath(store, 1), manifestPath(store, 2));
         assertThat(plan.retainedVersions()).extracting(RetainedVersion::version).containsExactly(3L, 4L);
         assertThat(plan.retainedVersions().get(1).reasons()).containsExactly("latest");
@@ -103,7 +105,8 @@ class TableCleanupTest {
         assertThat(result.filesDeleted(CleanupFileKind.DATA)).isEqualTo(1);
         assertThat(result.filesDeleted(CleanupFileKind.DELETION)).isEqualTo(1);
         assertThat(result.filesDeleted(CleanupFileKind.INDEX)).isEqualTo(1);
-        assertThat(result.bytesDeleted()).isEqualTo(planned.stream().mapToLong(before::get).sum());
+        assertThat(result.bytesDeleted())
+                .isEqualTo(planned.stream().mapToLong(before::get).sum());
         assertThat(result.bytesDeleted()).isEqualTo(plan.bytesToDelete());
         assertThat(result.keptForNewerVersions()).isEmpty();
         assertThat(result.failedDeletes()).isEmpty();
@@ -117,13 +120,16 @@ class TableCleanupTest {
         // still version 4's, so only its transaction file is left to delete.
         Manifest m4 = v4.manifest();
         CleanupPlan second = TableCleanup.plan(store, keepLast(1));
-        assertThat(second.versionsToRemove()).extracting(RemovedVersion::version).containsExactly(3L);
+        assertThat(second.versionsToRemove())
+                .extracting(RemovedVersion::version)
+                .containsExactly(3L);
         assertThat(reasons(second)).containsOnlyKeys(transactionPath(store, 3));
         TableCleanup.execute(store, second);
         assertThat(scanAll(v4, 4)).isEqualTo(Map.of(4L, rowsBefore.get(4L)));
         for (Fragment f : m4.fragments()) {
             if (f.deletionFile() != null) {
-                assertThat(store.exists(f.deletionFile().rootRelativePath(f.id()))).isTrue();
+                assertThat(store.exists(f.deletionFile().rootRelativePath(f.id())))
+                        .isTrue();
             }
         }
     }
@@ -136,7 +142,11 @@ class TableCleanupTest {
         Dataset v2;
         try (VectorSchemaRoot r = CleanupTestTables.rows(allocator, 100, 105)) {
             v2 = Dataset.open(store, allocator);
-            dev.lanceflink.dataset.Dataset.write(store, allocator, List.of(r), CleanupTestTables.SCHEMA,
+            dev.lanceflink.dataset.Dataset.write(
+                    store,
+                    allocator,
+                    List.of(r),
+                    CleanupTestTables.SCHEMA,
                     dev.lanceflink.dataset.WriteParams.of(dev.lanceflink.dataset.WriteMode.OVERWRITE));
         }
         Dataset latest = v2.checkoutLatest();
@@ -173,7 +183,9 @@ class TableCleanupTest {
         Dataset v5 = v4.deleteRows(new long[] {6});
         assertThat(v5.version()).isEqualTo(5);
         Map<Long, List<String>> rowsBefore = scanAll(v5, 4, 5);
-        assertThat(rowsBefore.get(5L)).contains("0|a0", "1|a1", "2|b2", "11|b11").doesNotContain("5|n5", "6|n6");
+        assertThat(rowsBefore.get(5L))
+                .contains("0|a0", "1|a1", "2|b2", "11|b11")
+                .doesNotContain("5|n5", "6|n6");
         Set<String> overlayFiles = new TreeSet<>();
         for (Fragment f : v5.fragments()) {
             for (DataOverlayFile o : f.overlays()) {
@@ -188,8 +200,8 @@ class TableCleanupTest {
         CleanupPlan plan = TableCleanup.plan(store, keepLast(2));
         assertThat(plan.versionsToRemove()).extracting(RemovedVersion::version).containsExactly(1L, 2L, 3L);
         assertThat(reasons(plan).keySet())
-                .containsExactlyInAnyOrder(transactionPath(store, 1), transactionPath(store, 2),
-                        transactionPath(store, 3));
+                .containsExactlyInAnyOrder(
+                        transactionPath(store, 1), transactionPath(store, 2), transactionPath(store, 3));
         TableCleanup.execute(store, plan);
         for (String p : overlayFiles) {
             assertThat(store.exists(p)).as(p).isTrue();
@@ -215,14 +227,17 @@ class TableCleanupTest {
         Dataset v3 = CleanupTestTables.append(CleanupTestTables.append(v1, 10, 20, Map.of()), 20, 30, Map.of());
         Instant t2 = v3.checkoutVersion(2).manifest().timestamp();
         // Keep what was committed from version 2 on: the cutoff sits just before its timestamp.
-        CleanupPolicy policy = new CleanupPolicy(Duration.between(t2.minusMillis(1), NOW), 1, Duration.ofDays(1),
-                NOW, null, Set.of());
+        CleanupPolicy policy =
+                new CleanupPolicy(Duration.between(t2.minusMillis(1), NOW), 1, Duration.ofDays(1), NOW, null, Set.of());
 
         CleanupPlan plan = TableCleanup.plan(store, policy);
 
         assertThat(plan.versionsToRemove()).extracting(RemovedVersion::version).containsExactly(1L);
         assertThat(plan.retainedVersions()).extracting(RetainedVersion::version).containsExactly(2L, 3L);
-        assertThat(plan.retainedVersions().get(0).reasons()).singleElement().asString().startsWith("newer-than ");
+        assertThat(plan.retainedVersions().get(0).reasons())
+                .singleElement()
+                .asString()
+                .startsWith("newer-than ");
         assertThat(plan.retainedVersions().get(1).reasons()).contains("latest");
     }
 
@@ -232,21 +247,29 @@ class TableCleanupTest {
         java.util.UUID uuid = java.util.UUID.fromString("5a1d7f60-1111-4222-8333-444455556666");
         CleanupTestTables.writeFile(store, "_indices/" + uuid + "/index.idx", "index");
         CleanupTestTables.writeFile(store, "_indices/" + uuid + "/part/aux.idx", "aux");
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(16).putLong(uuid.getMostSignificantBits())
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(16)
+                .putLong(uuid.getMostSignificantBits())
                 .putLong(uuid.getLeastSignificantBits());
         lance.table.IndexMetadata meta = lance.table.IndexMetadata.newBuilder()
                 .setUuid(lance.table.UUID.newBuilder().setUuid(com.google.protobuf.ByteString.copyFrom(b.array())))
-                .addFields(0).setName("id_idx").setDatasetVersion(1).build();
-        dev.lanceflink.txn.TableCommitter.commit(store, dev.lanceflink.txn.Transaction.of(1,
-                new dev.lanceflink.txn.Operation.CreateIndex(
-                        List.of(new dev.lanceflink.table.IndexEntry(meta)), List.of())),
+                .addFields(0)
+                .setName("id_idx")
+                .setDatasetVersion(1)
+                .build();
+        dev.lanceflink.txn.TableCommitter.commit(
+                store,
+                dev.lanceflink.txn.Transaction.of(
+                        1,
+                        new dev.lanceflink.txn.Operation.CreateIndex(
+                                List.of(new dev.lanceflink.table.IndexEntry(meta)), List.of())),
                 dev.lanceflink.txn.CommitOptions.defaults());
         CleanupTestTables.writeFile(store, "_indices/9e1d7f60-1111-4222-8333-444455556666/index.idx", "orphan");
 
         CleanupPlan plan = TableCleanup.plan(store, keepLast(1));
 
-        assertThat(reasons(plan).keySet()).containsExactlyInAnyOrder(transactionPath(store, 1),
-                "_indices/9e1d7f60-1111-4222-8333-444455556666/index.idx");
+        assertThat(reasons(plan).keySet())
+                .containsExactlyInAnyOrder(
+                        transactionPath(store, 1), "_indices/9e1d7f60-1111-4222-8333-444455556666/index.idx");
         TableCleanup.execute(store, plan);
         assertThat(store.exists("_indices/" + uuid + "/index.idx")).isTrue();
         assertThat(store.exists("_indices/" + uuid + "/part/aux.idx")).isTrue();
@@ -255,21 +278,28 @@ class TableCleanupTest {
 
     @Test
     void worksOnV1ManifestNames() throws Exception {
-        dev.lanceflink.txn.CommitOptions v1Names = dev.lanceflink.txn.CommitOptions.defaults().withNewTable(
-                dev.lanceflink.table.ManifestNamingScheme.V1, dev.lanceflink.table.DataStorageFormat.lance("2.1"),
-                false);
+        dev.lanceflink.txn.CommitOptions v1Names = dev.lanceflink.txn.CommitOptions.defaults()
+                .withNewTable(
+                        dev.lanceflink.table.ManifestNamingScheme.V1,
+                        dev.lanceflink.table.DataStorageFormat.lance("2.1"),
+                        false);
         try (VectorSchemaRoot r = CleanupTestTables.rows(allocator, 0, 10)) {
-            Dataset.write(store, allocator, List.of(r), CleanupTestTables.SCHEMA,
+            Dataset.write(
+                    store,
+                    allocator,
+                    List.of(r),
+                    CleanupTestTables.SCHEMA,
                     dev.lanceflink.dataset.WriteParams.of(dev.lanceflink.dataset.WriteMode.CREATE)
                             .withCommitOptions(v1Names));
         }
-        Dataset v3 = CleanupTestTables.append(CleanupTestTables.append(Dataset.open(store, allocator), 10, 20,
-                Map.of()), 20, 30, Map.of());
+        Dataset v3 = CleanupTestTables.append(
+                CleanupTestTables.append(Dataset.open(store, allocator), 10, 20, Map.of()), 20, 30, Map.of());
         assertThat(store.exists("_versions/3.manifest")).isTrue();
 
         CleanupPlan plan = TableCleanup.plan(store, keepLast(2));
 
-        assertThat(plan.versionsToRemove()).extracting(RemovedVersion::manifestPath)
+        assertThat(plan.versionsToRemove())
+                .extracting(RemovedVersion::manifestPath)
                 .containsExactly("_versions/1.manifest");
         TableCleanup.execute(store, plan);
         assertThat(store.exists("_versions/1.manifest")).isFalse();
@@ -296,7 +326,9 @@ class TableCleanupTest {
         assertThat(p.at("/filesToDelete/0/kind").asText()).isEqualTo("transaction");
         assertThat(p.at("/filesToDelete/0/reason").asText()).isEqualTo("only-removed-versions");
         assertThat(p.at("/totals/files/manifest").asInt()).isEqualTo(1);
-        assertThat(p.at("/totals/bytes").asLong()).isEqualTo(plan.bytesToDelete()).isPositive();
+        assertThat(p.at("/totals/bytes").asLong())
+                .isEqualTo(plan.bytesToDelete())
+                .isPositive();
 
         CleanupResult result = TableCleanup.execute(store, plan);
         JsonNode r = json.readTree(result.toJson());
@@ -310,13 +342,17 @@ class TableCleanupTest {
     @Test
     void policyRejectsNonsense() {
         assertThatThrownBy(() -> new CleanupPolicy(Duration.ZERO, 0, Duration.ZERO, NOW, null, Set.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retainLastVersions must be at least 1");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("retainLastVersions must be at least 1");
         assertThatThrownBy(() -> new CleanupPolicy(Duration.ofDays(-1), 1, Duration.ZERO, NOW, null, Set.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retainVersionsNewerThan");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("retainVersionsNewerThan");
         assertThatThrownBy(() -> new CleanupPolicy(Duration.ZERO, 1, Duration.ofDays(-1), NOW, null, Set.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unreferencedGrace");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unreferencedGrace");
         assertThatThrownBy(() -> new CleanupPolicy(Duration.ZERO, 1, Duration.ZERO, NOW, "", Set.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("markerPropertyKey is empty");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("markerPropertyKey is empty");
     }
 
     static Map<String, CleanupReason> reasons(CleanupPlan plan) {

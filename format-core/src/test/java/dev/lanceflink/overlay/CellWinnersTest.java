@@ -15,7 +15,8 @@ class CellWinnersTest {
     /** Newest first: {5,6,7}, then {1,5,9}, then {1,2,3,5,6}. */
     private static CellWinners threeOverlays() {
         return CellWinners.of(new int[] {2, 1, 0}, new int[] {0, 1, 0}, new RoaringBitmap[] {
-            RoaringBitmap.bitmapOf(5, 6, 7), RoaringBitmap.bitmapOf(1, 5, 9), RoaringBitmap.bitmapOf(1, 2, 3, 5, 6)});
+            RoaringBitmap.bitmapOf(5, 6, 7), RoaringBitmap.bitmapOf(1, 5, 9), RoaringBitmap.bitmapOf(1, 2, 3, 5, 6)
+        });
     }
 
     /** {@code [at..., rows...]} of the hits of entry {@code e}. */
@@ -92,8 +93,9 @@ class CellWinnersTest {
 
     @Test
     void fullyShadowedOverlayWinsNothing() {
-        CellWinners w = CellWinners.of(new int[] {1, 0}, new int[] {0, 0},
-                new RoaringBitmap[] {RoaringBitmap.bitmapOf(1, 2, 3, 4), RoaringBitmap.bitmapOf(2, 4)});
+        CellWinners w = CellWinners.of(new int[] {1, 0}, new int[] {0, 0}, new RoaringBitmap[] {
+            RoaringBitmap.bitmapOf(1, 2, 3, 4), RoaringBitmap.bitmapOf(2, 4)
+        });
 
         assertThat(w.won(1).isEmpty()).isTrue();
         assertThat(hits(w, 1, range(0, 5))).isDeepEqualTo(new long[][] {{}, {}});
@@ -116,8 +118,8 @@ class CellWinnersTest {
 
     @Test
     void mismatchedEntryArraysAreRejected() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> CellWinners.of(new int[] {0}, new int[0],
-                new RoaringBitmap[] {new RoaringBitmap()}))
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> CellWinners.of(new int[] {0}, new int[0], new RoaringBitmap[] {new RoaringBitmap()}))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("overlays, positions and coverage must have one entry each, got 1, 0 and 1");
     }

@@ -29,9 +29,10 @@ import org.junit.jupiter.api.Test;
  * validity, by the newest covering overlay, whichever way batches cut the rows.
  */
 class FixedSizeListOverlayTest {
-    private static final Field ITEM = new Field("item",
-            FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)), null);
-    private static final Schema SCHEMA = new Schema(List.of(Field.notNullable("id", new ArrowType.Int(32, true)),
+    private static final Field ITEM =
+            new Field("item", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)), null);
+    private static final Schema SCHEMA = new Schema(List.of(
+            Field.notNullable("id", new ArrowType.Int(32, true)),
             new Field("v", FieldType.nullable(new ArrowType.FixedSizeList(3)), List.of(ITEM))));
 
     private final BufferAllocator allocator = new RootAllocator();
@@ -99,7 +100,8 @@ class FixedSizeListOverlayTest {
             try (Dataset ds = v3) {
                 for (int batchSize : new int[] {1, 3, 4, 10}) {
                     List<Object> read = new ArrayList<>();
-                    try (Scanner s = ds.scan(ScanOptions.all().withColumns(List.of("v")).withBatchSize(batchSize))) {
+                    try (Scanner s =
+                            ds.scan(ScanOptions.all().withColumns(List.of("v")).withBatchSize(batchSize))) {
                         while (s.hasNext()) {
                             try (VectorSchemaRoot b = s.next()) {
                                 for (int r = 0; r < b.getRowCount(); r++) {

@@ -62,8 +62,8 @@ final class MemoryObjectStore implements ObjectStore {
             @Override
             public ByteBuffer read(long offset, int length) throws IOException {
                 if (offset < 0 || length < 0 || offset + length > content.length) {
-                    throw new EOFException("Read of " + length + " bytes at offset " + offset + " is outside "
-                            + rootUri + "/" + path + " (" + content.length + " bytes)");
+                    throw new EOFException("Read of " + length + " bytes at offset " + offset + " is outside " + rootUri
+                            + "/" + path + " (" + content.length + " bytes)");
                 }
                 // A private copy at position 0, like a read from a file.
                 return ByteBuffer.wrap(Arrays.copyOfRange(content, (int) offset, (int) offset + length));

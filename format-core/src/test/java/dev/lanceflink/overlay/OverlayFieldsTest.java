@@ -16,9 +16,11 @@ class OverlayFieldsTest {
             for (int i = 0; i < n; i++) {
                 keys[i] = r.nextInt(4) == 0 ? -1L - r.nextInt(3) : r.nextInt(50); // negatives sort last (unsigned)
             }
-            int[] expected = IntStream.range(0, n).boxed()
+            int[] expected = IntStream.range(0, n)
+                    .boxed()
                     .sorted(Comparator.comparing((Integer i) -> keys[i], Long::compareUnsigned))
-                    .mapToInt(Integer::intValue).toArray();
+                    .mapToInt(Integer::intValue)
+                    .toArray();
             assertThat(OverlayFields.orderBy(keys)).as("n=%d", n).containsExactly(expected);
         }
     }

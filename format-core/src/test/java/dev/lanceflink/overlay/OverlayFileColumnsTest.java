@@ -49,14 +49,21 @@ import org.roaringbitmap.RoaringBitmap;
  * commits.
  */
 class OverlayFileColumnsTest {
-    private static final Field ITEM = new Field("item",
-            FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)), null);
+    private static final Field ITEM =
+            new Field("item", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)), null);
     private static final Field V = new Field("v", FieldType.nullable(new ArrowType.FixedSizeList(2)), List.of(ITEM));
-    private static final Field S = new Field("s", FieldType.nullable(ArrowType.Struct.INSTANCE), List.of(
-            Field.nullable("a", new ArrowType.Int(32, true)), Field.nullable("b", ArrowType.Utf8.INSTANCE)));
+    private static final Field S = new Field(
+            "s",
+            FieldType.nullable(ArrowType.Struct.INSTANCE),
+            List.of(Field.nullable("a", new ArrowType.Int(32, true)), Field.nullable("b", ArrowType.Utf8.INSTANCE)));
     /** Table ids: id 0, name 1, age 2, v 3, s 4 {a 5, b 6}. */
-    private static final Schema SCHEMA = new Schema(List.of(Field.notNullable("id", new ArrowType.Int(32, true)),
-            Field.nullable("name", ArrowType.Utf8.INSTANCE), Field.nullable("age", new ArrowType.Int(32, true)), V, S));
+    private static final Schema SCHEMA = new Schema(List.of(
+            Field.notNullable("id", new ArrowType.Int(32, true)),
+            Field.nullable("name", ArrowType.Utf8.INSTANCE),
+            Field.nullable("age", new ArrowType.Int(32, true)),
+            V,
+            S));
+
     private static final int NAME = 1;
     private static final int AGE = 2;
     private static final int VEC = 3;
@@ -95,8 +102,8 @@ class OverlayFileColumnsTest {
     void denseOverlayWhoseFileNumbersItsFieldsFromZero() throws Exception {
         try (Dataset v1 = createUsers()) {
             // The file stores 'age' as its field 0, which is the table's 'id'.
-            DataOverlayFile o = overlay(new int[] {AGE}, OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(1, 3)),
-                    ints("age", 26, 23));
+            DataOverlayFile o = overlay(
+                    new int[] {AGE}, OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(1, 3)), ints("age", 26, 23));
             commit(1, o);
             try (Dataset v2 = v1.checkoutVersion(2)) {
                 assertThat(OverlayTestSupport.column(v2, "age")).containsExactly(30, 26, 40, 23);
@@ -117,20 +124,28 @@ class OverlayFileColumnsTest {
     void severalOverlaysInOneCommitAndAcrossCommitsOnStringsAndVectors() throws Exception {
         try (Dataset v1 = createUsers()) {
             // One commit, two overlays for fragment 0: the later list entry is newer.
-            DataOverlayFile first = overlay(new int[] {NAME, VEC}, OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(0, 1)),
-                    strings("name", "A1", "B1"), vectors(10f, 11f));
-            DataOverlayFile second = overlay(new int[] {NAME}, OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(1, 2)),
+            DataOverlayFile first = overlay(
+                    new int[] {NAME, VEC},
+                    OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(0, 1)),
+                    strings("name", "A1", "B1"),
+                    vectors(10f, 11f));
+            DataOverlayFile second = overlay(
+                    new int[] {NAME},
+                    OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(1, 2)),
                     strings("name", "B2", null));
             commit(1, first, second);
             // A later commit: sparse, the vector column has one value, the name column two.
-            DataOverlayFile third = overlay(new int[] {VEC, NAME},
+            DataOverlayFile third = overlay(
+                    new int[] {VEC, NAME},
                     OverlayCoverage.PerField.of(List.of(RoaringBitmap.bitmapOf(0), RoaringBitmap.bitmapOf(2, 3))),
-                    vectors(20f), strings("name", "C3", "D3"));
+                    vectors(20f),
+                    strings("name", "C3", "D3"));
             commit(2, third);
             try (Dataset v3 = v1.checkoutVersion(3)) {
                 assertThat(OverlayTestSupport.column(v3, "name")).containsExactly("A1", "B2", "C3", "D3");
-                assertThat(OverlayTestSupport.column(v3, "v")).containsExactly(List.of(20f, 20.5f), List.of(11f, 11.5f),
-                        List.of(2f, 2.5f), List.of(3f, 3.5f));
+                assertThat(OverlayTestSupport.column(v3, "v"))
+                        .containsExactly(
+                                List.of(20f, 20.5f), List.of(11f, 11.5f), List.of(2f, 2.5f), List.of(3f, 3.5f));
             }
         }
     }
@@ -140,14 +155,16 @@ class OverlayFileColumnsTest {
         try (Dataset v1 = createUsers()) {
             // pylance's file writer writes rectangular files: the 'name' column covering one offset
             // is padded to the two rows of the vector column; the padding is never read.
-            DataOverlayFile o = overlay(new int[] {NAME, VEC},
+            DataOverlayFile o = overlay(
+                    new int[] {NAME, VEC},
                     OverlayCoverage.PerField.of(List.of(RoaringBitmap.bitmapOf(2), RoaringBitmap.bitmapOf(0, 3))),
-                    strings("name", "x2", "padding"), vectors(7f, 9f));
+                    strings("name", "x2", "padding"),
+                    vectors(7f, 9f));
             commit(1, o);
             try (Dataset v2 = v1.checkoutVersion(2)) {
                 assertThat(OverlayTestSupport.column(v2, "name")).containsExactly("Alice", "Bob", "x2", "Dave");
-                assertThat(OverlayTestSupport.column(v2, "v")).containsExactly(List.of(7f, 7.5f), List.of(1f, 1.5f),
-                        List.of(2f, 2.5f), List.of(9f, 9.5f));
+                assertThat(OverlayTestSupport.column(v2, "v"))
+                        .containsExactly(List.of(7f, 7.5f), List.of(1f, 1.5f), List.of(2f, 2.5f), List.of(9f, 9.5f));
             }
         }
     }
@@ -156,13 +173,14 @@ class OverlayFileColumnsTest {
     void structLeavesOfOneSparseOverlayMayHaveDifferentCoverages() throws Exception {
         try (Dataset v1 = createUsers()) {
             // Rows of the file's s: [NULL, {50, z}]; a covers offsets {0, 2}, b covers {1, 3}.
-            DataOverlayFile o = overlay(new int[] {S_A, S_B},
+            DataOverlayFile o = overlay(
+                    new int[] {S_A, S_B},
                     OverlayCoverage.PerField.of(List.of(RoaringBitmap.bitmapOf(0, 2), RoaringBitmap.bitmapOf(1, 3))),
                     structs(S, new Object[] {null, null, false}, new Object[] {50, "z", true}));
             commit(1, o);
             try (Dataset v2 = v1.checkoutVersion(2)) {
-                assertThat(OverlayTestSupport.column(v2, "s").stream().map(String::valueOf)).containsExactly(
-                        "{\"b\":\"p\"}", "{\"a\":2}", "null", "{\"a\":4,\"b\":\"z\"}");
+                assertThat(OverlayTestSupport.column(v2, "s").stream().map(String::valueOf))
+                        .containsExactly("{\"b\":\"p\"}", "{\"a\":2}", "null", "{\"a\":4,\"b\":\"z\"}");
             }
         }
     }
@@ -175,18 +193,26 @@ class OverlayFileColumnsTest {
     @Test
     void overlaysDoNotChangeAStructsValidity() throws Exception {
         try (Dataset v1 = createUsers()) {
-            DataOverlayFile whole = overlay(new int[] {S_A, S_B}, OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(0, 2)),
+            DataOverlayFile whole = overlay(
+                    new int[] {S_A, S_B},
+                    OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(0, 2)),
                     structs(S, new Object[] {null, null, false}, new Object[] {50, "z", true}));
             commit(1, whole);
-            Field sa = new Field("s", FieldType.nullable(ArrowType.Struct.INSTANCE), List.of(S.getChildren().get(0)));
-            DataOverlayFile leaf = overlay(new int[] {S_A}, OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(1, 3)),
+            Field sa = new Field(
+                    "s",
+                    FieldType.nullable(ArrowType.Struct.INSTANCE),
+                    List.of(S.getChildren().get(0)));
+            DataOverlayFile leaf = overlay(
+                    new int[] {S_A},
+                    OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(1, 3)),
                     structs(sa, new Object[] {null, false}, new Object[] {7, true}));
             commit(2, leaf);
-            try (Dataset v2 = v1.checkoutVersion(2); Dataset v3 = v1.checkoutVersion(3)) {
-                assertThat(OverlayTestSupport.column(v2, "s").stream().map(String::valueOf)).containsExactly(
-                        "{}", "{\"a\":2,\"b\":\"q\"}", "null", "{\"a\":4,\"b\":\"r\"}");
-                assertThat(OverlayTestSupport.column(v3, "s").stream().map(String::valueOf)).containsExactly(
-                        "{}", "{\"b\":\"q\"}", "null", "{\"a\":7,\"b\":\"r\"}");
+            try (Dataset v2 = v1.checkoutVersion(2);
+                    Dataset v3 = v1.checkoutVersion(3)) {
+                assertThat(OverlayTestSupport.column(v2, "s").stream().map(String::valueOf))
+                        .containsExactly("{}", "{\"a\":2,\"b\":\"q\"}", "null", "{\"a\":4,\"b\":\"r\"}");
+                assertThat(OverlayTestSupport.column(v3, "s").stream().map(String::valueOf))
+                        .containsExactly("{}", "{\"b\":\"q\"}", "null", "{\"a\":7,\"b\":\"r\"}");
             }
         }
     }
@@ -195,20 +221,31 @@ class OverlayFileColumnsTest {
     @Test
     void renamedStructLeafKeepsItsOverlay() throws Exception {
         try (Dataset v1 = createUsers()) {
-            Field sa = new Field("s", FieldType.nullable(ArrowType.Struct.INSTANCE), List.of(S.getChildren().get(0)));
-            commit(1, overlay(new int[] {S_A}, OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(1)),
-                    structs(sa, new Object[] {70, true})));
+            Field sa = new Field(
+                    "s",
+                    FieldType.nullable(ArrowType.Struct.INSTANCE),
+                    List.of(S.getChildren().get(0)));
+            commit(
+                    1,
+                    overlay(
+                            new int[] {S_A},
+                            OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(1)),
+                            structs(sa, new Object[] {70, true})));
             LanceSchema schema = v1.schema();
             LanceField s = schema.fieldByName("s").orElseThrow();
-            LanceField renamed = s.toBuilder().clearChildren()
-                    .addChild(s.children().get(0).toBuilder().name("aa").build()).addChild(s.children().get(1)).build();
+            LanceField renamed = s.toBuilder()
+                    .clearChildren()
+                    .addChild(s.children().get(0).toBuilder().name("aa").build())
+                    .addChild(s.children().get(1))
+                    .build();
             List<LanceField> fields = new ArrayList<>(schema.fields());
             fields.set(fields.indexOf(s), renamed);
-            TableCommitter.commit(store, Transaction.of(2, new Operation.Project(LanceSchema.of(fields))),
-                    CommitOptions.defaults());
+            TableCommitter.commit(
+                    store, Transaction.of(2, new Operation.Project(LanceSchema.of(fields))), CommitOptions.defaults());
             try (Dataset v3 = v1.checkoutVersion(3)) {
-                assertThat(OverlayTestSupport.column(v3, "s").stream().map(String::valueOf)).containsExactly(
-                        "{\"aa\":1,\"b\":\"p\"}", "{\"aa\":70,\"b\":\"q\"}", "null", "{\"aa\":4,\"b\":\"r\"}");
+                assertThat(OverlayTestSupport.column(v3, "s").stream().map(String::valueOf))
+                        .containsExactly(
+                                "{\"aa\":1,\"b\":\"p\"}", "{\"aa\":70,\"b\":\"q\"}", "null", "{\"aa\":4,\"b\":\"r\"}");
             }
         }
     }
@@ -216,8 +253,12 @@ class OverlayFileColumnsTest {
     // ------------------------------------------------------------------------------------------
 
     private void commit(long readVersion, DataOverlayFile... overlays) throws Exception {
-        OverlayCommits.commit(store, readVersion, new StagedWrite(OverlayCommits.operation(Map.of(0L,
-                Arrays.asList(overlays))), List.of()), Map.of(), CommitOptions.defaults());
+        OverlayCommits.commit(
+                store,
+                readVersion,
+                new StagedWrite(OverlayCommits.operation(Map.of(0L, Arrays.asList(overlays))), List.of()),
+                Map.of(),
+                CommitOptions.defaults());
     }
 
     /**
@@ -233,8 +274,8 @@ class OverlayFileColumnsTest {
         LanceSchema fileSchema = LanceSchema.fromArrow(new Schema(fields), 0);
         String name = DataFileNames.newName();
         FileWriteSummary s;
-        try (LanceFileWriter w = LanceFileWriter.create(store, "data/" + name, fileSchema, FileVersion.V2_1, allocator,
-                FileWriterOptions.defaults())) {
+        try (LanceFileWriter w = LanceFileWriter.create(
+                store, "data/" + name, fileSchema, FileVersion.V2_1, allocator, FileWriterOptions.defaults())) {
             // Column by column: a sparse overlay's columns have different lengths.
             for (int i = 0; i < columns.length; i++) {
                 w.writeColumn(fileSchema.fields().get(i).id(), columns[i]);

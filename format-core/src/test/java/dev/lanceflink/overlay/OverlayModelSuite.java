@@ -45,6 +45,7 @@ import org.junit.jupiter.api.Test;
 public abstract class OverlayModelSuite extends StoreBackedSuite {
     /** Operations per run; raise with -Dlf.overlayModelOps=3000 for a longer soak (about 0.2 s each on 2 cores). */
     private static final int OPERATIONS = Integer.getInteger("lf.overlayModelOps", 400);
+
     private static final FileWriterOptions FILE_OPTIONS = FileWriterOptions.defaults();
 
     /** One fragment of the model: the physical rows (deleted ones stay, marked). */
@@ -63,6 +64,7 @@ public abstract class OverlayModelSuite extends StoreBackedSuite {
     private final Map<Long, ModelFragment> model = new LinkedHashMap<>();
     /** Version → expected rows, of the sequence run last. */
     protected final Map<Long, Map<Long, List<Object>>> snapshots = new HashMap<>();
+
     private int nextKey;
     private int maxAppendRows;
 
@@ -85,8 +87,8 @@ public abstract class OverlayModelSuite extends StoreBackedSuite {
     void randomOperationsMatchTheModelAtEveryVersion() throws Exception {
         int operations = longSequenceOperations();
         try (BufferAllocator allocator = new RootAllocator()) {
-            Map<String, Integer> counts = runSequence(newStore(), allocator, longSequenceSeed(), 12, 12,
-                    operations, 30);
+            Map<String, Integer> counts =
+                    runSequence(newStore(), allocator, longSequenceSeed(), 12, 12, operations, 30);
             assertThat(counts).containsKeys("append", "delete", "dense", "sparse", "rewriteRows", "merge", "fold");
             assertThat(counts.get("merge")).isGreaterThan(operations / 40);
             assertThat(counts.get("fold")).isGreaterThan(operations / 40);
@@ -98,14 +100,25 @@ public abstract class OverlayModelSuite extends StoreBackedSuite {
      * {@code operations} random operations checking the latest version after each commit, then
      * reads every version again. Returns how many commits of each kind happened.
      */
-    protected final Map<String, Integer> runSequence(ObjectStore store, BufferAllocator allocator, long seed, int initialRows,
-            int rowsPerFile, int operations, int maxAppend) throws Exception {
+    protected final Map<String, Integer> runSequence(
+            ObjectStore store,
+            BufferAllocator allocator,
+            long seed,
+            int initialRows,
+            int rowsPerFile,
+            int operations,
+            int maxAppend)
+            throws Exception {
         random = new Random(seed);
         model.clear();
         snapshots.clear();
         maxAppendRows = maxAppend;
         try (VectorSchemaRoot first = SmallTable.rows(allocator, 0, initialRows)) {
-            Dataset.write(store, allocator, List.of(first), SmallTable.SCHEMA,
+            Dataset.write(
+                    store,
+                    allocator,
+                    List.of(first),
+                    SmallTable.SCHEMA,
                     WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(rowsPerFile));
         }
         nextKey = initialRows;
@@ -159,7 +172,8 @@ public abstract class OverlayModelSuite extends StoreBackedSuite {
             for (Map.Entry<Long, Map<Long, List<Object>>> e : snapshots.entrySet()) {
                 try (Dataset old = ds.checkoutVersion(e.getKey())) {
                     assertThat(OverlayTestSupport.rows(old, List.of("k", "a", "s")))
-                            .as("version %d", e.getKey()).isEqualTo(e.getValue());
+                            .as("version %d", e.getKey())
+                            .isEqualTo(e.getValue());
                 }
             }
             return counts;
@@ -191,12 +205,17 @@ public abstract class OverlayModelSuite extends StoreBackedSuite {
     private void check(Dataset ds) throws Exception {
         Manifest m = ds.manifest();
         Map<Long, List<Object>> want = expected();
-        assertThat(OverlayTestSupport.rows(ds, List.of("k", "a", "s"))).as("version %d", m.version()).isEqualTo(want);
+        assertThat(OverlayTestSupport.rows(ds, List.of("k", "a", "s")))
+                .as("version %d", m.version())
+                .isEqualTo(want);
         OverlayOrder.check(m);
         boolean any = m.fragments().stream().anyMatch(f -> !f.overlays().isEmpty());
-        assertThat((m.readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES) != 0).isEqualTo(any);
-        assertThat((m.writerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES) != 0).isEqualTo(any);
-        assertThat(m.fragments().stream().map(Fragment::id).toList()).containsExactlyInAnyOrderElementsOf(model.keySet());
+        assertThat((m.readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES) != 0)
+                .isEqualTo(any);
+        assertThat((m.writerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES) != 0)
+                .isEqualTo(any);
+        assertThat(m.fragments().stream().map(Fragment::id).toList())
+                .containsExactlyInAnyOrderElementsOf(model.keySet());
         // take() of a few random live rows, in random order.
         List<Long> live = new ArrayList<>(want.keySet());
         if (!live.isEmpty()) {
@@ -207,8 +226,10 @@ public abstract class OverlayModelSuite extends StoreBackedSuite {
             }
             try (VectorSchemaRoot t = ds.take(pick, List.of("a", "s"))) {
                 for (int i = 0; i < pick.length; i++) {
-                    assertThat(Arrays.asList(OverlayTestSupport.plain(t.getVector("a"), i),
-                            OverlayTestSupport.plain(t.getVector("s"), i))).isEqualTo(want.get(pick[i]).subList(1, 3));
+                    assertThat(Arrays.asList(
+                                    OverlayTestSupport.plain(t.getVector("a"), i),
+                                    OverlayTestSupport.plain(t.getVector("s"), i)))
+                            .isEqualTo(want.get(pick[i]).subList(1, 3));
                 }
             }
         }
@@ -329,8 +350,8 @@ public abstract class OverlayModelSuite extends StoreBackedSuite {
         List<String> paths = new ArrayList<>();
         List<Runnable> apply = new ArrayList<>();
         for (int n = 0; n < overlays; n++) {
-            try (OverlayWriter w = OverlayWriter.create(store, ds.manifest(), fragmentId, new int[] {1, 2}, allocator,
-                    FILE_OPTIONS)) {
+            try (OverlayWriter w =
+                    OverlayWriter.create(store, ds.manifest(), fragmentId, new int[] {1, 2}, allocator, FILE_OPTIONS)) {
                 for (int field = 1; field <= 2; field++) {
                     List<Integer> offsets = new ArrayList<>();
                     for (int i = 0; i < mf.size(); i++) {
@@ -338,7 +359,9 @@ public abstract class OverlayModelSuite extends StoreBackedSuite {
                             offsets.add(i);
                         }
                     }
-                    long[] addresses = offsets.stream().mapToLong(o -> fragmentId << 32 | o).toArray();
+                    long[] addresses = offsets.stream()
+                            .mapToLong(o -> fragmentId << 32 | o)
+                            .toArray();
                     if (field == 1) {
                         Long[] vals = new Long[offsets.size()];
                         for (int i = 0; i < vals.length; i++) {
@@ -411,7 +434,9 @@ public abstract class OverlayModelSuite extends StoreBackedSuite {
     }
 
     private Dataset merge(Dataset ds, ObjectStore store, BufferAllocator allocator) throws Exception {
-        List<Fragment> candidates = ds.manifest().fragments().stream().filter(f -> f.overlays().size() >= 2).toList();
+        List<Fragment> candidates = ds.manifest().fragments().stream()
+                .filter(f -> f.overlays().size() >= 2)
+                .toList();
         if (candidates.isEmpty()) {
             return ds;
         }
@@ -433,7 +458,9 @@ public abstract class OverlayModelSuite extends StoreBackedSuite {
     }
 
     private Dataset fold(Dataset ds, ObjectStore store, BufferAllocator allocator) throws Exception {
-        List<Fragment> candidates = ds.manifest().fragments().stream().filter(f -> !f.overlays().isEmpty()).toList();
+        List<Fragment> candidates = ds.manifest().fragments().stream()
+                .filter(f -> !f.overlays().isEmpty())
+                .toList();
         if (candidates.isEmpty()) {
             return ds;
         }

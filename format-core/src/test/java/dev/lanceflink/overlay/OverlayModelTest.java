@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 class OverlayModelTest extends OverlayModelSuite {
     /** Short sequences run by {@link #thousandsOfShortSequencesMatchTheModel()}; replay one with -Dlf.overlayModelSeed. */
     private static final int SEQUENCES = Integer.getInteger("lf.overlayModelSequences", 2000);
+
     private static final long REPLAY_SEED = Long.getLong("lf.overlayModelSeed", -1L);
 
     @TempDir
@@ -55,12 +56,15 @@ class OverlayModelTest extends OverlayModelSuite {
                     counts.forEach((k, v) -> total.merge(k, v, Integer::sum));
                     commits += snapshots.size();
                 } catch (Throwable t) {
-                    throw new AssertionError("Overlay model sequence with seed " + seed + " failed (" + rows
-                            + " rows, " + operations + " operations); replay it with -Dlf.overlayModelSeed=" + seed, t);
+                    throw new AssertionError(
+                            "Overlay model sequence with seed " + seed + " failed (" + rows + " rows, " + operations
+                                    + " operations); replay it with -Dlf.overlayModelSeed=" + seed,
+                            t);
                 }
             }
         }
-        System.out.println("overlay model: " + count + " sequences, " + commits + " versions checked, commits " + total);
+        System.out.println(
+                "overlay model: " + count + " sequences, " + commits + " versions checked, commits " + total);
         if (REPLAY_SEED < 0) { // a replayed single sequence need not reach every kind
             assertThat(total).containsKeys("append", "delete", "dense", "sparse", "rewriteRows", "merge", "fold");
             assertThat(total.get("merge")).isGreaterThan(count / 20);

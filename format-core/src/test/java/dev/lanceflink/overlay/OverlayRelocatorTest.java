@@ -53,7 +53,8 @@ class OverlayRelocatorTest {
             while (sc.hasNext()) {
                 try (VectorSchemaRoot b = sc.next()) {
                     for (int r = 0; r < b.getRowCount(); r++) {
-                        out.add(b.getVector("a").getObject(r) + "/" + b.getVector("s").getObject(r));
+                        out.add(b.getVector("a").getObject(r) + "/"
+                                + b.getVector("s").getObject(r));
                     }
                 }
             }
@@ -61,11 +62,15 @@ class OverlayRelocatorTest {
         return out;
     }
 
-    private static void commit(ObjectStore store, Dataset on, Map<Long, DataOverlayFile> overlays,
-            List<String> paths) throws Exception {
+    private static void commit(ObjectStore store, Dataset on, Map<Long, DataOverlayFile> overlays, List<String> paths)
+            throws Exception {
         Map<Long, List<DataOverlayFile>> groups = new LinkedHashMap<>();
         overlays.forEach((id, o) -> groups.put(id, List.of(o)));
-        OverlayCommits.commit(store, on.version(), new StagedWrite(OverlayCommits.operation(groups), paths), Map.of(),
+        OverlayCommits.commit(
+                store,
+                on.version(),
+                new StagedWrite(OverlayCommits.operation(groups), paths),
+                Map.of(),
                 CommitOptions.defaults());
     }
 
@@ -79,20 +84,31 @@ class OverlayRelocatorTest {
             try (BigIntVector a = SmallTable.longs(allocator, "a", 101L, 103L, 106L);
                     VarCharVector s = SmallTable.strings(allocator, "s", "unused", "t3", "unused")) {
                 ColumnSet onlyA = ColumnSet.of(0);
-                staged = OverlayStager.stage(store, two.manifest(), OverlayStager.Target.fragment(0),
-                        new long[] {1, 3, 6}, 3, List.of(a, s), new ColumnSet[] {onlyA, ColumnSet.of(0, 1), onlyA},
-                        allocator, FileWriterOptions.defaults()).orElseThrow().overlay();
+                staged = OverlayStager.stage(
+                                store,
+                                two.manifest(),
+                                OverlayStager.Target.fragment(0),
+                                new long[] {1, 3, 6},
+                                3,
+                                List.of(a, s),
+                                new ColumnSet[] {onlyA, ColumnSet.of(0, 1), onlyA},
+                                allocator,
+                                FileWriterOptions.defaults())
+                        .orElseThrow()
+                        .overlay();
             }
             // Rows 1 and 3 went to fragment 1 (offsets 4 and 7), row 6 to offset 2 of fragment 0.
             Map<Long, RoaringBitmap> from = new LinkedHashMap<>();
             from.put(1L, RoaringBitmap.bitmapOf(1, 3));
             from.put(0L, RoaringBitmap.bitmapOf(6));
             Map<Long, RoaringBitmap> to = Map.of(1L, RoaringBitmap.bitmapOf(4, 7), 0L, RoaringBitmap.bitmapOf(2));
-            OverlayRelocator.Relocated r = OverlayRelocator.relocate(store, two.manifest(), 0, staged, from, to,
-                    allocator);
+            OverlayRelocator.Relocated r =
+                    OverlayRelocator.relocate(store, two.manifest(), 0, staged, from, to, allocator);
 
             assertThat(r.overlays().keySet()).containsExactly(1L, 0L);
-            assertThat(r.writtenPaths()).hasSize(2).allSatisfy(p -> assertThat(store.exists(p)).isTrue());
+            assertThat(r.writtenPaths())
+                    .hasSize(2)
+                    .allSatisfy(p -> assertThat(store.exists(p)).isTrue());
             DataOverlayFile one1 = r.overlays().get(1L);
             assertThat(one1.coverage().union()).isEqualTo(RoaringBitmap.bitmapOf(4, 7));
             assertThat(r.overlays().get(0L).coverage().union()).isEqualTo(RoaringBitmap.bitmapOf(2));
@@ -113,9 +129,19 @@ class OverlayRelocatorTest {
         int shift = 20_000;
         try (Dataset ds = SmallTable.create(store, allocator, rows)) {
             DataOverlayFile staged;
-            try (OverlayStager.FieldStream out = OverlayStager.open(store, ds.manifest(),
-                    OverlayStager.Target.fragment(0), new int[] {ds.manifest().schema().fieldByName("a")
-                            .orElseThrow().id()}, allocator, FileWriterOptions.defaults());
+            try (OverlayStager.FieldStream out = OverlayStager.open(
+                            store,
+                            ds.manifest(),
+                            OverlayStager.Target.fragment(0),
+                            new int[] {
+                                ds.manifest()
+                                        .schema()
+                                        .fieldByName("a")
+                                        .orElseThrow()
+                                        .id()
+                            },
+                            allocator,
+                            FileWriterOptions.defaults());
                     BigIntVector a = new BigIntVector("a", allocator)) {
                 a.allocateNew(rows);
                 long[] offsets = new long[rows];
@@ -137,8 +163,8 @@ class OverlayRelocatorTest {
                 }
             }
             assertThat(origins.getCardinality()).isGreaterThan(OverlayRelocator.CHUNK_CELLS);
-            OverlayRelocator.Relocated r = OverlayRelocator.relocate(store, ds.manifest(), 0, staged,
-                    Map.of(0L, origins), Map.of(0L, targets), allocator);
+            OverlayRelocator.Relocated r = OverlayRelocator.relocate(
+                    store, ds.manifest(), 0, staged, Map.of(0L, origins), Map.of(0L, targets), allocator);
             assertThat(r.overlays().get(0L).coverage().union()).isEqualTo(targets);
             commit(store, ds, r.overlays(), r.writtenPaths());
             List<String> all = read(store);
@@ -155,11 +181,26 @@ class OverlayRelocatorTest {
         ObjectStore store = new LocalObjectStore(dir.resolve("t.lance"));
         try (Dataset ds = SmallTable.create(store, allocator, 10);
                 BigIntVector a = SmallTable.longs(allocator, "a", 1L)) {
-            DataOverlayFile staged = OverlayStager.stage(store, ds.manifest(), OverlayStager.Target.fragment(0),
-                    new long[] {1}, 1, List.of(a), null, allocator, FileWriterOptions.defaults()).orElseThrow()
+            DataOverlayFile staged = OverlayStager.stage(
+                            store,
+                            ds.manifest(),
+                            OverlayStager.Target.fragment(0),
+                            new long[] {1},
+                            1,
+                            List.of(a),
+                            null,
+                            allocator,
+                            FileWriterOptions.defaults())
+                    .orElseThrow()
                     .overlay();
-            assertThatThrownBy(() -> OverlayRelocator.relocate(store, ds.manifest(), 0, staged,
-                    Map.of(0L, RoaringBitmap.bitmapOf(1, 2)), Map.of(0L, RoaringBitmap.bitmapOf(5)), allocator))
+            assertThatThrownBy(() -> OverlayRelocator.relocate(
+                            store,
+                            ds.manifest(),
+                            0,
+                            staged,
+                            Map.of(0L, RoaringBitmap.bitmapOf(1, 2)),
+                            Map.of(0L, RoaringBitmap.bitmapOf(5)),
+                            allocator))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("2 old offsets but 1 new ones");
         }

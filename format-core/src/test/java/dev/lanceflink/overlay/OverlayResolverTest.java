@@ -68,8 +68,8 @@ class OverlayResolverTest {
             a[i] = every3[i] == 9 ? null : 2000 + every3[i];
             s[i] = "y" + every3[i];
         }
-        try (VectorSchemaRoot values = SmallTable.root(SmallTable.longs(allocator, "a", a),
-                SmallTable.strings(allocator, "s", s))) {
+        try (VectorSchemaRoot values =
+                SmallTable.root(SmallTable.longs(allocator, "a", a), SmallTable.strings(allocator, "s", s))) {
             Dataset v4 = ds.update(every3, values);
             ds.close();
             ds = v4;
@@ -146,7 +146,10 @@ class OverlayResolverTest {
     /** Offset → values of {@code columns} from a scan (fragment 0, so the address is the offset). */
     private Map<Long, List<Object>> scan(List<String> columns, String filter, int batchSize) throws Exception {
         Map<Long, List<Object>> out = new TreeMap<>();
-        ScanOptions options = ScanOptions.all().withColumns(columns).withFilter(filter).withRowAddress(true)
+        ScanOptions options = ScanOptions.all()
+                .withColumns(columns)
+                .withFilter(filter)
+                .withRowAddress(true)
                 .withBatchSize(batchSize);
         try (Scanner s = ds.scan(options)) {
             while (s.hasNext()) {
@@ -187,7 +190,9 @@ class OverlayResolverTest {
         assertThat(all.get(25L)).containsExactly(25, 1025L, "x25");
         assertThat(all.get(35L)).containsExactly(35, 350L, "x35");
         for (int batch : new int[] {1, 2, 3, 5, 7, 16, 39, 40, 8192}) {
-            assertThat(scan(List.of("k", "a", "s"), null, batch)).as("batch size %d", batch).isEqualTo(all);
+            assertThat(scan(List.of("k", "a", "s"), null, batch))
+                    .as("batch size %d", batch)
+                    .isEqualTo(all);
         }
     }
 
@@ -220,9 +225,12 @@ class OverlayResolverTest {
         try (VectorSchemaRoot r = ds.take(addresses, List.of("k", "a", "s"))) {
             for (int i = 0; i < addresses.length; i++) {
                 long o = addresses[i];
-                assertThat(Arrays.asList(OverlayTestSupport.plain(r.getVector("k"), i),
-                        OverlayTestSupport.plain(r.getVector("a"), i), OverlayTestSupport.plain(r.getVector("s"), i)))
-                        .as("offset %d", o).containsExactly((int) o, expectedA(o), expectedS(o));
+                assertThat(Arrays.asList(
+                                OverlayTestSupport.plain(r.getVector("k"), i),
+                                OverlayTestSupport.plain(r.getVector("a"), i),
+                                OverlayTestSupport.plain(r.getVector("s"), i)))
+                        .as("offset %d", o)
+                        .containsExactly((int) o, expectedA(o), expectedS(o));
             }
         }
         // Two rows spanning the whole fragment: fewer requested rows than cells in the span.
@@ -240,12 +248,20 @@ class OverlayResolverTest {
         LanceField a = ds.schema().fieldByName("a").orElseThrow();
         LanceField s = ds.schema().fieldByName("s").orElseThrow();
         try (FragmentReader reader = new FragmentReader(ds.files(), fragment, allocator)) {
-            for (long[] offsets : new long[][] {{10, 11, 12, 13}, {0, 1, 2, 3, 5, 6, 7, 8, 9}, {10, 11, 12, 13},
-                {15}, {29, 30, 31}, {12, 15, 18, 21, 24, 27}}) {
-                try (FieldVector va = reader.read(a, offsets); FieldVector vs = reader.read(s, offsets)) {
+            for (long[] offsets : new long[][] {
+                {10, 11, 12, 13},
+                {0, 1, 2, 3, 5, 6, 7, 8, 9},
+                {10, 11, 12, 13},
+                {15},
+                {29, 30, 31},
+                {12, 15, 18, 21, 24, 27}
+            }) {
+                try (FieldVector va = reader.read(a, offsets);
+                        FieldVector vs = reader.read(s, offsets)) {
                     for (int i = 0; i < offsets.length; i++) {
                         Object text = OverlayTestSupport.plain(vs, i);
-                        assertThat(Arrays.asList(va.getObject(i), text)).as("offset %d", offsets[i])
+                        assertThat(Arrays.asList(va.getObject(i), text))
+                                .as("offset %d", offsets[i])
                                 .containsExactly(expectedA(offsets[i]), expectedS(offsets[i]));
                     }
                 }

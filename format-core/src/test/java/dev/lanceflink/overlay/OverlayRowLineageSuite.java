@@ -51,10 +51,15 @@ public abstract class OverlayRowLineageSuite extends StoreBackedSuite {
     private Dataset create(boolean stableRowIds) throws Exception {
         store = newStore();
         try (VectorSchemaRoot r = SmallTable.rows(allocator, 0, 10)) {
-            Dataset.write(store, allocator, List.of(r), SmallTable.SCHEMA,
+            Dataset.write(
+                    store,
+                    allocator,
+                    List.of(r),
+                    SmallTable.SCHEMA,
                     WriteParams.of(WriteMode.CREATE).withStableRowIds(stableRowIds));
         }
-        try (Dataset v1 = Dataset.open(store, allocator); VectorSchemaRoot more = SmallTable.rows(allocator, 10, 5)) {
+        try (Dataset v1 = Dataset.open(store, allocator);
+                VectorSchemaRoot more = SmallTable.rows(allocator, 10, 5)) {
             return v1.append(List.of(more), WriteParams.of(WriteMode.APPEND)); // version 2, fragment 1
         }
     }
@@ -63,8 +68,8 @@ public abstract class OverlayRowLineageSuite extends StoreBackedSuite {
     private Manifest commitSparseOverlay(Dataset ds) throws Exception {
         List<DataOverlayFile> written = new ArrayList<>();
         List<String> paths = new ArrayList<>();
-        try (OverlayWriter w = OverlayWriter.create(store, ds.manifest(), 0, new int[] {1, 2}, allocator,
-                FileWriterOptions.defaults())) {
+        try (OverlayWriter w = OverlayWriter.create(
+                store, ds.manifest(), 0, new int[] {1, 2}, allocator, FileWriterOptions.defaults())) {
             try (BigIntVector a = SmallTable.longs(allocator, "a", 111L, 222L)) {
                 w.writeField(1, new long[] {2, 5}, a);
             }
@@ -96,9 +101,14 @@ public abstract class OverlayRowLineageSuite extends StoreBackedSuite {
             assertThat(RowVersionSequenceCodec.decode(updated, 10, "fragment 0"))
                     .containsExactly(1, 1, 3, 1, 1, 3, 1, 3, 1, 1);
             // Runs of equal versions over contiguous position ranges, in position order.
-            List<RowDatasetVersionRun> runs = RowDatasetVersionSequence.parseFrom(updated).getRunsList();
-            assertThat(runs).extracting(r -> r.getSpan().getRange().getStart(), r -> r.getSpan().getRange().getEnd(),
-                    RowDatasetVersionRun::getVersion).containsExactly(
+            List<RowDatasetVersionRun> runs =
+                    RowDatasetVersionSequence.parseFrom(updated).getRunsList();
+            assertThat(runs)
+                    .extracting(
+                            r -> r.getSpan().getRange().getStart(),
+                            r -> r.getSpan().getRange().getEnd(),
+                            RowDatasetVersionRun::getVersion)
+                    .containsExactly(
                             org.assertj.core.groups.Tuple.tuple(0L, 2L, 1L),
                             org.assertj.core.groups.Tuple.tuple(2L, 3L, 3L),
                             org.assertj.core.groups.Tuple.tuple(3L, 5L, 1L),
@@ -107,14 +117,16 @@ public abstract class OverlayRowLineageSuite extends StoreBackedSuite {
                             org.assertj.core.groups.Tuple.tuple(7L, 8L, 3L),
                             org.assertj.core.groups.Tuple.tuple(8L, 10L, 1L));
             assertThat(RowVersionSequenceCodec.decode(inline(f0.rowIdMeta().createdAtVersions()), 10, "fragment 0"))
-                    .containsOnly(1L).hasSize(10);
+                    .containsOnly(1L)
+                    .hasSize(10);
             assertThat(f0.rowIdMeta().rowIds()).isEqualTo(before0.rowIds());
             assertThat(RowIdSequenceCodec.decode(inline(f0.rowIdMeta().rowIds()), "fragment 0"))
                     .containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
             // The other fragment is not touched at all.
             assertThat(v3.fragment(1).orElseThrow().rowIdMeta()).isEqualTo(before1);
             assertThat(RowVersionSequenceCodec.decode(inline(before1.lastUpdatedAtVersions()), 5, "fragment 1"))
-                    .containsOnly(2L).hasSize(5);
+                    .containsOnly(2L)
+                    .hasSize(5);
 
             // A dense overlay by UPDATE at version 4 refreshes its rows on top of the sparse one's.
             try (Dataset d3 = v2.checkoutVersion(3);
@@ -122,7 +134,13 @@ public abstract class OverlayRowLineageSuite extends StoreBackedSuite {
                     Dataset v4 = d3.update(new long[] {0, 5}, values)) {
                 assertThat(v4.version()).isEqualTo(4);
                 assertThat(RowVersionSequenceCodec.decode(
-                        inline(v4.manifest().fragment(0).orElseThrow().rowIdMeta().lastUpdatedAtVersions()), 10, "f0"))
+                                inline(v4.manifest()
+                                        .fragment(0)
+                                        .orElseThrow()
+                                        .rowIdMeta()
+                                        .lastUpdatedAtVersions()),
+                                10,
+                                "f0"))
                         .containsExactly(4, 1, 3, 1, 1, 4, 1, 3, 1, 1);
                 assertThat(v4.manifest().fragment(1).orElseThrow().rowIdMeta()).isEqualTo(before1);
                 assertThat(OverlayTestSupport.column(v4, "a"))
@@ -135,7 +153,8 @@ public abstract class OverlayRowLineageSuite extends StoreBackedSuite {
     void tableWithoutStableRowIdsGetsNoSequences() throws Exception {
         try (Dataset v2 = create(false)) {
             assertThat(v2.manifest().usesStableRowIds()).isFalse();
-            assertThat(v2.manifest().fragments()).allSatisfy(f -> assertThat(f.rowIdMeta()).isEqualTo(RowIdMeta.NONE));
+            assertThat(v2.manifest().fragments())
+                    .allSatisfy(f -> assertThat(f.rowIdMeta()).isEqualTo(RowIdMeta.NONE));
             Manifest v3 = commitSparseOverlay(v2);
             assertThat(v3.fragments()).allSatisfy(f -> assertThat(f.rowIdMeta()).isEqualTo(RowIdMeta.NONE));
             assertThat(v3.fragment(0).orElseThrow().overlays()).hasSize(1);

@@ -69,15 +69,20 @@ class OverlayStagerStreamTest {
 
     /** Commits {@code o} on fragment 0 and returns columns {@code a} and {@code s} as strings per row. */
     private List<String> commitAndRead(OverlayStager.StagedOverlay o) throws Exception {
-        OverlayCommits.commit(store, ds.version(), new StagedWrite(OverlayCommits.operation(
-                Map.of(0L, List.of(o.overlay()))), List.of(o.writtenPath())), Map.of(), CommitOptions.defaults());
+        OverlayCommits.commit(
+                store,
+                ds.version(),
+                new StagedWrite(OverlayCommits.operation(Map.of(0L, List.of(o.overlay()))), List.of(o.writtenPath())),
+                Map.of(),
+                CommitOptions.defaults());
         List<String> out = new ArrayList<>();
         try (Dataset d = Dataset.open(store, allocator);
                 Scanner sc = d.scan(new ScanOptions(List.of("a", "s"), (String) null, -1, false, 100))) {
             while (sc.hasNext()) {
                 try (VectorSchemaRoot b = sc.next()) {
                     for (int r = 0; r < b.getRowCount(); r++) {
-                        out.add(b.getVector("a").getObject(r) + "/" + b.getVector("s").getObject(r));
+                        out.add(b.getVector("a").getObject(r) + "/"
+                                + b.getVector("s").getObject(r));
                     }
                 }
             }
@@ -90,8 +95,17 @@ class OverlayStagerStreamTest {
         OverlayStager.StagedOverlay oneShot;
         try (BigIntVector av = SmallTable.longs(allocator, "a", 12L, 15L, 18L);
                 VarCharVector sv = SmallTable.strings(allocator, "s", "y2", "y5", "y8")) {
-            oneShot = OverlayStager.stage(store, ds.manifest(), OverlayStager.Target.fragment(0), new long[] {2, 5, 8},
-                    3, List.of(av, sv), null, allocator, FileWriterOptions.defaults()).orElseThrow();
+            oneShot = OverlayStager.stage(
+                            store,
+                            ds.manifest(),
+                            OverlayStager.Target.fragment(0),
+                            new long[] {2, 5, 8},
+                            3,
+                            List.of(av, sv),
+                            null,
+                            allocator,
+                            FileWriterOptions.defaults())
+                    .orElseThrow();
         }
         OverlayStager.StagedOverlay streamed;
         long[] buffer = new long[4]; // longer than any batch: only the first count offsets count
@@ -112,11 +126,13 @@ class OverlayStagerStreamTest {
         }
         assertThat(streamed.overlay().coverage()).isInstanceOf(OverlayCoverage.Dense.class);
         assertThat(streamed.overlay().coverage()).isEqualTo(oneShot.overlay().coverage());
-        assertThat(streamed.overlay().dataFile().fields()).isEqualTo(oneShot.overlay().dataFile().fields());
+        assertThat(streamed.overlay().dataFile().fields())
+                .isEqualTo(oneShot.overlay().dataFile().fields());
         assertThat(streamed.writtenPath()).isNotEqualTo(oneShot.writtenPath());
         assertThat(store.readAll(streamed.writtenPath())).isEqualTo(store.readAll(oneShot.writtenPath()));
-        assertThat(commitAndRead(streamed)).containsExactly("0/s0", "10/s1", "12/y2", "30/s3", "40/s4", "15/y5",
-                "60/s6", "70/s7", "18/y8", "90/s9");
+        assertThat(commitAndRead(streamed))
+                .containsExactly(
+                        "0/s0", "10/s1", "12/y2", "30/s3", "40/s4", "15/y5", "60/s6", "70/s7", "18/y8", "90/s9");
     }
 
     @Test
@@ -129,10 +145,12 @@ class OverlayStagerStreamTest {
             out.add(a, new long[] {1, 9}, 2, av);
             staged = out.finish().orElseThrow();
         }
-        OverlayCoverage.PerField cov = (OverlayCoverage.PerField) staged.overlay().coverage();
+        OverlayCoverage.PerField cov =
+                (OverlayCoverage.PerField) staged.overlay().coverage();
         assertThat(cov.union()).isEqualTo(RoaringBitmap.bitmapOf(1, 4, 9));
-        assertThat(commitAndRead(staged)).containsExactly("0/s0", "11/s1", "20/s2", "30/s3", "40/null", "50/s5",
-                "60/s6", "70/s7", "80/s8", "99/s9");
+        assertThat(commitAndRead(staged))
+                .containsExactly(
+                        "0/s0", "11/s1", "20/s2", "30/s3", "40/null", "50/s5", "60/s6", "70/s7", "80/s8", "99/s9");
     }
 
     @Test
@@ -161,7 +179,8 @@ class OverlayStagerStreamTest {
                 BigIntVector again = SmallTable.longs(allocator, "a", 3L)) {
             out.add(a, new long[] {4, 6}, 2, first);
             assertThatThrownBy(() -> out.add(a, new long[] {6}, 1, again))
-                    .isInstanceOfSatisfying(OverlayWriteException.class,
+                    .isInstanceOfSatisfying(
+                            OverlayWriteException.class,
                             e -> assertThat(e.kind()).isEqualTo(OverlayWriteException.Kind.OFFSET_NOT_ASCENDING));
         }
         assertThat(dataFiles()).isEqualTo(before);
@@ -172,15 +191,18 @@ class OverlayStagerStreamTest {
         try (OverlayStager.FieldStream out = open(OverlayStager.Target.fragment(0), a);
                 BigIntVector one = SmallTable.longs(allocator, "a", 1L)) {
             assertThatThrownBy(() -> out.add(a, new long[] {10}, 1, one))
-                    .isInstanceOfSatisfying(OverlayWriteException.class,
+                    .isInstanceOfSatisfying(
+                            OverlayWriteException.class,
                             e -> assertThat(e.kind()).isEqualTo(OverlayWriteException.Kind.OFFSET_OUT_OF_RANGE));
         }
         try (OverlayStager.FieldStream out = open(OverlayStager.Target.fragment(0), a);
                 BigIntVector one = SmallTable.longs(allocator, "a", 1L)) {
             assertThatThrownBy(() -> out.add(a, new long[] {-3}, 1, one))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Offset -3 (cell 0 of field id");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("Offset -3 (cell 0 of field id");
             assertThatThrownBy(() -> out.add(a, new long[] {1}, 2, one))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2 cells")
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("2 cells")
                     .hasMessageContaining("only 1 offsets");
         }
         Optional<OverlayStager.StagedOverlay> far;
@@ -197,7 +219,8 @@ class OverlayStagerStreamTest {
         try (OverlayStager.FieldStream out = open(OverlayStager.Target.fragment(0), a);
                 VarCharVector text = SmallTable.strings(allocator, "a", "x")) {
             assertThatThrownBy(() -> out.add(a, new long[] {1}, 1, (FieldVector) text))
-                    .isInstanceOfSatisfying(OverlayWriteException.class,
+                    .isInstanceOfSatisfying(
+                            OverlayWriteException.class,
                             e -> assertThat(e.kind()).isEqualTo(OverlayWriteException.Kind.VALUE_MISMATCH));
         }
     }

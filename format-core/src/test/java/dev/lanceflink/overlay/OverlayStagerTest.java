@@ -51,23 +51,36 @@ class OverlayStagerTest {
         allocator.close();
     }
 
-    private Optional<OverlayStager.StagedOverlay> stage(OverlayStager.Target target, long[] offsets,
-            List<FieldVector> values, ColumnSet[] set) throws Exception {
-        return OverlayStager.stage(store, ds.manifest(), target, offsets, offsets.length, values, set, allocator,
+    private Optional<OverlayStager.StagedOverlay> stage(
+            OverlayStager.Target target, long[] offsets, List<FieldVector> values, ColumnSet[] set) throws Exception {
+        return OverlayStager.stage(
+                store,
+                ds.manifest(),
+                target,
+                offsets,
+                offsets.length,
+                values,
+                set,
+                allocator,
                 FileWriterOptions.defaults());
     }
 
     /** Commits {@code o} on fragment 0 and returns column {@code a} and {@code s} as strings per row. */
     private List<String> commitAndRead(OverlayStager.StagedOverlay o) throws Exception {
-        OverlayCommits.commit(store, ds.version(), new StagedWrite(OverlayCommits.operation(
-                Map.of(0L, List.of(o.overlay()))), List.of(o.writtenPath())), Map.of(), CommitOptions.defaults());
+        OverlayCommits.commit(
+                store,
+                ds.version(),
+                new StagedWrite(OverlayCommits.operation(Map.of(0L, List.of(o.overlay()))), List.of(o.writtenPath())),
+                Map.of(),
+                CommitOptions.defaults());
         List<String> out = new ArrayList<>();
         try (Dataset d = Dataset.open(store, allocator);
                 Scanner s = d.scan(new ScanOptions(List.of("a", "s"), (String) null, -1, false, 100))) {
             while (s.hasNext()) {
                 try (VectorSchemaRoot b = s.next()) {
                     for (int r = 0; r < b.getRowCount(); r++) {
-                        out.add(b.getVector("a").getObject(r) + "/" + b.getVector("s").getObject(r));
+                        out.add(b.getVector("a").getObject(r) + "/"
+                                + b.getVector("s").getObject(r));
                     }
                 }
             }
@@ -79,12 +92,14 @@ class OverlayStagerTest {
     void unorderedChangesAreSortedAndTheLastOfAnOffsetWins() throws Exception {
         try (BigIntVector a = SmallTable.longs(allocator, "a", 70L, 20L, 71L, 50L);
                 VarCharVector s = SmallTable.strings(allocator, "s", "x7", "x2", "y7", "x5")) {
-            OverlayStager.StagedOverlay staged = stage(OverlayStager.Target.fragment(0), new long[] {7, 2, 7, 5},
-                    List.of(a, s), null).orElseThrow();
+            OverlayStager.StagedOverlay staged = stage(
+                            OverlayStager.Target.fragment(0), new long[] {7, 2, 7, 5}, List.of(a, s), null)
+                    .orElseThrow();
             assertThat(staged.overlay().coverage()).isInstanceOf(OverlayCoverage.Dense.class);
             assertThat(staged.overlay().coverage().union()).isEqualTo(RoaringBitmap.bitmapOf(2, 5, 7));
-            assertThat(commitAndRead(staged)).containsExactly("0/s0", "10/s1", "20/x2", "30/s3", "40/s4",
-                    "50/x5", "60/s6", "71/y7", "80/s8", "90/s9");
+            assertThat(commitAndRead(staged))
+                    .containsExactly(
+                            "0/s0", "10/s1", "20/x2", "30/s3", "40/s4", "50/x5", "60/s6", "71/y7", "80/s8", "90/s9");
         }
     }
 
@@ -96,13 +111,18 @@ class OverlayStagerTest {
         try (BigIntVector a = SmallTable.longs(allocator, "a", 30L, null, 99L, 60L);
                 VarCharVector s = SmallTable.strings(allocator, "s", "x3", "y3", null, "ignored")) {
             // offset 3: both cells, then s again (a keeps the first change's value); offset 6: a only.
-            OverlayStager.StagedOverlay staged = stage(OverlayStager.Target.fragment(0), new long[] {3, 3, 1, 6},
-                    List.of(a, s), new ColumnSet[] {both, onlyS, onlyA, onlyA}).orElseThrow();
-            OverlayCoverage.PerField cov = (OverlayCoverage.PerField) staged.overlay().coverage();
+            OverlayStager.StagedOverlay staged = stage(
+                            OverlayStager.Target.fragment(0), new long[] {3, 3, 1, 6}, List.of(a, s), new ColumnSet[] {
+                                both, onlyS, onlyA, onlyA
+                            })
+                    .orElseThrow();
+            OverlayCoverage.PerField cov =
+                    (OverlayCoverage.PerField) staged.overlay().coverage();
             assertThat(cov.bitmap(0)).isEqualTo(RoaringBitmap.bitmapOf(1, 3, 6));
             assertThat(cov.bitmap(1)).isEqualTo(RoaringBitmap.bitmapOf(3));
-            assertThat(commitAndRead(staged)).containsExactly("0/s0", "99/s1", "20/s2", "30/y3", "40/s4", "50/s5",
-                    "60/s6", "70/s7", "80/s8", "90/s9");
+            assertThat(commitAndRead(staged))
+                    .containsExactly(
+                            "0/s0", "99/s1", "20/s2", "30/y3", "40/s4", "50/s5", "60/s6", "70/s7", "80/s8", "90/s9");
         }
     }
 
@@ -113,16 +133,21 @@ class OverlayStagerTest {
         assertThat(OverlayStager.valueField(k).isNullable()).isTrue();
         try (BigIntVector a = SmallTable.longs(allocator, "a", (Long) null)) {
             assertThat(commitAndRead(stage(OverlayStager.Target.fragment(0), new long[] {4}, List.of(a), null)
-                    .orElseThrow())).element(4).isEqualTo("null/s4");
+                            .orElseThrow()))
+                    .element(4)
+                    .isEqualTo("null/s4");
         }
     }
 
     @Test
     void nothingSetWritesNoFile() throws Exception {
         try (BigIntVector a = SmallTable.longs(allocator, "a", 1L)) {
-            assertThat(stage(OverlayStager.Target.fragment(0), new long[] {1}, List.of(a),
-                    new ColumnSet[] {ColumnSet.EMPTY})).isEmpty();
-            assertThat(stage(OverlayStager.Target.fragment(0), new long[0], List.of(a), null)).isEmpty();
+            assertThat(stage(OverlayStager.Target.fragment(0), new long[] {1}, List.of(a), new ColumnSet[] {
+                        ColumnSet.EMPTY
+                    }))
+                    .isEmpty();
+            assertThat(stage(OverlayStager.Target.fragment(0), new long[0], List.of(a), null))
+                    .isEmpty();
         }
         List<String> data = new ArrayList<>();
         store.list("data").forEachRemaining(i -> data.add(i.toString()));
@@ -133,13 +158,16 @@ class OverlayStagerTest {
     void uncommittedTargetsTakeAnyOffsetAndFragmentsRefuseOffsetsPastTheirEnd() throws Exception {
         try (BigIntVector a = SmallTable.longs(allocator, "a", 1L, 2L)) {
             DataOverlayFile o = stage(OverlayStager.Target.uncommitted(), new long[] {100_000, 12}, List.of(a), null)
-                    .orElseThrow().overlay();
+                    .orElseThrow()
+                    .overlay();
             assertThat(o.coverage().union()).isEqualTo(RoaringBitmap.bitmapOf(12, 100_000));
             assertThatThrownBy(() -> stage(OverlayStager.Target.fragment(0), new long[] {10, 1}, List.of(a), null))
-                    .isInstanceOfSatisfying(OverlayWriteException.class,
+                    .isInstanceOfSatisfying(
+                            OverlayWriteException.class,
                             e -> assertThat(e.kind()).isEqualTo(OverlayWriteException.Kind.OFFSET_OUT_OF_RANGE));
             assertThatThrownBy(() -> stage(OverlayStager.Target.fragment(0), new long[] {-1, 1}, List.of(a), null))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Offset -1 (change 0)");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("Offset -1 (change 0)");
         }
         try (BigIntVector wrong = SmallTable.longs(allocator, "nope", 1L)) {
             assertThatThrownBy(() -> stage(OverlayStager.Target.fragment(0), new long[] {1}, List.of(wrong), null))

@@ -19,7 +19,8 @@ public final class OverlayTestSupport {
     /** Row address → values of {@code columns} (null for NULL; strings as String), live rows only. */
     public static Map<Long, List<Object>> rows(Dataset ds, List<String> columns) throws Exception {
         Map<Long, List<Object>> out = new TreeMap<>();
-        try (Scanner s = ds.scan(ScanOptions.all().withColumns(columns).withRowAddress(true).withBatchSize(37))) {
+        try (Scanner s = ds.scan(
+                ScanOptions.all().withColumns(columns).withRowAddress(true).withBatchSize(37))) {
             while (s.hasNext()) {
                 try (VectorSchemaRoot b = s.next()) {
                     UInt8Vector addr = (UInt8Vector) b.getVector(ScanOptions.ROW_ADDRESS);

@@ -51,8 +51,12 @@ public abstract class StructOverlaySuite extends StoreBackedSuite {
 
     private static final Schema SCHEMA = new Schema(List.of(
             Field.notNullable("k", new ArrowType.Int(32, true)),
-            new Field("st", FieldType.nullable(ArrowType.Struct.INSTANCE), List.of(
-                    Field.nullable("x", new ArrowType.Int(32, true)), Field.nullable("y", ArrowType.Utf8.INSTANCE)))));
+            new Field(
+                    "st",
+                    FieldType.nullable(ArrowType.Struct.INSTANCE),
+                    List.of(
+                            Field.nullable("x", new ArrowType.Int(32, true)),
+                            Field.nullable("y", ArrowType.Utf8.INSTANCE)))));
 
     @Test
     void leavesOfAStructResolveIndependently() throws Exception {
@@ -90,15 +94,26 @@ public abstract class StructOverlaySuite extends StoreBackedSuite {
                 assertThat(rows.get(1).toString()).isEqualTo("{\"x\":7,\"y\":\"new1\"}");
                 assertThat(rows.get(2).toString()).isEqualTo("{\"x\":102,\"y\":\"y2\"}");
                 assertThat(rows.get(3)).isNull(); // the base struct's validity is kept
-                assertThat(OverlayExclusions.excludedOffsets(v3.manifest().fragment(0).orElseThrow(), schema,
-                        new int[] {st}, 1).toArray()).containsExactly(1, 3); // overlay on a child of an indexed struct
-                assertThat(OverlayExclusions.excludedOffsets(v3.manifest().fragment(0).orElseThrow(), schema,
-                        new int[] {x}, 2).toArray()).containsExactly(1);
+                assertThat(OverlayExclusions.excludedOffsets(
+                                        v3.manifest().fragment(0).orElseThrow(), schema, new int[] {st}, 1)
+                                .toArray())
+                        .containsExactly(1, 3); // overlay on a child of an indexed struct
+                assertThat(OverlayExclusions.excludedOffsets(
+                                        v3.manifest().fragment(0).orElseThrow(), schema, new int[] {x}, 2)
+                                .toArray())
+                        .containsExactly(1);
 
-                StagedWrite fold = OverlayCompactor.fold(store, v3.manifest(), 0, allocator, FileWriterOptions.defaults());
+                StagedWrite fold =
+                        OverlayCompactor.fold(store, v3.manifest(), 0, allocator, FileWriterOptions.defaults());
                 OverlayCompactor.commit(store, v3.manifest(), 0, fold, Map.of(), CommitOptions.defaults());
                 try (Dataset v4 = v1.checkoutVersion(4)) {
-                    assertThat(v4.manifest().fragment(0).orElseThrow().files().get(1).fields()).containsExactly(x, y);
+                    assertThat(v4.manifest()
+                                    .fragment(0)
+                                    .orElseThrow()
+                                    .files()
+                                    .get(1)
+                                    .fields())
+                            .containsExactly(x, y);
                     List<Object> folded = OverlayTestSupport.column(v4, "st");
                     assertThat(folded.get(1).toString()).isEqualTo("{\"x\":7,\"y\":\"new1\"}");
                     assertThat(folded.get(3)).isNull();
@@ -109,19 +124,31 @@ public abstract class StructOverlaySuite extends StoreBackedSuite {
     }
 
     private void commit(ObjectStore store, long readVersion, DataOverlayFile o) throws Exception {
-        OverlayCommits.commit(store, readVersion, new StagedWrite(OverlayCommits.operation(Map.of(0L, List.of(o))),
-                List.of()), Map.of(), CommitOptions.defaults());
+        OverlayCommits.commit(
+                store,
+                readVersion,
+                new StagedWrite(OverlayCommits.operation(Map.of(0L, List.of(o))), List.of()),
+                Map.of(),
+                CommitOptions.defaults());
     }
 
     /** A 2.1 overlay file holding struct {@code st} with the single child {@code leafName}. */
-    private DataOverlayFile leafOverlay(ObjectStore store, LanceSchema schema, int structId, int leafId,
-            String leafName, RoaringBitmap coverage, Object... values) throws Exception {
+    private DataOverlayFile leafOverlay(
+            ObjectStore store,
+            LanceSchema schema,
+            int structId,
+            int leafId,
+            String leafName,
+            RoaringBitmap coverage,
+            Object... values)
+            throws Exception {
         LanceSchema fileSchema = schema.projectIds(leafId); // the parent struct comes along with only this child
         String name = DataFileNames.newName();
         FileWriteSummary s;
-        try (LanceFileWriter w = LanceFileWriter.create(store, "data/" + name, fileSchema, FileVersion.V2_1, allocator,
-                FileWriterOptions.defaults());
-                StructVector v = (StructVector) fileSchema.toArrow().getFields().get(0).createVector(allocator)) {
+        try (LanceFileWriter w = LanceFileWriter.create(
+                        store, "data/" + name, fileSchema, FileVersion.V2_1, allocator, FileWriterOptions.defaults());
+                StructVector v =
+                        (StructVector) fileSchema.toArrow().getFields().get(0).createVector(allocator)) {
             v.allocateNew();
             for (int i = 0; i < values.length; i++) {
                 if (values[i] instanceof String str) {
@@ -137,8 +164,15 @@ public abstract class StructOverlaySuite extends StoreBackedSuite {
             s = w.finish();
         }
         assertThat(s.fieldIds()).containsExactly(leafId);
-        return new DataOverlayFile(new DataFile(name, s.fieldIds(), s.columnIndices(), s.fileMajorVersion(),
-                s.fileMinorVersion(), s.sizeBytes()), OverlayCoverage.Dense.of(coverage), 0);
+        return new DataOverlayFile(
+                new DataFile(
+                        name,
+                        s.fieldIds(),
+                        s.columnIndices(),
+                        s.fileMajorVersion(),
+                        s.fileMinorVersion(),
+                        s.sizeBytes()),
+                OverlayCoverage.Dense.of(coverage),
+                0);
     }
-
 }

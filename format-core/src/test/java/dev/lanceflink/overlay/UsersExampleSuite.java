@@ -53,15 +53,14 @@ public abstract class UsersExampleSuite extends StoreBackedSuite {
     private static final HexFormat HEX = HexFormat.ofDelimiter(" ");
     private final BufferAllocator allocator = new RootAllocator();
 
-
     @AfterEach
     void closeAllocator() {
         allocator.close();
     }
 
     static Schema usersSchema() {
-        Field item = new Field("item", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
-                null);
+        Field item =
+                new Field("item", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)), null);
         return new Schema(List.of(
                 Field.notNullable("id", new ArrowType.Int(32, true)),
                 Field.nullable("name", ArrowType.Utf8.INSTANCE),
@@ -98,17 +97,22 @@ public abstract class UsersExampleSuite extends StoreBackedSuite {
     void usersExampleFromTheSpec() throws Exception {
         ObjectStore store = newStore();
         try (VectorSchemaRoot batch = usersBatch()) {
-            Dataset.write(store, allocator, List.of(batch), usersSchema(),
+            Dataset.write(
+                    store,
+                    allocator,
+                    List.of(batch),
+                    usersSchema(),
                     WriteParams.of(WriteMode.CREATE).withStableRowIds(true));
         }
         try (Dataset v1 = Dataset.open(store, allocator)) {
             assertThat(v1.version()).isEqualTo(1);
-            assertThat(v1.manifest().readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES).isZero();
+            assertThat(v1.manifest().readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES)
+                    .isZero();
 
             // Step 1: UPDATE users SET age = age + 1 WHERE id IN (2, 4) -> one dense overlay, version 2.
             Dataset v2;
-            try (VectorSchemaRoot ages = VectorSchemaRoot.create(new Schema(List.of(usersSchema().findField("age"))),
-                    allocator)) {
+            try (VectorSchemaRoot ages =
+                    VectorSchemaRoot.create(new Schema(List.of(usersSchema().findField("age"))), allocator)) {
                 IntVector age = (IntVector) ages.getVector(0);
                 age.allocateNew(2);
                 age.set(0, 26);
@@ -138,12 +142,16 @@ public abstract class UsersExampleSuite extends StoreBackedSuite {
             assertThat(OverlayTestSupport.column(v2, "age")).containsExactly(30, 26, 40, 23);
             assertThat(OverlayTestSupport.column(v2, "name")).containsExactly("Alice", "Bob", "Carol", "Dave");
             try (VectorSchemaRoot taken = v2.take(new long[] {3, 0, 1}, List.of("age", "id"))) {
-                assertThat(List.of(taken.getVector("age").getObject(0), taken.getVector("age").getObject(1),
-                        taken.getVector("age").getObject(2))).containsExactly(23, 30, 26);
+                assertThat(List.of(
+                                taken.getVector("age").getObject(0),
+                                taken.getVector("age").getObject(1),
+                                taken.getVector("age").getObject(2)))
+                        .containsExactly(23, 30, 26);
             }
-            assertThat(OverlayTestSupport.rows(
-                    v2.checkoutVersion(2), List.of("id", "age"))).containsEntry(1L, List.of(2, 26));
-            try (var s = v2.scan(dev.lanceflink.read.ScanOptions.all().withColumns(List.of("id"))
+            assertThat(OverlayTestSupport.rows(v2.checkoutVersion(2), List.of("id", "age")))
+                    .containsEntry(1L, List.of(2, 26));
+            try (var s = v2.scan(dev.lanceflink.read.ScanOptions.all()
+                    .withColumns(List.of("id"))
                     .withFilter("age = 26"))) {
                 assertThat(s.hasNext()).isTrue();
                 try (VectorSchemaRoot b = s.next()) {
@@ -155,16 +163,20 @@ public abstract class UsersExampleSuite extends StoreBackedSuite {
             // Step 3: the age index (dataset_version 1) must exclude and re-check offsets {1, 3}.
             RoaringBitmap excluded = OverlayExclusions.excludedOffsets(f2, v2.schema(), new int[] {2}, 1);
             assertThat(excluded.toArray()).containsExactly(1, 3);
-            assertThat(OverlayExclusions.excludedOffsets(f2, v2.schema(), new int[] {1}, 1).isEmpty()).isTrue();
-            assertThat(OverlayExclusions.excludedOffsets(f2, v2.schema(), new int[] {2}, 2).isEmpty()).isTrue();
+            assertThat(OverlayExclusions.excludedOffsets(f2, v2.schema(), new int[] {1}, 1)
+                            .isEmpty())
+                    .isTrue();
+            assertThat(OverlayExclusions.excludedOffsets(f2, v2.schema(), new int[] {2}, 2)
+                            .isEmpty())
+                    .isTrue();
 
             // Step 4: MERGE updating name for Carol/Dave and embedding for Bob -> sparse overlay, version 3.
             DataOverlayFile sparse;
             String sparsePath;
             try (OverlayWriter w = OverlayWriter.create(store, v2.manifest(), 0, new int[] {3, 1}, allocator);
                     VarCharVector names = new VarCharVector("name", allocator);
-                    FixedSizeListVector emb = (FixedSizeListVector) usersSchema().findField("embedding")
-                            .createVector(allocator)) {
+                    FixedSizeListVector emb = (FixedSizeListVector)
+                            usersSchema().findField("embedding").createVector(allocator)) {
                 names.allocateNew();
                 names.setSafe(0, "Caroline".getBytes());
                 names.setSafe(1, "David".getBytes());
@@ -193,13 +205,15 @@ public abstract class UsersExampleSuite extends StoreBackedSuite {
                 assertThat(r.numRows(3)).isEqualTo(1);
                 assertThat(r.metadata().descriptor().getLength()).isEqualTo(2);
             }
-            StagedWrite staged = new StagedWrite(OverlayCommits.operation(Map.of(0L, List.of(sparse))),
-                    List.of(sparsePath));
+            StagedWrite staged =
+                    new StagedWrite(OverlayCommits.operation(Map.of(0L, List.of(sparse))), List.of(sparsePath));
             var m3 = OverlayCommits.commit(store, 2, staged, Map.of(), CommitOptions.defaults());
             assertThat(m3.version()).isEqualTo(3);
             try (Dataset v3 = Dataset.open(store, allocator)) {
                 Fragment f3 = v3.manifest().fragment(0).orElseThrow();
-                assertThat(f3.overlays()).extracting(DataOverlayFile::committedVersion).containsExactly(2L, 3L);
+                assertThat(f3.overlays())
+                        .extracting(DataOverlayFile::committedVersion)
+                        .containsExactly(2L, 3L);
 
                 // Step 5: each field resolves independently, newest first.
                 assertThat(OverlayTestSupport.column(v3, "name")).containsExactly("Alice", "Bob", "Caroline", "David");
@@ -208,37 +222,43 @@ public abstract class UsersExampleSuite extends StoreBackedSuite {
                 assertThat(embeddings.get(1)).isEqualTo(List.of(9f, 10f, 11f, 12f));
                 assertThat(embeddings.get(0)).isEqualTo(List.of(0f, 0.1f, 0.2f, 0.3f));
                 assertThat(embeddings.get(2)).isEqualTo(List.of(2f, 2.1f, 2.2f, 2.3f));
-                assertThat(OverlayExclusions.excludedOffsets(f3, v3.schema(), new int[] {2}, 1).toArray())
+                assertThat(OverlayExclusions.excludedOffsets(f3, v3.schema(), new int[] {2}, 1)
+                                .toArray())
                         .containsExactly(1, 3);
-                assertThat(OverlayExclusions.excludedOffsets(f3, v3.schema(), new int[] {1}, 1).toArray())
+                assertThat(OverlayExclusions.excludedOffsets(f3, v3.schema(), new int[] {1}, 1)
+                                .toArray())
                         .containsExactly(2, 3);
 
                 // The age index, built from version 1, committed now (version 4).
                 Dataset v4 = commitAgeIndex(store, v3);
                 IndexEntry index = v4.manifest().indices().get(0);
                 assertThat(OverlayExclusions.excludedRows(v4.manifest(), index)).containsOnlyKeys(0L);
-                assertThat(OverlayExclusions.excludedRows(v4.manifest(), index).get(0L).toArray()).containsExactly(1, 3);
+                assertThat(OverlayExclusions.excludedRows(v4.manifest(), index)
+                                .get(0L)
+                                .toArray())
+                        .containsExactly(1, 3);
 
                 // Step 6: fold -> new base file, old columns tombstoned, overlays gone, index loses fragment 0.
-                StagedWrite fold = OverlayCompactor.fold(store, v4.manifest(), 0, allocator,
-                        dev.lanceflink.file.writer.FileWriterOptions.defaults());
+                StagedWrite fold = OverlayCompactor.fold(
+                        store, v4.manifest(), 0, allocator, dev.lanceflink.file.writer.FileWriterOptions.defaults());
                 var m5 = OverlayCompactor.commit(store, v4.manifest(), 0, fold, Map.of(), CommitOptions.defaults());
                 assertThat(m5.version()).isEqualTo(5);
                 try (Dataset v5 = Dataset.open(store, allocator)) {
                     Fragment f5 = v5.manifest().fragment(0).orElseThrow();
                     assertThat(f5.files()).hasSize(2);
-                    assertThat(f5.files().get(0).fields()).containsExactly(0, DataFile.TOMBSTONE, DataFile.TOMBSTONE,
-                            DataFile.TOMBSTONE);
+                    assertThat(f5.files().get(0).fields())
+                            .containsExactly(0, DataFile.TOMBSTONE, DataFile.TOMBSTONE, DataFile.TOMBSTONE);
                     assertThat(f5.files().get(1).fields()).containsExactly(1, 2, 3);
                     assertThat(f5.overlays()).isEmpty();
                     assertThat(v5.manifest().readerFeatureFlags() & 64).isZero();
                     assertThat(v5.manifest().writerFeatureFlags() & 64).isZero();
                     assertThat(v5.manifest().indices().get(0).coversFragment(0)).isFalse();
-                    assertThat(OverlayTestSupport.column(v5, "name")).containsExactly("Alice", "Bob", "Caroline",
-                            "David");
+                    assertThat(OverlayTestSupport.column(v5, "name"))
+                            .containsExactly("Alice", "Bob", "Caroline", "David");
                     assertThat(OverlayTestSupport.column(v5, "age")).containsExactly(30, 26, 40, 23);
                     assertThat(OverlayTestSupport.column(v5, "id")).containsExactly(1, 2, 3, 4);
-                    assertThat(OverlayTestSupport.column(v5, "embedding").get(1)).isEqualTo(List.of(9f, 10f, 11f, 12f));
+                    assertThat(OverlayTestSupport.column(v5, "embedding").get(1))
+                            .isEqualTo(List.of(9f, 10f, 11f, 12f));
                     assertThat(f5.rowIdMeta()).isEqualTo(f3.rowIdMeta());
                 }
                 v4.close();
@@ -262,10 +282,15 @@ public abstract class UsersExampleSuite extends StoreBackedSuite {
         frags.serialize(buf);
         IndexMetadata meta = IndexMetadata.newBuilder()
                 .setUuid(lance.table.UUID.newBuilder().setUuid(com.google.protobuf.ByteString.copyFrom(new byte[16])))
-                .addFields(2).setName("age_idx").setDatasetVersion(1)
-                .setFragmentBitmap(com.google.protobuf.ByteString.copyFrom(buf.array())).build();
-        var m = TableCommitter.commit(store, Transaction.of(current.version(),
-                new Operation.CreateIndex(List.of(new IndexEntry(meta)), List.of())), CommitOptions.defaults());
+                .addFields(2)
+                .setName("age_idx")
+                .setDatasetVersion(1)
+                .setFragmentBitmap(com.google.protobuf.ByteString.copyFrom(buf.array()))
+                .build();
+        var m = TableCommitter.commit(
+                store,
+                Transaction.of(current.version(), new Operation.CreateIndex(List.of(new IndexEntry(meta)), List.of())),
+                CommitOptions.defaults());
         assertThat(m.version()).isEqualTo(current.version() + 1);
         return Dataset.open(store, allocator);
     }

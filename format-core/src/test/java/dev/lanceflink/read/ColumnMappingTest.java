@@ -52,13 +52,19 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class ColumnMappingTest {
     /** Table ids: id 0, age 1, s 2 {a 3, b 4}. */
-    private static final Schema SCHEMA = new Schema(List.of(Field.notNullable("id", new ArrowType.Int(32, true)),
+    private static final Schema SCHEMA = new Schema(List.of(
+            Field.notNullable("id", new ArrowType.Int(32, true)),
             Field.nullable("age", new ArrowType.Int(32, true)),
-            new Field("s", FieldType.nullable(ArrowType.Struct.INSTANCE), List.of(
-                    Field.nullable("a", new ArrowType.Int(32, true)), Field.nullable("b", ArrowType.Utf8.INSTANCE)))));
+            new Field(
+                    "s",
+                    FieldType.nullable(ArrowType.Struct.INSTANCE),
+                    List.of(
+                            Field.nullable("a", new ArrowType.Int(32, true)),
+                            Field.nullable("b", ArrowType.Utf8.INSTANCE)))));
 
     @TempDir
     Path dir;
+
     private final BufferAllocator allocator = new RootAllocator();
 
     @AfterEach
@@ -86,7 +92,12 @@ class ColumnMappingTest {
             s.getChild("a").setValueCount(4);
             s.getChild("b").setValueCount(4);
             r.setRowCount(4);
-            Dataset.write(store, allocator, List.of(r), SCHEMA, WriteParams.of(WriteMode.CREATE).withFileVersion(version));
+            Dataset.write(
+                    store,
+                    allocator,
+                    List.of(r),
+                    SCHEMA,
+                    WriteParams.of(WriteMode.CREATE).withFileVersion(version));
         }
         return store;
     }
@@ -95,7 +106,8 @@ class ColumnMappingTest {
     private static void project(ObjectStore store, long readVersion, UnaryOperator<LanceField> change)
             throws Exception {
         List<LanceField> fields = new ArrayList<>();
-        try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(store, a)) {
+        try (BufferAllocator a = new RootAllocator();
+                Dataset ds = Dataset.open(store, a)) {
             for (LanceField f : ds.schema().fields()) {
                 LanceField g = change.apply(f);
                 if (g != null) {
@@ -103,7 +115,9 @@ class ColumnMappingTest {
                 }
             }
         }
-        TableCommitter.commit(store, Transaction.of(readVersion, new Operation.Project(LanceSchema.of(fields))),
+        TableCommitter.commit(
+                store,
+                Transaction.of(readVersion, new Operation.Project(LanceSchema.of(fields))),
                 CommitOptions.defaults());
     }
 
@@ -112,50 +126,70 @@ class ColumnMappingTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = FileVersion.class, names = {"V2_0", "V2_1"})
+    @EnumSource(
+            value = FileVersion.class,
+            names = {"V2_0", "V2_1"})
     void renamedColumnsAndStructLeavesReadUnderTheirNewNames(FileVersion version) throws Exception {
         ObjectStore store = create(version);
         project(store, 1, f -> switch (f.name()) {
             case "age" -> renamed(f, "years");
-            case "s" -> f.toBuilder().clearChildren().addChild(renamed(f.children().get(0), "aa"))
-                    .addChild(f.children().get(1)).build();
+            case "s" ->
+                f.toBuilder()
+                        .clearChildren()
+                        .addChild(renamed(f.children().get(0), "aa"))
+                        .addChild(f.children().get(1))
+                        .build();
             default -> f;
         });
         try (Dataset ds = Dataset.open(store, allocator)) {
             assertThat(ds.schema().fieldByName("years").orElseThrow().id()).isEqualTo(1);
             List<String> rows = new ArrayList<>();
             try (Scanner s = ds.scan(ScanOptions.all().withFilter("years > 21"))) {
-                assertThat(s.outputSchema().getFields().stream().map(Field::getName)).containsExactly("id", "years", "s");
+                assertThat(s.outputSchema().getFields().stream().map(Field::getName))
+                        .containsExactly("id", "years", "s");
                 while (s.hasNext()) {
                     try (VectorSchemaRoot b = s.next()) {
                         for (int r = 0; r < b.getRowCount(); r++) {
-                            rows.add(b.getVector("id").getObject(r) + " " + b.getVector("years").getObject(r) + " "
+                            rows.add(b.getVector("id").getObject(r) + " "
+                                    + b.getVector("years").getObject(r) + " "
                                     + b.getVector("s").getObject(r));
                         }
                     }
                 }
             }
-            assertThat(rows).containsExactly("2 22 {\"aa\":20,\"b\":\"b2\"}",
-                    "3 23 " + (version == FileVersion.V2_0 ? "{\"aa\":30,\"b\":\"b3\"}" : "null"));
+            assertThat(rows)
+                    .containsExactly(
+                            "2 22 {\"aa\":20,\"b\":\"b2\"}",
+                            "3 23 " + (version == FileVersion.V2_0 ? "{\"aa\":30,\"b\":\"b3\"}" : "null"));
             try (VectorSchemaRoot t = ds.take(new long[] {1}, List.of("s", "years"))) {
                 assertThat(t.getVector("years").getObject(0)).isEqualTo(21);
-                assertThat(((StructVector) t.getVector("s")).getChild("aa").getObject(0)).isEqualTo(10);
+                assertThat(((StructVector) t.getVector("s")).getChild("aa").getObject(0))
+                        .isEqualTo(10);
             }
         }
     }
 
     @ParameterizedTest
-    @EnumSource(value = FileVersion.class, names = {"V2_0", "V2_1"})
+    @EnumSource(
+            value = FileVersion.class,
+            names = {"V2_0", "V2_1"})
     void droppedStructLeafIsLeftOut(FileVersion version) throws Exception {
         ObjectStore store = create(version);
-        project(store, 1, f -> f.name().equals("s") ? f.toBuilder().clearChildren().addChild(f.children().get(1))
-                .build() : f);
+        project(
+                store,
+                1,
+                f -> f.name().equals("s")
+                        ? f.toBuilder()
+                                .clearChildren()
+                                .addChild(f.children().get(1))
+                                .build()
+                        : f);
         try (Dataset ds = Dataset.open(store, allocator);
                 VectorSchemaRoot t = ds.take(new long[] {0, 3}, List.of("s"))) {
             StructVector s = (StructVector) t.getVector("s");
             assertThat(s.getField().getChildren().stream().map(Field::getName)).containsExactly("b");
-            assertThat(List.of(s.getObject(0).toString(), String.valueOf(s.getObject(1)))).containsExactly(
-                    "{\"b\":\"b0\"}", version == FileVersion.V2_0 ? "{\"b\":\"b3\"}" : "null");
+            assertThat(List.of(s.getObject(0).toString(), String.valueOf(s.getObject(1))))
+                    .containsExactly("{\"b\":\"b0\"}", version == FileVersion.V2_0 ? "{\"b\":\"b3\"}" : "null");
         }
     }
 
@@ -188,7 +222,8 @@ class ColumnMappingTest {
         try (Dataset ds = Dataset.open(store, allocator)) {
             assertThatThrownBy(() -> ds.take(new long[] {0}, List.of("z")).close())
                     .isInstanceOf(LanceFileFormatException.class)
-                    .hasMessageContaining("'z' (id 5, int32)").hasMessageContaining("column 0")
+                    .hasMessageContaining("'z' (id 5, int32)")
+                    .hasMessageContaining("column 0")
                     .hasMessageContaining("'c0' (string)");
         }
     }
@@ -202,8 +237,10 @@ class ColumnMappingTest {
     @Test
     void structSplitOverTwoDataFiles() throws Exception {
         ObjectStore store = create(FileVersion.V2_1);
-        Field sa = new Field("s", FieldType.nullable(ArrowType.Struct.INSTANCE), List.of(
-                Field.nullable("a", new ArrowType.Int(32, true))));
+        Field sa = new Field(
+                "s",
+                FieldType.nullable(ArrowType.Struct.INSTANCE),
+                List.of(Field.nullable("a", new ArrowType.Int(32, true))));
         StructVector values = (StructVector) sa.createVector(allocator);
         values.allocateNew();
         IntVector a = (IntVector) values.getChild("a");
@@ -229,7 +266,9 @@ class ColumnMappingTest {
                 files.add(moved);
                 fragments.add(f.withFiles(files));
             }
-            TableCommitter.commit(store, Transaction.of(ds.version(), new Operation.Merge(fragments, ds.schema())),
+            TableCommitter.commit(
+                    store,
+                    Transaction.of(ds.version(), new Operation.Merge(fragments, ds.schema())),
                     CommitOptions.defaults());
         }
         try (Dataset ds = Dataset.open(store, allocator)) {
@@ -239,8 +278,8 @@ class ColumnMappingTest {
                     for (int r = 0; r < rows.length; r++) {
                         got.add(String.valueOf(t.getVector("s").getObject(r)));
                     }
-                    List<String> all = List.of("{\"a\":100,\"b\":\"b0\"}", "{\"b\":\"b1\"}",
-                            "{\"a\":300,\"b\":\"b2\"}", "{\"a\":400}");
+                    List<String> all = List.of(
+                            "{\"a\":100,\"b\":\"b0\"}", "{\"b\":\"b1\"}", "{\"a\":300,\"b\":\"b2\"}", "{\"a\":400}");
                     List<String> want = new ArrayList<>();
                     for (long r : rows) {
                         want.add(all.get((int) r));
@@ -255,8 +294,14 @@ class ColumnMappingTest {
     @Test
     void structLeafInNoDataFileReadsNull() throws Exception {
         ObjectStore store = create(FileVersion.V2_1);
-        project(store, 1, f -> f.name().equals("s")
-                ? f.toBuilder().addChild(LanceField.builder("c", "int64").id(5)).build() : f);
+        project(
+                store,
+                1,
+                f -> f.name().equals("s")
+                        ? f.toBuilder()
+                                .addChild(LanceField.builder("c", "int64").id(5))
+                                .build()
+                        : f);
         try (Dataset ds = Dataset.open(store, allocator);
                 VectorSchemaRoot t = ds.take(new long[] {1, 3}, List.of("s"))) {
             StructVector s = (StructVector) t.getVector("s");
@@ -272,8 +317,9 @@ class ColumnMappingTest {
         LanceSchema fileSchema = LanceSchema.fromArrow(new Schema(List.of(values.getField())), 0);
         String name = DataFileNames.newName();
         FileWriteSummary s;
-        try (values; LanceFileWriter w = LanceFileWriter.create(store, "data/" + name, fileSchema, FileVersion.V2_1,
-                allocator, FileWriterOptions.defaults())) {
+        try (values;
+                LanceFileWriter w = LanceFileWriter.create(
+                        store, "data/" + name, fileSchema, FileVersion.V2_1, allocator, FileWriterOptions.defaults())) {
             w.writeColumn(0, values);
             s = w.finish();
         }
@@ -284,13 +330,16 @@ class ColumnMappingTest {
     private void addColumn(ObjectStore store, Field tableField, FieldVector values) throws Exception {
         DataFile file = writeFile(store, values, new int[] {5});
         try (Dataset ds = Dataset.open(store, allocator)) {
-            LanceSchema withZ = LanceSchema.of(append(ds.schema().fields(),
+            LanceSchema withZ = LanceSchema.of(append(
+                    ds.schema().fields(),
                     LanceField.fromArrow(tableField).toBuilder().id(5).build()));
             List<Fragment> fragments = new ArrayList<>();
             for (Fragment f : ds.fragments()) {
                 fragments.add(f.withFiles(append(f.files(), file)));
             }
-            TableCommitter.commit(store, Transaction.of(ds.version(), new Operation.Merge(fragments, withZ)),
+            TableCommitter.commit(
+                    store,
+                    Transaction.of(ds.version(), new Operation.Merge(fragments, withZ)),
                     CommitOptions.defaults());
         }
     }

@@ -31,8 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * rows returned (stable row ids where the table has them).
  */
 class FragmentScannerTest {
-    private static final Schema SCHEMA = new Schema(List.of(
-            new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null)));
+    private static final Schema SCHEMA =
+            new Schema(List.of(new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null)));
 
     @TempDir
     Path dir;
@@ -54,8 +54,11 @@ class FragmentScannerTest {
                 Fragment fragment = ds.fragments().get(0);
                 LanceField idField = ds.schema().fieldByName("id").orElseThrow();
                 var filter = ExprParser.parse("id % 2 = 0");
-                FragmentScanner.Columns columns = new FragmentScanner.Columns(List.of(idField), filter,
-                        List.of(idField), List.of(RowMetaColumn.ROW_ID, RowMetaColumn.ROW_ADDRESS));
+                FragmentScanner.Columns columns = new FragmentScanner.Columns(
+                        List.of(idField),
+                        filter,
+                        List.of(idField),
+                        List.of(RowMetaColumn.ROW_ID, RowMetaColumn.ROW_ADDRESS));
                 assertThat(PredicateEvaluator.referencedColumns(filter)).containsExactly("id");
                 long[] rowIds = FragmentScanner.stableRowIds(ds.store(), ds.manifest(), fragment, columns.metadata());
                 assertThat(rowIds).as("stable row ids of a table that has them").isNotNull();
@@ -65,12 +68,12 @@ class FragmentScannerTest {
                 List<Long> addresses = new ArrayList<>();
                 try (FragmentReader reader = new FragmentReader(ds.files(), fragment, ds.allocator())) {
                     // Offsets [3, 17), batches of 4, at most 4 rows: 104 and 108, 110, 112 (105, 106 deleted).
-                    FragmentScanner scanner = new FragmentScanner(reader, columns, rowIds, 4, 3, 17, 4,
-                            ds.allocator());
+                    FragmentScanner scanner = new FragmentScanner(reader, columns, rowIds, 4, 3, 17, 4, ds.allocator());
                     for (FragmentScanner.Batch next = scanner.next(); next != null; next = scanner.next()) {
                         try (FragmentScanner.Batch b = next) {
                             VectorSchemaRoot rows = b.rows();
-                            assertThat(rows.getSchema().getFields()).extracting(Field::getName)
+                            assertThat(rows.getSchema().getFields())
+                                    .extracting(Field::getName)
                                     .containsExactly("id", "_rowid", "_rowaddr");
                             for (int r = 0; r < rows.getRowCount(); r++) {
                                 offsets.add(b.offsets()[r]);

@@ -1,7 +1,6 @@
 package dev.lanceflink.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.WriteMode;
@@ -35,8 +34,8 @@ import org.junit.jupiter.api.Test;
  * ranged read) as s3-store's {@code S3MissingTableFilesTest}.
  */
 public abstract class MissingTableFilesSuite extends StoreBackedSuite {
-    private static final Schema SCHEMA = new Schema(List.of(
-            new Field("id", FieldType.notNullable(new ArrowType.Int(32, true)), null)));
+    private static final Schema SCHEMA =
+            new Schema(List.of(new Field("id", FieldType.notNullable(new ArrowType.Int(32, true)), null)));
 
     private BufferAllocator allocator;
 
@@ -86,9 +85,10 @@ public abstract class MissingTableFilesSuite extends StoreBackedSuite {
     void aMissingDataFileIsNamedWithItsFragmentAndVersion() throws Exception {
         TestLocation table = newLocation("t");
         ObjectStore store = openStore(table);
-        try (VectorSchemaRoot b1 = batch(0, 10); VectorSchemaRoot b2 = batch(10, 15);
-                Dataset v1 = Dataset.write(table.uri(), table.storageOptions(), List.of(b1), SCHEMA,
-                        WriteParams.of(WriteMode.CREATE));
+        try (VectorSchemaRoot b1 = batch(0, 10);
+                VectorSchemaRoot b2 = batch(10, 15);
+                Dataset v1 = Dataset.write(
+                        table.uri(), table.storageOptions(), List.of(b1), SCHEMA, WriteParams.of(WriteMode.CREATE));
                 Dataset v2 = v1.append(List.of(b2), WriteParams.of(WriteMode.APPEND))) {
             Fragment added = v2.fragments().get(1);
             DataFile file = added.files().get(0);
@@ -115,8 +115,8 @@ public abstract class MissingTableFilesSuite extends StoreBackedSuite {
         TestLocation table = newLocation("t");
         ObjectStore store = openStore(table);
         try (VectorSchemaRoot b1 = batch(0, 10);
-                Dataset v1 = Dataset.write(table.uri(), table.storageOptions(), List.of(b1), SCHEMA,
-                        WriteParams.of(WriteMode.CREATE));
+                Dataset v1 = Dataset.write(
+                        table.uri(), table.storageOptions(), List.of(b1), SCHEMA, WriteParams.of(WriteMode.CREATE));
                 Dataset v2 = v1.delete("id < 3")) {
             Fragment f = v2.fragments().get(0);
             String path = f.deletionFile().rootRelativePath(f.id());

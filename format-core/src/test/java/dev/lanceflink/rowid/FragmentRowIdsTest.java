@@ -51,8 +51,8 @@ class FragmentRowIdsTest {
                 .isInstanceOf(CorruptTableException.class)
                 .hasMessageContaining("Fragment 7")
                 .hasMessageContaining("carries no row id sequence");
-        assertThatThrownBy(() -> FragmentRowIds.load(store,
-                fragment(5, new SequenceSource.Inline(RowIdSequenceCodec.encodeRange(0, 4)))))
+        assertThatThrownBy(() -> FragmentRowIds.load(
+                        store, fragment(5, new SequenceSource.Inline(RowIdSequenceCodec.encodeRange(0, 4)))))
                 .isInstanceOf(CorruptTableException.class)
                 .hasMessageContaining("has 4 ids but the fragment has 5 physical rows");
     }

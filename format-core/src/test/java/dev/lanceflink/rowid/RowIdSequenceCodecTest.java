@@ -42,7 +42,8 @@ class RowIdSequenceCodecTest {
         U64Segment s = only(RowIdSequenceCodec.encode(ids));
         assertThat(s.getSegmentCase()).isEqualTo(U64Segment.SegmentCase.RANGE_WITH_HOLES);
         assertThat(s.getRangeWithHoles().getHoles().getU16Array().getBase()).isEqualTo(1050);
-        assertThat(RowIdSequenceCodec.decode(RowIdSequenceCodec.encode(ids), "f")).containsExactly(ids);
+        assertThat(RowIdSequenceCodec.decode(RowIdSequenceCodec.encode(ids), "f"))
+                .containsExactly(ids);
     }
 
     @Test
@@ -66,32 +67,40 @@ class RowIdSequenceCodecTest {
                 .isEqualTo(U64Segment.SegmentCase.SORTED_ARRAY);
         assertThat(only(RowIdSequenceCodec.encode(sparse)).getSortedArray().getArrayCase())
                 .isEqualTo(EncodedU64Array.ArrayCase.U32_ARRAY);
-        assertThat(RowIdSequenceCodec.decode(RowIdSequenceCodec.encode(sparse), "f")).containsExactly(sparse);
+        assertThat(RowIdSequenceCodec.decode(RowIdSequenceCodec.encode(sparse), "f"))
+                .containsExactly(sparse);
         long[] unsorted = {7, 3, 1L << 40};
         U64Segment u = only(RowIdSequenceCodec.encode(unsorted));
         assertThat(u.getSegmentCase()).isEqualTo(U64Segment.SegmentCase.ARRAY);
         assertThat(u.getArray().getArrayCase()).isEqualTo(EncodedU64Array.ArrayCase.U64_ARRAY);
-        assertThat(RowIdSequenceCodec.decode(RowIdSequenceCodec.encode(unsorted), "f")).containsExactly(unsorted);
+        assertThat(RowIdSequenceCodec.decode(RowIdSequenceCodec.encode(unsorted), "f"))
+                .containsExactly(unsorted);
     }
 
     @Test
     void u64ArrayValuesUseFieldNumberTwo() {
-        byte[] bytes = EncodedU64Array.U64Array.newBuilder().setValues(ByteString.copyFrom(new byte[8])).build()
+        byte[] bytes = EncodedU64Array.U64Array.newBuilder()
+                .setValues(ByteString.copyFrom(new byte[8]))
+                .build()
                 .toByteArray();
         assertThat(bytes[0]).isEqualTo((byte) 0x12); // field 2, wire type 2
     }
 
     @Test
     void multipleSegmentsConcatenate() throws Exception {
-        byte[] bytes = RowIdSequence.newBuilder().addSegments(RowIdSequenceCodec.rangeSegment(0, 3))
-                .addSegments(RowIdSequenceCodec.rangeSegment(10, 12)).build().toByteArray();
+        byte[] bytes = RowIdSequence.newBuilder()
+                .addSegments(RowIdSequenceCodec.rangeSegment(0, 3))
+                .addSegments(RowIdSequenceCodec.rangeSegment(10, 12))
+                .build()
+                .toByteArray();
         assertThat(RowIdSequenceCodec.decode(bytes, "f")).containsExactly(0, 1, 2, 10, 11);
     }
 
     @Test
     void corruptInputIsReported() {
         assertThatThrownBy(() -> RowIdSequenceCodec.decode(new byte[] {0x0a, 0x05, 1}, "fragment 3"))
-                .isInstanceOf(CorruptTableException.class).hasMessageStartingWith("fragment 3: row id sequence");
+                .isInstanceOf(CorruptTableException.class)
+                .hasMessageStartingWith("fragment 3: row id sequence");
         byte[] backwards = RowIdSequenceCodec.encodeRange(10, 5);
         assertThatThrownBy(() -> RowIdSequenceCodec.decode(backwards, "fragment 4"))
                 .hasMessageContaining("fragment 4: row id range [10, 5) ends before it starts");
@@ -115,7 +124,8 @@ class RowIdSequenceCodecTest {
         byte[] ids1 = ((SequenceSource.Inline) r.fragments().get(1).rowIdMeta().rowIds()).bytes();
         assertThat(RowIdSequenceCodec.decode(ids0, "a")).containsExactly(100, 101, 102);
         assertThat(RowIdSequenceCodec.decode(ids1, "b")).containsExactly(103, 104);
-        byte[] created = ((SequenceSource.Inline) r.fragments().get(1).rowIdMeta().createdAtVersions()).bytes();
+        byte[] created =
+                ((SequenceSource.Inline) r.fragments().get(1).rowIdMeta().createdAtVersions()).bytes();
         assertThat(RowVersionSequenceCodec.decode(created, 2, "b")).containsExactly(9, 9);
     }
 }

@@ -9,7 +9,6 @@ import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.util.BitSet;
 import java.util.Random;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -61,7 +60,8 @@ class ColumnSetTest {
         assertThat(ColumnSet.fromMask(0b1011).asMask()).isEqualTo(0b1011);
         assertThat(ColumnSet.fromMask(Long.MIN_VALUE).toArray()).containsExactly(63);
         assertThat(ColumnSet.fromMask(0)).isSameAs(ColumnSet.EMPTY);
-        assertThatThrownBy(() -> ColumnSet.of(64).asMask()).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> ColumnSet.of(64).asMask())
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("{64}");
     }
 
@@ -144,7 +144,8 @@ class ColumnSetTest {
         b.add(64);
         assertThat(first.toArray()).containsExactly(0, 299);
         assertThat(b.build().toArray()).containsExactly(0, 64, 299);
-        assertThatThrownBy(() -> ColumnSet.builder().add(-1)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> ColumnSet.builder().add(-1))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("-1");
     }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 
 class FieldPathsTest {
@@ -28,17 +27,23 @@ class FieldPathsTest {
 
     @Test
     void rejectsMalformedPaths() {
-        assertThatThrownBy(() -> FieldPaths.parse("")).isInstanceOf(LanceSchemaException.class)
+        assertThatThrownBy(() -> FieldPaths.parse(""))
+                .isInstanceOf(LanceSchemaException.class)
                 .hasMessageContaining("empty");
-        assertThatThrownBy(() -> FieldPaths.parse("a..b")).isInstanceOf(LanceSchemaException.class)
+        assertThatThrownBy(() -> FieldPaths.parse("a..b"))
+                .isInstanceOf(LanceSchemaException.class)
                 .hasMessage("Invalid field path 'a..b': empty component at position 2");
-        assertThatThrownBy(() -> FieldPaths.parse("a.")).isInstanceOf(LanceSchemaException.class)
+        assertThatThrownBy(() -> FieldPaths.parse("a."))
+                .isInstanceOf(LanceSchemaException.class)
                 .hasMessageContaining("ends with an empty component");
-        assertThatThrownBy(() -> FieldPaths.parse("`a`b")).isInstanceOf(LanceSchemaException.class)
+        assertThatThrownBy(() -> FieldPaths.parse("`a`b"))
+                .isInstanceOf(LanceSchemaException.class)
                 .hasMessageContaining("after the closing backtick");
-        assertThatThrownBy(() -> FieldPaths.parse("a`b`")).isInstanceOf(LanceSchemaException.class)
+        assertThatThrownBy(() -> FieldPaths.parse("a`b`"))
+                .isInstanceOf(LanceSchemaException.class)
                 .hasMessageContaining("backtick in the middle");
-        assertThatThrownBy(() -> FieldPaths.parse("`ab")).isInstanceOf(LanceSchemaException.class)
+        assertThatThrownBy(() -> FieldPaths.parse("`ab"))
+                .isInstanceOf(LanceSchemaException.class)
                 .hasMessageContaining("unclosed backtick");
     }
 }

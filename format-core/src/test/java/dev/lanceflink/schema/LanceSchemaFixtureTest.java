@@ -2,6 +2,8 @@ package dev.lanceflink.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.net.URL;
@@ -13,12 +15,7 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import lance.table.Manifest;
-
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -37,7 +34,10 @@ class LanceSchemaFixtureTest {
     static Stream<String> fixtures() throws IOException, URISyntaxException {
         List<String> names = new ArrayList<>();
         try (Stream<Path> dirs = Files.list(fixtureRoot())) {
-            dirs.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".lance")).sorted().forEach(names::add);
+            dirs.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".lance"))
+                    .sorted()
+                    .forEach(names::add);
         }
         return names.stream().map(n -> n.substring(0, n.length() - ".lance".length()));
     }
@@ -53,7 +53,8 @@ class LanceSchemaFixtureTest {
         Path versions = fixtureRoot().resolve(fixture + ".lance").resolve("_versions");
         Path manifestFile;
         try (Stream<Path> files = Files.list(versions)) {
-            manifestFile = files.filter(p -> p.getFileName().toString().endsWith(".manifest")).findFirst()
+            manifestFile = files.filter(p -> p.getFileName().toString().endsWith(".manifest"))
+                    .findFirst()
                     .orElseThrow();
         }
         byte[] bytes = Files.readAllBytes(manifestFile);
@@ -74,7 +75,8 @@ class LanceSchemaFixtureTest {
 
         assertThat(schema.toProto()).containsExactlyElementsOf(manifest.getFieldsList());
         for (int i = 0; i < manifest.getFieldsCount(); i++) {
-            assertThat(schema.toProto().get(i).toByteString()).isEqualTo(manifest.getFields(i).toByteString());
+            assertThat(schema.toProto().get(i).toByteString())
+                    .isEqualTo(manifest.getFields(i).toByteString());
         }
         assertThat(schema.rawMetadata()).isEqualTo(manifest.getSchemaMetadataMap());
         assertThat(schema.allFields()).hasSize(manifest.getFieldsCount());
@@ -88,8 +90,8 @@ class LanceSchemaFixtureTest {
         Manifest manifest = readManifest(fixture);
         LanceSchema schema = LanceSchema.fromProto(manifest.getFieldsList(), manifest.getSchemaMetadataMap());
         JsonNode expected;
-        try (java.io.InputStream in = LanceSchemaFixtureTest.class.getResourceAsStream(
-                FIXTURES + "/" + fixture + ".expected.json")) {
+        try (java.io.InputStream in =
+                LanceSchemaFixtureTest.class.getResourceAsStream(FIXTURES + "/" + fixture + ".expected.json")) {
             expected = new ObjectMapper().readTree(in);
         }
         JsonNode columns = expected.get("schema");
@@ -99,9 +101,15 @@ class LanceSchemaFixtureTest {
             JsonNode column = columns.get(i);
             LanceField field = schema.fields().get(i);
             assertThat(field.name()).isEqualTo(column.get("name").asText());
-            assertThat(field.id()).as(field.name()).isEqualTo(column.get("field_id").asInt());
-            assertThat(field.logicalType()).as(field.name()).isEqualTo(column.get("logical_type").asText());
-            assertThat(field.nullable()).as(field.name()).isEqualTo(column.get("nullable").asBoolean());
+            assertThat(field.id())
+                    .as(field.name())
+                    .isEqualTo(column.get("field_id").asInt());
+            assertThat(field.logicalType())
+                    .as(field.name())
+                    .isEqualTo(column.get("logical_type").asText());
+            assertThat(field.nullable())
+                    .as(field.name())
+                    .isEqualTo(column.get("nullable").asBoolean());
             assertThat(field.parentId()).isEqualTo(LanceField.NO_PARENT);
         }
     }
@@ -139,7 +147,8 @@ class LanceSchemaFixtureTest {
         });
         assertThat(schema.fieldByPath("sl.x.item").orElseThrow().id()).isEqualTo(8);
         assertThat(schema.fieldByPath("sl.x.item").orElseThrow().path()).containsExactly("sl", "x", "item");
-        assertThat(schema.leafFields()).extracting(LanceField::id)
+        assertThat(schema.leafFields())
+                .extracting(LanceField::id)
                 .containsExactly(1, 4, 5, 8, 9, 12, 14, 16, 18, 20, 21, 23);
         LanceField lf = schema.fieldByName("lf").orElseThrow();
         assertThat(lf.children().get(0).logicalType()).isEqualTo("fixed_size_list:float:4");

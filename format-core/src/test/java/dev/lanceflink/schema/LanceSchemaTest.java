@@ -3,14 +3,11 @@ package dev.lanceflink.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.List;
-import java.util.Map;
-
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnknownFieldSet;
-
+import java.util.List;
+import java.util.Map;
 import lance.file.Encoding;
-
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -32,10 +29,17 @@ class LanceSchemaTest {
 
     /** a, b, c{x,y,z}, d from the spec's id example. */
     private static Schema abcd() {
-        Field c = new Field("c", FieldType.nullable(ArrowType.Struct.INSTANCE),
+        Field c = new Field(
+                "c",
+                FieldType.nullable(ArrowType.Struct.INSTANCE),
                 List.of(leaf("x", INT32), leaf("y", ArrowType.Utf8.INSTANCE), leaf("z", ArrowType.Bool.INSTANCE)));
-        return new Schema(List.of(leaf("a", INT32), leaf("b", ArrowType.Utf8.INSTANCE), c,
-                leaf("d", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE))), Map.of("origin", "test"));
+        return new Schema(
+                List.of(
+                        leaf("a", INT32),
+                        leaf("b", ArrowType.Utf8.INSTANCE),
+                        c,
+                        leaf("d", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE))),
+                Map.of("origin", "test"));
     }
 
     @Test
@@ -104,7 +108,10 @@ class LanceSchemaTest {
                 .setUnenforcedClusteringKey(true)
                 .setUnenforcedClusteringKeyPosition(1)
                 .setUnknownFields(UnknownFieldSet.newBuilder()
-                        .addField(99, UnknownFieldSet.Field.newBuilder().addVarint(5).build()).build())
+                        .addField(
+                                99,
+                                UnknownFieldSet.Field.newBuilder().addVarint(5).build())
+                        .build())
                 .build();
         LanceSchema schema = LanceSchema.fromProto(List.of(weird), Map.of("m", ByteString.copyFromUtf8("v")));
 
@@ -121,7 +128,9 @@ class LanceSchemaTest {
     @Test
     void childrenAttachToTheirParentEvenWhenNotAdjacent() {
         List<lance.file.Field> flat = List.of(
-                entry("s", 0, -1, "struct"), entry("t", 1, -1, "struct"), entry("x", 2, 0, "int32"),
+                entry("s", 0, -1, "struct"),
+                entry("t", 1, -1, "struct"),
+                entry("x", 2, 0, "int32"),
                 entry("y", 3, 1, "int32"));
         LanceSchema schema = LanceSchema.fromProto(flat, Map.of());
         assertThat(schema.fieldByPath("s.x").orElseThrow().id()).isEqualTo(2);
@@ -142,12 +151,15 @@ class LanceSchemaTest {
 
     @Test
     void duplicateIdsAttachChildrenToFirstOccurrence() {
-        List<lance.file.Field> flat = List.of(entry("a", 0, -1, "struct"), entry("b", 0, -1, "struct"),
-                entry("x", 1, 0, "int32"));
+        List<lance.file.Field> flat =
+                List.of(entry("a", 0, -1, "struct"), entry("b", 0, -1, "struct"), entry("x", 1, 0, "int32"));
         LanceSchema schema = LanceSchema.fromProto(flat, Map.of());
-        assertThat(schema.fieldByName("a").orElseThrow().children()).extracting(LanceField::name).containsExactly("x");
+        assertThat(schema.fieldByName("a").orElseThrow().children())
+                .extracting(LanceField::name)
+                .containsExactly("x");
         assertThat(schema.fieldById(0).orElseThrow().name()).isEqualTo("a");
-        assertThatThrownBy(schema::validate).isInstanceOf(LanceSchemaException.class)
+        assertThatThrownBy(schema::validate)
+                .isInstanceOf(LanceSchemaException.class)
                 .hasMessage("Field id 0 is used twice (second time by 'b'); field ids must be unique");
     }
 
@@ -176,9 +188,11 @@ class LanceSchemaTest {
         LanceSchema schema = LanceSchema.fromArrow(abcd(), 0);
         LanceSchema s = schema.select(List.of("d", "c"));
         assertThat(s.allFieldIds()).containsExactly(6, 2, 3, 4, 5);
-        assertThatThrownBy(() -> schema.select(List.of("a", "a"))).isInstanceOf(LanceSchemaException.class)
+        assertThatThrownBy(() -> schema.select(List.of("a", "a")))
+                .isInstanceOf(LanceSchemaException.class)
                 .hasMessage("Column 'a' is selected twice");
-        assertThatThrownBy(() -> schema.select(List.of("x"))).isInstanceOf(LanceSchemaException.class)
+        assertThatThrownBy(() -> schema.select(List.of("x")))
+                .isInstanceOf(LanceSchemaException.class)
                 .hasMessage("Cannot select column 'x': no such top-level field; top-level fields are [a, b, c, d]");
     }
 
@@ -193,11 +207,15 @@ class LanceSchemaTest {
     void pathsWithSpecialCharactersAreQuoted() {
         Field s = new Field("my.col", FieldType.nullable(ArrowType.Struct.INSTANCE), List.of(leaf("a`b", INT32)));
         LanceSchema schema = LanceSchema.fromProto(
-                LanceSchema.of(List.of(LanceField.fromArrow(s))).withAssignedIds(0).toProto(), Map.of());
+                LanceSchema.of(List.of(LanceField.fromArrow(s)))
+                        .withAssignedIds(0)
+                        .toProto(),
+                Map.of());
         LanceField inner = schema.fieldByPath("`my.col`.`a``b`").orElseThrow();
         assertThat(inner.id()).isEqualTo(1);
         assertThat(inner.pathString()).isEqualTo("`my.col`.`a``b`");
-        assertThatThrownBy(schema::validate).isInstanceOf(LanceSchemaException.class)
+        assertThatThrownBy(schema::validate)
+                .isInstanceOf(LanceSchemaException.class)
                 .hasMessageContaining("Top-level field 'my.col' contains '.'");
     }
 
@@ -206,7 +224,8 @@ class LanceSchemaTest {
         LanceField list = LanceField.builder("tags", "list")
                 .addChild(LanceField.builder("item", "string").putMetadata("ARROW:extension:name", "x.y"))
                 .build();
-        LanceSchema schema = LanceSchema.of(List.of(LanceField.builder("id", "int64").nullable(false).build(), list))
+        LanceSchema schema = LanceSchema.of(List.of(
+                        LanceField.builder("id", "int64").nullable(false).build(), list))
                 .withAssignedIds(5);
 
         assertThat(schema.allFieldIds()).containsExactly(5, 6, 7);
@@ -223,30 +242,39 @@ class LanceSchemaTest {
 
     @Test
     void unassignedIdsFailValidationWithAdvice() {
-        LanceSchema schema = LanceSchema.of(List.of(LanceField.builder("a", "int32").build()));
-        assertThatThrownBy(schema::validate).isInstanceOf(LanceSchemaException.class)
+        LanceSchema schema =
+                LanceSchema.of(List.of(LanceField.builder("a", "int32").build()));
+        assertThatThrownBy(schema::validate)
+                .isInstanceOf(LanceSchemaException.class)
                 .hasMessage("Field 'a' has no field id (id -1); assign ids with withAssignedIds(nextFieldId) before "
                         + "writing");
     }
 
     @Test
     void shapeRulesAreValidated() {
-        LanceSchema badList = LanceSchema.of(List.of(LanceField.builder("l", "list").id(0).build()));
-        assertThatThrownBy(badList::validate).isInstanceOf(LanceSchemaException.class)
+        LanceSchema badList =
+                LanceSchema.of(List.of(LanceField.builder("l", "list").id(0).build()));
+        assertThatThrownBy(badList::validate)
+                .isInstanceOf(LanceSchemaException.class)
                 .hasMessage("Field 'l' of type 'list' must have exactly one child field, found 0");
-        LanceSchema structElement = LanceSchema.of(List.of(LanceField.builder("l", "list").id(0)
-                .addChild(LanceField.builder("item", "struct").id(1)).build()));
-        assertThatThrownBy(structElement::validate).isInstanceOf(LanceSchemaException.class)
+        LanceSchema structElement = LanceSchema.of(List.of(LanceField.builder("l", "list")
+                .id(0)
+                .addChild(LanceField.builder("item", "struct").id(1))
+                .build()));
+        assertThatThrownBy(structElement::validate)
+                .isInstanceOf(LanceSchemaException.class)
                 .hasMessageContaining("must be 'list.struct', not 'list'");
-        LanceSchema badType = LanceSchema.of(List.of(LanceField.builder("q", "quaternion").id(0).build()));
-        assertThatThrownBy(badType::validate).isInstanceOf(UnsupportedTypeException.class)
+        LanceSchema badType = LanceSchema.of(
+                List.of(LanceField.builder("q", "quaternion").id(0).build()));
+        assertThatThrownBy(badType::validate)
+                .isInstanceOf(UnsupportedTypeException.class)
                 .hasMessageStartingWith("Field 'q' has unsupported type 'quaternion'");
     }
 
     @Test
     void primaryKeyMetadataIsParsedAndValidated() {
-        Field pk = notNull("id", new ArrowType.Int(64, true),
-                Map.of("lance-schema:unenforced-primary-key:position", "1"));
+        Field pk =
+                notNull("id", new ArrowType.Int(64, true), Map.of("lance-schema:unenforced-primary-key:position", "1"));
         LanceSchema schema = LanceSchema.fromArrow(new Schema(List.of(pk)), 0);
         lance.file.Field proto = schema.toProto().get(0);
         assertThat(proto.getUnenforcedPrimaryKey()).isTrue();
@@ -257,8 +285,10 @@ class LanceSchemaTest {
         assertThat(k.isUnenforcedPrimaryKey()).isTrue();
         assertThat(k.unenforcedPrimaryKeyPosition()).isZero();
 
-        Field nullablePk = new Field("id", new FieldType(true, INT32, null,
-                Map.of("lance-schema:unenforced-primary-key", "true")), List.of());
+        Field nullablePk = new Field(
+                "id",
+                new FieldType(true, INT32, null, Map.of("lance-schema:unenforced-primary-key", "true")),
+                List.of());
         assertThatThrownBy(() -> LanceSchema.fromArrow(new Schema(List.of(nullablePk)), 0))
                 .isInstanceOf(LanceSchemaException.class)
                 .hasMessage("Primary key field 'id' and all its ancestors must be non-nullable, but 'id' is nullable");
@@ -273,7 +303,8 @@ class LanceSchemaTest {
 
         assertThat(g.logicalType()).isEqualTo("binary");
         assertThat(g.extensionName()).isEqualTo("arrow.opaque");
-        assertThat(g.metadata()).containsEntry("ARROW:extension:name", "arrow.opaque")
+        assertThat(g.metadata())
+                .containsEntry("ARROW:extension:name", "arrow.opaque")
                 .containsEntry("ARROW:extension:metadata", opaque.serialize());
         assertThat(schema.toProto().get(0).getExtensionName()).isEqualTo("arrow.opaque");
     }
@@ -281,19 +312,26 @@ class LanceSchemaTest {
     @Test
     void requireFieldNamesTheMissingId() {
         LanceSchema schema = LanceSchema.fromArrow(abcd(), 0);
-        assertThatThrownBy(() -> schema.requireField(42)).isInstanceOf(LanceSchemaException.class)
+        assertThatThrownBy(() -> schema.requireField(42))
+                .isInstanceOf(LanceSchemaException.class)
                 .hasMessageStartingWith("Field id 42 does not exist in schema with field ids [0, 1, 2, 3, 4, 5, 6]");
     }
 
     @Test
     void equalityIsStructural() {
-        assertThat(LanceSchema.fromArrow(abcd(), 0)).isEqualTo(LanceSchema.fromArrow(abcd(), 0))
+        assertThat(LanceSchema.fromArrow(abcd(), 0))
+                .isEqualTo(LanceSchema.fromArrow(abcd(), 0))
                 .hasSameHashCodeAs(LanceSchema.fromArrow(abcd(), 0))
                 .isNotEqualTo(LanceSchema.fromArrow(abcd(), 1));
     }
 
     private static lance.file.Field entry(String name, int id, int parent, String logicalType) {
-        return lance.file.Field.newBuilder().setName(name).setId(id).setParentId(parent).setLogicalType(logicalType)
-                .setNullable(true).build();
+        return lance.file.Field.newBuilder()
+                .setName(name)
+                .setId(id)
+                .setParentId(parent)
+                .setLogicalType(logicalType)
+                .setNullable(true)
+                .build();
     }
 }

@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
-
 import lance.table.DataFragment;
 import lance.table.DataOverlayFile;
 import lance.table.DeletionFile;
 import lance.table.EncodedU64Array;
 import lance.table.Manifest;
 import lance.table.Transaction;
-
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -69,8 +67,8 @@ class ProtoFieldNumbersTest {
         "FileDescriptor, length, 2, UINT64, false, ''",
         "Schema, metadata, 5, MESSAGE, false, ''",
     })
-    void fieldIsNumberedAsUpstream(String message, String field, int number, FieldDescriptor.Type type,
-            boolean presence, String oneof) {
+    void fieldIsNumberedAsUpstream(
+            String message, String field, int number, FieldDescriptor.Type type, boolean presence, String oneof) {
         Descriptor d = descriptor(message);
         FieldDescriptor f = d.findFieldByName(field);
         assertThat(f).as("%s.%s exists", message, field).isNotNull();

@@ -2,6 +2,8 @@ package dev.lanceflink.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.Descriptors.FieldDescriptor;
+import com.google.protobuf.Message;
 import java.net.URL;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -12,13 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-
-import com.google.protobuf.Descriptors.FieldDescriptor;
-import com.google.protobuf.Message;
-
 import lance.table.Manifest;
 import lance.table.Transaction;
-
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -45,7 +42,9 @@ class TableProtosFixtureTest {
         Path dir = fixtureDir(fixture);
         Path manifestFile;
         try (Stream<Path> files = Files.list(dir.resolve("_versions"))) {
-            manifestFile = files.filter(p -> p.toString().endsWith(".manifest")).findFirst().orElseThrow();
+            manifestFile = files.filter(p -> p.toString().endsWith(".manifest"))
+                    .findFirst()
+                    .orElseThrow();
         }
         byte[] bytes = Files.readAllBytes(manifestFile);
         ByteBuffer le = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
@@ -95,10 +94,12 @@ class TableProtosFixtureTest {
     void dataFileDescriptorCarriesTheTableSchema(String fixture) throws Exception {
         Manifest manifest = LanceSchemaFixtureTest.readManifest(fixture);
         lance.table.DataFragment fragment = manifest.getFragments(0);
-        byte[] bytes = Files.readAllBytes(fixtureDir(fixture).resolve("data").resolve(fragment.getFiles(0).getPath()));
+        byte[] bytes = Files.readAllBytes(
+                fixtureDir(fixture).resolve("data").resolve(fragment.getFiles(0).getPath()));
         ByteBuffer le = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         int footer = bytes.length - 40;
-        assertThat(new String(bytes, footer + 36, 4, java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("LANC");
+        assertThat(new String(bytes, footer + 36, 4, java.nio.charset.StandardCharsets.US_ASCII))
+                .isEqualTo("LANC");
         int gboTable = (int) le.getLong(footer + 16);
         assertThat(le.getInt(footer + 24)).isPositive();
         int position = (int) le.getLong(gboTable);

@@ -9,7 +9,8 @@ final class Fixtures {
     static final String[] NAMES = {
         "v20_all", "v20_default_table", "v21_const", "v21_default_table", "v21_fullzip", "v21_huge", "v21_ints",
         "v21_nested", "v21_options", "v21_strings", "v22_const", "v22_default_table", "v22_fullzip", "v22_huge",
-        "v22_ints", "v22_nested", "v22_options", "v22_strings"};
+        "v22_ints", "v22_nested", "v22_options", "v22_strings"
+    };
 
     private Fixtures() {}
 

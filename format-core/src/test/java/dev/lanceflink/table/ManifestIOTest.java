@@ -52,7 +52,8 @@ class ManifestIOTest {
         assertThat(m.hasIndexSection()).isFalse();
         assertThat(m.inlineTransaction()).isPresent();
         try (var txns = Files.list(Fixtures.dataset(fixture).resolve("_transactions"))) {
-            assertThat(m.transactionFile()).isEqualTo(txns.findFirst().orElseThrow().getFileName().toString());
+            assertThat(m.transactionFile())
+                    .isEqualTo(txns.findFirst().orElseThrow().getFileName().toString());
         }
         assertThat(m.readerFeatureFlags()).isZero();
         assertThat(m.writerFeatureFlags()).isZero();
@@ -88,11 +89,16 @@ class ManifestIOTest {
         Path root = Fixtures.dataset("v21_default_table");
         LocalObjectStore store = new LocalObjectStore(root);
         ManifestLocation loc = VersionResolver.latest(store);
-        assertThat(loc).isEqualTo(new ManifestLocation(1, ManifestNamingScheme.V2,
-                "_versions/18446744073709551614.manifest", Files.size(manifestFile("v21_default_table"))));
+        assertThat(loc)
+                .isEqualTo(new ManifestLocation(
+                        1,
+                        ManifestNamingScheme.V2,
+                        "_versions/18446744073709551614.manifest",
+                        Files.size(manifestFile("v21_default_table"))));
         Manifest m = ManifestIO.read(store, loc);
         assertThat(m.fragments().get(0).physicalRows()).isEqualTo(1000);
-        assertThat(m.schemaFields()).extracting(lance.file.Field::getName)
+        assertThat(m.schemaFields())
+                .extracting(lance.file.Field::getName)
                 .containsExactly("id", "name", "age", "score", "embedding");
         assertThat(ManifestIO.serialize(m)).isEqualTo(Files.readAllBytes(manifestFile("v21_default_table")));
     }
@@ -101,18 +107,32 @@ class ManifestIOTest {
     static Manifest richManifest() {
         DataFile base = new DataFile("a.lance", new int[] {0, 1}, new int[] {0, 1}, 2, 1, 1234);
         DataFile ov = new DataFile("o.lance", new int[] {1}, new int[] {0}, 2, 1, 99, OptionalInt.of(3));
-        Fragment f = new Fragment(7, List.of(base),
-                new DeletionFile(DeletionFileType.BITMAP, 5, -2L, 3, OptionalInt.empty()), 100,
-                new RowIdMeta(new SequenceSource.Inline(new byte[] {1, 2}), null,
-                        new SequenceSource.External("x.bin", 4, 8)),
-                List.of(new DataOverlayFile(ov, OverlayCoverage.Dense.of(org.roaringbitmap.RoaringBitmap.bitmapOf(1, 5)), 6)));
-        return Manifest.builder().version(9).fragments(List.of(f)).maxFragmentId(OptionalLong.of(7))
-                .tag("t").readerFeatureFlags(1 | 64).writerFeatureFlags(1 | 8 | 64)
-                .config(Map.of("k", "v")).tableMetadata(Map.of("flink.checkpoint-id", "12"))
+        Fragment f = new Fragment(
+                7,
+                List.of(base),
+                new DeletionFile(DeletionFileType.BITMAP, 5, -2L, 3, OptionalInt.empty()),
+                100,
+                new RowIdMeta(
+                        new SequenceSource.Inline(new byte[] {1, 2}), null, new SequenceSource.External("x.bin", 4, 8)),
+                List.of(new DataOverlayFile(
+                        ov, OverlayCoverage.Dense.of(org.roaringbitmap.RoaringBitmap.bitmapOf(1, 5)), 6)));
+        return Manifest.builder()
+                .version(9)
+                .fragments(List.of(f))
+                .maxFragmentId(OptionalLong.of(7))
+                .tag("t")
+                .readerFeatureFlags(1 | 64)
+                .writerFeatureFlags(1 | 8 | 64)
+                .config(Map.of("k", "v"))
+                .tableMetadata(Map.of("flink.checkpoint-id", "12"))
                 .basePaths(List.of(new BasePath(3, null, false, "s3://b/p")))
-                .writerVersion(WriterVersion.thisLibrary()).dataFormat(DataStorageFormat.lance("2.1"))
-                .timestamp(Instant.ofEpochSecond(1_700_000_000L, 123)).nextRowId(5)
-                .writeIndexSection(true).inlineTransaction(new byte[] {8, 1}).build();
+                .writerVersion(WriterVersion.thisLibrary())
+                .dataFormat(DataStorageFormat.lance("2.1"))
+                .timestamp(Instant.ofEpochSecond(1_700_000_000L, 123))
+                .nextRowId(5)
+                .writeIndexSection(true)
+                .inlineTransaction(new byte[] {8, 1})
+                .build();
     }
 
     @Test
@@ -122,7 +142,8 @@ class ManifestIOTest {
         Manifest back = ManifestIO.parse(bytes, "mem");
         assertThat(back.fragments()).isEqualTo(m.fragments());
         assertThat(back.hasIndexSection()).isTrue();
-        assertThat(back.inlineTransaction()).hasValueSatisfying(t -> assertThat(t).containsExactly(8, 1));
+        assertThat(back.inlineTransaction())
+                .hasValueSatisfying(t -> assertThat(t).containsExactly(8, 1));
         assertThat(back.timestamp()).isEqualTo(m.timestamp());
         assertThat(back.basePaths()).isEqualTo(m.basePaths());
         assertThat(back.config()).isEqualTo(m.config());
@@ -131,8 +152,10 @@ class ManifestIOTest {
         assertThat(back.fragments().get(0).deletionFile().fileName(7)).isEqualTo("7-5-18446744073709551614.bin");
         assertThat(ManifestIO.serialize(back)).isEqualTo(bytes);
         // layout: empty index section blob first (4-byte length 0), then the transaction blob
-        assertThat(ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getInt(0)).isZero();
-        assertThat(ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getInt(4)).isEqualTo(2);
+        assertThat(ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getInt(0))
+                .isZero();
+        assertThat(ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getInt(4))
+                .isEqualTo(2);
     }
 
     @Test
@@ -145,7 +168,8 @@ class ManifestIOTest {
         Fragment f = new Fragment(0, List.of(), null, 10, RowIdMeta.NONE, List.of(a, b, c));
         Fragment loaded = TableProtoCodec.fragment(TableProtoCodec.toProto(f), "test");
         assertThat(loaded.overlays()).containsExactly(b, c, a);
-        assertThatThrownBy(f::checkOverlayOrder).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(f::checkOverlayOrder)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("overlay files must be stored newest-last, but committed_version 8 precedes 5")
                 .hasMessageContaining("fragment 0, overlay 1: b.lance");
     }
@@ -163,7 +187,8 @@ class ManifestIOTest {
     void rejectsTruncatedFile() throws Exception {
         byte[] bytes = Files.readAllBytes(manifestFile("v21_ints"));
         byte[] cut = java.util.Arrays.copyOf(bytes, bytes.length - 20);
-        assertThatThrownBy(() -> ManifestIO.parse(cut, "cut.manifest")).isInstanceOf(CorruptTableException.class)
+        assertThatThrownBy(() -> ManifestIO.parse(cut, "cut.manifest"))
+                .isInstanceOf(CorruptTableException.class)
                 .hasMessageContaining("cut.manifest");
         assertThatThrownBy(() -> ManifestIO.parse(new byte[10], "tiny.manifest"))
                 .hasMessageContaining("tiny.manifest is 10 bytes, too short");
@@ -187,7 +212,12 @@ class ManifestIOTest {
     void rejectsUnparsableProtobuf() throws Exception {
         byte[] body = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f};
         ByteBuffer b = ByteBuffer.allocate(4 + body.length + 16).order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(body.length).put(body).putLong(0).putShort((short) 0).putShort((short) 2).put("LANC".getBytes());
+        b.putInt(body.length)
+                .put(body)
+                .putLong(0)
+                .putShort((short) 0)
+                .putShort((short) 2)
+                .put("LANC".getBytes());
         assertThatThrownBy(() -> ManifestIO.parse(b.array(), "garbage.manifest"))
                 .isInstanceOf(CorruptTableException.class)
                 .hasMessageContaining("garbage.manifest: the 5-byte blob at offset 0 is not a valid Manifest protobuf");

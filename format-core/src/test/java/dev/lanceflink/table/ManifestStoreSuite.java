@@ -30,10 +30,21 @@ public abstract class ManifestStoreSuite extends StoreBackedSuite {
     void readsLargeManifestWithSecondRangedRead() throws Exception {
         List<Fragment> frags = new java.util.ArrayList<>();
         for (int i = 0; i < 3000; i++) {
-            frags.add(Fragment.of(i, List.of(new DataFile("file-number-" + i + "-abcdefghijklmnopqrstuvwxyz.lance",
-                    new int[] {0, 1, 2}, new int[] {0, 1, 2}, 2, 1, 1000 + i)), 10));
+            frags.add(Fragment.of(
+                    i,
+                    List.of(new DataFile(
+                            "file-number-" + i + "-abcdefghijklmnopqrstuvwxyz.lance",
+                            new int[] {0, 1, 2},
+                            new int[] {0, 1, 2},
+                            2,
+                            1,
+                            1000 + i)),
+                    10));
         }
-        Manifest m = ManifestIOTest.richManifest().toBuilder().version(2).fragments(frags).build();
+        Manifest m = ManifestIOTest.richManifest().toBuilder()
+                .version(2)
+                .fragments(frags)
+                .build();
         byte[] bytes = ManifestIO.serialize(m);
         assertThat(bytes.length).isGreaterThan(ManifestIO.TAIL_READ);
         ObjectStore store = newStore();

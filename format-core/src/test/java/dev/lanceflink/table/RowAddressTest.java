@@ -18,7 +18,8 @@ class RowAddressTest {
 
     @Test
     void offsetNeverSpillsIntoTheFragment() {
-        assertThat(RowAddress.of(2, -1L)).as("an offset is 32 bits; higher bits are not the fragment's")
+        assertThat(RowAddress.of(2, -1L))
+                .as("an offset is 32 bits; higher bits are not the fragment's")
                 .isEqualTo(RowAddress.of(2, 0xFFFF_FFFFL));
     }
 }

@@ -64,8 +64,10 @@ class TableFilesTest {
         Files.write(loose.resolve("c.lance"), new byte[] {3});
         Files.createDirectories(branch.resolve("data"));
         Files.write(branch.resolve("data/d.lance"), new byte[] {4});
-        List<BasePath> bases = List.of(new BasePath(0, null, true, main.toString()),
-                new BasePath(1, "dev", true, parent.toString()), new BasePath(2, null, false, loose.toString()));
+        List<BasePath> bases = List.of(
+                new BasePath(0, null, true, main.toString()),
+                new BasePath(1, "dev", true, parent.toString()),
+                new BasePath(2, null, false, loose.toString()));
         Recording root = new Recording(branch);
 
         try (TableFiles files = new TableFiles(root, bases)) {
@@ -77,7 +79,9 @@ class TableFilesTest {
             assertThat(a.store().readAll(a.path())).containsExactly(1);
             assertThat(a2.store()).isSameAs(a.store());
             assertThat(b.store().readAll(b.path())).containsExactly(2);
-            assertThat(c.path()).as("a plain directory holds its files directly").isEqualTo("c.lance");
+            assertThat(c.path())
+                    .as("a plain directory holds its files directly")
+                    .isEqualTo("c.lance");
             assertThat(c.store().readAll(c.path())).containsExactly(3);
             assertThat(d.store()).isSameAs(root);
             assertThat(d.uri()).isEqualTo(branch + "/data/d.lance");
@@ -86,7 +90,9 @@ class TableFilesTest {
             assertThat(files.deletionFile(1, del).uri()).isEqualTo(parent + "/_deletions/1-2-9.arrow");
             assertThat(root.openedAt).containsExactly(main.toString(), parent.toString(), loose.toString());
         }
-        assertThat(root.closed).as("base stores closed, the root store left to its owner").hasSize(3);
+        assertThat(root.closed)
+                .as("base stores closed, the root store left to its owner")
+                .hasSize(3);
     }
 
     @Test

@@ -18,9 +18,13 @@ public abstract class VersionResolverSuite extends StoreBackedSuite {
 
     private static void commit(ObjectStore store, ManifestNamingScheme scheme, long version, long epochSecond)
             throws Exception {
-        Manifest m = Manifest.builder().version(version).timestamp(Instant.ofEpochSecond(epochSecond))
-                .writerVersion(WriterVersion.thisLibrary()).build();
-        assertThat(store.putIfAbsent(scheme.path(version), ManifestIO.serialize(m))).isTrue();
+        Manifest m = Manifest.builder()
+                .version(version)
+                .timestamp(Instant.ofEpochSecond(epochSecond))
+                .writerVersion(WriterVersion.thisLibrary())
+                .build();
+        assertThat(store.putIfAbsent(scheme.path(version), ManifestIO.serialize(m)))
+                .isTrue();
     }
 
     @Test
@@ -53,7 +57,9 @@ public abstract class VersionResolverSuite extends StoreBackedSuite {
         ManifestLocation latest = VersionResolver.latestByListing(store);
         assertThat(latest.version()).isEqualTo(10);
         assertThat(latest.scheme()).isEqualTo(ManifestNamingScheme.V1);
-        assertThat(VersionResolver.list(store)).extracting(ManifestLocation::version).containsExactly(1L, 2L, 9L, 10L);
+        assertThat(VersionResolver.list(store))
+                .extracting(ManifestLocation::version)
+                .containsExactly(1L, 2L, 9L, 10L);
         assertThat(VersionResolver.version(store, 9).path()).isEqualTo("_versions/9.manifest");
     }
 
@@ -62,7 +68,8 @@ public abstract class VersionResolverSuite extends StoreBackedSuite {
         ObjectStore store = newStore();
         commit(store, ManifestNamingScheme.V1, 1, 1);
         commit(store, ManifestNamingScheme.V2, 2, 2);
-        assertThatThrownBy(() -> VersionResolver.list(store)).isInstanceOf(CorruptTableException.class)
+        assertThatThrownBy(() -> VersionResolver.list(store))
+                .isInstanceOf(CorruptTableException.class)
                 .hasMessageContaining("mixes manifest naming schemes");
         assertThatThrownBy(() -> VersionResolver.latestByListing(store))
                 .hasMessageContaining("_versions/1.manifest is V1 but _versions/18446744073709551613.manifest is V2");
@@ -71,12 +78,15 @@ public abstract class VersionResolverSuite extends StoreBackedSuite {
     @Test
     void missingTableAndVersion() throws Exception {
         ObjectStore store = newStore();
-        assertThatThrownBy(() -> VersionResolver.latest(store)).isInstanceOf(VersionNotFoundException.class)
+        assertThatThrownBy(() -> VersionResolver.latest(store))
+                .isInstanceOf(VersionNotFoundException.class)
                 .hasMessageContaining("contains no manifest");
         commit(store, ManifestNamingScheme.V2, 1, 1);
-        assertThatThrownBy(() -> VersionResolver.version(store, 5)).isInstanceOf(VersionNotFoundException.class)
-                .hasMessageContaining("has no version 5 (its latest version is 1; bin/lance-flink versions lists"
-                        + " them)").hasMessageNotContaining(".manifest");
+        assertThatThrownBy(() -> VersionResolver.version(store, 5))
+                .isInstanceOf(VersionNotFoundException.class)
+                .hasMessageContaining(
+                        "has no version 5 (its latest version is 1; bin/lance-flink versions lists" + " them)")
+                .hasMessageNotContaining(".manifest");
     }
 
     @Test
@@ -85,10 +95,14 @@ public abstract class VersionResolverSuite extends StoreBackedSuite {
         for (long v = 1; v <= 7; v++) {
             commit(store, ManifestNamingScheme.V2, v, 100 * v);
         }
-        assertThat(VersionResolver.asOf(store, Instant.ofEpochSecond(450)).version()).isEqualTo(4);
-        assertThat(VersionResolver.asOf(store, Instant.ofEpochSecond(700)).version()).isEqualTo(7);
-        assertThat(VersionResolver.asOf(store, Instant.ofEpochSecond(100)).version()).isEqualTo(1);
+        assertThat(VersionResolver.asOf(store, Instant.ofEpochSecond(450)).version())
+                .isEqualTo(4);
+        assertThat(VersionResolver.asOf(store, Instant.ofEpochSecond(700)).version())
+                .isEqualTo(7);
+        assertThat(VersionResolver.asOf(store, Instant.ofEpochSecond(100)).version())
+                .isEqualTo(1);
         assertThatThrownBy(() -> VersionResolver.asOf(store, Instant.ofEpochSecond(99)))
-                .isInstanceOf(VersionNotFoundException.class).hasMessageContaining("oldest remaining version is 1");
+                .isInstanceOf(VersionNotFoundException.class)
+                .hasMessageContaining("oldest remaining version is 1");
     }
 }

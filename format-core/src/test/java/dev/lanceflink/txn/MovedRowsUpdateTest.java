@@ -25,27 +25,36 @@ import org.roaringbitmap.RoaringBitmap;
  * mode with no modified fields.
  */
 class MovedRowsUpdateTest {
-    private static final ManifestBuilder.Options OPTS = new ManifestBuilder.Options(Instant.EPOCH, "t.txn", true,
-            DataStorageFormat.lance("2.1"), false);
+    private static final ManifestBuilder.Options OPTS =
+            new ManifestBuilder.Options(Instant.EPOCH, "t.txn", true, DataStorageFormat.lance("2.1"), false);
 
     @Test
     void movedRowsKeepIndexCoverageOfTheOldFragmentsAndNeedNoOverlayFeature() throws Exception {
-        Manifest v1 = ManifestBuilder.build(null, Transaction.of(0, new Operation.Overwrite(List.of(
-                TxnFixtures.fragment("a", 5), TxnFixtures.fragment("b", 5)), TxnFixtures.schema())), OPTS);
-        Manifest v2 = ManifestBuilder.build(v1, Transaction.of(1, new Operation.CreateIndex(
-                List.of(index("name_idx", 1, 0, 1)), List.of())), OPTS);
-        Fragment withDeletions = v2.fragment(0).orElseThrow()
-                .withDeletionFile(new DeletionFile(DeletionFileType.ARROW_ARRAY, 2, 7, 2));
-        Operation.Update moved = Operation.Update.movedRows(List.of(1L), List.of(withDeletions),
-                List.of(TxnFixtures.fragment("moved", 7)), new int[] {0, 1});
+        Manifest v1 = ManifestBuilder.build(
+                null,
+                Transaction.of(
+                        0,
+                        new Operation.Overwrite(
+                                List.of(TxnFixtures.fragment("a", 5), TxnFixtures.fragment("b", 5)),
+                                TxnFixtures.schema())),
+                OPTS);
+        Manifest v2 = ManifestBuilder.build(
+                v1, Transaction.of(1, new Operation.CreateIndex(List.of(index("name_idx", 1, 0, 1)), List.of())), OPTS);
+        Fragment withDeletions =
+                v2.fragment(0).orElseThrow().withDeletionFile(new DeletionFile(DeletionFileType.ARROW_ARRAY, 2, 7, 2));
+        Operation.Update moved = Operation.Update.movedRows(
+                List.of(1L), List.of(withDeletions), List.of(TxnFixtures.fragment("moved", 7)), new int[] {0, 1});
 
         Manifest v3 = ManifestBuilder.build(v2, Transaction.of(2, moved), OPTS);
 
         assertThat(v3.fragments()).extracting(Fragment::id).containsExactly(0L, 2L);
         assertThat(v3.fragment(0).orElseThrow().deletionFile()).isEqualTo(withDeletions.deletionFile());
         assertThat(v3.fragment(2).orElseThrow().physicalRows()).isEqualTo(7);
-        assertThat(v3.indices()).singleElement().satisfies(i -> assertThat(i.coversFragment(0)).isTrue());
-        assertThat(v3.readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES).isZero();
+        assertThat(v3.indices())
+                .singleElement()
+                .satisfies(i -> assertThat(i.coversFragment(0)).isTrue());
+        assertThat(v3.readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES)
+                .isZero();
 
         Transaction back = TransactionCodec.decode(TransactionCodec.encode(Transaction.of(2, moved)), "mem");
         Operation.Update decoded = (Operation.Update) back.operation();
@@ -61,7 +70,10 @@ class MovedRowsUpdateTest {
         bm.serialize(buf);
         return new IndexEntry(IndexMetadata.newBuilder()
                 .setUuid(lance.table.UUID.newBuilder().setUuid(ByteString.copyFrom(new byte[16])))
-                .addFields(field).setName(name).setDatasetVersion(1)
-                .setFragmentBitmap(ByteString.copyFrom(buf.array())).build());
+                .addFields(field)
+                .setName(name)
+                .setDatasetVersion(1)
+                .setFragmentBitmap(ByteString.copyFrom(buf.array()))
+                .build());
     }
 }

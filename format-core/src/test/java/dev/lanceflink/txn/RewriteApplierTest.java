@@ -42,8 +42,14 @@ class RewriteApplierTest {
 
     /** Version 1: fragments 0, 1, 2 of 5 rows (row ids 0..14 when stable). */
     private static Manifest threeFragments(boolean stableRowIds, LanceSchema schema) throws Exception {
-        Transaction t = Transaction.of(0, new Operation.Overwrite(List.of(TxnFixtures.fragment("a", 5),
-                TxnFixtures.fragment("b", 5), TxnFixtures.fragment("c", 5)), schema));
+        Transaction t = Transaction.of(
+                0,
+                new Operation.Overwrite(
+                        List.of(
+                                TxnFixtures.fragment("a", 5),
+                                TxnFixtures.fragment("b", 5),
+                                TxnFixtures.fragment("c", 5)),
+                        schema));
         Manifest v1 = ManifestBuilder.build(null, t, opts(stableRowIds));
         assertThat(v1.usesStableRowIds()).isEqualTo(stableRowIds);
         return v1;
@@ -51,9 +57,12 @@ class RewriteApplierTest {
 
     private static IndexEntry index(int n, String name, int field, long datasetVersion, int... fragments) {
         IndexMetadata.Builder b = IndexMetadata.newBuilder()
-                .setUuid(lance.table.UUID.newBuilder().setUuid(ByteString.copyFrom(new byte[] {(byte) n, 1, 2, 3, 4,
-                        5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})))
-                .addFields(field).setName(name).setDatasetVersion(datasetVersion);
+                .setUuid(lance.table.UUID.newBuilder().setUuid(ByteString.copyFrom(new byte[] {
+                    (byte) n, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+                })))
+                .addFields(field)
+                .setName(name)
+                .setDatasetVersion(datasetVersion);
         if (fragments != null) {
             RoaringBitmap bm = RoaringBitmap.bitmapOf(fragments);
             ByteBuffer buf = ByteBuffer.allocate(bm.serializedSizeInBytes());
@@ -65,23 +74,28 @@ class RewriteApplierTest {
 
     /** An overlay on {@code field} (2.1 file) covering offsets 1 and 3. */
     private static DataOverlayFile overlay(String name, int field) {
-        return new DataOverlayFile(new DataFile(name + ".lance", new int[] {field}, new int[] {0}, 2, 1, 9),
-                OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(1, 3)), 0);
+        return new DataOverlayFile(
+                new DataFile(name + ".lance", new int[] {field}, new int[] {0}, 2, 1, 9),
+                OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(1, 3)),
+                0);
     }
 
     /** Rewrites fragments 0 and 1 into one new fragment (id assigned at commit: 3). */
     private static Operation.Rewrite rewriteZeroAndOne(Manifest m) {
         Fragment merged = TxnFixtures.fragment("ab", 10);
         if (m.usesStableRowIds()) {
-            merged = merged.withRowIdMeta(new RowIdMeta(new SequenceSource.Inline(
-                    RowIdSequenceCodec.encodeRange(0, 10)), null, null));
+            merged = merged.withRowIdMeta(
+                    new RowIdMeta(new SequenceSource.Inline(RowIdSequenceCodec.encodeRange(0, 10)), null, null));
         }
         return new Operation.Rewrite(List.of(new Operation.RewriteGroup(
                 List.of(m.fragment(0).orElseThrow(), m.fragment(1).orElseThrow()), List.of(merged))));
     }
 
     private static List<Integer> covered(Manifest m, String name) throws Exception {
-        IndexEntry e = m.indices().stream().filter(i -> i.name().equals(name)).findFirst().orElseThrow();
+        IndexEntry e = m.indices().stream()
+                .filter(i -> i.name().equals(name))
+                .findFirst()
+                .orElseThrow();
         RoaringBitmap b = IndexBitmaps.read(e);
         if (b == null) {
             return null;
@@ -98,12 +112,20 @@ class RewriteApplierTest {
      */
     private static Manifest[] history(boolean stableRowIds) throws Exception {
         Manifest v1 = threeFragments(stableRowIds, TxnFixtures.schema());
-        Manifest v2 = commit(v1, new Operation.CreateIndex(List.of(index(1, "k", 0, 1, 0, 1, 2),
-                index(2, "v_old", 1, 1, 0, 1, 2), index(3, "v_new", 1, 3, 0, 1, 2), index(4, "v_two", 1, 1, 2),
-                index(5, "all", 0, 1, (int[]) null)), List.of()));
-        Manifest v3 = commit(v2, new Operation.DataOverlay(List.of(new Operation.OverlayGroup(0,
-                List.of(overlay("o", 1))))));
-        assertThat(v3.fragment(0).orElseThrow().overlays().get(0).committedVersion()).isEqualTo(3);
+        Manifest v2 = commit(
+                v1,
+                new Operation.CreateIndex(
+                        List.of(
+                                index(1, "k", 0, 1, 0, 1, 2),
+                                index(2, "v_old", 1, 1, 0, 1, 2),
+                                index(3, "v_new", 1, 3, 0, 1, 2),
+                                index(4, "v_two", 1, 1, 2),
+                                index(5, "all", 0, 1, (int[]) null)),
+                        List.of()));
+        Manifest v3 =
+                commit(v2, new Operation.DataOverlay(List.of(new Operation.OverlayGroup(0, List.of(overlay("o", 1))))));
+        assertThat(v3.fragment(0).orElseThrow().overlays().get(0).committedVersion())
+                .isEqualTo(3);
         Manifest v4 = commit(v3, rewriteZeroAndOne(v3));
         assertThat(v4.fragments()).extracting(Fragment::id).containsExactly(2L, 3L);
         return new Manifest[] {v1, v2, v3, v4};
@@ -148,26 +170,40 @@ class RewriteApplierTest {
 
     @Test
     void anOverlayOnALeafMakesAnIndexOnItsStructStaleAndTombstonedSlotsDoNot() throws Exception {
-        LanceSchema nested = LanceSchema.fromProto(List.of(
-                lance.file.Field.newBuilder().setName("s").setId(0).setParentId(-1).setLogicalType("struct")
-                        .setType(lance.file.Field.Type.PARENT).build(),
-                lance.file.Field.newBuilder().setName("x").setId(1).setParentId(0).setLogicalType("int64")
-                        .setNullable(true).build()), Map.of());
+        LanceSchema nested = LanceSchema.fromProto(
+                List.of(
+                        lance.file.Field.newBuilder()
+                                .setName("s")
+                                .setId(0)
+                                .setParentId(-1)
+                                .setLogicalType("struct")
+                                .setType(lance.file.Field.Type.PARENT)
+                                .build(),
+                        lance.file.Field.newBuilder()
+                                .setName("x")
+                                .setId(1)
+                                .setParentId(0)
+                                .setLogicalType("int64")
+                                .setNullable(true)
+                                .build()),
+                Map.of());
         Manifest v1 = threeFragments(true, nested);
-        Manifest v2 = commit(v1, new Operation.CreateIndex(List.of(index(1, "on_struct", 0, 1, 0, 1, 2),
-                index(2, "on_leaf", 1, 1, 0, 1, 2)), List.of()));
+        Manifest v2 = commit(
+                v1,
+                new Operation.CreateIndex(
+                        List.of(index(1, "on_struct", 0, 1, 0, 1, 2), index(2, "on_leaf", 1, 1, 0, 1, 2)), List.of()));
         DataOverlayFile leaf = overlay("leaf", 1);
         DataOverlayFile dead = new DataOverlayFile(leaf.dataFile().withTombstoned(f -> true), leaf.coverage(), 0);
-        Manifest staleLeaf = commit(v2, new Operation.DataOverlay(List.of(new Operation.OverlayGroup(1,
-                List.of(leaf)))));
+        Manifest staleLeaf =
+                commit(v2, new Operation.DataOverlay(List.of(new Operation.OverlayGroup(1, List.of(leaf)))));
         Manifest after = commit(staleLeaf, rewriteZeroAndOne(staleLeaf));
         assertThat(covered(after, "on_struct")).containsExactly(2);
         assertThat(covered(after, "on_leaf")).containsExactly(2);
 
         // Fragment 0 has an overlay whose only slot is a tombstone (e.g. dropped by a later column
         // rewrite of x): it supplies nothing, so the indices keep covering the new fragment.
-        Manifest tombstoned = commit(v2, new Operation.DataOverlay(List.of(new Operation.OverlayGroup(0,
-                List.of(dead)))));
+        Manifest tombstoned =
+                commit(v2, new Operation.DataOverlay(List.of(new Operation.OverlayGroup(0, List.of(dead)))));
         Manifest kept = commit(tombstoned, rewriteZeroAndOne(tombstoned));
         assertThat(covered(kept, "on_struct")).containsExactly(2, 3);
         assertThat(covered(kept, "on_leaf")).containsExactly(2, 3);

@@ -67,11 +67,16 @@ class RewriteMovesTest {
                 ((IntVector) root.getVector("k")).setSafe(k, k);
             }
             root.setRowCount(50);
-            Dataset.write(store, allocator, List.of(root), SCHEMA,
+            Dataset.write(
+                    store,
+                    allocator,
+                    List.of(root),
+                    SCHEMA,
                     WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(10)); // fragments 0..4
         }
         try (Dataset ds = Dataset.open(store, allocator)) {
-            ds.deleteRows(new long[] {0, 5, 9, 2L << 32, 2L << 32 | 1, 3L << 32 | 9}).close();
+            ds.deleteRows(new long[] {0, 5, 9, 2L << 32, 2L << 32 | 1, 3L << 32 | 9})
+                    .close();
         }
         Map<Integer, Long> before;
         Manifest read;
@@ -79,11 +84,11 @@ class RewriteMovesTest {
             before = addresses(ds);
             read = ds.manifest();
         }
-        StagedWrite staged = FragmentRewriter.rewrite(store, read, List.of(0L, 2L, 3L), targetRows, allocator,
-                FileWriterOptions.defaults());
+        StagedWrite staged = FragmentRewriter.rewrite(
+                store, read, List.of(0L, 2L, 3L), targetRows, allocator, FileWriterOptions.defaults());
         Operation.Rewrite rewrite = (Operation.Rewrite) staged.operation();
-        Manifest committed = TableCommitter.commit(store, Transaction.of(read.version(), rewrite, Map.of()),
-                CommitOptions.defaults());
+        Manifest committed = TableCommitter.commit(
+                store, Transaction.of(read.version(), rewrite, Map.of()), CommitOptions.defaults());
 
         RewriteMoves moves = RewriteMoves.of(store, committed, rewrite);
         Map<Integer, Long> after;
@@ -94,7 +99,9 @@ class RewriteMovesTest {
         for (Map.Entry<Integer, Long> e : before.entrySet()) {
             long fragment = e.getValue() >>> 32;
             if (!moves.moves(fragment)) {
-                assertThat(after.get(e.getKey())).as("row %s outside the rewrite", e.getKey()).isEqualTo(e.getValue());
+                assertThat(after.get(e.getKey()))
+                        .as("row %s outside the rewrite", e.getKey())
+                        .isEqualTo(e.getValue());
                 continue;
             }
             moved++;
@@ -108,7 +115,8 @@ class RewriteMovesTest {
         assertThat(copy.movedFragmentIds()).containsExactlyInAnyOrder(0L, 2L, 3L);
         for (long fragment : List.of(0L, 2L, 3L)) {
             for (int offset = 0; offset < 10; offset++) {
-                assertThat(copy.newAddress(fragment, offset)).as("fragment %s offset %s", fragment, offset)
+                assertThat(copy.newAddress(fragment, offset))
+                        .as("fragment %s offset %s", fragment, offset)
                         .isEqualTo(moves.newAddress(fragment, offset));
             }
         }
@@ -121,7 +129,8 @@ class RewriteMovesTest {
     private static RewriteMoves roundTrip(RewriteMoves moves) throws Exception {
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
         moves.writeTo(new java.io.DataOutputStream(bytes));
-        return RewriteMoves.readFrom(new java.io.DataInputStream(new java.io.ByteArrayInputStream(bytes.toByteArray())));
+        return RewriteMoves.readFrom(
+                new java.io.DataInputStream(new java.io.ByteArrayInputStream(bytes.toByteArray())));
     }
 
     /** Key → row address of every live row. */

@@ -45,8 +45,8 @@ import org.roaringbitmap.RoaringBitmap;
  * as {@link TableCommitterTest} and on S3 as s3-store's {@code S3TableCommitterTest}.
  */
 public abstract class TableCommitterSuite extends StoreBackedSuite {
-    private static final CommitOptions OPTS = CommitOptions.defaults().withMaxAttempts(500)
-            .withBackoff(Duration.ofMillis(2), Duration.ofMillis(50));
+    private static final CommitOptions OPTS =
+            CommitOptions.defaults().withMaxAttempts(500).withBackoff(Duration.ofMillis(2), Duration.ofMillis(50));
 
     private static Manifest create(ObjectStore store, int fragments, long rows) throws Exception {
         List<Fragment> fs = new ArrayList<>();
@@ -64,17 +64,21 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
     private static Transaction deleteRows(ObjectStore store, Manifest read, long fragmentId, int... offsets)
             throws Exception {
         Fragment f = read.fragment(fragmentId).orElseThrow();
-        DeletionVector dv = f.deletionFile() == null ? DeletionVector.EMPTY
-                : DeletionFiles.read(store, f.id(), f.deletionFile());
+        DeletionVector dv =
+                f.deletionFile() == null ? DeletionVector.EMPTY : DeletionFiles.read(store, f.id(), f.deletionFile());
         DeletionVector merged = dv.union(DeletionVector.of(offsets));
-        DeletionFile file = DeletionFiles.write(store, f.id(), read.version(), merged,
+        DeletionFile file = DeletionFiles.write(
+                store,
+                f.id(),
+                read.version(),
+                merged,
                 f.deletionFile() == null ? null : f.deletionFile().type());
         return Transaction.of(read.version(), new Operation.Delete(List.of(f.withDeletionFile(file)), List.of(), "t"));
     }
 
     private static List<String> names(ObjectStore store, String dir) throws Exception {
         List<String> out = new ArrayList<>();
-        for (Iterator<ObjectInfo> it = store.list(dir); it.hasNext();) {
+        for (Iterator<ObjectInfo> it = store.list(dir); it.hasNext(); ) {
             out.add(it.next().name());
         }
         return out;
@@ -85,17 +89,19 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
         ObjectStore store = newStore();
         Manifest v1 = create(store, 1, 10);
         assertThat(v1.version()).isEqualTo(1);
-        Transaction t = Transaction.of(1, new Operation.Append(List.of(TxnFixtures.fragment("x", 5))),
-                Map.of("flink.checkpoint-id", "7"));
+        Transaction t = Transaction.of(
+                1, new Operation.Append(List.of(TxnFixtures.fragment("x", 5))), Map.of("flink.checkpoint-id", "7"));
         Manifest v2 = TableCommitter.commit(store, t, OPTS);
         assertThat(v2.version()).isEqualTo(2);
         assertThat(v2.transactionFile()).isEqualTo("1-" + t.uuid() + ".txn");
-        assertThat(names(store, "_versions")).containsExactlyInAnyOrder("18446744073709551614.manifest",
-                "18446744073709551613.manifest", "latest_version_hint.json");
+        assertThat(names(store, "_versions"))
+                .containsExactlyInAnyOrder(
+                        "18446744073709551614.manifest", "18446744073709551613.manifest", "latest_version_hint.json");
         assertThat(names(store, "_transactions")).hasSize(2).contains(v2.transactionFile());
         Transaction stored = TransactionStore.readForVersion(store, 2);
         assertThat(stored.properties()).containsEntry("flink.checkpoint-id", "7");
-        assertThat(TransactionCodec.decode(store.readAll("_transactions/" + v2.transactionFile()), "f")).isEqualTo(stored);
+        assertThat(TransactionCodec.decode(store.readAll("_transactions/" + v2.transactionFile()), "f"))
+                .isEqualTo(stored);
         assertThat(latest(store).fragments()).extracting(Fragment::id).containsExactly(0L, 1L);
     }
 
@@ -120,24 +126,26 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
         create(store, 1, 10);
         TableCommitter.commit(store, Transaction.of(1, overlayOfField1("seen.lance", 1, 2)), OPTS); // v2
         DataFile replacement = new DataFile("r.lance", new int[] {0, 1}, new int[] {0, 1}, 2, 1, 77);
-        Transaction replace = Transaction.of(2, new Operation.DataReplacement(List.of(
-                new Operation.DataReplacementGroup(0, replacement))));
+        Transaction replace = Transaction.of(
+                2, new Operation.DataReplacement(List.of(new Operation.DataReplacementGroup(0, replacement))));
         TableCommitter.commit(store, Transaction.of(2, overlayOfField1("concurrent.lance", 2, 3)), OPTS); // v3
 
         Manifest v4 = TableCommitter.commit(store, replace, OPTS);
 
         // The overlay the replacement's writer saw (v2) is superseded and, fully tombstoned, removed;
         // the one committed concurrently (v3) keeps shadowing the new values.
-        assertThat(v4.fragment(0).orElseThrow().overlays()).extracting(o -> o.dataFile().path(),
-                DataOverlayFile::committedVersion).containsExactly(Tuple.tuple("concurrent.lance",
-                        3L));
+        assertThat(v4.fragment(0).orElseThrow().overlays())
+                .extracting(o -> o.dataFile().path(), DataOverlayFile::committedVersion)
+                .containsExactly(Tuple.tuple("concurrent.lance", 3L));
         assertThat(TransactionStore.readForVersion(store, 4).readVersion()).isEqualTo(2);
     }
 
     /** A DataOverlay of field 1 (and field 0, so a replacement of both fully covers it) at {@code offsets}. */
     private static Operation overlayOfField1(String path, int... offsets) {
-        DataOverlayFile ov = new DataOverlayFile(new DataFile(path, new int[] {0, 1}, new int[] {0, 1}, 2, 1, 9),
-                OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(offsets)), 0);
+        DataOverlayFile ov = new DataOverlayFile(
+                new DataFile(path, new int[] {0, 1}, new int[] {0, 1}, 2, 1, 9),
+                OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(offsets)),
+                0);
         return new Operation.DataOverlay(List.of(new Operation.OverlayGroup(0, List.of(ov))));
     }
 
@@ -162,7 +170,8 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
         assertThatThrownBy(() -> TableCommitter.commit(store, clash, OPTS))
                 .isInstanceOf(CommitConflictException.class)
                 .hasMessageContaining("both deleted or moved 1 row(s) of fragment 0, first at offset 7")
-                .satisfies(e -> assertThat(((CommitConflictException) e).isRetryable()).isTrue());
+                .satisfies(e ->
+                        assertThat(((CommitConflictException) e).isRetryable()).isTrue());
         assertThat(names(store, "_transactions")).isEqualTo(txnsBefore);
         assertThat(names(store, "_deletions")).isEqualTo(delsBefore);
         assertThat(latest(store).version()).isEqualTo(4);
@@ -175,7 +184,8 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
         TableCommitter.commit(store, deleteRows(store, v1, 1, 0, 1), OPTS);
         Manifest v3 = TableCommitter.commit(store, deleteRows(store, v1, 1, 2), OPTS);
         assertThat(v3.fragments()).extracting(Fragment::id).containsExactly(0L);
-        Operation.Delete recorded = (Operation.Delete) TransactionStore.readForVersion(store, 3).operation();
+        Operation.Delete recorded =
+                (Operation.Delete) TransactionStore.readForVersion(store, 3).operation();
         assertThat(recorded.deletedFragmentIds()).containsExactly(1L);
     }
 
@@ -183,14 +193,14 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
     void restoreBringsBackAnOldVersionWithoutReusingFragmentIds() throws Exception {
         ObjectStore store = newStore();
         create(store, 1, 10);
-        TableCommitter.commit(store, Transaction.of(1, new Operation.Append(List.of(TxnFixtures.fragment("a", 1)))),
-                OPTS);
+        TableCommitter.commit(
+                store, Transaction.of(1, new Operation.Append(List.of(TxnFixtures.fragment("a", 1)))), OPTS);
         Manifest v3 = TableCommitter.commit(store, Transaction.of(2, new Operation.Restore(1)), OPTS);
         assertThat(v3.version()).isEqualTo(3);
         assertThat(v3.fragments()).extracting(Fragment::id).containsExactly(0L);
         assertThat(v3.maxFragmentId().getAsLong()).isEqualTo(1);
-        Manifest v4 = TableCommitter.commit(store, Transaction.of(3, new Operation.Append(List.of(
-                TxnFixtures.fragment("b", 1)))), OPTS);
+        Manifest v4 = TableCommitter.commit(
+                store, Transaction.of(3, new Operation.Append(List.of(TxnFixtures.fragment("b", 1)))), OPTS);
         assertThat(v4.fragments()).extracting(Fragment::id).containsExactly(0L, 2L);
         assertThat(TransactionStore.readForVersion(store, 3).operation()).isEqualTo(new Operation.Restore(1));
     }
@@ -200,8 +210,10 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
         ObjectStore store = newStore();
         create(store, 1, 10);
         Transaction append = Transaction.of(1, new Operation.Append(List.of(TxnFixtures.fragment("a", 1))));
-        TableCommitter.commit(store, Transaction.of(1, new Operation.Overwrite(
-                List.of(TxnFixtures.fragment("o", 2)), TxnFixtures.schema())), OPTS);
+        TableCommitter.commit(
+                store,
+                Transaction.of(1, new Operation.Overwrite(List.of(TxnFixtures.fragment("o", 2)), TxnFixtures.schema())),
+                OPTS);
         assertThatThrownBy(() -> TableCommitter.commit(store, append, OPTS))
                 .isInstanceOf(CommitConflictException.class)
                 .hasMessageContaining("Commit of Append (transaction " + append.uuid() + ", read version 1)")
@@ -209,7 +221,8 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
                 .hasMessageContaining("committed as version 2")
                 .satisfies(e -> {
                     assertThat(((CommitConflictException) e).isRetryable()).isFalse();
-                    assertThat(((CommitConflictException) e).conflictingVersion()).isEqualTo(2);
+                    assertThat(((CommitConflictException) e).conflictingVersion())
+                            .isEqualTo(2);
                 });
         assertThat(names(store, "_transactions")).hasSize(2);
     }
@@ -270,11 +283,13 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
 
         AppendPlan noRetries = new AppendPlan(1);
         assertThatThrownBy(() -> TableCommitter.commit(store, noRetries, new TableHistory(store), refusing))
-                .isInstanceOf(java.io.IOException.class).hasMessageContaining("refused");
+                .isInstanceOf(java.io.IOException.class)
+                .hasMessageContaining("refused");
         AppendPlan refusedByPlan = new AppendPlan(1);
         refusedByPlan.mayRetry = false;
-        assertThatThrownBy(() -> TableCommitter.commit(store, refusedByPlan, new TableHistory(store),
-                refusing.withFailureRetries(three))).isInstanceOf(java.io.IOException.class)
+        assertThatThrownBy(() -> TableCommitter.commit(
+                        store, refusedByPlan, new TableHistory(store), refusing.withFailureRetries(three)))
+                .isInstanceOf(java.io.IOException.class)
                 .hasMessageContaining("refused");
         assertThat(refusedByPlan.retried).isEmpty();
         assertThat(VersionResolver.list(store)).hasSize(1);
@@ -285,19 +300,25 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
                 .orElseThrow();
         assertThat(m.version()).isEqualTo(2);
         String v2 = ManifestNamingScheme.V2.path(2);
-        assertThat(retried.retried).containsExactly("1:refused " + v2 + ":true:false", "2:refused " + v2
-                + ":true:false");
-        assertThat(names(store, "_transactions")).as("only the committed transaction's file is left").hasSize(2);
+        assertThat(retried.retried)
+                .containsExactly("1:refused " + v2 + ":true:false", "2:refused " + v2 + ":true:false");
+        assertThat(names(store, "_transactions"))
+                .as("only the committed transaction's file is left")
+                .hasSize(2);
 
         refusals[0] = 5;
-        assertThatThrownBy(() -> TableCommitter.commit(store, new AppendPlan(2), new TableHistory(store),
-                refusing.withFailureRetries(three))).isInstanceOf(java.io.IOException.class)
+        assertThatThrownBy(() -> TableCommitter.commit(
+                        store, new AppendPlan(2), new TableHistory(store), refusing.withFailureRetries(three)))
+                .isInstanceOf(java.io.IOException.class)
                 .hasMessageContaining("refused");
         AppendPlan conflicting = new AppendPlan(1);
         conflicting.checkFails = new CommitConflictException("contradicts version 2", false, 2);
-        assertThatThrownBy(() -> TableCommitter.commit(store, conflicting, new TableHistory(store),
-                OPTS.withFailureRetries(three))).isSameAs(conflicting.checkFails);
-        assertThat(conflicting.retried).as("a conflict that is not retryable is final").isEmpty();
+        assertThatThrownBy(() -> TableCommitter.commit(
+                        store, conflicting, new TableHistory(store), OPTS.withFailureRetries(three)))
+                .isSameAs(conflicting.checkFails);
+        assertThat(conflicting.retried)
+                .as("a conflict that is not retryable is final")
+                .isEmpty();
         assertThat(VersionResolver.list(store)).hasSize(2);
     }
 
@@ -329,15 +350,22 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
 
         AppendPlan once = new AppendPlan(1);
         assertThatThrownBy(() -> TableCommitter.commit(store, once, new TableHistory(store), losing))
-                .isInstanceOf(CommitOutcomeUnknownException.class).hasMessageContaining("version 2");
+                .isInstanceOf(CommitOutcomeUnknownException.class)
+                .hasMessageContaining("version 2");
         assertThat(VersionResolver.list(store)).as("it landed").hasSize(2);
 
         lose[0] = true;
         AppendPlan retried = new AppendPlan(2);
-        Manifest m = TableCommitter.commit(store, retried, new TableHistory(store), losing.withFailureRetries(
-                new CommitOptions.FailureRetries(3, Duration.ZERO, Duration.ZERO))).orElseThrow();
+        Manifest m = TableCommitter.commit(
+                        store,
+                        retried,
+                        new TableHistory(store),
+                        losing.withFailureRetries(new CommitOptions.FailureRetries(3, Duration.ZERO, Duration.ZERO)))
+                .orElseThrow();
         assertThat(m.version()).isEqualTo(3);
-        assertThat(retried.builds).as("recognised by its uuid, not built and published again").isEqualTo(1);
+        assertThat(retried.builds)
+                .as("recognised by its uuid, not built and published again")
+                .isEqualTo(1);
         assertThat(retried.retried).hasSize(1).allMatch(r -> r.startsWith("1:store down") && r.endsWith(":true"));
         assertThat(VersionResolver.list(store)).hasSize(3);
         assertThat(m.fragments()).extracting(Fragment::id).hasSize(3);
@@ -351,16 +379,17 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
             s.putIfAbsent(path, bytes);
             throw new PutOutcomeUnknownException("response lost", null);
         });
-        Manifest m = TableCommitter.commit(store, Transaction.of(1, new Operation.Append(List.of(
-                TxnFixtures.fragment("a", 1)))), flaky);
+        Manifest m = TableCommitter.commit(
+                store, Transaction.of(1, new Operation.Append(List.of(TxnFixtures.fragment("a", 1)))), flaky);
         assertThat(m.version()).isEqualTo(2);
         assertThat(VersionResolver.list(store)).hasSize(2);
 
         CommitOptions lost = OPTS.withMaxAttempts(2).withCommitHandler((s, path, bytes) -> {
             throw new PutOutcomeUnknownException("no response", null);
         });
-        assertThatThrownBy(() -> TableCommitter.commit(store, Transaction.of(2, new Operation.Append(List.of(
-                TxnFixtures.fragment("b", 1)))), lost)).isInstanceOf(CommitConflictException.class)
+        assertThatThrownBy(() -> TableCommitter.commit(
+                        store, Transaction.of(2, new Operation.Append(List.of(TxnFixtures.fragment("b", 1)))), lost))
+                .isInstanceOf(CommitConflictException.class)
                 .hasMessageContaining("gave up after 2 attempts");
         assertThat(VersionResolver.list(store)).hasSize(2);
         assertThat(names(store, "_transactions")).hasSize(2);
@@ -370,17 +399,21 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
     void refusesUnknownWriterFlagsAndRecordsInlineOnlyTransactions() throws Exception {
         ObjectStore store = newStore();
         Manifest v1 = create(store, 1, 10);
-        Manifest inlineOnly = TableCommitter.commit(store, Transaction.of(1, new Operation.Append(List.of(
-                TxnFixtures.fragment("a", 1)))), OPTS.withTransactionStorage(false, true));
+        Manifest inlineOnly = TableCommitter.commit(
+                store,
+                Transaction.of(1, new Operation.Append(List.of(TxnFixtures.fragment("a", 1)))),
+                OPTS.withTransactionStorage(false, true));
         assertThat(inlineOnly.writerFeatureFlags()).isEqualTo(FeatureFlags.DISABLE_TRANSACTION_FILE);
         assertThat(inlineOnly.readerFeatureFlags()).isZero();
         assertThat(inlineOnly.transactionFile()).isEmpty();
         assertThat(TransactionStore.readForVersion(store, 2).operation()).isInstanceOf(Operation.Append.class);
 
-        Manifest future = inlineOnly.toBuilder().version(3).writerFeatureFlags(1L << 9).build();
+        Manifest future =
+                inlineOnly.toBuilder().version(3).writerFeatureFlags(1L << 9).build();
         store.putIfAbsent(ManifestNamingScheme.V2.path(3), ManifestIO.serialize(future));
-        assertThatThrownBy(() -> TableCommitter.commit(store, Transaction.of(3, new Operation.Append(List.of(
-                TxnFixtures.fragment("b", 1)))), OPTS)).isInstanceOf(UnsupportedTableFeatureException.class)
+        assertThatThrownBy(() -> TableCommitter.commit(
+                        store, Transaction.of(3, new Operation.Append(List.of(TxnFixtures.fragment("b", 1)))), OPTS))
+                .isInstanceOf(UnsupportedTableFeatureException.class)
                 .hasMessageContaining("writer feature flag bit(s) 512");
         assertThat(v1.version()).isEqualTo(1);
     }
@@ -404,15 +437,17 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
                     Manifest read = latest(store);
                     Transaction txn;
                     if (k % 2 == 0) {
-                        txn = Transaction.of(read.version(), new Operation.Append(List.of(
-                                TxnFixtures.fragment("t" + me + "-" + k, 3))));
+                        txn = Transaction.of(
+                                read.version(),
+                                new Operation.Append(List.of(TxnFixtures.fragment("t" + me + "-" + k, 3))));
                     } else {
                         int offset = me * 10 + k; // distinct rows of the shared fragment 0
                         txn = deleteRows(store, read, 0, offset);
                         deletedFromShared.add(offset);
                     }
                     Manifest m = TableCommitter.commit(store, txn, OPTS);
-                    assertThat(TransactionStore.read(store, m).orElseThrow().uuid()).isEqualTo(txn.uuid());
+                    assertThat(TransactionStore.read(store, m).orElseThrow().uuid())
+                            .isEqualTo(txn.uuid());
                     committed.add(txn.uuid());
                 }
                 return null;
@@ -430,7 +465,9 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
         assertThat(versions.get(versions.size() - 1).version()).isEqualTo(1 + total);
         Set<String> seen = new HashSet<>();
         for (long v = 2; v <= 1 + total; v++) {
-            assertThat(seen.add(TransactionStore.readForVersion(store, v).uuid())).as("version %d", v).isTrue();
+            assertThat(seen.add(TransactionStore.readForVersion(store, v).uuid()))
+                    .as("version %d", v)
+                    .isTrue();
         }
         assertThat(seen).containsExactlyInAnyOrderElementsOf(committed);
 
@@ -440,7 +477,9 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
         assertThat(last.maxFragmentId().getAsLong()).isEqualTo(threads + appends - 1L);
         Fragment shared = last.fragment(0).orElseThrow();
         DeletionVector dv = DeletionFiles.read(store, 0, shared.deletionFile());
-        assertThat(dv.toArray()).containsExactlyInAnyOrder(deletedFromShared.stream().mapToInt(Integer::intValue).toArray());
+        assertThat(dv.toArray())
+                .containsExactlyInAnyOrder(
+                        deletedFromShared.stream().mapToInt(Integer::intValue).toArray());
         assertThat(last.countLiveRows()).isEqualTo(threads * 100L + appends * 3L - deletedFromShared.size());
         // every transaction file and deletion file left behind is referenced by some version
         assertThat(names(store, "_transactions")).hasSize(1 + total);

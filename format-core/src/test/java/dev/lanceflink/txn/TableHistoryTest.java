@@ -21,17 +21,18 @@ class TableHistoryTest {
     @Test
     void readsEachVersionOnceKeepsTheNewestAndDoesNotRememberMissingOnes() throws Exception {
         LocalObjectStore store = new LocalObjectStore(dir);
-        Transaction create = Transaction.of(0, new Operation.Overwrite(List.of(TxnFixtures.fragment("a", 3)),
-                TxnFixtures.schema()));
+        Transaction create =
+                Transaction.of(0, new Operation.Overwrite(List.of(TxnFixtures.fragment("a", 3)), TxnFixtures.schema()));
         TableCommitter.commit(store, create, CommitOptions.defaults());
         TableHistory history = new TableHistory(store, 2);
 
         assertThat(history.transaction(1).map(Transaction::uuid)).contains(create.uuid());
         assertThat(history.version(2)).isEmpty();
-        Transaction append = Transaction.of(1, new Operation.Append(List.of(TxnFixtures.fragment("b", 2))),
-                Map.of("k", "v"));
+        Transaction append =
+                Transaction.of(1, new Operation.Append(List.of(TxnFixtures.fragment("b", 2))), Map.of("k", "v"));
         TableCommitter.commit(store, append, CommitOptions.defaults());
-        assertThat(history.transaction(2).map(Transaction::uuid)).as("a missing version is read again")
+        assertThat(history.transaction(2).map(Transaction::uuid))
+                .as("a missing version is read again")
                 .contains(append.uuid());
         assertThat(history.latestVersion()).isEqualTo(2);
 
@@ -39,7 +40,9 @@ class TableHistoryTest {
         store.delete(ManifestNamingScheme.V2.path(1));
         assertThat(history.transaction(1).map(Transaction::uuid)).contains(create.uuid());
         // Bounded: with room for two, version 1 is dropped once two others were read after it.
-        TableCommitter.commit(store, Transaction.of(2, new Operation.Append(List.of(TxnFixtures.fragment("c", 1)))),
+        TableCommitter.commit(
+                store,
+                Transaction.of(2, new Operation.Append(List.of(TxnFixtures.fragment("c", 1)))),
                 CommitOptions.defaults());
         history.version(2);
         history.version(3);
@@ -75,15 +78,17 @@ class TableHistoryTest {
                 }
             }
         };
-        Transaction create = Transaction.of(0, new Operation.Overwrite(List.of(TxnFixtures.fragment("a", 3)),
-                TxnFixtures.schema()));
+        Transaction create =
+                Transaction.of(0, new Operation.Overwrite(List.of(TxnFixtures.fragment("a", 3)), TxnFixtures.schema()));
         TableCommitter.commit(store, create, CommitOptions.defaults());
         Transaction append = Transaction.of(1, new Operation.Append(List.of(TxnFixtures.fragment("b", 2))));
         TableCommitter.commit(store, append, CommitOptions.defaults());
         TableHistory history = new TableHistory(store);
 
         manifestReads[0] = 0;
-        assertThat(history.present(1).flatMap(TableHistory.Committed::transaction).map(Transaction::uuid))
+        assertThat(history.present(1)
+                        .flatMap(TableHistory.Committed::transaction)
+                        .map(Transaction::uuid))
                 .contains(create.uuid());
         assertThat(history.present(1)).isPresent();
         assertThat(history.version(1)).isPresent();

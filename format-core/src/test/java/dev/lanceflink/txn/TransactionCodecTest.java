@@ -49,19 +49,29 @@ class TransactionCodecTest {
     static List<Operation> operations() {
         Fragment f = TxnFixtures.fragment("a", 10);
         Fragment del = f.withId(3).withDeletionFile(new DeletionFile(DeletionFileType.ARROW_ARRAY, 4, 99, 2));
-        IndexEntry idx = new IndexEntry(IndexMetadata.newBuilder().setName("i")
+        IndexEntry idx = new IndexEntry(IndexMetadata.newBuilder()
+                .setName("i")
                 .setUuid(lance.table.UUID.newBuilder().setUuid(com.google.protobuf.ByteString.copyFrom(new byte[16])))
-                .addFields(0).setDatasetVersion(3).build());
-        DataOverlayFile ov = new DataOverlayFile(new DataFile("o.lance", new int[] {1}, new int[] {0}, 2, 1, 7),
-                OverlayCoverage.PerField.of(List.of(RoaringBitmap.bitmapOf(1, 2))), 0);
+                .addFields(0)
+                .setDatasetVersion(3)
+                .build());
+        DataOverlayFile ov = new DataOverlayFile(
+                new DataFile("o.lance", new int[] {1}, new int[] {0}, 2, 1, 7),
+                OverlayCoverage.PerField.of(List.of(RoaringBitmap.bitmapOf(1, 2))),
+                0);
         lance.table.Transaction.UpdateConfig uc = lance.table.Transaction.UpdateConfig.newBuilder()
-                .setConfigUpdates(lance.table.Transaction.UpdateMap.newBuilder().addUpdateEntries(
-                        lance.table.Transaction.UpdateMapEntry.newBuilder().setKey("k").setValue("v")))
+                .setConfigUpdates(lance.table.Transaction.UpdateMap.newBuilder()
+                        .addUpdateEntries(lance.table.Transaction.UpdateMapEntry.newBuilder()
+                                .setKey("k")
+                                .setValue("v")))
                 .build();
         return List.of(
                 new Operation.Append(List.of(f)),
                 new Operation.Delete(List.of(del), List.of(5L, 6L), "id > 3"),
-                new Operation.Overwrite(List.of(f), TxnFixtures.schema(), Map.of("a", "b"),
+                new Operation.Overwrite(
+                        List.of(f),
+                        TxnFixtures.schema(),
+                        Map.of("a", "b"),
                         List.of(new BasePath(1, "n", true, "s3://x"))),
                 new Operation.CreateIndex(List.of(idx), List.of()),
                 new Operation.Rewrite(List.of(new Operation.RewriteGroup(List.of(del), List.of(f)))),
@@ -69,11 +79,19 @@ class TransactionCodecTest {
                 new Operation.Project(TxnFixtures.schema()),
                 new Operation.Restore(4),
                 new Operation.ReserveFragments(3),
-                new Operation.Update(List.of(1L), List.of(del), List.of(f), new int[] {1}, new int[] {0},
-                        Operation.UpdateMode.REWRITE_COLUMNS, false, false, new byte[0]),
+                new Operation.Update(
+                        List.of(1L),
+                        List.of(del),
+                        List.of(f),
+                        new int[] {1},
+                        new int[] {0},
+                        Operation.UpdateMode.REWRITE_COLUMNS,
+                        false,
+                        false,
+                        new byte[0]),
                 new Operation.UpdateConfig(Set.of("k"), Set.of(), false, uc.toByteArray()),
-                new Operation.DataReplacement(List.of(new Operation.DataReplacementGroup(3,
-                        new DataFile("r.lance", new int[] {1}, new int[] {0}, 2, 1, 5)))),
+                new Operation.DataReplacement(List.of(new Operation.DataReplacementGroup(
+                        3, new DataFile("r.lance", new int[] {1}, new int[] {0}, 2, 1, 5)))),
                 new Operation.DataOverlay(List.of(new Operation.OverlayGroup(3, List.of(ov)))),
                 new Operation.UpdateBases(List.of(new BasePath(2, null, false, "/p"))));
     }
@@ -81,8 +99,8 @@ class TransactionCodecTest {
     @ParameterizedTest
     @MethodSource("operations")
     void everyOperationRoundTrips(Operation op) throws Exception {
-        Transaction t = new Transaction(7, "550e8400-e29b-41d4-a716-446655440000", "tag",
-                Map.of("flink.checkpoint-id", "42"), op);
+        Transaction t = new Transaction(
+                7, "550e8400-e29b-41d4-a716-446655440000", "tag", Map.of("flink.checkpoint-id", "42"), op);
         byte[] bytes = TransactionCodec.encode(t);
         Transaction back = TransactionCodec.decode(bytes, "mem");
         assertThat(back.readVersion()).isEqualTo(7);
@@ -108,11 +126,16 @@ class TransactionCodecTest {
 
     @Test
     void missingOperationIsAClearError() {
-        byte[] bytes = lance.table.Transaction.newBuilder().setUuid("abc").setReadVersion(3).build().toByteArray();
+        byte[] bytes = lance.table.Transaction.newBuilder()
+                .setUuid("abc")
+                .setReadVersion(3)
+                .build()
+                .toByteArray();
         assertThatThrownBy(() -> TransactionCodec.decode(bytes, "_transactions/3-abc.txn"))
                 .isInstanceOf(CorruptTableException.class)
                 .hasMessageContaining("transaction abc in _transactions/3-abc.txn has no operation");
         assertThatThrownBy(() -> TransactionCodec.decode(new byte[] {(byte) 0xff}, "x.txn"))
-                .isInstanceOf(CorruptTableException.class).hasMessageContaining("x.txn (1 bytes) is not a valid");
+                .isInstanceOf(CorruptTableException.class)
+                .hasMessageContaining("x.txn (1 bytes) is not a valid");
     }
 }

@@ -21,16 +21,27 @@ final class TxnFixtures {
 
     /** A two-column schema (id int64 = 0, name string = 1). */
     static LanceSchema schema() {
-        return LanceSchema.fromProto(List.of(
-                lance.file.Field.newBuilder().setName("id").setId(0).setParentId(-1).setLogicalType("int64").build(),
-                lance.file.Field.newBuilder().setName("name").setId(1).setParentId(-1).setLogicalType("string")
-                        .setNullable(true).build()), java.util.Map.of());
+        return LanceSchema.fromProto(
+                List.of(
+                        lance.file.Field.newBuilder()
+                                .setName("id")
+                                .setId(0)
+                                .setParentId(-1)
+                                .setLogicalType("int64")
+                                .build(),
+                        lance.file.Field.newBuilder()
+                                .setName("name")
+                                .setId(1)
+                                .setParentId(-1)
+                                .setLogicalType("string")
+                                .setNullable(true)
+                                .build()),
+                java.util.Map.of());
     }
 
     /** A fabricated 2.1 fragment with id 0 (unassigned) holding both fields. */
     static Fragment fragment(String file, long rows) {
-        return Fragment.of(0, List.of(new DataFile(file + ".lance", new int[] {0, 1}, new int[] {0, 1}, 2, 1,
-                100 + rows)), rows);
+        return Fragment.of(
+                0, List.of(new DataFile(file + ".lance", new int[] {0, 1}, new int[] {0, 1}, 2, 1, 100 + rows)), rows);
     }
-
 }

@@ -67,10 +67,14 @@ class UnknownOperationTest {
         // Version 2, as a newer Lance would commit it: same content, an operation only it knows,
         // recorded inline only.
         Manifest v1 = ManifestIO.read(store, VersionResolver.latest(store));
-        Manifest v2 = v1.toBuilder().version(2).transactionFile("")
+        Manifest v2 = v1.toBuilder()
+                .version(2)
+                .transactionFile("")
                 .writerFeatureFlags(v1.writerFeatureFlags() | FeatureFlags.DISABLE_TRANSACTION_FILE)
-                .inlineTransaction(futureTransaction(1)).build();
-        assertThat(store.putIfAbsent(ManifestNamingScheme.V2.path(2), ManifestIO.serialize(v2))).isTrue();
+                .inlineTransaction(futureTransaction(1))
+                .build();
+        assertThat(store.putIfAbsent(ManifestNamingScheme.V2.path(2), ManifestIO.serialize(v2)))
+                .isTrue();
     }
 
     @AfterEach
@@ -80,11 +84,20 @@ class UnknownOperationTest {
 
     /** Transaction bytes of a newer Lance: known header fields, and an operation in field 116. */
     static byte[] futureTransaction(long readVersion) {
-        UnknownFieldSet operation = UnknownFieldSet.newBuilder().addField(FUTURE_OPERATION,
-                UnknownFieldSet.Field.newBuilder().addLengthDelimited(ByteString.copyFrom(new byte[] {0x08, 0x01}))
-                        .build()).build();
-        return lance.table.Transaction.newBuilder().setReadVersion(readVersion).setUuid(FUTURE_UUID)
-                .putTransactionProperties("writer", "lance-99").setUnknownFields(operation).build().toByteArray();
+        UnknownFieldSet operation = UnknownFieldSet.newBuilder()
+                .addField(
+                        FUTURE_OPERATION,
+                        UnknownFieldSet.Field.newBuilder()
+                                .addLengthDelimited(ByteString.copyFrom(new byte[] {0x08, 0x01}))
+                                .build())
+                .build();
+        return lance.table.Transaction.newBuilder()
+                .setReadVersion(readVersion)
+                .setUuid(FUTURE_UUID)
+                .putTransactionProperties("writer", "lance-99")
+                .setUnknownFields(operation)
+                .build()
+                .toByteArray();
     }
 
     @Test
@@ -95,14 +108,20 @@ class UnknownOperationTest {
         assertThat(t.uuid()).isEqualTo(FUTURE_UUID);
         assertThat(t.readVersion()).isEqualTo(4);
         assertThat(t.properties()).containsEntry("writer", "lance-99");
-        assertThatThrownBy(() -> TransactionCodec.encode(t)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> TransactionCodec.encode(t))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("116");
     }
 
     @Test
     void aTransactionWithoutAnyOperationIsStillCorrupt() {
-        byte[] none = lance.table.Transaction.newBuilder().setReadVersion(1).setUuid(FUTURE_UUID).build().toByteArray();
-        assertThatThrownBy(() -> TransactionCodec.decode(none, "test bytes")).isInstanceOf(CorruptTableException.class)
+        byte[] none = lance.table.Transaction.newBuilder()
+                .setReadVersion(1)
+                .setUuid(FUTURE_UUID)
+                .build()
+                .toByteArray();
+        assertThatThrownBy(() -> TransactionCodec.decode(none, "test bytes"))
+                .isInstanceOf(CorruptTableException.class)
                 .hasMessageContaining("no operation");
     }
 
@@ -119,7 +138,8 @@ class UnknownOperationTest {
                 }
             }
             assertThat(rows).isEqualTo(3);
-            assertThat(ds.versions()).extracting(VersionInfo::operation)
+            assertThat(ds.versions())
+                    .extracting(VersionInfo::operation)
                     .containsExactly("Overwrite", new Operation.Unknown(FUTURE_OPERATION).name());
             assertThat(ds.findCommittedVersion("uuid", FUTURE_UUID, 0)).contains(2L);
         }
@@ -140,16 +160,22 @@ class UnknownOperationTest {
                 .hasMessageContaining("upgrade");
         assertThat(VersionResolver.latest(store).version()).isEqualTo(2);
         try (Stream<Path> txns = Files.list(dir.resolve(Transaction.TRANSACTIONS_DIR))) {
-            assertThat(txns).as("only version 1's transaction file; the refused commit's is removed").hasSize(1);
+            assertThat(txns)
+                    .as("only version 1's transaction file; the refused commit's is removed")
+                    .hasSize(1);
         }
     }
 
     @Test
     void theConflictMatrixNeverCallsAnUnknownOperationCompatible() throws Exception {
         Operation unknown = new Operation.Unknown(FUTURE_OPERATION);
-        for (Operation mine : List.of(new Operation.Append(List.of()), new Operation.ReserveFragments(1),
-                new Operation.UpdateBases(List.of()), new Operation.Overwrite(List.of(), TxnFixtures.schema()))) {
-            assertThat(ConflictResolver.check(mine, unknown)).as(mine.name())
+        for (Operation mine : List.of(
+                new Operation.Append(List.of()),
+                new Operation.ReserveFragments(1),
+                new Operation.UpdateBases(List.of()),
+                new Operation.Overwrite(List.of(), TxnFixtures.schema()))) {
+            assertThat(ConflictResolver.check(mine, unknown))
+                    .as(mine.name())
                     .isInstanceOf(ConflictOutcome.Incompatible.class);
         }
     }

@@ -35,6 +35,7 @@ class FragmentWriterTest {
     private static final LanceSchema SCHEMA = LanceSchema.fromArrow(ARROW, 0);
 
     private final BufferAllocator allocator = new RootAllocator();
+
     @TempDir
     Path dir;
 
@@ -49,8 +50,8 @@ class FragmentWriterTest {
         List<Fragment> first;
         List<Fragment> second;
         List<Fragment> empty;
-        try (FragmentWriter w = new FragmentWriter(store, SCHEMA, FileVersion.V2_1, 4, allocator,
-                FileWriterOptions.defaults())) {
+        try (FragmentWriter w =
+                new FragmentWriter(store, SCHEMA, FileVersion.V2_1, 4, allocator, FileWriterOptions.defaults())) {
             write(w, 0, 6);
             first = w.flush();
             write(w, 6, 3);
@@ -58,7 +59,8 @@ class FragmentWriterTest {
             empty = w.flush();
             assertThat(w.finish()).isEmpty();
             assertThat(w.finish()).isEmpty();
-            assertThatThrownBy(() -> write(w, 9, 1)).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(() -> write(w, 9, 1))
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("finished");
         }
         assertThat(first).extracting(Fragment::physicalRows).containsExactly(4L, 2L);
@@ -78,8 +80,8 @@ class FragmentWriterTest {
     void closeDeletesOnlyTheFilesWrittenAfterTheLastFlush() throws Exception {
         LocalObjectStore store = new LocalObjectStore(dir);
         List<Fragment> flushed;
-        try (FragmentWriter w = new FragmentWriter(store, SCHEMA, FileVersion.V2_1, 100, allocator,
-                FileWriterOptions.defaults())) {
+        try (FragmentWriter w =
+                new FragmentWriter(store, SCHEMA, FileVersion.V2_1, 100, allocator, FileWriterOptions.defaults())) {
             write(w, 0, 5);
             flushed = w.flush();
             write(w, 5, 5);
@@ -88,7 +90,8 @@ class FragmentWriterTest {
             assertThat(w.writtenPaths()).hasSize(3);
         }
         try (Stream<Path> files = Files.list(dir.resolve("data"))) {
-            assertThat(files.map(p -> p.getFileName().toString()).toList()).hasSize(2)
+            assertThat(files.map(p -> p.getFileName().toString()).toList())
+                    .hasSize(2)
                     .contains(flushed.get(0).files().get(0).path());
         }
     }

@@ -40,9 +40,7 @@ final class RangeCoalescer {
             int i = order[k];
             long start = offsets[i];
             long end = start + lengths[i];
-            boolean merge = requests > 0
-                    && start - curEnd <= maxGap
-                    && Math.max(curEnd, end) - curStart <= maxMerged;
+            boolean merge = requests > 0 && start - curEnd <= maxGap && Math.max(curEnd, end) - curStart <= maxMerged;
             if (merge) {
                 curEnd = Math.max(curEnd, end);
             } else {
@@ -59,7 +57,8 @@ final class RangeCoalescer {
         if (requests > 0) {
             outLengths[requests - 1] = (int) (curEnd - curStart);
         }
-        return new Plan(Arrays.copyOf(outOffsets, requests), Arrays.copyOf(outLengths, requests), requestOf, offsetInRequest);
+        return new Plan(
+                Arrays.copyOf(outOffsets, requests), Arrays.copyOf(outLengths, requests), requestOf, offsetInRequest);
     }
 
     /** Indexes of {@code offsets} in ascending offset order (stable), without boxing. */

@@ -32,12 +32,16 @@ final class S3Bodies {
                 n += r;
             }
         } catch (IOException e) {
-            throw RetryableException.builder().message("Body of " + what + " broke off after " + n + " of " + length
-                    + " bytes: " + e.getMessage()).cause(e).build();
+            throw RetryableException.builder()
+                    .message(
+                            "Body of " + what + " broke off after " + n + " of " + length + " bytes: " + e.getMessage())
+                    .cause(e)
+                    .build();
         }
         if (n < length) {
-            throw RetryableException.builder().message("Body of " + what + " ended after " + n + " of " + length
-                    + " bytes").build();
+            throw RetryableException.builder()
+                    .message("Body of " + what + " ended after " + n + " of " + length + " bytes")
+                    .build();
         }
         return buf;
     }

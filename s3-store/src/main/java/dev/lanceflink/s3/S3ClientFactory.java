@@ -58,9 +58,11 @@ public final class S3ClientFactory {
             // and instance credentials; resolved lazily on the first request.
             return DefaultCredentialsProvider.builder().build();
         }
-        return StaticCredentialsProvider.create(config.sessionToken() == null
-                ? AwsBasicCredentials.create(config.accessKeyId(), config.secretAccessKey())
-                : AwsSessionCredentials.create(config.accessKeyId(), config.secretAccessKey(), config.sessionToken()));
+        return StaticCredentialsProvider.create(
+                config.sessionToken() == null
+                        ? AwsBasicCredentials.create(config.accessKeyId(), config.secretAccessKey())
+                        : AwsSessionCredentials.create(
+                                config.accessKeyId(), config.secretAccessKey(), config.sessionToken()));
     }
 
     static Region region(S3StoreConfig config) {
@@ -75,8 +77,10 @@ public final class S3ClientFactory {
         try {
             return new DefaultAwsRegionProviderChain().getRegion();
         } catch (SdkClientException e) {
-            throw new IllegalArgumentException("No AWS region configured: set the storage option "
-                    + S3StoreConfig.REGION + " (or AWS_REGION, or a region in the AWS profile)", e);
+            throw new IllegalArgumentException(
+                    "No AWS region configured: set the storage option " + S3StoreConfig.REGION
+                            + " (or AWS_REGION, or a region in the AWS profile)",
+                    e);
         }
     }
 }

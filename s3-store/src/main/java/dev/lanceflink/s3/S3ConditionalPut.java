@@ -52,11 +52,14 @@ final class S3ConditionalPut {
         SdkException lastFailure = null;
         for (int round = 1; round <= RESOLVE_ROUNDS; round++) {
             try {
-                store.client().putObject(b -> b.bucket(bucket).key(key)
-                                .ifNoneMatch("*")
-                                .metadata(Map.of(CREATION_ID, creationId))
-                                .contentLength((long) content.length),
-                        RequestBody.fromBytes(content));
+                store.client()
+                        .putObject(
+                                b -> b.bucket(bucket)
+                                        .key(key)
+                                        .ifNoneMatch("*")
+                                        .metadata(Map.of(CREATION_ID, creationId))
+                                        .contentLength((long) content.length),
+                                RequestBody.fromBytes(content));
                 return true;
             } catch (SdkException e) {
                 if (S3Errors.isStatus(e, S3Errors.PRECONDITION_FAILED)) {
@@ -68,8 +71,11 @@ final class S3ConditionalPut {
                     throw store.error(e, "conditional PUT", key);
                 }
                 lastFailure = e;
-                LOG.debug("Conditional PUT {} round {} failed with an unknown outcome; checking the object",
-                        store.location().uriOf(key), round, e);
+                LOG.debug(
+                        "Conditional PUT {} round {} failed with an unknown outcome; checking the object",
+                        store.location().uriOf(key),
+                        round,
+                        e);
             }
             Optional<String> existing = readCreationId(key, creationId, lastFailure);
             if (existing.isPresent()) {
@@ -77,10 +83,13 @@ final class S3ConditionalPut {
             }
             // Nothing is there: no attempt has landed (yet). Putting again with the same id is safe.
         }
-        throw new PutOutcomeUnknownException("Conditional PUT " + store.location().uriOf(key) + " failed "
-                + RESOLVE_ROUNDS + " times (each after " + store.config().maxAttempts()
-                + " attempts) and the object is still absent; a delayed attempt may still land with creation id "
-                + creationId + ". Re-check the table state before retrying the commit", lastFailure);
+        throw new PutOutcomeUnknownException(
+                "Conditional PUT " + store.location().uriOf(key) + " failed "
+                        + RESOLVE_ROUNDS + " times (each after "
+                        + store.config().maxAttempts()
+                        + " attempts) and the object is still absent; a delayed attempt may still land with creation id "
+                        + creationId + ". Re-check the table state before retrying the commit",
+                lastFailure);
     }
 
     /**
@@ -100,13 +109,16 @@ final class S3ConditionalPut {
     private boolean resolveExisting(String key, String creationId, SdkException conflict) throws IOException {
         Optional<String> existing = readCreationId(key, creationId, conflict);
         if (existing.isEmpty()) {
-            throw new PutOutcomeUnknownException("Conditional PUT " + store.location().uriOf(key)
-                    + " was refused with 412 (the object exists), but the object is gone when read back: something"
-                    + " deleted it. Re-check the table state before retrying the commit", conflict);
+            throw new PutOutcomeUnknownException(
+                    "Conditional PUT " + store.location().uriOf(key)
+                            + " was refused with 412 (the object exists), but the object is gone when read back: something"
+                            + " deleted it. Re-check the table state before retrying the commit",
+                    conflict);
         }
         boolean ours = creationId.equals(existing.get());
         if (ours) {
-            LOG.info("Conditional PUT {}: the 412 was for our own earlier attempt (lost response); the commit landed",
+            LOG.info(
+                    "Conditional PUT {}: the 412 was for our own earlier attempt (lost response); the commit landed",
                     store.location().uriOf(key));
         }
         return ours;
@@ -122,10 +134,12 @@ final class S3ConditionalPut {
         try {
             head = store.headObject(key);
         } catch (IOException e) {
-            PutOutcomeUnknownException unknown = new PutOutcomeUnknownException("Conditional PUT "
-                    + store.location().uriOf(key) + " with creation id " + creationId
-                    + " has an unknown outcome: reading the object back failed (" + e.getMessage()
-                    + "). Re-check the table state before retrying the commit", e);
+            PutOutcomeUnknownException unknown = new PutOutcomeUnknownException(
+                    "Conditional PUT "
+                            + store.location().uriOf(key) + " with creation id " + creationId
+                            + " has an unknown outcome: reading the object back failed (" + e.getMessage()
+                            + "). Re-check the table state before retrying the commit",
+                    e);
             if (cause != null) {
                 unknown.addSuppressed(cause);
             }

@@ -74,7 +74,9 @@ final class S3ListingIterator implements Iterator<ObjectInfo> {
                 if (key.endsWith("/")) {
                     continue; // a "directory marker" some tools create; not an object of the table
                 }
-                next = new ObjectInfo(store.location().pathOf(key), o.size() == null ? 0 : o.size(),
+                next = new ObjectInfo(
+                        store.location().pathOf(key),
+                        o.size() == null ? 0 : o.size(),
                         o.lastModified() == null ? 0 : o.lastModified().toEpochMilli());
                 return;
             }

@@ -18,11 +18,16 @@ public record S3Location(String bucket, String prefix) {
         }
         for (int i = 0; i < bucket.length(); i++) {
             char c = bucket.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || c == '.' || c == '-' || c == '_';
+            boolean ok = (c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (c >= '0' && c <= '9')
+                    || c == '.'
+                    || c == '-'
+                    || c == '_';
             if (!ok) {
-                throw new IllegalArgumentException("S3 bucket name '" + bucket + "' has the invalid character '" + c
-                        + "' at index " + i + ": bucket names use letters, digits, '.', '-' (and '_' in legacy buckets)");
+                throw new IllegalArgumentException(
+                        "S3 bucket name '" + bucket + "' has the invalid character '" + c + "' at index " + i
+                                + ": bucket names use letters, digits, '.', '-' (and '_' in legacy buckets)");
             }
         }
         if (prefix == null) {
@@ -49,7 +54,8 @@ public record S3Location(String bucket, String prefix) {
         String rest = uri.substring(sep + 3);
         int q = indexOfAny(rest, '?', '#');
         if (q >= 0) {
-            throw new IllegalArgumentException("S3 URI '" + uri + "' has a query or fragment; pass settings as storage options instead");
+            throw new IllegalArgumentException(
+                    "S3 URI '" + uri + "' has a query or fragment; pass settings as storage options instead");
         }
         int slash = rest.indexOf('/');
         String bucket = slash < 0 ? rest : rest.substring(0, slash);
@@ -63,7 +69,8 @@ public record S3Location(String bucket, String prefix) {
                     continue;
                 }
                 if (segment.equals(".") || segment.equals("..")) {
-                    throw new IllegalArgumentException("S3 URI '" + uri + "' has a '" + segment + "' segment; write the prefix literally");
+                    throw new IllegalArgumentException(
+                            "S3 URI '" + uri + "' has a '" + segment + "' segment; write the prefix literally");
                 }
                 if (prefix.length() > 0) {
                     prefix.append('/');
@@ -80,7 +87,8 @@ public record S3Location(String bucket, String prefix) {
             throw new IllegalArgumentException("path is null");
         }
         if (path.startsWith("/")) {
-            throw new IllegalArgumentException("Store path '" + path + "' must be relative to the store root (no leading '/')");
+            throw new IllegalArgumentException(
+                    "Store path '" + path + "' must be relative to the store root (no leading '/')");
         }
         return prefix.isEmpty() ? path : path.isEmpty() ? prefix : prefix + "/" + path;
     }

@@ -116,7 +116,10 @@ public final class S3MultipartOutputStream extends OutputStream implements Abort
     private void uploadPart(boolean last) throws IOException {
         if (uploadId == null) {
             try {
-                uploadId = store.client().createMultipartUpload(b -> b.bucket(store.location().bucket()).key(key)).uploadId();
+                uploadId = store.client()
+                        .createMultipartUpload(
+                                b -> b.bucket(store.location().bucket()).key(key))
+                        .uploadId();
             } catch (SdkException e) {
                 throw store.error(e, "CreateMultipartUpload", key);
             }
@@ -147,9 +150,15 @@ public final class S3MultipartOutputStream extends OutputStream implements Abort
         // A content provider, not RequestBody.fromBytes, which would copy the whole part.
         ContentStreamProvider body = () -> new ByteArrayInputStream(data, 0, length);
         try {
-            String eTag = store.client().uploadPart(b -> b.bucket(store.location().bucket()).key(key)
-                            .uploadId(id).partNumber(partNumber).contentLength((long) length),
-                    RequestBody.fromContentProvider(body, length, "application/octet-stream")).eTag();
+            String eTag = store.client()
+                    .uploadPart(
+                            b -> b.bucket(store.location().bucket())
+                                    .key(key)
+                                    .uploadId(id)
+                                    .partNumber(partNumber)
+                                    .contentLength((long) length),
+                            RequestBody.fromContentProvider(body, length, "application/octet-stream"))
+                    .eTag();
             synchronized (spare) {
                 if (spare.size() < maxInFlight) {
                     spare.add(data);
@@ -167,7 +176,8 @@ public final class S3MultipartOutputStream extends OutputStream implements Abort
             completed.add(f.get());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new InterruptedIOException("Interrupted while uploading " + store.location().uriOf(key));
+            throw new InterruptedIOException(
+                    "Interrupted while uploading " + store.location().uriOf(key));
         } catch (ExecutionException e) {
             Throwable c = e.getCause();
             if (c instanceof IOException io) {
@@ -200,12 +210,17 @@ public final class S3MultipartOutputStream extends OutputStream implements Abort
             }
             completed.sort((a, b) -> Integer.compare(a.partNumber(), b.partNumber()));
             try {
-                store.client().completeMultipartUpload(b -> b.bucket(store.location().bucket()).key(key)
-                        .uploadId(uploadId).multipartUpload(m -> m.parts(completed)));
+                store.client()
+                        .completeMultipartUpload(b -> b.bucket(store.location().bucket())
+                                .key(key)
+                                .uploadId(uploadId)
+                                .multipartUpload(m -> m.parts(completed)));
             } catch (SdkException e) {
                 if (!completedDespite(e)) {
-                    throw store.error(e, "CompleteMultipartUpload (" + completed.size() + " parts, " + bytesWritten
-                            + " bytes)", key);
+                    throw store.error(
+                            e,
+                            "CompleteMultipartUpload (" + completed.size() + " parts, " + bytesWritten + " bytes)",
+                            key);
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -230,7 +245,9 @@ public final class S3MultipartOutputStream extends OutputStream implements Abort
             return false; // refused outright (e.g. EntityTooSmall, InvalidPart, AccessDenied)
         }
         try {
-            return store.headObject(key).map(h -> h.contentLength() == bytesWritten).orElse(false);
+            return store.headObject(key)
+                    .map(h -> h.contentLength() == bytesWritten)
+                    .orElse(false);
         } catch (IOException headFailed) {
             e.addSuppressed(headFailed);
             return false;
@@ -242,8 +259,10 @@ public final class S3MultipartOutputStream extends OutputStream implements Abort
         int length = count;
         ContentStreamProvider body = () -> new ByteArrayInputStream(data, 0, length);
         try {
-            store.client().putObject(b -> b.bucket(store.location().bucket()).key(key).contentLength((long) length),
-                    RequestBody.fromContentProvider(body, length, "application/octet-stream"));
+            store.client()
+                    .putObject(
+                            b -> b.bucket(store.location().bucket()).key(key).contentLength((long) length),
+                            RequestBody.fromContentProvider(body, length, "application/octet-stream"));
         } catch (SdkException e) {
             throw store.error(e, "PUT (" + length + " bytes)", key);
         }
@@ -281,7 +300,9 @@ public final class S3MultipartOutputStream extends OutputStream implements Abort
             String id = uploadId;
             uploadId = null;
             try {
-                store.client().abortMultipartUpload(b -> b.bucket(store.location().bucket()).key(key).uploadId(id));
+                store.client()
+                        .abortMultipartUpload(b ->
+                                b.bucket(store.location().bucket()).key(key).uploadId(id));
             } catch (SdkException e) {
                 // The original failure matters more; the bucket's lifecycle rule for incomplete
                 // uploads is the backstop for a failed abort.
@@ -289,8 +310,11 @@ public final class S3MultipartOutputStream extends OutputStream implements Abort
                 if (cause != null) {
                     cause.addSuppressed(io);
                 }
-                LOG.warn("Could not abort multipart upload {} of {}; its parts stay until a lifecycle rule removes them",
-                        id, store.location().uriOf(key), io);
+                LOG.warn(
+                        "Could not abort multipart upload {} of {}; its parts stay until a lifecycle rule removes them",
+                        id,
+                        store.location().uriOf(key),
+                        io);
             }
         }
     }

@@ -70,7 +70,12 @@ public final class S3ObjectStore implements ObjectStore {
         this.config = requireNonNull(config, "config is null");
         this.ownsClient = ownsClient;
         int threads = Math.max(config.readParallelism(), config.uploadConcurrency());
-        this.executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+        this.executor = new ThreadPoolExecutor(
+                threads,
+                threads,
+                30,
+                TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(),
                 daemonThreads("lance-s3-io-" + location.bucket()));
         this.executor.allowCoreThreadTimeOut(true);
         this.conditionalPut = new S3ConditionalPut(this);
@@ -125,9 +130,9 @@ public final class S3ObjectStore implements ObjectStore {
     public byte[] readAll(String path) throws IOException {
         String key = location.key(path);
         try {
-            byte[] content = client.getObject(b -> b.bucket(location.bucket()).key(key),
-                    (ResponseTransformer<GetObjectResponse, byte[]>) (resp, in) ->
-                            S3Bodies.readExactly(in, resp.contentLength(), "GET " + location.uriOf(key)));
+            byte[] content = client.getObject(
+                    b -> b.bucket(location.bucket()).key(key), (ResponseTransformer<GetObjectResponse, byte[]>)
+                            (resp, in) -> S3Bodies.readExactly(in, resp.contentLength(), "GET " + location.uriOf(key)));
             bucketVerified = true;
             return content;
         } catch (SdkException e) {
@@ -138,8 +143,8 @@ public final class S3ObjectStore implements ObjectStore {
     @Override
     public RangeReader openReader(String path) throws IOException {
         String key = location.key(path);
-        HeadObjectResponse head = headObject(key).orElseThrow(() -> new FileNotFoundException(
-                "Object not found: " + location.uriOf(key)));
+        HeadObjectResponse head = headObject(key)
+                .orElseThrow(() -> new FileNotFoundException("Object not found: " + location.uriOf(key)));
         return new S3RangeReader(this, key, head.contentLength(), head.eTag());
     }
 
@@ -159,14 +164,18 @@ public final class S3ObjectStore implements ObjectStore {
     @Override
     public Optional<ObjectInfo> head(String path) throws IOException {
         String key = location.key(path);
-        return headObject(key).map(h -> new ObjectInfo(path, h.contentLength(),
-                h.lastModified() == null ? 0 : h.lastModified().toEpochMilli()));
+        return headObject(key)
+                .map(h -> new ObjectInfo(
+                        path,
+                        h.contentLength(),
+                        h.lastModified() == null ? 0 : h.lastModified().toEpochMilli()));
     }
 
     /** HEAD of a key; empty if it does not exist (after making sure the bucket does). */
     Optional<HeadObjectResponse> headObject(String key) throws IOException {
         try {
-            HeadObjectResponse head = client.headObject(b -> b.bucket(location.bucket()).key(key));
+            HeadObjectResponse head =
+                    client.headObject(b -> b.bucket(location.bucket()).key(key));
             bucketVerified = true;
             return Optional.of(head);
         } catch (SdkException e) {
@@ -191,8 +200,10 @@ public final class S3ObjectStore implements ObjectStore {
             bucketVerified = true;
         } catch (SdkException e) {
             if (S3Errors.isStatus(e, 404)) {
-                throw new IOException("S3 bucket '" + location.bucket() + "' does not exist (" + S3Errors.endpoint(config)
-                        + "), so " + location.uriOf(key) + " cannot be read. Create the bucket or correct the table URI", e);
+                throw new IOException(
+                        "S3 bucket '" + location.bucket() + "' does not exist (" + S3Errors.endpoint(config) + "), so "
+                                + location.uriOf(key) + " cannot be read. Create the bucket or correct the table URI",
+                        e);
             }
             throw error(e, "HEAD bucket", "");
         }
@@ -207,7 +218,8 @@ public final class S3ObjectStore implements ObjectStore {
     public void put(String path, byte[] content) throws IOException {
         String key = location.key(path);
         try {
-            client.putObject(b -> b.bucket(location.bucket()).key(key).contentLength((long) content.length),
+            client.putObject(
+                    b -> b.bucket(location.bucket()).key(key).contentLength((long) content.length),
                     RequestBody.fromBytes(content));
         } catch (SdkException e) {
             throw error(e, "PUT", key);
@@ -253,15 +265,17 @@ public final class S3ObjectStore implements ObjectStore {
             }
             bucketVerified = true;
             for (CommonPrefix p : resp.commonPrefixes()) {
-                String name = p.prefix().substring(keyPrefix.length(), p.prefix().length() - 1);
+                String name =
+                        p.prefix().substring(keyPrefix.length(), p.prefix().length() - 1);
                 if (!name.isEmpty()) { // "a//b" keys make an empty-named prefix: no directory a caller can use
                     out.add(name);
                 }
             }
             token = Boolean.TRUE.equals(resp.isTruncated()) ? resp.nextContinuationToken() : null;
             if (Boolean.TRUE.equals(resp.isTruncated()) && token == null) {
-                throw new IOException("LIST " + location.uriOf(keyPrefix)
-                        + " returned a truncated page without a continuation token; the server is not S3-compatible here");
+                throw new IOException(
+                        "LIST " + location.uriOf(keyPrefix)
+                                + " returned a truncated page without a continuation token; the server is not S3-compatible here");
             }
         } while (token != null);
         out.sort(null); // S3 lists in UTF-8 byte order; the contract is String order
@@ -289,15 +303,16 @@ public final class S3ObjectStore implements ObjectStore {
      */
     @Override
     public ObjectStore openAt(String uri) throws IOException {
-        String scheme = uri.contains("://") ? uri.substring(0, uri.indexOf("://")).toLowerCase(Locale.ROOT)
-                : "";
+        String scheme =
+                uri.contains("://") ? uri.substring(0, uri.indexOf("://")).toLowerCase(Locale.ROOT) : "";
         if (!scheme.equals("s3") && !scheme.equals("s3a")) {
             return ObjectStore.super.openAt(uri);
         }
         try {
             return new S3ObjectStore(client, S3Location.parse(uri), config, false);
         } catch (IllegalArgumentException e) {
-            throw new IOException("Cannot open " + uri + " with the settings of " + rootUri() + ": " + e.getMessage(), e);
+            throw new IOException(
+                    "Cannot open " + uri + " with the settings of " + rootUri() + ": " + e.getMessage(), e);
         }
     }
 

@@ -78,8 +78,8 @@ final class S3RangeReader implements RangeReader {
     @Override
     public ByteBuffer[] readRanges(long[] offsets, int[] lengths) throws IOException {
         if (offsets.length != lengths.length) {
-            throw new IllegalArgumentException("offsets (" + offsets.length + ") and lengths (" + lengths.length
-                    + ") differ in count");
+            throw new IllegalArgumentException(
+                    "offsets (" + offsets.length + ") and lengths (" + lengths.length + ") differ in count");
         }
         for (int i = 0; i < offsets.length; i++) {
             checkRange(offsets[i], lengths[i]);
@@ -89,10 +89,12 @@ final class S3RangeReader implements RangeReader {
             return out;
         }
         S3StoreConfig config = store.config();
-        RangeCoalescer.Plan plan = RangeCoalescer.plan(offsets, lengths, config.coalesceGapBytes(), config.maxCoalescedBytes());
+        RangeCoalescer.Plan plan =
+                RangeCoalescer.plan(offsets, lengths, config.coalesceGapBytes(), config.maxCoalescedBytes());
         byte[][] merged = fetchAll(plan);
         for (int i = 0; i < offsets.length; i++) {
-            out[i] = ByteBuffer.wrap(merged[plan.requestOf()[i]], plan.offsetInRequest()[i], lengths[i]).slice();
+            out[i] = ByteBuffer.wrap(merged[plan.requestOf()[i]], plan.offsetInRequest()[i], lengths[i])
+                    .slice();
         }
         return out;
     }
@@ -115,7 +117,8 @@ final class S3RangeReader implements RangeReader {
             return results;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new InterruptedIOException("Interrupted while reading " + store.location().uriOf(key));
+            throw new InterruptedIOException(
+                    "Interrupted while reading " + store.location().uriOf(key));
         } catch (ExecutionException e) {
             Throwable c = e.getCause();
             if (c instanceof IOException io) {
@@ -146,20 +149,25 @@ final class S3RangeReader implements RangeReader {
         String[] contentRange = new String[1];
         byte[] bytes;
         try {
-            bytes = store.client().getObject(req.build(), (ResponseTransformer<GetObjectResponse, byte[]>) (resp, in) -> {
-                contentRange[0] = resp.contentRange();
-                if (!isExactRange(contentRange[0], offset, length)) {
-                    return null; // judged below; the unread body is discarded with the connection
-                }
-                if (expectedETag == null && resp.eTag() != null) {
-                    eTag = resp.eTag(); // later GETs are pinned to the object this one read
-                }
-                return S3Bodies.readExactly(in, length, "GET " + store.location().uriOf(key) + " " + range);
-            });
+            bytes = store.client().getObject(req.build(), (ResponseTransformer<GetObjectResponse, byte[]>)
+                    (resp, in) -> {
+                        contentRange[0] = resp.contentRange();
+                        if (!isExactRange(contentRange[0], offset, length)) {
+                            return null; // judged below; the unread body is discarded with the connection
+                        }
+                        if (expectedETag == null && resp.eTag() != null) {
+                            eTag = resp.eTag(); // later GETs are pinned to the object this one read
+                        }
+                        return S3Bodies.readExactly(
+                                in, length, "GET " + store.location().uriOf(key) + " " + range);
+                    });
         } catch (SdkException e) {
             if (S3Errors.isStatus(e, S3Errors.PRECONDITION_FAILED)) {
-                throw new IOException(store.location().uriOf(key) + " was replaced while being read (its ETag is no longer "
-                        + expectedETag + "); reopen it. Lance data files are immutable, so something overwrote this one", e);
+                throw new IOException(
+                        store.location().uriOf(key) + " was replaced while being read (its ETag is no longer "
+                                + expectedETag
+                                + "); reopen it. Lance data files are immutable, so something overwrote this one",
+                        e);
             }
             if (sizeFromCaller && S3Errors.isStatus(e, RANGE_NOT_SATISFIABLE)) {
                 throw new WrongObjectSizeException(store.location().uriOf(key), size, -1);
@@ -175,7 +183,8 @@ final class S3RangeReader implements RangeReader {
         if (bytes == null) {
             // Not retryable: a server that ignores Range would send the whole object every time.
             throw new IllegalStateException("GET " + store.location().uriOf(key) + " range " + offset + "+" + length
-                    + " answered with Content-Range '" + contentRange[0] + "' instead of '" + expectedPrefix(offset, length)
+                    + " answered with Content-Range '" + contentRange[0] + "' instead of '"
+                    + expectedPrefix(offset, length)
                     + size + "': the server does not honour ranged reads");
         }
         return bytes;

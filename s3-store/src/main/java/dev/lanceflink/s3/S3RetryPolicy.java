@@ -23,8 +23,7 @@ public final class S3RetryPolicy {
     /** The strategy for {@code config}'s attempt bound and backoff delays. */
     public static RetryStrategy strategy(S3StoreConfig config) {
         BackoffStrategy backoff = BackoffStrategy.exponentialDelay(config.retryBaseDelay(), config.retryMaxDelay());
-        return AwsRetryStrategy.standardRetryStrategy()
-                .toBuilder()
+        return AwsRetryStrategy.standardRetryStrategy().toBuilder()
                 .maxAttempts(config.maxAttempts())
                 .backoffStrategy(backoff)
                 .throttlingBackoffStrategy(backoff)

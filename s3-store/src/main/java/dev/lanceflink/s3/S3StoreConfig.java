@@ -71,15 +71,18 @@ public record S3StoreConfig(
     public static final int DEFAULT_UPLOAD_CONCURRENCY = 4;
     /** Lance's default {@code client_max_retries} is 10, so 11 attempts. */
     public static final int DEFAULT_MAX_ATTEMPTS = 11;
+
     public static final Duration DEFAULT_RETRY_BASE_DELAY = Duration.ofMillis(100);
     public static final Duration DEFAULT_RETRY_MAX_DELAY = Duration.ofSeconds(15);
     /** Lance's default {@code connect_timeout}. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
     /** Lance's default {@code request_timeout}. */
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
     public static final int DEFAULT_READ_PARALLELISM = 8;
     /** Lance coalesces ranges up to 1 MiB apart; fetching a gap is cheaper than another request. */
     public static final int DEFAULT_COALESCE_GAP = 1 << 20;
+
     public static final int DEFAULT_MAX_COALESCED = 16 << 20;
     public static final int DEFAULT_LIST_PAGE_SIZE = 1000;
 
@@ -126,9 +129,18 @@ public record S3StoreConfig(
         m.put("aws_allow_http", ALLOW_HTTP);
         m.put(VIRTUAL_HOSTED_STYLE, VIRTUAL_HOSTED_STYLE);
         m.put("virtual_hosted_style_request", VIRTUAL_HOSTED_STYLE);
-        for (String k : List.of(CLIENT_MAX_RETRIES, CONNECT_TIMEOUT, REQUEST_TIMEOUT, PART_SIZE,
-                UPLOAD_CONCURRENCY, RETRY_BASE_DELAY, RETRY_MAX_DELAY, READ_PARALLELISM, COALESCE_GAP,
-                MAX_COALESCED, LIST_PAGE_SIZE)) {
+        for (String k : List.of(
+                CLIENT_MAX_RETRIES,
+                CONNECT_TIMEOUT,
+                REQUEST_TIMEOUT,
+                PART_SIZE,
+                UPLOAD_CONCURRENCY,
+                RETRY_BASE_DELAY,
+                RETRY_MAX_DELAY,
+                READ_PARALLELISM,
+                COALESCE_GAP,
+                MAX_COALESCED,
+                LIST_PAGE_SIZE)) {
             m.put(k, k);
         }
         m.put("timeout", REQUEST_TIMEOUT);
@@ -148,9 +160,16 @@ public record S3StoreConfig(
             "AWS_VIRTUAL_HOSTED_STYLE_REQUEST", VIRTUAL_HOSTED_STYLE);
 
     /** Environment variables in the order they are consulted (the first one set wins). */
-    private static final List<String> ENV_ORDER = List.of("AWS_ENDPOINT_URL", "AWS_ENDPOINT", "AWS_REGION",
-            "AWS_DEFAULT_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
-            "AWS_ALLOW_HTTP", "AWS_VIRTUAL_HOSTED_STYLE_REQUEST");
+    private static final List<String> ENV_ORDER = List.of(
+            "AWS_ENDPOINT_URL",
+            "AWS_ENDPOINT",
+            "AWS_REGION",
+            "AWS_DEFAULT_REGION",
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY",
+            "AWS_SESSION_TOKEN",
+            "AWS_ALLOW_HTTP",
+            "AWS_VIRTUAL_HOSTED_STYLE_REQUEST");
 
     public S3StoreConfig {
         region = blankToNull(region);
@@ -158,23 +177,28 @@ public record S3StoreConfig(
         secretAccessKey = blankToNull(secretAccessKey);
         sessionToken = blankToNull(sessionToken);
         if ((accessKeyId == null) != (secretAccessKey == null)) {
-            throw new IllegalArgumentException(accessKeyId == null
-                    ? SECRET_ACCESS_KEY + " is set but " + ACCESS_KEY_ID + " is not: set both, or neither to use the AWS default credential chain"
-                    : ACCESS_KEY_ID + " is set but " + SECRET_ACCESS_KEY + " is not: set both, or neither to use the AWS default credential chain");
+            throw new IllegalArgumentException(
+                    accessKeyId == null
+                            ? SECRET_ACCESS_KEY + " is set but " + ACCESS_KEY_ID
+                                    + " is not: set both, or neither to use the AWS default credential chain"
+                            : ACCESS_KEY_ID + " is set but " + SECRET_ACCESS_KEY
+                                    + " is not: set both, or neither to use the AWS default credential chain");
         }
         if (sessionToken != null && accessKeyId == null) {
-            throw new IllegalArgumentException(SESSION_TOKEN + " is set without " + ACCESS_KEY_ID + "/" + SECRET_ACCESS_KEY
-                    + ": a session token only completes temporary static credentials");
+            throw new IllegalArgumentException(SESSION_TOKEN + " is set without " + ACCESS_KEY_ID + "/"
+                    + SECRET_ACCESS_KEY + ": a session token only completes temporary static credentials");
         }
         if (endpoint != null) {
-            String scheme = endpoint.getScheme() == null ? "" : endpoint.getScheme().toLowerCase(Locale.ROOT);
+            String scheme =
+                    endpoint.getScheme() == null ? "" : endpoint.getScheme().toLowerCase(Locale.ROOT);
             if (!scheme.equals("http") && !scheme.equals("https") || endpoint.getHost() == null) {
                 throw new IllegalArgumentException(ENDPOINT + " '" + endpoint
                         + "' is not an http(s) URL with a host, e.g. https://s3.example.com or http://127.0.0.1:9000");
             }
             if (scheme.equals("http") && !allowHttp) {
-                throw new IllegalArgumentException(ENDPOINT + " '" + endpoint + "' uses plain http, which is refused unless "
-                        + ALLOW_HTTP + "=true (or AWS_ALLOW_HTTP=true) is set");
+                throw new IllegalArgumentException(
+                        ENDPOINT + " '" + endpoint + "' uses plain http, which is refused unless " + ALLOW_HTTP
+                                + "=true (or AWS_ALLOW_HTTP=true) is set");
             }
         }
         if (partSizeBytes < MIN_PART_SIZE || partSizeBytes > MAX_PART_SIZE) {
@@ -186,8 +210,8 @@ public record S3StoreConfig(
         requirePositive(RETRY_BASE_DELAY, retryBaseDelay);
         requirePositive(RETRY_MAX_DELAY, retryMaxDelay);
         if (retryMaxDelay.compareTo(retryBaseDelay) < 0) {
-            throw new IllegalArgumentException(RETRY_MAX_DELAY + " (" + retryMaxDelay + ") is below "
-                    + RETRY_BASE_DELAY + " (" + retryBaseDelay + ")");
+            throw new IllegalArgumentException(RETRY_MAX_DELAY + " (" + retryMaxDelay + ") is below " + RETRY_BASE_DELAY
+                    + " (" + retryBaseDelay + ")");
         }
         requirePositive(CONNECT_TIMEOUT, connectTimeout);
         requirePositive(REQUEST_TIMEOUT, requestTimeout);
@@ -242,7 +266,8 @@ public record S3StoreConfig(
             try {
                 endpoint = new URI(endpointText);
             } catch (URISyntaxException e) {
-                throw new IllegalArgumentException(ENDPOINT + " '" + endpointText + "' is not a valid URL: " + e.getMessage(), e);
+                throw new IllegalArgumentException(
+                        ENDPOINT + " '" + endpointText + "' is not a valid URL: " + e.getMessage(), e);
             }
         }
         boolean allowHttp = parseBoolean(ALLOW_HTTP, v.get(ALLOW_HTTP), false);
@@ -268,43 +293,124 @@ public record S3StoreConfig(
                 parseDuration(REQUEST_TIMEOUT, v.get(REQUEST_TIMEOUT), DEFAULT_REQUEST_TIMEOUT),
                 (int) parseLong(READ_PARALLELISM, v.get(READ_PARALLELISM), DEFAULT_READ_PARALLELISM),
                 (int) Math.min(Integer.MAX_VALUE, parseSize(COALESCE_GAP, v.get(COALESCE_GAP), DEFAULT_COALESCE_GAP)),
-                (int) Math.min(Integer.MAX_VALUE, parseSize(MAX_COALESCED, v.get(MAX_COALESCED), DEFAULT_MAX_COALESCED)),
+                (int) Math.min(
+                        Integer.MAX_VALUE, parseSize(MAX_COALESCED, v.get(MAX_COALESCED), DEFAULT_MAX_COALESCED)),
                 (int) parseLong(LIST_PAGE_SIZE, v.get(LIST_PAGE_SIZE), DEFAULT_LIST_PAGE_SIZE));
     }
 
     /** A copy with another part size (tests and large-file writers tune it). */
     public S3StoreConfig withPartSize(long bytes) {
-        return new S3StoreConfig(endpoint, region, accessKeyId, secretAccessKey, sessionToken, allowHttp,
-                virtualHostedStyle, bytes, uploadConcurrency, maxAttempts, retryBaseDelay, retryMaxDelay,
-                connectTimeout, requestTimeout, readParallelism, coalesceGapBytes, maxCoalescedBytes, listPageSize);
+        return new S3StoreConfig(
+                endpoint,
+                region,
+                accessKeyId,
+                secretAccessKey,
+                sessionToken,
+                allowHttp,
+                virtualHostedStyle,
+                bytes,
+                uploadConcurrency,
+                maxAttempts,
+                retryBaseDelay,
+                retryMaxDelay,
+                connectTimeout,
+                requestTimeout,
+                readParallelism,
+                coalesceGapBytes,
+                maxCoalescedBytes,
+                listPageSize);
     }
 
     /** A copy with another retry budget and backoff. */
     public S3StoreConfig withRetries(int attempts, Duration baseDelay, Duration maxDelay) {
-        return new S3StoreConfig(endpoint, region, accessKeyId, secretAccessKey, sessionToken, allowHttp,
-                virtualHostedStyle, partSizeBytes, uploadConcurrency, attempts, baseDelay, maxDelay,
-                connectTimeout, requestTimeout, readParallelism, coalesceGapBytes, maxCoalescedBytes, listPageSize);
+        return new S3StoreConfig(
+                endpoint,
+                region,
+                accessKeyId,
+                secretAccessKey,
+                sessionToken,
+                allowHttp,
+                virtualHostedStyle,
+                partSizeBytes,
+                uploadConcurrency,
+                attempts,
+                baseDelay,
+                maxDelay,
+                connectTimeout,
+                requestTimeout,
+                readParallelism,
+                coalesceGapBytes,
+                maxCoalescedBytes,
+                listPageSize);
     }
 
     /** A copy with other read coalescing settings. */
     public S3StoreConfig withCoalescing(int gapBytes, int maxBytes) {
-        return new S3StoreConfig(endpoint, region, accessKeyId, secretAccessKey, sessionToken, allowHttp,
-                virtualHostedStyle, partSizeBytes, uploadConcurrency, maxAttempts, retryBaseDelay, retryMaxDelay,
-                connectTimeout, requestTimeout, readParallelism, gapBytes, maxBytes, listPageSize);
+        return new S3StoreConfig(
+                endpoint,
+                region,
+                accessKeyId,
+                secretAccessKey,
+                sessionToken,
+                allowHttp,
+                virtualHostedStyle,
+                partSizeBytes,
+                uploadConcurrency,
+                maxAttempts,
+                retryBaseDelay,
+                retryMaxDelay,
+                connectTimeout,
+                requestTimeout,
+                readParallelism,
+                gapBytes,
+                maxBytes,
+                listPageSize);
     }
 
     /** A copy with another listing page size. */
     public S3StoreConfig withListPageSize(int keys) {
-        return new S3StoreConfig(endpoint, region, accessKeyId, secretAccessKey, sessionToken, allowHttp,
-                virtualHostedStyle, partSizeBytes, uploadConcurrency, maxAttempts, retryBaseDelay, retryMaxDelay,
-                connectTimeout, requestTimeout, readParallelism, coalesceGapBytes, maxCoalescedBytes, keys);
+        return new S3StoreConfig(
+                endpoint,
+                region,
+                accessKeyId,
+                secretAccessKey,
+                sessionToken,
+                allowHttp,
+                virtualHostedStyle,
+                partSizeBytes,
+                uploadConcurrency,
+                maxAttempts,
+                retryBaseDelay,
+                retryMaxDelay,
+                connectTimeout,
+                requestTimeout,
+                readParallelism,
+                coalesceGapBytes,
+                maxCoalescedBytes,
+                keys);
     }
 
     /** A copy with other static credentials (null, null for the default chain). */
     public S3StoreConfig withCredentials(String keyId, String secret) {
-        return new S3StoreConfig(endpoint, region, keyId, secret, null, allowHttp,
-                virtualHostedStyle, partSizeBytes, uploadConcurrency, maxAttempts, retryBaseDelay, retryMaxDelay,
-                connectTimeout, requestTimeout, readParallelism, coalesceGapBytes, maxCoalescedBytes, listPageSize);
+        return new S3StoreConfig(
+                endpoint,
+                region,
+                keyId,
+                secret,
+                null,
+                allowHttp,
+                virtualHostedStyle,
+                partSizeBytes,
+                uploadConcurrency,
+                maxAttempts,
+                retryBaseDelay,
+                retryMaxDelay,
+                connectTimeout,
+                requestTimeout,
+                readParallelism,
+                coalesceGapBytes,
+                maxCoalescedBytes,
+                listPageSize);
     }
 
     /** Secrets are redacted: configurations end up in logs and exception messages. */
@@ -312,7 +418,9 @@ public record S3StoreConfig(
     public String toString() {
         return "S3StoreConfig[endpoint=" + (endpoint == null ? "(AWS)" : endpoint)
                 + ", region=" + (region == null ? "(default chain)" : region)
-                + ", credentials=" + (accessKeyId == null ? "(default chain)"
+                + ", credentials="
+                + (accessKeyId == null
+                        ? "(default chain)"
                         : "static key " + accessKeyId + (sessionToken == null ? "" : " with session token"))
                 + ", allowHttp=" + allowHttp
                 + ", " + (virtualHostedStyle ? "virtual-hosted style" : "path style")
@@ -376,15 +484,17 @@ public record S3StoreConfig(
         try {
             amount = Double.parseDouble(s.substring(0, i));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + " must be a duration such as 500ms, 30s or 2m, was '" + value + "'", e);
+            throw new IllegalArgumentException(
+                    key + " must be a duration such as 500ms, 30s or 2m, was '" + value + "'", e);
         }
         double millis = switch (unit) {
             case "ms", "msec", "millis" -> amount;
             case "", "s", "sec", "secs", "second", "seconds" -> amount * 1_000;
             case "m", "min", "mins", "minute", "minutes" -> amount * 60_000;
             case "h", "hr", "hour", "hours" -> amount * 3_600_000;
-            default -> throw new IllegalArgumentException(key + " has an unknown time unit '" + unit
-                    + "' in '" + value + "': use ms, s, m or h");
+            default ->
+                throw new IllegalArgumentException(
+                        key + " has an unknown time unit '" + unit + "' in '" + value + "': use ms, s, m or h");
         };
         return Duration.ofMillis(Math.round(millis));
     }
@@ -404,7 +514,9 @@ public record S3StoreConfig(
             case "k", "kb", "kib" -> 10;
             case "m", "mb", "mib" -> 20;
             case "g", "gb", "gib" -> 30;
-            default -> throw new IllegalArgumentException(key + " must be a size such as 8388608, 8MiB or 64KiB, was '" + value + "'");
+            default ->
+                throw new IllegalArgumentException(
+                        key + " must be a size such as 8388608, 8MiB or 64KiB, was '" + value + "'");
         };
         try {
             long n = Long.parseLong(s.substring(0, i));
@@ -413,7 +525,8 @@ public record S3StoreConfig(
             }
             return n << shift;
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + " must be a size such as 8388608, 8MiB or 64KiB, was '" + value + "'", e);
+            throw new IllegalArgumentException(
+                    key + " must be a size such as 8388608, 8MiB or 64KiB, was '" + value + "'", e);
         }
     }
 }

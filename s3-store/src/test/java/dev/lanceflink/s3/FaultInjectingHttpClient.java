@@ -113,7 +113,8 @@ public final class FaultInjectingHttpClient implements SdkHttpClient {
     }
 
     /** Every request in {@code scope} fails before or loses its response with these probabilities. */
-    public synchronized FaultInjectingHttpClient randomFaults(Predicate<SdkHttpRequest> scope, double failBefore, double loseResponse) {
+    public synchronized FaultInjectingHttpClient randomFaults(
+            Predicate<SdkHttpRequest> scope, double failBefore, double loseResponse) {
         this.randomScope = scope;
         this.randomFailBefore = failBefore;
         this.randomLoseResponse = loseResponse;
@@ -124,8 +125,8 @@ public final class FaultInjectingHttpClient implements SdkHttpClient {
      * Every request in {@code scope} is held for {@code delay} with {@code probability}, before it
      * is sent or after its response arrived (chosen at random, half and half).
      */
-    public synchronized FaultInjectingHttpClient randomDelays(Predicate<SdkHttpRequest> scope, double probability,
-            Duration delay) {
+    public synchronized FaultInjectingHttpClient randomDelays(
+            Predicate<SdkHttpRequest> scope, double probability, Duration delay) {
         if (probability < 0 || probability > 1 || delay.isNegative()) {
             throw new IllegalArgumentException("delay probability must be in [0, 1] and the delay not negative, were "
                     + probability + " and " + delay);
@@ -159,10 +160,14 @@ public final class FaultInjectingHttpClient implements SdkHttpClient {
         }
         if (fault == null && randomScope.test(r)) {
             double x = random.nextDouble();
-            fault = x < randomFailBefore ? Fault.FAIL_BEFORE : x < randomFailBefore + randomLoseResponse ? Fault.LOSE_RESPONSE : null;
+            fault = x < randomFailBefore
+                    ? Fault.FAIL_BEFORE
+                    : x < randomFailBefore + randomLoseResponse ? Fault.LOSE_RESPONSE : null;
         }
         log.add((fault == null ? "OK" : fault.name()) + " " + r.method() + " " + r.encodedPath()
-                + (r.rawQueryParameters().isEmpty() ? "" : "?" + r.rawQueryParameters().keySet()));
+                + (r.rawQueryParameters().isEmpty()
+                        ? ""
+                        : "?" + r.rawQueryParameters().keySet()));
         return fault;
     }
 
@@ -278,10 +283,12 @@ public final class FaultInjectingHttpClient implements SdkHttpClient {
     }
 
     private static HttpExecuteResponse errorResponse(int status, String code, String message) {
-        byte[] xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>" + code + "</Code><Message>"
-                + message + "</Message></Error>").getBytes(StandardCharsets.UTF_8);
+        byte[] xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>" + code + "</Code><Message>" + message
+                        + "</Message></Error>")
+                .getBytes(StandardCharsets.UTF_8);
         return HttpExecuteResponse.builder()
-                .response(SdkHttpResponse.builder().statusCode(status)
+                .response(SdkHttpResponse.builder()
+                        .statusCode(status)
                         .putHeader("Content-Type", "application/xml")
                         .putHeader("Content-Length", Integer.toString(xml.length))
                         .build())

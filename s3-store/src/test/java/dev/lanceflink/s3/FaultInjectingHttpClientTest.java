@@ -58,8 +58,12 @@ class FaultInjectingHttpClientTest {
     }
 
     private static HttpExecuteRequest request(SdkHttpMethod method, String path) {
-        return HttpExecuteRequest.builder().request(SdkHttpRequest.builder().method(method)
-                .uri(URI.create("http://localhost:9000/bucket/" + path)).build()).build();
+        return HttpExecuteRequest.builder()
+                .request(SdkHttpRequest.builder()
+                        .method(method)
+                        .uri(URI.create("http://localhost:9000/bucket/" + path))
+                        .build())
+                .build();
     }
 
     @Test
@@ -97,15 +101,18 @@ class FaultInjectingHttpClientTest {
         // Out of scope: never delayed.
         long start = System.nanoTime();
         client.prepareRequest(request(SdkHttpMethod.PUT, "p")).call();
-        assertThat(client.delayedCount(Delay.DELAY_REQUEST) + client.delayedCount(Delay.DELAY_RESPONSE)).isEqualTo(8);
+        assertThat(client.delayedCount(Delay.DELAY_REQUEST) + client.delayedCount(Delay.DELAY_RESPONSE))
+                .isEqualTo(8);
         assertThat(server.requests).isEqualTo(9);
         assertThat(System.nanoTime() - start).isLessThan(Duration.ofSeconds(5).toNanos());
     }
 
     @Test
     void delaysDoNotChangeWhichRequestsFail() throws IOException {
-        List<String> plain = run(new FaultInjectingHttpClient(new RecordingServer(), 5).randomFaults(r -> true, 0.2, 0));
-        List<String> delayed = run(new FaultInjectingHttpClient(new RecordingServer(), 5).randomFaults(r -> true, 0.2, 0)
+        List<String> plain =
+                run(new FaultInjectingHttpClient(new RecordingServer(), 5).randomFaults(r -> true, 0.2, 0));
+        List<String> delayed = run(new FaultInjectingHttpClient(new RecordingServer(), 5)
+                .randomFaults(r -> true, 0.2, 0)
                 .randomDelays(r -> true, 0.3, Duration.ZERO));
         assertThat(delayed).isEqualTo(plain).anyMatch(l -> l.startsWith("FAIL_BEFORE"));
     }

@@ -39,7 +39,8 @@ class RangeCoalescerTest {
 
     @Test
     void mergedRequestsStayWithinTheMaximumSize() {
-        RangeCoalescer.Plan p = RangeCoalescer.plan(new long[] {0, 100, 200, 300}, new int[] {100, 100, 100, 100}, 0, 250);
+        RangeCoalescer.Plan p =
+                RangeCoalescer.plan(new long[] {0, 100, 200, 300}, new int[] {100, 100, 100, 100}, 0, 250);
 
         assertThat(p.offsets()).containsExactly(0L, 200L);
         assertThat(p.lengths()).containsExactly(200, 200);

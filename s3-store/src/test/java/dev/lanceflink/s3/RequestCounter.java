@@ -26,7 +26,8 @@ public final class RequestCounter implements ExecutionInterceptor {
     public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
         String operation = attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME);
         counts.computeIfAbsent(operation, k -> new AtomicInteger()).incrementAndGet();
-        if ("GetObject".equals(operation) && context.httpRequest().firstMatchingHeader("Range").isPresent()) {
+        if ("GetObject".equals(operation)
+                && context.httpRequest().firstMatchingHeader("Range").isPresent()) {
             counts.computeIfAbsent(RANGED_GET, k -> new AtomicInteger()).incrementAndGet();
         }
     }

@@ -60,7 +60,9 @@ class S3ConditionalPutTest {
     }
 
     private String creationIdOf(S3ObjectStore store) {
-        HeadObjectResponse h = S3.server().client().headObject(b -> b.bucket(BUCKET).key(store.location().key(PATH)));
+        HeadObjectResponse h = S3.server()
+                .client()
+                .headObject(b -> b.bucket(BUCKET).key(store.location().key(PATH)));
         return h.metadata().get(S3ConditionalPut.CREATION_ID);
     }
 
@@ -181,15 +183,20 @@ class S3ConditionalPutTest {
                     }
                 }
                 assertThat(winners).as("winners of round %d", round).hasSize(1);
-                byte[] stored = S3.server().client().getObjectAsBytes(b -> b.bucket(BUCKET)
-                        .key(stores.get(0).location().key(path))).asByteArray();
+                byte[] stored = S3.server()
+                        .client()
+                        .getObjectAsBytes(b ->
+                                b.bucket(BUCKET).key(stores.get(0).location().key(path)))
+                        .asByteArray();
                 assertThat(new String(stored, UTF_8)).as("round %d", round).isEqualTo("writer-" + winners.get(0));
             }
         } finally {
             pool.shutdownNow();
         }
-        long lost = clients.stream().mapToLong(c -> c.count("LOSE_RESPONSE PUT")).sum();
-        long before = clients.stream().mapToLong(c -> c.count("FAIL_BEFORE PUT")).sum();
+        long lost =
+                clients.stream().mapToLong(c -> c.count("LOSE_RESPONSE PUT")).sum();
+        long before =
+                clients.stream().mapToLong(c -> c.count("FAIL_BEFORE PUT")).sum();
         assertThat(lost).as("lost PUT responses injected").isPositive();
         assertThat(before).as("PUTs failed before reaching the server").isPositive();
     }

@@ -37,8 +37,10 @@ class S3LocationTest {
         assertThatThrownBy(() -> S3Location.parse("s3:///t")).hasMessageContaining("has no bucket");
         assertThatThrownBy(() -> S3Location.parse("s3://b/t?region=x")).hasMessageContaining("storage options");
         assertThatThrownBy(() -> S3Location.parse("s3://b/a/../c")).hasMessageContaining("'..'");
-        assertThatThrownBy(() -> S3Location.parse("s3://bad bucket/t")).hasMessageContaining("invalid character ' ' at index 3");
+        assertThatThrownBy(() -> S3Location.parse("s3://bad bucket/t"))
+                .hasMessageContaining("invalid character ' ' at index 3");
         assertThatThrownBy(() -> S3Location.parse("s3://b/t").key("/abs")).hasMessageContaining("no leading '/'");
-        assertThatThrownBy(() -> S3Location.parse("s3://b/t").pathOf("other/x")).hasMessageContaining("outside the store prefix");
+        assertThatThrownBy(() -> S3Location.parse("s3://b/t").pathOf("other/x"))
+                .hasMessageContaining("outside the store prefix");
     }
 }

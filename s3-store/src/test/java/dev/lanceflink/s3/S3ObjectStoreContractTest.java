@@ -18,7 +18,8 @@ class S3ObjectStoreContractTest extends ObjectStoreContractTest {
     @Override
     protected ObjectStore newStore() {
         String bucket = S3.server().createBucket("contract");
-        S3StoreConfig config = S3.server().config().withPartSize(S3StoreConfig.MIN_PART_SIZE).withListPageSize(2);
+        S3StoreConfig config =
+                S3.server().config().withPartSize(S3StoreConfig.MIN_PART_SIZE).withListPageSize(2);
         return S3ObjectStore.open("s3://" + bucket + "/run/t" + TABLES.incrementAndGet(), config);
     }
 

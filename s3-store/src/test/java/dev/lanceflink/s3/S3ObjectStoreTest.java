@@ -89,7 +89,9 @@ class S3ObjectStoreTest {
             assertThat(counter.count("AbortMultipartUpload")).isEqualTo(1);
             assertThat(S3.server().pendingUploads(BUCKET, keyPrefix(store))).isEmpty();
             assertThat(store.exists("data/abandoned.lance")).isFalse();
-            assertThatThrownBy(() -> out.write(1)).isInstanceOf(IOException.class).hasMessageContaining("abandoned.lance");
+            assertThatThrownBy(() -> out.write(1))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("abandoned.lance");
             out.close(); // a no-op after abort, so try-with-resources around an aborted stream is fine
             assertThat(store.exists("data/abandoned.lance")).isFalse();
             assertThat(counter.count("CompleteMultipartUpload")).isZero();
@@ -98,7 +100,9 @@ class S3ObjectStoreTest {
 
     @Test
     void failedPartUploadAbortsTheUpload() throws IOException {
-        S3StoreConfig config = S3.server().config().withPartSize(S3StoreConfig.MIN_PART_SIZE)
+        S3StoreConfig config = S3.server()
+                .config()
+                .withPartSize(S3StoreConfig.MIN_PART_SIZE)
                 .withRetries(2, Duration.ofMillis(1), Duration.ofMillis(5));
         String uri = S3TestClients.freshUri(S3.server(), BUCKET);
         FaultInjectingHttpClient http = new FaultInjectingHttpClient(S3ClientFactory.newHttpClient(config), 7)
@@ -121,12 +125,17 @@ class S3ObjectStoreTest {
     void lostCompleteResponseStillCountsAsWritten() throws IOException {
         // No SDK retry (S3Proxy would simply complete again): the store must see by itself that
         // the upload completed although the response was lost.
-        S3StoreConfig config = S3.server().config().withPartSize(S3StoreConfig.MIN_PART_SIZE)
+        S3StoreConfig config = S3.server()
+                .config()
+                .withPartSize(S3StoreConfig.MIN_PART_SIZE)
                 .withRetries(1, Duration.ofMillis(1), Duration.ofMillis(5));
         String uri = S3TestClients.freshUri(S3.server(), BUCKET);
         FaultInjectingHttpClient http = new FaultInjectingHttpClient(S3ClientFactory.newHttpClient(config), 8)
-                .failNext(r -> r.method() == SdkHttpMethod.POST && r.rawQueryParameters().containsKey("uploadId"),
-                        FaultInjectingHttpClient.Fault.LOSE_RESPONSE, 1);
+                .failNext(
+                        r -> r.method() == SdkHttpMethod.POST
+                                && r.rawQueryParameters().containsKey("uploadId"),
+                        FaultInjectingHttpClient.Fault.LOSE_RESPONSE,
+                        1);
         try (S3ObjectStore store = S3TestClients.open(uri, config, counter, http)) {
             byte[] content = bytes((int) (1.5 * S3StoreConfig.MIN_PART_SIZE), 9);
             try (OutputStream out = store.create("data/completed.lance")) {
@@ -134,7 +143,9 @@ class S3ObjectStoreTest {
             }
 
             assertThat(counter.count("CompleteMultipartUpload")).isEqualTo(1);
-            assertThat(counter.count("HeadObject")).as("the completion was checked").isEqualTo(1);
+            assertThat(counter.count("HeadObject"))
+                    .as("the completion was checked")
+                    .isEqualTo(1);
             assertThat(counter.count("AbortMultipartUpload")).isZero();
             assertThat(store.readAll("data/completed.lance")).isEqualTo(content);
             assertThat(S3.server().pendingUploads(BUCKET, keyPrefix(store))).isEmpty();
@@ -209,10 +220,13 @@ class S3ObjectStoreTest {
     @Test
     void conditionalPutTagsTheObjectWithACreationId() throws IOException {
         try (S3ObjectStore store = open(S3.server().config())) {
-            assertThat(store.putIfAbsent("_versions/1.manifest", "m".getBytes(UTF_8))).isTrue();
+            assertThat(store.putIfAbsent("_versions/1.manifest", "m".getBytes(UTF_8)))
+                    .isTrue();
 
-            Map<String, String> metadata = S3.server().client()
-                    .headObject(b -> b.bucket(BUCKET).key(store.location().key("_versions/1.manifest"))).metadata();
+            Map<String, String> metadata = S3.server()
+                    .client()
+                    .headObject(b -> b.bucket(BUCKET).key(store.location().key("_versions/1.manifest")))
+                    .metadata();
             assertThat(metadata.get(S3ConditionalPut.CREATION_ID)).matches("[0-9a-f-]{36}");
         }
     }
@@ -223,7 +237,8 @@ class S3ObjectStoreTest {
             String key = store.location().key("_versions/1.manifest");
             S3.server().client().putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromString("lance"));
 
-            assertThat(store.putIfAbsent("_versions/1.manifest", "ours".getBytes(UTF_8))).isFalse();
+            assertThat(store.putIfAbsent("_versions/1.manifest", "ours".getBytes(UTF_8)))
+                    .isFalse();
             assertThat(new String(store.readAll("_versions/1.manifest"), UTF_8)).isEqualTo("lance");
         }
     }
@@ -232,7 +247,9 @@ class S3ObjectStoreTest {
     void wrongSecretKeyIsReportedAsSuch() throws IOException {
         // Retries stay on: S3Proxy answers a refused PUT before reading its body and drops the
         // connection, which the next request may find broken. A 403 itself is never retried.
-        S3StoreConfig bad = S3.server().config().withCredentials(S3ProxyServer.ACCESS_KEY, "wrong-secret")
+        S3StoreConfig bad = S3.server()
+                .config()
+                .withCredentials(S3ProxyServer.ACCESS_KEY, "wrong-secret")
                 .withRetries(3, Duration.ofMillis(1), Duration.ofMillis(5));
         try (S3ObjectStore store = open(bad)) {
             assertThatThrownBy(() -> store.put("a", new byte[1]))
@@ -254,7 +271,9 @@ class S3ObjectStoreTest {
 
     @Test
     void unknownAccessKeyIsReportedAsSuch() throws IOException {
-        S3StoreConfig bad = S3.server().config().withCredentials("no-such-key", "whatever")
+        S3StoreConfig bad = S3.server()
+                .config()
+                .withCredentials("no-such-key", "whatever")
                 .withRetries(1, Duration.ofMillis(1), Duration.ofMillis(1));
         try (S3ObjectStore store = open(bad)) {
             assertThatThrownBy(() -> store.readAll("a"))
@@ -267,7 +286,8 @@ class S3ObjectStoreTest {
 
     @Test
     void missingBucketIsReportedAsSuchByEveryCall() throws IOException {
-        try (S3ObjectStore store = S3ObjectStore.open("s3://no-such-bucket/table", S3.server().config())) {
+        try (S3ObjectStore store =
+                S3ObjectStore.open("s3://no-such-bucket/table", S3.server().config())) {
             assertThatThrownBy(() -> store.list("_versions"))
                     .isInstanceOf(IOException.class)
                     .isNotInstanceOf(FileNotFoundException.class)
@@ -303,7 +323,8 @@ class S3ObjectStoreTest {
     @Test
     void storeAtTheBucketRootMapsPathsToKeysUnchanged() throws IOException {
         String bucket = S3.server().createBucket("root-store");
-        try (S3ObjectStore store = S3ObjectStore.open("s3://" + bucket + "/", S3.server().config())) {
+        try (S3ObjectStore store =
+                S3ObjectStore.open("s3://" + bucket + "/", S3.server().config())) {
             store.put("top", new byte[] {1});
             store.put("dir/a", new byte[] {2});
             store.put("dir/sub/b", new byte[] {3});
@@ -311,8 +332,13 @@ class S3ObjectStoreTest {
             assertThat(store.rootUri()).isEqualTo("s3://root-store");
             assertThat(S3.server().keys(bucket, "")).containsExactly("dir/a", "dir/sub/b", "top");
             assertThat(store.list("")).toIterable().extracting(ObjectInfo::path).containsExactly("top");
-            assertThat(store.list("dir")).toIterable().extracting(ObjectInfo::path).containsExactly("dir/a");
-            assertThat(store.listRecursive("")).toIterable().extracting(ObjectInfo::path)
+            assertThat(store.list("dir"))
+                    .toIterable()
+                    .extracting(ObjectInfo::path)
+                    .containsExactly("dir/a");
+            assertThat(store.listRecursive(""))
+                    .toIterable()
+                    .extracting(ObjectInfo::path)
                     .containsExactlyInAnyOrder("top", "dir/a", "dir/sub/b");
         }
     }

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * {@code @BeforeAll}/{@code @BeforeEach}/test method.
  */
 public final class S3ProxyExtension implements BeforeAllCallback, ParameterResolver {
-    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(S3ProxyExtension.class);
+    private static final ExtensionContext.Namespace NAMESPACE =
+            ExtensionContext.Namespace.create(S3ProxyExtension.class);
 
     private volatile S3ProxyServer server;
 
@@ -30,20 +31,26 @@ public final class S3ProxyExtension implements BeforeAllCallback, ParameterResol
     /** The server; valid from {@code beforeAll} on. */
     public S3ProxyServer server() {
         if (server == null) {
-            throw new IllegalStateException("S3ProxyExtension is not started: register it with @RegisterExtension on a static field");
+            throw new IllegalStateException(
+                    "S3ProxyExtension is not started: register it with @RegisterExtension on a static field");
         }
         return server;
     }
 
     private static S3ProxyServer shared(ExtensionContext context) {
         // The root store outlives every test class; JUnit closes the AutoCloseable server at the end.
-        return context.getRoot().getStore(NAMESPACE).getOrComputeIfAbsent(S3ProxyServer.class, k -> {
-            try {
-                return S3ProxyServer.start();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }, S3ProxyServer.class);
+        return context.getRoot()
+                .getStore(NAMESPACE)
+                .getOrComputeIfAbsent(
+                        S3ProxyServer.class,
+                        k -> {
+                            try {
+                                return S3ProxyServer.start();
+                            } catch (IOException e) {
+                                throw new UncheckedIOException(e);
+                            }
+                        },
+                        S3ProxyServer.class);
     }
 
     @Override

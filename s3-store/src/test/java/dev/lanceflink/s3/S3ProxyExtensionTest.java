@@ -28,7 +28,8 @@ class S3ProxyExtensionTest {
 
         String bucket = server.createBucket("harness");
         assertThat(server.createBucket("harness")).isEqualTo(bucket);
-        server.client().putObject(b -> b.bucket(bucket).key("k/one"), RequestBody.fromString("1", StandardCharsets.UTF_8));
+        server.client()
+                .putObject(b -> b.bucket(bucket).key("k/one"), RequestBody.fromString("1", StandardCharsets.UTF_8));
         assertThat(server.keys(bucket, "k/")).containsExactly("k/one");
         assertThat(server.pendingUploads(bucket, "k/")).isEmpty();
     }

@@ -75,18 +75,29 @@ public final class S3ProxyServer implements AutoCloseable {
         Path data = Files.createDirectories(runDir.resolve("data"));
         Path conf = runDir.resolve("s3proxy.conf");
         URI endpoint = URI.create("http://127.0.0.1:" + port);
-        Files.writeString(conf, String.join("\n",
-                "s3proxy.endpoint=" + endpoint,
-                "s3proxy.authorization=aws-v2-or-v4",
-                "s3proxy.identity=" + ACCESS_KEY,
-                "s3proxy.credential=" + SECRET_KEY,
-                "jclouds.provider=filesystem-nio2",
-                "jclouds.filesystem.basedir=" + data.toAbsolutePath(),
-                ""), StandardCharsets.UTF_8);
+        Files.writeString(
+                conf,
+                String.join(
+                        "\n",
+                        "s3proxy.endpoint=" + endpoint,
+                        "s3proxy.authorization=aws-v2-or-v4",
+                        "s3proxy.identity=" + ACCESS_KEY,
+                        "s3proxy.credential=" + SECRET_KEY,
+                        "jclouds.provider=filesystem-nio2",
+                        "jclouds.filesystem.basedir=" + data.toAbsolutePath(),
+                        ""),
+                StandardCharsets.UTF_8);
         Path log = runDir.resolve("s3proxy.log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-jar", jar.toString(), "--properties", conf.toString())
+        Process p = new ProcessBuilder(
+                        java,
+                        "-Xmx256m",
+                        "-XX:+UseSerialGC",
+                        "-XX:TieredStopAtLevel=1",
+                        "-jar",
+                        jar.toString(),
+                        "--properties",
+                        conf.toString())
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(nullDevice()))
@@ -96,8 +107,8 @@ public final class S3ProxyServer implements AutoCloseable {
             if (!p.isAlive()) {
                 String tail = tail(log);
                 deleteRecursively(runDir);
-                throw new IOException("S3Proxy exited with status " + p.exitValue() + " during start-up on port "
-                        + port + "; log tail:\n" + tail);
+                throw new IOException("S3Proxy exited with status " + p.exitValue() + " during start-up on port " + port
+                        + "; log tail:\n" + tail);
             }
             if (answers(endpoint)) {
                 break;
@@ -106,8 +117,8 @@ public final class S3ProxyServer implements AutoCloseable {
                 p.destroyForcibly();
                 String tail = tail(log);
                 deleteRecursively(runDir);
-                throw new IOException("S3Proxy did not answer on " + endpoint + " within " + START_TIMEOUT
-                        + "; log tail:\n" + tail);
+                throw new IOException(
+                        "S3Proxy did not answer on " + endpoint + " within " + START_TIMEOUT + "; log tail:\n" + tail);
             }
             sleep(100);
         }
@@ -116,7 +127,8 @@ public final class S3ProxyServer implements AutoCloseable {
             server.adminClient.listBuckets(); // signed request: the server is really ready
         } catch (SdkException e) {
             server.close();
-            throw new IOException("S3Proxy on " + endpoint + " answered but a signed ListBuckets failed: " + e.getMessage(), e);
+            throw new IOException(
+                    "S3Proxy on " + endpoint + " answered but a signed ListBuckets failed: " + e.getMessage(), e);
         }
         return server;
     }
@@ -132,10 +144,11 @@ public final class S3ProxyServer implements AutoCloseable {
             return Path.of(configured);
         }
         String version = System.getProperty("lf.s3proxy.version", DEFAULT_VERSION);
-        Path repo = Path.of(System.getProperty("maven.repo.local",
+        Path repo = Path.of(System.getProperty(
+                "maven.repo.local",
                 Path.of(System.getProperty("user.home"), ".m2", "repository").toString()));
-        Path inRepo = repo.resolve(Path.of("org", "gaul", "s3proxy", version,
-                "s3proxy-" + version + "-jar-with-dependencies.jar"));
+        Path inRepo = repo.resolve(
+                Path.of("org", "gaul", "s3proxy", version, "s3proxy-" + version + "-jar-with-dependencies.jar"));
         if (Files.isRegularFile(inRepo)) {
             return inRepo;
         }
@@ -171,12 +184,18 @@ public final class S3ProxyServer implements AutoCloseable {
     /** Lance storage options that reach this server. */
     public Map<String, String> storageOptions() {
         return Map.of(
-                S3StoreConfig.ENDPOINT, endpoint.toString(),
-                S3StoreConfig.REGION, "us-east-1",
-                S3StoreConfig.ACCESS_KEY_ID, ACCESS_KEY,
-                S3StoreConfig.SECRET_ACCESS_KEY, SECRET_KEY,
-                S3StoreConfig.ALLOW_HTTP, "true",
-                S3StoreConfig.VIRTUAL_HOSTED_STYLE, "false");
+                S3StoreConfig.ENDPOINT,
+                endpoint.toString(),
+                S3StoreConfig.REGION,
+                "us-east-1",
+                S3StoreConfig.ACCESS_KEY_ID,
+                ACCESS_KEY,
+                S3StoreConfig.SECRET_ACCESS_KEY,
+                SECRET_KEY,
+                S3StoreConfig.ALLOW_HTTP,
+                "true",
+                S3StoreConfig.VIRTUAL_HOSTED_STYLE,
+                "false");
     }
 
     /** A store configuration for this server (default tuning). */
@@ -202,13 +221,15 @@ public final class S3ProxyServer implements AutoCloseable {
     /** Keys under a prefix, straight from the server (for checks that nothing else is there). */
     public List<String> keys(String bucket, String prefix) {
         return adminClient.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents().stream()
-                .map(o -> o.key()).toList();
+                .map(o -> o.key())
+                .toList();
     }
 
     /** Multipart uploads started and neither completed nor aborted under a prefix. */
     public List<String> pendingUploads(String bucket, String prefix) {
         return adminClient.listMultipartUploads(b -> b.bucket(bucket).prefix(prefix)).uploads().stream()
-                .map(u -> u.key() + "#" + u.uploadId()).toList();
+                .map(u -> u.key() + "#" + u.uploadId())
+                .toList();
     }
 
     public Path log() {

@@ -32,8 +32,11 @@ class S3RetryTest {
     }
 
     private S3ObjectStore open(int attempts, FaultInjectingHttpClient http, S3StoreConfig config) {
-        return S3TestClients.open(S3TestClients.freshUri(S3.server(), BUCKET),
-                config.withRetries(attempts, Duration.ofMillis(20), Duration.ofMillis(200)), counter, http);
+        return S3TestClients.open(
+                S3TestClients.freshUri(S3.server(), BUCKET),
+                config.withRetries(attempts, Duration.ofMillis(20), Duration.ofMillis(200)),
+                counter,
+                http);
     }
 
     @Test

@@ -55,7 +55,11 @@ class S3ScanRequestsTest {
         try (BufferAllocator allocator = new RootAllocator();
                 S3ObjectStore store = S3TestClients.open(uri, S3.server().config(), counter, null)) {
             try (VectorSchemaRoot r = rows(allocator, 400)) {
-                Dataset.write(store, allocator, List.of(r), SCHEMA,
+                Dataset.write(
+                        store,
+                        allocator,
+                        List.of(r),
+                        SCHEMA,
                         WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(100));
             }
             counter.reset();
@@ -65,7 +69,8 @@ class S3ScanRequestsTest {
                 // HEAD of the hinted manifest and of the next version (absent: the hinted one is the
                 // latest), then one ranged GET of the manifest, whose tail holds all of it; its size
                 // is known from the HEAD. Before: 4 HEAD + 2 GET.
-                assertThat(counter.snapshot()).isEqualTo(Map.of("HeadObject", 2, "GetObject", 2, RequestCounter.RANGED_GET, 1));
+                assertThat(counter.snapshot())
+                        .isEqualTo(Map.of("HeadObject", 2, "GetObject", 2, RequestCounter.RANGED_GET, 1));
                 counter.reset();
                 assertThat(ds.fragments()).hasSize(4);
                 try (Scanner s = ds.scan(ScanOptions.all())) {

@@ -64,7 +64,9 @@ class S3StoreConfigTest {
         assertThat(fromEnv.endpoint()).isEqualTo(URI.create("http://env-host:9000"));
         assertThat(fromEnv.region()).isEqualTo("env-region");
         assertThat(fromEnv.accessKeyId()).isEqualTo("ENVKEY");
-        assertThat(fromEnv.virtualHostedStyle()).as("path-style by default with a custom endpoint").isFalse();
+        assertThat(fromEnv.virtualHostedStyle())
+                .as("path-style by default with a custom endpoint")
+                .isFalse();
 
         S3StoreConfig overridden = S3StoreConfig.fromOptions(Map.of("aws_region", "opt-region"), env);
         assertThat(overridden.region()).isEqualTo("opt-region");
@@ -110,7 +112,8 @@ class S3StoreConfigTest {
                 .hasMessage("client_max_retries must be between 0 and 100, was -1");
         assertThatThrownBy(() -> S3StoreConfig.fromOptions(Map.of("aws_endpoint", "ftp://host")))
                 .hasMessageContaining("not an http(s) URL");
-        assertThatThrownBy(() -> S3StoreConfig.fromOptions(Map.of("aws_endpoint", "https://a", "endpoint", "https://b")))
+        assertThatThrownBy(
+                        () -> S3StoreConfig.fromOptions(Map.of("aws_endpoint", "https://a", "endpoint", "https://b")))
                 .hasMessageContaining("aws_endpoint twice");
     }
 

@@ -50,7 +50,7 @@ public final class S3TestStores implements TestStores {
 
     @Override
     public TestLocation fresh(String name) {
-        return new TestLocation("s3://" + BUCKET + "/" + name + "-" + LOCATIONS.incrementAndGet() + ".lance",
-                server.storageOptions());
+        return new TestLocation(
+                "s3://" + BUCKET + "/" + name + "-" + LOCATIONS.incrementAndGet() + ".lance", server.storageOptions());
     }
 }

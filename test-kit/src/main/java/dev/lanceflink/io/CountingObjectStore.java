@@ -80,8 +80,8 @@ public final class CountingObjectStore implements ObjectStore {
 
     @Override
     public String toString() {
-        return "CountingObjectStore" + counts() + "[read=" + bytesRead + " B, written=" + bytesWritten
-                + " B, listed=" + entriesListed + "]";
+        return "CountingObjectStore" + counts() + "[read=" + bytesRead + " B, written=" + bytesWritten + " B, listed="
+                + entriesListed + "]";
     }
 
     @Override

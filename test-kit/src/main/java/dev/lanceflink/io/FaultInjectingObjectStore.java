@@ -80,8 +80,12 @@ public final class FaultInjectingObjectStore implements ObjectStore {
      * @param failAfterProbability chance that a selected call is applied and then fails
      * @param operations the calls that may fail at random; others only by {@link #failNext}
      */
-    public FaultInjectingObjectStore(ObjectStore delegate, long seed, double failBeforeProbability,
-            double failAfterProbability, Set<StoreOperation> operations) {
+    public FaultInjectingObjectStore(
+            ObjectStore delegate,
+            long seed,
+            double failBeforeProbability,
+            double failAfterProbability,
+            Set<StoreOperation> operations) {
         if (failBeforeProbability < 0 || failAfterProbability < 0 || failBeforeProbability + failAfterProbability > 1) {
             throw new IllegalArgumentException("fault probabilities must be >= 0 and sum to <= 1, were "
                     + failBeforeProbability + " and " + failAfterProbability);
@@ -104,8 +108,8 @@ public final class FaultInjectingObjectStore implements ObjectStore {
      * Delays a fraction of the calls of {@code operations}: each such call sleeps {@code delay} with
      * probability {@code probability}, at one of {@code points} chosen at random.
      */
-    public synchronized FaultInjectingObjectStore withDelays(double probability, Duration delay,
-            Set<StoreOperation> operations, Set<DelayPoint> points) {
+    public synchronized FaultInjectingObjectStore withDelays(
+            double probability, Duration delay, Set<StoreOperation> operations, Set<DelayPoint> points) {
         if (probability < 0 || probability > 1) {
             throw new IllegalArgumentException("delay probability must be in [0, 1], was " + probability);
         }
@@ -151,7 +155,9 @@ public final class FaultInjectingObjectStore implements ObjectStore {
     }
 
     public synchronized long injectedCount(StoreOperation operation, Fault fault) {
-        return injected.stream().filter(i -> i.operation() == operation && i.fault() == fault).count();
+        return injected.stream()
+                .filter(i -> i.operation() == operation && i.fault() == fault)
+                .count();
     }
 
     private synchronized Fault draw(StoreOperation op, String path) {
@@ -196,13 +202,15 @@ public final class FaultInjectingObjectStore implements ObjectStore {
     }
 
     private InjectedFaultException before(StoreOperation op, String path) {
-        return new InjectedFaultException("Injected fault (seed " + seed + "): " + op + " " + path
-                + " failed before the store applied it", false);
+        return new InjectedFaultException(
+                "Injected fault (seed " + seed + "): " + op + " " + path + " failed before the store applied it",
+                false);
     }
 
     private InjectedFaultException after(StoreOperation op, String path) {
-        return new InjectedFaultException("Injected fault (seed " + seed + "): " + op + " " + path
-                + " was applied but its response was lost", true);
+        return new InjectedFaultException(
+                "Injected fault (seed " + seed + "): " + op + " " + path + " was applied but its response was lost",
+                true);
     }
 
     @FunctionalInterface
@@ -317,8 +325,10 @@ public final class FaultInjectingObjectStore implements ObjectStore {
         boolean created = delegate.putIfAbsent(path, content);
         delayIf(d, DelayPoint.AFTER_CALL);
         if (f == Fault.FAIL_AFTER) {
-            throw new PutOutcomeUnknownException("Injected fault (seed " + seed + "): PUT_IF_ABSENT " + path
-                    + " was applied (created=" + created + ") but its response was lost", after(StoreOperation.PUT_IF_ABSENT, path));
+            throw new PutOutcomeUnknownException(
+                    "Injected fault (seed " + seed + "): PUT_IF_ABSENT " + path + " was applied (created=" + created
+                            + ") but its response was lost",
+                    after(StoreOperation.PUT_IF_ABSENT, path));
         }
         return created;
     }

@@ -103,8 +103,8 @@ public final class PublicationFaultStore extends ForwardingObjectStore {
             faults.failReadBack.set(faults.readBacksToFail.getAndSet(0));
             String message = "injected: connection reset after publishing " + path;
             if (faults.lostResponsesUnknown) {
-                throw new PutOutcomeUnknownException(message + " (created=" + created + ")",
-                        new IOException("connection reset"));
+                throw new PutOutcomeUnknownException(
+                        message + " (created=" + created + ")", new IOException("connection reset"));
             }
             throw new IOException(message);
         }

@@ -39,7 +39,9 @@ class FaultInjectingObjectStoreTest {
                 .failNext(StoreOperation.CREATE, Fault.FAIL_BEFORE);
 
         assertThatThrownBy(() -> store.putIfAbsent("_versions/1.manifest", new byte[] {1}))
-                .isInstanceOfSatisfying(InjectedFaultException.class, e -> assertThat(e.applied()).isFalse())
+                .isInstanceOfSatisfying(
+                        InjectedFaultException.class,
+                        e -> assertThat(e.applied()).isFalse())
                 .hasMessageContaining("PUT_IF_ABSENT _versions/1.manifest failed before the store applied it");
         assertThatThrownBy(() -> store.put("hint", new byte[] {1})).isInstanceOf(InjectedFaultException.class);
         assertThatThrownBy(() -> store.create("data/a.lance")).isInstanceOf(InjectedFaultException.class);
@@ -65,12 +67,17 @@ class FaultInjectingObjectStoreTest {
         OutputStream out = store.create("data/a.lance");
         out.write(new byte[] {7});
         assertThatThrownBy(out::close)
-                .isInstanceOfSatisfying(InjectedFaultException.class, e -> assertThat(e.applied()).isTrue());
+                .isInstanceOfSatisfying(
+                        InjectedFaultException.class,
+                        e -> assertThat(e.applied()).isTrue());
         assertThatThrownBy(() -> store.delete("data/a.lance")).isInstanceOf(InjectedFaultException.class);
 
         assertThat(new String(local.readAll("_versions/1.manifest"), UTF_8)).isEqualTo("ours");
-        assertThat(local.exists("data/a.lance")).as("deleted despite the lost response").isFalse();
-        assertThat(store.injected()).extracting(FaultInjectingObjectStore.Injected::operation)
+        assertThat(local.exists("data/a.lance"))
+                .as("deleted despite the lost response")
+                .isFalse();
+        assertThat(store.injected())
+                .extracting(FaultInjectingObjectStore.Injected::operation)
                 .containsExactly(StoreOperation.PUT_IF_ABSENT, StoreOperation.CREATE, StoreOperation.DELETE);
     }
 
@@ -84,8 +91,8 @@ class FaultInjectingObjectStoreTest {
     }
 
     private static List<FaultInjectingObjectStore.Injected> runRandom(long seed, Path dir) {
-        FaultInjectingObjectStore store = new FaultInjectingObjectStore(new LocalObjectStore(dir), seed, 0.2, 0.2,
-                Set.of(StoreOperation.PUT, StoreOperation.READ_ALL));
+        FaultInjectingObjectStore store = new FaultInjectingObjectStore(
+                new LocalObjectStore(dir), seed, 0.2, 0.2, Set.of(StoreOperation.PUT, StoreOperation.READ_ALL));
         for (int i = 0; i < 40; i++) {
             try {
                 store.put("f" + i, new byte[] {(byte) i});
@@ -99,8 +106,8 @@ class FaultInjectingObjectStoreTest {
 
     /** Records when each call of {@code store} returned, by "method path", to see where a delay happened. */
     private static ObjectStore timed(ObjectStore store, Map<String, Long> returnedAt) {
-        return (ObjectStore) Proxy.newProxyInstance(ObjectStore.class.getClassLoader(), new Class<?>[] {ObjectStore.class},
-                (proxy, method, args) -> {
+        return (ObjectStore) Proxy.newProxyInstance(
+                ObjectStore.class.getClassLoader(), new Class<?>[] {ObjectStore.class}, (proxy, method, args) -> {
                     try {
                         return method.invoke(store, args);
                     } catch (InvocationTargetException e) {
@@ -120,20 +127,32 @@ class FaultInjectingObjectStoreTest {
         long delay = Duration.ofMillis(150).toNanos();
 
         FaultInjectingObjectStore slowRequests = FaultInjectingObjectStore.scripted(local)
-                .withDelays(1.0, Duration.ofNanos(delay), Set.of(StoreOperation.PUT_IF_ABSENT), Set.of(DelayPoint.BEFORE_CALL));
+                .withDelays(
+                        1.0,
+                        Duration.ofNanos(delay),
+                        Set.of(StoreOperation.PUT_IF_ABSENT),
+                        Set.of(DelayPoint.BEFORE_CALL));
         long start = System.nanoTime();
         assertThat(slowRequests.putIfAbsent("a", new byte[] {1})).isTrue();
-        assertThat(appliedAt.get("putIfAbsent a") - start).as("request held before the store").isGreaterThanOrEqualTo(delay);
-        assertThat(slowRequests.delayed()).containsExactly(
-                new FaultInjectingObjectStore.Delayed(StoreOperation.PUT_IF_ABSENT, "a", DelayPoint.BEFORE_CALL));
+        assertThat(appliedAt.get("putIfAbsent a") - start)
+                .as("request held before the store")
+                .isGreaterThanOrEqualTo(delay);
+        assertThat(slowRequests.delayed())
+                .containsExactly(new FaultInjectingObjectStore.Delayed(
+                        StoreOperation.PUT_IF_ABSENT, "a", DelayPoint.BEFORE_CALL));
 
         FaultInjectingObjectStore slowResponses = FaultInjectingObjectStore.scripted(local)
-                .withDelays(1.0, Duration.ofNanos(delay), Set.of(StoreOperation.PUT, StoreOperation.CREATE),
+                .withDelays(
+                        1.0,
+                        Duration.ofNanos(delay),
+                        Set.of(StoreOperation.PUT, StoreOperation.CREATE),
                         Set.of(DelayPoint.AFTER_CALL));
         start = System.nanoTime();
         slowResponses.put("b", new byte[] {2});
         long end = System.nanoTime();
-        assertThat(end - appliedAt.get("put b")).as("response held after the store applied it").isGreaterThanOrEqualTo(delay);
+        assertThat(end - appliedAt.get("put b"))
+                .as("response held after the store applied it")
+                .isGreaterThanOrEqualTo(delay);
         try (OutputStream out = slowResponses.create("c")) {
             out.write(3);
         }
@@ -147,11 +166,11 @@ class FaultInjectingObjectStoreTest {
 
     @Test
     void delaysHitTheirFractionAndLeaveTheFaultSequenceUnchanged() throws IOException {
-        FaultInjectingObjectStore plain = new FaultInjectingObjectStore(new LocalObjectStore(root.resolve("plain")), 7,
-                0.1, 0.1, Set.of(StoreOperation.PUT));
-        FaultInjectingObjectStore delayed = new FaultInjectingObjectStore(new LocalObjectStore(root.resolve("delayed")), 7,
-                0.1, 0.1, Set.of(StoreOperation.PUT)).withDelays(0.25, Duration.ZERO, Set.of(StoreOperation.PUT),
-                        EnumSet.allOf(DelayPoint.class));
+        FaultInjectingObjectStore plain = new FaultInjectingObjectStore(
+                new LocalObjectStore(root.resolve("plain")), 7, 0.1, 0.1, Set.of(StoreOperation.PUT));
+        FaultInjectingObjectStore delayed = new FaultInjectingObjectStore(
+                        new LocalObjectStore(root.resolve("delayed")), 7, 0.1, 0.1, Set.of(StoreOperation.PUT))
+                .withDelays(0.25, Duration.ZERO, Set.of(StoreOperation.PUT), EnumSet.allOf(DelayPoint.class));
         for (FaultInjectingObjectStore store : List.of(plain, delayed)) {
             for (int i = 0; i < 400; i++) {
                 try {
@@ -167,7 +186,8 @@ class FaultInjectingObjectStoreTest {
         assertThat(delayed.delayedCount(DelayPoint.BEFORE_CALL)).isPositive();
         assertThat(delayed.delayedCount(DelayPoint.AFTER_CALL)).isPositive();
         assertThatThrownBy(() -> plain.withDelays(0.5, Duration.ofMillis(1), Set.of(StoreOperation.PUT), Set.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("BEFORE_CALL, AFTER_CALL");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("BEFORE_CALL, AFTER_CALL");
     }
 
     /**
@@ -183,8 +203,8 @@ class FaultInjectingObjectStoreTest {
         int versions = 15;
         List<FaultInjectingObjectStore> stores = new ArrayList<>();
         for (int w = 0; w < writers; w++) {
-            stores.add(new FaultInjectingObjectStore(local, 100 + w, 0.2, 0.2,
-                    Set.of(StoreOperation.PUT_IF_ABSENT, StoreOperation.READ_ALL)));
+            stores.add(new FaultInjectingObjectStore(
+                    local, 100 + w, 0.2, 0.2, Set.of(StoreOperation.PUT_IF_ABSENT, StoreOperation.READ_ALL)));
         }
         ExecutorService pool = Executors.newFixedThreadPool(writers);
         try {
@@ -212,7 +232,9 @@ class FaultInjectingObjectStoreTest {
         } finally {
             pool.shutdownNow();
         }
-        long unknowns = stores.stream().mapToLong(s -> s.injectedCount(StoreOperation.PUT_IF_ABSENT, Fault.FAIL_AFTER)).sum();
+        long unknowns = stores.stream()
+                .mapToLong(s -> s.injectedCount(StoreOperation.PUT_IF_ABSENT, Fault.FAIL_AFTER))
+                .sum();
         assertThat(unknowns).as("lost putIfAbsent responses were injected").isPositive();
     }
 

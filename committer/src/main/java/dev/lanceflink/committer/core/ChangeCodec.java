@@ -35,8 +35,10 @@ public final class ChangeCodec {
             RowTarget target = readTarget(in, context);
             byte[] bytes = readBytes(in, context + ", overlay " + i);
             try {
-                out.add(new TargetedOverlay(target, TableProtoCodec.overlay(
-                        lance.table.DataOverlayFile.parseFrom(bytes), context + ", overlay " + i)));
+                out.add(new TargetedOverlay(
+                        target,
+                        TableProtoCodec.overlay(
+                                lance.table.DataOverlayFile.parseFrom(bytes), context + ", overlay " + i)));
             } catch (CorruptTableException e) {
                 throw new IOException("Corrupt overlay " + i + " in " + context + ": " + e.getMessage(), e);
             }

@@ -33,9 +33,19 @@ import java.util.Set;
  *     all, and a row-level statement whose deletions conflict commits nothing. Such a checkpoint
  *     carries no overlays. See {@link #deletionsOf}.
  */
-public record CheckpointCommit(String commitUser, String jobId, long checkpointId, long baseVersion,
-        List<Fragment> fragments, List<TargetedOverlay> overlays, List<TargetedDeletion> deletions, long rows,
-        long cells, long bytes, boolean overwrite, boolean rewriteRows) {
+public record CheckpointCommit(
+        String commitUser,
+        String jobId,
+        long checkpointId,
+        long baseVersion,
+        List<Fragment> fragments,
+        List<TargetedOverlay> overlays,
+        List<TargetedDeletion> deletions,
+        long rows,
+        long cells,
+        long bytes,
+        boolean overwrite,
+        boolean rewriteRows) {
     public CheckpointCommit {
         requireNonNull(commitUser, "commitUser is null");
         requireNonNull(jobId, "jobId is null");
@@ -58,38 +68,96 @@ public record CheckpointCommit(String commitUser, String jobId, long checkpointI
     }
 
     /** Changes that add to the table's content, or replace it ({@code overwrite}); updates as overlays. */
-    public CheckpointCommit(String commitUser, String jobId, long checkpointId, long baseVersion,
-            List<Fragment> fragments, List<TargetedOverlay> overlays, List<TargetedDeletion> deletions, long rows,
-            long cells, long bytes, boolean overwrite) {
-        this(commitUser, jobId, checkpointId, baseVersion, fragments, overlays, deletions, rows, cells, bytes,
-                overwrite, false);
+    public CheckpointCommit(
+            String commitUser,
+            String jobId,
+            long checkpointId,
+            long baseVersion,
+            List<Fragment> fragments,
+            List<TargetedOverlay> overlays,
+            List<TargetedDeletion> deletions,
+            long rows,
+            long cells,
+            long bytes,
+            boolean overwrite) {
+        this(
+                commitUser,
+                jobId,
+                checkpointId,
+                baseVersion,
+                fragments,
+                overlays,
+                deletions,
+                rows,
+                cells,
+                bytes,
+                overwrite,
+                false);
     }
 
     /** Changes that add to the table's content (no overwrite). */
-    public CheckpointCommit(String commitUser, String jobId, long checkpointId, long baseVersion,
-            List<Fragment> fragments, List<TargetedOverlay> overlays, List<TargetedDeletion> deletions, long rows,
-            long cells, long bytes) {
+    public CheckpointCommit(
+            String commitUser,
+            String jobId,
+            long checkpointId,
+            long baseVersion,
+            List<Fragment> fragments,
+            List<TargetedOverlay> overlays,
+            List<TargetedDeletion> deletions,
+            long rows,
+            long cells,
+            long bytes) {
         this(commitUser, jobId, checkpointId, baseVersion, fragments, overlays, deletions, rows, cells, bytes, false);
     }
 
     /** An append-only checkpoint. */
-    public CheckpointCommit(String commitUser, String jobId, long checkpointId, long baseVersion,
-            List<Fragment> fragments, long rows, long bytes) {
+    public CheckpointCommit(
+            String commitUser,
+            String jobId,
+            long checkpointId,
+            long baseVersion,
+            List<Fragment> fragments,
+            long rows,
+            long bytes) {
         this(commitUser, jobId, checkpointId, baseVersion, fragments, List.of(), List.of(), rows, 0, bytes, false);
     }
 
     /** A checkpoint whose {@code fragments} (possibly none) replace the table's content. */
-    public static CheckpointCommit overwriting(String commitUser, String jobId, long checkpointId, long baseVersion,
-            List<Fragment> fragments, long rows, long bytes) {
-        return new CheckpointCommit(commitUser, jobId, checkpointId, baseVersion, fragments, List.of(), List.of(),
-                rows, 0, bytes, true);
+    public static CheckpointCommit overwriting(
+            String commitUser,
+            String jobId,
+            long checkpointId,
+            long baseVersion,
+            List<Fragment> fragments,
+            long rows,
+            long bytes) {
+        return new CheckpointCommit(
+                commitUser, jobId, checkpointId, baseVersion, fragments, List.of(), List.of(), rows, 0, bytes, true);
     }
 
     /** A rewrite-rows checkpoint: {@code deletions} are the old versions of rows rewritten into {@code fragments}. */
-    public static CheckpointCommit rewritingRows(String commitUser, String jobId, long checkpointId, long baseVersion,
-            List<Fragment> fragments, List<TargetedDeletion> deletions, long rows, long bytes) {
-        return new CheckpointCommit(commitUser, jobId, checkpointId, baseVersion, fragments, List.of(), deletions,
-                rows, 0, bytes, false, true);
+    public static CheckpointCommit rewritingRows(
+            String commitUser,
+            String jobId,
+            long checkpointId,
+            long baseVersion,
+            List<Fragment> fragments,
+            List<TargetedDeletion> deletions,
+            long rows,
+            long bytes) {
+        return new CheckpointCommit(
+                commitUser,
+                jobId,
+                checkpointId,
+                baseVersion,
+                fragments,
+                List.of(),
+                deletions,
+                rows,
+                0,
+                bytes,
+                false,
+                true);
     }
 
     /**
@@ -114,7 +182,8 @@ public record CheckpointCommit(String commitUser, String jobId, long checkpointI
         }
         boolean inOwnFiles = step == CommitStep.DELETE;
         return deletions.stream()
-                .filter(d -> (d.target().isPending() && ownFiles.contains(d.target().pendingFileId())) == inOwnFiles)
+                .filter(d ->
+                        (d.target().isPending() && ownFiles.contains(d.target().pendingFileId())) == inOwnFiles)
                 .toList();
     }
 
@@ -135,7 +204,8 @@ public record CheckpointCommit(String commitUser, String jobId, long checkpointI
      */
     public boolean isEmpty(CommitStep step) {
         return switch (step) {
-            case APPEND -> fragments.isEmpty() && !overwrite && deletionsOf(step).isEmpty();
+            case APPEND ->
+                fragments.isEmpty() && !overwrite && deletionsOf(step).isEmpty();
             case DELETE -> deletionsOf(step).isEmpty();
             case OVERLAY -> overlays.isEmpty();
         };

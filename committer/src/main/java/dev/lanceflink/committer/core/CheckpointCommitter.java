@@ -63,9 +63,11 @@ public final class CheckpointCommitter {
 
     /** The transactions every check walks, read once. */
     private final TableHistory history;
+
     private final CommittedCheckpointFinder finder;
     /** Set when the changes were computed from a pinned version (row-level statements), else null. */
     private final ConcurrentChangeCheck changeCheck;
+
     private final ReplacedContentCheck replacedContent;
     private final MovedRows movedRows;
 
@@ -83,15 +85,16 @@ public final class CheckpointCommitter {
      *     scan), or 0: then each step first fails on conflicting changes committed since
      *     ({@link ConcurrentChangeCheck})
      */
-    public CheckpointCommitter(ObjectStore store, CommitOptions commitOptions, int maxAttempts, Duration retryBackoff,
-            long readVersion) {
+    public CheckpointCommitter(
+            ObjectStore store, CommitOptions commitOptions, int maxAttempts, Duration retryBackoff, long readVersion) {
         this.store = requireNonNull(store, "store is null");
         requireNonNull(commitOptions, "commitOptions is null");
         if (maxAttempts < 1) {
             throw new IllegalArgumentException("maxAttempts must be at least 1, got " + maxAttempts);
         }
         requireNonNull(retryBackoff, "retryBackoff is null");
-        this.commitOptions = commitOptions.withCommitHandler(new ResolvingCommitHandler(commitOptions.commitHandler()))
+        this.commitOptions = commitOptions
+                .withCommitHandler(new ResolvingCommitHandler(commitOptions.commitHandler()))
                 .withFailureRetries(new CommitOptions.FailureRetries(maxAttempts, retryBackoff, MAX_RETRY_BACKOFF));
         this.maxAttempts = maxAttempts;
         this.history = new TableHistory(store);
@@ -114,8 +117,12 @@ public final class CheckpointCommitter {
         try {
             Optional<Manifest> committed = TableCommitter.commit(store, plan, history, commitOptions);
             return committed.isPresent()
-                    ? new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.COMMITTED, committed.get().version(),
-                            plan.failedAttempts + 1, plan.lostRaces)
+                    ? new CommitOutcome(
+                            commit.checkpointId(),
+                            CommitOutcome.Kind.COMMITTED,
+                            committed.get().version(),
+                            plan.failedAttempts + 1,
+                            plan.lostRaces)
                     : plan.outcome.withConflicts(plan.lostRaces);
         } catch (CheckpointCommitException e) {
             plan.discardBuilt(); // refused before its publication
@@ -123,9 +130,12 @@ public final class CheckpointCommitter {
         } catch (CommitConflictException e) {
             plan.discardBuilt(); // certainly not published
             if (!e.isRetryable()) {
-                throw new CheckpointCommitException(capitalized(commit.describe()) + " cannot be committed to "
-                        + store.rootUri() + ": " + e.getMessage() + ". The job fails so that no change is dropped;"
-                        + " resolve the conflicting change, then restart from the last checkpoint", e);
+                throw new CheckpointCommitException(
+                        capitalized(commit.describe()) + " cannot be committed to "
+                                + store.rootUri() + ": " + e.getMessage()
+                                + ". The job fails so that no change is dropped;"
+                                + " resolve the conflicting change, then restart from the last checkpoint",
+                        e);
             }
             throw exhausted(commit, plan, e);
         } catch (IOException e) {
@@ -136,10 +146,13 @@ public final class CheckpointCommitter {
     }
 
     private CheckpointCommitException exhausted(CheckpointCommit commit, CheckpointPlan plan, IOException last) {
-        return new CheckpointCommitException(capitalized(commit.describe()) + " could not be committed to "
-                + store.rootUri() + " in " + maxAttempts + " attempts (" + plan.lostRaces + " lost to conflicts);"
-                + " last error: " + last + ". The job fails so that no change is dropped; a restart retries the"
-                + " commit (raise the sink's commit retries if the table is busy)", last);
+        return new CheckpointCommitException(
+                capitalized(commit.describe()) + " could not be committed to "
+                        + store.rootUri() + " in " + maxAttempts + " attempts (" + plan.lostRaces
+                        + " lost to conflicts);"
+                        + " last error: " + last + ". The job fails so that no change is dropped; a restart retries the"
+                        + " commit (raise the sink's commit retries if the table is busy)",
+                last);
     }
 
     /**
@@ -154,11 +167,13 @@ public final class CheckpointCommitter {
         private final CheckpointCommit commit;
         /** Attempts that failed so far (lost races do not count). */
         private int failedAttempts;
+
         private final long readVersion;
         /** The outcome when the build found nothing to commit. */
         private CommitOutcome outcome;
         /** Files written by the last build, until it is published or given up. */
         private List<String> builtFiles = List.of();
+
         private int lostRaces;
         private Set<CommitStep> remaining;
 
@@ -187,9 +202,11 @@ public final class CheckpointCommitter {
         }
 
         private CheckpointCommitException noVersions(Throwable cause) {
-            return CheckpointCommitException.permanent("Cannot commit checkpoint " + commit.checkpointId() + " to "
-                    + store.rootUri() + ": the table has no versions (was it deleted?). The sink writes to an"
-                    + " existing table; create it first", cause);
+            return CheckpointCommitException.permanent(
+                    "Cannot commit checkpoint " + commit.checkpointId() + " to "
+                            + store.rootUri() + ": the table has no versions (was it deleted?). The sink writes to an"
+                            + " existing table; create it first",
+                    cause);
         }
 
         @Override
@@ -211,8 +228,8 @@ public final class CheckpointCommitter {
 
         @Override
         public Optional<Operation> build(Manifest latest) throws IOException {
-            Optional<MarkedVersion> newest = finder.newestOwnMarker(commit.commitUser(), commit.checkpointId(),
-                    commit.baseVersion());
+            Optional<MarkedVersion> newest =
+                    finder.newestOwnMarker(commit.commitUser(), commit.checkpointId(), commit.baseVersion());
             int landedSteps = -1; // the highest step index of this checkpoint already committed
             if (newest.isPresent() && newest.get().marker().checkpointId() >= commit.checkpointId()) {
                 CommitMarker m = newest.get().marker();
@@ -226,10 +243,14 @@ public final class CheckpointCommitter {
             }
             if (steps.isEmpty() || landedSteps == CommitMarker.ALL_STEPS) {
                 long version = newest.orElseThrow().version();
-                LOG.info("Checkpoint {} of commit user {} is already committed to {} (version {}); skipping it",
-                        commit.checkpointId(), commit.commitUser(), store.rootUri(), version);
-                outcome = new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.ALREADY_COMMITTED, version,
-                        failedAttempts, 0);
+                LOG.info(
+                        "Checkpoint {} of commit user {} is already committed to {} (version {}); skipping it",
+                        commit.checkpointId(),
+                        commit.commitUser(),
+                        store.rootUri(),
+                        version);
+                outcome = new CommitOutcome(
+                        commit.checkpointId(), CommitOutcome.Kind.ALREADY_COMMITTED, version, failedAttempts, 0);
                 return Optional.empty();
             }
             if (changeCheck != null && !steps.equals(remaining)) {
@@ -238,17 +259,21 @@ public final class CheckpointCommitter {
                 changeCheck.check(commit, steps, latest);
             }
             remaining = steps;
-            CheckpointOperation.Built built = CheckpointOperation.build(commit, steps, latest, store,
-                    replacedContent, movedRows);
+            CheckpointOperation.Built built =
+                    CheckpointOperation.build(commit, steps, latest, store, replacedContent, movedRows);
             builtFiles = built.writtenFiles();
             if (built.operation().isEmpty()) {
                 // Every change targets rows that are gone already. If an earlier step landed, that
                 // version holds what the checkpoint changed.
                 outcome = landedSteps >= 0
-                        ? new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.ALREADY_COMMITTED,
-                                newest.orElseThrow().version(), failedAttempts, 0)
-                        : new CommitOutcome(commit.checkpointId(), CommitOutcome.Kind.NOTHING_TO_COMMIT, 0,
-                                failedAttempts, 0);
+                        ? new CommitOutcome(
+                                commit.checkpointId(),
+                                CommitOutcome.Kind.ALREADY_COMMITTED,
+                                newest.orElseThrow().version(),
+                                failedAttempts,
+                                0)
+                        : new CommitOutcome(
+                                commit.checkpointId(), CommitOutcome.Kind.NOTHING_TO_COMMIT, 0, failedAttempts, 0);
             }
             return built.operation();
         }
@@ -266,8 +291,13 @@ public final class CheckpointCommitter {
             } else {
                 builtFiles = List.of(); // a version may reference them: keep them
             }
-            LOG.warn("Attempt {}/{} to commit checkpoint {} to {} failed: {}", failedAttempts, maxAttempts,
-                    commit.checkpointId(), store.rootUri(), failure.toString());
+            LOG.warn(
+                    "Attempt {}/{} to commit checkpoint {} to {} failed: {}",
+                    failedAttempts,
+                    maxAttempts,
+                    commit.checkpointId(),
+                    store.rootUri(),
+                    failure.toString());
         }
 
         @Override

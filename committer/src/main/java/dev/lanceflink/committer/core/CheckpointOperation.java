@@ -52,8 +52,14 @@ final class CheckpointOperation {
     private CheckpointOperation() {}
 
     /** The changes of {@code steps} of {@code commit} as one operation on top of {@code latest}. */
-    static Built build(CheckpointCommit commit, Set<CommitStep> steps, Manifest latest, ObjectStore store,
-            ReplacedContentCheck replacedContent, MovedRows movedRows) throws IOException {
+    static Built build(
+            CheckpointCommit commit,
+            Set<CommitStep> steps,
+            Manifest latest,
+            ObjectStore store,
+            ReplacedContentCheck replacedContent,
+            MovedRows movedRows)
+            throws IOException {
         List<Fragment> fresh = steps.contains(CommitStep.APPEND) ? commit.fragments() : List.of();
         if (steps.contains(CommitStep.APPEND) && commit.overwrite()) {
             // The checkpoint's fragments replace every fragment: the schema is the latest version's
@@ -97,6 +103,7 @@ final class CheckpointOperation {
         private final Map<Long, Fragment> pending;
         /** File id of the first data file → index in {@link #fresh}. */
         private final Map<Long, Integer> ownFiles = new HashMap<>();
+
         private final Map<Long, RoaringBitmap> deleted = new LinkedHashMap<>();
         private final Map<Long, List<DataOverlayFile>> overlaid = new LinkedHashMap<>();
         private final Map<Integer, RoaringBitmap> deletedFresh = new LinkedHashMap<>();
@@ -104,10 +111,15 @@ final class CheckpointOperation {
         private final MovedRows movedRows;
         /** Overlay files written to follow rows a compaction moved. */
         final List<String> relocatedFiles = new ArrayList<>();
+
         private long dropped;
         private long followed;
 
-        Changes(CheckpointCommit commit, Manifest latest, ObjectStore store, List<Fragment> fresh,
+        Changes(
+                CheckpointCommit commit,
+                Manifest latest,
+                ObjectStore store,
+                List<Fragment> fresh,
                 MovedRows movedRows) {
             this.commit = commit;
             this.latest = latest;
@@ -120,7 +132,8 @@ final class CheckpointOperation {
             this.pending = PendingFiles.index(latest);
             for (int i = 0; i < fresh.size(); i++) {
                 if (!fresh.get(i).files().isEmpty()) {
-                    ownFiles.put(PendingFiles.fileIdOf(fresh.get(i).files().get(0).path()), i);
+                    ownFiles.put(
+                            PendingFiles.fileIdOf(fresh.get(i).files().get(0).path()), i);
                 }
             }
         }
@@ -128,20 +141,27 @@ final class CheckpointOperation {
         void delete(TargetedDeletion d) throws IOException {
             Integer own = ownFragment(d.target());
             if (own != null) {
-                requireWithin(d.offsets(), fresh.get(own).physicalRows(), "The deletions of " + commit.describe(),
+                requireWithin(
+                        d.offsets(),
+                        fresh.get(own).physicalRows(),
+                        "The deletions of " + commit.describe(),
                         d.target() + ", one of the checkpoint's new fragments");
                 deletedFresh.computeIfAbsent(own, k -> new RoaringBitmap()).or(d.offsets());
                 return;
             }
             Optional<Fragment> f = d.target().resolve(fragments, pending);
             if (f.isEmpty()) {
-                Optional<MovedRows.Destination> moved = follow(d.target(), d.offsets(), "deletion",
-                        "A deletion of " + commit.describe());
-                moved.ifPresent(m -> m.offsets().forEach(
-                        (id, offsets) -> deleted.computeIfAbsent(id, k -> new RoaringBitmap()).or(offsets)));
+                Optional<MovedRows.Destination> moved =
+                        follow(d.target(), d.offsets(), "deletion", "A deletion of " + commit.describe());
+                moved.ifPresent(m -> m.offsets()
+                        .forEach((id, offsets) -> deleted.computeIfAbsent(id, k -> new RoaringBitmap())
+                                .or(offsets)));
                 return;
             }
-            requireWithin(d.offsets(), f.get().physicalRows(), "The deletions of " + commit.describe(),
+            requireWithin(
+                    d.offsets(),
+                    f.get().physicalRows(),
+                    "The deletions of " + commit.describe(),
                     "fragment " + f.get().id() + " (" + d.target() + ")");
             deleted.computeIfAbsent(f.get().id(), k -> new RoaringBitmap()).or(d.offsets());
         }
@@ -152,7 +172,10 @@ final class CheckpointOperation {
             DataOverlayFile staged = o.overlay().withCommittedVersion(0);
             Integer own = ownFragment(o.target());
             if (own != null) {
-                requireWithin(covered, fresh.get(own).physicalRows(), what,
+                requireWithin(
+                        covered,
+                        fresh.get(own).physicalRows(),
+                        what,
                         o.target() + ", one of the checkpoint's new fragments");
                 overlaidFresh.computeIfAbsent(own, k -> new ArrayList<>()).add(staged);
                 return;
@@ -162,21 +185,31 @@ final class CheckpointOperation {
                 Optional<MovedRows.Destination> moved = follow(o.target(), covered, "overlay", what);
                 if (moved.isPresent() && !moved.get().offsets().isEmpty()) {
                     try (BufferAllocator allocator = new RootAllocator()) {
-                        OverlayRelocator.Relocated r = OverlayRelocator.relocate(store, latest,
-                                movedFrom(o.target()), staged, moved.get().from(), moved.get().offsets(), allocator);
+                        OverlayRelocator.Relocated r = OverlayRelocator.relocate(
+                                store,
+                                latest,
+                                movedFrom(o.target()),
+                                staged,
+                                moved.get().from(),
+                                moved.get().offsets(),
+                                allocator);
                         relocatedFiles.addAll(r.writtenPaths());
-                        r.overlays().forEach((id, ov) -> overlaid.computeIfAbsent(id, k -> new ArrayList<>()).add(ov));
+                        r.overlays()
+                                .forEach((id, ov) -> overlaid.computeIfAbsent(id, k -> new ArrayList<>())
+                                        .add(ov));
                     }
                 }
                 return;
             }
-            requireWithin(covered, f.get().physicalRows(), what, "fragment " + f.get().id() + " (" + o.target() + ")");
+            requireWithin(
+                    covered, f.get().physicalRows(), what, "fragment " + f.get().id() + " (" + o.target() + ")");
             overlaid.computeIfAbsent(f.get().id(), k -> new ArrayList<>()).add(staged);
         }
 
         /** The fragment id the target's rows were in when a compaction moved them. */
         private long movedFrom(RowTarget target) throws IOException {
-            return target.isPending() ? movedRows.fragmentThatHeld(target.pendingFileId(), latest).orElseThrow()
+            return target.isPending()
+                    ? movedRows.fragmentThatHeld(target.pendingFileId(), latest).orElseThrow()
                     : target.fragmentId();
         }
 
@@ -186,9 +219,10 @@ final class CheckpointOperation {
          * deletion wins: empty destination, the change is dropped). Anything else fails the commit:
          * the rows cannot be found.
          */
-        private Optional<MovedRows.Destination> follow(RowTarget target, RoaringBitmap offsets, String kind,
-                String what) throws IOException {
-            OptionalLong from = target.isPending() ? movedRows.fragmentThatHeld(target.pendingFileId(), latest)
+        private Optional<MovedRows.Destination> follow(
+                RowTarget target, RoaringBitmap offsets, String kind, String what) throws IOException {
+            OptionalLong from = target.isPending()
+                    ? movedRows.fragmentThatHeld(target.pendingFileId(), latest)
                     : OptionalLong.of(target.fragmentId());
             if (from.isEmpty()) {
                 throw CheckpointCommitException.permanent("A " + kind + " of " + commit.describe() + " targets "
@@ -212,16 +246,19 @@ final class CheckpointOperation {
         /** The index in {@link #fresh} of a pending target that is one of this checkpoint's new fragments. */
         private Integer ownFragment(RowTarget target) {
             return target.isPending() && !pending.containsKey(target.pendingFileId())
-                    ? ownFiles.get(target.pendingFileId()) : null;
+                    ? ownFiles.get(target.pendingFileId())
+                    : null;
         }
 
         private static void requireWithin(RoaringBitmap offsets, long physicalRows, String what, String where)
                 throws CheckpointCommitException {
             long last = offsets.isEmpty() ? -1 : Integer.toUnsignedLong(offsets.last());
             if (last >= physicalRows) {
-                throw CheckpointCommitException.permanent(what + " names offset " + last + " of " + where + ", which has"
-                        + " only " + physicalRows + " rows. The sink's key map does not match the table (was the table"
-                        + " rewritten or overwritten by another writer?); restart the sink without state to rebuild it");
+                throw CheckpointCommitException.permanent(
+                        what + " names offset " + last + " of " + where + ", which has"
+                                + " only " + physicalRows
+                                + " rows. The sink's key map does not match the table (was the table"
+                                + " rewritten or overwritten by another writer?); restart the sink without state to rebuild it");
             }
         }
 
@@ -275,23 +312,33 @@ final class CheckpointOperation {
             }
             written.addAll(relocatedFiles);
             if (followed > 0) {
-                LOG.info("{}: {} deletions or overlaid rows target rows that a compaction moved; they are applied at"
-                        + " the rows' new addresses in version {} of {}", commit.describe(), followed,
-                        latest.version(), store.rootUri());
+                LOG.info(
+                        "{}: {} deletions or overlaid rows target rows that a compaction moved; they are applied at"
+                                + " the rows' new addresses in version {} of {}",
+                        commit.describe(),
+                        followed,
+                        latest.version(),
+                        store.rootUri());
             }
             if (dropped > 0) {
-                LOG.info("{}: {} deletions or overlays target rows that version {} of {} no longer has (removed by"
-                        + " another writer, or deleted again in the same checkpoint); deletions win, so they are"
-                        + " dropped", commit.describe(), dropped, latest.version(), store.rootUri());
+                LOG.info(
+                        "{}: {} deletions or overlays target rows that version {} of {} no longer has (removed by"
+                                + " another writer, or deleted again in the same checkpoint); deletions win, so they are"
+                                + " dropped",
+                        commit.describe(),
+                        dropped,
+                        latest.version(),
+                        store.rootUri());
             }
             return new Built(operation(updated, removed, added, deletesRows), written, dropped);
         }
 
         /** The plainest operation that holds the changes (see the class comment). */
-        private Optional<Operation> operation(List<Fragment> updated, List<Long> removed, List<Fragment> added,
-                boolean deletesRows) {
+        private Optional<Operation> operation(
+                List<Fragment> updated, List<Long> removed, List<Fragment> added, boolean deletesRows) {
             boolean overlaysOnly = !deletesRows && removed.isEmpty() && !updated.isEmpty();
-            boolean plainNew = added.stream().allMatch(f -> f.deletionFile() == null && f.overlays().isEmpty());
+            boolean plainNew = added.stream()
+                    .allMatch(f -> f.deletionFile() == null && f.overlays().isEmpty());
             if (updated.isEmpty() && removed.isEmpty()) {
                 if (added.isEmpty()) {
                     return Optional.empty();
@@ -310,7 +357,8 @@ final class CheckpointOperation {
                 return Optional.of(new Operation.Delete(updated, removed, ""));
             }
             if (commit.rewriteRows()) {
-                int[] fields = latest.schema().fields().stream().mapToInt(f -> f.id()).toArray();
+                int[] fields =
+                        latest.schema().fields().stream().mapToInt(f -> f.id()).toArray();
                 return Optional.of(Operation.Update.movedRows(removed, updated, added, fields));
             }
             return Optional.of(Operation.Update.rowsAndCells(removed, updated, added));

@@ -73,12 +73,18 @@ public record CommitMarker(String commitUser, long checkpointId, int step, Strin
         String checkpoint = properties.get(CHECKPOINT_ID_KEY);
         String step = properties.getOrDefault(STEP_KEY, "0");
         try {
-            return Optional.of(new CommitMarker(user, Long.parseLong(requireNonNull(checkpoint, CHECKPOINT_ID_KEY)),
-                    Integer.parseInt(step), properties.getOrDefault(JOB_ID_KEY, "")));
+            return Optional.of(new CommitMarker(
+                    user,
+                    Long.parseLong(requireNonNull(checkpoint, CHECKPOINT_ID_KEY)),
+                    Integer.parseInt(step),
+                    properties.getOrDefault(JOB_ID_KEY, "")));
         } catch (RuntimeException e) {
-            throw new IllegalStateException("The transaction of " + where + " has a malformed Flink commit marker ("
-                    + COMMIT_USER_KEY + "=" + user + ", " + CHECKPOINT_ID_KEY + "=" + checkpoint + ", " + STEP_KEY
-                    + "=" + step + "); exactly-once recovery cannot read it. Was the property written by hand?", e);
+            throw new IllegalStateException(
+                    "The transaction of " + where + " has a malformed Flink commit marker ("
+                            + COMMIT_USER_KEY + "=" + user + ", " + CHECKPOINT_ID_KEY + "=" + checkpoint + ", "
+                            + STEP_KEY
+                            + "=" + step + "); exactly-once recovery cannot read it. Was the property written by hand?",
+                    e);
         }
     }
 

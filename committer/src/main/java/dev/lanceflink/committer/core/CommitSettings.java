@@ -20,8 +20,13 @@ import java.time.Duration;
  *     {@code DELETE}) read, or 0 for none: then every commit first fails on changes other writers
  *     committed since that version to the rows it changes ({@link ConcurrentChangeCheck})
  */
-public record CommitSettings(int commitAttempts, Duration retryBackoff, boolean allowRestoreFromOlderState,
-        int restoreCheckVersions, long readVersion) implements Serializable {
+public record CommitSettings(
+        int commitAttempts,
+        Duration retryBackoff,
+        boolean allowRestoreFromOlderState,
+        int restoreCheckVersions,
+        long readVersion)
+        implements Serializable {
     private static final long serialVersionUID = 1L;
 
     public CommitSettings {
@@ -41,8 +46,8 @@ public record CommitSettings(int commitAttempts, Duration retryBackoff, boolean 
     }
 
     /** Settings without a pinned read version. */
-    public CommitSettings(int commitAttempts, Duration retryBackoff, boolean allowRestoreFromOlderState,
-            int restoreCheckVersions) {
+    public CommitSettings(
+            int commitAttempts, Duration retryBackoff, boolean allowRestoreFromOlderState, int restoreCheckVersions) {
         this(commitAttempts, retryBackoff, allowRestoreFromOlderState, restoreCheckVersions, 0);
     }
 
@@ -65,7 +70,7 @@ public record CommitSettings(int commitAttempts, Duration retryBackoff, boolean 
 
     /** Pins the version a row-level statement read (0 = none); see {@link #readVersion()}. */
     public CommitSettings withReadVersion(long version) {
-        return new CommitSettings(commitAttempts, retryBackoff, allowRestoreFromOlderState, restoreCheckVersions,
-                version);
+        return new CommitSettings(
+                commitAttempts, retryBackoff, allowRestoreFromOlderState, restoreCheckVersions, version);
     }
 }

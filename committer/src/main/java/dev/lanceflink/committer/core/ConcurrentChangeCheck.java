@@ -66,6 +66,7 @@ public final class ConcurrentChangeCheck {
     private final long readVersion;
     /** The targets of the last (commit, steps) checked: every version is checked with the same ones. */
     private StepTargets targets;
+
     private CheckpointCommit targetsCommit;
     private Set<CommitStep> targetsSteps;
 
@@ -113,12 +114,17 @@ public final class ConcurrentChangeCheck {
      */
     public void check(CheckpointCommit commit, Set<CommitStep> steps, long version, Manifest latest)
             throws IOException {
-        if (steps.stream().allMatch(s -> s == CommitStep.APPEND && commit.deletionsOf(s).isEmpty())) {
+        if (steps.stream()
+                .allMatch(s -> s == CommitStep.APPEND && commit.deletionsOf(s).isEmpty())) {
             return; // new rows do not depend on what the statement read
         }
         if (latest.version() < readVersion) {
-            throw failure(commit, steps, latest.version(), "the latest version is older than the version the statement"
-                    + " read (was the table deleted and created again?)");
+            throw failure(
+                    commit,
+                    steps,
+                    latest.version(),
+                    "the latest version is older than the version the statement"
+                            + " read (was the table deleted and created again?)");
         }
         Transaction theirs = transaction(commit, steps, version);
         if (isOwnCommit(theirs, commit.commitUser(), version)) {
@@ -126,16 +132,26 @@ public final class ConcurrentChangeCheck {
         }
         if (theirs.operation() instanceof Operation.Unknown u) {
             // It may have changed any row: never treat it as compatible.
-            throw failure(commit, steps, version, u.refusal(version, store.rootUri(),
-                    "it cannot be checked for changes to the rows the statement read"));
+            throw failure(
+                    commit,
+                    steps,
+                    version,
+                    u.refusal(
+                            version,
+                            store.rootUri(),
+                            "it cannot be checked for changes to the rows the statement read"));
         }
         if (preservesValuesAndAddresses(theirs)) {
             return;
         }
         Optional<String> reason = conflict(targets(commit, steps), theirs.operation(), latest, store);
         if (reason.isPresent()) {
-            throw failure(commit, steps, version, "version " + version + " (" + theirs.operation().name()
-                    + ", committed by " + committer(theirs) + ") " + reason.get());
+            throw failure(
+                    commit,
+                    steps,
+                    version,
+                    "version " + version + " (" + theirs.operation().name() + ", committed by " + committer(theirs)
+                            + ") " + reason.get());
         }
     }
 
@@ -153,16 +169,35 @@ public final class ConcurrentChangeCheck {
         try {
             committed = history.version(version);
         } catch (CorruptTableException e) {
-            throw CheckpointCommitException.permanent(message(commit, steps, version, "the transaction of version "
-                    + version + " cannot be read (" + e.getMessage() + "), so it cannot be checked for changes to the"
-                    + " rows the statement read"), e);
+            throw CheckpointCommitException.permanent(
+                    message(
+                            commit,
+                            steps,
+                            version,
+                            "the transaction of version "
+                                    + version + " cannot be read (" + e.getMessage()
+                                    + "), so it cannot be checked for changes to the"
+                                    + " rows the statement read"),
+                    e);
         }
         if (committed.isEmpty()) {
-            throw failure(commit, steps, version, "version " + version + " no longer exists (removed by a version"
-                    + " cleanup), so it cannot be checked for changes to the rows the statement read");
+            throw failure(
+                    commit,
+                    steps,
+                    version,
+                    "version " + version + " no longer exists (removed by a version"
+                            + " cleanup), so it cannot be checked for changes to the rows the statement read");
         }
-        return committed.get().transaction().orElseThrow(() -> failure(commit, steps, version, "version " + version
-                + " records no transaction, so it cannot be checked for changes to the rows the statement read"));
+        return committed
+                .get()
+                .transaction()
+                .orElseThrow(
+                        () -> failure(
+                                commit,
+                                steps,
+                                version,
+                                "version " + version
+                                        + " records no transaction, so it cannot be checked for changes to the rows the statement read"));
     }
 
     private static boolean isOwnCommit(Transaction txn, String commitUser, long version) {
@@ -190,8 +225,9 @@ public final class ConcurrentChangeCheck {
     }
 
     private static String committer(Transaction txn) {
-        return marker(txn, 0).map(m -> "Flink sink " + m.commitUser() + (m.jobId().isEmpty() ? "" : " of job "
-                + m.jobId())).orElse("another writer");
+        return marker(txn, 0)
+                .map(m -> "Flink sink " + m.commitUser() + (m.jobId().isEmpty() ? "" : " of job " + m.jobId()))
+                .orElse("another writer");
     }
 
     /** Why {@code theirs} conflicts with the checkpoint's changes, or empty if it does not. */
@@ -207,8 +243,9 @@ public final class ConcurrentChangeCheck {
             return Optional.of("replaced the fragments' data files or overlays (a Merge, e.g. adding columns)");
         }
         if (theirs instanceof Operation.Rewrite r) {
-            return mine.touched(r.oldFragmentIds()).map(ids -> "rewrote (compacted) fragment(s) " + ids
-                    + ", moving the rows the statement read to new addresses");
+            return mine.touched(r.oldFragmentIds())
+                    .map(ids -> "rewrote (compacted) fragment(s) " + ids
+                            + ", moving the rows the statement read to new addresses");
         }
         if (theirs instanceof Operation.Update u) {
             Set<Long> ids = new HashSet<>(u.removedFragmentIds());
@@ -225,7 +262,8 @@ public final class ConcurrentChangeCheck {
             return mine.touched(ids).map(t -> "replaced column data of fragment(s) " + t);
         }
         if (theirs instanceof Operation.DataOverlay o) {
-            return mine.rewritten().isEmpty() ? mine.overlappingCells(o, latest)
+            return mine.rewritten().isEmpty()
+                    ? mine.overlappingCells(o, latest)
                     : mine.overlaidRewrittenRows(o, latest);
         }
         if (theirs instanceof Operation.Delete d && !mine.rewritten().isEmpty()) {
@@ -234,8 +272,8 @@ public final class ConcurrentChangeCheck {
         return Optional.empty();
     }
 
-    private CheckpointCommitException failure(CheckpointCommit commit, Set<CommitStep> steps, long version,
-            String why) {
+    private CheckpointCommitException failure(
+            CheckpointCommit commit, Set<CommitStep> steps, long version, String why) {
         return CheckpointCommitException.permanent(message(commit, steps, version, why));
     }
 
@@ -256,8 +294,8 @@ public final class ConcurrentChangeCheck {
      * sink's own rows. {@code rewritten}: per fragment, the rows a rewrite-rows checkpoint moves (their values
      * as the statement read them go into the new rows, so any later change of them conflicts).
      */
-    private record StepTargets(Set<Long> fragments, Map<Long, Map<Integer, RoaringBitmap>> cells,
-            Map<Long, RoaringBitmap> rewritten) {
+    private record StepTargets(
+            Set<Long> fragments, Map<Long, Map<Integer, RoaringBitmap>> cells, Map<Long, RoaringBitmap> rewritten) {
         static StepTargets of(CheckpointCommit commit, Set<CommitStep> steps) throws IOException {
             Set<Long> fragments = new TreeSet<>();
             Map<Long, Map<Integer, RoaringBitmap>> cells = new HashMap<>();
@@ -268,15 +306,21 @@ public final class ConcurrentChangeCheck {
             return new StepTargets(fragments, cells, rewritten);
         }
 
-        private static void add(CheckpointCommit commit, CommitStep step, Set<Long> fragments,
-                Map<Long, Map<Integer, RoaringBitmap>> cells, Map<Long, RoaringBitmap> rewritten) throws IOException {
+        private static void add(
+                CheckpointCommit commit,
+                CommitStep step,
+                Set<Long> fragments,
+                Map<Long, Map<Integer, RoaringBitmap>> cells,
+                Map<Long, RoaringBitmap> rewritten)
+                throws IOException {
             if (step == CommitStep.DELETE || step == CommitStep.APPEND) {
                 boolean rewrites = commit.rewriteRows() && step == CommitStep.APPEND;
                 for (TargetedDeletion d : commit.deletionsOf(step)) {
                     if (!d.target().isPending()) {
                         fragments.add(d.target().fragmentId());
                         if (rewrites) {
-                            rewritten.computeIfAbsent(d.target().fragmentId(), k -> new RoaringBitmap())
+                            rewritten
+                                    .computeIfAbsent(d.target().fragmentId(), k -> new RoaringBitmap())
                                     .or(d.offsets());
                         }
                     }
@@ -287,8 +331,8 @@ public final class ConcurrentChangeCheck {
                         continue;
                     }
                     fragments.add(o.target().fragmentId());
-                    Map<Integer, RoaringBitmap> byField = cells.computeIfAbsent(o.target().fragmentId(),
-                            k -> new HashMap<>());
+                    Map<Integer, RoaringBitmap> byField =
+                            cells.computeIfAbsent(o.target().fragmentId(), k -> new HashMap<>());
                     DataFile file = o.overlay().dataFile();
                     for (int i = 0; i < file.fieldCount(); i++) {
                         if (file.fieldId(i) != DataFile.TOMBSTONE) {
@@ -367,11 +411,15 @@ public final class ConcurrentChangeCheck {
                         if (ours == null) {
                             continue;
                         }
-                        RoaringBitmap both = RoaringBitmap.and(ours, f.coverage().bitmap(i));
+                        RoaringBitmap both =
+                                RoaringBitmap.and(ours, f.coverage().bitmap(i));
                         if (!both.isEmpty()) {
                             int fieldId = file.fieldId(i);
-                            String name = latest.schema().fieldById(fieldId).map(LanceField::name)
-                                    .map(n -> "'" + n + "' (id " + fieldId + ")").orElse("id " + fieldId);
+                            String name = latest.schema()
+                                    .fieldById(fieldId)
+                                    .map(LanceField::name)
+                                    .map(n -> "'" + n + "' (id " + fieldId + ")")
+                                    .orElse("id " + fieldId);
                             return Optional.of("overlaid field " + name + " of fragment " + g.fragmentId() + " at "
                                     + both.getLongCardinality() + " of the rows this statement updates (first offset "
                                     + Integer.toUnsignedLong(both.first()) + ")");

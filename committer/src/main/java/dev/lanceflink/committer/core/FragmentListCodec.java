@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import lance.table.DataFragment;
 
-
 /**
  * Writes uncommitted fragments into Flink state and messages as Lance's own {@code DataFragment}
  * protobuf (length-prefixed), so the encoding is the one the table format already defines and
@@ -19,6 +18,7 @@ import lance.table.DataFragment;
 public final class FragmentListCodec {
     /** Guards against reading garbage as a gigantic count or length. */
     private static final int MAX_FRAGMENTS = 10_000_000;
+
     private static final int MAX_FRAGMENT_BYTES = 64 << 20;
 
     private FragmentListCodec() {}

@@ -54,9 +54,12 @@ public final class FragmentRemoval {
         Transaction txn = known.isPresent() ? known.get() : TransactionStore.readForVersion(store, removedAt);
         Operation op = txn.operation();
         if (op instanceof Operation.Unknown u) {
-            throw CheckpointCommitException.permanent("Fragment " + fragmentId + " is gone: " + u.refusal(removedAt,
-                    store.rootUri(), "whether it deleted the fragment's rows or moved them cannot be told, and changes"
-                    + " aimed at that fragment are not committed"));
+            throw CheckpointCommitException.permanent("Fragment " + fragmentId + " is gone: "
+                    + u.refusal(
+                            removedAt,
+                            store.rootUri(),
+                            "whether it deleted the fragment's rows or moved them cannot be told, and changes"
+                                    + " aimed at that fragment are not committed"));
         }
         return Optional.of(new Cause(removedAt, op.name(), op instanceof Operation.Delete));
     }
@@ -71,8 +74,8 @@ public final class FragmentRemoval {
         }
         throw CheckpointCommitException.permanent(what + " targets fragment " + fragmentId + ", which version "
                 + latest.version() + " of " + store.rootUri() + " no longer has: "
-                + cause.map(c -> "version " + c.version() + " (" + c.operation() + ") " + (c.contentReplaced()
-                        ? "replaced the table's content" : "moved its rows elsewhere"))
+                + cause.map(c -> "version " + c.version() + " (" + c.operation() + ") "
+                                + (c.contentReplaced() ? "replaced the table's content" : "moved its rows elsewhere"))
                         .orElse("the versions that removed it are not readable any more")
                 + ". The upsert sink's key map points at the old row addresses, so its updates cannot be placed"
                 + " (rows moved by fragment compaction are followed; rows moved by another writer's row-rewriting"

@@ -4,7 +4,6 @@ import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
-import dev.lanceflink.table.ManifestLocation;
 import dev.lanceflink.table.RowAddress;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.Operation;
@@ -102,8 +101,15 @@ public final class MovedRows {
         return Optional.of(new Destination(to, from, gone[0]));
     }
 
-    private boolean follow(long fragmentId, int[] origin, int[] offsets, Manifest latest, Map<Long, RoaringBitmap> to,
-            Map<Long, RoaringBitmap> from, long[] gone) throws IOException {
+    private boolean follow(
+            long fragmentId,
+            int[] origin,
+            int[] offsets,
+            Manifest latest,
+            Map<Long, RoaringBitmap> to,
+            Map<Long, RoaringBitmap> from,
+            long[] gone)
+            throws IOException {
         if (latest.fragment(fragmentId).isPresent()) {
             to.computeIfAbsent(fragmentId, k -> new RoaringBitmap()).add(offsets);
             from.computeIfAbsent(fragmentId, k -> new RoaringBitmap()).add(origin);
@@ -170,15 +176,20 @@ public final class MovedRows {
                 break; // history removed by cleanup: the manifests decide
             }
             Operation op = txn.get().operation();
-            boolean removed = op instanceof Operation.Rewrite r ? r.oldFragmentIds().contains(fragmentId)
-                    : op instanceof Operation.Delete d ? d.deletedFragmentIds().contains(fragmentId)
-                    : op instanceof Operation.Update u && u.removedFragmentIds().contains(fragmentId);
+            boolean removed = op instanceof Operation.Rewrite r
+                    ? r.oldFragmentIds().contains(fragmentId)
+                    : op instanceof Operation.Delete d
+                            ? d.deletedFragmentIds().contains(fragmentId)
+                            : op instanceof Operation.Update u
+                                    && u.removedFragmentIds().contains(fragmentId);
             if (removed) {
                 FragmentRemoval.Cause c = new FragmentRemoval.Cause(v, op.name(), op instanceof Operation.Delete);
                 removals.put(fragmentId, c);
                 return Optional.of(c);
             }
-            if (op instanceof Operation.Overwrite || op instanceof Operation.Restore || op instanceof Operation.Merge
+            if (op instanceof Operation.Overwrite
+                    || op instanceof Operation.Restore
+                    || op instanceof Operation.Merge
                     || op instanceof Operation.Unknown) {
                 break; // replaced fragment lists: the manifests decide
             }
@@ -198,10 +209,13 @@ public final class MovedRows {
         if (m == null) {
             Optional<TableHistory.Committed> c = history.version(version);
             // Missing, or without a transaction: read it directly for the precise error.
-            Manifest committed = c.isPresent() ? history.manifest(c.get())
+            Manifest committed = c.isPresent()
+                    ? history.manifest(c.get())
                     : ManifestIO.read(store, VersionResolver.version(store, version));
-            Operation op = (c.isPresent() && c.get().transaction().isPresent() ? c.get().transaction().get()
-                    : TransactionStore.readForVersion(store, version)).operation();
+            Operation op = (c.isPresent() && c.get().transaction().isPresent()
+                            ? c.get().transaction().get()
+                            : TransactionStore.readForVersion(store, version))
+                    .operation();
             m = RewriteMoves.of(store, committed, (Operation.Rewrite) op);
             movesByVersion.put(version, m);
         }

@@ -62,7 +62,9 @@ final class ReplacedContentCheck {
             }
             Operation op = txn.get().operation();
             // An operation of a newer Lance may have replaced the content too: judged like one that did.
-            if (op instanceof Operation.Overwrite || op instanceof Operation.Restore || op instanceof Operation.Unknown) {
+            if (op instanceof Operation.Overwrite
+                    || op instanceof Operation.Restore
+                    || op instanceof Operation.Unknown) {
                 if (v > commit.baseVersion() || ownCommitBelow(commit, v, latest.version()) > 0) {
                     throw replaced(what, v, op, marker);
                 }
@@ -75,8 +77,7 @@ final class ReplacedContentCheck {
      * The newest version below {@code below} committed by this sink for an earlier checkpoint, or -1 if none is
      * found within the walk (then nothing after it is known to be after the sink's start).
      */
-    private long ownCommitBelow(CheckpointCommit commit, long below, long latest)
-            throws IOException {
+    private long ownCommitBelow(CheckpointCommit commit, long below, long latest) throws IOException {
         for (long v = below - 1; v > 0 && v > latest - TableHistory.WALK_LIMIT; v--) {
             Optional<Transaction> txn = transactionAt(v);
             if (txn.isEmpty()) {
@@ -94,7 +95,8 @@ final class ReplacedContentCheck {
      * not count: its targets were located before them.
      */
     private static boolean isEarlierOwnCommit(Optional<CommitMarker> marker, CheckpointCommit commit) {
-        return marker.isPresent() && marker.get().commitUser().equals(commit.commitUser())
+        return marker.isPresent()
+                && marker.get().commitUser().equals(commit.commitUser())
                 && marker.get().checkpointId() != commit.checkpointId();
     }
 
@@ -110,14 +112,17 @@ final class ReplacedContentCheck {
         }
     }
 
-    private CheckpointCommitException replaced(String what, long version, Operation op,
-            Optional<CommitMarker> marker) {
+    private CheckpointCommitException replaced(String what, long version, Operation op, Optional<CommitMarker> marker) {
         if (op instanceof Operation.Unknown u) {
             return CheckpointCommitException.permanent(what + " locates rows by fragment id and offset, but "
-                    + u.refusal(version, store.rootUri(), "whether it replaced the table's content after this sink"
-                            + " located them cannot be told, and nothing of this step is committed"));
+                    + u.refusal(
+                            version,
+                            store.rootUri(),
+                            "whether it replaced the table's content after this sink"
+                                    + " located them cannot be told, and nothing of this step is committed"));
         }
-        return CheckpointCommitException.permanent(what + " locates rows by fragment id and offset, but version " + version
+        return CheckpointCommitException.permanent(what + " locates rows by fragment id and offset, but version "
+                + version
                 + " of " + store.rootUri() + " (" + describe(op) + ", committed by "
                 + marker.map(m -> "Flink sink " + m.commitUser()).orElse("another writer") + ") replaced the table's"
                 + " content after this sink located them. The located fragment ids may name other rows in the new"

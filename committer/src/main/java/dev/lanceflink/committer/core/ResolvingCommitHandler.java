@@ -45,9 +45,12 @@ public final class ResolvingCommitHandler implements CommitHandler {
                 there = store.exists(manifestPath) ? Optional.of(store.readAll(manifestPath)) : Optional.empty();
             } catch (IOException readBack) {
                 e.addSuppressed(readBack);
-                throw new PutOutcomeUnknownException("Publishing " + manifestPath + " in " + store.rootUri()
-                        + " failed (" + e.getMessage() + ") and reading it back failed too; the commit's outcome"
-                        + " is unknown", e);
+                throw new PutOutcomeUnknownException(
+                        "Publishing " + manifestPath + " in " + store.rootUri()
+                                + " failed (" + e.getMessage()
+                                + ") and reading it back failed too; the commit's outcome"
+                                + " is unknown",
+                        e);
             }
             if (there.isEmpty()) {
                 throw e;

@@ -105,10 +105,16 @@ public final class RewriteLog {
         for (Operation.RewriteGroup g : rewrite.groups()) {
             for (Fragment f : g.oldFragments()) {
                 ids.add(f.id());
-                files.add(f.files().isEmpty() ? 0L : PendingFiles.fileIdOf(f.files().get(0).path()));
+                files.add(
+                        f.files().isEmpty()
+                                ? 0L
+                                : PendingFiles.fileIdOf(f.files().get(0).path()));
             }
         }
-        add(new Logged(version, moves, ids.stream().mapToLong(Long::longValue).toArray(),
+        add(new Logged(
+                version,
+                moves,
+                ids.stream().mapToLong(Long::longValue).toArray(),
                 files.stream().mapToLong(Long::longValue).toArray()));
     }
 
@@ -163,10 +169,13 @@ public final class RewriteLog {
             try {
                 to = l.moves().newAddress(fragment, (int) offset);
             } catch (IllegalArgumentException e) {
-                throw new IllegalStateException("A key's row location (fragment " + fragment + ", offset " + offset
-                        + ") does not fit the Rewrite of version " + l.version() + " that moved that fragment: "
-                        + e.getMessage() + ". The key map does not match the table; restart the sink without state"
-                        + " so that it is rebuilt from the table", e);
+                throw new IllegalStateException(
+                        "A key's row location (fragment " + fragment + ", offset " + offset
+                                + ") does not fit the Rewrite of version " + l.version() + " that moved that fragment: "
+                                + e.getMessage()
+                                + ". The key map does not match the table; restart the sink without state"
+                                + " so that it is rebuilt from the table",
+                        e);
             }
             if (to.isEmpty()) {
                 return null;
@@ -225,8 +234,9 @@ public final class RewriteLog {
                 }
                 logged.add(new Logged(version, RewriteMoves.readFrom(in), ids, files));
             } else {
-                throw new IOException("A rewrite log entry of kind " + kind + " is not one this version writes (0 or 1);"
-                        + " the state was written by a newer version of the sink");
+                throw new IOException(
+                        "A rewrite log entry of kind " + kind + " is not one this version writes (0 or 1);"
+                                + " the state was written by a newer version of the sink");
             }
         }
         if (through == null) {

@@ -12,15 +12,20 @@ import java.util.List;
  * @param cells cells the overlays carry
  * @param bytes total size of the data and overlay files written
  */
-public record WrittenChanges(List<Fragment> fragments, List<TargetedOverlay> overlays,
-        List<TargetedDeletion> deletions, long rows, long cells, long bytes) {
+public record WrittenChanges(
+        List<Fragment> fragments,
+        List<TargetedOverlay> overlays,
+        List<TargetedDeletion> deletions,
+        long rows,
+        long cells,
+        long bytes) {
     public WrittenChanges {
         fragments = List.copyOf(fragments);
         overlays = List.copyOf(overlays);
         deletions = List.copyOf(deletions);
         if (rows < 0 || cells < 0 || bytes < 0) {
-            throw new IllegalArgumentException("rows, cells and bytes must not be negative, got " + rows + ", " + cells
-                    + ", " + bytes);
+            throw new IllegalArgumentException(
+                    "rows, cells and bytes must not be negative, got " + rows + ", " + cells + ", " + bytes);
         }
     }
 

@@ -1,17 +1,17 @@
 package dev.lanceflink.committer.flink;
 
-import dev.lanceflink.committer.core.CheckpointCommit;
 import dev.lanceflink.committer.core.ChangeCodec;
+import dev.lanceflink.committer.core.CheckpointCommit;
 import dev.lanceflink.committer.core.FragmentListCodec;
 import dev.lanceflink.committer.core.TargetedDeletion;
 import dev.lanceflink.committer.core.TargetedOverlay;
 import dev.lanceflink.table.Fragment;
-import java.util.List;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.util.List;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
@@ -78,8 +78,19 @@ public final class CheckpointCommitSerializer implements SimpleVersionedSerializ
                         + ", version " + version + ") has " + in.available() + " unread bytes after its last field;"
                         + " the state is corrupt or was written by another layout");
             }
-            return new CheckpointCommit(user, job, checkpoint, base, fragments, overlays, deletions, rows, cells, size,
-                    overwrite, rewriteRows);
+            return new CheckpointCommit(
+                    user,
+                    job,
+                    checkpoint,
+                    base,
+                    fragments,
+                    overlays,
+                    deletions,
+                    rows,
+                    cells,
+                    size,
+                    overwrite,
+                    rewriteRows);
         }
     }
 }

@@ -56,8 +56,12 @@ public final class LanceCommitter implements Committer<CheckpointCommit> {
         this.table = requireNonNull(table, "table is null");
         this.subtask = subtask;
         this.store = table.open();
-        this.committer = new CheckpointCommitter(store, CommitOptions.defaults(), settings.commitAttempts(),
-                settings.retryBackoff(), settings.readVersion());
+        this.committer = new CheckpointCommitter(
+                store,
+                CommitOptions.defaults(),
+                settings.commitAttempts(),
+                settings.retryBackoff(),
+                settings.readVersion());
         MetricGroup group = metrics.addGroup("lance");
         this.committed = group.counter("committedCheckpoints");
         this.alreadyCommitted = group.counter("alreadyCommittedCheckpoints");

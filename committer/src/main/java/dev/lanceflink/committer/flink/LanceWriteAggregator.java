@@ -50,7 +50,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  */
 public final class LanceWriteAggregator extends AbstractStreamOperator<CommittableMessage<CheckpointCommit>>
         implements OneInputStreamOperator<CommittableMessage<WrittenChanges>, CommittableMessage<CheckpointCommit>>,
-        BoundedOneInput {
+                BoundedOneInput {
     private static final long serialVersionUID = 1L;
 
     private final TableLocation table;
@@ -111,11 +111,16 @@ public final class LanceWriteAggregator extends AbstractStreamOperator<Committab
         store = table.open();
         if (context.isRestored() && context.getRestoredCheckpointId().isPresent()) {
             if (!userRestored) {
-                LOG.warn("The Lance sink for {} was restored from checkpoint {} without a commit user in its state"
-                        + " (was its uid changed?); it commits as the new commit user {} and cannot recognise commits"
-                        + " made before the restore", table, context.getRestoredCheckpointId().getAsLong(), commitUser);
+                LOG.warn(
+                        "The Lance sink for {} was restored from checkpoint {} without a commit user in its state"
+                                + " (was its uid changed?); it commits as the new commit user {} and cannot recognise commits"
+                                + " made before the restore",
+                        table,
+                        context.getRestoredCheckpointId().getAsLong(),
+                        commitUser);
             }
-            RestoreCheck.check(store, commitUser, context.getRestoredCheckpointId().getAsLong(), settings);
+            RestoreCheck.check(
+                    store, commitUser, context.getRestoredCheckpointId().getAsLong(), settings);
         }
         LOG.info("Lance sink for {} commits as commit user {}", table, commitUser);
     }
@@ -123,7 +128,8 @@ public final class LanceWriteAggregator extends AbstractStreamOperator<Committab
     @Override
     public void processElement(StreamRecord<CommittableMessage<WrittenChanges>> element) {
         if (element.getValue() instanceof CommittableWithLineage<WrittenChanges> written) {
-            gathered.computeIfAbsent(written.getCheckpointId(), id -> new ArrayList<>()).add(written.getCommittable());
+            gathered.computeIfAbsent(written.getCheckpointId(), id -> new ArrayList<>())
+                    .add(written.getCommittable());
         }
         // Summaries carry only counts; the gathered results are complete when the barrier arrives.
     }
@@ -192,8 +198,19 @@ public final class LanceWriteAggregator extends AbstractStreamOperator<Committab
         }
         long baseVersion = new CommittedCheckpointFinder(store).latestVersion();
         String jobId = getRuntimeContext().getJobInfo().getJobId().toString();
-        CheckpointCommit commit = new CheckpointCommit(commitUser, jobId, checkpointId, baseVersion, fragments,
-                overlays, deletions, rows, cells, bytes, overwrite, rewriteRows);
+        CheckpointCommit commit = new CheckpointCommit(
+                commitUser,
+                jobId,
+                checkpointId,
+                baseVersion,
+                fragments,
+                overlays,
+                deletions,
+                rows,
+                cells,
+                bytes,
+                overwrite,
+                rewriteRows);
         output.collect(new StreamRecord<>(new CommittableSummary<>(0, 1, checkpointId, 1, 0)));
         output.collect(new StreamRecord<>(new CommittableWithLineage<>(commit, checkpointId, 0)));
         lastEmittedCheckpoint = checkpointId;

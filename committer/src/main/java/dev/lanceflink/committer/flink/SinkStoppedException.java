@@ -16,7 +16,9 @@ public final class SinkStoppedException extends IOException {
     private static final long serialVersionUID = 1L;
 
     SinkStoppedException(CheckpointCommitException cause) {
-        super(cause.getMessage() + " (the job is stopped, not restarted: a restart from the same state would fail"
-                + " the same way)", cause);
+        super(
+                cause.getMessage() + " (the job is stopped, not restarted: a restart from the same state would fail"
+                        + " the same way)",
+                cause);
     }
 }

@@ -51,8 +51,13 @@ public final class WrittenChangesSerializer implements SimpleVersionedSerializer
                 return WrittenChanges.ofFragments(fragments, rows, size);
             }
             long cells = in.readLong();
-            return new WrittenChanges(fragments, ChangeCodec.readOverlays(in, context),
-                    ChangeCodec.readDeletions(in, context), rows, cells, size);
+            return new WrittenChanges(
+                    fragments,
+                    ChangeCodec.readOverlays(in, context),
+                    ChangeCodec.readDeletions(in, context),
+                    rows,
+                    cells,
+                    size);
         }
     }
 }

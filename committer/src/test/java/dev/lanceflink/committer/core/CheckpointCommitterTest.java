@@ -60,7 +60,8 @@ class CheckpointCommitterTest extends FaultyTableFixture {
         assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 2L, 10L, 11L);
         try (Dataset ds = Dataset.open(store, allocator)) {
             assertThat(store.exists("_transactions/" + ds.manifest().transactionFile()))
-                    .as("the landed version keeps its transaction file").isTrue();
+                    .as("the landed version keeps its transaction file")
+                    .isTrue();
         }
     }
 
@@ -105,7 +106,8 @@ class CheckpointCommitterTest extends FaultyTableFixture {
     @Test
     void appendOfAnotherWriterBetweenPrepareAndCommitIsRebasedOnto() throws IOException {
         CheckpointCommit cp = checkpoint(USER, 7, 1, 10);
-        try (Dataset ds = Dataset.open(store, allocator); VectorSchemaRoot other = TestTable.batch(allocator, 99)) {
+        try (Dataset ds = Dataset.open(store, allocator);
+                VectorSchemaRoot other = TestTable.batch(allocator, 99)) {
             ds.append(List.of(other), WriteParams.of(WriteMode.APPEND));
         }
 
@@ -138,9 +140,10 @@ class CheckpointCommitterTest extends FaultyTableFixture {
     @Test
     void versionRemovedInsideTheWalkMakesTheOutcomeUnknowableAndFails() throws IOException {
         CheckpointCommit cp = checkpoint(USER, 7, 1, 10);
-        try (Dataset ds = Dataset.open(store, allocator); VectorSchemaRoot other = TestTable.batch(allocator, 99)) {
-            ds.append(List.of(other), WriteParams.of(WriteMode.APPEND)).append(List.of(other),
-                    WriteParams.of(WriteMode.APPEND));
+        try (Dataset ds = Dataset.open(store, allocator);
+                VectorSchemaRoot other = TestTable.batch(allocator, 99)) {
+            ds.append(List.of(other), WriteParams.of(WriteMode.APPEND))
+                    .append(List.of(other), WriteParams.of(WriteMode.APPEND));
         }
         store.delete(ManifestNamingScheme.V2.path(2)); // as version cleanup would
 
@@ -159,7 +162,8 @@ class CheckpointCommitterTest extends FaultyTableFixture {
         assertThat(CommitMarker.fromProperties(marker.toProperties(), "test")).contains(marker);
         assertThat(CommitMarker.fromProperties(Map.of("other", "x"), "test")).isEmpty();
         assertThatThrownBy(() -> CommitMarker.fromProperties(
-                Map.of(CommitMarker.COMMIT_USER_KEY, USER, CommitMarker.CHECKPOINT_ID_KEY, "seven"), "version 3 of t"))
+                        Map.of(CommitMarker.COMMIT_USER_KEY, USER, CommitMarker.CHECKPOINT_ID_KEY, "seven"),
+                        "version 3 of t"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("The transaction of version 3 of t has a malformed Flink commit marker");
     }

@@ -36,7 +36,8 @@ class CheckpointOverwriteTest extends FaultyTableFixture {
     }
 
     private void appendByAnotherWriter(long id) throws IOException {
-        try (Dataset ds = Dataset.open(store, allocator); VectorSchemaRoot other = TestTable.batch(allocator, id)) {
+        try (Dataset ds = Dataset.open(store, allocator);
+                VectorSchemaRoot other = TestTable.batch(allocator, id)) {
             ds.append(List.of(other), WriteParams.of(WriteMode.APPEND));
         }
     }
@@ -49,14 +50,20 @@ class CheckpointOverwriteTest extends FaultyTableFixture {
         assertThat(outcome).isEqualTo(new CommitOutcome(7, CommitOutcome.Kind.COMMITTED, 3, 1, 0));
         assertThat(TestTable.ids(store, allocator)).containsExactly(10L, 11L, 12L);
         Manifest m = latest();
-        assertThat(m.fragments()).extracting(Fragment::id).as("ids continue after the old ones, never reused")
+        assertThat(m.fragments())
+                .extracting(Fragment::id)
+                .as("ids continue after the old ones, never reused")
                 .containsExactly(2L);
         try (Dataset ds = Dataset.open(store, allocator)) {
             Transaction txn = ds.transaction().orElseThrow();
             assertThat(txn.operation()).isInstanceOf(Operation.Overwrite.class);
-            assertThat(txn.properties()).containsEntry(CommitMarker.COMMIT_USER_KEY, USER)
-                    .containsEntry(CommitMarker.CHECKPOINT_ID_KEY, "7").containsEntry(CommitMarker.STEP_KEY, "3");
-            assertThat(ds.checkoutVersion(2).countRows()).as("time travel still reads the old rows").isEqualTo(3);
+            assertThat(txn.properties())
+                    .containsEntry(CommitMarker.COMMIT_USER_KEY, USER)
+                    .containsEntry(CommitMarker.CHECKPOINT_ID_KEY, "7")
+                    .containsEntry(CommitMarker.STEP_KEY, "3");
+            assertThat(ds.checkoutVersion(2).countRows())
+                    .as("time travel still reads the old rows")
+                    .isEqualTo(3);
         }
     }
 
@@ -76,37 +83,49 @@ class CheckpointOverwriteTest extends FaultyTableFixture {
     @Test
     void keepsSchemaFieldIdsMetadataAndTableConfig() throws IOException {
         Manifest before = latest();
-        TableCommitter.commit(store, Transaction.of(before.version(), Operation.UpdateConfig.of(
-                Map.of("lance.compaction.max_overlays_per_fragment", "4"), Set.of(), Map.of("owner", "etl"),
-                Set.of())), CommitOptions.defaults());
+        TableCommitter.commit(
+                store,
+                Transaction.of(
+                        before.version(),
+                        Operation.UpdateConfig.of(
+                                Map.of("lance.compaction.max_overlays_per_fragment", "4"),
+                                Set.of(),
+                                Map.of("owner", "etl"),
+                                Set.of())),
+                CommitOptions.defaults());
         Manifest configured = latest();
 
         committer(3).commit(overwrite(7, configured.version(), 10));
 
         Manifest after = latest();
         assertThat(after.schema().toProto()).isEqualTo(configured.schema().toProto());
-        assertThat(after.schemaMetadata()).containsOnlyKeys(configured.schemaMetadata().keySet());
+        assertThat(after.schemaMetadata())
+                .containsOnlyKeys(configured.schemaMetadata().keySet());
         assertThat(after.config()).containsEntry("lance.compaction.max_overlays_per_fragment", "4");
         assertThat(after.tableMetadata()).containsEntry("owner", "etl");
     }
 
     @Test
     void overwriteOfATableWithDeletionsAndOverlaysClearsTheirFeatureFlags() throws IOException {
-        try (Dataset ds = Dataset.open(store, allocator); VectorSchemaRoot values = TestTable.batch(allocator, 20)) {
+        try (Dataset ds = Dataset.open(store, allocator);
+                VectorSchemaRoot values = TestTable.batch(allocator, 20)) {
             ds.update(new long[] {0L}, values).deleteRows(new long[] {1L}).close();
         }
         Manifest before = latest();
-        assertThat(before.readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES).isNotZero();
+        assertThat(before.readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES)
+                .isNotZero();
         assertThat(before.readerFeatureFlags() & FeatureFlags.DELETION_FILES).isNotZero();
 
         committer(3).commit(overwrite(7, before.version(), 30, 31));
 
         Manifest after = latest();
         assertThat(TestTable.ids(store, allocator)).containsExactly(30L, 31L);
-        assertThat(after.readerFeatureFlags() & (FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES
-                | FeatureFlags.DELETION_FILES)).isZero();
-        assertThat(after.writerFeatureFlags() & (FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES
-                | FeatureFlags.DELETION_FILES)).isZero();
+        assertThat(after.readerFeatureFlags()
+                        & (FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES | FeatureFlags.DELETION_FILES))
+                .isZero();
+        assertThat(after.writerFeatureFlags()
+                        & (FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES | FeatureFlags.DELETION_FILES))
+                .isZero();
     }
 
     @Test
@@ -151,8 +170,8 @@ class CheckpointOverwriteTest extends FaultyTableFixture {
         store.failReadBacksAfterLostResponse(2);
         assertThatThrownBy(() -> committer(1).commit(cp))
                 .isInstanceOf(CheckpointCommitException.class)
-                .hasMessageContaining("Checkpoint 7 (overwrite of the table's content with 2 rows in 1"
-                        + " new fragments)");
+                .hasMessageContaining(
+                        "Checkpoint 7 (overwrite of the table's content with 2 rows in 1" + " new fragments)");
         appendByAnotherWriter(99); // a later writer, before the restarted committer retries
 
         CommitOutcome retry = committer(3).commit(cp);
@@ -174,12 +193,22 @@ class CheckpointOverwriteTest extends FaultyTableFixture {
 
     @Test
     void overwriteCarryingOverlaysOrDeletionsIsRefused() {
-        assertThatThrownBy(() -> new CheckpointCommit(USER, "job-1", 7, 1, List.of(), List.of(),
-                List.of(new TargetedDeletion(RowTarget.committed(0), org.roaringbitmap.RoaringBitmap.bitmapOf(1))), 0,
-                0, 0, true))
+        assertThatThrownBy(() -> new CheckpointCommit(
+                        USER,
+                        "job-1",
+                        7,
+                        1,
+                        List.of(),
+                        List.of(),
+                        List.of(new TargetedDeletion(
+                                RowTarget.committed(0), org.roaringbitmap.RoaringBitmap.bitmapOf(1))),
+                        0,
+                        0,
+                        0,
+                        true))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("An overwrite of checkpoint 7 carries 0 overlay files and deletions in 1"
-                        + " fragments")
+                .hasMessageContaining(
+                        "An overwrite of checkpoint 7 carries 0 overlay files and deletions in 1" + " fragments")
                 .hasMessageContaining("only the append mode can overwrite");
     }
     // ---- a keyed sink's deletions after another writer's overwrite ---------------------------
@@ -189,14 +218,23 @@ class CheckpointOverwriteTest extends FaultyTableFixture {
     }
 
     private static CheckpointCommit deleteFirstRowOf(long fragmentId, long checkpointId, long baseVersion) {
-        return new CheckpointCommit(USER, "job-1", checkpointId, baseVersion, List.of(), List.of(),
-                List.of(new TargetedDeletion(RowTarget.committed(fragmentId),
-                        org.roaringbitmap.RoaringBitmap.bitmapOf(0))), 0, 0, 0);
+        return new CheckpointCommit(
+                USER,
+                "job-1",
+                checkpointId,
+                baseVersion,
+                List.of(),
+                List.of(),
+                List.of(new TargetedDeletion(
+                        RowTarget.committed(fragmentId), org.roaringbitmap.RoaringBitmap.bitmapOf(0))),
+                0,
+                0,
+                0);
     }
 
     private void overwriteByAnotherSink(long... ids) throws IOException {
-        CheckpointCommit other = CheckpointCommit.overwriting("user-b", "job-2", 1, latest().version(),
-                TestTable.fragments(store, allocator, ids), ids.length, 0);
+        CheckpointCommit other = CheckpointCommit.overwriting(
+                "user-b", "job-2", 1, latest().version(), TestTable.fragments(store, allocator, ids), ids.length, 0);
         committer(3).commit(other);
     }
 
@@ -238,11 +276,20 @@ class CheckpointOverwriteTest extends FaultyTableFixture {
         assertThat(outcome.kind()).isEqualTo(CommitOutcome.Kind.COMMITTED);
         assertThat(TestTable.ids(store, allocator)).containsExactly(31L);
     }
+
     @Test
     void anOverwriteBeforeACheckpointWithDeletionsFailsAllOfIt() throws IOException {
-        CheckpointCommit seven = new CheckpointCommit(USER, "job-1", 7, 1, TestTable.fragments(store, allocator, 10),
-                List.of(), List.of(new TargetedDeletion(RowTarget.committed(0),
-                        org.roaringbitmap.RoaringBitmap.bitmapOf(0))), 1, 0, 0);
+        CheckpointCommit seven = new CheckpointCommit(
+                USER,
+                "job-1",
+                7,
+                1,
+                TestTable.fragments(store, allocator, 10),
+                List.of(),
+                List.of(new TargetedDeletion(RowTarget.committed(0), org.roaringbitmap.RoaringBitmap.bitmapOf(0))),
+                1,
+                0,
+                0);
         overwriteByAnotherSink(30, 31); // version 2; checkpoint 7's new row must not land without its deletion
 
         assertThatThrownBy(() -> committer(3).commit(seven))

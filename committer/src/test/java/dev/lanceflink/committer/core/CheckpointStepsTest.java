@@ -50,9 +50,14 @@ class CheckpointStepsTest extends FaultyTableFixture {
     /** Rows 10, 11, 12 in a data file named after {@link #FILE}, as the upsert writer names them. */
     private List<Fragment> pendingFragment() throws IOException {
         try (Dataset ds = Dataset.open(store, allocator);
-                FragmentWriter w = new FragmentWriter(store, ds.schema(),
-                        FileVersion.parse(ds.manifest().dataFormat().version()), 1000, allocator,
-                        FileWriterOptions.defaults(), () -> PendingFiles.fileName(FILE, "test"));
+                FragmentWriter w = new FragmentWriter(
+                        store,
+                        ds.schema(),
+                        FileVersion.parse(ds.manifest().dataFormat().version()),
+                        1000,
+                        allocator,
+                        FileWriterOptions.defaults(),
+                        () -> PendingFiles.fileName(FILE, "test"));
                 VectorSchemaRoot batch = TestTable.batch(allocator, 10, 11, 12)) {
             w.write(batch);
             return w.finish();
@@ -64,9 +69,9 @@ class CheckpointStepsTest extends FaultyTableFixture {
             Manifest m = ds.manifest();
             int[] fields = {m.schema().fields().get(0).id()};
             try (OverlayWriter w = pending
-                    ? OverlayWriter.createForUncommittedFragment(store, m, 3, fields, allocator,
-                            FileWriterOptions.defaults())
-                    : OverlayWriter.create(store, m, 0, fields, allocator);
+                            ? OverlayWriter.createForUncommittedFragment(
+                                    store, m, 3, fields, allocator, FileWriterOptions.defaults())
+                            : OverlayWriter.create(store, m, 0, fields, allocator);
                     VectorSchemaRoot values = TestTable.batch(allocator, value)) {
                 w.write(new long[] {offset}, values);
                 return w.finish().orElseThrow();
@@ -76,19 +81,33 @@ class CheckpointStepsTest extends FaultyTableFixture {
 
     private CheckpointCommit second() throws IOException {
         RoaringBitmap offsets = RoaringBitmap.bitmapOf(0);
-        return new CheckpointCommit(USER, "job", 8, 2, List.of(),
-                List.of(new TargetedOverlay(RowTarget.committed(0), overlay(false, 1, 200)),
+        return new CheckpointCommit(
+                USER,
+                "job",
+                8,
+                2,
+                List.of(),
+                List.of(
+                        new TargetedOverlay(RowTarget.committed(0), overlay(false, 1, 200)),
                         new TargetedOverlay(RowTarget.pending(FILE), overlay(true, 2, 300))),
-                List.of(new TargetedDeletion(RowTarget.pending(FILE), offsets)), 0, 2, 0);
+                List.of(new TargetedDeletion(RowTarget.pending(FILE), offsets)),
+                0,
+                2,
+                0);
     }
 
     /** Commits {@code step} of {@code cp} alone, with its step marker, as sinks before issue #15 did. */
     private void commitLegacyStep(CheckpointCommit cp, CommitStep step) throws IOException {
         Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
-        CheckpointOperation.Built built = CheckpointOperation.build(cp, EnumSet.of(step), latest, store,
-                new ReplacedContentCheck(store), new MovedRows(store));
-        TableCommitter.commit(store, Transaction.of(latest.version(), built.operation().orElseThrow(),
-                cp.marker(step).toProperties()), CommitOptions.defaults());
+        CheckpointOperation.Built built = CheckpointOperation.build(
+                cp, EnumSet.of(step), latest, store, new ReplacedContentCheck(store), new MovedRows(store));
+        TableCommitter.commit(
+                store,
+                Transaction.of(
+                        latest.version(),
+                        built.operation().orElseThrow(),
+                        cp.marker(step).toProperties()),
+                CommitOptions.defaults());
     }
 
     @Test
@@ -104,13 +123,17 @@ class CheckpointStepsTest extends FaultyTableFixture {
             List<VersionInfo> versions = ds.versions();
             assertThat(versions).extracting(VersionInfo::operation).containsExactly("Overwrite", "Append", "Update");
             assertThat(versions.get(1).properties()).containsEntry(CommitMarker.STEP_KEY, "3");
-            assertThat(versions.get(2).properties()).containsEntry(CommitMarker.STEP_KEY, "3")
+            assertThat(versions.get(2).properties())
+                    .containsEntry(CommitMarker.STEP_KEY, "3")
                     .containsEntry(CommitMarker.CHECKPOINT_ID_KEY, "8");
             Fragment appended = ds.manifest().fragment(1).orElseThrow();
-            assertThat(appended.overlays()).extracting(DataOverlayFile::committedVersion).containsExactly(3L);
+            assertThat(appended.overlays())
+                    .extracting(DataOverlayFile::committedVersion)
+                    .containsExactly(3L);
             assertThat(appended.deletionFile()).isNotNull();
             assertThat(ds.manifest().fragment(0).orElseThrow().overlays())
-                    .extracting(DataOverlayFile::committedVersion).containsExactly(3L);
+                    .extracting(DataOverlayFile::committedVersion)
+                    .containsExactly(3L);
         }
         assertThat(committer().commit(second()).kind()).isEqualTo(CommitOutcome.Kind.ALREADY_COMMITTED);
     }
@@ -118,20 +141,30 @@ class CheckpointStepsTest extends FaultyTableFixture {
     @Test
     void newRowsDeletionsAndOverlaysOfOneCheckpointLandTogetherOrNotAtAll() throws IOException {
         committer().commit(new CheckpointCommit(USER, "job", 7, 1, pendingFragment(), 3, 0)); // rows 10, 11, 12
-        CheckpointCommit cp = new CheckpointCommit(USER, "job", 8, 2, TestTable.fragments(store, allocator, 40, 41),
+        CheckpointCommit cp = new CheckpointCommit(
+                USER,
+                "job",
+                8,
+                2,
+                TestTable.fragments(store, allocator, 40, 41),
                 List.of(new TargetedOverlay(RowTarget.committed(0), overlay(false, 1, 200))),
-                List.of(new TargetedDeletion(RowTarget.pending(FILE), RoaringBitmap.bitmapOf(0, 2))), 2, 1, 0);
+                List.of(new TargetedDeletion(RowTarget.pending(FILE), RoaringBitmap.bitmapOf(0, 2))),
+                2,
+                1,
+                0);
         store.failNextPublications(1);
         CheckpointCommitter oneAttempt = new CheckpointCommitter(store, CommitOptions.defaults(), 1, Duration.ZERO);
 
-        assertThatThrownBy(() -> oneAttempt.commit(cp)).isInstanceOf(CheckpointCommitException.class)
+        assertThatThrownBy(() -> oneAttempt.commit(cp))
+                .isInstanceOf(CheckpointCommitException.class)
                 .hasMessageContaining("Checkpoint 8 (2 rows in 1 new fragments, 1 overlay files");
         assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 2L, 10L, 11L, 12L); // nothing of it
 
         assertThat(committer().commit(cp).kind()).isEqualTo(CommitOutcome.Kind.COMMITTED);
         assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 200L, 11L, 40L, 41L);
         try (Dataset ds = Dataset.open(store, allocator)) {
-            assertThat(ds.versions()).extracting(VersionInfo::operation)
+            assertThat(ds.versions())
+                    .extracting(VersionInfo::operation)
                     .containsExactly("Overwrite", "Append", "Update");
         }
     }
@@ -167,10 +200,10 @@ class CheckpointStepsTest extends FaultyTableFixture {
 
     private void compact(List<Long> fragments, long targetRows) throws IOException {
         Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
-        StagedWrite rewrite = FragmentRewriter.rewrite(store, latest, fragments, targetRows, allocator,
-                FileWriterOptions.defaults());
-        TableCommitter.commit(store, Transaction.of(latest.version(), rewrite.operation(), Map.of()),
-                CommitOptions.defaults());
+        StagedWrite rewrite =
+                FragmentRewriter.rewrite(store, latest, fragments, targetRows, allocator, FileWriterOptions.defaults());
+        TableCommitter.commit(
+                store, Transaction.of(latest.version(), rewrite.operation(), Map.of()), CommitOptions.defaults());
     }
 
     @Test
@@ -187,7 +220,8 @@ class CheckpointStepsTest extends FaultyTableFixture {
         assertThat(committer().commit(cp).kind()).isEqualTo(CommitOutcome.Kind.ALREADY_COMMITTED);
         try (Dataset ds = Dataset.open(store, allocator)) {
             List<VersionInfo> versions = ds.versions();
-            assertThat(versions).extracting(VersionInfo::operation)
+            assertThat(versions)
+                    .extracting(VersionInfo::operation)
                     .containsExactly("Overwrite", "Append", "Delete", "DataOverlay");
             assertThat(versions.get(2).properties()).containsEntry(CommitMarker.STEP_KEY, "1");
             assertThat(versions.get(3).properties()).containsEntry(CommitMarker.STEP_KEY, "3");
@@ -209,15 +243,18 @@ class CheckpointStepsTest extends FaultyTableFixture {
 
     @Test
     void versionsRemovedByCleanupDoNotHideTheNewestMarker() throws IOException {
-        CheckpointCommit seven = new CheckpointCommit(USER, "job", 7, 1, TestTable.fragments(store, allocator, 5), 1, 0);
+        CheckpointCommit seven =
+                new CheckpointCommit(USER, "job", 7, 1, TestTable.fragments(store, allocator, 5), 1, 0);
         committer().commit(seven); // version 2
-        try (Dataset ds = Dataset.open(store, allocator); VectorSchemaRoot other = TestTable.batch(allocator, 99)) {
+        try (Dataset ds = Dataset.open(store, allocator);
+                VectorSchemaRoot other = TestTable.batch(allocator, 99)) {
             ds.append(List.of(other), WriteParams.of(WriteMode.APPEND)); // version 3, another writer
         }
         store.delete(ManifestNamingScheme.V2.path(3)); // cleanup removed it; version 2 (our marker) stays
 
         assertThat(committer().commit(seven).kind()).isEqualTo(CommitOutcome.Kind.ALREADY_COMMITTED);
-        CheckpointCommit eight = new CheckpointCommit(USER, "job", 8, 1, TestTable.fragments(store, allocator, 6), 1, 0);
+        CheckpointCommit eight =
+                new CheckpointCommit(USER, "job", 8, 1, TestTable.fragments(store, allocator, 6), 1, 0);
         assertThat(committer().commit(eight).kind()).isEqualTo(CommitOutcome.Kind.COMMITTED);
         assertThat(TestTable.ids(store, allocator)).contains(5L, 6L).doesNotHaveDuplicates();
     }
@@ -226,8 +263,15 @@ class CheckpointStepsTest extends FaultyTableFixture {
     void aRewriteRowsCheckpointCommitsOneRowMovingUpdateExactlyOnce() throws IOException {
         // Row 2 (fragment 0, offset 1) rewritten as 20, with a new row 10 in the same new fragment.
         List<Fragment> rewritten = TestTable.fragments(store, allocator, 20, 10);
-        CheckpointCommit cp = CheckpointCommit.rewritingRows(USER, "job", 7, 1, rewritten,
-                List.of(new TargetedDeletion(RowTarget.committed(0), RoaringBitmap.bitmapOf(1))), 2, 0);
+        CheckpointCommit cp = CheckpointCommit.rewritingRows(
+                USER,
+                "job",
+                7,
+                1,
+                rewritten,
+                List.of(new TargetedDeletion(RowTarget.committed(0), RoaringBitmap.bitmapOf(1))),
+                2,
+                0);
 
         CommitOutcome outcome = committer().commit(cp);
 
@@ -241,7 +285,8 @@ class CheckpointStepsTest extends FaultyTableFixture {
             Manifest m = ds.manifest();
             assertThat(m.fragment(0).orElseThrow().deletionFile()).isNotNull();
             assertThat(m.fragments()).allSatisfy(f -> assertThat(f.overlays()).isEmpty());
-            assertThat(m.readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES).isZero();
+            assertThat(m.readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES)
+                    .isZero();
         }
     }
 
@@ -252,9 +297,17 @@ class CheckpointStepsTest extends FaultyTableFixture {
      */
     @Test
     void aRewriteOfARowInTheCheckpointsOwnNewFragmentLandsInTheSameVersion() throws IOException {
-        CheckpointCommit cp = CheckpointCommit.rewritingRows(USER, "job", 7, 1, pendingFragment(),
-                List.of(new TargetedDeletion(RowTarget.committed(0), RoaringBitmap.bitmapOf(0)),
-                        new TargetedDeletion(RowTarget.pending(FILE), RoaringBitmap.bitmapOf(0))), 3, 0);
+        CheckpointCommit cp = CheckpointCommit.rewritingRows(
+                USER,
+                "job",
+                7,
+                1,
+                pendingFragment(),
+                List.of(
+                        new TargetedDeletion(RowTarget.committed(0), RoaringBitmap.bitmapOf(0)),
+                        new TargetedDeletion(RowTarget.pending(FILE), RoaringBitmap.bitmapOf(0))),
+                3,
+                0);
 
         assertThat(committer().commit(cp).kind()).isEqualTo(CommitOutcome.Kind.COMMITTED);
 
@@ -275,10 +328,18 @@ class CheckpointStepsTest extends FaultyTableFixture {
      */
     @Test
     void aNewFragmentWhoseChosenIdIsTakenMeanwhileIsBuiltAgain() throws IOException {
-        CheckpointCommit cp = CheckpointCommit.rewritingRows(USER, "job", 7, 1, pendingFragment(),
-                List.of(new TargetedDeletion(RowTarget.pending(FILE), RoaringBitmap.bitmapOf(1))), 3, 0);
+        CheckpointCommit cp = CheckpointCommit.rewritingRows(
+                USER,
+                "job",
+                7,
+                1,
+                pendingFragment(),
+                List.of(new TargetedDeletion(RowTarget.pending(FILE), RoaringBitmap.bitmapOf(1))),
+                3,
+                0);
         store.beforeNextPublication(() -> {
-            try (Dataset ds = Dataset.open(store, allocator); VectorSchemaRoot other = TestTable.batch(allocator, 99)) {
+            try (Dataset ds = Dataset.open(store, allocator);
+                    VectorSchemaRoot other = TestTable.batch(allocator, 99)) {
                 ds.append(List.of(other), WriteParams.of(WriteMode.APPEND)); // takes fragment id 1
             }
         });
@@ -298,8 +359,17 @@ class CheckpointStepsTest extends FaultyTableFixture {
     /** Late results merged into a checkpoint: an overlay of a row of its own new fragment. */
     @Test
     void anOverlayOfARowInTheCheckpointsOwnNewFragmentLandsInTheSameVersion() throws IOException {
-        CheckpointCommit cp = new CheckpointCommit(USER, "job", 7, 1, pendingFragment(),
-                List.of(new TargetedOverlay(RowTarget.pending(FILE), overlay(true, 2, 300))), List.of(), 3, 1, 0);
+        CheckpointCommit cp = new CheckpointCommit(
+                USER,
+                "job",
+                7,
+                1,
+                pendingFragment(),
+                List.of(new TargetedOverlay(RowTarget.pending(FILE), overlay(true, 2, 300))),
+                List.of(),
+                3,
+                1,
+                0);
 
         assertThat(committer().commit(cp).kind()).isEqualTo(CommitOutcome.Kind.COMMITTED);
 
@@ -307,14 +377,24 @@ class CheckpointStepsTest extends FaultyTableFixture {
         try (Dataset ds = Dataset.open(store, allocator)) {
             assertThat(ds.versions()).extracting(VersionInfo::operation).containsExactly("Overwrite", "Update");
             assertThat(ds.manifest().fragment(1).orElseThrow().overlays())
-                    .extracting(DataOverlayFile::committedVersion).containsExactly(2L);
+                    .extracting(DataOverlayFile::committedVersion)
+                    .containsExactly(2L);
         }
     }
 
     @Test
     void aPendingTargetThatNoFragmentHoldsAnyMoreFailsWithGuidance() throws IOException {
-        CheckpointCommit cp = new CheckpointCommit(USER, "job", 9, 1, List.of(), List.of(),
-                List.of(new TargetedDeletion(RowTarget.pending(FILE), RoaringBitmap.bitmapOf(0))), 0, 0, 0);
+        CheckpointCommit cp = new CheckpointCommit(
+                USER,
+                "job",
+                9,
+                1,
+                List.of(),
+                List.of(),
+                List.of(new TargetedDeletion(RowTarget.pending(FILE), RoaringBitmap.bitmapOf(0))),
+                0,
+                0,
+                0);
         assertThatThrownBy(() -> committer().commit(cp))
                 .isInstanceOf(CheckpointCommitException.class)
                 .hasMessageContaining("no fragment of the table holds that file any more")

@@ -113,14 +113,16 @@ class ConcurrentChangeCheckTest {
 
     /** Another writer overlays {@code age} of fragment 0 at {@code offsets}. */
     private void theirOverlay(long[] offsets, int... ages) throws IOException {
-        try (Dataset ds = open(); VectorSchemaRoot values = ages(ages)) {
+        try (Dataset ds = open();
+                VectorSchemaRoot values = ages(ages)) {
             ds.update(offsets, values).close();
         }
     }
 
     /** The statement's overlay of {@code age} of fragment 0, written against version 1 and not committed. */
     private DataOverlayFile ourOverlay(long[] offsets, int... ages) throws IOException {
-        try (Dataset ds = open(); Dataset v1 = ds.checkoutVersion(1);
+        try (Dataset ds = open();
+                Dataset v1 = ds.checkoutVersion(1);
                 OverlayWriter w = OverlayWriter.create(store, v1.manifest(), 0, new int[] {AGE_FIELD}, allocator);
                 VectorSchemaRoot values = ages(ages)) {
             w.write(offsets, values);
@@ -129,13 +131,31 @@ class ConcurrentChangeCheckTest {
     }
 
     private static CheckpointCommit updateStatement(long checkpoint, long baseVersion, DataOverlayFile overlay) {
-        return new CheckpointCommit(USER, "job", checkpoint, baseVersion, List.of(),
-                List.of(new TargetedOverlay(RowTarget.committed(0), overlay)), List.of(), 0, 1, 0);
+        return new CheckpointCommit(
+                USER,
+                "job",
+                checkpoint,
+                baseVersion,
+                List.of(),
+                List.of(new TargetedOverlay(RowTarget.committed(0), overlay)),
+                List.of(),
+                0,
+                1,
+                0);
     }
 
     private static CheckpointCommit deleteStatement(long baseVersion, int... offsets) {
-        return new CheckpointCommit(USER, "job", 1, baseVersion, List.of(), List.of(),
-                List.of(new TargetedDeletion(RowTarget.committed(0), RoaringBitmap.bitmapOf(offsets))), 0, 0, 0);
+        return new CheckpointCommit(
+                USER,
+                "job",
+                1,
+                baseVersion,
+                List.of(),
+                List.of(),
+                List.of(new TargetedDeletion(RowTarget.committed(0), RoaringBitmap.bitmapOf(offsets))),
+                0,
+                0,
+                0);
     }
 
     private CheckpointCommitter pinnedAt(long readVersion) {
@@ -151,7 +171,8 @@ class ConcurrentChangeCheckTest {
     /** (id, age) of every live row in scan order, as "id=age". */
     private List<String> table() throws IOException {
         List<String> out = new ArrayList<>();
-        try (Dataset ds = open(); Scanner s = ds.scan(ScanOptions.all())) {
+        try (Dataset ds = open();
+                Scanner s = ds.scan(ScanOptions.all())) {
             while (s.hasNext()) {
                 try (VectorSchemaRoot b = s.next()) {
                     BigIntVector id = (BigIntVector) b.getVector("id");
@@ -187,18 +208,23 @@ class ConcurrentChangeCheckTest {
     void overlaysOfOtherCellsAndAppendsDoNotConflict() throws IOException {
         DataOverlayFile ours = ourOverlay(new long[] {1}, 21);
         theirOverlay(new long[] {0, 2}, 11, 31); // other rows of the same field: version 2
-        try (Dataset ds = open(); VectorSchemaRoot more = rows(new long[] {5}, 50)) {
+        try (Dataset ds = open();
+                VectorSchemaRoot more = rows(new long[] {5}, 50)) {
             ds.append(List.of(more), WriteParams.of(WriteMode.APPEND)).close(); // version 3
         }
         // Another writer overlays the id field of the very row this statement updates: other cells.
-        try (Dataset ds = open(); Dataset v3 = ds.checkoutVersion(3);
+        try (Dataset ds = open();
+                Dataset v3 = ds.checkoutVersion(3);
                 OverlayWriter w = OverlayWriter.create(store, v3.manifest(), 0, new int[] {ID_FIELD}, allocator);
                 VectorSchemaRoot ids = rows(new long[] {22}, 0)) {
             VectorSchemaRoot idOnly = VectorSchemaRoot.of(ids.getVector("id"));
             w.write(new long[] {1}, idOnly);
             DataOverlayFile idOverlay = w.finish().orElseThrow();
-            TableCommitter.commit(store, Transaction.of(3, new Operation.DataOverlay(
-                    List.of(new Operation.OverlayGroup(0, List.of(idOverlay))))), CommitOptions.defaults()); // v4
+            TableCommitter.commit(
+                    store,
+                    Transaction.of(
+                            3, new Operation.DataOverlay(List.of(new Operation.OverlayGroup(0, List.of(idOverlay))))),
+                    CommitOptions.defaults()); // v4
         }
 
         CommitOutcome outcome = pinnedAt(1).commit(updateStatement(1, 1, ours));
@@ -229,9 +255,17 @@ class ConcurrentChangeCheckTest {
         assertThat(second.version()).isEqualTo(3);
 
         // One checkpoint with a deletion and an overlay: one version holds both.
-        CheckpointCommit both = new CheckpointCommit(USER, "job", 3, 3, List.of(),
+        CheckpointCommit both = new CheckpointCommit(
+                USER,
+                "job",
+                3,
+                3,
+                List.of(),
                 List.of(new TargetedOverlay(RowTarget.committed(0), ourOverlay(new long[] {2}, 32))),
-                List.of(new TargetedDeletion(RowTarget.committed(0), RoaringBitmap.bitmapOf(0))), 0, 1, 0);
+                List.of(new TargetedDeletion(RowTarget.committed(0), RoaringBitmap.bitmapOf(0))),
+                0,
+                1,
+                0);
         assertThat(pinnedAt(1).commit(both).version()).isEqualTo(4);
         assertThat(table()).containsExactly("2=22", "3=32", "4=40");
     }
@@ -240,8 +274,8 @@ class ConcurrentChangeCheckTest {
     void aCompactionFailsOverlaysAndDeletionsOfItsFragments() throws IOException {
         DataOverlayFile ours = ourOverlay(new long[] {1}, 21);
         try (Dataset ds = open()) {
-            StagedWrite rewrite = FragmentRewriter.rewrite(store, ds.manifest(), List.of(0L), 1000, allocator,
-                    FileWriterOptions.defaults());
+            StagedWrite rewrite = FragmentRewriter.rewrite(
+                    store, ds.manifest(), List.of(0L), 1000, allocator, FileWriterOptions.defaults());
             OverlayCommits.commit(store, ds.version(), rewrite, Map.of(), CommitOptions.defaults()); // version 2
         }
 
@@ -263,14 +297,15 @@ class ConcurrentChangeCheckTest {
         theirOverlay(new long[] {0}, 11); // version 2
         theirOverlay(new long[] {2}, 31); // version 3
         DataOverlayFile ours;
-        try (Dataset ds = open(); OverlayWriter w = OverlayWriter.create(store, ds.manifest(), 0,
-                new int[] {AGE_FIELD}, allocator); VectorSchemaRoot values = ages(21)) {
+        try (Dataset ds = open();
+                OverlayWriter w = OverlayWriter.create(store, ds.manifest(), 0, new int[] {AGE_FIELD}, allocator);
+                VectorSchemaRoot values = ages(21)) {
             w.write(new long[] {1}, values); // the statement reads version 3: SET age = 21 WHERE id = 2
             ours = w.finish().orElseThrow();
         }
         try (Dataset ds = open()) { // version 4: overlay-merge compaction (a Merge)
-            StagedWrite merge = OverlayCompactor.mergeOverlays(store, ds.manifest(), 0, new int[] {0, 1}, allocator,
-                    FileWriterOptions.defaults());
+            StagedWrite merge = OverlayCompactor.mergeOverlays(
+                    store, ds.manifest(), 0, new int[] {0, 1}, allocator, FileWriterOptions.defaults());
             OverlayCompactor.commit(store, ds.manifest(), 0, merge, Map.of(), CommitOptions.defaults());
         }
         try (Dataset ds = open()) { // version 5: overlay-fold compaction (an Update rewriting columns)
@@ -288,13 +323,15 @@ class ConcurrentChangeCheckTest {
     @Test
     void aRowMovingUpdateOfTheFragmentConflicts() throws IOException {
         DataOverlayFile ours = ourOverlay(new long[] {3}, 41);
-        try (Dataset ds = open(); VectorSchemaRoot values = ages(99)) {
+        try (Dataset ds = open();
+                VectorSchemaRoot values = ages(99)) {
             ds.update(new long[] {0}, values, OverlayUpdate.Mode.REWRITE_ROWS, Map.of(), CommitOptions.defaults())
                     .close(); // version 2: Update that moves row id 1
         }
         assertThatThrownBy(() -> pinnedAt(1).commit(updateStatement(1, 1, ours)))
                 .isInstanceOf(CheckpointCommitException.class)
-                .hasMessageContaining("version 2 (Update, committed by another writer) updated rows of fragment(s) [0]");
+                .hasMessageContaining(
+                        "version 2 (Update, committed by another writer) updated rows of fragment(s) [0]");
     }
 
     @Test
@@ -304,8 +341,8 @@ class ConcurrentChangeCheckTest {
         }
         assertThatThrownBy(() -> pinnedAt(1).commit(deleteStatement(1, 0)))
                 .isInstanceOf(CheckpointCommitException.class)
-                .hasMessageContaining("version 2 (Overwrite, committed by another writer) replaced the table's whole"
-                        + " content");
+                .hasMessageContaining(
+                        "version 2 (Overwrite, committed by another writer) replaced the table's whole" + " content");
         assertThat(table()).containsExactly("7=70");
     }
 
@@ -334,13 +371,26 @@ class ConcurrentChangeCheckTest {
      * the new row in a new fragment (not committed) and the deletion of the old one.
      */
     private CheckpointCommit ourRewrite(int offset, long id, int age) throws IOException {
-        try (Dataset ds = open(); Dataset v1 = ds.checkoutVersion(1);
-                FragmentWriter w = new FragmentWriter(store, v1.schema(), FileVersion.parse(
-                        v1.manifest().dataFormat().version()), 1000, allocator, FileWriterOptions.defaults());
+        try (Dataset ds = open();
+                Dataset v1 = ds.checkoutVersion(1);
+                FragmentWriter w = new FragmentWriter(
+                        store,
+                        v1.schema(),
+                        FileVersion.parse(v1.manifest().dataFormat().version()),
+                        1000,
+                        allocator,
+                        FileWriterOptions.defaults());
                 VectorSchemaRoot row = rows(new long[] {id}, age)) {
             w.write(row);
-            return CheckpointCommit.rewritingRows(USER, "job", 1, 1, w.finish(),
-                    List.of(new TargetedDeletion(RowTarget.committed(0), RoaringBitmap.bitmapOf(offset))), 1, 0);
+            return CheckpointCommit.rewritingRows(
+                    USER,
+                    "job",
+                    1,
+                    1,
+                    w.finish(),
+                    List.of(new TargetedDeletion(RowTarget.committed(0), RoaringBitmap.bitmapOf(offset))),
+                    1,
+                    0);
         }
     }
 
@@ -379,7 +429,8 @@ class ConcurrentChangeCheckTest {
         try (Dataset ds = open()) {
             ds.delete("id = 4").close(); // version 2
         }
-        try (Dataset ds = open(); VectorSchemaRoot more = rows(new long[] {5}, 50)) {
+        try (Dataset ds = open();
+                VectorSchemaRoot more = rows(new long[] {5}, 50)) {
             ds.append(List.of(more), WriteParams.of(WriteMode.APPEND)).close(); // version 3
         }
         theirOverlay(new long[] {2}, 31); // version 4: another row
@@ -397,8 +448,9 @@ class ConcurrentChangeCheckTest {
 
     @Test
     void aVersionRemovedByCleanupIsAConflict() throws IOException {
-        try (Dataset ds = open(); VectorSchemaRoot a = rows(new long[] {5}, 50); VectorSchemaRoot b = rows(
-                new long[] {6}, 60)) {
+        try (Dataset ds = open();
+                VectorSchemaRoot a = rows(new long[] {5}, 50);
+                VectorSchemaRoot b = rows(new long[] {6}, 60)) {
             try (Dataset v2 = ds.append(List.of(a), WriteParams.of(WriteMode.APPEND))) {
                 v2.append(List.of(b), WriteParams.of(WriteMode.APPEND)).close(); // version 3
             }
@@ -438,8 +490,8 @@ class ConcurrentChangeCheckTest {
             }
             return CommitHandler.PUT_IF_ABSENT.publish(s, path, bytes);
         };
-        CheckpointCommitter committer = new CheckpointCommitter(store,
-                CommitOptions.defaults().withCommitHandler(racing), 3, Duration.ZERO, 1);
+        CheckpointCommitter committer =
+                new CheckpointCommitter(store, CommitOptions.defaults().withCommitHandler(racing), 3, Duration.ZERO, 1);
 
         assertThatThrownBy(() -> committer.commit(updateStatement(1, 1, ours)))
                 .isInstanceOf(CheckpointCommitException.class)

@@ -53,21 +53,43 @@ class NewerLanceHistoryTest {
     /** Publishes the next version as a newer Lance would: {@code content} of the latest manifest, operation 116. */
     private long publishNewerLanceVersion(UnaryOperator<Manifest.Builder> content) throws IOException {
         Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
-        UnknownFieldSet operation = UnknownFieldSet.newBuilder().addField(116, UnknownFieldSet.Field.newBuilder()
-                .addLengthDelimited(ByteString.copyFrom(new byte[] {0x08, 0x01})).build()).build();
-        byte[] txn = lance.table.Transaction.newBuilder().setReadVersion(latest.version())
-                .setUuid("00000000-0000-4000-8000-000000000116").setUnknownFields(operation).build().toByteArray();
+        UnknownFieldSet operation = UnknownFieldSet.newBuilder()
+                .addField(
+                        116,
+                        UnknownFieldSet.Field.newBuilder()
+                                .addLengthDelimited(ByteString.copyFrom(new byte[] {0x08, 0x01}))
+                                .build())
+                .build();
+        byte[] txn = lance.table.Transaction.newBuilder()
+                .setReadVersion(latest.version())
+                .setUuid("00000000-0000-4000-8000-000000000116")
+                .setUnknownFields(operation)
+                .build()
+                .toByteArray();
         long version = latest.version() + 1;
-        Manifest next = content.apply(latest.toBuilder().version(version).transactionFile("")
-                .writerFeatureFlags(latest.writerFeatureFlags() | FeatureFlags.DISABLE_TRANSACTION_FILE)
-                .inlineTransaction(txn)).build();
-        assertThat(store.putIfAbsent(ManifestNamingScheme.V2.path(version), ManifestIO.serialize(next))).isTrue();
+        Manifest next = content.apply(latest.toBuilder()
+                        .version(version)
+                        .transactionFile("")
+                        .writerFeatureFlags(latest.writerFeatureFlags() | FeatureFlags.DISABLE_TRANSACTION_FILE)
+                        .inlineTransaction(txn))
+                .build();
+        assertThat(store.putIfAbsent(ManifestNamingScheme.V2.path(version), ManifestIO.serialize(next)))
+                .isTrue();
         return version;
     }
 
     private static CheckpointCommit deleteFirstRowOfFragmentZero(long checkpointId, long baseVersion) {
-        return new CheckpointCommit(USER, "job-1", checkpointId, baseVersion, List.of(), List.of(),
-                List.of(new TargetedDeletion(RowTarget.committed(0), RoaringBitmap.bitmapOf(0))), 0, 0, 0);
+        return new CheckpointCommit(
+                USER,
+                "job-1",
+                checkpointId,
+                baseVersion,
+                List.of(),
+                List.of(),
+                List.of(new TargetedDeletion(RowTarget.committed(0), RoaringBitmap.bitmapOf(0))),
+                0,
+                0,
+                0);
     }
 
     @Test
@@ -77,8 +99,8 @@ class NewerLanceHistoryTest {
 
         assertThatThrownBy(() -> pinned.commit(deleteFirstRowOfFragmentZero(1, 1)))
                 .isInstanceOf(CheckpointCommitException.class)
-                .hasMessageContaining("version 2 of " + store.rootUri() + " was written by a newer Lance (operation"
-                        + " field 116")
+                .hasMessageContaining(
+                        "version 2 of " + store.rootUri() + " was written by a newer Lance (operation" + " field 116")
                 .hasMessageContaining("upgrade lance-flink");
         assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 2L);
     }
@@ -94,8 +116,8 @@ class NewerLanceHistoryTest {
                 .isInstanceOf(CheckpointCommitException.class)
                 .hasMessageContaining("The deletions of checkpoint 8")
                 .hasMessageContaining("version 3 of " + store.rootUri() + " was written by a newer Lance")
-                .hasMessageContaining("whether it replaced the table's content after this sink located them cannot"
-                        + " be told");
+                .hasMessageContaining(
+                        "whether it replaced the table's content after this sink located them cannot" + " be told");
         assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 2L, 10L);
     }
 

@@ -26,8 +26,8 @@ class RestoreCheckTest {
         allocator = new RootAllocator();
         store = new LocalObjectStore(dir);
         TestTable.create(store, allocator, 1);
-        CheckpointCommit cp = new CheckpointCommit("user-a", "job-1", 5, 1,
-                TestTable.fragments(store, allocator, 10), 1, 0);
+        CheckpointCommit cp =
+                new CheckpointCommit("user-a", "job-1", 5, 1, TestTable.fragments(store, allocator, 10), 1, 0);
         new CheckpointCommitter(store, CommitOptions.defaults(), 1, Duration.ZERO).commit(cp);
     }
 
@@ -47,18 +47,22 @@ class RestoreCheckTest {
 
     @Test
     void restoreFromTheCommittedCheckpointOrLaterIsAccepted() {
-        assertThatCode(() -> RestoreCheck.check(store, "user-a", 5, CommitSettings.defaults())).doesNotThrowAnyException();
-        assertThatCode(() -> RestoreCheck.check(store, "user-a", 9, CommitSettings.defaults())).doesNotThrowAnyException();
+        assertThatCode(() -> RestoreCheck.check(store, "user-a", 5, CommitSettings.defaults()))
+                .doesNotThrowAnyException();
+        assertThatCode(() -> RestoreCheck.check(store, "user-a", 9, CommitSettings.defaults()))
+                .doesNotThrowAnyException();
     }
 
     @Test
     void olderRestoreIsAcceptedWhenAllowed() {
-        assertThatCode(() -> RestoreCheck.check(store, "user-a", 4,
-                CommitSettings.defaults().withAllowRestoreFromOlderState(true))).doesNotThrowAnyException();
+        assertThatCode(() -> RestoreCheck.check(
+                        store, "user-a", 4, CommitSettings.defaults().withAllowRestoreFromOlderState(true)))
+                .doesNotThrowAnyException();
     }
 
     @Test
     void commitsOfAnotherSinkInstanceDoNotCount() {
-        assertThatCode(() -> RestoreCheck.check(store, "user-b", 1, CommitSettings.defaults())).doesNotThrowAnyException();
+        assertThatCode(() -> RestoreCheck.check(store, "user-b", 1, CommitSettings.defaults()))
+                .doesNotThrowAnyException();
     }
 }

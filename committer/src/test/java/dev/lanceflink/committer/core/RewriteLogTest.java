@@ -66,7 +66,11 @@ class RewriteLogTest {
             ids[i] = i;
         }
         try (VectorSchemaRoot batch = TestTable.batch(allocator, ids)) {
-            Dataset.write(store, allocator, List.of(batch), TestTable.SCHEMA,
+            Dataset.write(
+                    store,
+                    allocator,
+                    List.of(batch),
+                    TestTable.SCHEMA,
                     WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(10)); // fragments 0..4
         }
         Map<Long, Long> before = addresses();
@@ -98,7 +102,9 @@ class RewriteLogTest {
             store.delete(VersionResolver.version(store, v).path());
         }
         assertTranslated(restored, before, now);
-        assertThat(RewriteLog.restore(List.of())).as("state from before the log existed").isEmpty();
+        assertThat(RewriteLog.restore(List.of()))
+                .as("state from before the log existed")
+                .isEmpty();
     }
 
     private void assertTranslated(RewriteLog log, Map<Long, Long> before, Map<Long, Long> now) throws Exception {
@@ -113,7 +119,9 @@ class RewriteLogTest {
                 assertThat(t).as("id %s, never moved", e.getKey()).isSameAs(location);
             } else {
                 assertThat(t).as("id %s", e.getKey()).containsExactly(0, expected);
-                assertThat(log.translate(t, latest)).as("a current location stays").isSameAs(t);
+                assertThat(log.translate(t, latest))
+                        .as("a current location stays")
+                        .isSameAs(t);
             }
         }
     }
@@ -124,10 +132,12 @@ class RewriteLogTest {
 
     private Manifest rewrite(List<Long> fragments, long targetRows) throws Exception {
         Manifest read = latest();
-        StagedWrite staged = FragmentRewriter.rewrite(store, read, fragments, targetRows, allocator,
-                FileWriterOptions.defaults());
-        return TableCommitter.commit(store, Transaction.of(read.version(), (Operation.Rewrite) staged.operation(),
-                Map.of()), CommitOptions.defaults());
+        StagedWrite staged =
+                FragmentRewriter.rewrite(store, read, fragments, targetRows, allocator, FileWriterOptions.defaults());
+        return TableCommitter.commit(
+                store,
+                Transaction.of(read.version(), (Operation.Rewrite) staged.operation(), Map.of()),
+                CommitOptions.defaults());
     }
 
     private static Set<Long> fragmentsNotIn(Manifest m, long... except) {
@@ -148,7 +158,8 @@ class RewriteLogTest {
     /** id → row address of every live row. */
     private Map<Long, Long> addresses() throws Exception {
         Map<Long, Long> out = new HashMap<>();
-        try (Dataset ds = Dataset.open(store, allocator); Scanner s = ds.scan(ScanOptions.all().withRowAddress(true))) {
+        try (Dataset ds = Dataset.open(store, allocator);
+                Scanner s = ds.scan(ScanOptions.all().withRowAddress(true))) {
             while (s.hasNext()) {
                 try (VectorSchemaRoot b = s.next()) {
                     BigIntVector k = (BigIntVector) b.getVector("id");

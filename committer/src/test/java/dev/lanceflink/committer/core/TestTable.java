@@ -22,8 +22,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /** Test helper shared by the committer tests: a one-column table ({@code id BIGINT NOT NULL}) for commit tests. */
 public final class TestTable {
-    public static final Schema SCHEMA = new Schema(List.of(
-            new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null)));
+    public static final Schema SCHEMA =
+            new Schema(List.of(new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null)));
 
     private TestTable() {}
 
@@ -35,10 +35,15 @@ public final class TestTable {
     }
 
     /** Writes ids into new uncommitted fragments, as a sink writer does. */
-    public static List<Fragment> fragments(ObjectStore store, BufferAllocator allocator, long... ids) throws IOException {
+    public static List<Fragment> fragments(ObjectStore store, BufferAllocator allocator, long... ids)
+            throws IOException {
         try (Dataset ds = Dataset.open(store, allocator);
-                dev.lanceflink.write.FragmentWriter w = new dev.lanceflink.write.FragmentWriter(store, ds.schema(),
-                        FileVersion.parse(ds.manifest().dataFormat().version()), 1000, allocator,
+                dev.lanceflink.write.FragmentWriter w = new dev.lanceflink.write.FragmentWriter(
+                        store,
+                        ds.schema(),
+                        FileVersion.parse(ds.manifest().dataFormat().version()),
+                        1000,
+                        allocator,
                         FileWriterOptions.defaults());
                 VectorSchemaRoot batch = batch(allocator, ids)) {
             w.write(batch);
@@ -49,7 +54,8 @@ public final class TestTable {
     /** Every id in the latest version, in scan order. */
     public static List<Long> ids(ObjectStore store, BufferAllocator allocator) throws IOException {
         List<Long> out = new ArrayList<>();
-        try (Dataset ds = Dataset.open(store, allocator); Scanner s = ds.scan(ScanOptions.all())) {
+        try (Dataset ds = Dataset.open(store, allocator);
+                Scanner s = ds.scan(ScanOptions.all())) {
             while (s.hasNext()) {
                 try (VectorSchemaRoot b = s.next()) {
                     BigIntVector v = (BigIntVector) b.getVector("id");

@@ -8,14 +8,14 @@ import dev.lanceflink.committer.core.RowTarget;
 import dev.lanceflink.committer.core.TargetedDeletion;
 import dev.lanceflink.committer.core.TargetedOverlay;
 import dev.lanceflink.committer.core.WrittenChanges;
-import dev.lanceflink.table.DataOverlayFile;
-import dev.lanceflink.table.OverlayCoverage;
-import org.roaringbitmap.RoaringBitmap;
 import dev.lanceflink.table.DataFile;
+import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
+import dev.lanceflink.table.OverlayCoverage;
 import java.io.IOException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.roaringbitmap.RoaringBitmap;
 
 class CheckpointCommitSerializerTest {
     private static final List<Fragment> FRAGMENTS = List.of(
@@ -37,22 +37,27 @@ class CheckpointCommitSerializerTest {
         WrittenChanges written = WrittenChanges.ofFragments(FRAGMENTS, 107, 1333);
         WrittenChangesSerializer serializer = new WrittenChangesSerializer();
 
-        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(written))).isEqualTo(written);
+        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(written)))
+                .isEqualTo(written);
     }
 
     @Test
     void overlaysAndDeletionsRoundTripWithTheirTargets() throws IOException {
-        DataOverlayFile overlay = new DataOverlayFile(new DataFile("o.lance", new int[] {2}, new int[] {0}, 2, 1, 77),
-                OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(1, 5, 9)), 0);
-        List<TargetedOverlay> overlays = List.of(new TargetedOverlay(RowTarget.committed(3), overlay),
+        DataOverlayFile overlay = new DataOverlayFile(
+                new DataFile("o.lance", new int[] {2}, new int[] {0}, 2, 1, 77),
+                OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(1, 5, 9)),
+                0);
+        List<TargetedOverlay> overlays = List.of(
+                new TargetedOverlay(RowTarget.committed(3), overlay),
                 new TargetedOverlay(RowTarget.pending(0xfeedL), overlay));
         List<TargetedDeletion> deletions = List.of(
                 new TargetedDeletion(RowTarget.pending(-5L), RoaringBitmap.bitmapOf(0, 70_000)),
                 new TargetedDeletion(RowTarget.committed(0), RoaringBitmap.bitmapOf(4)));
-        CheckpointCommit commit = new CheckpointCommit("user-a", "job-1", 42, 17, FRAGMENTS, overlays, deletions, 107, 6,
-                1333);
+        CheckpointCommit commit =
+                new CheckpointCommit("user-a", "job-1", 42, 17, FRAGMENTS, overlays, deletions, 107, 6, 1333);
         CheckpointCommitSerializer serializer = new CheckpointCommitSerializer();
-        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(commit))).isEqualTo(commit);
+        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(commit)))
+                .isEqualTo(commit);
 
         WrittenChanges written = new WrittenChanges(FRAGMENTS, overlays, deletions, 107, 6, 1333);
         WrittenChangesSerializer writerSerializer = new WrittenChangesSerializer();
@@ -71,14 +76,25 @@ class CheckpointCommitSerializerTest {
 
     @Test
     void version2CommittablesAreReadAsAddingToTheTable() throws IOException {
-        DataOverlayFile overlay = new DataOverlayFile(new DataFile("o.lance", new int[] {2}, new int[] {0}, 2, 1, 77),
-                OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(1)), 0);
-        CheckpointCommit commit = new CheckpointCommit("user-a", "job-1", 42, 17, FRAGMENTS,
-                List.of(new TargetedOverlay(RowTarget.committed(3), overlay)), List.of(), 107, 1, 1333);
+        DataOverlayFile overlay = new DataOverlayFile(
+                new DataFile("o.lance", new int[] {2}, new int[] {0}, 2, 1, 77),
+                OverlayCoverage.Dense.of(RoaringBitmap.bitmapOf(1)),
+                0);
+        CheckpointCommit commit = new CheckpointCommit(
+                "user-a",
+                "job-1",
+                42,
+                17,
+                FRAGMENTS,
+                List.of(new TargetedOverlay(RowTarget.committed(3), overlay)),
+                List.of(),
+                107,
+                1,
+                1333);
         // version 2 is version 4 without the trailing overwrite and rewrite-rows flags
         byte[] v4 = new CheckpointCommitSerializer().serialize(commit);
-        CheckpointCommit back = new CheckpointCommitSerializer().deserialize(2, java.util.Arrays.copyOf(v4,
-                v4.length - 2));
+        CheckpointCommit back =
+                new CheckpointCommitSerializer().deserialize(2, java.util.Arrays.copyOf(v4, v4.length - 2));
         assertThat(back).isEqualTo(commit);
         assertThat(back.overwrite()).isFalse();
     }
@@ -120,8 +136,15 @@ class CheckpointCommitSerializerTest {
     @Test
     void rewriteRowsRoundTripsAndVersion3IsReadWithoutIt() throws IOException {
         CheckpointCommitSerializer serializer = new CheckpointCommitSerializer();
-        CheckpointCommit commit = CheckpointCommit.rewritingRows("user-a", "job-1", 42, 17, FRAGMENTS,
-                List.of(new TargetedDeletion(RowTarget.committed(3), RoaringBitmap.bitmapOf(2, 8))), 107, 1333);
+        CheckpointCommit commit = CheckpointCommit.rewritingRows(
+                "user-a",
+                "job-1",
+                42,
+                17,
+                FRAGMENTS,
+                List.of(new TargetedDeletion(RowTarget.committed(3), RoaringBitmap.bitmapOf(2, 8))),
+                107,
+                1333);
 
         byte[] v4 = serializer.serialize(commit);
         CheckpointCommit back = serializer.deserialize(4, v4);

@@ -42,12 +42,12 @@ class CommitterMetricNamesTest {
         RecordingGroup operator = new RecordingGroup("operator", new ArrayList<>());
         InternalSinkCommitterMetricGroup group = InternalSinkCommitterMetricGroup.wrap(operator);
         CommittableCollector.<CheckpointCommit>of(group); // CommitterOperator.setup
-        try (var committer = new LanceCommitter(TableLocation.of(dir.toString()), CommitSettings.defaults(), 0,
-                group)) {
+        try (var committer =
+                new LanceCommitter(TableLocation.of(dir.toString()), CommitSettings.defaults(), 0, group)) {
             assertThat(operator.collisions).isEmpty();
             assertThat(operator.metrics).containsKey("pendingCommittables");
-            assertThat(operator.groups.get("lance").metrics).containsKeys("lastCommittedVersion",
-                    "committedCheckpoints");
+            assertThat(operator.groups.get("lance").metrics)
+                    .containsKeys("lastCommittedVersion", "committedCheckpoints");
         }
     }
 
@@ -66,8 +66,7 @@ class CommitterMetricNamesTest {
         CommittableCollector<CheckpointCommit> collector = CommittableCollector.of(group);
         collector.copy(); // CommitterOperator.snapshotState, checkpoint 1
         collector.copy(); // checkpoint 2
-        assertThat(operator.collisions).containsExactly("operator.pendingCommittables",
-                "operator.pendingCommittables");
+        assertThat(operator.collisions).containsExactly("operator.pendingCommittables", "operator.pendingCommittables");
     }
 
     /** A metric group that keeps what is registered and notes every name registered twice. */

@@ -49,7 +49,8 @@ class LanceCommitterTest {
     }
 
     private CheckpointCommit checkpoint(long id, long... ids) throws Exception {
-        return new CheckpointCommit("user-a", "job-1", id, 1, TestTable.fragments(store, allocator, ids), ids.length, 0);
+        return new CheckpointCommit(
+                "user-a", "job-1", id, 1, TestTable.fragments(store, allocator, ids), ids.length, 0);
     }
 
     private LanceCommitter committer(int subtask) throws Exception {
@@ -66,7 +67,8 @@ class LanceCommitterTest {
 
         try (Dataset ds = Dataset.open(store, allocator)) {
             List<VersionInfo> versions = ds.versions();
-            assertThat(versions).extracting(v -> v.properties().get(CommitMarker.CHECKPOINT_ID_KEY))
+            assertThat(versions)
+                    .extracting(v -> v.properties().get(CommitMarker.CHECKPOINT_ID_KEY))
                     .containsExactly(null, "2", "3");
         }
         assertThat(three.events).isEmpty();
@@ -79,8 +81,17 @@ class LanceCommitterTest {
      */
     @Test
     void aFailureNoRestartCanCureStopsTheJob() throws Exception {
-        CheckpointCommit stale = new CheckpointCommit("user-a", "job-1", 4, 1, List.of(), List.of(),
-                List.of(new TargetedDeletion(RowTarget.pending(0x77), RoaringBitmap.bitmapOf(0))), 0, 0, 0);
+        CheckpointCommit stale = new CheckpointCommit(
+                "user-a",
+                "job-1",
+                4,
+                1,
+                List.of(),
+                List.of(),
+                List.of(new TargetedDeletion(RowTarget.pending(0x77), RoaringBitmap.bitmapOf(0))),
+                0,
+                0,
+                0);
         try (LanceCommitter committer = committer(0)) {
             assertThatThrownBy(() -> committer.commit(List.of(new FakeRequest(stale))))
                     .isInstanceOf(SinkStoppedException.class)

@@ -177,10 +177,11 @@ class LanceWriteAggregatorTest {
         try (var stale = harness(CommitSettings.defaults())) {
             stale.setRestoredCheckpointId(1);
             assertThatThrownBy(() -> stale.initializeState(checkpointOne))
-                    .satisfies(e -> assertThat(ExceptionUtils.findThrowable(e, RestoreCheck.StaleRestoreException.class))
-                            .hasValueSatisfying(s -> assertThat(s.getMessage())
-                                    .contains("restored from checkpoint 1, but version 2")
-                                    .contains("already holds its commit of checkpoint 2")));
+                    .satisfies(
+                            e -> assertThat(ExceptionUtils.findThrowable(e, RestoreCheck.StaleRestoreException.class))
+                                    .hasValueSatisfying(s -> assertThat(s.getMessage())
+                                            .contains("restored from checkpoint 1, but version 2")
+                                            .contains("already holds its commit of checkpoint 2")));
         }
         try (var allowed = harness(CommitSettings.defaults().withAllowRestoreFromOlderState(true))) {
             allowed.setRestoredCheckpointId(1);
@@ -188,6 +189,7 @@ class LanceWriteAggregatorTest {
             allowed.open();
         }
     }
+
     private OneInputStreamOperatorTestHarness<CommittableMessage<WrittenChanges>, CommittableMessage<CheckpointCommit>>
             overwriteHarness() throws Exception {
         return new OneInputStreamOperatorTestHarness<>(

@@ -62,8 +62,9 @@ public final class CompactionCommitter {
      * @throws IOException on storage failures; staged files are then kept (the outcome of a
      *     publish may be unknown; unreferenced files are garbage for cleanup)
      */
-    public static CommitReport commit(ObjectStore store, List<TaskResult> results, Map<String, String> properties,
-            CommitOptions options) throws IOException {
+    public static CommitReport commit(
+            ObjectStore store, List<TaskResult> results, Map<String, String> properties, CommitOptions options)
+            throws IOException {
         if (results.isEmpty()) {
             return new CommitReport(List.of(), List.of(), List.of());
         }
@@ -115,10 +116,12 @@ public final class CompactionCommitter {
             String key;
             if (s.operation() instanceof Operation.Merge) {
                 key = "merge";
-            } else if (s.operation() instanceof Operation.Rewrite rw && rw.rewrittenIndices().isEmpty()) {
+            } else if (s.operation() instanceof Operation.Rewrite rw
+                    && rw.rewrittenIndices().isEmpty()) {
                 key = "rewrite";
             } else if (s.operation() instanceof Operation.Update u
-                    && u.mode() == Operation.UpdateMode.REWRITE_COLUMNS && u.updatedFragments().size() == 1) {
+                    && u.mode() == Operation.UpdateMode.REWRITE_COLUMNS
+                    && u.updatedFragments().size() == 1) {
                 key = "fold " + Arrays.toString(sorted(u.fieldsModified()));
             } else {
                 throw new IllegalArgumentException("Fragment " + r.task().fragmentId() + ": a compaction task staged"
@@ -130,8 +133,14 @@ public final class CompactionCommitter {
     }
 
     /** Commits one group; returns the new manifest, or null if every fragment of it went stale. */
-    private static Manifest commitGroup(ObjectStore store, Manifest planned, List<Staged> group,
-            Map<String, String> properties, CommitOptions options, List<Long> stale) throws IOException {
+    private static Manifest commitGroup(
+            ObjectStore store,
+            Manifest planned,
+            List<Staged> group,
+            Map<String, String> properties,
+            CommitOptions options,
+            List<Long> stale)
+            throws IOException {
         List<Staged> pending = new ArrayList<>(group);
         Map<String, String> props = new LinkedHashMap<>(properties);
         props.put(MODE_PROPERTY, pending.get(0).result.task().mode().cliName());
@@ -154,7 +163,8 @@ public final class CompactionCommitter {
                 return pending.isEmpty() ? Optional.empty() : Optional.of(combine(pending, latest, rebased));
             }
         };
-        return TableCommitter.commit(store, plan, new TableHistory(store), options).orElse(null);
+        return TableCommitter.commit(store, plan, new TableHistory(store), options)
+                .orElse(null);
     }
 
     /**
@@ -165,8 +175,8 @@ public final class CompactionCommitter {
      * unchanged: a concurrent overlay or delete on one of them would be lost by materializing the
      * planned version (transactions.md §5.4: retryable). Any result needs the planned schema.
      */
-    private static Map<Long, Fragment> dropStale(ObjectStore store, Manifest planned, Manifest latest,
-            List<Staged> pending, List<Long> stale) {
+    private static Map<Long, Fragment> dropStale(
+            ObjectStore store, Manifest planned, Manifest latest, List<Staged> pending, List<Long> stale) {
         boolean schemaSame = latest.schema().equals(planned.schema());
         Map<Long, Fragment> rebased = new LinkedHashMap<>();
         for (var it = pending.iterator(); it.hasNext(); ) {
@@ -174,12 +184,15 @@ public final class CompactionCommitter {
             boolean same = schemaSame;
             if (s.staged.operation() instanceof Operation.Rewrite) {
                 for (long id : s.fragmentIds()) {
-                    same &= latest.fragment(id).map(now -> now.equals(planned.fragment(id).orElseThrow()))
+                    same &= latest.fragment(id)
+                            .map(now -> now.equals(planned.fragment(id).orElseThrow()))
                             .orElse(false);
                 }
             } else if (same) {
                 long id = s.fragmentId();
-                Optional<Fragment> r = OverlayCompactor.rebase(s.staged.operation(), planned.fragment(id).orElseThrow(),
+                Optional<Fragment> r = OverlayCompactor.rebase(
+                        s.staged.operation(),
+                        planned.fragment(id).orElseThrow(),
                         latest.fragment(id).orElse(null));
                 r.ifPresent(f -> rebased.put(id, f));
                 same = r.isPresent();
@@ -243,8 +256,16 @@ public final class CompactionCommitter {
             updated.add(rebased.get(s.fragmentId()));
             modified = u.fieldsModified();
         }
-        return new Operation.Update(List.of(), updated, List.of(), modified, new int[0],
-                Operation.UpdateMode.REWRITE_COLUMNS, false, false, new byte[0]);
+        return new Operation.Update(
+                List.of(),
+                updated,
+                List.of(),
+                modified,
+                new int[0],
+                Operation.UpdateMode.REWRITE_COLUMNS,
+                false,
+                false,
+                new byte[0]);
     }
 
     private static int[] sorted(int[] a) {

@@ -49,7 +49,7 @@ public enum CompactionMode {
                 return m;
             }
         }
-        throw new IllegalArgumentException("Unknown compaction mode '" + name + "'; expected one of overlay-merge,"
-                + " overlay-fold, fragments");
+        throw new IllegalArgumentException(
+                "Unknown compaction mode '" + name + "'; expected one of overlay-merge," + " overlay-fold, fragments");
     }
 }

@@ -21,8 +21,15 @@ import java.util.List;
  * @param skipped fragments with overlays (or, mode {@code fragments}, candidates) left out, with the reason
  * @param overlaysFound overlays in the whole table at {@code readVersion}
  */
-public record CompactionPlan(String tableUri, long readVersion, CompactionMode mode, CompactionPolicy policy,
-        List<CompactionTask> tasks, List<SkippedFragment> skipped, long overlaysFound) implements Serializable {
+public record CompactionPlan(
+        String tableUri,
+        long readVersion,
+        CompactionMode mode,
+        CompactionPolicy policy,
+        List<CompactionTask> tasks,
+        List<SkippedFragment> skipped,
+        long overlaysFound)
+        implements Serializable {
     private static final long serialVersionUID = 2L;
 
     public CompactionPlan {
@@ -64,8 +71,12 @@ public record CompactionPlan(String tableUri, long readVersion, CompactionMode m
             p.put("minDeletedRatio", policy.minDeletedRatio());
             p.put("targetRowsPerFragment", policy.targetRowsPerFragment());
             p.put("smallFragmentRows", policy.smallFragmentRows());
-            root.put("fragmentsBefore", tasks.stream().mapToLong(t -> t.fragmentIds().size()).sum());
-            root.put("fragmentsAfter", tasks.stream().mapToLong(t -> t.group().outputFragments()).sum());
+            root.put(
+                    "fragmentsBefore",
+                    tasks.stream().mapToLong(t -> t.fragmentIds().size()).sum());
+            root.put(
+                    "fragmentsAfter",
+                    tasks.stream().mapToLong(t -> t.group().outputFragments()).sum());
         }
         root.put("overlaysFound", overlaysFound);
         root.put("overlaysBefore", overlaysBefore());

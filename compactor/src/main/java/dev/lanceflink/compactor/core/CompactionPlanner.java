@@ -26,8 +26,8 @@ public final class CompactionPlanner {
      *
      * @throws CorruptTableException if an index's fragment bitmap cannot be read (mode {@code fragments})
      */
-    public static CompactionPlan plan(String tableUri, Manifest manifest, CompactionMode mode,
-            CompactionPolicy policy) throws CorruptTableException {
+    public static CompactionPlan plan(String tableUri, Manifest manifest, CompactionMode mode, CompactionPolicy policy)
+            throws CorruptTableException {
         return plan(tableUri, manifest, mode, policy, null);
     }
 
@@ -37,8 +37,9 @@ public final class CompactionPlanner {
      *
      * @throws CorruptTableException if an index's fragment bitmap cannot be read (mode {@code fragments})
      */
-    public static CompactionPlan plan(String tableUri, Manifest manifest, CompactionMode mode,
-            CompactionPolicy policy, Set<Long> only) throws CorruptTableException {
+    public static CompactionPlan plan(
+            String tableUri, Manifest manifest, CompactionMode mode, CompactionPolicy policy, Set<Long> only)
+            throws CorruptTableException {
         if (mode == CompactionMode.FRAGMENTS) {
             return FragmentCompactionPlanner.plan(tableUri, manifest, policy, only);
         }
@@ -56,17 +57,22 @@ public final class CompactionPlanner {
             }
         }
         // Most overlays first (most read amplification removed per byte of budget), then by id.
-        candidates.sort(Comparator.comparingInt((CompactionTask t) -> -t.overlayPaths().size())
-                .thenComparingLong(CompactionTask::fragmentId));
+        candidates.sort(
+                Comparator.comparingInt((CompactionTask t) -> -t.overlayPaths().size())
+                        .thenComparingLong(CompactionTask::fragmentId));
         List<CompactionTask> tasks = new ArrayList<>();
         long bytes = 0;
         for (CompactionTask t : candidates) {
             boolean overFragments = tasks.size() >= policy.maxFragments();
             boolean overBytes = !tasks.isEmpty() && bytes + t.inputBytes() > policy.maxBytes();
             if (overFragments || overBytes) {
-                skipped.add(new SkippedFragment(t.fragmentId(), "deferred: the run's budget of "
-                        + (overFragments ? policy.maxFragments() + " fragments" : policy.maxBytes() + " input bytes")
-                        + " is used up"));
+                skipped.add(new SkippedFragment(
+                        t.fragmentId(),
+                        "deferred: the run's budget of "
+                                + (overFragments
+                                        ? policy.maxFragments() + " fragments"
+                                        : policy.maxBytes() + " input bytes")
+                                + " is used up"));
             } else {
                 tasks.add(t);
                 bytes += t.inputBytes();
@@ -80,8 +86,8 @@ public final class CompactionPlanner {
      * The task for one fragment of {@code manifest}, ignoring the budget (used to re-plan a
      * fragment that changed while the run was in flight); empty if it no longer needs compaction.
      */
-    public static Optional<CompactionTask> planFragment(Manifest manifest, long fragmentId, CompactionMode mode,
-            CompactionPolicy policy) {
+    public static Optional<CompactionTask> planFragment(
+            Manifest manifest, long fragmentId, CompactionMode mode, CompactionPolicy policy) {
         if (mode == CompactionMode.FRAGMENTS) {
             throw new IllegalArgumentException("Mode fragments plans groups of neighbours, not single fragments;"
                     + " re-plan with FragmentCompactionPlanner.plan(..., only)");
@@ -120,8 +126,10 @@ public final class CompactionPlanner {
         }
         String trigger = trigger(manifest.version(), overlays, overlayBytes, baseBytes, policy);
         if (trigger == null) {
-            return new Evaluation(null, "no trigger fired: " + n + " overlays (" + overlayBytes + " bytes, base "
-                    + baseBytes + " bytes, oldest from version " + overlays.get(0).committedVersion() + ")");
+            return new Evaluation(
+                    null,
+                    "no trigger fired: " + n + " overlays (" + overlayBytes + " bytes, base " + baseBytes
+                            + " bytes, oldest from version " + overlays.get(0).committedVersion() + ")");
         }
         String problem = unsupported(manifest, f, mode);
         if (problem != null) {
@@ -133,17 +141,18 @@ public final class CompactionPlanner {
         for (int i = 0; i < n; i++) {
             positions[i] = i;
         }
-        return new Evaluation(new CompactionTask(f.id(), mode, positions, paths, overlayBytes, baseBytes, trigger),
-                null);
+        return new Evaluation(
+                new CompactionTask(f.id(), mode, positions, paths, overlayBytes, baseBytes, trigger), null);
     }
 
     /** The first trigger that fires, described for the plan JSON, or null. */
-    private static String trigger(long version, List<DataOverlayFile> overlays, long overlayBytes, long baseBytes,
-            CompactionPolicy policy) {
+    private static String trigger(
+            long version, List<DataOverlayFile> overlays, long overlayBytes, long baseBytes, CompactionPolicy policy) {
         if (policy.minOverlays() > 0 && overlays.size() >= policy.minOverlays()) {
             return "overlays " + overlays.size() + " >= " + policy.minOverlays();
         }
-        if (policy.minOverlayBytesRatio() > 0 && baseBytes > 0
+        if (policy.minOverlayBytesRatio() > 0
+                && baseBytes > 0
                 && overlayBytes >= policy.minOverlayBytesRatio() * baseBytes) {
             return "overlay bytes " + overlayBytes + " >= " + policy.minOverlayBytesRatio() + " x base bytes "
                     + baseBytes;
@@ -175,8 +184,10 @@ public final class CompactionPlanner {
                 }
             }
         }
-        return anyLive ? null : "the overlays carry no field of the current schema (only tombstoned or dropped"
-                + " columns); a later column rewrite drops them";
+        return anyLive
+                ? null
+                : "the overlays carry no field of the current schema (only tombstoned or dropped"
+                        + " columns); a later column rewrite drops them";
     }
 
     /** Whether {@code file} has a live slot for {@code field} or one of its descendants. */

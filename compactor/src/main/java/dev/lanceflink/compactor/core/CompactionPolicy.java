@@ -32,8 +32,15 @@ import java.io.Serializable;
  * @param targetRowsPerFragment {@code fragments}: rows per new fragment; at least 1
  * @param smallFragmentRows {@code fragments}: fragments with fewer physical rows are merge candidates
  */
-public record CompactionPolicy(int minOverlays, double minOverlayBytesRatio, long minVersionGap, int maxFragments,
-        long maxBytes, double minDeletedRatio, long targetRowsPerFragment, long smallFragmentRows)
+public record CompactionPolicy(
+        int minOverlays,
+        double minOverlayBytesRatio,
+        long minVersionGap,
+        int maxFragments,
+        long maxBytes,
+        double minDeletedRatio,
+        long targetRowsPerFragment,
+        long smallFragmentRows)
         implements Serializable {
     private static final long serialVersionUID = 2L;
 
@@ -51,8 +58,8 @@ public record CompactionPolicy(int minOverlays, double minOverlayBytesRatio, lon
                     + " trigger), got " + minOverlayBytesRatio);
         }
         if (minVersionGap < 0) {
-            throw new IllegalArgumentException("minVersionGap must be >= 0 (0 disables the trigger), got "
-                    + minVersionGap);
+            throw new IllegalArgumentException(
+                    "minVersionGap must be >= 0 (0 disables the trigger), got " + minVersionGap);
         }
         if (minOverlays == 0 && minOverlayBytesRatio == 0 && minVersionGap == 0) {
             throw new IllegalArgumentException("At least one trigger (minOverlays, minOverlayBytesRatio,"
@@ -72,16 +79,23 @@ public record CompactionPolicy(int minOverlays, double minOverlayBytesRatio, lon
             throw new IllegalArgumentException("targetRowsPerFragment must be >= 1, got " + targetRowsPerFragment);
         }
         if (smallFragmentRows < 0) {
-            throw new IllegalArgumentException("smallFragmentRows must be >= 0 (0: no fragment is small), got "
-                    + smallFragmentRows);
+            throw new IllegalArgumentException(
+                    "smallFragmentRows must be >= 0 (0: no fragment is small), got " + smallFragmentRows);
         }
     }
 
     /** An overlay policy with the {@code fragments} settings at their defaults. */
-    public CompactionPolicy(int minOverlays, double minOverlayBytesRatio, long minVersionGap, int maxFragments,
-            long maxBytes) {
-        this(minOverlays, minOverlayBytesRatio, minVersionGap, maxFragments, maxBytes, DEFAULT_MIN_DELETED_RATIO,
-                DEFAULT_TARGET_ROWS_PER_FRAGMENT, DEFAULT_TARGET_ROWS_PER_FRAGMENT);
+    public CompactionPolicy(
+            int minOverlays, double minOverlayBytesRatio, long minVersionGap, int maxFragments, long maxBytes) {
+        this(
+                minOverlays,
+                minOverlayBytesRatio,
+                minVersionGap,
+                maxFragments,
+                maxBytes,
+                DEFAULT_MIN_DELETED_RATIO,
+                DEFAULT_TARGET_ROWS_PER_FRAGMENT,
+                DEFAULT_TARGET_ROWS_PER_FRAGMENT);
     }
 
     /**
@@ -93,28 +107,63 @@ public record CompactionPolicy(int minOverlays, double minOverlayBytesRatio, lon
     }
 
     public CompactionPolicy withMinOverlays(int n) {
-        return new CompactionPolicy(n, minOverlayBytesRatio, minVersionGap, maxFragments, maxBytes, minDeletedRatio,
-                targetRowsPerFragment, smallFragmentRows);
+        return new CompactionPolicy(
+                n,
+                minOverlayBytesRatio,
+                minVersionGap,
+                maxFragments,
+                maxBytes,
+                minDeletedRatio,
+                targetRowsPerFragment,
+                smallFragmentRows);
     }
 
     public CompactionPolicy withMinOverlayBytesRatio(double r) {
-        return new CompactionPolicy(minOverlays, r, minVersionGap, maxFragments, maxBytes, minDeletedRatio,
-                targetRowsPerFragment, smallFragmentRows);
+        return new CompactionPolicy(
+                minOverlays,
+                r,
+                minVersionGap,
+                maxFragments,
+                maxBytes,
+                minDeletedRatio,
+                targetRowsPerFragment,
+                smallFragmentRows);
     }
 
     public CompactionPolicy withMinVersionGap(long gap) {
-        return new CompactionPolicy(minOverlays, minOverlayBytesRatio, gap, maxFragments, maxBytes, minDeletedRatio,
-                targetRowsPerFragment, smallFragmentRows);
+        return new CompactionPolicy(
+                minOverlays,
+                minOverlayBytesRatio,
+                gap,
+                maxFragments,
+                maxBytes,
+                minDeletedRatio,
+                targetRowsPerFragment,
+                smallFragmentRows);
     }
 
     public CompactionPolicy withBudget(int fragments, long bytes) {
-        return new CompactionPolicy(minOverlays, minOverlayBytesRatio, minVersionGap, fragments, bytes,
-                minDeletedRatio, targetRowsPerFragment, smallFragmentRows);
+        return new CompactionPolicy(
+                minOverlays,
+                minOverlayBytesRatio,
+                minVersionGap,
+                fragments,
+                bytes,
+                minDeletedRatio,
+                targetRowsPerFragment,
+                smallFragmentRows);
     }
 
     /** The {@code fragments} settings: deletion trigger, target size and small-fragment size. */
     public CompactionPolicy withFragmentRules(double deletedRatio, long targetRows, long smallRows) {
-        return new CompactionPolicy(minOverlays, minOverlayBytesRatio, minVersionGap, maxFragments, maxBytes,
-                deletedRatio, targetRows, smallRows);
+        return new CompactionPolicy(
+                minOverlays,
+                minOverlayBytesRatio,
+                minVersionGap,
+                maxFragments,
+                maxBytes,
+                deletedRatio,
+                targetRows,
+                smallRows);
     }
 }

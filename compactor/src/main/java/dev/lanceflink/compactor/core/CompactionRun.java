@@ -38,13 +38,25 @@ public final class CompactionRun {
     /** Extra transaction properties of every commit (e.g. who maintains). */
     private final Map<String, String> properties;
 
-    public CompactionRun(ObjectStore store, String tableUri, CompactionMode mode, CompactionPolicy policy,
-            CommitOptions commitOptions, int maxReplanRounds) {
+    public CompactionRun(
+            ObjectStore store,
+            String tableUri,
+            CompactionMode mode,
+            CompactionPolicy policy,
+            CommitOptions commitOptions,
+            int maxReplanRounds) {
         this(store, tableUri, mode, policy, commitOptions, maxReplanRounds, null, Map.of());
     }
 
-    private CompactionRun(ObjectStore store, String tableUri, CompactionMode mode, CompactionPolicy policy,
-            CommitOptions commitOptions, int maxReplanRounds, Set<Long> only, Map<String, String> properties) {
+    private CompactionRun(
+            ObjectStore store,
+            String tableUri,
+            CompactionMode mode,
+            CompactionPolicy policy,
+            CommitOptions commitOptions,
+            int maxReplanRounds,
+            Set<Long> only,
+            Map<String, String> properties) {
         this.store = requireNonNull(store, "store is null");
         this.tableUri = requireNonNull(tableUri, "tableUri is null");
         this.mode = requireNonNull(mode, "mode is null");
@@ -63,8 +75,15 @@ public final class CompactionRun {
      * trigger chose them), and only they are planned again when they changed meanwhile.
      */
     public CompactionRun onlyFragments(Set<Long> fragmentIds) {
-        return new CompactionRun(store, tableUri, mode, policy, commitOptions, maxReplanRounds,
-                requireNonNull(fragmentIds, "fragmentIds is null"), properties);
+        return new CompactionRun(
+                store,
+                tableUri,
+                mode,
+                policy,
+                commitOptions,
+                maxReplanRounds,
+                requireNonNull(fragmentIds, "fragmentIds is null"),
+                properties);
     }
 
     /** The same run committing with these extra transaction properties. */
@@ -86,13 +105,12 @@ public final class CompactionRun {
     }
 
     /** Plans, runs and commits. */
-    public CompactionSummary execute(TaskExecutor executor, TaskExecutor.ProgressListener progress)
-            throws IOException {
+    public CompactionSummary execute(TaskExecutor executor, TaskExecutor.ProgressListener progress) throws IOException {
         long start = System.nanoTime();
         CompactionPlan first = plan();
         if (first.isEmpty()) {
-            return CompactionSummary.empty(CompactionSummary.NOTHING_TO_DO, first,
-                    (System.nanoTime() - start) / 1_000_000);
+            return CompactionSummary.empty(
+                    CompactionSummary.NOTHING_TO_DO, first, (System.nanoTime() - start) / 1_000_000);
         }
         List<Long> versions = new ArrayList<>();
         Set<Long> replanned = new LinkedHashSet<>();
@@ -126,8 +144,16 @@ public final class CompactionRun {
             stale = plan.tasks().stream().flatMap(t -> t.fragmentIds().stream()).toList();
         }
         String status = versions.isEmpty() ? CompactionSummary.NOTHING_TO_DO : CompactionSummary.COMMITTED;
-        return new CompactionSummary(status, first, compacted, before, after, versions, new ArrayList<>(replanned),
-                stale, (System.nanoTime() - start) / 1_000_000,
+        return new CompactionSummary(
+                status,
+                first,
+                compacted,
+                before,
+                after,
+                versions,
+                new ArrayList<>(replanned),
+                stale,
+                (System.nanoTime() - start) / 1_000_000,
                 new TaskResult.Output(bytesWritten, fragmentsAdded, rowsWritten));
     }
 
@@ -138,15 +164,15 @@ public final class CompactionRun {
             // Groups are re-formed from the changed fragments only; fragments committed in an earlier
             // round are new fragments now and stay out of this run.
             CompactionPlan p = FragmentCompactionPlanner.plan(tableUri, latest, policy, new HashSet<>(fragmentIds));
-            return new CompactionPlan(tableUri, latest.version(), mode, policy, p.tasks(), List.of(),
-                    p.overlaysFound());
+            return new CompactionPlan(
+                    tableUri, latest.version(), mode, policy, p.tasks(), List.of(), p.overlaysFound());
         }
         List<CompactionTask> tasks = new ArrayList<>();
         for (long id : fragmentIds) {
             Optional<CompactionTask> t = CompactionPlanner.planFragment(latest, id, mode, policy);
             t.ifPresent(tasks::add);
         }
-        return new CompactionPlan(tableUri, latest.version(), mode, policy, tasks, List.of(),
-                CompactionPlanner.overlayCount(latest));
+        return new CompactionPlan(
+                tableUri, latest.version(), mode, policy, tasks, List.of(), CompactionPlanner.overlayCount(latest));
     }
 }

@@ -24,9 +24,17 @@ import java.util.List;
  * @param written what the committed tasks wrote (bytes; for mode {@code fragments} also the new
  *     fragments and their rows)
  */
-public record CompactionSummary(String status, CompactionPlan plan, int fragmentsCompacted, long overlaysBefore,
-        long overlaysAfter, List<Long> committedVersions, List<Long> replannedFragments,
-        List<Long> uncompactedFragments, long durationMillis, TaskResult.Output written) {
+public record CompactionSummary(
+        String status,
+        CompactionPlan plan,
+        int fragmentsCompacted,
+        long overlaysBefore,
+        long overlaysAfter,
+        List<Long> committedVersions,
+        List<Long> replannedFragments,
+        List<Long> uncompactedFragments,
+        long durationMillis,
+        TaskResult.Output written) {
     public static final String DRY_RUN = "dry-run";
     public static final String NOTHING_TO_DO = "nothing-to-do";
     public static final String COMMITTED = "committed";
@@ -42,8 +50,8 @@ public record CompactionSummary(String status, CompactionPlan plan, int fragment
 
     /** A summary of a run that wrote nothing. */
     static CompactionSummary empty(String status, CompactionPlan plan, long durationMillis) {
-        return new CompactionSummary(status, plan, 0, 0, 0, List.of(), List.of(), List.of(), durationMillis,
-                new TaskResult.Output(0, 0, 0));
+        return new CompactionSummary(
+                status, plan, 0, 0, 0, List.of(), List.of(), List.of(), durationMillis, new TaskResult.Output(0, 0, 0));
     }
 
     public ObjectNode toJson() {
@@ -57,7 +65,9 @@ public record CompactionSummary(String status, CompactionPlan plan, int fragment
         root.put("overlaysFound", plan.overlaysFound());
         root.put("overlaysBefore", overlaysBefore);
         root.put("overlaysAfter", overlaysAfter);
-        root.put("inputBytes", plan.tasks().stream().mapToLong(CompactionTask::inputBytes).sum());
+        root.put(
+                "inputBytes",
+                plan.tasks().stream().mapToLong(CompactionTask::inputBytes).sum());
         root.put("bytesWritten", written.bytes());
         if (plan.mode() == CompactionMode.FRAGMENTS) {
             root.put("fragmentsAdded", written.newFragments());

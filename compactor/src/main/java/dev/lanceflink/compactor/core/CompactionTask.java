@@ -27,8 +27,16 @@ import java.util.Objects;
  * @param trigger which policy trigger selected the fragment, for the plan JSON
  * @param group in mode {@code fragments}, the fragments to rewrite together; null otherwise
  */
-public record CompactionTask(long fragmentId, CompactionMode mode, int[] positions, List<String> overlayPaths,
-        long overlayBytes, long baseBytes, String trigger, FragmentGroup group) implements Serializable {
+public record CompactionTask(
+        long fragmentId,
+        CompactionMode mode,
+        int[] positions,
+        List<String> overlayPaths,
+        long overlayBytes,
+        long baseBytes,
+        String trigger,
+        FragmentGroup group)
+        implements Serializable {
     private static final long serialVersionUID = 2L;
 
     public CompactionTask {
@@ -47,11 +55,11 @@ public record CompactionTask(long fragmentId, CompactionMode mode, int[] positio
         }
     }
 
-    private static void checkOverlayTask(long fragmentId, CompactionMode mode, int[] positions,
-            List<String> overlayPaths, FragmentGroup group) {
+    private static void checkOverlayTask(
+            long fragmentId, CompactionMode mode, int[] positions, List<String> overlayPaths, FragmentGroup group) {
         if (group != null) {
-            throw new IllegalArgumentException("Only a fragments-mode task rewrites a fragment group, not "
-                    + mode.cliName());
+            throw new IllegalArgumentException(
+                    "Only a fragments-mode task rewrites a fragment group, not " + mode.cliName());
         }
         if (positions.length == 0) {
             throw new IllegalArgumentException("Task for fragment " + fragmentId + " names no overlay positions");
@@ -80,16 +88,29 @@ public record CompactionTask(long fragmentId, CompactionMode mode, int[] positio
     }
 
     /** An overlay-mode task ({@code overlay-merge}, {@code overlay-fold}) of one fragment. */
-    public CompactionTask(long fragmentId, CompactionMode mode, int[] positions, List<String> overlayPaths,
-            long overlayBytes, long baseBytes, String trigger) {
+    public CompactionTask(
+            long fragmentId,
+            CompactionMode mode,
+            int[] positions,
+            List<String> overlayPaths,
+            long overlayBytes,
+            long baseBytes,
+            String trigger) {
         this(fragmentId, mode, positions, overlayPaths, overlayBytes, baseBytes, trigger, null);
     }
 
     /** A {@code fragments}-mode task rewriting {@code group}. */
-    public static CompactionTask rewrite(FragmentGroup group, List<String> overlayPaths, long overlayBytes,
-            long baseBytes) {
-        return new CompactionTask(group.fragmentIds().get(0), CompactionMode.FRAGMENTS, new int[0], overlayPaths,
-                overlayBytes, baseBytes, group.reason(), group);
+    public static CompactionTask rewrite(
+            FragmentGroup group, List<String> overlayPaths, long overlayBytes, long baseBytes) {
+        return new CompactionTask(
+                group.fragmentIds().get(0),
+                CompactionMode.FRAGMENTS,
+                new int[0],
+                overlayPaths,
+                overlayBytes,
+                baseBytes,
+                group.reason(),
+                group);
     }
 
     @Override
@@ -114,9 +135,14 @@ public record CompactionTask(long fragmentId, CompactionMode mode, int[] positio
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof CompactionTask t && t.fragmentId == fragmentId && t.mode == mode
-                && Arrays.equals(t.positions, positions) && t.overlayPaths.equals(overlayPaths)
-                && t.overlayBytes == overlayBytes && t.baseBytes == baseBytes && t.trigger.equals(trigger)
+        return o instanceof CompactionTask t
+                && t.fragmentId == fragmentId
+                && t.mode == mode
+                && Arrays.equals(t.positions, positions)
+                && t.overlayPaths.equals(overlayPaths)
+                && t.overlayBytes == overlayBytes
+                && t.baseBytes == baseBytes
+                && t.trigger.equals(trigger)
                 && Objects.equals(t.group, group);
     }
 

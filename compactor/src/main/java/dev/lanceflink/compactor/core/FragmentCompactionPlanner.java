@@ -43,8 +43,8 @@ public final class FragmentCompactionPlanner {
         Bin current = null;
         for (Fragment f : manifest.fragments()) {
             Candidacy c = candidacy(f, policy);
-            String problem = c == Candidacy.NONE || (only != null && !only.contains(f.id())) ? null
-                    : problem(f, unwritable);
+            String problem =
+                    c == Candidacy.NONE || (only != null && !only.contains(f.id())) ? null : problem(f, unwritable);
             if (problem != null) {
                 skipped.add(new SkippedFragment(f.id(), problem));
             }
@@ -77,8 +77,11 @@ public final class FragmentCompactionPlanner {
                 // tasks taken are always a prefix of the table order.
                 deferring |= overFragments || overBytes;
                 if (deferring) {
-                    String why = "deferred: the run's budget of " + (overFragments ? policy.maxFragments()
-                            + " fragments" : policy.maxBytes() + " input bytes") + " is used up";
+                    String why = "deferred: the run's budget of "
+                            + (overFragments
+                                    ? policy.maxFragments() + " fragments"
+                                    : policy.maxBytes() + " input bytes")
+                            + " is used up";
                     group.fragments.forEach(x -> skipped.add(new SkippedFragment(x.id(), why)));
                 } else {
                     tasks.add(t);
@@ -88,7 +91,13 @@ public final class FragmentCompactionPlanner {
             }
         }
         skipped.sort(Comparator.comparingLong(SkippedFragment::fragmentId));
-        return new CompactionPlan(tableUri, manifest.version(), CompactionMode.FRAGMENTS, policy, tasks, skipped,
+        return new CompactionPlan(
+                tableUri,
+                manifest.version(),
+                CompactionMode.FRAGMENTS,
+                policy,
+                tasks,
+                skipped,
                 CompactionPlanner.overlayCount(manifest));
     }
 
@@ -232,15 +241,22 @@ public final class FragmentCompactionPlanner {
             }
             StringBuilder reason = new StringBuilder();
             if (!deletionIds.isEmpty()) {
-                reason.append("materialize deletions of ").append(deletionIds).append(" (deleted ratio > ")
-                        .append(policy.minDeletedRatio()).append(')');
+                reason.append("materialize deletions of ")
+                        .append(deletionIds)
+                        .append(" (deleted ratio > ")
+                        .append(policy.minDeletedRatio())
+                        .append(')');
             }
             if (!smallIds.isEmpty()) {
-                reason.append(reason.length() > 0 ? "; " : "").append("merge small fragments ").append(smallIds)
-                        .append(" (< ").append(policy.smallFragmentRows()).append(" rows)");
+                reason.append(reason.length() > 0 ? "; " : "")
+                        .append("merge small fragments ")
+                        .append(smallIds)
+                        .append(" (< ")
+                        .append(policy.smallFragmentRows())
+                        .append(" rows)");
             }
-            FragmentGroup group = new FragmentGroup(ids, physical, deleted, policy.targetRowsPerFragment(),
-                    reason.toString());
+            FragmentGroup group =
+                    new FragmentGroup(ids, physical, deleted, policy.targetRowsPerFragment(), reason.toString());
             return CompactionTask.rewrite(group, overlayPaths, overlayBytes, baseBytes);
         }
     }

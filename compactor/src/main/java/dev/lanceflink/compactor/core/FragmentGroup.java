@@ -13,8 +13,9 @@ import java.util.List;
  * @param targetRowsPerFragment rows per new fragment the output is sized for
  * @param reason why the group is rewritten (deletion ratio, small neighbours), for the plan JSON
  */
-public record FragmentGroup(List<Long> fragmentIds, long physicalRows, long deletedRows, long targetRowsPerFragment,
-        String reason) implements Serializable {
+public record FragmentGroup(
+        List<Long> fragmentIds, long physicalRows, long deletedRows, long targetRowsPerFragment, String reason)
+        implements Serializable {
     private static final long serialVersionUID = 1L;
 
     public FragmentGroup {

@@ -28,8 +28,8 @@ public final class LocalTaskExecutor implements TaskExecutor {
     private final FileWriterOptions fileOptions;
     private final int parallelism;
 
-    public LocalTaskExecutor(ObjectStore store, BufferAllocator allocator, FileWriterOptions fileOptions,
-            int parallelism) {
+    public LocalTaskExecutor(
+            ObjectStore store, BufferAllocator allocator, FileWriterOptions fileOptions, int parallelism) {
         this.store = requireNonNull(store, "store is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
         this.fileOptions = requireNonNull(fileOptions, "fileOptions is null");
@@ -57,8 +57,8 @@ public final class LocalTaskExecutor implements TaskExecutor {
             CompletionService<TaskResult> done = new ExecutorCompletionService<>(pool);
             for (CompactionTask task : plan.tasks()) {
                 futures.add(done.submit(() -> {
-                    try (BufferAllocator child = allocator.newChildAllocator("compaction-fragment-"
-                            + task.fragmentId(), 0, Long.MAX_VALUE)) {
+                    try (BufferAllocator child = allocator.newChildAllocator(
+                            "compaction-fragment-" + task.fragmentId(), 0, Long.MAX_VALUE)) {
                         return CompactionTaskRunner.run(store, manifest, task, child, fileOptions);
                     }
                 }));

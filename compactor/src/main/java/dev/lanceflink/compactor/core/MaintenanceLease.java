@@ -45,6 +45,7 @@ import java.util.regex.Pattern;
 public final class MaintenanceLease {
     /** The directory of the lease objects, relative to the table root. */
     public static final String DIR = "_maintenance";
+
     private static final Pattern NAME = Pattern.compile("lease-(\\d{20})\\.json");
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Attempts to read a consistent current lease or win a put before giving up (contention). */
@@ -103,7 +104,8 @@ public final class MaintenanceLease {
 
         @Override
         public String toString() {
-            return released ? "released by " + owner + " (epoch " + epoch + ")"
+            return released
+                    ? "released by " + owner + " (epoch " + epoch + ")"
                     : "held by " + owner + " until " + expiresAt + " (epoch " + epoch + ")";
         }
     }
@@ -136,9 +138,12 @@ public final class MaintenanceLease {
             } catch (FileNotFoundException e) {
                 // Its writer's successor deleted it between our listing and the read: list again.
                 if (attempt >= ATTEMPTS) {
-                    throw new IOException("The maintenance lease of " + store.rootUri() + " changed " + ATTEMPTS
-                            + " times while it was read (lease objects under " + DIR + "/ keep disappearing); try"
-                            + " again later", e);
+                    throw new IOException(
+                            "The maintenance lease of " + store.rootUri() + " changed " + ATTEMPTS
+                                    + " times while it was read (lease objects under " + DIR
+                                    + "/ keep disappearing); try"
+                                    + " again later",
+                            e);
                 }
             }
         }
@@ -160,7 +165,10 @@ public final class MaintenanceLease {
                     held = null;
                     return new Outcome.HeldElsewhere(c);
                 }
-                if (ours && Duration.between(now, c.expiresAt()).compareTo(timeout.multipliedBy(2).dividedBy(3)) > 0) {
+                if (ours
+                        && Duration.between(now, c.expiresAt())
+                                        .compareTo(timeout.multipliedBy(2).dividedBy(3))
+                                > 0) {
                     held = c;
                     return new Outcome.Acquired(c);
                 }
@@ -189,7 +197,9 @@ public final class MaintenanceLease {
             return;
         }
         Optional<Holder> current = current();
-        if (current.isEmpty() || current.get().epoch() != mine.epoch() || !current.get().owner().equals(owner)) {
+        if (current.isEmpty()
+                || current.get().epoch() != mine.epoch()
+                || !current.get().owner().equals(owner)) {
             return; // taken over after it expired; nothing of ours to release
         }
         Instant now = clock.instant();
@@ -263,8 +273,11 @@ public final class MaintenanceLease {
         byte[] bytes = store.readAll(path);
         try {
             JsonNode n = JSON.readTree(bytes);
-            return new Holder(n.get("epoch").asLong(), n.get("owner").asText(),
-                    Instant.parse(n.get("acquiredAt").asText()), Instant.parse(n.get("expiresAt").asText()),
+            return new Holder(
+                    n.get("epoch").asLong(),
+                    n.get("owner").asText(),
+                    Instant.parse(n.get("acquiredAt").asText()),
+                    Instant.parse(n.get("expiresAt").asText()),
                     n.path("released").asBoolean(false));
         } catch (IOException | RuntimeException e) {
             throw new CorruptTableException("Maintenance lease " + store.rootUri() + "/" + path + " is not a lease"

@@ -68,7 +68,8 @@ public record TaskResult(CompactionTask task, long readVersion, byte[] encodedTr
         } else if (op instanceof Operation.Update u) {
             fragments = u.updatedFragments();
         } else if (op instanceof Operation.Rewrite r) {
-            fragments = r.groups().stream().flatMap(g -> g.newFragments().stream()).toList();
+            fragments =
+                    r.groups().stream().flatMap(g -> g.newFragments().stream()).toList();
         }
         long bytes = 0;
         for (Fragment f : fragments) {
@@ -76,19 +77,24 @@ public record TaskResult(CompactionTask task, long readVersion, byte[] encodedTr
                 bytes += written.contains(d.rootRelativePath()) ? d.fileSizeBytes() : 0;
             }
             for (DataOverlayFile o : f.overlays()) {
-                bytes += written.contains(o.dataFile().rootRelativePath()) ? o.dataFile().fileSizeBytes() : 0;
+                bytes += written.contains(o.dataFile().rootRelativePath())
+                        ? o.dataFile().fileSizeBytes()
+                        : 0;
             }
         }
         if (op instanceof Operation.Rewrite) {
-            return new Output(bytes, fragments.size(), fragments.stream().mapToLong(Fragment::physicalRows).sum());
+            return new Output(
+                    bytes,
+                    fragments.size(),
+                    fragments.stream().mapToLong(Fragment::physicalRows).sum());
         }
         return new Output(bytes, 0, 0);
     }
 
     /** The staged write again. */
     public StagedWrite staged() throws CorruptTableException {
-        Operation op = TransactionCodec.decode(encodedTransaction,
-                "staged compaction of fragment " + task.fragmentId()).operation();
+        Operation op = TransactionCodec.decode(encodedTransaction, "staged compaction of fragment " + task.fragmentId())
+                .operation();
         return new StagedWrite(op, writtenPaths);
     }
 }

@@ -72,7 +72,8 @@ final class CompactFragmentFunction extends RichMapFunction<Long, byte[]> {
         outputBytes = group.counter("outputBytes");
         fragmentsWritten = group.counter("fragmentsWritten");
         rowsWritten = group.counter("rowsWritten");
-        long planned = plan.tasks().stream().mapToLong(t -> t.fragmentIds().size()).sum();
+        long planned =
+                plan.tasks().stream().mapToLong(t -> t.fragmentIds().size()).sum();
         group.gauge("fragmentsPlanned", (Gauge<Long>) () -> planned);
     }
 

@@ -39,8 +39,7 @@ public final class FlinkTaskExecutor implements TaskExecutor {
      * @param store the client's handle on the table, used to delete staged files when the job fails
      * @param parallelism task parallelism; 0 keeps the environment's default
      */
-    public FlinkTaskExecutor(String tableUri, Map<String, String> storageOptions, ObjectStore store,
-            int parallelism) {
+    public FlinkTaskExecutor(String tableUri, Map<String, String> storageOptions, ObjectStore store, int parallelism) {
         this.tableUri = requireNonNull(tableUri, "tableUri is null");
         this.storageOptions = Map.copyOf(storageOptions);
         this.store = requireNonNull(store, "store is null");
@@ -60,8 +59,11 @@ public final class FlinkTaskExecutor implements TaskExecutor {
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);
         int total = plan.tasks().size();
         int p = Math.min(parallelism > 0 ? parallelism : env.getParallelism(), total);
-        var results = env.fromSequence(0, total - 1).setParallelism(p).name("compaction-tasks")
-                .map(new CompactFragmentFunction(tableUri, storageOptions, plan)).setParallelism(p)
+        var results = env.fromSequence(0, total - 1)
+                .setParallelism(p)
+                .name("compaction-tasks")
+                .map(new CompactFragmentFunction(tableUri, storageOptions, plan))
+                .setParallelism(p)
                 .name("compact-fragment " + plan.mode().cliName())
                 .returns(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
         List<TaskResult> out = new ArrayList<>(total);
@@ -77,8 +79,10 @@ public final class FlinkTaskExecutor implements TaskExecutor {
             if (e instanceof IOException io) {
                 throw io;
             }
-            throw new IOException("The Flink compaction job '" + jobName + "' failed; nothing was committed and the"
-                    + " run can be started again: " + e.getMessage(), e);
+            throw new IOException(
+                    "The Flink compaction job '" + jobName + "' failed; nothing was committed and the"
+                            + " run can be started again: " + e.getMessage(),
+                    e);
         }
         if (out.size() != total) {
             discard(out);

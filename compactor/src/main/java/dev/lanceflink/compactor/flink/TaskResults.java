@@ -21,8 +21,10 @@ final class TaskResults {
         try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
             out.writeObject(result);
         } catch (IOException e) {
-            throw new UncheckedIOException("Could not serialize the result of compacting fragment "
-                    + result.task().fragmentId(), e);
+            throw new UncheckedIOException(
+                    "Could not serialize the result of compacting fragment "
+                            + result.task().fragmentId(),
+                    e);
         }
         return bytes.toByteArray();
     }
@@ -31,8 +33,10 @@ final class TaskResults {
         try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes))) {
             return (TaskResult) in.readObject();
         } catch (ClassNotFoundException | ClassCastException e) {
-            throw new IOException("A compaction task returned a result this client cannot read (is the job running a"
-                    + " different version of the compactor jar?)", e);
+            throw new IOException(
+                    "A compaction task returned a result this client cannot read (is the job running a"
+                            + " different version of the compactor jar?)",
+                    e);
         }
     }
 }

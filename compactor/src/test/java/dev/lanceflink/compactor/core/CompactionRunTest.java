@@ -29,8 +29,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class CompactionRunTest {
-    private static final CompactionPolicy TWO_OVERLAYS = CompactionPolicy.defaults().withMinOverlays(2)
-            .withMinOverlayBytesRatio(0);
+    private static final CompactionPolicy TWO_OVERLAYS =
+            CompactionPolicy.defaults().withMinOverlays(2).withMinOverlayBytesRatio(0);
 
     @TempDir
     Path dir;
@@ -73,8 +73,8 @@ class CompactionRunTest {
     void mergeKeepsValuesAndLeavesOneOverlayPerFragmentStampedWithTheRunsLargestVersion() throws Exception {
         try (Dataset ds = tableWithOverlays()) {
             List<String> before = OverlayTables.scan(ds);
-            CompactionSummary summary = run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS).execute(local(),
-                    TaskExecutor.ProgressListener.NONE);
+            CompactionSummary summary = run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS)
+                    .execute(local(), TaskExecutor.ProgressListener.NONE);
 
             assertThat(summary.status()).isEqualTo(CompactionSummary.COMMITTED);
             assertThat(summary.committedVersions()).containsExactly(6L); // one commit for the whole run
@@ -85,11 +85,14 @@ class CompactionRunTest {
                 assertThat(after.version()).isEqualTo(6);
                 assertThat(OverlayTables.scan(after)).isEqualTo(before);
                 assertThat(OverlayTables.overlayCounts(after)).containsExactly(1, 1);
-                assertThat(after.fragments().get(0).overlays().get(0).committedVersion()).isEqualTo(4);
-                assertThat(after.fragments().get(1).overlays().get(0).committedVersion()).isEqualTo(5);
+                assertThat(after.fragments().get(0).overlays().get(0).committedVersion())
+                        .isEqualTo(4);
+                assertThat(after.fragments().get(1).overlays().get(0).committedVersion())
+                        .isEqualTo(5);
                 // base files untouched
                 for (int i = 0; i < 2; i++) {
-                    assertThat(after.fragments().get(i).files()).isEqualTo(ds.fragments().get(i).files());
+                    assertThat(after.fragments().get(i).files())
+                            .isEqualTo(ds.fragments().get(i).files());
                 }
                 assertThat(after.transaction().orElseThrow().properties())
                         .containsEntry(CompactionCommitter.MODE_PROPERTY, "overlay-merge")
@@ -102,8 +105,8 @@ class CompactionRunTest {
     void foldKeepsValuesAndDropsEveryOverlay() throws Exception {
         try (Dataset ds = tableWithOverlays()) {
             List<String> before = OverlayTables.scan(ds);
-            CompactionSummary summary = run(CompactionMode.OVERLAY_FOLD, TWO_OVERLAYS).execute(local(),
-                    TaskExecutor.ProgressListener.NONE);
+            CompactionSummary summary =
+                    run(CompactionMode.OVERLAY_FOLD, TWO_OVERLAYS).execute(local(), TaskExecutor.ProgressListener.NONE);
 
             assertThat(summary.committedVersions()).containsExactly(6L); // same folded fields: one Update
             assertThat(summary.overlaysAfter()).isZero();
@@ -121,8 +124,8 @@ class CompactionRunTest {
     void reRunningAfterACommitIsANoOp() throws Exception {
         try (Dataset ds = tableWithOverlays()) {
             run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS).execute(local(), TaskExecutor.ProgressListener.NONE);
-            CompactionSummary again = run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS).execute(local(),
-                    TaskExecutor.ProgressListener.NONE);
+            CompactionSummary again = run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS)
+                    .execute(local(), TaskExecutor.ProgressListener.NONE);
             assertThat(again.status()).isEqualTo(CompactionSummary.NOTHING_TO_DO);
             assertThat(again.committedVersions()).isEmpty();
             try (Dataset after = ds.checkoutLatest()) {
@@ -135,9 +138,12 @@ class CompactionRunTest {
     void aNonContiguousMergeIsRefused() throws Exception {
         try (Dataset ds = tableWithOverlays()) {
             Fragment f = ds.fragments().get(1);
-            List<String> paths = f.overlays().stream().map(DataOverlayFile::dataFile).map(d -> d.path()).toList();
-            assertThatThrownBy(() -> new CompactionTask(1, CompactionMode.OVERLAY_MERGE, new int[] {0, 2}, paths, 0,
-                    0, "test"))
+            List<String> paths = f.overlays().stream()
+                    .map(DataOverlayFile::dataFile)
+                    .map(d -> d.path())
+                    .toList();
+            assertThatThrownBy(() ->
+                            new CompactionTask(1, CompactionMode.OVERLAY_MERGE, new int[] {0, 2}, paths, 0, 0, "test"))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("[0, 2] are not one contiguous run in committed_version order");
         }
@@ -146,11 +152,12 @@ class CompactionRunTest {
     @Test
     void aTaskRunAgainstAnotherVersionIsRefused() throws Exception {
         try (Dataset ds = tableWithOverlays()) {
-            CompactionPlan plan = run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS).plan();
+            CompactionPlan plan =
+                    run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS).plan();
             Dataset older = ds.checkoutVersion(4);
             try (older) {
-                assertThatThrownBy(() -> CompactionTaskRunner.run(store, older.manifest(), plan.tasks().get(0),
-                        allocator, FileWriterOptions.defaults()))
+                assertThatThrownBy(() -> CompactionTaskRunner.run(
+                                store, older.manifest(), plan.tasks().get(0), allocator, FileWriterOptions.defaults()))
                         .isInstanceOf(IllegalStateException.class)
                         .hasMessageContaining("plan again on this version");
             }
@@ -167,15 +174,16 @@ class CompactionRunTest {
                 List<TaskResult> results = local.execute(plan, progress);
                 if (calls[0]++ == 0) {
                     try (Dataset latest = ds.checkoutLatest()) {
-                        OverlayTables.update(latest, new long[] {0}, new int[] {2, 9}, 5000).close();
+                        OverlayTables.update(latest, new long[] {0}, new int[] {2, 9}, 5000)
+                                .close();
                     } catch (Exception e) {
                         throw new java.io.IOException(e);
                     }
                 }
                 return results;
             };
-            CompactionSummary summary = run(CompactionMode.OVERLAY_FOLD, TWO_OVERLAYS).execute(racing,
-                    TaskExecutor.ProgressListener.NONE);
+            CompactionSummary summary =
+                    run(CompactionMode.OVERLAY_FOLD, TWO_OVERLAYS).execute(racing, TaskExecutor.ProgressListener.NONE);
 
             assertThat(calls[0]).isEqualTo(2);
             assertThat(summary.replannedFragments()).containsExactly(0L);
@@ -220,7 +228,8 @@ class CompactionRunTest {
     @Test
     void fragmentsBelowTheThresholdAreNotPlannedAndSayWhy() throws Exception {
         try (Dataset ds = tableWithOverlays()) {
-            CompactionPlan plan = run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS.withMinOverlays(4)).plan();
+            CompactionPlan plan = run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS.withMinOverlays(4))
+                    .plan();
             assertThat(plan.readVersion()).isEqualTo(ds.version());
             assertThat(plan.tasks()).extracting(CompactionTask::fragmentId).containsExactly(1L);
             assertThat(plan.skipped()).singleElement().satisfies(s -> {
@@ -238,7 +247,8 @@ class CompactionRunTest {
             TaskExecutor racing = (plan, progress) -> {
                 List<TaskResult> results = local.execute(plan, progress);
                 try (Dataset latest = ds.checkoutLatest()) {
-                    OverlayTables.update(latest, new long[] {0}, new int[] {4}, 6000).close();
+                    OverlayTables.update(latest, new long[] {0}, new int[] {4}, 6000)
+                            .close();
                 } catch (Exception e) {
                     throw new java.io.IOException(e);
                 }
@@ -264,17 +274,23 @@ class CompactionRunTest {
             CompactionPlan byGap = run(CompactionMode.OVERLAY_FOLD, gapOnly).plan();
             // version 5: fragment 0's oldest overlay is from version 2 (gap 3), fragment 1's too
             assertThat(byGap.tasks()).extracting(CompactionTask::fragmentId).containsExactlyInAnyOrder(0L, 1L);
-            assertThat(byGap.tasks().get(0).trigger()).isEqualTo("oldest overlay committed at version 2, 3 >= 3"
-                    + " versions ago");
-            CompactionPlan noGap = run(CompactionMode.OVERLAY_FOLD, gapOnly.withMinVersionGap(4)).plan();
+            assertThat(byGap.tasks().get(0).trigger())
+                    .isEqualTo("oldest overlay committed at version 2, 3 >= 3" + " versions ago");
+            CompactionPlan noGap = run(CompactionMode.OVERLAY_FOLD, gapOnly.withMinVersionGap(4))
+                    .plan();
             assertThat(noGap.tasks()).isEmpty();
 
             Fragment f1 = ds.fragments().get(1);
-            long overlayBytes = f1.overlays().stream().mapToLong(o -> o.dataFile().fileSizeBytes()).sum();
-            long baseBytes = f1.files().stream().mapToLong(d -> d.fileSizeBytes()).sum();
+            long overlayBytes = f1.overlays().stream()
+                    .mapToLong(o -> o.dataFile().fileSizeBytes())
+                    .sum();
+            long baseBytes =
+                    f1.files().stream().mapToLong(d -> d.fileSizeBytes()).sum();
             double ratio = (double) overlayBytes / baseBytes;
-            CompactionPlan byBytes = run(CompactionMode.OVERLAY_FOLD,
-                    new CompactionPolicy(0, ratio, 0, Integer.MAX_VALUE, Long.MAX_VALUE)).plan();
+            CompactionPlan byBytes = run(
+                            CompactionMode.OVERLAY_FOLD,
+                            new CompactionPolicy(0, ratio, 0, Integer.MAX_VALUE, Long.MAX_VALUE))
+                    .plan();
             assertThat(byBytes.tasks()).extracting(CompactionTask::fragmentId).containsExactly(1L);
             assertThat(byBytes.tasks().get(0).overlayBytes()).isEqualTo(overlayBytes);
         }
@@ -283,11 +299,12 @@ class CompactionRunTest {
     @Test
     void theByteBudgetDefersWorkButAlwaysTakesOneFragment() throws Exception {
         try (Dataset ds = tableWithOverlays()) {
-            CompactionPlan plan = run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS.withBudget(10, 1)).plan();
+            CompactionPlan plan = run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS.withBudget(10, 1))
+                    .plan();
             assertThat(plan.readVersion()).isEqualTo(ds.version());
             assertThat(plan.tasks()).extracting(CompactionTask::fragmentId).containsExactly(1L);
-            assertThat(plan.skipped()).containsExactly(new SkippedFragment(0,
-                    "deferred: the run's budget of 1 input bytes is used up"));
+            assertThat(plan.skipped())
+                    .containsExactly(new SkippedFragment(0, "deferred: the run's budget of 1 input bytes is used up"));
         }
     }
 
@@ -298,8 +315,9 @@ class CompactionRunTest {
             String broken = ds.fragments().get(0).overlays().get(2).dataFile().rootRelativePath();
             store.delete(broken);
             List<String> dataBefore = listData();
-            assertThatThrownBy(() -> run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS).execute(local(),
-                    TaskExecutor.ProgressListener.NONE)).isInstanceOf(java.io.IOException.class);
+            assertThatThrownBy(() -> run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS)
+                            .execute(local(), TaskExecutor.ProgressListener.NONE))
+                    .isInstanceOf(java.io.IOException.class);
             try (Dataset after = ds.checkoutLatest()) {
                 assertThat(after.version()).isEqualTo(5);
             }
@@ -319,8 +337,10 @@ class CompactionRunTest {
                 continue;
             }
             int offset = k % 50;
-            out.add(updated.contains(k) ? k + "|" + (value + offset) + "|" + (offset % 2 == 0 ? "u" + value : "null")
-                    : r);
+            out.add(
+                    updated.contains(k)
+                            ? k + "|" + (value + offset) + "|" + (offset % 2 == 0 ? "u" + value : "null")
+                            : r);
         }
         return out;
     }
@@ -353,27 +373,31 @@ class CompactionRunTest {
             // holds values for them, which must not bring them back.
             TaskExecutor racing = withSinkCommits(local(), ds, calls, latest -> {
                 try (Dataset deleted = latest.deleteRows(new long[] {2, 40, 1L << 32 | 49})) {
-                    OverlayTables.update(deleted, new long[] {0, 1}, new int[] {3, 8}, 8000).close();
+                    OverlayTables.update(deleted, new long[] {0, 1}, new int[] {3, 8}, 8000)
+                            .close();
                 }
             });
-            CompactionSummary summary = run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS).execute(racing,
-                    TaskExecutor.ProgressListener.NONE);
+            CompactionSummary summary =
+                    run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS).execute(racing, TaskExecutor.ProgressListener.NONE);
 
             assertThat(calls[0]).as("one planning round").isEqualTo(1);
             assertThat(summary.replannedFragments()).isEmpty();
             assertThat(summary.uncompactedFragments()).isEmpty();
             assertThat(summary.committedVersions()).containsExactly(8L); // delete = 6, overlay = 7
             List<String> expected = model(before, Set.of(2, 40, 99), Set.of(3, 8, 53, 58), 8000);
-            try (Dataset sinkOnly = ds.checkoutVersion(7); Dataset after = ds.checkoutLatest()) {
+            try (Dataset sinkOnly = ds.checkoutVersion(7);
+                    Dataset after = ds.checkoutLatest()) {
                 assertThat(OverlayTables.scan(sinkOnly)).isEqualTo(expected);
                 assertThat(OverlayTables.scan(after)).isEqualTo(expected);
                 assertThat(OverlayTables.overlayCounts(after)).containsExactly(2, 2);
                 for (int i = 0; i < 2; i++) {
                     Fragment now = after.fragments().get(i);
                     Fragment sink = sinkOnly.fragments().get(i);
-                    assertThat(now.overlays()).extracting(DataOverlayFile::committedVersion)
+                    assertThat(now.overlays())
+                            .extracting(DataOverlayFile::committedVersion)
                             .containsExactly(i == 0 ? 4L : 5L, 7L);
-                    assertThat(now.overlays().get(1)).isEqualTo(sink.overlays().get(sink.overlays().size() - 1));
+                    assertThat(now.overlays().get(1))
+                            .isEqualTo(sink.overlays().get(sink.overlays().size() - 1));
                     assertThat(now.deletionFile()).isEqualTo(sink.deletionFile());
                     assertThat(now.files()).isEqualTo(sink.files());
                 }
@@ -388,8 +412,8 @@ class CompactionRunTest {
             int[] calls = {0};
             // The sink's newer overlay sets k only; the fold rewrites a and s, so the overlay stays valid.
             TaskExecutor racing = withSinkCommits(local(), ds, calls, latest -> {
-                try (Dataset deleted = latest.deleteRows(new long[] {2}); IntVector k = new IntVector("k",
-                        latest.allocator())) {
+                try (Dataset deleted = latest.deleteRows(new long[] {2});
+                        IntVector k = new IntVector("k", latest.allocator())) {
                     k.allocateNew(1);
                     k.set(0, 1007);
                     k.setValueCount(1);
@@ -399,21 +423,25 @@ class CompactionRunTest {
                     }
                 }
             });
-            CompactionSummary summary = run(CompactionMode.OVERLAY_FOLD, TWO_OVERLAYS).execute(racing,
-                    TaskExecutor.ProgressListener.NONE);
+            CompactionSummary summary =
+                    run(CompactionMode.OVERLAY_FOLD, TWO_OVERLAYS).execute(racing, TaskExecutor.ProgressListener.NONE);
 
             assertThat(calls[0]).isEqualTo(1);
             assertThat(summary.replannedFragments()).isEmpty();
             assertThat(summary.committedVersions()).containsExactly(8L);
             List<String> expected = new ArrayList<>(model(before, Set.of(2), Set.of(), 0));
             expected.set(6, "1007" + expected.get(6).substring(1)); // k 7 is the 7th row once k 2 is gone
-            try (Dataset sinkOnly = ds.checkoutVersion(7); Dataset after = ds.checkoutLatest()) {
+            try (Dataset sinkOnly = ds.checkoutVersion(7);
+                    Dataset after = ds.checkoutLatest()) {
                 assertThat(OverlayTables.scan(sinkOnly)).isEqualTo(expected);
                 assertThat(OverlayTables.scan(after)).isEqualTo(expected);
                 Fragment f0 = after.fragments().get(0);
-                assertThat(f0.overlays()).singleElement().isEqualTo(sinkOnly.fragments().get(0).overlays().get(3));
+                assertThat(f0.overlays())
+                        .singleElement()
+                        .isEqualTo(sinkOnly.fragments().get(0).overlays().get(3));
                 assertThat(f0.overlays().get(0).dataFile().fields()).containsExactly(0);
-                assertThat(f0.deletionFile()).isEqualTo(sinkOnly.fragments().get(0).deletionFile());
+                assertThat(f0.deletionFile())
+                        .isEqualTo(sinkOnly.fragments().get(0).deletionFile());
                 assertThat(OverlayTables.overlayCounts(after)).containsExactly(1, 0);
             }
         }
@@ -427,13 +455,14 @@ class CompactionRunTest {
             Transaction delete = Transaction.of(5, new Operation.Delete(List.of(), List.of(0L), "k < 50"));
             assertThatThrownBy(() -> TableCommitter.commit(store, delete, CommitOptions.defaults()))
                     .isInstanceOf(CommitConflictException.class)
-                    .satisfies(e -> assertThat(((CommitConflictException) e).isRetryable()).isTrue())
+                    .satisfies(e -> assertThat(((CommitConflictException) e).isRetryable())
+                            .isTrue())
                     .hasMessageContaining("Delete conflicts with a concurrent Merge: it was an overlay-merge compaction"
                             + " by the lance-flink compactor (planned on version 5), committed as a Merge of the"
                             + " complete fragment list; of the fragments this Delete changes, it carried fragment(s)"
                             + " [0] along. A Delete is never rebased over a Merge")
-                    .hasMessageContaining("committed as version 6). Re-read the table, redo the change and commit"
-                            + " again.");
+                    .hasMessageContaining(
+                            "committed as version 6). Re-read the table, redo the change and commit" + " again.");
         }
     }
 

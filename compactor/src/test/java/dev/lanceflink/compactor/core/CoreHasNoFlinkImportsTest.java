@@ -15,13 +15,16 @@ class CoreHasNoFlinkImportsTest {
         Path core = Path.of("src/main/java/dev/lanceflink/compactor/core");
         assertThat(core).isDirectory();
         try (Stream<Path> files = Files.list(core)) {
-            List<String> offenders = files.filter(p -> p.toString().endsWith(".java")).filter(p -> {
-                try {
-                    return Files.readString(p).contains("import org.apache.flink");
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            }).map(p -> p.getFileName().toString()).toList();
+            List<String> offenders = files.filter(p -> p.toString().endsWith(".java"))
+                    .filter(p -> {
+                        try {
+                            return Files.readString(p).contains("import org.apache.flink");
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    })
+                    .map(p -> p.getFileName().toString())
+                    .toList();
             assertThat(offenders).isEmpty();
         }
     }

@@ -42,7 +42,8 @@ import org.roaringbitmap.RoaringBitmap;
 /** Mode {@code fragments}: deletion materialization and small-fragment merges, committed as a Rewrite. */
 class FragmentsCompactionTest {
     /** Every fragment of the test tables (10 rows) is small; groups aim at 25 live rows. */
-    private static final CompactionPolicy TARGET_25 = CompactionPolicy.defaults().withFragmentRules(0.1, 25, 25);
+    private static final CompactionPolicy TARGET_25 =
+            CompactionPolicy.defaults().withFragmentRules(0.1, 25, 25);
 
     @TempDir
     Path dir;
@@ -88,12 +89,16 @@ class FragmentsCompactionTest {
             throws Exception {
         try (Dataset ds = smallFragments(stableRowIds)) {
             List<String> before = OverlayTables.scanByKey(ds);
-            assertThat(before).hasSize(56).contains("1|7001|null", "15|8005|null").doesNotContain("13|130|s13");
+            assertThat(before)
+                    .hasSize(56)
+                    .contains("1|7001|null", "15|8005|null")
+                    .doesNotContain("13|130|s13");
 
             CompactionSummary summary = run(TARGET_25).execute(local(), TaskExecutor.ProgressListener.NONE);
 
             // 10+8+10 = 28 >= 25 and the rest (28) can still form a group: two groups, one new fragment each.
-            assertThat(summary.plan().tasks()).extracting(t -> t.group().fragmentIds())
+            assertThat(summary.plan().tasks())
+                    .extracting(t -> t.group().fragmentIds())
                     .containsExactly(List.of(0L, 1L, 2L), List.of(3L, 4L, 5L));
             assertThat(summary.status()).isEqualTo(CompactionSummary.COMMITTED);
             assertThat(summary.committedVersions()).containsExactly(5L); // one Rewrite for the whole run
@@ -124,12 +129,14 @@ class FragmentsCompactionTest {
                             ids.add(id);
                         }
                     }
-                    List<Long> expected = new ArrayList<>(LongStream.range(0, 60).boxed().toList());
+                    List<Long> expected =
+                            new ArrayList<>(LongStream.range(0, 60).boxed().toList());
                     expected.removeAll(List.of(13L, 14L, 40L, 49L));
                     assertThat(ids).isEqualTo(expected);
                     assertThat(after.manifest().nextRowId()).isEqualTo(60);
                 } else {
-                    assertThat(after.fragments()).allSatisfy(f -> assertThat(f.rowIdMeta().isEmpty()).isTrue());
+                    assertThat(after.fragments())
+                            .allSatisfy(f -> assertThat(f.rowIdMeta().isEmpty()).isTrue());
                 }
             }
             CompactionSummary again = run(TARGET_25).execute(local(), TaskExecutor.ProgressListener.NONE);
@@ -144,7 +151,8 @@ class FragmentsCompactionTest {
         try (Dataset ds = created.deleteRows(new long[] {1, 2, 3, 1L << 32 | 7})) {
             created.close();
             CompactionPolicy policy = CompactionPolicy.defaults().withFragmentRules(0.1, 10, 10);
-            assertThat(run(policy.withFragmentRules(0.2, 10, 10)).plan().isEmpty()).isTrue();
+            assertThat(run(policy.withFragmentRules(0.2, 10, 10)).plan().isEmpty())
+                    .isTrue();
             CompactionPlan plan = run(policy).plan();
             assertThat(plan.tasks()).singleElement().satisfies(t -> {
                 assertThat(t.group().fragmentIds()).containsExactly(0L);
@@ -165,12 +173,13 @@ class FragmentsCompactionTest {
 
     @ParameterizedTest(name = "stable row ids: {0}")
     @ValueSource(booleans = {false, true})
-    void onlyNeighboursWithTheSameIndexCoverageAreMergedAndTheIndexFollowsLance(boolean stableRowIds)
-            throws Exception {
+    void onlyNeighboursWithTheSameIndexCoverageAreMergedAndTheIndexFollowsLance(boolean stableRowIds) throws Exception {
         Dataset created = OverlayTables.create(store, allocator, 5, 10, stableRowIds);
         // Index "k_idx" covers fragments 0, 1 and 3: bins [0, 1], [2], [3], [4]; lone small fragments stay.
-        TableCommitter.commit(store, Transaction.of(1, new Operation.CreateIndex(
-                List.of(index("k_idx", 0, 0, 1, 3)), List.of()), Map.of()), CommitOptions.defaults());
+        TableCommitter.commit(
+                store,
+                Transaction.of(1, new Operation.CreateIndex(List.of(index("k_idx", 0, 0, 1, 3)), List.of()), Map.of()),
+                CommitOptions.defaults());
         created.close();
         CompactionPolicy policy = CompactionPolicy.defaults().withFragmentRules(0.1, 100, 100);
         try (Dataset ds = Dataset.open(store, allocator)) {
@@ -180,8 +189,10 @@ class FragmentsCompactionTest {
 
             // Without the index every fragment joins one group.
             try (Dataset unindexed = ds.checkoutVersion(1)) {
-                assertThat(FragmentCompactionPlanner.plan("t", unindexed.manifest(), policy, null).tasks())
-                        .extracting(t -> t.group().fragmentIds()).containsExactly(List.of(0L, 1L, 2L, 3L, 4L));
+                assertThat(FragmentCompactionPlanner.plan("t", unindexed.manifest(), policy, null)
+                                .tasks())
+                        .extracting(t -> t.group().fragmentIds())
+                        .containsExactly(List.of(0L, 1L, 2L, 3L, 4L));
             }
 
             run(policy).execute(local(), TaskExecutor.ProgressListener.NONE);
@@ -212,7 +223,8 @@ class FragmentsCompactionTest {
                 List<TaskResult> results = local.execute(plan, progress);
                 if (calls[0]++ == 0) {
                     try (Dataset latest = ds.checkoutLatest()) {
-                        OverlayTables.update(latest, new long[] {4}, new int[] {2}, 9000).close();
+                        OverlayTables.update(latest, new long[] {4}, new int[] {2}, 9000)
+                                .close();
                     } catch (Exception e) {
                         throw new IOException(e);
                     }
@@ -230,7 +242,8 @@ class FragmentsCompactionTest {
             assertThat(summary.fragmentsCompacted()).isEqualTo(6);
             try (Dataset after = ds.checkoutLatest()) {
                 assertThat(after.fragments()).extracting(Fragment::id).containsExactly(6L, 7L);
-                assertThat(after.fragments()).allSatisfy(f -> assertThat(f.overlays()).isEmpty());
+                assertThat(after.fragments())
+                        .allSatisfy(f -> assertThat(f.overlays()).isEmpty());
                 List<String> rows = OverlayTables.scanByKey(after);
                 assertThat(rows).hasSize(56);
                 assertThat(rows).contains("42|9002|u9000", "15|8005|null", "1|7001|null");
@@ -254,7 +267,8 @@ class FragmentsCompactionTest {
                     more.allocateNew();
                     ((org.apache.arrow.vector.IntVector) more.getVector("k")).setSafe(0, 1000);
                     more.setRowCount(1);
-                    latest.append(List.of(more), WriteParams.of(WriteMode.APPEND)).close();
+                    latest.append(List.of(more), WriteParams.of(WriteMode.APPEND))
+                            .close();
                 } catch (Exception e) {
                     throw new IOException(e);
                 }
@@ -292,7 +306,8 @@ class FragmentsCompactionTest {
             try (Dataset after = ds.checkoutLatest()) {
                 List<String> rows = OverlayTables.scanByKey(after);
                 assertThat(rows).hasSize(55).noneMatch(r -> r.startsWith("6|"));
-                assertThat(after.fragments()).allSatisfy(f -> assertThat(f.deletionFile()).isNull());
+                assertThat(after.fragments())
+                        .allSatisfy(f -> assertThat(f.deletionFile()).isNull());
             }
         }
     }
@@ -319,14 +334,20 @@ class FragmentsCompactionTest {
         try (Dataset table = ds) {
             CompactionPolicy policy = CompactionPolicy.defaults().withFragmentRules(0.1, 50, 1000);
             CompactionPlan plan = run(policy).plan();
-            assertThat(plan.tasks()).extracting(t -> t.group().fragmentIds()).containsExactly(
-                    List.of(0L, 1L), List.of(2L, 3L, 4L), List.of(5L, 6L, 7L));
-            assertThat(plan.tasks()).extracting(t -> t.group().outputFragments()).containsExactly(1L, 1L, 1L);
+            assertThat(plan.tasks())
+                    .extracting(t -> t.group().fragmentIds())
+                    .containsExactly(List.of(0L, 1L), List.of(2L, 3L, 4L), List.of(5L, 6L, 7L));
+            assertThat(plan.tasks())
+                    .extracting(t -> t.group().outputFragments())
+                    .containsExactly(1L, 1L, 1L);
             // A byte budget below the first task still takes it, and defers everything after it.
-            CompactionPlan budgeted = run(policy.withBudget(Integer.MAX_VALUE, 1)).plan();
+            CompactionPlan budgeted =
+                    run(policy.withBudget(Integer.MAX_VALUE, 1)).plan();
             assertThat(budgeted.tasks()).hasSize(1);
-            assertThat(budgeted.skipped()).hasSize(6).allSatisfy(s ->
-                    assertThat(s.reason()).isEqualTo("deferred: the run's budget of 1 input bytes is used up"));
+            assertThat(budgeted.skipped())
+                    .hasSize(6)
+                    .allSatisfy(s ->
+                            assertThat(s.reason()).isEqualTo("deferred: the run's budget of 1 input bytes is used up"));
             List<String> before = OverlayTables.scan(table);
             run(policy).execute(local(), TaskExecutor.ProgressListener.NONE);
             try (Dataset after = table.checkoutLatest()) {
@@ -339,7 +360,8 @@ class FragmentsCompactionTest {
     @Test
     void dryRunPrintsTheGroupsAndTheBudgetDefersTheRest() throws Exception {
         try (Dataset ds = smallFragments(false)) {
-            CompactionSummary summary = run(TARGET_25.withBudget(3, Long.MAX_VALUE)).dryRun();
+            CompactionSummary summary =
+                    run(TARGET_25.withBudget(3, Long.MAX_VALUE)).dryRun();
             JsonNode json = summary.toJson();
             assertThat(json.get("status").asText()).isEqualTo("dry-run");
             JsonNode plan = json.get("plan");
@@ -357,8 +379,9 @@ class FragmentsCompactionTest {
             assertThat(task.get("liveRows").asLong()).isEqualTo(28);
             assertThat(task.get("outputFragments").asLong()).isEqualTo(1);
             assertThat(task.get("overlays").asInt()).isEqualTo(3);
-            assertThat(task.get("trigger").asText()).isEqualTo(
-                    "materialize deletions of [1] (deleted ratio > 0.1); merge small fragments [0, 2] (< 25 rows)");
+            assertThat(task.get("trigger").asText())
+                    .isEqualTo(
+                            "materialize deletions of [1] (deleted ratio > 0.1); merge small fragments [0, 2] (< 25 rows)");
             assertThat(plan.get("skipped")).hasSize(3);
             assertThat(plan.at("/skipped/0/fragmentId").asLong()).isEqualTo(3);
             assertThat(plan.at("/skipped/0/reason").asText())
@@ -389,7 +412,10 @@ class FragmentsCompactionTest {
         bm.serialize(buf);
         return new IndexEntry(IndexMetadata.newBuilder()
                 .setUuid(lance.table.UUID.newBuilder().setUuid(com.google.protobuf.ByteString.copyFrom(new byte[16])))
-                .addFields(field).setName(name).setDatasetVersion(1)
-                .setFragmentBitmap(com.google.protobuf.ByteString.copyFrom(buf.array())).build());
+                .addFields(field)
+                .setName(name)
+                .setDatasetVersion(1)
+                .setFragmentBitmap(com.google.protobuf.ByteString.copyFrom(buf.array()))
+                .build());
     }
 }

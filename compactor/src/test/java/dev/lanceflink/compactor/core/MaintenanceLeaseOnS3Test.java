@@ -60,7 +60,9 @@ class MaintenanceLeaseOnS3Test {
             MaintenanceLease.Outcome takeover = leases.get(loser).acquire();
             assertThat(takeover.acquired()).isTrue();
             assertThat(takeover.lease().epoch()).isEqualTo(2);
-            assertThat(leases.get(winners.get(0)).acquire().acquired()).as("the expired holder").isFalse();
+            assertThat(leases.get(winners.get(0)).acquire().acquired())
+                    .as("the expired holder")
+                    .isFalse();
         } finally {
             pool.shutdownNow();
             stores.forEach(S3ObjectStore::close);

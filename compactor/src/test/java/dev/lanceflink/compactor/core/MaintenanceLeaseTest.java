@@ -101,8 +101,8 @@ class MaintenanceLeaseTest {
         assertThat(third.lease().epoch()).isEqualTo(3);
         assertThat(third.lease().owner()).isEqualTo("sink b");
         // The newest lease object and the one before stay: their writer deleted the older ones.
-        assertThat(leaseObjects(store)).containsExactly("lease-00000000000000000002.json",
-                "lease-00000000000000000003.json");
+        assertThat(leaseObjects(store))
+                .containsExactly("lease-00000000000000000002.json", "lease-00000000000000000003.json");
     }
 
     @Test
@@ -138,13 +138,15 @@ class MaintenanceLeaseTest {
         MaintenanceLease a = lease(store, "sink a of job 1");
         assertThat(a.acquire().lease().epoch()).isEqualTo(1);
         clock.advance(Duration.ofSeconds(30));
-        assertThat(a.acquire().lease().epoch()).as("kept: more than two thirds left").isEqualTo(1);
+        assertThat(a.acquire().lease().epoch())
+                .as("kept: more than two thirds left")
+                .isEqualTo(1);
         clock.advance(Duration.ofSeconds(20));
         MaintenanceLease.Outcome renewed = a.acquire();
         assertThat(renewed.lease().epoch()).isEqualTo(2);
         assertThat(renewed.lease().expiresAt()).isEqualTo(clock.instant().plus(TIMEOUT));
-        assertThat(leaseObjects(store)).containsExactly("lease-00000000000000000001.json",
-                "lease-00000000000000000002.json");
+        assertThat(leaseObjects(store))
+                .containsExactly("lease-00000000000000000001.json", "lease-00000000000000000002.json");
 
         // A restarted task of the same job (same owner, new instance) takes it back without waiting.
         MaintenanceLease restarted = lease(store, "sink a of job 1");
@@ -181,10 +183,12 @@ class MaintenanceLeaseTest {
                     }
                 }
                 assertThat(winners).as("round %s", round).hasSize(1);
-                MaintenanceLease.Holder current = lease(store, "reader").current().orElseThrow();
+                MaintenanceLease.Holder current =
+                        lease(store, "reader").current().orElseThrow();
                 assertThat(current.owner()).isEqualTo(winners.get(0));
                 for (int i = 0; i < contenders; i++) {
-                    assertThat(leases.get(i).holdsLocally()).isEqualTo(leases.get(i).owner().equals(winners.get(0)));
+                    assertThat(leases.get(i).holdsLocally())
+                            .isEqualTo(leases.get(i).owner().equals(winners.get(0)));
                 }
                 clock.advance(TIMEOUT); // the next round finds it expired
             }

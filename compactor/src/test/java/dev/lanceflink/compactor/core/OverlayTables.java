@@ -36,8 +36,9 @@ public final class OverlayTables {
     }
 
     /** As {@link #create(ObjectStore, BufferAllocator, int, int)}, optionally with stable row ids. */
-    public static Dataset create(ObjectStore store, BufferAllocator allocator, int fragments, int rowsPerFragment,
-            boolean stableRowIds) throws Exception {
+    public static Dataset create(
+            ObjectStore store, BufferAllocator allocator, int fragments, int rowsPerFragment, boolean stableRowIds)
+            throws Exception {
         int n = fragments * rowsPerFragment;
         try (VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, allocator)) {
             root.allocateNew();
@@ -47,8 +48,13 @@ public final class OverlayTables {
                 ((VarCharVector) root.getVector("s")).setSafe(k, ("s" + k).getBytes());
             }
             root.setRowCount(n);
-            Dataset.write(store, allocator, List.of(root), SCHEMA,
-                    WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(rowsPerFragment)
+            Dataset.write(
+                    store,
+                    allocator,
+                    List.of(root),
+                    SCHEMA,
+                    WriteParams.of(WriteMode.CREATE)
+                            .withMaxRowsPerFile(rowsPerFragment)
                             .withStableRowIds(stableRowIds));
         }
         return Dataset.open(store, allocator);

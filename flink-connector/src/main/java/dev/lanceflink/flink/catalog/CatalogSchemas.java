@@ -1,24 +1,24 @@
 package dev.lanceflink.flink.catalog;
 
+import dev.lanceflink.dataset.Dataset;
+import dev.lanceflink.dataset.DatasetExistsException;
+import dev.lanceflink.dataset.WriteMode;
+import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.flink.types.LanceTypeException;
 import dev.lanceflink.flink.types.LanceTypeMapping;
 import dev.lanceflink.flink.types.VectorDimensions;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.schema.LanceSchema;
-import dev.lanceflink.dataset.Dataset;
-import dev.lanceflink.dataset.DatasetExistsException;
-import dev.lanceflink.dataset.WriteMode;
-import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.schema.LanceSchemaException;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Optional;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -66,8 +66,12 @@ public final class CatalogSchemas {
      * @throws CatalogException naming the table if the schema cannot be stored or a MAP column
      *     is given a version before 2.2
      */
-    public static NewTable newTable(String table, ResolvedSchema schema, VectorDimensions dimensions,
-            FileVersion fileVersion, boolean stableRowIds) {
+    public static NewTable newTable(
+            String table,
+            ResolvedSchema schema,
+            VectorDimensions dimensions,
+            FileVersion fileVersion,
+            boolean stableRowIds) {
         org.apache.arrow.vector.types.pojo.Schema arrow = toArrowSchema(table, schema, dimensions);
         LanceSchema lance;
         try {
@@ -100,18 +104,23 @@ public final class CatalogSchemas {
      */
     public static boolean createIfAbsent(String name, String uri, Map<String, String> storageOptions, NewTable table)
             throws IOException {
-        WriteParams params = WriteParams.of(WriteMode.CREATE).withFileVersion(table.fileVersion())
+        WriteParams params = WriteParams.of(WriteMode.CREATE)
+                .withFileVersion(table.fileVersion())
                 .withStableRowIds(table.stableRowIds());
         try {
-            Dataset.write(uri, storageOptions, List.of(), table.schema().toArrow(), params).close();
+            Dataset.write(uri, storageOptions, List.of(), table.schema().toArrow(), params)
+                    .close();
             return true;
         } catch (DatasetExistsException e) {
             try (Dataset existing = Dataset.open(uri, storageOptions)) {
-                Optional<String> difference = difference(existing.schema().toArrow(), table.schema().toArrow());
+                Optional<String> difference =
+                        difference(existing.schema().toArrow(), table.schema().toArrow());
                 if (difference.isPresent()) {
-                    throw new IllegalStateException("Cannot write " + name + ": the Lance table at '" + uri + "' was"
-                            + " created by another writer with other columns than " + name + " declares ("
-                            + difference.get() + "); declare the table's columns, or write to another path", e);
+                    throw new IllegalStateException(
+                            "Cannot write " + name + ": the Lance table at '" + uri + "' was"
+                                    + " created by another writer with other columns than " + name + " declares ("
+                                    + difference.get() + "); declare the table's columns, or write to another path",
+                            e);
                 }
                 return false;
             }
@@ -119,8 +128,8 @@ public final class CatalogSchemas {
     }
 
     /** The first way the {@code declared} columns differ from the {@code existing} ones, or empty. */
-    static Optional<String> difference(org.apache.arrow.vector.types.pojo.Schema existing,
-            org.apache.arrow.vector.types.pojo.Schema declared) {
+    static Optional<String> difference(
+            org.apache.arrow.vector.types.pojo.Schema existing, org.apache.arrow.vector.types.pojo.Schema declared) {
         List<String> have = existing.getFields().stream().map(Field::getName).toList();
         List<String> want = declared.getFields().stream().map(Field::getName).toList();
         if (!have.equals(want)) {
@@ -130,8 +139,8 @@ public final class CatalogSchemas {
             Field a = existing.getFields().get(i);
             Field b = declared.getFields().get(i);
             if (!sameColumn(a, b)) {
-                return Optional.of("column '" + a.getName() + "' is " + describe(a) + " in the table but declared "
-                        + describe(b));
+                return Optional.of(
+                        "column '" + a.getName() + "' is " + describe(a) + " in the table but declared " + describe(b));
             }
         }
         return Optional.empty();
@@ -139,8 +148,11 @@ public final class CatalogSchemas {
 
     /** Equal but for field ids and other metadata than the primary key's. */
     private static boolean sameColumn(Field a, Field b) {
-        if (!a.getName().equals(b.getName()) || !a.getType().equals(b.getType()) || a.isNullable() != b.isNullable()
-                || !primaryKeyOf(a).equals(primaryKeyOf(b)) || a.getChildren().size() != b.getChildren().size()) {
+        if (!a.getName().equals(b.getName())
+                || !a.getType().equals(b.getType())
+                || a.isNullable() != b.isNullable()
+                || !primaryKeyOf(a).equals(primaryKeyOf(b))
+                || a.getChildren().size() != b.getChildren().size()) {
             return false;
         }
         for (int i = 0; i < a.getChildren().size(); i++) {
@@ -158,16 +170,24 @@ public final class CatalogSchemas {
     }
 
     private static String describe(Field f) {
-        return f.getType() + (f.getChildren().isEmpty() ? "" : f.getChildren().stream().map(CatalogSchemas::describe)
-                .toList().toString()) + (f.isNullable() ? "" : " NOT NULL")
+        return f.getType()
+                + (f.getChildren().isEmpty()
+                        ? ""
+                        : f.getChildren().stream()
+                                .map(CatalogSchemas::describe)
+                                .toList()
+                                .toString())
+                + (f.isNullable() ? "" : " NOT NULL")
                 + ("false@".equals(primaryKeyOf(f)) ? "" : " (primary key)");
     }
 
     /** The Lance (Arrow) schema a new catalog table is created with. */
-    public static org.apache.arrow.vector.types.pojo.Schema toArrowSchema(String table, ResolvedSchema schema,
-            VectorDimensions dimensions) {
-        List<String> notStorable = schema.getColumns().stream().filter(c -> !c.isPhysical())
-                .map(Column::getName).toList();
+    public static org.apache.arrow.vector.types.pojo.Schema toArrowSchema(
+            String table, ResolvedSchema schema, VectorDimensions dimensions) {
+        List<String> notStorable = schema.getColumns().stream()
+                .filter(c -> !c.isPhysical())
+                .map(Column::getName)
+                .toList();
         if (!notStorable.isEmpty()) {
             throw new CatalogException("Cannot create " + table + ": columns " + notStorable + " are computed or "
                     + "metadata columns, which a Lance table cannot store (the catalog keeps a table's columns in the "
@@ -188,7 +208,8 @@ public final class CatalogSchemas {
         } catch (LanceTypeException e) {
             throw new CatalogException("Cannot create " + table + ": " + e.getMessage(), e);
         }
-        List<String> key = schema.getPrimaryKey().map(UniqueConstraint::getColumns).orElse(List.of());
+        List<String> key =
+                schema.getPrimaryKey().map(UniqueConstraint::getColumns).orElse(List.of());
         if (key.isEmpty()) {
             return arrow;
         }
@@ -203,7 +224,9 @@ public final class CatalogSchemas {
             metadata.put(LanceField.PRIMARY_KEY_METADATA_KEY, "true");
             metadata.put(LanceField.PRIMARY_KEY_POSITION_METADATA_KEY, Integer.toString(position + 1));
             // Flink makes primary key columns NOT NULL, as Lance requires of key fields.
-            out.add(new Field(f.getName(), new FieldType(f.isNullable(), f.getType(), f.getDictionary(), metadata),
+            out.add(new Field(
+                    f.getName(),
+                    new FieldType(f.isNullable(), f.getType(), f.getDictionary(), metadata),
                     f.getChildren()));
         }
         return new org.apache.arrow.vector.types.pojo.Schema(out, arrow.getCustomMetadata());
@@ -249,11 +272,14 @@ public final class CatalogSchemas {
         if (!keyFields.isEmpty()) {
             // Key order: the 1-based position; fields in the key without a position (0) follow, by field id.
             keyFields.sort(Comparator.comparingInt((LanceField f) -> f.unenforcedPrimaryKeyPosition() == 0
-                    ? Integer.MAX_VALUE : f.unenforcedPrimaryKeyPosition()).thenComparingInt(LanceField::id));
+                            ? Integer.MAX_VALUE
+                            : f.unenforcedPrimaryKeyPosition())
+                    .thenComparingInt(LanceField::id));
             List<String> names = keyFields.stream().map(LanceField::name).toList();
             builder.primaryKeyNamed("PK_" + String.join("_", names), names);
         }
-        String dimensionOption = dims.entrySet().stream().map(e -> e.getKey() + ":" + e.getValue())
+        String dimensionOption = dims.entrySet().stream()
+                .map(e -> e.getKey() + ":" + e.getValue())
                 .collect(Collectors.joining(","));
         return new FlinkView(builder.build(), dimensionOption, unreadable);
     }
@@ -272,7 +298,8 @@ public final class CatalogSchemas {
             return;
         }
         for (Field child : field.getChildren()) {
-            String childPath = type instanceof ArrowType.Struct ? path + "." + child.getName()
+            String childPath = type instanceof ArrowType.Struct
+                    ? path + "." + child.getName()
                     : path + "." + LanceTypeMapping.LIST_ELEMENT_NAME;
             collectDimensions(childPath, child, out);
         }

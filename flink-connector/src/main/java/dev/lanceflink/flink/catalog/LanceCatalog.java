@@ -1,7 +1,6 @@
 package dev.lanceflink.flink.catalog;
 
 import dev.lanceflink.file.FileVersion;
-
 import dev.lanceflink.flink.table.LanceConnectorOptions;
 import dev.lanceflink.flink.table.LanceDynamicTableFactory;
 import dev.lanceflink.flink.types.VectorDimensions;
@@ -74,8 +73,9 @@ public final class LanceCatalog extends AbstractCatalog {
     static final String CONFIG_OPTION_PREFIX = "flink.option.";
     /** Names usable as a directory on every store: no separators, no leading dot (markers, temp files). */
     private static final Pattern NAME = Pattern.compile("[^/\\\\.\\p{Cntrl}][^/\\\\\\p{Cntrl}]*");
-    private static final String TEMPORARY_HINT = "; declare it in a CREATE TEMPORARY TABLE/VIEW/FUNCTION of the "
-            + "session (default catalog) instead";
+
+    private static final String TEMPORARY_HINT =
+            "; declare it in a CREATE TEMPORARY TABLE/VIEW/FUNCTION of the " + "session (default catalog) instead";
 
     private final String warehouseUri;
     private final Map<String, String> storageOptions;
@@ -102,8 +102,10 @@ public final class LanceCatalog extends AbstractCatalog {
                 warehouse.createDatabaseMarker(getDefaultDatabase(), new LanceDatabase(Map.of(), null).toMarker());
             }
         } catch (IOException | RuntimeException e) {
-            throw new CatalogException("Cannot open the Lance catalog '" + getName() + "' on warehouse '"
-                    + warehouseUri + "': " + e.getMessage(), e);
+            throw new CatalogException(
+                    "Cannot open the Lance catalog '" + getName() + "' on warehouse '" + warehouseUri + "': "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -144,9 +146,12 @@ public final class LanceCatalog extends AbstractCatalog {
         if (!databaseExists(databaseName)) {
             throw new DatabaseNotExistException(getName(), databaseName);
         }
-        return io("read database " + databaseName, () -> warehouse().readDatabaseMarker(databaseName)
-                .map(m -> LanceDatabase.fromMarker(m, markerUri(databaseName)))
-                .orElseGet(() -> new LanceDatabase(Map.of(), null)));
+        return io(
+                "read database " + databaseName,
+                () -> warehouse()
+                        .readDatabaseMarker(databaseName)
+                        .map(m -> LanceDatabase.fromMarker(m, markerUri(databaseName)))
+                        .orElseGet(() -> new LanceDatabase(Map.of(), null)));
     }
 
     private String markerUri(String database) {
@@ -155,16 +160,20 @@ public final class LanceCatalog extends AbstractCatalog {
 
     @Override
     public boolean databaseExists(String databaseName) throws CatalogException {
-        return validName(databaseName) && io("check database " + databaseName,
-                () -> warehouse().databaseExists(databaseName));
+        return validName(databaseName)
+                && io("check database " + databaseName, () -> warehouse().databaseExists(databaseName));
     }
 
     @Override
     public void createDatabase(String name, CatalogDatabase database, boolean ignoreIfExists)
             throws DatabaseAlreadyExistException, CatalogException {
         checkName("database", name);
-        boolean created = io("create database " + name, () -> !warehouse().databaseExists(name)
-                && warehouse().createDatabaseMarker(name, LanceDatabase.of(database).toMarker()));
+        boolean created = io(
+                "create database " + name,
+                () -> !warehouse().databaseExists(name)
+                        && warehouse()
+                                .createDatabaseMarker(
+                                        name, LanceDatabase.of(database).toMarker()));
         if (!created && !ignoreIfExists) {
             throw new DatabaseAlreadyExistException(getName(), name);
         }
@@ -218,9 +227,11 @@ public final class LanceCatalog extends AbstractCatalog {
 
     @Override
     public boolean tableExists(ObjectPath path) throws CatalogException {
-        return validName(path.getDatabaseName()) && validName(path.getObjectName())
-                && io("check table " + path, () -> warehouse().tableExists(path.getDatabaseName(),
-                        path.getObjectName()));
+        return validName(path.getDatabaseName())
+                && validName(path.getObjectName())
+                && io(
+                        "check table " + path,
+                        () -> warehouse().tableExists(path.getDatabaseName(), path.getObjectName()));
     }
 
     @Override
@@ -249,8 +260,12 @@ public final class LanceCatalog extends AbstractCatalog {
         });
         CatalogSchemas.FlinkView view = CatalogSchemas.toFlink(manifest.schema());
         if (!view.unreadable().isEmpty()) {
-            LOG.warn("Table {} of catalog {}: columns {} are left out of the Flink schema: {}", path, getName(),
-                    view.unreadable().keySet(), view.unreadable().values());
+            LOG.warn(
+                    "Table {} of catalog {}: columns {} are left out of the Flink schema: {}",
+                    path,
+                    getName(),
+                    view.unreadable().keySet(),
+                    view.unreadable().values());
         }
         Map<String, String> options = new LinkedHashMap<>();
         options.put("connector", LanceDynamicTableFactory.IDENTIFIER);
@@ -268,8 +283,11 @@ public final class LanceCatalog extends AbstractCatalog {
         if (asOfMillis != null) {
             options.put(LanceConnectorOptions.AS_OF.key(), Long.toString(asOfMillis));
         }
-        return CatalogTable.newBuilder().schema(view.schema()).comment(manifest.config().get(CONFIG_COMMENT))
-                .options(options).build();
+        return CatalogTable.newBuilder()
+                .schema(view.schema())
+                .comment(manifest.config().get(CONFIG_COMMENT))
+                .options(options)
+                .build();
     }
 
     @Override
@@ -280,8 +298,8 @@ public final class LanceCatalog extends AbstractCatalog {
         }
         checkName("table", path.getObjectName());
         if (table.getTableKind() != CatalogBaseTable.TableKind.TABLE || !(table instanceof CatalogTable t)) {
-            throw unsupported("CREATE VIEW and materialized tables", "a Lance catalog holds Lance tables only"
-                    + TEMPORARY_HINT);
+            throw unsupported(
+                    "CREATE VIEW and materialized tables", "a Lance catalog holds Lance tables only" + TEMPORARY_HINT);
         }
         if (t.isPartitioned()) {
             throw unsupported("PARTITIONED BY", "Lance tables are not partitioned; create " + path + " without it");
@@ -301,9 +319,12 @@ public final class LanceCatalog extends AbstractCatalog {
         }
         Map<String, String> stored = storedOptions(path, t.getOptions());
         VectorDimensions dims = vectorDimensions(path, stored);
-        CatalogSchemas.NewTable created = CatalogSchemas.newTable(path.toString(), resolved.getResolvedSchema(), dims,
-                createFileVersion(path, stored), Boolean.parseBoolean(stored.getOrDefault(
-                        LanceConnectorOptions.CREATE_STABLE_ROW_IDS.key(), "false")));
+        CatalogSchemas.NewTable created = CatalogSchemas.newTable(
+                path.toString(),
+                resolved.getResolvedSchema(),
+                dims,
+                createFileVersion(path, stored),
+                Boolean.parseBoolean(stored.getOrDefault(LanceConnectorOptions.CREATE_STABLE_ROW_IDS.key(), "false")));
         LanceSchema schema = created.schema();
         Map<String, String> config = new LinkedHashMap<>();
         stored.forEach((k, v) -> config.put(CONFIG_OPTION_PREFIX + k, v));
@@ -316,10 +337,12 @@ public final class LanceCatalog extends AbstractCatalog {
             // version 1 first, the Overwrite must not replace it on a retry.
             // Its data storage version and row ids: as CatalogSchemas.newTable decided ('create.*' options).
             CommitOptions options = CommitOptions.defaults().withMaxAttempts(1);
-            options = options.withNewTable(options.namingScheme(),
-                    DataStorageFormat.lance(created.fileVersion().label()), created.stableRowIds());
-            TableCommitter.commit(store, Transaction.of(0, new Operation.Overwrite(List.of(), schema, config,
-                    List.of())), options);
+            options = options.withNewTable(
+                    options.namingScheme(),
+                    DataStorageFormat.lance(created.fileVersion().label()),
+                    created.stableRowIds());
+            TableCommitter.commit(
+                    store, Transaction.of(0, new Operation.Overwrite(List.of(), schema, config, List.of())), options);
         } catch (IOException e) {
             if (tableExists(path)) {
                 if (ignoreIfExists) {
@@ -327,8 +350,8 @@ public final class LanceCatalog extends AbstractCatalog {
                 }
                 throw new TableAlreadyExistException(getName(), path, e);
             }
-            throw new CatalogException("Cannot create the Lance table " + path + " at " + uri + ": " + e.getMessage(),
-                    e);
+            throw new CatalogException(
+                    "Cannot create the Lance table " + path + " at " + uri + ": " + e.getMessage(), e);
         }
     }
 
@@ -381,8 +404,10 @@ public final class LanceCatalog extends AbstractCatalog {
         try {
             return FileVersion.parse(value);
         } catch (IllegalArgumentException e) {
-            throw new CatalogException("Cannot create " + path + ": '" + LanceConnectorOptions.CREATE_FILE_VERSION.key()
-                    + "' = '" + value + "': " + e.getMessage(), e);
+            throw new CatalogException(
+                    "Cannot create " + path + ": '" + LanceConnectorOptions.CREATE_FILE_VERSION.key() + "' = '" + value
+                            + "': " + e.getMessage(),
+                    e);
         }
     }
 
@@ -395,8 +420,10 @@ public final class LanceCatalog extends AbstractCatalog {
             Configuration c = Configuration.fromMap(Map.of(LanceConnectorOptions.VECTOR_DIMENSIONS.key(), value));
             return VectorDimensions.parse(c.get(LanceConnectorOptions.VECTOR_DIMENSIONS));
         } catch (IllegalArgumentException e) {
-            throw new CatalogException("Cannot create " + path + ": 'vector-dimensions' = '" + value + "': "
-                    + e.getMessage() + "; write e.g. 'embedding:768,image.clip:512'", e);
+            throw new CatalogException(
+                    "Cannot create " + path + ": 'vector-dimensions' = '" + value + "': " + e.getMessage()
+                            + "; write e.g. 'embedding:768,image.clip:512'",
+                    e);
         }
     }
 
@@ -415,17 +442,20 @@ public final class LanceCatalog extends AbstractCatalog {
     }
 
     @Override
-    public void renameTable(ObjectPath path, String newTableName, boolean ignoreIfNotExists)
-            throws CatalogException {
-        throw unsupported("ALTER TABLE ... RENAME TO", "object stores cannot rename a dataset directory atomically; "
-                + "copy the table with CREATE TABLE ... AS SELECT and drop the old one");
+    public void renameTable(ObjectPath path, String newTableName, boolean ignoreIfNotExists) throws CatalogException {
+        throw unsupported(
+                "ALTER TABLE ... RENAME TO",
+                "object stores cannot rename a dataset directory atomically; "
+                        + "copy the table with CREATE TABLE ... AS SELECT and drop the old one");
     }
 
     @Override
     public void alterTable(ObjectPath path, CatalogBaseTable newTable, boolean ignoreIfNotExists)
             throws CatalogException {
-        throw unsupported("ALTER TABLE", "the schema of a Lance table is its dataset's schema; change it with a "
-                + "Lance tool, the catalog shows the new schema at once");
+        throw unsupported(
+                "ALTER TABLE",
+                "the schema of a Lance table is its dataset's schema; change it with a "
+                        + "Lance tool, the catalog shows the new schema at once");
     }
 
     // ---- not supported: partitions, functions, statistics -------------------------------------
@@ -448,8 +478,7 @@ public final class LanceCatalog extends AbstractCatalog {
     }
 
     @Override
-    public CatalogPartition getPartition(ObjectPath path, CatalogPartitionSpec spec)
-            throws PartitionNotExistException {
+    public CatalogPartition getPartition(ObjectPath path, CatalogPartitionSpec spec) throws PartitionNotExistException {
         throw new PartitionNotExistException(getName(), path, spec);
     }
 
@@ -459,8 +488,9 @@ public final class LanceCatalog extends AbstractCatalog {
     }
 
     @Override
-    public void createPartition(ObjectPath path, CatalogPartitionSpec spec, CatalogPartition partition,
-            boolean ignoreIfExists) throws CatalogException {
+    public void createPartition(
+            ObjectPath path, CatalogPartitionSpec spec, CatalogPartition partition, boolean ignoreIfExists)
+            throws CatalogException {
         throw unsupported("Partitions", "Lance tables are not partitioned");
     }
 
@@ -471,8 +501,9 @@ public final class LanceCatalog extends AbstractCatalog {
     }
 
     @Override
-    public void alterPartition(ObjectPath path, CatalogPartitionSpec spec, CatalogPartition newPartition,
-            boolean ignoreIfNotExists) throws CatalogException {
+    public void alterPartition(
+            ObjectPath path, CatalogPartitionSpec spec, CatalogPartition newPartition, boolean ignoreIfNotExists)
+            throws CatalogException {
         throw unsupported("Partitions", "Lance tables are not partitioned");
     }
 
@@ -530,32 +561,42 @@ public final class LanceCatalog extends AbstractCatalog {
     }
 
     @Override
-    public CatalogColumnStatistics getPartitionColumnStatistics(ObjectPath tablePath,
-            CatalogPartitionSpec partitionSpec) {
+    public CatalogColumnStatistics getPartitionColumnStatistics(
+            ObjectPath tablePath, CatalogPartitionSpec partitionSpec) {
         return CatalogColumnStatistics.UNKNOWN;
     }
 
     @Override
-    public void alterTableStatistics(ObjectPath tablePath, CatalogTableStatistics tableStatistics,
-            boolean ignoreIfNotExists) throws CatalogException {
+    public void alterTableStatistics(
+            ObjectPath tablePath, CatalogTableStatistics tableStatistics, boolean ignoreIfNotExists)
+            throws CatalogException {
         throw unsupported("Table statistics (ANALYZE TABLE)", "Lance keeps row counts in its manifest");
     }
 
     @Override
-    public void alterTableColumnStatistics(ObjectPath tablePath, CatalogColumnStatistics columnStatistics,
-            boolean ignoreIfNotExists) throws CatalogException {
+    public void alterTableColumnStatistics(
+            ObjectPath tablePath, CatalogColumnStatistics columnStatistics, boolean ignoreIfNotExists)
+            throws CatalogException {
         throw unsupported("Column statistics (ANALYZE TABLE)", "they are not stored in Lance tables");
     }
 
     @Override
-    public void alterPartitionStatistics(ObjectPath tablePath, CatalogPartitionSpec partitionSpec,
-            CatalogTableStatistics partitionStatistics, boolean ignoreIfNotExists) throws CatalogException {
+    public void alterPartitionStatistics(
+            ObjectPath tablePath,
+            CatalogPartitionSpec partitionSpec,
+            CatalogTableStatistics partitionStatistics,
+            boolean ignoreIfNotExists)
+            throws CatalogException {
         throw unsupported("Partitions", "Lance tables are not partitioned");
     }
 
     @Override
-    public void alterPartitionColumnStatistics(ObjectPath tablePath, CatalogPartitionSpec partitionSpec,
-            CatalogColumnStatistics columnStatistics, boolean ignoreIfNotExists) throws CatalogException {
+    public void alterPartitionColumnStatistics(
+            ObjectPath tablePath,
+            CatalogPartitionSpec partitionSpec,
+            CatalogColumnStatistics columnStatistics,
+            boolean ignoreIfNotExists)
+            throws CatalogException {
         throw unsupported("Partitions", "Lance tables are not partitioned");
     }
 
@@ -590,8 +631,10 @@ public final class LanceCatalog extends AbstractCatalog {
             if (e instanceof CatalogException c) {
                 throw c;
             }
-            throw new CatalogException("Cannot " + what + " in the Lance catalog '" + getName() + "' (warehouse "
-                    + warehouseUri + "): " + e.getMessage(), e);
+            throw new CatalogException(
+                    "Cannot " + what + " in the Lance catalog '" + getName() + "' (warehouse " + warehouseUri + "): "
+                            + e.getMessage(),
+                    e);
         }
     }
 }

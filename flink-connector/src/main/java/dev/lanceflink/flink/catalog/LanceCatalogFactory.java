@@ -38,8 +38,11 @@ public final class LanceCatalogFactory implements CatalogFactory {
     public Catalog createCatalog(Context context) {
         FactoryUtil.CatalogFactoryHelper helper = FactoryUtil.createCatalogFactoryHelper(this, context);
         helper.validateExcept(LanceCatalogOptions.STORAGE_PREFIX);
-        return new LanceCatalog(context.getName(), helper.getOptions().get(LanceCatalogOptions.DEFAULT_DATABASE),
-                helper.getOptions().get(LanceCatalogOptions.WAREHOUSE), storageOptions(context.getOptions()));
+        return new LanceCatalog(
+                context.getName(),
+                helper.getOptions().get(LanceCatalogOptions.DEFAULT_DATABASE),
+                helper.getOptions().get(LanceCatalogOptions.WAREHOUSE),
+                storageOptions(context.getOptions()));
     }
 
     /** The {@code storage.*} options with the prefix removed. */

@@ -8,12 +8,16 @@ import org.apache.flink.table.catalog.CommonCatalogOptions;
 public final class LanceCatalogOptions {
     private LanceCatalogOptions() {}
 
-    public static final ConfigOption<String> WAREHOUSE = ConfigOptions.key("warehouse").stringType().noDefaultValue()
+    public static final ConfigOption<String> WAREHOUSE = ConfigOptions.key("warehouse")
+            .stringType()
+            .noDefaultValue()
             .withDescription("Root of the catalog: a local directory, file:// or s3://bucket/prefix URI. Databases are "
                     + "its directories, tables the <table>.lance datasets inside them.");
 
-    public static final ConfigOption<String> DEFAULT_DATABASE = ConfigOptions
-            .key(CommonCatalogOptions.DEFAULT_DATABASE_KEY).stringType().defaultValue("default")
+    public static final ConfigOption<String> DEFAULT_DATABASE = ConfigOptions.key(
+                    CommonCatalogOptions.DEFAULT_DATABASE_KEY)
+            .stringType()
+            .defaultValue("default")
             .withDescription("The database used when a statement names none; created when the catalog opens.");
 
     /**

@@ -25,7 +25,8 @@ record LanceDatabase(Map<String, String> properties, String comment) implements 
     }
 
     static LanceDatabase of(CatalogDatabase database) {
-        return database == null ? new LanceDatabase(Map.of(), null)
+        return database == null
+                ? new LanceDatabase(Map.of(), null)
                 : new LanceDatabase(database.getProperties(), database.getComment());
     }
 
@@ -50,8 +51,10 @@ record LanceDatabase(Map<String, String> properties, String comment) implements 
         try {
             p.load(new StringReader(new String(marker, StandardCharsets.UTF_8)));
         } catch (IOException | IllegalArgumentException e) {
-            throw new IllegalArgumentException("The database marker " + where + " is not a properties file: "
-                    + e.getMessage() + ". Replace it with an empty file to reset the database's properties", e);
+            throw new IllegalArgumentException(
+                    "The database marker " + where + " is not a properties file: " + e.getMessage()
+                            + ". Replace it with an empty file to reset the database's properties",
+                    e);
         }
         Map<String, String> props = new TreeMap<>();
         for (String key : p.stringPropertyNames()) {

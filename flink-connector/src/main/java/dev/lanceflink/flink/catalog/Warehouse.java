@@ -42,6 +42,7 @@ final class Warehouse implements AutoCloseable {
     static final String DATABASE_MARKER = ".lance-database";
     /** Lance's suffix of dataset directories. */
     static final String TABLE_SUFFIX = ".lance";
+
     private static final String VERSIONS_DIR = "_versions";
     private static final String MANIFEST_SUFFIX = ".manifest";
 
@@ -109,7 +110,8 @@ final class Warehouse implements AutoCloseable {
     }
 
     boolean databaseExists(String database) throws IOException {
-        return store.exists(database + "/" + DATABASE_MARKER) || !listTables(database).isEmpty();
+        return store.exists(database + "/" + DATABASE_MARKER)
+                || !listTables(database).isEmpty();
     }
 
     /** Database names, sorted. */
@@ -187,7 +189,9 @@ final class Warehouse implements AutoCloseable {
         }
         List<Path> dirs;
         try (Stream<Path> s = Files.walk(dir)) {
-            dirs = s.filter(Files::isDirectory).sorted(Comparator.reverseOrder()).toList();
+            dirs = s.filter(Files::isDirectory)
+                    .sorted(Comparator.reverseOrder())
+                    .toList();
         }
         for (Path d : dirs) {
             deleteIfEmpty(d);

@@ -29,8 +29,10 @@ final class ChangeSinkPlan {
         try (Dataset ds = Dataset.open(table.uri(), table.storageOptions())) {
             return LanceTypeMapping.toRowType(ds.schema().toArrow());
         } catch (IOException e) {
-            throw new UncheckedIOException("Cannot open the Lance table " + table + " to plan the sink: "
-                    + e.getMessage() + ". The sink writes to an existing table; create it first", e);
+            throw new UncheckedIOException(
+                    "Cannot open the Lance table " + table + " to plan the sink: " + e.getMessage()
+                            + ". The sink writes to an existing table; create it first",
+                    e);
         }
     }
 
@@ -39,8 +41,8 @@ final class ChangeSinkPlan {
         try (Dataset ds = Dataset.open(table.uri(), table.storageOptions())) {
             RewriteRowsCheck.requireNoStableRowIds(ds.manifest(), table.toString());
         } catch (IOException e) {
-            throw new UncheckedIOException("Cannot open the Lance table " + table + " to plan the sink: "
-                    + e.getMessage(), e);
+            throw new UncheckedIOException(
+                    "Cannot open the Lance table " + table + " to plan the sink: " + e.getMessage(), e);
         }
     }
 
@@ -98,9 +100,10 @@ final class ChangeSinkPlan {
      *
      * @throws IllegalArgumentException naming the column if a declared type does not fit it
      */
-    static DataStream<RowData> adaptInput(TableLocation table, RowType rowType, DataStream<RowData> rows,
-            List<String> extra, String uidSuffix) {
-        if (!(rows.getType() instanceof InternalTypeInfo<RowData> internal) || !(internal.toLogicalType() instanceof RowType in)) {
+    static DataStream<RowData> adaptInput(
+            TableLocation table, RowType rowType, DataStream<RowData> rows, List<String> extra, String uidSuffix) {
+        if (!(rows.getType() instanceof InternalTypeInfo<RowData> internal)
+                || !(internal.toLogicalType() instanceof RowType in)) {
             return rows;
         }
         int expected = rowType.getFieldCount() + extra.size();
@@ -120,7 +123,8 @@ final class ChangeSinkPlan {
             return rows;
         }
         SingleOutputStreamOperator<RowData> adapted = rows.map(adapter.get(), InternalTypeInfo.of(target))
-                .uid("lance-input-types-" + uidSuffix).name("Lance input types");
+                .uid("lance-input-types-" + uidSuffix)
+                .name("Lance input types");
         if (rows.getParallelism() > 0) {
             adapted.setParallelism(rows.getParallelism()); // chains to the input: no extra serialization
         }

@@ -23,6 +23,7 @@ final class ColumnExpansion implements MapFunction<RowData, RowData> {
 
     /** Per output field: the input field it comes from, or -1 for NULL. */
     private final int[] source;
+
     private final LogicalType[] inputTypes;
     private transient RowData.FieldGetter[] getters;
 
@@ -63,15 +64,18 @@ final class ColumnExpansion implements MapFunction<RowData, RowData> {
             source[p] = i;
         }
         for (int p = 0; p < n; p++) {
-            out.add(new RowType.RowField(table.getFieldNames().get(p),
-                    source[p] >= 0 ? in.getTypeAt(source[p]) : table.getTypeAt(p).copy(true)));
+            out.add(new RowType.RowField(
+                    table.getFieldNames().get(p),
+                    source[p] >= 0
+                            ? in.getTypeAt(source[p])
+                            : table.getTypeAt(p).copy(true)));
         }
         for (int k = 0; k < extra; k++) {
             source[n + k] = carried.size() + k;
             out.add(new RowType.RowField(in.getFieldNames().get(carried.size() + k), in.getTypeAt(carried.size() + k)));
         }
-        return new Expanded(new ColumnExpansion(source, in.getChildren().toArray(new LogicalType[0])),
-                new RowType(out));
+        return new Expanded(
+                new ColumnExpansion(source, in.getChildren().toArray(new LogicalType[0])), new RowType(out));
     }
 
     record Expanded(ColumnExpansion function, RowType rowType) {}

@@ -40,8 +40,11 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  *
  * @param <IN> what the writers consume
  */
-public abstract class CommittingLanceSink<IN> implements Sink<IN>, SupportsCommitter<CheckpointCommit>,
-        SupportsPreCommitTopology<WrittenChanges, CheckpointCommit>, SupportsPostCommitTopology<CheckpointCommit> {
+public abstract class CommittingLanceSink<IN>
+        implements Sink<IN>,
+                SupportsCommitter<CheckpointCommit>,
+                SupportsPreCommitTopology<WrittenChanges, CheckpointCommit>,
+                SupportsPostCommitTopology<CheckpointCommit> {
     private static final long serialVersionUID = 1L;
 
     protected final TableLocation table;
@@ -60,8 +63,8 @@ public abstract class CommittingLanceSink<IN> implements Sink<IN>, SupportsCommi
      * @param overwrite replace the table's content with what the writers wrote, in one commit at
      *     the end of a bounded input
      */
-    protected CommittingLanceSink(TableLocation table, CommitSettings commitSettings, String uidSuffix,
-            boolean overwrite) {
+    protected CommittingLanceSink(
+            TableLocation table, CommitSettings commitSettings, String uidSuffix, boolean overwrite) {
         this(table, commitSettings, uidSuffix, overwrite, false);
     }
 
@@ -70,8 +73,12 @@ public abstract class CommittingLanceSink<IN> implements Sink<IN>, SupportsCommi
      *     ({@link UpdateMode#REWRITE_ROWS}): each checkpoint commits both as one Lance
      *     {@code Update}
      */
-    protected CommittingLanceSink(TableLocation table, CommitSettings commitSettings, String uidSuffix,
-            boolean overwrite, boolean rewriteRows) {
+    protected CommittingLanceSink(
+            TableLocation table,
+            CommitSettings commitSettings,
+            String uidSuffix,
+            boolean overwrite,
+            boolean rewriteRows) {
         this.table = requireNonNull(table, "table is null");
         this.commitSettings = requireNonNull(commitSettings, "commitSettings is null");
         this.uidSuffix = requireNonNull(uidSuffix, "uidSuffix is null");
@@ -98,7 +105,9 @@ public abstract class CommittingLanceSink<IN> implements Sink<IN>, SupportsCommi
     public DataStream<CommittableMessage<CheckpointCommit>> addPreCommitTopology(
             DataStream<CommittableMessage<WrittenChanges>> written) {
         return written.global()
-                .transform("Lance commit aggregator", CommittableMessageTypeInfo.of(CheckpointCommitSerializer::new),
+                .transform(
+                        "Lance commit aggregator",
+                        CommittableMessageTypeInfo.of(CheckpointCommitSerializer::new),
                         new LanceWriteAggregator(table, commitSettings, overwrite, rewriteRows))
                 .uid("lance-commit-aggregator-" + uidSuffix)
                 .name("Lance commit aggregator")
@@ -112,9 +121,9 @@ public abstract class CommittingLanceSink<IN> implements Sink<IN>, SupportsCommi
         if (!maintenance.enabled()) {
             return;
         }
-        committed.global()
-                .transform("Lance maintenance", Types.VOID,
-                        new LanceMaintenanceOperator(table, maintenance, uidSuffix))
+        committed
+                .global()
+                .transform("Lance maintenance", Types.VOID, new LanceMaintenanceOperator(table, maintenance, uidSuffix))
                 .uid("lance-maintenance-" + uidSuffix)
                 .name("Lance maintenance")
                 .setParallelism(1)

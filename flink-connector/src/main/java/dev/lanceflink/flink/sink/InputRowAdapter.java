@@ -61,9 +61,11 @@ final class InputRowAdapter implements MapFunction<RowData, RowData> {
                 relayout = true;
                 continue;
             }
-            throw new IllegalArgumentException("Column '" + table.getFieldNames().get(i) + "' of " + tableName
-                    + " is " + want + ", but field " + i + " ('" + declared.getFieldNames().get(i) + "') of the"
-                    + " stream's rows is " + got + "; cast it before the sink");
+            throw new IllegalArgumentException(
+                    "Column '" + table.getFieldNames().get(i) + "' of " + tableName
+                            + " is " + want + ", but field " + i + " ('"
+                            + declared.getFieldNames().get(i) + "') of the"
+                            + " stream's rows is " + got + "; cast it before the sink");
         }
         if (!relayout) {
             return Optional.empty();
@@ -97,7 +99,8 @@ final class InputRowAdapter implements MapFunction<RowData, RowData> {
         if (isTimestamp(a) && a.getTypeRoot() == b.getTypeRoot()) {
             return compact(a) == compact(b);
         }
-        if (a.getTypeRoot() != b.getTypeRoot() || a.getChildren().size() != b.getChildren().size()
+        if (a.getTypeRoot() != b.getTypeRoot()
+                || a.getChildren().size() != b.getChildren().size()
                 || a.getChildren().isEmpty()) {
             return false;
         }
@@ -111,7 +114,8 @@ final class InputRowAdapter implements MapFunction<RowData, RowData> {
 
     /** Whether a binary row holds the timestamp as compact milliseconds (precision up to 3). */
     private static boolean compact(LogicalType timestamp) {
-        int precision = timestamp instanceof TimestampType t ? t.getPrecision()
+        int precision = timestamp instanceof TimestampType t
+                ? t.getPrecision()
                 : ((LocalZonedTimestampType) timestamp).getPrecision();
         return precision <= 3;
     }

@@ -34,7 +34,12 @@ public final class LanceSink extends CommittingLanceSink<RowData> {
     /** The declared type of the input rows, or null: then the types the table's columns read as. */
     private RowType inputType;
 
-    LanceSink(TableLocation table, long rowsPerFile, int batchRows, CommitSettings commitSettings, String uidSuffix,
+    LanceSink(
+            TableLocation table,
+            long rowsPerFile,
+            int batchRows,
+            CommitSettings commitSettings,
+            String uidSuffix,
             boolean overwrite) {
         super(table, commitSettings, uidSuffix, overwrite);
         this.rowsPerFile = rowsPerFile;

@@ -256,8 +256,8 @@ public final class LanceSinkBuilder {
                     + " topology that sinkTo(DataStream) builds");
         }
         requireNoReadVersion();
-        LanceSink sink = new LanceSink(new TableLocation(uri, storageOptions), rowsPerFile, batchRows, commitSettings,
-                suffix(), overwrite);
+        LanceSink sink = new LanceSink(
+                new TableLocation(uri, storageOptions), rowsPerFile, batchRows, commitSettings, suffix(), overwrite);
         if (maintenance.enabled() && !overwrite) {
             sink.maintenance(maintenance);
         }
@@ -284,10 +284,12 @@ public final class LanceSinkBuilder {
             case APPEND -> {
                 LanceSink sink = build();
                 attachMaintenance(sink, rows);
-                if (rows.getType() instanceof InternalTypeInfo<RowData> info && info.toLogicalType() instanceof RowType t) {
+                if (rows.getType() instanceof InternalTypeInfo<RowData> info
+                        && info.toLogicalType() instanceof RowType t) {
                     sink.inputType(t); // read cells with their declared precision (e.g. TIMESTAMP(3))
                 }
-                DataStreamSink<RowData> out = rows.sinkTo(sink).uid("lance-sink-" + sink.uidSuffix()).name("Lance sink");
+                DataStreamSink<RowData> out =
+                        rows.sinkTo(sink).uid("lance-sink-" + sink.uidSuffix()).name("Lance sink");
                 if (parallelism > 0) {
                     out.setParallelism(parallelism);
                 }
@@ -309,7 +311,8 @@ public final class LanceSinkBuilder {
         if (inputColumns.equals(tableType.getFieldNames())) {
             return rows;
         }
-        if (!(rows.getType() instanceof InternalTypeInfo<RowData> info) || !(info.toLogicalType() instanceof RowType in)) {
+        if (!(rows.getType() instanceof InternalTypeInfo<RowData> info)
+                || !(info.toLogicalType() instanceof RowType in)) {
             throw new IllegalArgumentException("inputColumns(" + inputColumns + ") needs the stream's rows typed as"
                     + " InternalTypeInfo of a RowType, to read the carried columns; got " + rows.getType());
         }
@@ -334,7 +337,8 @@ public final class LanceSinkBuilder {
         int extra = mode == LanceSinkMode.ROW_ADDRESS ? 1 : 0;
         ColumnExpansion.Expanded e = ColumnExpansion.of(in, inputColumns, extra, tableType, table.toString());
         SingleOutputStreamOperator<RowData> out = rows.map(e.function(), InternalTypeInfo.of(e.rowType()))
-                .uid("lance-input-columns-" + suffix()).name("Lance input columns");
+                .uid("lance-input-columns-" + suffix())
+                .name("Lance input columns");
         if (rows.getParallelism() > 0) {
             out.setParallelism(rows.getParallelism()); // chains to the input: no extra serialization
         }
@@ -367,11 +371,19 @@ public final class LanceSinkBuilder {
         String suffix = suffix();
         rows = ChangeSinkPlan.adaptInput(table, rowType, rows, List.of(), suffix);
         PrimaryKeySelector keySelector = new PrimaryKeySelector(rowType, keys);
-        SingleOutputStreamOperator<LocatedChange> resolved = rows
-                .keyBy(keySelector, InternalTypeInfo.of(keySelector.keyType()))
-                .transform("Lance key resolver", new LocatedChangeTypeInfo(rowType),
-                        new ChangelogKeyResolver(table, rowType, keys, written, overlayShape == OverlayShape.SPARSE,
-                                rowsPerFile, rewriteRows))
+        SingleOutputStreamOperator<LocatedChange> resolved = rows.keyBy(
+                        keySelector, InternalTypeInfo.of(keySelector.keyType()))
+                .transform(
+                        "Lance key resolver",
+                        new LocatedChangeTypeInfo(rowType),
+                        new ChangelogKeyResolver(
+                                table,
+                                rowType,
+                                keys,
+                                written,
+                                overlayShape == OverlayShape.SPARSE,
+                                rowsPerFile,
+                                rewriteRows))
                 .uid("lance-key-resolver-" + suffix)
                 .name("Lance key resolver");
         if (parallelism > 0) {
@@ -380,15 +392,18 @@ public final class LanceSinkBuilder {
         LanceChangeSink sink = new LanceChangeSink(table, batchRows, rowsPerFile, commitSettings, suffix, rewriteRows);
         attachMaintenance(sink, rows);
         // Same parallelism, forward: each writer gets exactly its resolver's rows, in order.
-        return resolved.forward().sinkTo(sink).setParallelism(resolved.getParallelism())
-                .uid("lance-sink-" + suffix).name("Lance sink");
+        return resolved.forward()
+                .sinkTo(sink)
+                .setParallelism(resolved.getParallelism())
+                .uid("lance-sink-" + suffix)
+                .name("Lance sink");
     }
 
     private DataStreamSink<?> rowAddress(DataStream<RowData> rows, boolean deletesOnly) {
         TableLocation table = new TableLocation(uri, storageOptions);
         RowType rowType = ChangeSinkPlan.tableColumns(table);
-        ColumnSet written = deletesOnly ? ColumnSet.EMPTY
-                : ChangeSinkPlan.writtenColumns(table, rowType, writtenColumns);
+        ColumnSet written =
+                deletesOnly ? ColumnSet.EMPTY : ChangeSinkPlan.writtenColumns(table, rowType, writtenColumns);
         boolean rewriteRows = !deletesOnly && updateMode == UpdateMode.REWRITE_ROWS;
         if (rewriteRows) {
             ChangeSinkPlan.requireRewritableRows(table);
@@ -399,10 +414,12 @@ public final class LanceSinkBuilder {
         }
         LanceChangeSink sink = new LanceChangeSink(table, batchRows, rowsPerFile, commitSettings, suffix, rewriteRows);
         attachMaintenance(sink, rows);
-        SingleOutputStreamOperator<LocatedChange> changes = rows
-                .map(deletesOnly ? RowAddressChanges.deletes(rowType)
-                        : rewriteRows ? RowAddressChanges.rewrites(rowType, written)
-                                : new RowAddressChanges(rowType, written),
+        SingleOutputStreamOperator<LocatedChange> changes = rows.map(
+                        deletesOnly
+                                ? RowAddressChanges.deletes(rowType)
+                                : rewriteRows
+                                        ? RowAddressChanges.rewrites(rowType, written)
+                                        : new RowAddressChanges(rowType, written),
                         new LocatedChangeTypeInfo(rowType))
                 .uid("lance-row-address-changes-" + suffix)
                 .name("Lance row-address changes");
@@ -411,9 +428,10 @@ public final class LanceSinkBuilder {
         }
         // One writer per fragment, so a fragment's updates become one overlay file (or, rewriting
         // rows, one deletion vector and one new fragment per writer).
-        DataStreamSink<LocatedChange> out = changes
-                .keyBy(c -> RowAddress.fragmentId(c.position()), Types.LONG)
-                .sinkTo(sink).uid("lance-sink-" + suffix).name("Lance sink");
+        DataStreamSink<LocatedChange> out = changes.keyBy(c -> RowAddress.fragmentId(c.position()), Types.LONG)
+                .sinkTo(sink)
+                .uid("lance-sink-" + suffix)
+                .name("Lance sink");
         if (parallelism > 0) {
             out.setParallelism(parallelism);
         }

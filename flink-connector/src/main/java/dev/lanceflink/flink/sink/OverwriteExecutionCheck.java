@@ -23,8 +23,8 @@ final class OverwriteExecutionCheck {
     private OverwriteExecutionCheck() {}
 
     static void requireBatch(DataStream<?> rows, String table) {
-        RuntimeExecutionMode mode = rows.getExecutionEnvironment().getConfiguration()
-                .get(ExecutionOptions.RUNTIME_MODE);
+        RuntimeExecutionMode mode =
+                rows.getExecutionEnvironment().getConfiguration().get(ExecutionOptions.RUNTIME_MODE);
         if (mode == RuntimeExecutionMode.BATCH) {
             return;
         }

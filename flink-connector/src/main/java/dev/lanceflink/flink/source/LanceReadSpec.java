@@ -21,8 +21,15 @@ import java.util.Map;
  * @param metadataColumns appended after {@code columns}, in this order, each as BIGINT
  * @param batchSize rows per Arrow batch
  */
-public record LanceReadSpec(String uri, Map<String, String> storageOptions, List<String> columns, Expr filter,
-        long limit, List<MetadataColumn> metadataColumns, int batchSize) implements Serializable {
+public record LanceReadSpec(
+        String uri,
+        Map<String, String> storageOptions,
+        List<String> columns,
+        Expr filter,
+        long limit,
+        List<MetadataColumn> metadataColumns,
+        int batchSize)
+        implements Serializable {
 
     public LanceReadSpec {
         storageOptions = Map.copyOf(storageOptions);
@@ -40,10 +47,22 @@ public record LanceReadSpec(String uri, Map<String, String> storageOptions, List
      * A spec whose only possible metadata column is {@code _rowaddr} (appended if {@code withRowAddress}),
      * with the filter as {@link ExprParser} text (null: all rows).
      */
-    public LanceReadSpec(String uri, Map<String, String> storageOptions, List<String> columns, String filter,
-            long limit, boolean withRowAddress, int batchSize) {
-        this(uri, storageOptions, columns, filter == null ? null : ExprParser.parse(filter), limit,
-                withRowAddress ? List.of(MetadataColumn.ROW_ADDRESS) : List.of(), batchSize);
+    public LanceReadSpec(
+            String uri,
+            Map<String, String> storageOptions,
+            List<String> columns,
+            String filter,
+            long limit,
+            boolean withRowAddress,
+            int batchSize) {
+        this(
+                uri,
+                storageOptions,
+                columns,
+                filter == null ? null : ExprParser.parse(filter),
+                limit,
+                withRowAddress ? List.of(MetadataColumn.ROW_ADDRESS) : List.of(),
+                batchSize);
     }
 
     /** Whether {@code _rowaddr} is appended. */

@@ -230,16 +230,21 @@ public final class LanceSource implements Source<RowData, LanceSplit, LanceEnume
                         + ") are set for " + uri + "; time travel takes one of them");
             }
             try (Dataset latest = Dataset.open(uri, storageOptions)) {
-                Dataset at = version != null ? latest.checkoutVersion(version)
+                Dataset at = version != null
+                        ? latest.checkoutVersion(version)
                         : asOf != null ? latest.checkoutAsOf(asOf) : latest;
                 LanceSchema schema = at.schema();
-                List<String> names = columns != null ? columns
+                List<String> names = columns != null
+                        ? columns
                         : schema.fields().stream().map(LanceField::name).toList();
                 List<RowType.RowField> fields = new ArrayList<>();
                 for (String n : names) {
-                    LanceField f = schema.fieldByName(n).orElseThrow(() -> new IllegalArgumentException("Column '"
-                            + n + "' does not exist at version " + at.version() + " of " + uri + "; it has: "
-                            + schema.fields().stream().map(LanceField::name).toList()));
+                    LanceField f = schema.fieldByName(n)
+                            .orElseThrow(() -> new IllegalArgumentException("Column '"
+                                    + n + "' does not exist at version " + at.version() + " of " + uri + "; it has: "
+                                    + schema.fields().stream()
+                                            .map(LanceField::name)
+                                            .toList()));
                     fields.add(new RowType.RowField(n, LanceTypeMapping.toLogicalType(n, f.toArrow())));
                 }
                 for (MetadataColumn c : metadataColumns) {
@@ -249,15 +254,19 @@ public final class LanceSource implements Source<RowData, LanceSplit, LanceEnume
                 if (rows != null) {
                     for (String c : PredicateEvaluator.referencedColumns(rows)) {
                         if (schema.fieldByName(c).isEmpty()) {
-                            throw new IllegalArgumentException("Filter \"" + (filterText != null ? filterText
-                                    : ExprPrinter.sql(rows)) + "\" refers to column '" + c + "', which version "
-                                    + at.version() + " of " + uri + " does not have");
+                            throw new IllegalArgumentException(
+                                    "Filter \"" + (filterText != null ? filterText : ExprPrinter.sql(rows))
+                                            + "\" refers to column '" + c + "', which version "
+                                            + at.version() + " of " + uri + " does not have");
                         }
                     }
                 }
-                LanceReadSpec spec = new LanceReadSpec(uri, storageOptions, names, rows, limit, metadataColumns,
-                        batchSize);
-                return new LanceSource(spec, at.version(), new RowType(false, fields),
+                LanceReadSpec spec =
+                        new LanceReadSpec(uri, storageOptions, names, rows, limit, metadataColumns, batchSize);
+                return new LanceSource(
+                        spec,
+                        at.version(),
+                        new RowType(false, fields),
                         LanceSplitPlanner.plan(at.version(), at.fragments(), rowsPerSplit));
             } catch (IOException e) {
                 throw new UncheckedIOException("Cannot open the Lance table at " + uri + ": " + e.getMessage(), e);

@@ -43,7 +43,9 @@ public enum MetadataColumn {
 
     /** The column for {@code key}, or an error listing the keys there are. */
     public static MetadataColumn requireKey(String key) {
-        return ofKey(key).orElseThrow(() -> new IllegalArgumentException("Unknown Lance metadata column '" + key
-                + "'; the Lance source provides " + Arrays.stream(values()).map(MetadataColumn::key).toList()));
+        return ofKey(key)
+                .orElseThrow(() -> new IllegalArgumentException("Unknown Lance metadata column '" + key
+                        + "'; the Lance source provides "
+                        + Arrays.stream(values()).map(MetadataColumn::key).toList()));
     }
 }

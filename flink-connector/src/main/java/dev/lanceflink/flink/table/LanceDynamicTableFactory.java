@@ -1,12 +1,11 @@
 package dev.lanceflink.flink.table;
 
 import dev.lanceflink.dataset.Dataset;
-import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.dataset.NotADatasetException;
+import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.flink.catalog.CatalogSchemas;
 import dev.lanceflink.flink.sink.UpdateMode;
 import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
-import org.apache.flink.table.catalog.exceptions.CatalogException;
 import dev.lanceflink.flink.types.LanceTypeException;
 import dev.lanceflink.flink.types.LanceTypeMapping;
 import dev.lanceflink.flink.types.VectorDimensions;
@@ -28,6 +27,7 @@ import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.catalog.exceptions.CatalogException;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.factories.DynamicTableSinkFactory;
@@ -74,23 +74,36 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
 
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
-        return Set.of(LanceConnectorOptions.VERSION, LanceConnectorOptions.AS_OF, LanceConnectorOptions.SCAN_BATCH_SIZE,
-                LanceConnectorOptions.SCAN_ROWS_PER_SPLIT, LanceConnectorOptions.SCAN_FILTER_PUSH_DOWN_ENABLED,
+        return Set.of(
+                LanceConnectorOptions.VERSION,
+                LanceConnectorOptions.AS_OF,
+                LanceConnectorOptions.SCAN_BATCH_SIZE,
+                LanceConnectorOptions.SCAN_ROWS_PER_SPLIT,
+                LanceConnectorOptions.SCAN_FILTER_PUSH_DOWN_ENABLED,
                 LanceConnectorOptions.VECTOR_DIMENSIONS,
-                LanceConnectorOptions.SINK_ROWS_PER_FILE, LanceConnectorOptions.SINK_BATCH_ROWS,
-                LanceConnectorOptions.SINK_COMMIT_RETRIES, LanceConnectorOptions.SINK_COMMIT_RETRY_BACKOFF,
-                LanceConnectorOptions.SINK_ALLOW_RESTORE_FROM_OLDER_STATE, LanceConnectorOptions.SINK_UID_SUFFIX,
-                LanceConnectorOptions.SINK_UPDATE_MODE, FactoryUtil.SINK_PARALLELISM,
-                LanceConnectorOptions.CREATE_FILE_VERSION, LanceConnectorOptions.CREATE_STABLE_ROW_IDS,
-                LanceConnectorOptions.SINK_MAINTENANCE_ENABLED, LanceConnectorOptions.SINK_MAINTENANCE_CHECK_EVERY_COMMITS,
+                LanceConnectorOptions.SINK_ROWS_PER_FILE,
+                LanceConnectorOptions.SINK_BATCH_ROWS,
+                LanceConnectorOptions.SINK_COMMIT_RETRIES,
+                LanceConnectorOptions.SINK_COMMIT_RETRY_BACKOFF,
+                LanceConnectorOptions.SINK_ALLOW_RESTORE_FROM_OLDER_STATE,
+                LanceConnectorOptions.SINK_UID_SUFFIX,
+                LanceConnectorOptions.SINK_UPDATE_MODE,
+                FactoryUtil.SINK_PARALLELISM,
+                LanceConnectorOptions.CREATE_FILE_VERSION,
+                LanceConnectorOptions.CREATE_STABLE_ROW_IDS,
+                LanceConnectorOptions.SINK_MAINTENANCE_ENABLED,
+                LanceConnectorOptions.SINK_MAINTENANCE_CHECK_EVERY_COMMITS,
                 LanceConnectorOptions.SINK_MAINTENANCE_CHECK_INTERVAL,
                 LanceConnectorOptions.SINK_MAINTENANCE_MERGE_MAX_OVERLAYS,
                 LanceConnectorOptions.SINK_MAINTENANCE_MERGE_MAX_OVERLAY_BYTES,
                 LanceConnectorOptions.SINK_MAINTENANCE_FOLD_MIN_COVERAGE,
                 LanceConnectorOptions.SINK_MAINTENANCE_FOLD_QUIET_PERIOD,
-                LanceConnectorOptions.SINK_MAINTENANCE_CLEANUP_ENABLED, LanceConnectorOptions.SINK_MAINTENANCE_RETAIN_VERSIONS,
-                LanceConnectorOptions.SINK_MAINTENANCE_RETAIN_MIN_AGE, LanceConnectorOptions.SINK_MAINTENANCE_CLEANUP_GRACE,
-                LanceConnectorOptions.SINK_MAINTENANCE_LEASE_TIMEOUT, LanceConnectorOptions.SINK_MAINTENANCE_PARALLELISM,
+                LanceConnectorOptions.SINK_MAINTENANCE_CLEANUP_ENABLED,
+                LanceConnectorOptions.SINK_MAINTENANCE_RETAIN_VERSIONS,
+                LanceConnectorOptions.SINK_MAINTENANCE_RETAIN_MIN_AGE,
+                LanceConnectorOptions.SINK_MAINTENANCE_CLEANUP_GRACE,
+                LanceConnectorOptions.SINK_MAINTENANCE_LEASE_TIMEOUT,
+                LanceConnectorOptions.SINK_MAINTENANCE_PARALLELISM,
                 LanceConnectorOptions.SINK_MAINTENANCE_MAX_FRAGMENTS_PER_RUN,
                 LanceConnectorOptions.SINK_MAINTENANCE_FRAGMENTS_ENABLED,
                 LanceConnectorOptions.SINK_MAINTENANCE_FRAGMENTS_TARGET_ROWS,
@@ -109,7 +122,8 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
         String uri = options.get(LanceConnectorOptions.PATH);
         Map<String, String> storage = storageOptions(context.getCatalogTable().getOptions());
         Optional<Long> version = options.getOptional(LanceConnectorOptions.VERSION);
-        Optional<Instant> asOf = options.getOptional(LanceConnectorOptions.AS_OF).map(LanceDynamicTableFactory::instant);
+        Optional<Instant> asOf =
+                options.getOptional(LanceConnectorOptions.AS_OF).map(LanceDynamicTableFactory::instant);
         if (version.isPresent() && asOf.isPresent()) {
             throw new ValidationException("Table " + context.getObjectIdentifier() + " sets both 'version' and 'as-of'"
                     + "; time travel takes one of them");
@@ -124,7 +138,8 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
         ResolvedSchema schema = context.getCatalogTable().getResolvedSchema();
         List<String> physical = new ArrayList<>();
         try (Dataset latest = Dataset.open(uri, storage)) {
-            Dataset at = version.isPresent() ? latest.checkoutVersion(version.get())
+            Dataset at = version.isPresent()
+                    ? latest.checkoutVersion(version.get())
                     : asOf.isPresent() ? latest.checkoutAsOf(asOf.get()) : latest;
             for (Column c : schema.getColumns()) {
                 if (!c.isPhysical()) {
@@ -134,9 +149,16 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                 LanceTypeMapping.checkReadable(c.getName(), c.getDataType().getLogicalType(), f.toArrow());
                 physical.add(c.getName());
             }
-            return new LanceDynamicTableSource(new LanceTableConfig(uri, storage, at.version(), batchSize,
-                    rowsPerSplit, version.isPresent() || asOf.isPresent(),
-                    options.get(LanceConnectorOptions.SCAN_FILTER_PUSH_DOWN_ENABLED)), physical);
+            return new LanceDynamicTableSource(
+                    new LanceTableConfig(
+                            uri,
+                            storage,
+                            at.version(),
+                            batchSize,
+                            rowsPerSplit,
+                            version.isPresent() || asOf.isPresent(),
+                            options.get(LanceConnectorOptions.SCAN_FILTER_PUSH_DOWN_ENABLED)),
+                    physical);
         } catch (LanceTypeException e) {
             throw new ValidationException("Table " + context.getObjectIdentifier() + ": " + e.getMessage(), e);
         } catch (IOException e) {
@@ -161,7 +183,8 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
         }
         options.getOptional(LanceConnectorOptions.VECTOR_DIMENSIONS).ifPresent(VectorDimensions::parse);
         createFileVersion(table, options); // a wrong value fails every write, not only the first
-        LanceSinkConfig config = sinkConfig(table, options, storageOptions(context.getCatalogTable().getOptions()));
+        LanceSinkConfig config = sinkConfig(
+                table, options, storageOptions(context.getCatalogTable().getOptions()));
         RowType declared = (RowType) context.getPhysicalRowDataType().getLogicalType();
         try (Dataset latest = Dataset.open(config.uri(), config.storageOptions())) {
             for (RowType.RowField c : declared.getFields()) {
@@ -171,10 +194,19 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                 LanceTypeMapping.checkReadable(c.getName(), c.getType().copy(true), f.toArrow());
             }
             Schema stored = latest.schema().toArrow();
-            List<String> primaryKey = context.getCatalogTable().getResolvedSchema().getPrimaryKey()
-                    .map(k -> k.getColumns()).orElse(List.of());
-            return new LanceDynamicTableSink(table, config, declared, stored, primaryKey,
-                    FileVersion.parse(latest.manifest().dataFormat().version()), latest.manifest().usesStableRowIds(),
+            List<String> primaryKey = context.getCatalogTable()
+                    .getResolvedSchema()
+                    .getPrimaryKey()
+                    .map(k -> k.getColumns())
+                    .orElse(List.of());
+            return new LanceDynamicTableSink(
+                    table,
+                    config,
+                    declared,
+                    stored,
+                    primaryKey,
+                    FileVersion.parse(latest.manifest().dataFormat().version()),
+                    latest.manifest().usesStableRowIds(),
                     null);
         } catch (LanceTypeException e) {
             throw new ValidationException("Table " + table + ": " + e.getMessage(), e);
@@ -190,25 +222,41 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
      * the declared physical columns and primary key, as the Lance catalog would
      * ({@link CatalogSchemas#newTable}: types, 'vector-dimensions', data storage version).
      */
-    private static LanceDynamicTableSink newTableSink(Context context, String table, LanceSinkConfig config,
-            RowType declared, ReadableConfig options) {
+    private static LanceDynamicTableSink newTableSink(
+            Context context, String table, LanceSinkConfig config, RowType declared, ReadableConfig options) {
         ResolvedSchema all = context.getCatalogTable().getResolvedSchema();
         // Computed and metadata columns, and watermarks, belong to the declaration, not the table.
-        ResolvedSchema physical = new ResolvedSchema(all.getColumns().stream().filter(Column::isPhysical).toList(),
-                List.of(), all.getPrimaryKey().orElse(null));
+        ResolvedSchema physical = new ResolvedSchema(
+                all.getColumns().stream().filter(Column::isPhysical).toList(),
+                List.of(),
+                all.getPrimaryKey().orElse(null));
         VectorDimensions dims = options.getOptional(LanceConnectorOptions.VECTOR_DIMENSIONS)
-                .map(VectorDimensions::parse).orElse(VectorDimensions.none());
+                .map(VectorDimensions::parse)
+                .orElse(VectorDimensions.none());
         CatalogSchemas.NewTable created;
         try {
-            created = CatalogSchemas.newTable(table, physical, dims, createFileVersion(table, options),
+            created = CatalogSchemas.newTable(
+                    table,
+                    physical,
+                    dims,
+                    createFileVersion(table, options),
                     options.get(LanceConnectorOptions.CREATE_STABLE_ROW_IDS));
         } catch (CatalogException e) {
-            throw new ValidationException("There is no Lance table at '" + config.uri() + "' for table " + table
-                    + ", and its first write cannot create one: " + e.getMessage(), e);
+            throw new ValidationException(
+                    "There is no Lance table at '" + config.uri() + "' for table " + table
+                            + ", and its first write cannot create one: " + e.getMessage(),
+                    e);
         }
         List<String> primaryKey = all.getPrimaryKey().map(k -> k.getColumns()).orElse(List.of());
-        return new LanceDynamicTableSink(table, config, declared, created.schema().toArrow(), primaryKey,
-                created.fileVersion(), created.stableRowIds(), created);
+        return new LanceDynamicTableSink(
+                table,
+                config,
+                declared,
+                created.schema().toArrow(),
+                primaryKey,
+                created.fileVersion(),
+                created.stableRowIds(),
+                created);
     }
 
     /** {@code 'create.file-version'}, or null for the default of {@link CatalogSchemas#newTable}. */
@@ -217,8 +265,10 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
         try {
             return value.map(FileVersion::parse).orElse(null);
         } catch (IllegalArgumentException e) {
-            throw new ValidationException("Table " + table + " sets '" + LanceConnectorOptions.CREATE_FILE_VERSION.key()
-                    + "' = '" + value.get() + "': " + e.getMessage(), e);
+            throw new ValidationException(
+                    "Table " + table + " sets '" + LanceConnectorOptions.CREATE_FILE_VERSION.key() + "' = '"
+                            + value.get() + "': " + e.getMessage(),
+                    e);
         }
     }
 
@@ -238,24 +288,35 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
             throw new ValidationException("'" + LanceConnectorOptions.SINK_COMMIT_RETRY_BACKOFF.key()
                     + "' must not be negative, got " + backoff);
         }
-        String uidSuffix = options.getOptional(LanceConnectorOptions.SINK_UID_SUFFIX).orElse(null);
+        String uidSuffix =
+                options.getOptional(LanceConnectorOptions.SINK_UID_SUFFIX).orElse(null);
         if (uidSuffix != null && uidSuffix.isBlank()) {
             throw new ValidationException("'" + LanceConnectorOptions.SINK_UID_SUFFIX.key() + "' must not be blank");
         }
-        return new LanceSinkConfig(options.get(LanceConnectorOptions.PATH), storage, rowsPerFile, batchRows, retries,
-                backoff, options.get(LanceConnectorOptions.SINK_ALLOW_RESTORE_FROM_OLDER_STATE), uidSuffix,
-                parallelism, updateMode(table, options.get(LanceConnectorOptions.SINK_UPDATE_MODE)),
+        return new LanceSinkConfig(
+                options.get(LanceConnectorOptions.PATH),
+                storage,
+                rowsPerFile,
+                batchRows,
+                retries,
+                backoff,
+                options.get(LanceConnectorOptions.SINK_ALLOW_RESTORE_FROM_OLDER_STATE),
+                uidSuffix,
+                parallelism,
+                updateMode(table, options.get(LanceConnectorOptions.SINK_UPDATE_MODE)),
                 maintenance(table, options));
     }
 
     /** The {@code sink.maintenance.*} options; a value out of range fails the statement, naming the option. */
     static MaintenanceSettings maintenance(String table, ReadableConfig o) {
         try {
-            return new MaintenanceSettings(o.get(LanceConnectorOptions.SINK_MAINTENANCE_ENABLED),
+            return new MaintenanceSettings(
+                    o.get(LanceConnectorOptions.SINK_MAINTENANCE_ENABLED),
                     o.get(LanceConnectorOptions.SINK_MAINTENANCE_CHECK_EVERY_COMMITS),
                     o.get(LanceConnectorOptions.SINK_MAINTENANCE_CHECK_INTERVAL),
                     o.get(LanceConnectorOptions.SINK_MAINTENANCE_MERGE_MAX_OVERLAYS),
-                    o.get(LanceConnectorOptions.SINK_MAINTENANCE_MERGE_MAX_OVERLAY_BYTES).getBytes(),
+                    o.get(LanceConnectorOptions.SINK_MAINTENANCE_MERGE_MAX_OVERLAY_BYTES)
+                            .getBytes(),
                     o.get(LanceConnectorOptions.SINK_MAINTENANCE_FOLD_MIN_COVERAGE),
                     o.get(LanceConnectorOptions.SINK_MAINTENANCE_FOLD_QUIET_PERIOD),
                     o.get(LanceConnectorOptions.SINK_MAINTENANCE_CLEANUP_ENABLED),
@@ -277,11 +338,14 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
     }
 
     private static UpdateMode updateMode(String table, String value) {
-        return UpdateMode.ofOptionValue(value).orElseThrow(() -> new ValidationException("Table " + table + " sets '"
-                + LanceConnectorOptions.SINK_UPDATE_MODE.key() + "' = '" + value + "', which is not an update mode;"
-                + " use '" + UpdateMode.OVERLAY.optionValue() + "' (data overlay files, the default) or '"
-                + UpdateMode.REWRITE_ROWS.optionValue() + "' (delete and re-append updated rows, readable by every"
-                + " Lance release)"));
+        return UpdateMode.ofOptionValue(value)
+                .orElseThrow(() -> new ValidationException("Table " + table + " sets '"
+                        + LanceConnectorOptions.SINK_UPDATE_MODE.key() + "' = '" + value
+                        + "', which is not an update mode;"
+                        + " use '" + UpdateMode.OVERLAY.optionValue() + "' (data overlay files, the default) or '"
+                        + UpdateMode.REWRITE_ROWS.optionValue()
+                        + "' (delete and re-append updated rows, readable by every"
+                        + " Lance release)"));
     }
 
     private static void positive(ConfigOption<?> option, long value) {
@@ -293,20 +357,26 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
     // ---- shared -------------------------------------------------------------------------------
 
     private static LanceField storedColumn(Context context, String uri, Dataset at, String name) {
-        return at.schema().fieldByName(name).orElseThrow(() -> new ValidationException("Column '" + name
-                + "' of table " + context.getObjectIdentifier() + " does not exist in version " + at.version()
-                + " of the Lance table at " + uri + "; its columns are "
-                + at.schema().fields().stream().map(LanceField::name).toList()));
+        return at.schema()
+                .fieldByName(name)
+                .orElseThrow(() -> new ValidationException("Column '" + name
+                        + "' of table " + context.getObjectIdentifier() + " does not exist in version " + at.version()
+                        + " of the Lance table at " + uri + "; its columns are "
+                        + at.schema().fields().stream().map(LanceField::name).toList()));
     }
 
     private static ValidationException cannotOpen(Context context, String uri, IOException e) {
         if (e instanceof NotADatasetException) {
-            return new ValidationException("There is no Lance table at '" + uri + "' for table "
-                    + context.getObjectIdentifier() + " (" + e.getMessage() + "); reading needs one. A write"
-                    + " (INSERT INTO) creates it, with the declared columns", e);
+            return new ValidationException(
+                    "There is no Lance table at '" + uri + "' for table "
+                            + context.getObjectIdentifier() + " (" + e.getMessage() + "); reading needs one. A write"
+                            + " (INSERT INTO) creates it, with the declared columns",
+                    e);
         }
-        return new ValidationException("Cannot open the Lance table at '" + uri + "' for table "
-                + context.getObjectIdentifier() + ": " + e.getMessage(), e);
+        return new ValidationException(
+                "Cannot open the Lance table at '" + uri + "' for table " + context.getObjectIdentifier() + ": "
+                        + e.getMessage(),
+                e);
     }
 
     /** The {@code storage.*} options with the prefix removed. */
@@ -328,8 +398,10 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
         try {
             return OffsetDateTime.parse(t).toInstant();
         } catch (DateTimeParseException e) {
-            throw new ValidationException("'as-of' = '" + text + "' is not an instant: write ISO-8601 with an offset, "
-                    + "e.g. '2026-11-29T21:00:00Z', or epoch milliseconds", e);
+            throw new ValidationException(
+                    "'as-of' = '" + text + "' is not an instant: write ISO-8601 with an offset, "
+                            + "e.g. '2026-11-29T21:00:00Z', or epoch milliseconds",
+                    e);
         }
     }
 }

@@ -6,6 +6,10 @@ import dev.lanceflink.expr.ExprPrinter;
 import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.flink.catalog.CatalogSchemas;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
+import dev.lanceflink.flink.sink.LanceSinkMode;
+import dev.lanceflink.flink.sink.UpdateMode;
+import dev.lanceflink.read.ScanOptions;
+import dev.lanceflink.txn.CommitOptions;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,26 +18,22 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.arrow.vector.types.pojo.Schema;
-import dev.lanceflink.flink.sink.LanceSinkMode;
-import dev.lanceflink.flink.sink.UpdateMode;
-import dev.lanceflink.read.ScanOptions;
-import dev.lanceflink.txn.CommitOptions;
 import org.apache.flink.table.api.DataTypes;
-import org.apache.flink.table.catalog.Column;
-import org.apache.flink.table.connector.RowLevelModificationScanContext;
-import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
-import org.apache.flink.table.connector.sink.abilities.SupportsRowLevelDelete;
-import org.apache.flink.table.connector.sink.abilities.SupportsRowLevelUpdate;
-import org.apache.flink.table.connector.source.abilities.SupportsRowLevelModificationScan;
-import org.apache.flink.types.RowKind;
 import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.RowLevelModificationScanContext;
+import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.sink.abilities.SupportsDeletePushDown;
 import org.apache.flink.table.connector.sink.abilities.SupportsOverwrite;
+import org.apache.flink.table.connector.sink.abilities.SupportsRowLevelDelete;
+import org.apache.flink.table.connector.sink.abilities.SupportsRowLevelUpdate;
+import org.apache.flink.table.connector.source.abilities.SupportsRowLevelModificationScan;
 import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,10 +68,15 @@ import org.slf4j.LoggerFactory;
  * Flink PRIMARY KEY it is NOT ENFORCED, so the query must not produce a key twice (a later upsert
  * job refuses a table with duplicate keys, naming one).
  */
-final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePushDown, SupportsRowLevelUpdate,
-        SupportsRowLevelDelete, SupportsOverwrite {
+final class LanceDynamicTableSink
+        implements DynamicTableSink,
+                SupportsDeletePushDown,
+                SupportsRowLevelUpdate,
+                SupportsRowLevelDelete,
+                SupportsOverwrite {
     /** The Lance filter matching every row, for a DELETE without WHERE. */
     static final Expr ALL_ROWS = new Expr.Literal(true);
+
     private static final Logger LOG = LoggerFactory.getLogger(LanceDynamicTableSink.class);
 
     private final String table;
@@ -85,9 +90,11 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
     private final boolean stableRowIds;
     /** The table the first write creates, or null if the path held a table when the statement was planned. */
     private final CatalogSchemas.NewTable newTable;
+
     private Expr deleteFilter;
     /** Set when the planner turned an UPDATE or a row-level DELETE into this sink. */
     private SupportsRowLevelModificationScan.RowLevelModificationType modification;
+
     private List<String> updatedColumns = List.of();
     /** The version an UPDATE's or row-level DELETE's scan read (0 = unknown); its commit is checked against later ones. */
     private long readVersion;
@@ -103,8 +110,15 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
      * @param newTable the table to create before the first write if the path holds none (then
      *     {@code stored}, {@code dataFormat} and {@code stableRowIds} describe it), else null
      */
-    LanceDynamicTableSink(String table, LanceSinkConfig config, RowType declared, Schema stored,
-            List<String> primaryKey, FileVersion dataFormat, boolean stableRowIds, CatalogSchemas.NewTable newTable) {
+    LanceDynamicTableSink(
+            String table,
+            LanceSinkConfig config,
+            RowType declared,
+            Schema stored,
+            List<String> primaryKey,
+            FileVersion dataFormat,
+            boolean stableRowIds,
+            CatalogSchemas.NewTable newTable) {
         this.newTable = newTable;
         this.dataFormat = dataFormat;
         this.stableRowIds = stableRowIds;
@@ -154,10 +168,16 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
      */
     private SinkRuntimeProvider runtimeProvider(Context context) {
         if (modification == SupportsRowLevelModificationScan.RowLevelModificationType.UPDATE) {
-            LanceWriteSchemaCheck.check(table, config.uri(), declared, stored, dataFormat,
-                    LanceWriteSchemaCheck.Statement.UPDATE, updatedColumns);
-            LanceSinkBuilder builder = withDeclaredColumns(config.sinkBuilder().mode(LanceSinkMode.ROW_ADDRESS)
-                    .readVersion(readVersion));
+            LanceWriteSchemaCheck.check(
+                    table,
+                    config.uri(),
+                    declared,
+                    stored,
+                    dataFormat,
+                    LanceWriteSchemaCheck.Statement.UPDATE,
+                    updatedColumns);
+            LanceSinkBuilder builder = withDeclaredColumns(
+                    config.sinkBuilder().mode(LanceSinkMode.ROW_ADDRESS).readVersion(readVersion));
             if (rewritesRows() && !partial()) {
                 // The planner sends every column of the updated rows (applyRowLevelUpdate requires
                 // them all), current values included: the rows are rewritten whole, nothing is read.
@@ -168,25 +188,39 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
             return provider(builder.writtenColumns(updatedColumns.toArray(new String[0])));
         }
         if (modification == SupportsRowLevelModificationScan.RowLevelModificationType.DELETE) {
-            return provider(config.sinkBuilder().mode(LanceSinkMode.DELETE_BY_ROW_ADDRESS).readVersion(readVersion));
+            return provider(config.sinkBuilder()
+                    .mode(LanceSinkMode.DELETE_BY_ROW_ADDRESS)
+                    .readVersion(readVersion));
         }
         if (overwrite) {
             requireBoundedOverwrite(context);
             // Also for a PRIMARY KEY table: the old rows are all replaced, so no key is resolved
             // against them and the append topology writes the rows as they come.
-            LanceWriteSchemaCheck.check(table, config.uri(), declared, stored, dataFormat,
-                    LanceWriteSchemaCheck.Statement.OVERWRITE, declared.getFieldNames());
+            LanceWriteSchemaCheck.check(
+                    table,
+                    config.uri(),
+                    declared,
+                    stored,
+                    dataFormat,
+                    LanceWriteSchemaCheck.Statement.OVERWRITE,
+                    declared.getFieldNames());
             createTableIfAbsent();
             return provider(withDeclaredColumns(config.sinkBuilder().overwrite(true)));
         }
         if (!primaryKey.isEmpty()) {
             Optional<String[]> target = targetColumns(context);
-            LanceWriteSchemaCheck.check(table, config.uri(), declared, stored, dataFormat,
-                    LanceWriteSchemaCheck.Statement.UPSERT, target.map(List::of).orElse(declared.getFieldNames()));
+            LanceWriteSchemaCheck.check(
+                    table,
+                    config.uri(),
+                    declared,
+                    stored,
+                    dataFormat,
+                    LanceWriteSchemaCheck.Statement.UPSERT,
+                    target.map(List::of).orElse(declared.getFieldNames()));
             rewritesRows();
             createTableIfAbsent();
-            LanceSinkBuilder builder = withDeclaredColumns(config.sinkBuilder().mode(LanceSinkMode.UPSERT)
-                    .primaryKey(primaryKey.toArray(new String[0])));
+            LanceSinkBuilder builder = withDeclaredColumns(
+                    config.sinkBuilder().mode(LanceSinkMode.UPSERT).primaryKey(primaryKey.toArray(new String[0])));
             target.ifPresent(builder::writtenColumns);
             return provider(builder);
         }
@@ -195,7 +229,8 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
 
     /** Whether the declaration is not every column of the table in its order. */
     private boolean partial() {
-        return !declared.getFieldNames().equals(stored.getFields().stream().map(f -> f.getName()).toList());
+        return !declared.getFieldNames()
+                .equals(stored.getFields().stream().map(f -> f.getName()).toList());
     }
 
     /** Tells the sink which columns the rows carry when they are not the table's (a partial declaration). */
@@ -215,14 +250,20 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
         }
         try {
             boolean created = CatalogSchemas.createIfAbsent(table, config.uri(), config.storageOptions(), newTable);
-            LOG.info("{} the Lance table at {} for {} (data storage version {}, stable row ids {})",
-                    created ? "Created" : "Another writer created", config.uri(), table,
-                    newTable.fileVersion().label(), newTable.stableRowIds());
+            LOG.info(
+                    "{} the Lance table at {} for {} (data storage version {}, stable row ids {})",
+                    created ? "Created" : "Another writer created",
+                    config.uri(),
+                    table,
+                    newTable.fileVersion().label(),
+                    newTable.stableRowIds());
         } catch (IllegalStateException e) {
             throw new ValidationException(e.getMessage(), e);
         } catch (IOException e) {
-            throw new TableException("Cannot create the Lance table at '" + config.uri() + "' for " + table + " at its"
-                    + " first write: " + e.getMessage(), e);
+            throw new TableException(
+                    "Cannot create the Lance table at '" + config.uri() + "' for " + table + " at its"
+                            + " first write: " + e.getMessage(),
+                    e);
         }
     }
 
@@ -279,8 +320,14 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
     private SinkRuntimeProvider appendProvider() {
         // Checked here rather than in the factory so that a DELETE, which writes no rows, works on
         // any declaration.
-        LanceWriteSchemaCheck.check(table, config.uri(), declared, stored, dataFormat,
-                LanceWriteSchemaCheck.Statement.INSERT, declared.getFieldNames());
+        LanceWriteSchemaCheck.check(
+                table,
+                config.uri(),
+                declared,
+                stored,
+                dataFormat,
+                LanceWriteSchemaCheck.Statement.INSERT,
+                declared.getFieldNames());
         createTableIfAbsent();
         // Not a SinkV2Provider: the planner sets no uid on a sink it wires itself, and Flink refuses
         // a sink whose pre-commit topology has uids (the aggregator's) when the sink has none.
@@ -378,11 +425,16 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
      * changes; the statement still runs, as before such checks existed, and says so in the log.
      */
     private long readVersion(RowLevelModificationScanContext scan) {
-        OptionalLong v = scan instanceof LanceModificationScanContext c ? c.readVersion(config.uri())
-                : OptionalLong.empty();
+        OptionalLong v =
+                scan instanceof LanceModificationScanContext c ? c.readVersion(config.uri()) : OptionalLong.empty();
         if (v.isEmpty()) {
-            LOG.warn("The scan of {} ({}) did not report the version it read (context: {}); the {} commits without"
-                    + " checking for concurrent changes to the rows it read", table, config.uri(), scan, modification);
+            LOG.warn(
+                    "The scan of {} ({}) did not report the version it read (context: {}); the {} commits without"
+                            + " checking for concurrent changes to the rows it read",
+                    table,
+                    config.uri(),
+                    scan,
+                    modification);
             return 0;
         }
         return v.getAsLong();
@@ -436,15 +488,17 @@ final class LanceDynamicTableSink implements DynamicTableSink, SupportsDeletePus
             Dataset after = latest.delete(deleteFilter, Map.of(), CommitOptions.defaults());
             return Optional.of(latest.countRows() - after.countRows());
         } catch (IOException | RuntimeException e) {
-            throw new TableException("DELETE FROM " + table + " failed on the Lance table at '" + config.uri()
-                    + "' (Lance filter: " + ExprPrinter.sql(deleteFilter) + "): " + e.getMessage(), e);
+            throw new TableException(
+                    "DELETE FROM " + table + " failed on the Lance table at '" + config.uri() + "' (Lance filter: "
+                            + ExprPrinter.sql(deleteFilter) + "): " + e.getMessage(),
+                    e);
         }
     }
 
     @Override
     public DynamicTableSink copy() {
-        LanceDynamicTableSink c = new LanceDynamicTableSink(table, config, declared, stored, primaryKey, dataFormat,
-                stableRowIds, newTable);
+        LanceDynamicTableSink c = new LanceDynamicTableSink(
+                table, config, declared, stored, primaryKey, dataFormat, stableRowIds, newTable);
         c.deleteFilter = deleteFilter;
         c.modification = modification;
         c.updatedColumns = updatedColumns;

@@ -12,8 +12,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.flink.table.api.DataTypes;
-import org.apache.flink.table.connector.RowLevelModificationScanContext;
 import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.RowLevelModificationScanContext;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
@@ -40,8 +40,13 @@ import org.apache.flink.table.types.DataType;
  * leave Flink's plan, the others stay ({@code 'scan.filter-push-down.enabled' = 'false'} keeps
  * them all). A LIMIT reaches the scan only when no filter stays with Flink.
  */
-public final class LanceDynamicTableSource implements ScanTableSource, SupportsProjectionPushDown,
-        SupportsFilterPushDown, SupportsLimitPushDown, SupportsReadingMetadata, SupportsRowLevelModificationScan {
+public final class LanceDynamicTableSource
+        implements ScanTableSource,
+                SupportsProjectionPushDown,
+                SupportsFilterPushDown,
+                SupportsLimitPushDown,
+                SupportsReadingMetadata,
+                SupportsRowLevelModificationScan {
 
     private final LanceTableConfig config;
     private final List<String> physicalColumns;
@@ -63,9 +68,13 @@ public final class LanceDynamicTableSource implements ScanTableSource, SupportsP
 
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
-        LanceSource.Builder b = LanceSource.builder(config.uri()).storageOptions(config.storageOptions())
-                .version(config.version()).columns(projectedColumns).limit(limit)
-                .metadataColumns(metadataKeys).batchSize(config.batchSize())
+        LanceSource.Builder b = LanceSource.builder(config.uri())
+                .storageOptions(config.storageOptions())
+                .version(config.version())
+                .columns(projectedColumns)
+                .limit(limit)
+                .metadataColumns(metadataKeys)
+                .batchSize(config.batchSize())
                 .rowsPerSplit(config.rowsPerSplit());
         if (!filters.isEmpty()) {
             b.filter(LanceFilterTranslator.conjunction(filters));
@@ -75,7 +84,8 @@ public final class LanceDynamicTableSource implements ScanTableSource, SupportsP
 
     /** The pushed-down filter as text (for tests and messages), or empty. */
     Optional<String> pushedFilter() {
-        return filters.isEmpty() ? Optional.empty()
+        return filters.isEmpty()
+                ? Optional.empty()
                 : Optional.of(ExprPrinter.sql(LanceFilterTranslator.conjunction(filters)));
     }
 
@@ -118,8 +128,8 @@ public final class LanceDynamicTableSource implements ScanTableSource, SupportsP
         List<ResolvedExpression> remaining = new ArrayList<>();
         Set<String> columns = Set.copyOf(physicalColumns);
         for (ResolvedExpression e : expressions) {
-            Optional<Expr> tree = config.filterPushDown() ? LanceFilterTranslator.translate(e, columns)
-                    : Optional.empty();
+            Optional<Expr> tree =
+                    config.filterPushDown() ? LanceFilterTranslator.translate(e, columns) : Optional.empty();
             if (tree.isPresent()) {
                 filters.add(tree.get());
                 accepted.add(e);
@@ -150,13 +160,13 @@ public final class LanceDynamicTableSource implements ScanTableSource, SupportsP
      * also scans such a table) is passed on unchanged, as it belongs to that connector's sink.
      */
     @Override
-    public RowLevelModificationScanContext applyRowLevelModificationScan(RowLevelModificationType type,
-            RowLevelModificationScanContext previous) {
+    public RowLevelModificationScanContext applyRowLevelModificationScan(
+            RowLevelModificationType type, RowLevelModificationScanContext previous) {
         if (config.timeTravel() || (previous != null && !(previous instanceof LanceModificationScanContext))) {
             return previous;
         }
-        return LanceModificationScanContext.after((LanceModificationScanContext) previous, config.uri(),
-                config.version());
+        return LanceModificationScanContext.after(
+                (LanceModificationScanContext) previous, config.uri(), config.version());
     }
 
     // ---- metadata -----------------------------------------------------------------------------

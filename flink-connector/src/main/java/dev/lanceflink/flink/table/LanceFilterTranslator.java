@@ -89,8 +89,10 @@ final class LanceFilterTranslator {
                         ? column(f).map(c -> new Expr.IsNull(c, fn == BuiltInFunctionDefinitions.IS_NOT_NULL))
                         : Optional.empty();
             }
-            if (fn == BuiltInFunctionDefinitions.IS_TRUE || fn == BuiltInFunctionDefinitions.IS_FALSE
-                    || fn == BuiltInFunctionDefinitions.IS_NOT_TRUE || fn == BuiltInFunctionDefinitions.IS_NOT_FALSE) {
+            if (fn == BuiltInFunctionDefinitions.IS_TRUE
+                    || fn == BuiltInFunctionDefinitions.IS_FALSE
+                    || fn == BuiltInFunctionDefinitions.IS_NOT_TRUE
+                    || fn == BuiltInFunctionDefinitions.IS_NOT_FALSE) {
                 return truthTest(fn, args.get(0));
             }
             if (fn == BuiltInFunctionDefinitions.IN) {
@@ -119,10 +121,12 @@ final class LanceFilterTranslator {
                 return Optional.empty();
             }
             boolean wanted = fn == BuiltInFunctionDefinitions.IS_TRUE || fn == BuiltInFunctionDefinitions.IS_NOT_TRUE;
-            boolean negated = fn == BuiltInFunctionDefinitions.IS_NOT_TRUE || fn == BuiltInFunctionDefinitions.IS_NOT_FALSE;
+            boolean negated =
+                    fn == BuiltInFunctionDefinitions.IS_NOT_TRUE || fn == BuiltInFunctionDefinitions.IS_NOT_FALSE;
             return column(f).map(c -> {
                 Expr is = new Expr.Compare(CompareOp.EQ, c, new Expr.Literal(wanted), Domain.EXACT);
-                return negated ? new Expr.Or(new Expr.IsNull(c, false), new Expr.Not(is))
+                return negated
+                        ? new Expr.Or(new Expr.IsNull(c, false), new Expr.Not(is))
                         : new Expr.And(new Expr.IsNull(c, true), is);
             });
         }
@@ -155,7 +159,8 @@ final class LanceFilterTranslator {
             if (!l.get().fits(domain) || !r.get().fits(domain)) {
                 return Optional.empty();
             }
-            if ((op == CompareOp.EQ || op == CompareOp.NE) && (domain == Domain.FLOAT || domain == Domain.DOUBLE)
+            if ((op == CompareOp.EQ || op == CompareOp.NE)
+                    && (domain == Domain.FLOAT || domain == Domain.DOUBLE)
                     && (l.get().isZero() || r.get().isZero())) {
                 // Flink evaluates IN lists and <> (SEARCH over points) with a hash set, where -0.0
                 // differs from 0.0, but pushes them down as IEEE =/<>, where it equals 0.0: which one
@@ -164,7 +169,8 @@ final class LanceFilterTranslator {
             }
             Optional<Expr> left = l.get().in(domain);
             Optional<Expr> right = r.get().in(domain);
-            return left.isEmpty() || right.isEmpty() ? Optional.empty()
+            return left.isEmpty() || right.isEmpty()
+                    ? Optional.empty()
                     : Optional.of(new Expr.Compare(op, left.get(), right.get(), domain));
         }
 
@@ -175,14 +181,17 @@ final class LanceFilterTranslator {
                 return column(f).map(c -> new Operand(asFlinkReadsIt(c, t), t, null, false));
             }
             if (e instanceof ValueLiteralExpression l) {
-                return l.isNull() ? Optional.empty()
+                return l.isNull()
+                        ? Optional.empty()
                         : Optional.of(new Operand(null, l.getOutputDataType().getLogicalType(), l, false));
             }
-            if (e instanceof CallExpression c && c.getFunctionDefinition() == BuiltInFunctionDefinitions.CAST
+            if (e instanceof CallExpression c
+                    && c.getFunctionDefinition() == BuiltInFunctionDefinitions.CAST
                     && c.getResolvedChildren().get(0) instanceof FieldReferenceExpression f) {
                 LogicalType from = f.getOutputDataType().getLogicalType();
                 LogicalType to = c.getOutputDataType().getLogicalType();
-                return exactWidening(from, to) ? column(f).map(col -> new Operand(col, to, null, true))
+                return exactWidening(from, to)
+                        ? column(f).map(col -> new Operand(col, to, null, true))
                         : Optional.empty();
             }
             return Optional.empty();
@@ -203,7 +212,10 @@ final class LanceFilterTranslator {
         }
 
         boolean isZero() {
-            return value != null && value.getValueAs(Number.class).map(n -> n.doubleValue() == 0).orElse(false);
+            return value != null
+                    && value.getValueAs(Number.class)
+                            .map(n -> n.doubleValue() == 0)
+                            .orElse(false);
         }
 
         /**
@@ -224,7 +236,9 @@ final class LanceFilterTranslator {
         }
 
         Optional<Expr> in(Domain domain) {
-            return column != null ? Optional.of(column) : literalValue(value, domain).map(Expr.Literal::new);
+            return column != null
+                    ? Optional.of(column)
+                    : literalValue(value, domain).map(Expr.Literal::new);
         }
     }
 
@@ -285,7 +299,8 @@ final class LanceFilterTranslator {
         if (a.is(LogicalTypeFamily.NUMERIC) && b.is(LogicalTypeFamily.NUMERIC)) {
             if (decimalA || decimalB) {
                 return a.is(LogicalTypeFamily.APPROXIMATE_NUMERIC) || b.is(LogicalTypeFamily.APPROXIMATE_NUMERIC)
-                        ? Domain.DOUBLE_TOTAL : Domain.EXACT;
+                        ? Domain.DOUBLE_TOTAL
+                        : Domain.EXACT;
             }
             if (a.is(LogicalTypeRoot.DOUBLE) || b.is(LogicalTypeRoot.DOUBLE)) {
                 return Domain.DOUBLE;
@@ -298,7 +313,7 @@ final class LanceFilterTranslator {
         }
         return switch (a.getTypeRoot()) {
             case BOOLEAN, DATE, TIME_WITHOUT_TIME_ZONE, TIMESTAMP_WITHOUT_TIME_ZONE, TIMESTAMP_WITH_LOCAL_TIME_ZONE ->
-                    a.getTypeRoot() == b.getTypeRoot() ? Domain.EXACT : null;
+                a.getTypeRoot() == b.getTypeRoot() ? Domain.EXACT : null;
             default -> null;
         };
     }
@@ -312,15 +327,17 @@ final class LanceFilterTranslator {
         return switch (t.getTypeRoot()) {
             case FLOAT -> l.getValueAs(Float.class).map(Object.class::cast);
             case DOUBLE -> l.getValueAs(Double.class).map(Object.class::cast);
-            case DECIMAL -> l.getValueAs(BigDecimal.class).map(d -> domain == Domain.DOUBLE_TOTAL
-                    ? flinkDouble(d, (DecimalType) t) : d);
+            case DECIMAL ->
+                l.getValueAs(BigDecimal.class)
+                        .map(d -> domain == Domain.DOUBLE_TOTAL ? flinkDouble(d, (DecimalType) t) : d);
             case BOOLEAN -> l.getValueAs(Boolean.class).map(Object.class::cast);
             case CHAR, VARCHAR -> l.getValueAs(String.class).map(Object.class::cast);
             case BINARY, VARBINARY -> l.getValueAs(byte[].class).map(Object.class::cast);
             case DATE -> l.getValueAs(LocalDate.class).map(Object.class::cast);
             // Flink holds a time of day in milliseconds, a literal's too.
             case TIME_WITHOUT_TIME_ZONE -> l.getValueAs(LocalTime.class).map(x -> x.truncatedTo(ChronoUnit.MILLIS));
-            case TIMESTAMP_WITHOUT_TIME_ZONE -> l.getValueAs(LocalDateTime.class).map(Object.class::cast);
+            case TIMESTAMP_WITHOUT_TIME_ZONE ->
+                l.getValueAs(LocalDateTime.class).map(Object.class::cast);
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE -> l.getValueAs(Instant.class).map(Object.class::cast);
             default -> Optional.empty();
         };
@@ -372,9 +389,11 @@ final class LanceFilterTranslator {
         Domain domain = null;
         List<Expr.Literal> values = new ArrayList<>();
         for (Expr p : parts) {
-            if (!(p instanceof Expr.Compare c) || c.op() != op || !(c.right() instanceof Expr.Literal v)
-                    || c.left() instanceof Expr.Literal || (operand != null && (!operand.equals(c.left())
-                    || domain != c.domain()))) {
+            if (!(p instanceof Expr.Compare c)
+                    || c.op() != op
+                    || !(c.right() instanceof Expr.Literal v)
+                    || c.left() instanceof Expr.Literal
+                    || (operand != null && (!operand.equals(c.left()) || domain != c.domain()))) {
                 return Optional.empty();
             }
             operand = c.left();

@@ -15,9 +15,18 @@ import java.util.Map;
  * @param updateMode how updates of existing rows are stored
  * @param maintenance the in-job maintenance ({@code sink.maintenance.*})
  */
-record LanceSinkConfig(String uri, Map<String, String> storageOptions, long rowsPerFile, int batchRows,
-        int commitRetries, Duration commitRetryBackoff, boolean allowRestoreFromOlderState, String uidSuffix,
-        Integer parallelism, UpdateMode updateMode, MaintenanceSettings maintenance) {
+record LanceSinkConfig(
+        String uri,
+        Map<String, String> storageOptions,
+        long rowsPerFile,
+        int batchRows,
+        int commitRetries,
+        Duration commitRetryBackoff,
+        boolean allowRestoreFromOlderState,
+        String uidSuffix,
+        Integer parallelism,
+        UpdateMode updateMode,
+        MaintenanceSettings maintenance) {
     LanceSinkConfig {
         storageOptions = Map.copyOf(storageOptions);
         java.util.Objects.requireNonNull(maintenance, "maintenance is null");
@@ -25,9 +34,14 @@ record LanceSinkConfig(String uri, Map<String, String> storageOptions, long rows
 
     /** A builder of the exactly-once append sink with these options. */
     LanceSinkBuilder sinkBuilder() {
-        LanceSinkBuilder b = LanceSinkBuilder.forTable(uri).storageOptions(storageOptions).rowsPerFile(rowsPerFile)
-                .batchRows(batchRows).commitRetries(commitRetries).commitRetryBackoff(commitRetryBackoff)
-                .allowRestoreFromOlderState(allowRestoreFromOlderState).updateMode(updateMode)
+        LanceSinkBuilder b = LanceSinkBuilder.forTable(uri)
+                .storageOptions(storageOptions)
+                .rowsPerFile(rowsPerFile)
+                .batchRows(batchRows)
+                .commitRetries(commitRetries)
+                .commitRetryBackoff(commitRetryBackoff)
+                .allowRestoreFromOlderState(allowRestoreFromOlderState)
+                .updateMode(updateMode)
                 .maintenance(maintenance);
         if (uidSuffix != null) {
             b.uidSuffix(uidSuffix);

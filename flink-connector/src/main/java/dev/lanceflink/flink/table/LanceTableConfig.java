@@ -10,14 +10,25 @@ import java.util.Map;
  *     {@code 'as-of'} option rather than being the latest version at planning
  * @param filterPushDown whether filters the scan can evaluate exactly are pushed into it
  */
-record LanceTableConfig(String uri, Map<String, String> storageOptions, long version, int batchSize,
-        long rowsPerSplit, boolean timeTravel, boolean filterPushDown) {
+record LanceTableConfig(
+        String uri,
+        Map<String, String> storageOptions,
+        long version,
+        int batchSize,
+        long rowsPerSplit,
+        boolean timeTravel,
+        boolean filterPushDown) {
     LanceTableConfig {
         storageOptions = Map.copyOf(storageOptions);
     }
 
     /** With filter push-down. */
-    LanceTableConfig(String uri, Map<String, String> storageOptions, long version, int batchSize, long rowsPerSplit,
+    LanceTableConfig(
+            String uri,
+            Map<String, String> storageOptions,
+            long version,
+            int batchSize,
+            long rowsPerSplit,
             boolean timeTravel) {
         this(uri, storageOptions, version, batchSize, rowsPerSplit, timeTravel, true);
     }

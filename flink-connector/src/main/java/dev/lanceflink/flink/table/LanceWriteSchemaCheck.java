@@ -99,8 +99,14 @@ final class LanceWriteSchemaCheck {
      *     columns); only their types must fit
      * @throws ValidationException naming the statement, the column that does not fit, and what to declare
      */
-    static void check(String table, String uri, RowType declared, Schema stored, FileVersion dataFormat,
-            Statement statement, Collection<String> written) {
+    static void check(
+            String table,
+            String uri,
+            RowType declared,
+            Schema stored,
+            FileVersion dataFormat,
+            Statement statement,
+            Collection<String> written) {
         List<String> declaredNames = declared.getFieldNames();
         List<String> storedNames = new ArrayList<>();
         for (Field f : stored.getFields()) {
@@ -108,8 +114,11 @@ final class LanceWriteSchemaCheck {
         }
         for (String name : declaredNames) {
             if (!storedNames.contains(name)) {
-                throw fail(table, uri, statement.label() + ": column '" + name + "' does not exist in the Lance"
-                        + " table; its columns are " + storedNames);
+                throw fail(
+                        table,
+                        uri,
+                        statement.label() + ": column '" + name + "' does not exist in the Lance"
+                                + " table; its columns are " + storedNames);
             }
         }
         if (statement.newRows) {
@@ -120,8 +129,12 @@ final class LanceWriteSchemaCheck {
                 }
             }
             if (!notNull.isEmpty()) {
-                throw fail(table, uri, statement.label() + " gives the columns the table does not declare NULL in"
-                        + " new rows, but the Lance table's columns " + notNull + " are NOT NULL; declare them");
+                throw fail(
+                        table,
+                        uri,
+                        statement.label() + " gives the columns the table does not declare NULL in"
+                                + " new rows, but the Lance table's columns " + notNull
+                                + " are NOT NULL; declare them");
             }
         }
         for (int i = 0; i < declaredNames.size(); i++) {
@@ -129,8 +142,8 @@ final class LanceWriteSchemaCheck {
             if (!written.contains(name)) {
                 continue;
             }
-            Optional<String> problem = problem(name, declared.getTypeAt(i),
-                    stored.getFields().get(storedNames.indexOf(name)), dataFormat);
+            Optional<String> problem =
+                    problem(name, declared.getTypeAt(i), stored.getFields().get(storedNames.indexOf(name)), dataFormat);
             if (problem.isPresent()) {
                 throw fail(table, uri, statement.label() + ": " + problem.get());
             }
@@ -145,7 +158,8 @@ final class LanceWriteSchemaCheck {
     private static Optional<String> problem(String path, LogicalType declared, Field stored, FileVersion dataFormat) {
         if (declared.isNullable() && !stored.isNullable()) {
             return Optional.of("column '" + path + "' is NOT NULL in the Lance table but declared "
-                    + declared.asSummaryString() + "; declare it " + declared.copy(false).asSummaryString()
+                    + declared.asSummaryString() + "; declare it "
+                    + declared.copy(false).asSummaryString()
                     + ", so that Flink checks every row for NULL before it is written");
         }
         ArrowType a = stored.getType();
@@ -158,18 +172,22 @@ final class LanceWriteSchemaCheck {
             case FLOAT -> a instanceof ArrowType.FloatingPoint f && f.getPrecision() == FloatingPointPrecision.SINGLE;
             case DOUBLE -> a instanceof ArrowType.FloatingPoint f && f.getPrecision() == FloatingPointPrecision.DOUBLE;
             case CHAR, VARCHAR -> a instanceof ArrowType.Utf8 || a instanceof ArrowType.LargeUtf8;
-            case BINARY -> a instanceof ArrowType.Binary || a instanceof ArrowType.LargeBinary
-                    || a instanceof ArrowType.FixedSizeBinary fb && fb.getByteWidth() == ((BinaryType) declared).getLength();
+            case BINARY ->
+                a instanceof ArrowType.Binary
+                        || a instanceof ArrowType.LargeBinary
+                        || a instanceof ArrowType.FixedSizeBinary fb
+                                && fb.getByteWidth() == ((BinaryType) declared).getLength();
             case VARBINARY -> a instanceof ArrowType.Binary || a instanceof ArrowType.LargeBinary;
             case DATE -> a instanceof ArrowType.Date;
             case TIME_WITHOUT_TIME_ZONE -> a instanceof ArrowType.Time;
             case TIMESTAMP_WITHOUT_TIME_ZONE -> a instanceof ArrowType.Timestamp t && t.getTimezone() == null;
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE -> a instanceof ArrowType.Timestamp t && t.getTimezone() != null;
-            case DECIMAL -> a instanceof ArrowType.Decimal d
-                    && d.getPrecision() == ((DecimalType) declared).getPrecision()
-                    && d.getScale() == ((DecimalType) declared).getScale();
-            case ARRAY -> a instanceof ArrowType.List || a instanceof ArrowType.LargeList
-                    || a instanceof ArrowType.FixedSizeList;
+            case DECIMAL ->
+                a instanceof ArrowType.Decimal d
+                        && d.getPrecision() == ((DecimalType) declared).getPrecision()
+                        && d.getScale() == ((DecimalType) declared).getScale();
+            case ARRAY ->
+                a instanceof ArrowType.List || a instanceof ArrowType.LargeList || a instanceof ArrowType.FixedSizeList;
             case ROW -> a instanceof ArrowType.Struct;
             case MAP -> a instanceof ArrowType.Map;
             default -> false;
@@ -178,8 +196,12 @@ final class LanceWriteSchemaCheck {
             return Optional.of(typeMismatch(path, declared, stored));
         }
         return switch (declared.getTypeRoot()) {
-            case ARRAY -> problem(path + "." + LanceTypeMapping.LIST_ELEMENT_NAME,
-                    ((ArrayType) declared).getElementType(), stored.getChildren().get(0), dataFormat);
+            case ARRAY ->
+                problem(
+                        path + "." + LanceTypeMapping.LIST_ELEMENT_NAME,
+                        ((ArrayType) declared).getElementType(),
+                        stored.getChildren().get(0),
+                        dataFormat);
             case MAP -> mapEntries(path, (MapType) declared, stored, dataFormat);
             case ROW -> rowFields(path, (RowType) declared, stored, dataFormat);
             default -> Optional.empty();
@@ -201,9 +223,10 @@ final class LanceWriteSchemaCheck {
         }
         // Keys are NOT NULL in Lance while Flink map keys are nullable types: the writer refuses a
         // NULL key when it meets one, naming the column, so the key's declared nullability is moot.
-        Optional<String> key = problem(path + "." + entries.get(0).getName(), declared.getKeyType().copy(false),
-                entries.get(0), dataFormat);
-        return key.isPresent() ? key
+        Optional<String> key = problem(
+                path + "." + entries.get(0).getName(), declared.getKeyType().copy(false), entries.get(0), dataFormat);
+        return key.isPresent()
+                ? key
                 : problem(path + "." + entries.get(1).getName(), declared.getValueType(), entries.get(1), dataFormat);
     }
 
@@ -218,8 +241,11 @@ final class LanceWriteSchemaCheck {
                     + "; declare exactly those, in that order");
         }
         for (int i = 0; i < storedNames.size(); i++) {
-            Optional<String> p = problem(path + "." + storedNames.get(i), declared.getTypeAt(i),
-                    stored.getChildren().get(i), dataFormat);
+            Optional<String> p = problem(
+                    path + "." + storedNames.get(i),
+                    declared.getTypeAt(i),
+                    stored.getChildren().get(i),
+                    dataFormat);
             if (p.isPresent()) {
                 return p;
             }
@@ -240,7 +266,10 @@ final class LanceWriteSchemaCheck {
             boolean exact = !(a instanceof ArrowType.Int i && !i.getIsSigned())
                     && !(a instanceof ArrowType.FloatingPoint f && f.getPrecision() == FloatingPointPrecision.HALF);
             storedAs = readAs.asSummaryString() + " (" + storedAs + ")";
-            fix = exact ? "declare it " + readAs.copy(declared.isNullable() && readAs.isNullable()).asSummaryString()
+            fix = exact
+                    ? "declare it "
+                            + readAs.copy(declared.isNullable() && readAs.isNullable())
+                                    .asSummaryString()
                     : "Flink has no type holding exactly these values (no unsigned integers, no half floats), so "
                             + "Flink cannot write this column";
         } catch (LanceTypeException e) {

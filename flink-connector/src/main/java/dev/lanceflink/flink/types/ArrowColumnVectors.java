@@ -75,6 +75,7 @@ public final class ArrowColumnVectors {
     private static final long MILLIS_PER_DAY = 86_400_000L;
     /** Decimals of up to 18 digits fit a long (Flink calls them compact). */
     private static final int MAX_LONG_DIGITS = 18;
+
     private static final long[] POWERS_OF_TEN = {1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L};
 
     private ArrowColumnVectors() {}
@@ -155,8 +156,8 @@ public final class ArrowColumnVectors {
         } else if (v instanceof StructVector s) {
             return new StructView(s);
         }
-        throw new LanceTypeException("Column '" + v.getName() + "' is an Arrow " + v.getField().getType()
-                + " vector, which the Flink connector cannot read");
+        throw new LanceTypeException("Column '" + v.getName() + "' is an Arrow "
+                + v.getField().getType() + " vector, which the Flink connector cannot read");
     }
 
     /** Shared null check: every Arrow vector keeps its own validity bitmap. */
@@ -536,8 +537,8 @@ public final class ArrowColumnVectors {
         @Override
         public ArrayData getArray(int i) {
             long start = offsets.getLong((long) i << 3);
-            return new ColumnarArrayData(elements, Math.toIntExact(start),
-                    Math.toIntExact(offsets.getLong((long) (i + 1) << 3) - start));
+            return new ColumnarArrayData(
+                    elements, Math.toIntExact(start), Math.toIntExact(offsets.getLong((long) (i + 1) << 3) - start));
         }
     }
 

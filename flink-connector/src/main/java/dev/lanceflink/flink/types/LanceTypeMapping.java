@@ -71,6 +71,7 @@ import org.apache.flink.table.types.logical.VarCharType;
 public final class LanceTypeMapping {
     /** Arrow's conventional name of a list element; Lance uses it too. */
     public static final String LIST_ELEMENT_NAME = "item";
+
     private static final String MAP_ENTRIES_NAME = "entries";
     private static final String MAP_KEY_NAME = "key";
     private static final String MAP_VALUE_NAME = "value";
@@ -109,8 +110,8 @@ public final class LanceTypeMapping {
         return toArrowField(name, name, type, dimensions, new HashSet<>());
     }
 
-    private static Field toArrowField(String path, String name, LogicalType type, VectorDimensions dims,
-            Set<String> usedDimensions) {
+    private static Field toArrowField(
+            String path, String name, LogicalType type, VectorDimensions dims, Set<String> usedDimensions) {
         boolean nullable = type.isNullable();
         switch (type.getTypeRoot()) {
             case BOOLEAN:
@@ -138,19 +139,23 @@ public final class LanceTypeMapping {
             case TIME_WITHOUT_TIME_ZONE:
                 return leaf(name, nullable, timeType(((TimeType) type).getPrecision()));
             case TIMESTAMP_WITHOUT_TIME_ZONE:
-                return leaf(name, nullable, new ArrowType.Timestamp(
-                        timestampUnit(((TimestampType) type).getPrecision()), null));
+                return leaf(
+                        name,
+                        nullable,
+                        new ArrowType.Timestamp(timestampUnit(((TimestampType) type).getPrecision()), null));
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-                return leaf(name, nullable, new ArrowType.Timestamp(
-                        timestampUnit(((LocalZonedTimestampType) type).getPrecision()), "UTC"));
+                return leaf(
+                        name,
+                        nullable,
+                        new ArrowType.Timestamp(timestampUnit(((LocalZonedTimestampType) type).getPrecision()), "UTC"));
             case DECIMAL: {
                 DecimalType d = (DecimalType) type;
                 return leaf(name, nullable, new ArrowType.Decimal(d.getPrecision(), d.getScale(), 128));
             }
             case ARRAY: {
                 LogicalType elementType = ((ArrayType) type).getElementType();
-                Field element = toArrowField(path + "." + LIST_ELEMENT_NAME, LIST_ELEMENT_NAME, elementType, dims,
-                        usedDimensions);
+                Field element = toArrowField(
+                        path + "." + LIST_ELEMENT_NAME, LIST_ELEMENT_NAME, elementType, dims, usedDimensions);
                 int dimension = dims.dimensionOf(path);
                 if (dimension > 0) {
                     usedDimensions.add(path);
@@ -161,10 +166,15 @@ public final class LanceTypeMapping {
                     }
                     // Lance keeps no element nullability for fixed-size lists of primitives: it always
                     // reads the element back as nullable "item", so it is written that way too.
-                    Field stored = element.getType() instanceof ArrowType.Struct ? element
-                            : new Field(element.getName(), new FieldType(true, element.getType(), null),
+                    Field stored = element.getType() instanceof ArrowType.Struct
+                            ? element
+                            : new Field(
+                                    element.getName(),
+                                    new FieldType(true, element.getType(), null),
                                     element.getChildren());
-                    return new Field(name, new FieldType(nullable, new ArrowType.FixedSizeList(dimension), null),
+                    return new Field(
+                            name,
+                            new FieldType(nullable, new ArrowType.FixedSizeList(dimension), null),
                             List.of(stored));
                 }
                 return new Field(name, new FieldType(nullable, ArrowType.List.INSTANCE, null), List.of(element));
@@ -172,8 +182,8 @@ public final class LanceTypeMapping {
             case ROW: {
                 List<Field> children = new ArrayList<>();
                 for (RowType.RowField f : ((RowType) type).getFields()) {
-                    children.add(toArrowField(path + "." + f.getName(), f.getName(), f.getType(), dims,
-                            usedDimensions));
+                    children.add(
+                            toArrowField(path + "." + f.getName(), f.getName(), f.getType(), dims, usedDimensions));
                 }
                 return new Field(name, new FieldType(nullable, ArrowType.Struct.INSTANCE, null), children);
             }
@@ -181,12 +191,12 @@ public final class LanceTypeMapping {
                 MapType m = (MapType) type;
                 // Lance (like Arrow) requires map keys to be non-null; a Flink MAP key is nullable by
                 // default, so the key is stored NOT NULL and a null key fails at write time.
-                Field key = toArrowField(path + "." + MAP_KEY_NAME, MAP_KEY_NAME, m.getKeyType().copy(false), dims,
-                        usedDimensions);
-                Field value = toArrowField(path + "." + MAP_VALUE_NAME, MAP_VALUE_NAME, m.getValueType(), dims,
-                        usedDimensions);
-                Field entries = new Field(MAP_ENTRIES_NAME, FieldType.notNullable(ArrowType.Struct.INSTANCE),
-                        List.of(key, value));
+                Field key = toArrowField(
+                        path + "." + MAP_KEY_NAME, MAP_KEY_NAME, m.getKeyType().copy(false), dims, usedDimensions);
+                Field value = toArrowField(
+                        path + "." + MAP_VALUE_NAME, MAP_VALUE_NAME, m.getValueType(), dims, usedDimensions);
+                Field entries = new Field(
+                        MAP_ENTRIES_NAME, FieldType.notNullable(ArrowType.Struct.INSTANCE), List.of(key, value));
                 return new Field(name, new FieldType(nullable, new ArrowType.Map(false), null), List.of(entries));
             }
             default:
@@ -263,13 +273,18 @@ public final class LanceTypeMapping {
                     case 8 -> new SmallIntType(nullable);
                     case 16 -> new IntType(nullable);
                     case 32 -> new BigIntType(nullable);
-                    default -> throw unreadable(path, field, "Flink has no unsigned 64-bit type and BIGINT cannot "
-                            + "hold values above 2^63-1; cast the column to int64 or decimal in Lance");
+                    default ->
+                        throw unreadable(
+                                path,
+                                field,
+                                "Flink has no unsigned 64-bit type and BIGINT cannot "
+                                        + "hold values above 2^63-1; cast the column to int64 or decimal in Lance");
                 };
             }
             case FloatingPoint:
                 return ((ArrowType.FloatingPoint) type).getPrecision() == FloatingPointPrecision.DOUBLE
-                        ? new DoubleType(nullable) : new FloatType(nullable);
+                        ? new DoubleType(nullable)
+                        : new FloatType(nullable);
             case Utf8:
             case LargeUtf8:
                 return new VarCharType(nullable, VarCharType.MAX_LENGTH);
@@ -281,12 +296,14 @@ public final class LanceTypeMapping {
             case Date:
                 return new DateType(nullable);
             case Time:
-                return new TimeType(nullable, switch (((ArrowType.Time) type).getUnit()) {
-                    case SECOND -> 0;
-                    case MILLISECOND -> 3;
-                    case MICROSECOND -> 6;
-                    case NANOSECOND -> 9;
-                });
+                return new TimeType(
+                        nullable,
+                        switch (((ArrowType.Time) type).getUnit()) {
+                            case SECOND -> 0;
+                            case MILLISECOND -> 3;
+                            case MICROSECOND -> 6;
+                            case NANOSECOND -> 9;
+                        });
             case Timestamp: {
                 ArrowType.Timestamp ts = (ArrowType.Timestamp) type;
                 int precision = switch (ts.getUnit()) {
@@ -295,7 +312,8 @@ public final class LanceTypeMapping {
                     case MICROSECOND -> 6;
                     case NANOSECOND -> 9;
                 };
-                return ts.getTimezone() == null ? new TimestampType(nullable, precision)
+                return ts.getTimezone() == null
+                        ? new TimestampType(nullable, precision)
                         : new LocalZonedTimestampType(nullable, precision);
             }
             case Decimal: {
@@ -322,7 +340,9 @@ public final class LanceTypeMapping {
                 Field entries = field.getChildren().get(0);
                 Field key = entries.getChildren().get(0);
                 Field value = entries.getChildren().get(1);
-                return new MapType(nullable, toLogicalType(path + "." + key.getName(), key),
+                return new MapType(
+                        nullable,
+                        toLogicalType(path + "." + key.getName(), key),
                         toLogicalType(path + "." + value.getName(), value));
             }
             default:
@@ -357,39 +377,61 @@ public final class LanceTypeMapping {
 
     private static void checkReadable(String path, LogicalType declared, LogicalType actual) {
         if (!declared.isNullable() && actual.isNullable()) {
-            throw mismatch(path, declared, actual, "the column is declared NOT NULL but the table allows nulls in it;"
-                    + " drop NOT NULL");
+            throw mismatch(
+                    path,
+                    declared,
+                    actual,
+                    "the column is declared NOT NULL but the table allows nulls in it;" + " drop NOT NULL");
         }
         if (family(declared) != family(actual)) {
-            throw mismatch(path, declared, actual, "declare it as " + actual.copy(declared.isNullable())
-                    .asSummaryString());
+            throw mismatch(
+                    path,
+                    declared,
+                    actual,
+                    "declare it as " + actual.copy(declared.isNullable()).asSummaryString());
         }
         switch (declared.getTypeRoot()) {
             case DECIMAL -> {
                 DecimalType d = (DecimalType) declared;
                 DecimalType a = (DecimalType) actual;
                 if (d.getPrecision() != a.getPrecision() || d.getScale() != a.getScale()) {
-                    throw mismatch(path, declared, actual, "precision and scale must match; declare it as "
-                            + a.copy(declared.isNullable()).asSummaryString());
+                    throw mismatch(
+                            path,
+                            declared,
+                            actual,
+                            "precision and scale must match; declare it as "
+                                    + a.copy(declared.isNullable()).asSummaryString());
                 }
             }
-            case ARRAY -> checkReadable(path + "." + LIST_ELEMENT_NAME, ((ArrayType) declared).getElementType(),
-                    ((ArrayType) actual).getElementType());
+            case ARRAY ->
+                checkReadable(
+                        path + "." + LIST_ELEMENT_NAME,
+                        ((ArrayType) declared).getElementType(),
+                        ((ArrayType) actual).getElementType());
             case MAP -> {
-                checkReadable(path + "." + MAP_KEY_NAME, ((MapType) declared).getKeyType(),
-                        ((MapType) actual).getKeyType());
-                checkReadable(path + "." + MAP_VALUE_NAME, ((MapType) declared).getValueType(),
+                checkReadable(
+                        path + "." + MAP_KEY_NAME, ((MapType) declared).getKeyType(), ((MapType) actual).getKeyType());
+                checkReadable(
+                        path + "." + MAP_VALUE_NAME,
+                        ((MapType) declared).getValueType(),
                         ((MapType) actual).getValueType());
             }
             case ROW -> {
                 List<RowType.RowField> d = ((RowType) declared).getFields();
                 List<RowType.RowField> a = ((RowType) actual).getFields();
                 if (!((RowType) declared).getFieldNames().equals(((RowType) actual).getFieldNames())) {
-                    throw mismatch(path, declared, actual, "ROW fields must be the stored struct fields, same names "
-                            + "in the same order: " + ((RowType) actual).getFieldNames());
+                    throw mismatch(
+                            path,
+                            declared,
+                            actual,
+                            "ROW fields must be the stored struct fields, same names " + "in the same order: "
+                                    + ((RowType) actual).getFieldNames());
                 }
                 for (int i = 0; i < d.size(); i++) {
-                    checkReadable(path + "." + d.get(i).getName(), d.get(i).getType(), a.get(i).getType());
+                    checkReadable(
+                            path + "." + d.get(i).getName(),
+                            d.get(i).getType(),
+                            a.get(i).getType());
                 }
             }
             default -> {
@@ -399,8 +441,26 @@ public final class LanceTypeMapping {
     }
 
     /** Types that read the same column vectors, so that only lengths/precisions differ within one. */
-    private enum Family { BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, STRING, BYTES, DATE, TIME,
-        TIMESTAMP, TIMESTAMP_LTZ, DECIMAL, ARRAY, ROW, MAP, OTHER }
+    private enum Family {
+        BOOLEAN,
+        TINYINT,
+        SMALLINT,
+        INT,
+        BIGINT,
+        FLOAT,
+        DOUBLE,
+        STRING,
+        BYTES,
+        DATE,
+        TIME,
+        TIMESTAMP,
+        TIMESTAMP_LTZ,
+        DECIMAL,
+        ARRAY,
+        ROW,
+        MAP,
+        OTHER
+    }
 
     private static Family family(LogicalType t) {
         return switch (t.getTypeRoot()) {

@@ -45,8 +45,8 @@ public final class VectorDimensions implements Serializable {
                         + "'column:dimension', e.g. 'embedding:768'");
             }
             if (dim == null || dim <= 0) {
-                throw new LanceTypeException("'vector-dimensions' gives column '" + path + "' the dimension "
-                        + dim + "; a vector dimension must be a positive integer");
+                throw new LanceTypeException("'vector-dimensions' gives column '" + path + "' the dimension " + dim
+                        + "; a vector dimension must be a positive integer");
             }
             checked.put(path, dim);
         });
@@ -63,8 +63,8 @@ public final class VectorDimensions implements Serializable {
             try {
                 out.put(path.trim(), Integer.parseInt(text.trim()));
             } catch (NumberFormatException e) {
-                throw new LanceTypeException("'vector-dimensions' gives column '" + path + "' the dimension '"
-                        + text + "', which is not an integer; write e.g. 'embedding:768'");
+                throw new LanceTypeException("'vector-dimensions' gives column '" + path + "' the dimension '" + text
+                        + "', which is not an integer; write e.g. 'embedding:768'");
             }
         });
         return of(out);

@@ -34,6 +34,7 @@ class LanceCatalogTest {
 
     @TempDir
     Path warehouse;
+
     TableEnvironment t;
 
     @BeforeEach
@@ -102,22 +103,29 @@ class LanceCatalogTest {
             LanceField id = d.schema().fieldByName("id").orElseThrow();
             assertThat(id.isUnenforcedPrimaryKey()).isTrue();
             assertThat(id.unenforcedPrimaryKeyPosition()).isEqualTo(1);
-            assertThat(d.schema().fieldByName("name").orElseThrow().isUnenforcedPrimaryKey()).isFalse();
-            assertThat(d.manifest().config()).containsEntry("flink.comment", "people")
+            assertThat(d.schema().fieldByName("name").orElseThrow().isUnenforcedPrimaryKey())
+                    .isFalse();
+            assertThat(d.manifest().config())
+                    .containsEntry("flink.comment", "people")
                     .containsEntry("flink.option.vector-dimensions", "emb:3")
                     .containsEntry("flink.option.scan.batch-size", "64");
         }
 
         CatalogBaseTable table = t.getCatalog("lake").orElseThrow().getTable(new ObjectPath("default", "users"));
         assertThat(table.getComment()).isEqualTo("people");
-        assertThat(table.getUnresolvedSchema().getPrimaryKey().orElseThrow().getColumnNames()).containsExactly("id");
-        assertThat(table.getOptions()).containsEntry("connector", "lance").containsEntry("path", uri)
-                .containsEntry("vector-dimensions", "emb:3").containsEntry("scan.batch-size", "64");
-        assertThat(rows("DESCRIBE users")).containsExactly(
-                "+I[id, BIGINT, false, PRI(id), null, null]",
-                "+I[name, STRING, false, null, null, null]",
-                "+I[emb, ARRAY<FLOAT>, true, null, null, null]",
-                "+I[tags, ARRAY<STRING>, true, null, null, null]");
+        assertThat(table.getUnresolvedSchema().getPrimaryKey().orElseThrow().getColumnNames())
+                .containsExactly("id");
+        assertThat(table.getOptions())
+                .containsEntry("connector", "lance")
+                .containsEntry("path", uri)
+                .containsEntry("vector-dimensions", "emb:3")
+                .containsEntry("scan.batch-size", "64");
+        assertThat(rows("DESCRIBE users"))
+                .containsExactly(
+                        "+I[id, BIGINT, false, PRI(id), null, null]",
+                        "+I[name, STRING, false, null, null, null]",
+                        "+I[emb, ARRAY<FLOAT>, true, null, null, null]",
+                        "+I[tags, ARRAY<STRING>, true, null, null, null]");
         assertThat(rows("SELECT * FROM users")).isEmpty();
     }
 
@@ -125,23 +133,26 @@ class LanceCatalogTest {
     void readsATableWrittenByFormatCore() throws Exception {
         SampleTable.write(warehouse.resolve("default/items.lance").toString());
         assertThat(rows("SHOW TABLES")).containsExactly("+I[items]");
-        assertThat(rows("SELECT id, name, price, vec FROM items WHERE id IN (0, 3, 7)")).containsExactly(
-                "+I[0, n0, 0.25, [0.0, 0.0]]",
-                "+I[3, null, 3.25, [3.0, -3.0]]",
-                "+I[7, n7, 7.25, [7.0, -7.0]]");
+        assertThat(rows("SELECT id, name, price, vec FROM items WHERE id IN (0, 3, 7)"))
+                .containsExactly(
+                        "+I[0, n0, 0.25, [0.0, 0.0]]",
+                        "+I[3, null, 3.25, [3.0, -3.0]]",
+                        "+I[7, n7, 7.25, [7.0, -7.0]]");
         // Time travel through the factory's option, as a hint on the catalog table.
-        assertThat(rows("SELECT COUNT(*) FROM items /*+ OPTIONS('version' = '1') */")).containsExactly("+I[5]");
-        CatalogTable table = (CatalogTable) t.getCatalog("lake").orElseThrow()
-                .getTable(new ObjectPath("default", "items"));
+        assertThat(rows("SELECT COUNT(*) FROM items /*+ OPTIONS('version' = '1') */"))
+                .containsExactly("+I[5]");
+        CatalogTable table =
+                (CatalogTable) t.getCatalog("lake").orElseThrow().getTable(new ObjectPath("default", "items"));
         assertThat(table.getOptions()).containsEntry("vector-dimensions", "vec:2");
     }
 
     @Test
     void insertsIntoATableCreatedByTheCatalog() throws Exception {
         t.executeSql("CREATE TABLE events (id BIGINT NOT NULL, kind STRING, price DECIMAL(8, 2))");
-        t.executeSql("INSERT INTO events VALUES (1, 'a', 1.25), (2, 'b', CAST(NULL AS DECIMAL(8, 2)))").await();
-        assertThat(rows("SELECT id, kind, price FROM events ORDER BY id")).containsExactly(
-                "+I[1, a, 1.25]", "+I[2, b, null]");
+        t.executeSql("INSERT INTO events VALUES (1, 'a', 1.25), (2, 'b', CAST(NULL AS DECIMAL(8, 2)))")
+                .await();
+        assertThat(rows("SELECT id, kind, price FROM events ORDER BY id"))
+                .containsExactly("+I[1, a, 1.25]", "+I[2, b, null]");
         try (Dataset d = Dataset.open(warehouse.resolve("default/events.lance").toString(), Map.of())) {
             assertThat(d.version()).isEqualTo(2);
             assertThat(d.countRows()).isEqualTo(2);
@@ -155,7 +166,8 @@ class LanceCatalogTest {
     @Test
     void aNullIntoANotNullColumnFailsTheJobNamingTheColumnAndCommitsNothing() throws Exception {
         t.executeSql("CREATE TABLE events (id BIGINT NOT NULL, kind STRING NOT NULL)");
-        assertThatThrownBy(() -> t.executeSql("INSERT INTO events VALUES (1, 'a'), (2, CAST(NULL AS STRING))").await())
+        assertThatThrownBy(() -> t.executeSql("INSERT INTO events VALUES (1, 'a'), (2, CAST(NULL AS STRING))")
+                        .await())
                 .hasStackTraceContaining("Column 'kind' is NOT NULL, however, a null value is being written into it");
         try (Dataset d = Dataset.open(warehouse.resolve("default/events.lance").toString(), Map.of())) {
             assertThat(d.version()).as("only the empty table").isEqualTo(1);
@@ -186,7 +198,8 @@ class LanceCatalogTest {
                 .hasStackTraceContaining("CREATE VIEW and materialized tables is not supported by the Lance catalog");
         assertThatThrownBy(() -> t.executeSql("CREATE TABLE `.hidden` (id INT)"))
                 .hasStackTraceContaining("must be non-empty, not start with '.'");
-        assertThat(warehouse.resolve("default")).isDirectoryNotContaining(p -> p.toString().endsWith(".lance"));
+        assertThat(warehouse.resolve("default"))
+                .isDirectoryNotContaining(p -> p.toString().endsWith(".lance"));
     }
 
     @Test

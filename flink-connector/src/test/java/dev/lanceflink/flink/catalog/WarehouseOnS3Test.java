@@ -36,13 +36,20 @@ class WarehouseOnS3Test {
     /** A table of 10 rows in 5 data files (the keys a recursive listing would have to read). */
     private static void writeTable(String uri, Map<String, String> options) throws Exception {
         Schema schema = new Schema(List.of(new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null)));
-        try (BufferAllocator alloc = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(schema, alloc)) {
+        try (BufferAllocator alloc = new RootAllocator();
+                VectorSchemaRoot root = VectorSchemaRoot.create(schema, alloc)) {
             BigIntVector id = (BigIntVector) root.getVector("id");
             for (int i = 0; i < 10; i++) {
                 id.setSafe(i, i);
             }
             root.setRowCount(10);
-            Dataset.write(uri, options, List.of(root), schema, WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(2)).close();
+            Dataset.write(
+                            uri,
+                            options,
+                            List.of(root),
+                            schema,
+                            WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(2))
+                    .close();
         }
     }
 
@@ -54,7 +61,8 @@ class WarehouseOnS3Test {
         writeTable(root + "/sales/users.lance", options);
         writeTable(root + "/imported/items.lance", options);
 
-        try (Warehouse w = Warehouse.on(root, options, S3TestClients.open(root, S3.server().config(), counter, null))) {
+        try (Warehouse w =
+                Warehouse.on(root, options, S3TestClients.open(root, S3.server().config(), counter, null))) {
             assertThat(w.createDatabaseMarker("sales", "{}".getBytes(UTF_8))).isTrue();
             assertThat(w.createDatabaseMarker("empty", "{}".getBytes(UTF_8))).isTrue();
             try (S3ObjectStore raw = S3ObjectStore.open(root, S3.server().config())) {

@@ -60,29 +60,43 @@ public final class OptionsReference {
         List<ConfigOption<?>> tableOptions = options(tables);
         StringBuilder out = new StringBuilder();
         out.append("# Options reference\n\n")
-                .append("<!-- Generated from the ConfigOptions of LanceDynamicTableFactory and LanceCatalogFactory by\n")
-                .append("     flink-connector/src/test/java/dev/lanceflink/flink/docs/OptionsReference.java; do not edit.\n")
-                .append("     Regenerate: ").append(REGENERATE).append(" -->\n\n")
+                .append(
+                        "<!-- Generated from the ConfigOptions of LanceDynamicTableFactory and LanceCatalogFactory by\n")
+                .append(
+                        "     flink-connector/src/test/java/dev/lanceflink/flink/docs/OptionsReference.java; do not edit.\n")
+                .append("     Regenerate: ")
+                .append(REGENERATE)
+                .append(" -->\n\n")
                 .append("Durations take a unit (`200 ms`, `5 s`, `1 min`); a Map is written `'k1:v1,k2:v2'`.\n\n");
 
         out.append("## Table options (`'connector' = 'lance'`)\n\n")
-                .append("Used by `CREATE TABLE ... WITH (...)`, and set by the Lance catalog on the tables it lists.\n\n");
-        table(out, tableOptions.stream().filter(o -> !o.key().startsWith("sink.")).collect(Collectors.toList()),
+                .append(
+                        "Used by `CREATE TABLE ... WITH (...)`, and set by the Lance catalog on the tables it lists.\n\n");
+        table(
+                out,
+                tableOptions.stream().filter(o -> !o.key().startsWith("sink.")).collect(Collectors.toList()),
                 tables.requiredOptions());
-        out.append("| `").append(LanceConnectorOptions.STORAGE_PREFIX).append("*` | no | String | (none) | ")
+        out.append("| `")
+                .append(LanceConnectorOptions.STORAGE_PREFIX)
+                .append("*` | no | String | (none) | ")
                 .append("Object-store options passed to the store without the prefix, with Lance's key names: ")
-                .append("`'storage.aws_region' = 'eu-west-1'` is the storage option `aws_region` (also `aws_endpoint`, ")
+                .append(
+                        "`'storage.aws_region' = 'eu-west-1'` is the storage option `aws_region` (also `aws_endpoint`, ")
                 .append("`aws_access_key_id`, `aws_secret_access_key`, `allow_http`, ")
                 .append("`aws_virtual_hosted_style_request`). |\n\n");
 
         out.append("## Write options (`sink.*`, table options read by INSERT, UPDATE and DELETE)\n\n");
-        table(out, tableOptions.stream().filter(o -> o.key().startsWith("sink.")).collect(Collectors.toList()),
+        table(
+                out,
+                tableOptions.stream().filter(o -> o.key().startsWith("sink.")).collect(Collectors.toList()),
                 tables.requiredOptions());
         out.append('\n');
 
         out.append("## Catalog options (`CREATE CATALOG ... WITH ('type' = 'lance', ...)`)\n\n");
         table(out, options(catalogs), catalogs.requiredOptions());
-        out.append("| `").append(LanceCatalogOptions.STORAGE_PREFIX).append("*` | no | String | (none) | ")
+        out.append("| `")
+                .append(LanceCatalogOptions.STORAGE_PREFIX)
+                .append("*` | no | String | (none) | ")
                 .append("Object-store options for the warehouse, passed on to every table of the catalog ")
                 .append("(see the table option of the same name). |\n");
         return out.toString();
@@ -91,9 +105,17 @@ public final class OptionsReference {
     private static void table(StringBuilder out, List<ConfigOption<?>> options, Set<ConfigOption<?>> required) {
         out.append("| Key | Required | Type | Default | Description |\n|---|---|---|---|---|\n");
         for (ConfigOption<?> o : options) {
-            out.append("| `").append(o.key()).append("` | ").append(required.contains(o) ? "yes" : "no").append(" | ")
-                    .append(type(o)).append(" | ").append(defaultValue(o)).append(" | ")
-                    .append(cell(description(o))).append(" |\n");
+            out.append("| `")
+                    .append(o.key())
+                    .append("` | ")
+                    .append(required.contains(o) ? "yes" : "no")
+                    .append(" | ")
+                    .append(type(o))
+                    .append(" | ")
+                    .append(defaultValue(o))
+                    .append(" | ")
+                    .append(cell(description(o)))
+                    .append(" |\n");
         }
     }
 
@@ -102,7 +124,10 @@ public final class OptionsReference {
      * shows as the characters; line breaks become spaces to keep one table row).
      */
     public static String description(ConfigOption<?> option) {
-        return new HtmlFormatter().format(option.description()).replace("<br />", " ").trim();
+        return new HtmlFormatter()
+                .format(option.description())
+                .replace("<br />", " ")
+                .trim();
     }
 
     static String defaultValue(ConfigOption<?> o) {
@@ -114,8 +139,10 @@ public final class OptionsReference {
             return "`" + TimeUtils.formatWithHighestUnit(d) + "`";
         }
         if (v instanceof Map<?, ?> m) {
-            return "`" + m.entrySet().stream().map(e -> e.getKey() + ":" + e.getValue())
-                    .collect(Collectors.joining(",")) + "`";
+            return "`"
+                    + m.entrySet().stream()
+                            .map(e -> e.getKey() + ":" + e.getValue())
+                            .collect(Collectors.joining(",")) + "`";
         }
         return "`" + v + "`";
     }

@@ -20,8 +20,10 @@ import org.junit.jupiter.api.Test;
  */
 class OptionsReferenceTest {
     /** The repository root: surefire runs in the module directory and names it in {@code basedir}. */
-    private static final Path FILE = Path.of(System.getProperty("basedir", ".")).resolve("..")
-            .resolve(OptionsReference.FILE).normalize();
+    private static final Path FILE = Path.of(System.getProperty("basedir", "."))
+            .resolve("..")
+            .resolve(OptionsReference.FILE)
+            .normalize();
 
     @Test
     void everyOptionHasADescription() {
@@ -31,7 +33,9 @@ class OptionsReferenceTest {
                 missing.add(o.key());
             }
         }
-        assertThat(missing).as("options without a description (add .withDescription(...))").isEmpty();
+        assertThat(missing)
+                .as("options without a description (add .withDescription(...))")
+                .isEmpty();
     }
 
     @Test
@@ -49,8 +53,8 @@ class OptionsReferenceTest {
                     stale.add(line.substring(2, line.indexOf('`', 3) + 1));
                 }
             }
-            fail(OptionsReference.FILE + " is out of date with the code's ConfigOptions (missing or changed: "
-                    + stale + "); regenerate it with: " + OptionsReference.REGENERATE);
+            fail(OptionsReference.FILE + " is out of date with the code's ConfigOptions (missing or changed: " + stale
+                    + "); regenerate it with: " + OptionsReference.REGENERATE);
         }
     }
 

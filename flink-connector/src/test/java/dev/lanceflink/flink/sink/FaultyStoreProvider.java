@@ -35,8 +35,11 @@ public final class FaultyStoreProvider implements ObjectStoreProvider {
         String inner = uri.substring("faulty://".length());
         try {
             // faulty://s3://bucket/t wraps the S3 store; faulty:///local/path a local one.
-            return new PublicationFaultStore(inner.contains("://") ? ObjectStores.open(inner, storageOptions)
-                    : new LocalObjectStore(Path.of(inner)), FAULTS);
+            return new PublicationFaultStore(
+                    inner.contains("://")
+                            ? ObjectStores.open(inner, storageOptions)
+                            : new LocalObjectStore(Path.of(inner)),
+                    FAULTS);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -9,7 +9,8 @@ class LanceSinkBuilderReadVersionTest {
     @Test
     void theAppendSinkRefusesAReadVersion() {
         LanceSinkBuilder b = LanceSinkBuilder.forTable("/data/t.lance").readVersion(4);
-        assertThatThrownBy(b::build).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(b::build)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessage("readVersion(4) is for changes at row addresses read from that version (modes ROW_ADDRESS"
                         + " and DELETE_BY_ROW_ADDRESS); mode APPEND writes against the latest version of /data/t.lance."
                         + " Remove readVersion or change the mode");

@@ -74,7 +74,8 @@ class LanceSinkITCase {
         MAPPER_FAILURES.set(0);
         Path table = dir.resolve("t.lance");
         uri = table.toString();
-        Dataset.write(uri, Map.of(), List.of(), SCHEMA, WriteParams.of(WriteMode.CREATE)).close();
+        Dataset.write(uri, Map.of(), List.of(), SCHEMA, WriteParams.of(WriteMode.CREATE))
+                .close();
     }
 
     private static StreamExecutionEnvironment env(int parallelism, int restarts, String savepoint) {
@@ -90,8 +91,12 @@ class LanceSinkITCase {
     }
 
     private LanceSinkBuilder sink(String tableUri) {
-        return LanceSinkBuilder.forTable(tableUri).rowsPerFile(700).batchRows(256).uidSuffix("it")
-                .commitRetries(1).commitRetryBackoff(Duration.ZERO);
+        return LanceSinkBuilder.forTable(tableUri)
+                .rowsPerFile(700)
+                .batchRows(256)
+                .uidSuffix("it")
+                .commitRetries(1)
+                .commitRetryBackoff(Duration.ZERO);
     }
 
     @Test
@@ -105,18 +110,23 @@ class LanceSinkITCase {
         assertThat(versions).hasSizeGreaterThan(2); // several checkpoints committed, one version each
         assertThat(versions.subList(1, versions.size())).allSatisfy(v -> {
             assertThat(v.operation()).isEqualTo("Append");
-            assertThat(v.properties()).containsKeys(CommitMarker.COMMIT_USER_KEY,
-                    CommitMarker.CHECKPOINT_ID_KEY);
+            assertThat(v.properties()).containsKeys(CommitMarker.COMMIT_USER_KEY, CommitMarker.CHECKPOINT_ID_KEY);
         });
         assertThat(versions.subList(1, versions.size()).stream()
-                .map(v -> v.properties().get(CommitMarker.COMMIT_USER_KEY)).distinct()).hasSize(1);
+                        .map(v -> v.properties().get(CommitMarker.COMMIT_USER_KEY))
+                        .distinct())
+                .hasSize(1);
     }
 
     @Test
     void aMillionRowsLandExactlyOnceAtParallelismFour() throws Exception {
         StreamExecutionEnvironment env = env(4, 0, null);
         env.enableCheckpointing(500);
-        pipeline(env, 1_000_000, 1_000, LanceSinkBuilder.forTable(uri).rowsPerFile(100_000).uidSuffix("million"));
+        pipeline(
+                env,
+                1_000_000,
+                1_000,
+                LanceSinkBuilder.forTable(uri).rowsPerFile(100_000).uidSuffix("million"));
         env.execute("a million rows");
 
         assertExactlyOnce(uri, 1_000_000);
@@ -183,8 +193,9 @@ class LanceSinkITCase {
         pipeline(first, rows, 2, sink(uri));
         JobClient job = first.executeAsync("before savepoint");
         waitForVersions(uri, 3);
-        String savepoint = job.stopWithSavepoint(false, dir.resolve("sp").toUri().toString(),
-                SavepointFormatType.CANONICAL).get(60, TimeUnit.SECONDS);
+        String savepoint = job.stopWithSavepoint(
+                        false, dir.resolve("sp").toUri().toString(), SavepointFormatType.CANONICAL)
+                .get(60, TimeUnit.SECONDS);
         long committedBefore = countRows(uri);
         assertThat(committedBefore).isBetween(1L, rows - 1);
 
@@ -195,9 +206,12 @@ class LanceSinkITCase {
         restored.getJobExecutionResult().get(60, TimeUnit.SECONDS);
 
         assertExactlyOnce(uri, rows);
-        assertThat(versions(uri).stream().skip(1)
-                .map(v -> v.properties().get(CommitMarker.COMMIT_USER_KEY)).distinct())
-                .as("the restored job keeps the commit user").hasSize(1);
+        assertThat(versions(uri).stream()
+                        .skip(1)
+                        .map(v -> v.properties().get(CommitMarker.COMMIT_USER_KEY))
+                        .distinct())
+                .as("the restored job keeps the commit user")
+                .hasSize(1);
 
         StreamExecutionEnvironment stale = env(2, 0, savepoint);
         pipeline(stale, rows, 20, sink(uri));
@@ -232,10 +246,11 @@ class LanceSinkITCase {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
-        sink(uri).sinkTo(env.fromSequence(1, 1000)
-                .map((MapFunction<Long, RowData>) id -> GenericRowData.of(id == 500 ? null : id,
-                        StringData.fromString("n" + id)))
-                .returns(RowData.class));
+        sink(uri)
+                .sinkTo(env.fromSequence(1, 1000)
+                        .map((MapFunction<Long, RowData>)
+                                id -> GenericRowData.of(id == 500 ? null : id, StringData.fromString("n" + id)))
+                        .returns(RowData.class));
 
         assertThatThrownBy(() -> env.execute("bad input"))
                 .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
@@ -251,7 +266,8 @@ class LanceSinkITCase {
         assertThat(ids.size() - distinct.size()).as("duplicate rows").isZero();
         // rows distinct ids, all within 1..rows: exactly the ids 1..rows (a set check, linear time)
         assertThat(distinct).as("rows").hasSize((int) rows);
-        assertThat(distinct.stream().filter(id -> id < 1 || id > rows).limit(5).toList()).as("ids outside 1..%s", rows)
+        assertThat(distinct.stream().filter(id -> id < 1 || id > rows).limit(5).toList())
+                .as("ids outside 1..%s", rows)
                 .isEmpty();
     }
 
@@ -327,7 +343,8 @@ class LanceSinkITCase {
 
         @Override
         public Long map(Long id) {
-            if (++seen == after && getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() == 0
+            if (++seen == after
+                    && getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() == 0
                     && MAPPER_FAILURES.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 throw new IllegalStateException("injected writer-side failure after " + after + " records");
             }

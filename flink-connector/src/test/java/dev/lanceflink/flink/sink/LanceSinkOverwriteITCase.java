@@ -59,7 +59,8 @@ class LanceSinkOverwriteITCase {
     @BeforeEach
     void createTableWithRows() throws Exception {
         uri = dir.resolve("t.lance").toString();
-        Dataset.write(uri, Map.of(), List.of(), SCHEMA, WriteParams.of(WriteMode.CREATE)).close();
+        Dataset.write(uri, Map.of(), List.of(), SCHEMA, WriteParams.of(WriteMode.CREATE))
+                .close();
         StreamExecutionEnvironment env = env(RuntimeExecutionMode.BATCH);
         LanceSinkBuilder.forTable(uri).sinkTo(rows(env, 1, 100));
         env.execute("initial rows");
@@ -113,7 +114,8 @@ class LanceSinkOverwriteITCase {
 
         assertThatThrownBy(() -> builder.sinkTo(rows(env, 1, 10)))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("The Lance sink for " + uri + " overwrites the table, which needs BATCH execution")
+                .hasMessageContaining(
+                        "The Lance sink for " + uri + " overwrites the table, which needs BATCH execution")
                 .hasMessageContaining("the job runs in STREAMING mode");
     }
 
@@ -125,13 +127,16 @@ class LanceSinkOverwriteITCase {
         assertThatThrownBy(() -> LanceSinkBuilder.forTable(uri).overwrite(true).sinkTo(unbounded))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("execution.runtime-mode is AUTOMATIC and these sources are unbounded");
-        assertThat(LanceSinkBuilder.forTable(uri).overwrite(true).sinkTo(rows(env, 1, 10))).isNotNull();
+        assertThat(LanceSinkBuilder.forTable(uri).overwrite(true).sinkTo(rows(env, 1, 10)))
+                .isNotNull();
     }
 
     @Test
     void changeModesCannotOverwrite() {
         StreamExecutionEnvironment env = env(RuntimeExecutionMode.BATCH);
-        LanceSinkBuilder builder = LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id")
+        LanceSinkBuilder builder = LanceSinkBuilder.forTable(uri)
+                .mode(LanceSinkMode.UPSERT)
+                .primaryKey("id")
                 .overwrite(true);
 
         assertThatThrownBy(() -> builder.sinkTo(rows(env, 1, 10)))
@@ -141,7 +146,8 @@ class LanceSinkOverwriteITCase {
 
     private List<Long> ids() throws Exception {
         List<Long> out = new ArrayList<>();
-        try (Dataset ds = Dataset.open(uri, Map.of()); Scanner s = ds.scan(ScanOptions.all())) {
+        try (Dataset ds = Dataset.open(uri, Map.of());
+                Scanner s = ds.scan(ScanOptions.all())) {
             while (s.hasNext()) {
                 try (VectorSchemaRoot b = s.next()) {
                     BigIntVector v = (BigIntVector) b.getVector("id");

@@ -21,18 +21,24 @@ class LanceSourceMetadataColumnsTest {
         String uri = dir.resolve("t.lance").toString();
         SampleTable.write(uri);
 
-        LanceSource s = LanceSource.builder(uri).columns(List.of("id")).metadataColumns(List.of("_rowid", "_rowaddr"))
+        LanceSource s = LanceSource.builder(uri)
+                .columns(List.of("id"))
+                .metadataColumns(List.of("_rowid", "_rowaddr"))
                 .build();
 
-        assertThat(s.producedRowType().getFields()).extracting(RowType.RowField::getName)
+        assertThat(s.producedRowType().getFields())
+                .extracting(RowType.RowField::getName)
                 .containsExactly("id", "_rowid", "_rowaddr");
         assertThat(s.producedRowType().getTypeAt(1)).isEqualTo(new BigIntType(false));
         assertThat(s.spec().metadataColumns()).containsExactly(MetadataColumn.ROW_ID, MetadataColumn.ROW_ADDRESS);
         assertThat(s.spec().withRowAddress()).isTrue();
 
         // withRowAddress toggles only _rowaddr and keeps the rest.
-        LanceSource noAddr = LanceSource.builder(uri).columns(List.of("id")).metadataColumns(List.of("_rowaddr", "_rowid"))
-                .withRowAddress(false).build();
+        LanceSource noAddr = LanceSource.builder(uri)
+                .columns(List.of("id"))
+                .metadataColumns(List.of("_rowaddr", "_rowid"))
+                .withRowAddress(false)
+                .build();
         assertThat(noAddr.spec().metadataColumns()).containsExactly(MetadataColumn.ROW_ID);
     }
 

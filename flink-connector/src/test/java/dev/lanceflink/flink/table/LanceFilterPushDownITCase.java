@@ -78,25 +78,140 @@ class LanceFilterPushDownITCase {
 
     /** Eight rows in {@link #COLUMNS} order; row 2 is NULL in every column but the id. */
     private static final Object[][] ROWS = {
-        {0, true, (byte) -128, (short) -32768, Integer.MIN_VALUE, Long.MIN_VALUE, 1.5f, 1.5, "1.25",
-            "12345678901234567890123456789012.123456", "alice", "abc", bytes(0x00), "1969-12-31", "00:00:00",
-            "1969-12-31T23:59:59.999999", "1969-12-31T23:59:59.999999Z"},
-        {1, false, (byte) 1, (short) 1, 1, 1L, Float.NaN, Double.NaN, "-0.01",
-            "-99999999999999999999999999999999.999999", "é", "x  ", bytes(0xff), "2024-01-01", "10:00:00.123",
-            "2024-01-01T00:00:00.000001", "2024-01-01T00:00:00.000001Z"},
+        {
+            0,
+            true,
+            (byte) -128,
+            (short) -32768,
+            Integer.MIN_VALUE,
+            Long.MIN_VALUE,
+            1.5f,
+            1.5,
+            "1.25",
+            "12345678901234567890123456789012.123456",
+            "alice",
+            "abc",
+            bytes(0x00),
+            "1969-12-31",
+            "00:00:00",
+            "1969-12-31T23:59:59.999999",
+            "1969-12-31T23:59:59.999999Z"
+        },
+        {
+            1,
+            false,
+            (byte) 1,
+            (short) 1,
+            1,
+            1L,
+            Float.NaN,
+            Double.NaN,
+            "-0.01",
+            "-99999999999999999999999999999999.999999",
+            "é",
+            "x  ",
+            bytes(0xff),
+            "2024-01-01",
+            "10:00:00.123",
+            "2024-01-01T00:00:00.000001",
+            "2024-01-01T00:00:00.000001Z"
+        },
         {2, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null},
-        {3, true, (byte) 2, (short) 2, 16_777_217, 9_007_199_254_740_993L, -0.0f, -0.0, "0.00", "0.000001", "zz",
-            "zz ", bytes(0x00, 0x01), "2024-02-29", "23:59:59.999", "2024-01-01T00:00:00.000999",
-            "2024-01-01T00:00:00.000999Z"},
-        {4, false, (byte) 127, (short) 32767, Integer.MAX_VALUE, Long.MAX_VALUE, 0.1f, 0.1, "12345678.91",
-            "12345678901234567890123456789012.123457", "", "abc", bytes(), "9999-12-31", "12:00:00",
-            "2024-01-01T00:00:00", "2024-01-01T00:00:00Z"},
-        {5, true, (byte) 0, (short) 0, 0, 0L, Float.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, "1.00", "1.000000",
-            "bob", "b  ", bytes(0x01, 0x02), "0001-01-01", "10:00:00", "0001-01-01T00:00:00", "1970-01-01T00:00:00Z"},
-        {6, null, (byte) 3, (short) 300, 3, 3L, 0.0f, 0.0, "2.50", "2.500000", "Bob", null, bytes(0x01),
-            "2024-01-02", "10:00:00.001", "2024-01-01T00:00:00.001", "2024-01-01T00:00:00.001Z"},
-        {7, false, (byte) -1, (short) -1, -1, -1L, 16_777_216f, 0.30000000000000004, "-1.00", "-0.000001", "alicf",
-            "abd", bytes(0x00, 0xff), "1970-01-01", "23:00:00", "2024-01-01T00:00:00.0009", "2026-11-29T21:00:00Z"},
+        {
+            3,
+            true,
+            (byte) 2,
+            (short) 2,
+            16_777_217,
+            9_007_199_254_740_993L,
+            -0.0f,
+            -0.0,
+            "0.00",
+            "0.000001",
+            "zz",
+            "zz ",
+            bytes(0x00, 0x01),
+            "2024-02-29",
+            "23:59:59.999",
+            "2024-01-01T00:00:00.000999",
+            "2024-01-01T00:00:00.000999Z"
+        },
+        {
+            4,
+            false,
+            (byte) 127,
+            (short) 32767,
+            Integer.MAX_VALUE,
+            Long.MAX_VALUE,
+            0.1f,
+            0.1,
+            "12345678.91",
+            "12345678901234567890123456789012.123457",
+            "",
+            "abc",
+            bytes(),
+            "9999-12-31",
+            "12:00:00",
+            "2024-01-01T00:00:00",
+            "2024-01-01T00:00:00Z"
+        },
+        {
+            5,
+            true,
+            (byte) 0,
+            (short) 0,
+            0,
+            0L,
+            Float.POSITIVE_INFINITY,
+            Double.NEGATIVE_INFINITY,
+            "1.00",
+            "1.000000",
+            "bob",
+            "b  ",
+            bytes(0x01, 0x02),
+            "0001-01-01",
+            "10:00:00",
+            "0001-01-01T00:00:00",
+            "1970-01-01T00:00:00Z"
+        },
+        {
+            6,
+            null,
+            (byte) 3,
+            (short) 300,
+            3,
+            3L,
+            0.0f,
+            0.0,
+            "2.50",
+            "2.500000",
+            "Bob",
+            null,
+            bytes(0x01),
+            "2024-01-02",
+            "10:00:00.001",
+            "2024-01-01T00:00:00.001",
+            "2024-01-01T00:00:00.001Z"
+        },
+        {
+            7,
+            false,
+            (byte) -1,
+            (short) -1,
+            -1,
+            -1L,
+            16_777_216f,
+            0.30000000000000004,
+            "-1.00",
+            "-0.000001",
+            "alicf",
+            "abd",
+            bytes(0x00, 0xff),
+            "1970-01-01",
+            "23:00:00",
+            "2024-01-01T00:00:00.0009",
+            "2026-11-29T21:00:00Z"
+        },
     };
 
     private static byte[] bytes(int... values) {
@@ -111,6 +226,7 @@ class LanceFilterPushDownITCase {
 
     @TempDir
     static Path dir;
+
     private static String uri;
     private TableEnvironment env;
 
@@ -119,11 +235,18 @@ class LanceFilterPushDownITCase {
         uri = dir.resolve("typed.lance").toString();
         TableEnvironment probe = TableEnvironment.create(EnvironmentSettings.inBatchMode());
         probe.executeSql("CREATE TABLE p (" + COLUMNS + ") WITH ('connector' = 'blackhole')");
-        RowType rowType = (RowType) probe.from("p").getResolvedSchema().toPhysicalRowDataType().getLogicalType();
+        RowType rowType = (RowType)
+                probe.from("p").getResolvedSchema().toPhysicalRowDataType().getLogicalType();
         Schema schema = LanceTypeMapping.toArrowSchema(rowType, VectorDimensions.parse(Map.of()));
-        try (BufferAllocator allocator = new RootAllocator(); VectorSchemaRoot batch = rows(schema, allocator)) {
+        try (BufferAllocator allocator = new RootAllocator();
+                VectorSchemaRoot batch = rows(schema, allocator)) {
             // Two files: the scan crosses fragments too.
-            Dataset.write(uri, Map.of(), List.of(batch), schema, WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(5))
+            Dataset.write(
+                            uri,
+                            Map.of(),
+                            List.of(batch),
+                            schema,
+                            WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(5))
                     .close();
         }
     }
@@ -216,7 +339,10 @@ class LanceFilterPushDownITCase {
 
     private long counter(JobID job, String name) {
         Map<String, Metric> found = REPORTER.findMetrics(job, ScanMetrics.GROUP + "\\." + name + "$");
-        assertThat(found).as("metric %s of job %s among %s", name, job, REPORTER.getMetricsByIdentifiers(job).keySet())
+        assertThat(found)
+                .as(
+                        "metric %s of job %s among %s",
+                        name, job, REPORTER.getMetricsByIdentifiers(job).keySet())
                 .hasSize(1);
         return ((Counter) found.values().iterator().next()).getCount();
     }
@@ -229,8 +355,8 @@ class LanceFilterPushDownITCase {
         String sql = "SELECT id FROM " + table + " WHERE " + condition;
         assertThat(env.explainSql(sql)).as("plan of %s", sql).doesNotContain("where=[");
         Scan inScan = scan(sql);
-        Scan byFlink = scan("SELECT id FROM flink_filters" + (table.endsWith("_ms") ? "_ms" : "") + " WHERE "
-                + condition);
+        Scan byFlink =
+                scan("SELECT id FROM flink_filters" + (table.endsWith("_ms") ? "_ms" : "") + " WHERE " + condition);
         assertThat(inScan.ids()).as(condition).containsExactly(expected);
         assertThat(byFlink.ids()).as("Flink's own result for " + condition).isEqualTo(inScan.ids());
         assertThat(inScan.rowsScanned()).as("rows scanned for " + condition).isEqualTo(ROW_COUNT);
@@ -244,7 +370,8 @@ class LanceFilterPushDownITCase {
         assertThat(env.explainSql(sql)).as("plan of %s", sql).contains("where=[");
         Scan scan = scan(sql);
         assertThat(scan.ids()).as(condition).containsExactly(expected);
-        assertThat(scan(" SELECT id FROM flink_filters WHERE " + condition).ids()).isEqualTo(scan.ids());
+        assertThat(scan(" SELECT id FROM flink_filters WHERE " + condition).ids())
+                .isEqualTo(scan.ids());
         assertThat(scan.rowsEmitted()).as("rows emitted for " + condition).isEqualTo(ROW_COUNT);
     }
 

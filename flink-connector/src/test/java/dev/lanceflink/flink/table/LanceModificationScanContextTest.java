@@ -19,31 +19,32 @@ class LanceModificationScanContextTest {
     private static final String ITEMS = "s3://bucket/items.lance";
 
     private static LanceDynamicTableSource source(String uri, long version, boolean timeTravel) {
-        return new LanceDynamicTableSource(new LanceTableConfig(uri, Map.of(), version, 1024, 1000, timeTravel),
-                List.of("id"));
+        return new LanceDynamicTableSource(
+                new LanceTableConfig(uri, Map.of(), version, 1024, 1000, timeTravel), List.of("id"));
     }
 
     @Test
     void theFirstScanPinsItsVersionAndLaterScansAddTheirTables() {
-        RowLevelModificationScanContext first = source(USERS, 7, false)
-                .applyRowLevelModificationScan(RowLevelModificationType.UPDATE, null);
-        RowLevelModificationScanContext second = source(ITEMS, 3, false)
-                .applyRowLevelModificationScan(RowLevelModificationType.UPDATE, first);
+        RowLevelModificationScanContext first =
+                source(USERS, 7, false).applyRowLevelModificationScan(RowLevelModificationType.UPDATE, null);
+        RowLevelModificationScanContext second =
+                source(ITEMS, 3, false).applyRowLevelModificationScan(RowLevelModificationType.UPDATE, first);
 
         assertThat(first).isEqualTo(new LanceModificationScanContext(Map.of(USERS, 7L)));
         assertThat(((LanceModificationScanContext) second).readVersion(USERS)).isEqualTo(OptionalLong.of(7));
         assertThat(((LanceModificationScanContext) second).readVersion(ITEMS)).isEqualTo(OptionalLong.of(3));
-        assertThat(((LanceModificationScanContext) second).readVersion("/other")).isEmpty();
+        assertThat(((LanceModificationScanContext) second).readVersion("/other"))
+                .isEmpty();
     }
 
     @Test
     void twoScansOfOneTableAtDifferentVersionsKeepTheOlder() {
-        RowLevelModificationScanContext newer = source(USERS, 9, false)
-                .applyRowLevelModificationScan(RowLevelModificationType.DELETE, null);
-        RowLevelModificationScanContext both = source(USERS, 8, false)
-                .applyRowLevelModificationScan(RowLevelModificationType.DELETE, newer);
-        RowLevelModificationScanContext again = source(USERS, 9, false)
-                .applyRowLevelModificationScan(RowLevelModificationType.DELETE, both);
+        RowLevelModificationScanContext newer =
+                source(USERS, 9, false).applyRowLevelModificationScan(RowLevelModificationType.DELETE, null);
+        RowLevelModificationScanContext both =
+                source(USERS, 8, false).applyRowLevelModificationScan(RowLevelModificationType.DELETE, newer);
+        RowLevelModificationScanContext again =
+                source(USERS, 9, false).applyRowLevelModificationScan(RowLevelModificationType.DELETE, both);
 
         assertThat(((LanceModificationScanContext) again).readVersion(USERS)).isEqualTo(OptionalLong.of(8));
     }
@@ -53,8 +54,10 @@ class LanceModificationScanContextTest {
         RowLevelModificationScanContext pinned = new LanceModificationScanContext(Map.of(USERS, 5L));
         LanceDynamicTableSource oldVersion = source(USERS, 2, true);
 
-        assertThat(oldVersion.applyRowLevelModificationScan(RowLevelModificationType.UPDATE, null)).isNull();
-        assertThat(oldVersion.applyRowLevelModificationScan(RowLevelModificationType.UPDATE, pinned)).isSameAs(pinned);
+        assertThat(oldVersion.applyRowLevelModificationScan(RowLevelModificationType.UPDATE, null))
+                .isNull();
+        assertThat(oldVersion.applyRowLevelModificationScan(RowLevelModificationType.UPDATE, pinned))
+                .isSameAs(pinned);
     }
 
     @Test

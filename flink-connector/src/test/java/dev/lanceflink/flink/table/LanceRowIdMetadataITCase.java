@@ -43,8 +43,8 @@ class LanceRowIdMetadataITCase {
     @RegisterExtension
     static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(2);
 
-    private static final Schema SCHEMA = new Schema(List.of(
-            new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null)));
+    private static final Schema SCHEMA =
+            new Schema(List.of(new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null)));
 
     @TempDir
     Path dir;
@@ -55,13 +55,18 @@ class LanceRowIdMetadataITCase {
 
     private String writeDeleteOne(boolean stableRowIds) throws Exception {
         String uri = dir.resolve(stableRowIds ? "stable.lance" : "plain.lance").toString();
-        try (BufferAllocator alloc = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, alloc)) {
+        try (BufferAllocator alloc = new RootAllocator();
+                VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, alloc)) {
             BigIntVector id = (BigIntVector) root.getVector("id");
             for (int i = 0; i < 6; i++) {
                 id.setSafe(i, i);
             }
             root.setRowCount(6);
-            try (Dataset d = Dataset.write(uri, Map.of(), List.of(root), SCHEMA,
+            try (Dataset d = Dataset.write(
+                    uri,
+                    Map.of(),
+                    List.of(root),
+                    SCHEMA,
                     WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(2).withStableRowIds(stableRowIds))) {
                 d.delete("id = 2").close();
             }
@@ -72,8 +77,8 @@ class LanceRowIdMetadataITCase {
     private static void compactAll(String uri) throws Exception {
         try (Dataset d = Dataset.open(uri, Map.of())) {
             List<Long> ids = d.fragments().stream().map(Fragment::id).toList();
-            StagedWrite rewrite = FragmentRewriter.rewrite(d.store(), d.manifest(), ids, 1000, d.allocator(),
-                    FileWriterOptions.defaults());
+            StagedWrite rewrite = FragmentRewriter.rewrite(
+                    d.store(), d.manifest(), ids, 1000, d.allocator(), FileWriterOptions.defaults());
             OverlayCommits.commit(d.store(), d.version(), rewrite, Map.of(), CommitOptions.defaults());
         }
         try (Dataset d = Dataset.open(uri, Map.of())) {
@@ -90,7 +95,6 @@ class LanceRowIdMetadataITCase {
         return t;
     }
 
-
     private static String row(long id, long rowId, long rowAddr) {
         return "+I[" + id + ", " + rowId + ", " + rowAddr + "]";
     }
@@ -100,18 +104,25 @@ class LanceRowIdMetadataITCase {
         String uri = writeDeleteOne(true);
 
         // Before: ids 0..5 in write order; the deleted row 2 is skipped by the ids as by the data.
-        assertThat(rows(table(uri), "SELECT id, rid, addr FROM t ORDER BY id")).containsExactly(
-                row(0, 0, addr(0, 0)), row(1, 1, addr(0, 1)),
-                row(3, 3, addr(1, 1)),
-                row(4, 4, addr(2, 0)), row(5, 5, addr(2, 1)));
+        assertThat(rows(table(uri), "SELECT id, rid, addr FROM t ORDER BY id"))
+                .containsExactly(
+                        row(0, 0, addr(0, 0)),
+                        row(1, 1, addr(0, 1)),
+                        row(3, 3, addr(1, 1)),
+                        row(4, 4, addr(2, 0)),
+                        row(5, 5, addr(2, 1)));
 
         compactAll(uri);
 
         // After: the same ids, new addresses in fragment 3.
         TableEnvironment t = table(uri);
-        assertThat(rows(t, "SELECT id, rid, addr FROM t ORDER BY id")).containsExactly(
-                row(0, 0, addr(3, 0)), row(1, 1, addr(3, 1)), row(3, 3, addr(3, 2)),
-                row(4, 4, addr(3, 3)), row(5, 5, addr(3, 4)));
+        assertThat(rows(t, "SELECT id, rid, addr FROM t ORDER BY id"))
+                .containsExactly(
+                        row(0, 0, addr(3, 0)),
+                        row(1, 1, addr(3, 1)),
+                        row(3, 3, addr(3, 2)),
+                        row(4, 4, addr(3, 3)),
+                        row(5, 5, addr(3, 4)));
         // Alone, with a pushed-down filter, and in the other order.
         assertThat(rows(t, "SELECT rid FROM t WHERE id >= 3 ORDER BY rid")).containsExactly("+I[3]", "+I[4]", "+I[5]");
         assertThat(rows(t, "SELECT addr, rid FROM t WHERE id = 4")).containsExactly("+I[" + addr(3, 3) + ", 4]");
@@ -121,15 +132,22 @@ class LanceRowIdMetadataITCase {
     void withoutStableRowIdsTheRowIdIsTheRowAddress() throws Exception {
         String uri = writeDeleteOne(false);
 
-        assertThat(rows(table(uri), "SELECT id, rid, addr FROM t ORDER BY id")).containsExactly(
-                row(0, addr(0, 0), addr(0, 0)), row(1, addr(0, 1), addr(0, 1)),
-                row(3, addr(1, 1), addr(1, 1)),
-                row(4, addr(2, 0), addr(2, 0)), row(5, addr(2, 1), addr(2, 1)));
+        assertThat(rows(table(uri), "SELECT id, rid, addr FROM t ORDER BY id"))
+                .containsExactly(
+                        row(0, addr(0, 0), addr(0, 0)),
+                        row(1, addr(0, 1), addr(0, 1)),
+                        row(3, addr(1, 1), addr(1, 1)),
+                        row(4, addr(2, 0), addr(2, 0)),
+                        row(5, addr(2, 1), addr(2, 1)));
 
         compactAll(uri);
 
-        assertThat(rows(table(uri), "SELECT id, rid, addr FROM t ORDER BY id")).containsExactly(
-                row(0, addr(3, 0), addr(3, 0)), row(1, addr(3, 1), addr(3, 1)), row(3, addr(3, 2), addr(3, 2)),
-                row(4, addr(3, 3), addr(3, 3)), row(5, addr(3, 4), addr(3, 4)));
+        assertThat(rows(table(uri), "SELECT id, rid, addr FROM t ORDER BY id"))
+                .containsExactly(
+                        row(0, addr(3, 0), addr(3, 0)),
+                        row(1, addr(3, 1), addr(3, 1)),
+                        row(3, addr(3, 2), addr(3, 2)),
+                        row(4, addr(3, 3), addr(3, 3)),
+                        row(5, addr(3, 4), addr(3, 4)));
     }
 }

@@ -53,13 +53,15 @@ class LanceSqlCreateOnWriteITCase {
     }
 
     private static String with(String uri, Map<String, String> storage, String extra) {
-        String s = storage.entrySet().stream().map(e -> ", 'storage." + e.getKey() + "' = '" + e.getValue() + "'")
+        String s = storage.entrySet().stream()
+                .map(e -> ", 'storage." + e.getKey() + "' = '" + e.getValue() + "'")
                 .collect(Collectors.joining());
         return " WITH ('connector' = 'lance', 'path' = '" + uri + "'" + s + extra + ")";
     }
 
     private static Manifest manifest(String uri, Map<String, String> storage, long version) throws Exception {
-        try (Dataset d = Dataset.open(uri, storage); Dataset at = d.checkoutVersion(version)) {
+        try (Dataset d = Dataset.open(uri, storage);
+                Dataset at = d.checkoutVersion(version)) {
             return at.manifest();
         }
     }
@@ -72,16 +74,23 @@ class LanceSqlCreateOnWriteITCase {
                 + " addr BIGINT METADATA FROM '_rowaddr' VIRTUAL, up AS UPPER(name))"
                 + with(uri, Map.of(), ", 'vector-dimensions' = 'embedding:3'"));
         t.executeSql("INSERT INTO items (id, name, embedding) VALUES (1, 'a', ARRAY[CAST(1 AS FLOAT), 2, 3]),"
-                + " (2, 'b', CAST(NULL AS ARRAY<FLOAT>))").await();
+                        + " (2, 'b', CAST(NULL AS ARRAY<FLOAT>))")
+                .await();
 
         Manifest created = manifest(uri, Map.of(), 1);
         assertThat(created.fragments()).as("version 1 is the empty table").isEmpty();
         Manifest latest = manifest(uri, Map.of(), 2);
-        assertThat(latest.dataFormat().version()).as("current Lance's default, as the catalog").isEqualTo("2.2");
+        assertThat(latest.dataFormat().version())
+                .as("current Lance's default, as the catalog")
+                .isEqualTo("2.2");
         assertThat(latest.usesStableRowIds()).isFalse();
         assertThat(latest.schema().fields().stream().map(f -> f.name()).toList())
                 .containsExactly("id", "name", "embedding");
-        assertThat(latest.schema().fieldByName("embedding").orElseThrow().toArrow().getType())
+        assertThat(latest.schema()
+                        .fieldByName("embedding")
+                        .orElseThrow()
+                        .toArrow()
+                        .getType())
                 .isEqualTo(new ArrowType.FixedSizeList(3));
         assertThat(rows(t, "SELECT id, up, embedding FROM items ORDER BY id"))
                 .containsExactly("+I[1, A, [1.0, 2.0, 3.0]]", "+I[2, B, null]");
@@ -99,7 +108,8 @@ class LanceSqlCreateOnWriteITCase {
         Manifest m = manifest(uri, Map.of(), 1);
         assertThat(m.dataFormat().version()).as("MAP columns force 2.2").isEqualTo("2.2");
         assertThat(m.usesStableRowIds()).isTrue();
-        assertThat(m.schema().fieldByName("id").orElseThrow().isUnenforcedPrimaryKey()).isTrue();
+        assertThat(m.schema().fieldByName("id").orElseThrow().isUnenforcedPrimaryKey())
+                .isTrue();
         assertThat(rows(t, "SELECT * FROM kv ORDER BY id")).containsExactly("+I[1, {z=3}]", "+I[2, {y=2}]");
 
         String old = dir.resolve("old.lance").toString();
@@ -109,7 +119,8 @@ class LanceSqlCreateOnWriteITCase {
 
         t.executeSql("CREATE TABLE bad (id BIGINT, m MAP<STRING, INT>)"
                 + with(dir.resolve("bad.lance").toString(), Map.of(), ", 'create.file-version' = '2.1'"));
-        assertThatThrownBy(() -> t.executeSql("INSERT INTO bad VALUES (1, MAP['a', 1])").await())
+        assertThatThrownBy(() ->
+                        t.executeSql("INSERT INTO bad VALUES (1, MAP['a', 1])").await())
                 .hasStackTraceContaining("with data storage version 2.1: it has a MAP column, which Lance stores only"
                         + " in version 2.2 files; set 'create.file-version' = '2.2' or leave it unset");
     }
@@ -138,7 +149,8 @@ class LanceSqlCreateOnWriteITCase {
                     t.executeSql("CREATE TABLE race (id BIGINT NOT NULL, job INT)" + with(uri, storage, ""));
                     start.await();
                     t.executeSql("INSERT INTO race VALUES (" + (job * 10 + 1) + ", " + job + "), (" + (job * 10 + 2)
-                            + ", " + job + ")").await();
+                                    + ", " + job + ")")
+                            .await();
                     return null;
                 }));
             }
@@ -148,7 +160,9 @@ class LanceSqlCreateOnWriteITCase {
         } finally {
             pool.shutdownNow();
         }
-        assertThat(manifest(uri, storage, 1).fragments()).as("one creation, version 1: the empty table").isEmpty();
+        assertThat(manifest(uri, storage, 1).fragments())
+                .as("one creation, version 1: the empty table")
+                .isEmpty();
         try (Dataset d = Dataset.open(uri, storage)) {
             assertThat(d.version()).as("version 1 and one append per job").isEqualTo(3);
             assertThat(d.countRows()).isEqualTo(4);
@@ -162,14 +176,32 @@ class LanceSqlCreateOnWriteITCase {
     @Test
     void aCreatorLosingToATableOfOtherColumnsFailsNamingTheDifference() throws Exception {
         String uri = dir.resolve("other.lance").toString();
-        CatalogSchemas.NewTable winner = CatalogSchemas.newTable("w", new ResolvedSchema(List.of(
-                Column.physical("id", DataTypes.BIGINT().notNull()), Column.physical("name", DataTypes.STRING())),
-                List.of(), null), VectorDimensions.none(), null, false);
-        CatalogSchemas.NewTable loser = CatalogSchemas.newTable("l", new ResolvedSchema(List.of(
-                Column.physical("id", DataTypes.BIGINT().notNull()), Column.physical("name", DataTypes.INT())),
-                List.of(), null), VectorDimensions.none(), null, false);
+        CatalogSchemas.NewTable winner = CatalogSchemas.newTable(
+                "w",
+                new ResolvedSchema(
+                        List.of(
+                                Column.physical("id", DataTypes.BIGINT().notNull()),
+                                Column.physical("name", DataTypes.STRING())),
+                        List.of(),
+                        null),
+                VectorDimensions.none(),
+                null,
+                false);
+        CatalogSchemas.NewTable loser = CatalogSchemas.newTable(
+                "l",
+                new ResolvedSchema(
+                        List.of(
+                                Column.physical("id", DataTypes.BIGINT().notNull()),
+                                Column.physical("name", DataTypes.INT())),
+                        List.of(),
+                        null),
+                VectorDimensions.none(),
+                null,
+                false);
         assertThat(CatalogSchemas.createIfAbsent("w", uri, Map.of(), winner)).isTrue();
-        assertThat(CatalogSchemas.createIfAbsent("w2", uri, Map.of(), winner)).as("same columns: adopted").isFalse();
+        assertThat(CatalogSchemas.createIfAbsent("w2", uri, Map.of(), winner))
+                .as("same columns: adopted")
+                .isFalse();
         assertThatThrownBy(() -> CatalogSchemas.createIfAbsent("l", uri, Map.of(), loser))
                 .hasMessageContaining("the Lance table at '" + uri + "' was created by another writer with other"
                         + " columns than l declares (column 'name' is Utf8 in the table but declared Int(32, true))");

@@ -55,18 +55,23 @@ class LanceSqlModificationScanITCase {
     private static final Field AGE = new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null);
     private static final Schema USERS = new Schema(List.of(
             new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
-            new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null), AGE));
+            new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
+            AGE));
 
     @TempDir
     Path dir;
+
     String uri;
 
     @BeforeEach
     void createUsers() throws Exception {
         uri = dir.resolve("users.lance").toString();
-        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE)).close();
-        batch("").executeSql("INSERT INTO users VALUES (1, 'Alice', 30), (2, 'Bob', 25), (3, 'Carol', 40),"
-                + " (4, 'Dan', 22)").await();
+        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE))
+                .close();
+        batch("")
+                .executeSql("INSERT INTO users VALUES (1, 'Alice', 30), (2, 'Bob', 25), (3, 'Carol', 40),"
+                        + " (4, 'Dan', 22)")
+                .await();
         assertThat(latestVersion()).isEqualTo(2);
     }
 
@@ -87,7 +92,6 @@ class LanceSqlModificationScanITCase {
     private static void run(TableEnvironment t, Operation planned) throws Exception {
         ((TableEnvironmentInternal) t).executeInternal(planned).await();
     }
-
 
     private long latestVersion() throws Exception {
         try (Dataset d = Dataset.open(uri, Map.of())) {
@@ -123,8 +127,8 @@ class LanceSqlModificationScanITCase {
     private void otherWriterCompacts() throws Exception {
         try (Dataset d = Dataset.open(uri, Map.of())) {
             List<Long> ids = d.fragments().stream().map(Fragment::id).toList();
-            StagedWrite rewrite = FragmentRewriter.rewrite(d.store(), d.manifest(), ids, 1000, d.allocator(),
-                    FileWriterOptions.defaults());
+            StagedWrite rewrite = FragmentRewriter.rewrite(
+                    d.store(), d.manifest(), ids, 1000, d.allocator(), FileWriterOptions.defaults());
             OverlayCommits.commit(d.store(), d.version(), rewrite, Map.of(), CommitOptions.defaults());
         }
     }
@@ -138,8 +142,9 @@ class LanceSqlModificationScanITCase {
         run(t, update);
 
         assertThat(latestVersion()).isEqualTo(4);
-        assertThat(rows(t, "SELECT * FROM users ORDER BY id")).containsExactly("+I[1, Alice, 0]", "+I[2, Bob, 0]",
-                "+I[3, Carol, 0]", "+I[4, Dan, 22]", "+I[5, Eve, 50]");
+        assertThat(rows(t, "SELECT * FROM users ORDER BY id"))
+                .containsExactly(
+                        "+I[1, Alice, 0]", "+I[2, Bob, 0]", "+I[3, Carol, 0]", "+I[4, Dan, 22]", "+I[5, Eve, 50]");
     }
 
     @Test
@@ -148,14 +153,16 @@ class LanceSqlModificationScanITCase {
         Operation increment = plan(t, "UPDATE users SET age = age + 1 WHERE id = 2");
         otherWriterSetsAge(1, 26); // the same increment, committed first as version 3
 
-        assertThatThrownBy(() -> run(t, increment)).satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
-                .contains("the statement read version 2, and version 3 (DataOverlay, committed by another writer)"
-                        + " overlaid field 'age' (id 2) of fragment 0 at 1 of the rows this statement updates")
-                .contains("rerun the statement"));
+        assertThatThrownBy(() -> run(t, increment))
+                .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
+                        .contains(
+                                "the statement read version 2, and version 3 (DataOverlay, committed by another writer)"
+                                        + " overlaid field 'age' (id 2) of fragment 0 at 1 of the rows this statement updates")
+                        .contains("rerun the statement"));
 
         assertThat(latestVersion()).isEqualTo(3);
-        assertThat(rows(t, "SELECT * FROM users ORDER BY id")).containsExactly("+I[1, Alice, 30]", "+I[2, Bob, 26]",
-                "+I[3, Carol, 40]", "+I[4, Dan, 22]");
+        assertThat(rows(t, "SELECT * FROM users ORDER BY id"))
+                .containsExactly("+I[1, Alice, 30]", "+I[2, Bob, 26]", "+I[3, Carol, 40]", "+I[4, Dan, 22]");
     }
 
     @Test
@@ -167,8 +174,8 @@ class LanceSqlModificationScanITCase {
         run(t, increment);
 
         assertThat(latestVersion()).isEqualTo(4);
-        assertThat(rows(t, "SELECT * FROM users ORDER BY id")).containsExactly("+I[1, Alice, 30]", "+I[2, Bob, 26]",
-                "+I[3, Carol, 40]", "+I[4, Dan, 99]");
+        assertThat(rows(t, "SELECT * FROM users ORDER BY id"))
+                .containsExactly("+I[1, Alice, 30]", "+I[2, Bob, 26]", "+I[3, Carol, 40]", "+I[4, Dan, 99]");
     }
 
     @Test
@@ -177,22 +184,26 @@ class LanceSqlModificationScanITCase {
         Operation update = plan(t, "UPDATE users SET age = age + 1 WHERE id = 2");
         otherWriterCompacts(); // version 3: fragment 0 becomes fragment 1
 
-        assertThatThrownBy(() -> run(t, update)).satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
-                .contains("The changes of checkpoint")
-                .contains("version 3 (Rewrite, committed by another writer) rewrote (compacted) fragment(s) [0]"));
+        assertThatThrownBy(() -> run(t, update))
+                .satisfies(
+                        e -> assertThat(ExceptionUtils.stringifyException(e))
+                                .contains("The changes of checkpoint")
+                                .contains(
+                                        "version 3 (Rewrite, committed by another writer) rewrote (compacted) fragment(s) [0]"));
         assertThat(latestVersion()).isEqualTo(3);
 
         // Not expressible in Lance, so a row-level DELETE of the rows' addresses in fragment 1.
         Operation delete = plan(t, "DELETE FROM users WHERE UPPER(name) = 'BOB'");
         otherWriterCompacts(); // version 4: fragment 1 becomes fragment 2
 
-        assertThatThrownBy(() -> run(t, delete)).satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
-                .contains("The changes of checkpoint")
-                .contains("the statement read version 3, and version 4 (Rewrite, committed by another writer)"
-                        + " rewrote (compacted) fragment(s) [1]"));
+        assertThatThrownBy(() -> run(t, delete))
+                .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
+                        .contains("The changes of checkpoint")
+                        .contains("the statement read version 3, and version 4 (Rewrite, committed by another writer)"
+                                + " rewrote (compacted) fragment(s) [1]"));
         assertThat(latestVersion()).isEqualTo(4);
-        assertThat(rows(t, "SELECT * FROM users ORDER BY id")).containsExactly("+I[1, Alice, 30]", "+I[2, Bob, 25]",
-                "+I[3, Carol, 40]", "+I[4, Dan, 22]");
+        assertThat(rows(t, "SELECT * FROM users ORDER BY id"))
+                .containsExactly("+I[1, Alice, 30]", "+I[2, Bob, 25]", "+I[3, Carol, 40]", "+I[4, Dan, 22]");
     }
 
     @Test
@@ -203,8 +214,8 @@ class LanceSqlModificationScanITCase {
 
         run(t, delete);
 
-        assertThat(rows(t, "SELECT * FROM users ORDER BY id")).containsExactly("+I[1, Alice, 30]",
-                "+I[3, Carol, 40]", "+I[4, Dan, 22]");
+        assertThat(rows(t, "SELECT * FROM users ORDER BY id"))
+                .containsExactly("+I[1, Alice, 30]", "+I[3, Carol, 40]", "+I[4, Dan, 22]");
     }
 
     @Test
@@ -222,7 +233,8 @@ class LanceSqlModificationScanITCase {
     @Test
     void aTimeTravelTableCannotBeUpdated() {
         TableEnvironment t = batch(", 'version' = '1'");
-        assertThatThrownBy(() -> t.executeSql("UPDATE users SET age = 1 WHERE id = 2").await())
+        assertThatThrownBy(() ->
+                        t.executeSql("UPDATE users SET age = 1 WHERE id = 2").await())
                 .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
                         .contains("sets 'version' (time travel), but INSERT INTO and DELETE always change the"
                                 + " latest version"));

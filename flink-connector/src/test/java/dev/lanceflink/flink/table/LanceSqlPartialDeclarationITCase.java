@@ -33,11 +33,12 @@ class LanceSqlPartialDeclarationITCase {
     @RegisterExtension
     static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(2);
 
-    private static final String VECTOR = "ARRAY[" + IntStream.range(0, 768).mapToObj(i -> "CAST(" + i + " AS FLOAT)")
-            .collect(Collectors.joining(", ")) + "]";
+    private static final String VECTOR = "ARRAY["
+            + IntStream.range(0, 768).mapToObj(i -> "CAST(" + i + " AS FLOAT)").collect(Collectors.joining(", ")) + "]";
 
     @TempDir
     Path dir;
+
     String uri;
 
     @BeforeEach
@@ -45,7 +46,8 @@ class LanceSqlPartialDeclarationITCase {
         uri = dir.resolve("users.lance").toString();
         TableEnvironment t = batch(""); // full_users creates the Lance table at this first write
         t.executeSql("INSERT INTO full_users VALUES (1, 'Alice', 30, " + VECTOR + "), (2, 'Bob', 25, " + VECTOR
-                + "), (20, 'Zed', 50, " + VECTOR + ")").await();
+                        + "), (20, 'Zed', 50, " + VECTOR + ")")
+                .await();
     }
 
     /** {@code users} declared as {@code (id, age)} plus {@code extra}; also {@code full_users}, every column. */
@@ -77,13 +79,17 @@ class LanceSqlPartialDeclarationITCase {
 
         Manifest m = manifest();
         assertThat(m.version()).isEqualTo(before + 1);
-        List<DataOverlayFile> overlays = m.fragments().stream().flatMap(f -> f.overlays().stream()).toList();
+        List<DataOverlayFile> overlays =
+                m.fragments().stream().flatMap(f -> f.overlays().stream()).toList();
         assertThat(overlays).hasSize(1);
         assertThat(overlays.get(0).dataFile().fields())
                 .containsExactly(m.schema().fieldByName("age").orElseThrow().id());
-        assertThat(m.fragments().stream().mapToLong(Fragment::physicalRows).sum()).as("no row moved").isEqualTo(3);
-        assertThat(people(t)).containsExactly("+I[1, Alice, 31, 768, 767.0]", "+I[2, Bob, 26, 768, 767.0]",
-                "+I[20, Zed, 50, 768, 767.0]");
+        assertThat(m.fragments().stream().mapToLong(Fragment::physicalRows).sum())
+                .as("no row moved")
+                .isEqualTo(3);
+        assertThat(people(t))
+                .containsExactly(
+                        "+I[1, Alice, 31, 768, 767.0]", "+I[2, Bob, 26, 768, 767.0]", "+I[20, Zed, 50, 768, 767.0]");
     }
 
     @Test
@@ -91,14 +97,22 @@ class LanceSqlPartialDeclarationITCase {
         TableEnvironment t = batch(", PRIMARY KEY (id) NOT ENFORCED");
         t.executeSql("INSERT INTO users VALUES (1, 41), (5, 55)").await();
 
-        assertThat(people(t)).containsExactly("+I[1, Alice, 41, 768, 767.0]", "+I[2, Bob, 25, 768, 767.0]",
-                "+I[5, null, 55, null, null]", "+I[20, Zed, 50, 768, 767.0]");
+        assertThat(people(t))
+                .containsExactly(
+                        "+I[1, Alice, 41, 768, 767.0]",
+                        "+I[2, Bob, 25, 768, 767.0]",
+                        "+I[5, null, 55, null, null]",
+                        "+I[20, Zed, 50, 768, 767.0]");
         Manifest m = manifest();
         assertThat(m.fragments().stream().mapToLong(Fragment::physicalRows).sum())
-                .as("the existing key was overlaid, only the new one appended").isEqualTo(4);
-        for (DataOverlayFile o : m.fragments().stream().flatMap(f -> f.overlays().stream()).toList()) {
-            assertThat(o.dataFile().fields()).doesNotContain(m.schema().fieldByName("name").orElseThrow().id(),
-                    m.schema().fieldByName("embedding").orElseThrow().id());
+                .as("the existing key was overlaid, only the new one appended")
+                .isEqualTo(4);
+        for (DataOverlayFile o :
+                m.fragments().stream().flatMap(f -> f.overlays().stream()).toList()) {
+            assertThat(o.dataFile().fields())
+                    .doesNotContain(
+                            m.schema().fieldByName("name").orElseThrow().id(),
+                            m.schema().fieldByName("embedding").orElseThrow().id());
         }
     }
 
@@ -108,8 +122,8 @@ class LanceSqlPartialDeclarationITCase {
         t.executeSql("INSERT INTO users VALUES (7, 70)").await();
         assertThat(people(t)).contains("+I[7, null, 70, null, null]").hasSize(4);
         // Declared in another order than the table's: placed by name.
-        t.executeSql("CREATE TABLE swapped (age INT, id BIGINT NOT NULL) WITH ('connector' = 'lance', 'path' = '"
-                + uri + "')");
+        t.executeSql("CREATE TABLE swapped (age INT, id BIGINT NOT NULL) WITH ('connector' = 'lance', 'path' = '" + uri
+                + "')");
         t.executeSql("INSERT INTO swapped VALUES (80, 8)").await();
         assertThat(people(t)).contains("+I[8, null, 80, null, null]").hasSize(5);
     }
@@ -118,9 +132,9 @@ class LanceSqlPartialDeclarationITCase {
     void undeclaredNotNullColumnsAreRefusedAtPlanningNamingTheStatementAndColumns() throws Exception {
         TableEnvironment t = batch("");
         long before = manifest().version();
-        t.executeSql("CREATE TABLE no_id (name STRING, age INT) WITH ('connector' = 'lance', 'path' = '" + uri
-                + "')");
-        assertThatThrownBy(() -> t.executeSql("INSERT INTO no_id VALUES ('x', 1)").await())
+        t.executeSql("CREATE TABLE no_id (name STRING, age INT) WITH ('connector' = 'lance', 'path' = '" + uri + "')");
+        assertThatThrownBy(
+                        () -> t.executeSql("INSERT INTO no_id VALUES ('x', 1)").await())
                 .hasStackTraceContaining("INSERT INTO gives the columns the table does not declare NULL in new rows,"
                         + " but the Lance table's columns [id] are NOT NULL; declare them");
         // An UPDATE adds no rows: the undeclared NOT NULL id stays as it is.

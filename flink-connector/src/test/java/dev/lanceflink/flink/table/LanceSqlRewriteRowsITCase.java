@@ -44,14 +44,18 @@ class LanceSqlRewriteRowsITCase {
 
     @TempDir
     Path dir;
+
     String uri;
 
     @BeforeEach
     void createUsers() throws Exception {
         uri = dir.resolve("users.lance").toString();
-        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE)).close();
-        batch("", "").executeSql("INSERT INTO users VALUES (1, 'Alice', 30), (2, 'Bob', 25), (3, 'Carol', 40),"
-                + " (4, 'Dan', 22)").await();
+        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE))
+                .close();
+        batch("", "")
+                .executeSql("INSERT INTO users VALUES (1, 'Alice', 30), (2, 'Bob', 25), (3, 'Carol', 40),"
+                        + " (4, 'Dan', 22)")
+                .await();
     }
 
     private TableEnvironment batch(String primaryKey, String options) {
@@ -89,10 +93,12 @@ class LanceSqlRewriteRowsITCase {
         try (Dataset latest = Dataset.open(uri, Map.of())) {
             for (long v = 1; v <= latest.version(); v++) {
                 try (Dataset at = latest.checkoutVersion(v)) {
-                    assertThat(at.manifest().fragments()).as("fragments of version %s", v)
+                    assertThat(at.manifest().fragments())
+                            .as("fragments of version %s", v)
                             .allSatisfy(f -> assertThat(f.overlays()).isEmpty());
                     assertThat(at.manifest().readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES)
-                            .as("reader flag 64 of version %s", v).isZero();
+                            .as("reader flag 64 of version %s", v)
+                            .isZero();
                 }
             }
             return latest.versions().stream().map(VersionInfo::operation).toList();
@@ -101,8 +107,10 @@ class LanceSqlRewriteRowsITCase {
 
     private long[] deletedOffsets(Fragment f) throws Exception {
         try (LocalObjectStore store = new LocalObjectStore(Path.of(uri))) {
-            return java.util.Arrays.stream(DeletionFiles.read(store, f.id(), f.deletionFile()).toArray())
-                    .asLongStream().toArray();
+            return java.util.Arrays.stream(
+                            DeletionFiles.read(store, f.id(), f.deletionFile()).toArray())
+                    .asLongStream()
+                    .toArray();
         }
     }
 
@@ -116,15 +124,18 @@ class LanceSqlRewriteRowsITCase {
         Manifest m = manifest();
         assertThat(m.version()).as("one version").isEqualTo(before + 1);
         assertThat(m.fragments()).extracting(Fragment::id).containsExactly(0L, 1L);
-        assertThat(deletedOffsets(m.fragments().get(0))).as("offsets of ids 2 and 4 in fragment 0")
+        assertThat(deletedOffsets(m.fragments().get(0)))
+                .as("offsets of ids 2 and 4 in fragment 0")
                 .containsExactly(1, 3);
-        assertThat(rowsWithFragment(t)).containsExactly("+I[1, Alice, 30, 0]", "+I[2, Bob, 26, 1]",
-                "+I[3, Carol, 40, 0]", "+I[4, Dan, 23, 1]");
+        assertThat(rowsWithFragment(t))
+                .containsExactly(
+                        "+I[1, Alice, 30, 0]", "+I[2, Bob, 26, 1]", "+I[3, Carol, 40, 0]", "+I[4, Dan, 23, 1]");
 
         // Moved rows move again; a SET of another column rewrites the whole row too.
         t.executeSql("UPDATE users SET name = UPPER(name) WHERE age > 25").await();
-        assertThat(rowsWithFragment(t)).containsExactly("+I[1, ALICE, 30, 2]", "+I[2, BOB, 26, 2]",
-                "+I[3, CAROL, 40, 2]", "+I[4, Dan, 23, 1]");
+        assertThat(rowsWithFragment(t))
+                .containsExactly(
+                        "+I[1, ALICE, 30, 2]", "+I[2, BOB, 26, 2]", "+I[3, CAROL, 40, 2]", "+I[4, Dan, 23, 1]");
         assertThat(operationsOfOverlayFreeVersions()).containsExactly("Overwrite", "Append", "Update", "Update");
     }
 
@@ -134,12 +145,16 @@ class LanceSqlRewriteRowsITCase {
         t.getConfig().set("parallelism.default", "2");
         t.executeSql("INSERT INTO users (id, age) VALUES (2, 52), (5, 55)").await();
         // Without before-images an upsert of an existing key rewrites the row even when its values are equal (3).
-        t.executeSql("INSERT INTO users VALUES (1, 'Alicia', 31), (3, 'Carol', 40)").await();
+        t.executeSql("INSERT INTO users VALUES (1, 'Alicia', 31), (3, 'Carol', 40)")
+                .await();
 
-        assertThat(rows(t, "SELECT * FROM users ORDER BY id")).containsExactly("+I[1, Alicia, 31]",
-                "+I[2, Bob, 52]", "+I[3, Carol, 40]", "+I[4, Dan, 22]", "+I[5, null, 55]");
+        assertThat(rows(t, "SELECT * FROM users ORDER BY id"))
+                .containsExactly(
+                        "+I[1, Alicia, 31]", "+I[2, Bob, 52]", "+I[3, Carol, 40]", "+I[4, Dan, 22]", "+I[5, null, 55]");
         Manifest m = manifest();
-        assertThat(deletedOffsets(m.fragments().get(0))).as("old versions of ids 1, 2 and 3").containsExactly(0, 1, 2);
+        assertThat(deletedOffsets(m.fragments().get(0)))
+                .as("old versions of ids 1, 2 and 3")
+                .containsExactly(0, 1, 2);
         assertThat(operationsOfOverlayFreeVersions()).containsExactly("Overwrite", "Append", "Update", "Update");
     }
 
@@ -150,23 +165,32 @@ class LanceSqlRewriteRowsITCase {
         s.getConfig().set("execution.checkpointing.interval", "200ms");
         create(s, ", PRIMARY KEY (id) NOT ENFORCED", REWRITE_ROWS);
         s.executeSql("INSERT INTO users (id, age) SELECT id, age FROM (VALUES (CAST(2 AS BIGINT), 52),"
-                + " (CAST(3 AS BIGINT), 53), (CAST(9 AS BIGINT), 59)) AS v(id, age)")
+                        + " (CAST(3 AS BIGINT), 53), (CAST(9 AS BIGINT), 59)) AS v(id, age)")
                 .await();
 
-        assertThat(rows(batch("", ""), "SELECT * FROM users ORDER BY id")).containsExactly("+I[1, Alice, 30]",
-                "+I[2, Bob, 52]", "+I[3, Carol, 53]", "+I[4, Dan, 22]", "+I[9, null, 59]");
-        assertThat(operationsOfOverlayFreeVersions()).doesNotContain("DataOverlay").contains("Update");
+        assertThat(rows(batch("", ""), "SELECT * FROM users ORDER BY id"))
+                .containsExactly(
+                        "+I[1, Alice, 30]", "+I[2, Bob, 52]", "+I[3, Carol, 53]", "+I[4, Dan, 22]", "+I[9, null, 59]");
+        assertThat(operationsOfOverlayFreeVersions())
+                .doesNotContain("DataOverlay")
+                .contains("Update");
     }
 
     @Test
     void aTableWithStableRowIdsIsRefusedWhenAnUpdateIsPlanned() throws Exception {
         uri = dir.resolve("stable.lance").toString();
-        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE).withStableRowIds(true))
+        Dataset.write(
+                        uri,
+                        Map.of(),
+                        List.of(),
+                        USERS,
+                        WriteParams.of(WriteMode.CREATE).withStableRowIds(true))
                 .close();
         TableEnvironment t = batch("", REWRITE_ROWS);
         t.executeSql("INSERT INTO users VALUES (1, 'Alice', 30)").await(); // appends are fine
 
-        assertThatThrownBy(() -> t.executeSql("UPDATE users SET age = 31 WHERE id = 1").await())
+        assertThatThrownBy(() ->
+                        t.executeSql("UPDATE users SET age = 31 WHERE id = 1").await())
                 .isInstanceOf(ValidationException.class)
                 .hasMessageContaining("uses stable row ids, which a rewritten row would not keep")
                 .hasMessageContaining("Use 'overlay' for this table");
@@ -177,11 +201,13 @@ class LanceSqlRewriteRowsITCase {
         TableEnvironment t = batch("", ", 'sink.update-mode' = 'rewrite'");
         long before = manifest().version();
 
-        assertThatThrownBy(() -> t.executeSql("UPDATE users SET age = 1 WHERE id = 1").await())
+        assertThatThrownBy(() ->
+                        t.executeSql("UPDATE users SET age = 1 WHERE id = 1").await())
                 .isInstanceOf(ValidationException.class)
-                .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e)).contains("Table "
-                        + "default_catalog.default_database.users sets 'sink.update-mode' = 'rewrite', which is not an"
-                        + " update mode; use 'overlay' (data overlay files, the default) or 'rewrite-rows'"));
+                .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
+                        .contains("Table "
+                                + "default_catalog.default_database.users sets 'sink.update-mode' = 'rewrite', which is not an"
+                                + " update mode; use 'overlay' (data overlay files, the default) or 'rewrite-rows'"));
         assertThat(manifest().version()).isEqualTo(before);
     }
 }

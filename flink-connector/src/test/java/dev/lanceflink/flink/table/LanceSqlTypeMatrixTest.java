@@ -95,7 +95,12 @@ class LanceSqlTypeMatrixTest {
         ResolvedSchema schema = probe.from("p").getResolvedSchema();
         RowType rowType = (RowType) schema.toPhysicalRowDataType().getLogicalType();
         Schema arrow = LanceTypeMapping.toArrowSchema(rowType, VectorDimensions.parse(parseMap(options)));
-        Dataset.write(uri, Map.of(), List.of(), arrow, WriteParams.of(WriteMode.CREATE).withFileVersion(version))
+        Dataset.write(
+                        uri,
+                        Map.of(),
+                        List.of(),
+                        arrow,
+                        WriteParams.of(WriteMode.CREATE).withFileVersion(version))
                 .close();
         return uri;
     }
@@ -120,7 +125,6 @@ class LanceSqlTypeMatrixTest {
         return t;
     }
 
-
     private static long version(String uri) throws Exception {
         try (Dataset d = Dataset.open(uri, Map.of())) {
             return d.version();
@@ -139,17 +143,28 @@ class LanceSqlTypeMatrixTest {
     @Test
     void millisecondAndSecondTimestampsTakeTheirOwnPrecisions() throws Exception {
         String uri = dir.resolve("ms.lance").toString();
-        Dataset.write(uri, Map.of(), List.of(), new Schema(List.of(
-                new Field("ms", FieldType.nullable(new ArrowType.Timestamp(TimeUnit.MILLISECOND, null)), null),
-                new Field("sec", FieldType.nullable(new ArrowType.Timestamp(TimeUnit.SECOND, "UTC")), null))),
-                WriteParams.of(WriteMode.CREATE)).close();
+        Dataset.write(
+                        uri,
+                        Map.of(),
+                        List.of(),
+                        new Schema(List.of(
+                                new Field(
+                                        "ms",
+                                        FieldType.nullable(new ArrowType.Timestamp(TimeUnit.MILLISECOND, null)),
+                                        null),
+                                new Field(
+                                        "sec",
+                                        FieldType.nullable(new ArrowType.Timestamp(TimeUnit.SECOND, "UTC")),
+                                        null))),
+                        WriteParams.of(WriteMode.CREATE))
+                .close();
         TableEnvironment t = env(uri, "ms TIMESTAMP(3), sec TIMESTAMP_LTZ(0)", "");
         t.executeSql("INSERT INTO t VALUES (TIMESTAMP '1969-12-31 23:59:59.999',"
-                + " CAST(TIMESTAMP '1969-12-31 23:59:59' AS TIMESTAMP_LTZ(0))),"
-                + " (CAST(NULL AS TIMESTAMP(3)), CAST(NULL AS TIMESTAMP_LTZ(0)))").await();
-        assertThat(rows(t, "SELECT * FROM t")).containsExactlyInAnyOrder(
-                "+I[1969-12-31T23:59:59.999, 1969-12-31T23:59:59Z]",
-                "+I[null, null]");
+                        + " CAST(TIMESTAMP '1969-12-31 23:59:59' AS TIMESTAMP_LTZ(0))),"
+                        + " (CAST(NULL AS TIMESTAMP(3)), CAST(NULL AS TIMESTAMP_LTZ(0)))")
+                .await();
+        assertThat(rows(t, "SELECT * FROM t"))
+                .containsExactlyInAnyOrder("+I[1969-12-31T23:59:59.999, 1969-12-31T23:59:59Z]", "+I[null, null]");
     }
 
     @Test
@@ -160,10 +175,11 @@ class LanceSqlTypeMatrixTest {
         String uri = createFromDeclaration("ts3", columns, "");
         TableEnvironment t = env(uri, columns, "");
         t.executeSql("INSERT INTO t VALUES (1, TIMESTAMP '1969-12-31 23:59:59.999',"
-                + " CAST(TIMESTAMP '2026-11-29 21:00:00.123' AS TIMESTAMP_LTZ(3))),"
-                + " (2, CAST(NULL AS TIMESTAMP(3)), CAST(NULL AS TIMESTAMP_LTZ(3)))").await();
-        assertThat(rows(t, "SELECT * FROM t ORDER BY id")).containsExactly(
-                "+I[1, 1969-12-31T23:59:59.999, 2026-11-29T21:00:00.123Z]", "+I[2, null, null]");
+                        + " CAST(TIMESTAMP '2026-11-29 21:00:00.123' AS TIMESTAMP_LTZ(3))),"
+                        + " (2, CAST(NULL AS TIMESTAMP(3)), CAST(NULL AS TIMESTAMP_LTZ(3)))")
+                .await();
+        assertThat(rows(t, "SELECT * FROM t ORDER BY id"))
+                .containsExactly("+I[1, 1969-12-31T23:59:59.999, 2026-11-29T21:00:00.123Z]", "+I[2, null, null]");
         // What is stored: microseconds, read back with the unit's own precision.
         TableEnvironment micros = env(uri, "id INT NOT NULL, ts TIMESTAMP(6), ltz TIMESTAMP_LTZ(6)", "");
         assertThat(rows(micros, "SELECT * FROM t WHERE id = 1"))
@@ -184,15 +200,19 @@ class LanceSqlTypeMatrixTest {
         String uri = createFromDeclaration("ts3pk", "id INT NOT NULL, ts TIMESTAMP(3), ltz TIMESTAMP_LTZ(3)", "");
         TableEnvironment t = env(uri, columns, "");
         t.executeSql("INSERT INTO t VALUES (1, TIMESTAMP '1969-12-31 23:59:59.999',"
-                + " CAST(TIMESTAMP '2026-11-29 21:00:00.123' AS TIMESTAMP_LTZ(3))),"
-                + " (2, TIMESTAMP '2000-01-01 00:00:00.001', CAST(NULL AS TIMESTAMP_LTZ(3)))").await();
+                        + " CAST(TIMESTAMP '2026-11-29 21:00:00.123' AS TIMESTAMP_LTZ(3))),"
+                        + " (2, TIMESTAMP '2000-01-01 00:00:00.001', CAST(NULL AS TIMESTAMP_LTZ(3)))")
+                .await();
         t.executeSql("INSERT INTO t VALUES (2, TIMESTAMP '2000-01-01 00:00:00.002',"
-                + " CAST(TIMESTAMP '2001-01-01 00:00:00.5' AS TIMESTAMP_LTZ(3)))").await(); // upsert: overlay
-        t.executeSql("UPDATE t SET ts = TIMESTAMP '1970-01-01 00:00:00.042' WHERE id = 1").await();
+                        + " CAST(TIMESTAMP '2001-01-01 00:00:00.5' AS TIMESTAMP_LTZ(3)))")
+                .await(); // upsert: overlay
+        t.executeSql("UPDATE t SET ts = TIMESTAMP '1970-01-01 00:00:00.042' WHERE id = 1")
+                .await();
 
-        assertThat(rows(t, "SELECT * FROM t ORDER BY id")).containsExactly(
-                "+I[1, 1970-01-01T00:00:00.042, 2026-11-29T21:00:00.123Z]",
-                "+I[2, 2000-01-01T00:00:00.002, 2001-01-01T00:00:00.500Z]");
+        assertThat(rows(t, "SELECT * FROM t ORDER BY id"))
+                .containsExactly(
+                        "+I[1, 1970-01-01T00:00:00.042, 2026-11-29T21:00:00.123Z]",
+                        "+I[2, 2000-01-01T00:00:00.002, 2001-01-01T00:00:00.500Z]");
         try (Dataset d = Dataset.open(uri, Map.of())) {
             assertThat(d.countRows()).isEqualTo(2);
             assertThat(d.manifest().fragments().get(0).overlays()).hasSize(2);
@@ -208,12 +228,14 @@ class LanceSqlTypeMatrixTest {
             assertThat(d.schema().fieldByName("t3").orElseThrow().logicalType()).isEqualTo("time32:ms");
         }
         TableEnvironment t = env(uri, columns, "");
-        t.executeSql("INSERT INTO t VALUES (1, TIME '00:00:00', TIME '23:59:59.999'),"
-                + " (2, TIME '13:14:15', TIME '13:14:15.678'), (3, CAST(NULL AS TIME(0)), CAST(NULL AS TIME(3)))")
+        t.executeSql(
+                        "INSERT INTO t VALUES (1, TIME '00:00:00', TIME '23:59:59.999'),"
+                                + " (2, TIME '13:14:15', TIME '13:14:15.678'), (3, CAST(NULL AS TIME(0)), CAST(NULL AS TIME(3)))")
                 .await();
-        assertThat(rows(t, "SELECT * FROM t ORDER BY id")).containsExactly(
-                "+I[1, 00:00, 23:59:59.999]", "+I[2, 13:14:15, 13:14:15.678]", "+I[3, null, null]");
-        assertThat(rows(t, "SELECT id FROM t WHERE t3 > TIME '13:00:00' ORDER BY id")).containsExactly("+I[1]", "+I[2]");
+        assertThat(rows(t, "SELECT * FROM t ORDER BY id"))
+                .containsExactly("+I[1, 00:00, 23:59:59.999]", "+I[2, 13:14:15, 13:14:15.678]", "+I[3, null, null]");
+        assertThat(rows(t, "SELECT id FROM t WHERE t3 > TIME '13:00:00' ORDER BY id"))
+                .containsExactly("+I[1]", "+I[2]");
     }
 
     /** Nested ROWs, ARRAY<ROW>, nested and decimal lists, with NULL at each level. */
@@ -249,8 +271,8 @@ class LanceSqlTypeMatrixTest {
         TableEnvironment t = env(uri, NESTED_COLUMNS, "");
         t.executeSql(NESTED_VALUES).await();
         assertThat(rows(t, "SELECT * FROM t ORDER BY id")).containsExactlyElementsOf(NESTED_ROWS);
-        assertThat(rows(t, "SELECT id, st.b, deep.sub.tags, pts[1].y FROM t ORDER BY id")).containsExactly(
-                "+I[1, a, [x, null], 2.0]", "+I[2, null, null, null]", "+I[3, null, null, 0.0]");
+        assertThat(rows(t, "SELECT id, st.b, deep.sub.tags, pts[1].y FROM t ORDER BY id"))
+                .containsExactly("+I[1, a, [x, null], 2.0]", "+I[2, null, null, null]", "+I[3, null, null, 0.0]");
         assertThat(version(uri)).isEqualTo(2);
     }
 
@@ -260,7 +282,8 @@ class LanceSqlTypeMatrixTest {
         String uri = createFromDeclaration("maps21", columns, "", FileVersion.V2_1);
         assertThat(dataFormat(uri)).isEqualTo("2.1");
         TableEnvironment t = env(uri, columns, "");
-        assertThatThrownBy(() -> t.executeSql("INSERT INTO t VALUES (1, MAP['a', 1])").await())
+        assertThatThrownBy(() ->
+                        t.executeSql("INSERT INTO t VALUES (1, MAP['a', 1])").await())
                 .hasStackTraceContaining("column 'm' is a MAP (MAP<STRING, INT>), but maps need data storage version"
                         + " 2.2 and this Lance table is version 2.1");
         assertThat(version(uri)).isEqualTo(1);
@@ -286,8 +309,9 @@ class LanceSqlTypeMatrixTest {
         assertThat(dataFormat(maps)).isEqualTo("2.2");
 
         t.executeSql("INSERT INTO maps VALUES (1, MAP['a', 1, 'b', CAST(NULL AS INT)], ROW(7, MAP[1, 'x'])),"
-                + " (2, CAST(NULL AS MAP<STRING, INT>), CAST(NULL AS ROW<n INT, tags MAP<INT, STRING>>)),"
-                + " (3, MAP['c', 3], ROW(8, CAST(NULL AS MAP<INT, STRING>)))").await();
+                        + " (2, CAST(NULL AS MAP<STRING, INT>), CAST(NULL AS ROW<n INT, tags MAP<INT, STRING>>)),"
+                        + " (3, MAP['c', 3], ROW(8, CAST(NULL AS MAP<INT, STRING>)))")
+                .await();
         assertThat(version(maps)).isEqualTo(2);
         try (Dataset d = Dataset.open(maps, Map.of())) {
             assertThat(d.countRows()).isEqualTo(3);
@@ -298,10 +322,11 @@ class LanceSqlTypeMatrixTest {
             // Leaf columns: id, m.entries.key, m.entries.value, st.n, st.tags.entries.key, st.tags.entries.value.
             assertThat(file.fields()).containsExactly(0, 3, 4, 6, 9, 10);
         }
-        assertThat(rows(t, "SELECT * FROM maps ORDER BY id")).containsExactly("+I[1, {a=1, b=null}, +I[7, {1=x}]]",
-                "+I[2, null, null]", "+I[3, {c=3}, +I[8, null]]");
-        assertThat(rows(t, "SELECT id, m['a'], m['b'], st.tags[1] FROM maps ORDER BY id")).containsExactly(
-                "+I[1, 1, null, x]", "+I[2, null, null, null]", "+I[3, null, null, null]");
+        assertThat(rows(t, "SELECT * FROM maps ORDER BY id"))
+                .containsExactly(
+                        "+I[1, {a=1, b=null}, +I[7, {1=x}]]", "+I[2, null, null]", "+I[3, {c=3}, +I[8, null]]");
+        assertThat(rows(t, "SELECT id, m['a'], m['b'], st.tags[1] FROM maps ORDER BY id"))
+                .containsExactly("+I[1, 1, null, x]", "+I[2, null, null, null]", "+I[3, null, null, null]");
     }
 
     private static String dataFormat(String uri) throws Exception {
@@ -318,10 +343,11 @@ class LanceSqlTypeMatrixTest {
         t.executeSql("INSERT INTO t VALUES (1, TIME '01:02:03.004', ROW(1)), (2, TIME '05:06:07.008', ROW(2))")
                 .await();
         t.executeSql("UPDATE t SET t3 = TIME '23:59:59.999' WHERE id = 2").await();
-        assertThat(rows(t, "SELECT * FROM t ORDER BY id")).containsExactly(
-                "+I[1, 01:02:03.004, +I[1]]", "+I[2, 23:59:59.999, +I[2]]");
+        assertThat(rows(t, "SELECT * FROM t ORDER BY id"))
+                .containsExactly("+I[1, 01:02:03.004, +I[1]]", "+I[2, 23:59:59.999, +I[2]]");
         long before = version(uri);
-        assertThatThrownBy(() -> t.executeSql("UPDATE t SET st = CAST(ROW(5) AS ROW<a INT>) WHERE id = 1").await())
+        assertThatThrownBy(() -> t.executeSql("UPDATE t SET st = CAST(ROW(5) AS ROW<a INT>) WHERE id = 1")
+                        .await())
                 .hasStackTraceContaining("sets ROW column 'st', but updates are written as data overlay files, which"
                         + " cannot replace a struct column");
         assertThat(version(uri)).isEqualTo(before);
@@ -333,15 +359,16 @@ class LanceSqlTypeMatrixTest {
         String uri = createFromDeclaration("vectors", columns, "embedding:2");
         TableEnvironment t = env(uri, columns, ", 'vector-dimensions' = 'embedding:2'");
         t.executeSql("INSERT INTO t VALUES (1, ARRAY[CAST(1.5 AS FLOAT), CAST(-2.0 AS FLOAT)], ARRAY['a', 'b', 'c']),"
-                + " (2, CAST(NULL AS ARRAY<FLOAT>), ARRAY['x']), (3, ARRAY[CAST(0.0 AS FLOAT), CAST(NULL AS FLOAT)],"
-                + " CAST(NULL AS ARRAY<STRING>))").await();
-        assertThat(rows(t, "SELECT * FROM t ORDER BY id")).containsExactly("+I[1, [1.5, -2.0], [a, b, c]]",
-                "+I[2, null, [x]]", "+I[3, [0.0, null], null]");
+                        + " (2, CAST(NULL AS ARRAY<FLOAT>), ARRAY['x']), (3, ARRAY[CAST(0.0 AS FLOAT), CAST(NULL AS FLOAT)],"
+                        + " CAST(NULL AS ARRAY<STRING>))")
+                .await();
+        assertThat(rows(t, "SELECT * FROM t ORDER BY id"))
+                .containsExactly("+I[1, [1.5, -2.0], [a, b, c]]", "+I[2, null, [x]]", "+I[3, [0.0, null], null]");
 
         assertThatThrownBy(() -> t.executeSql("INSERT INTO t VALUES (4, ARRAY[CAST(1.0 AS FLOAT)], ARRAY['y'])")
-                .await())
-                .hasStackTraceContaining("Column 'embedding' of " + uri + " holds vectors of 2 values, but a record"
-                        + " has 1");
+                        .await())
+                .hasStackTraceContaining(
+                        "Column 'embedding' of " + uri + " holds vectors of 2 values, but a record" + " has 1");
         assertThat(version(uri)).isEqualTo(2);
     }
 }

@@ -36,15 +36,16 @@ class LanceSqlUpdateDeleteITCase {
     @RegisterExtension
     static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(2);
 
-
     @TempDir
     Path dir;
+
     String uri;
 
     @BeforeEach
     void createUsers() throws Exception {
         uri = dir.resolve("users.lance").toString();
-        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE)).close();
+        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE))
+                .close();
         TableEnvironment t = batch("");
         t.executeSql("INSERT INTO users VALUES (1, 'Alice', 30), (2, 'Bob', 25), (3, 'Carol', 40), (4, 'Dan', 22)")
                 .await();
@@ -57,7 +58,6 @@ class LanceSqlUpdateDeleteITCase {
                 + ") WITH ('connector' = 'lance', 'path' = '" + uri + "')");
         return t;
     }
-
 
     private Manifest manifest() throws Exception {
         try (Dataset d = Dataset.open(uri, Map.of())) {
@@ -78,7 +78,8 @@ class LanceSqlUpdateDeleteITCase {
         assertThat(f.overlays()).hasSize(1);
         DataOverlayFile o = f.overlays().get(0);
         assertThat(o.committedVersion()).isEqualTo(m.version());
-        assertThat(o.dataFile().fields()).containsExactly(m.schema().fields().get(2).id());
+        assertThat(o.dataFile().fields())
+                .containsExactly(m.schema().fields().get(2).id());
         assertThat(o.coverage()).isInstanceOf(OverlayCoverage.Dense.class);
         assertThat(o.coverage().union()).isEqualTo(RoaringBitmap.bitmapOf(1, 3));
         assertThat(rows(t, "SELECT age FROM users")).containsExactly("+I[30]", "+I[26]", "+I[40]", "+I[23]");
@@ -94,28 +95,40 @@ class LanceSqlUpdateDeleteITCase {
         TableEnvironment t = batch(", PRIMARY KEY (id) NOT ENFORCED");
         t.getConfig().set("parallelism.default", "3");
         t.executeSql("INSERT INTO users (id, age) VALUES (2, 26), (5, 50)").await();
-        t.executeSql("INSERT INTO users VALUES (1, 'Alicia', 31), (6, 'Eve', 60), (2, 'Robert', 27)").await();
-        t.executeSql("INSERT INTO users (id, age) SELECT id, age + 100 FROM users WHERE id > 3").await();
+        t.executeSql("INSERT INTO users VALUES (1, 'Alicia', 31), (6, 'Eve', 60), (2, 'Robert', 27)")
+                .await();
+        t.executeSql("INSERT INTO users (id, age) SELECT id, age + 100 FROM users WHERE id > 3")
+                .await();
 
-        assertThat(rows(t, "SELECT * FROM users ORDER BY id")).containsExactly("+I[1, Alicia, 31]",
-                "+I[2, Robert, 27]", "+I[3, Carol, 40]", "+I[4, Dan, 122]", "+I[5, null, 150]", "+I[6, Eve, 160]");
+        assertThat(rows(t, "SELECT * FROM users ORDER BY id"))
+                .containsExactly(
+                        "+I[1, Alicia, 31]",
+                        "+I[2, Robert, 27]",
+                        "+I[3, Carol, 40]",
+                        "+I[4, Dan, 122]",
+                        "+I[5, null, 150]",
+                        "+I[6, Eve, 160]");
         assertThat(rows(t, "SELECT COUNT(*) FROM users")).containsExactly("+I[6]");
         long physical = 0;
         for (Fragment f : manifest().fragments()) {
             physical += f.physicalRows();
         }
-        assertThat(physical).as("one physical row per key: existing keys were overlaid, not appended")
+        assertThat(physical)
+                .as("one physical row per key: existing keys were overlaid, not appended")
                 .isEqualTo(6);
     }
 
     @Test
     void multiColumnUpdateIsOneOverlayOfThoseColumnsAndDeletesInterleave() throws Exception {
         TableEnvironment t = batch("");
-        t.executeSql("UPDATE users SET name = UPPER(name), age = age * 2 WHERE age < 35").await();
+        t.executeSql("UPDATE users SET name = UPPER(name), age = age * 2 WHERE age < 35")
+                .await();
         Manifest m = manifest();
         DataOverlayFile o = m.fragments().get(0).overlays().get(0);
-        assertThat(o.dataFile().fields()).containsExactly(m.schema().fields().get(1).id(),
-                m.schema().fields().get(2).id());
+        assertThat(o.dataFile().fields())
+                .containsExactly(
+                        m.schema().fields().get(1).id(),
+                        m.schema().fields().get(2).id());
 
         // Not expressible in Lance: runs as a row-level DELETE of the rows' addresses.
         t.executeSql("DELETE FROM users WHERE UPPER(name) = 'BOB'").await();
@@ -128,9 +141,10 @@ class LanceSqlUpdateDeleteITCase {
     @Test
     void updatingThePrimaryKeyIsRefused() {
         TableEnvironment t = batch(", PRIMARY KEY (id) NOT ENFORCED");
-        assertThatThrownBy(() -> t.executeSql("UPDATE users SET id = 7 WHERE id = 1").await())
-                .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
-                        .contains("sets primary key column 'id'"));
+        assertThatThrownBy(() ->
+                        t.executeSql("UPDATE users SET id = 7 WHERE id = 1").await())
+                .satisfies(
+                        e -> assertThat(ExceptionUtils.stringifyException(e)).contains("sets primary key column 'id'"));
     }
 
     @Test
@@ -141,14 +155,18 @@ class LanceSqlUpdateDeleteITCase {
         s.executeSql("CREATE TABLE users (id BIGINT NOT NULL, name STRING, age INT, PRIMARY KEY (id) NOT ENFORCED)"
                 + " WITH ('connector' = 'lance', 'path' = '" + uri + "')");
         s.executeSql("INSERT INTO users (id, age) SELECT id, age FROM (VALUES (CAST(2 AS BIGINT), 52),"
-                + " (CAST(3 AS BIGINT), 53), (CAST(9 AS BIGINT), 59)) AS v(id, age)").await();
+                        + " (CAST(3 AS BIGINT), 53), (CAST(9 AS BIGINT), 59)) AS v(id, age)")
+                .await();
 
         Manifest m = manifest();
         int ageId = m.schema().fields().get(2).id();
-        assertThat(m.fragments()).flatMap(Fragment::overlays).isNotEmpty()
+        assertThat(m.fragments())
+                .flatMap(Fragment::overlays)
+                .isNotEmpty()
                 .allSatisfy(o -> assertThat(o.dataFile().fields()).containsExactly(ageId));
         TableEnvironment t = batch("");
-        assertThat(rows(t, "SELECT * FROM users ORDER BY id")).containsExactly("+I[1, Alice, 30]", "+I[2, Bob, 52]",
-                "+I[3, Carol, 53]", "+I[4, Dan, 22]", "+I[9, null, 59]");
+        assertThat(rows(t, "SELECT * FROM users ORDER BY id"))
+                .containsExactly(
+                        "+I[1, Alice, 30]", "+I[2, Bob, 52]", "+I[3, Carol, 53]", "+I[4, Dan, 22]", "+I[9, null, 59]");
     }
 }

@@ -51,17 +51,19 @@ class LanceSqlUpsertStatementsITCase {
     static final String UPSERT_OTHER_KEY =
             "INSERT INTO users (id, age) SELECT id, age FROM changes_by_uid ON CONFLICT DO DEDUPLICATE;";
 
-    private static final String USERS_DDL = "CREATE TABLE users (id BIGINT NOT NULL, name STRING, age INT,"
-            + " PRIMARY KEY (id) NOT ENFORCED)";
+    private static final String USERS_DDL =
+            "CREATE TABLE users (id BIGINT NOT NULL, name STRING, age INT," + " PRIMARY KEY (id) NOT ENFORCED)";
 
     @TempDir
     Path dir;
+
     String uri;
 
     @BeforeEach
     void createUsers() throws Exception {
         uri = dir.resolve("users.lance").toString();
-        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE)).close();
+        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE))
+                .close();
         TableEnvironment t = batch();
         t.executeSql("INSERT INTO users VALUES (1, 'Alice', 30), (2, 'Bob', 25), (3, 'Carol', 40), (4, 'Dan', 22)")
                 .await();
@@ -70,8 +72,10 @@ class LanceSqlUpsertStatementsITCase {
     @Test
     void readmeShowsTheStatementThisTestRuns() throws Exception {
         String readme = Files.readString(Path.of("..", "README.md"));
-        assertThat(readme).as("README.md's upsert snippets; keep them and this test's constants the same")
-                .contains(UPSERT).contains(UPSERT_OTHER_KEY);
+        assertThat(readme)
+                .as("README.md's upsert snippets; keep them and this test's constants the same")
+                .contains(UPSERT)
+                .contains(UPSERT_OTHER_KEY);
     }
 
     /** Append-only {@code updates}: new keys become rows, existing ones overlays of {@code age}, the last row wins. */
@@ -86,8 +90,9 @@ class LanceSqlUpsertStatementsITCase {
                 + " (CAST(3 AS BIGINT), 53), (CAST(9 AS BIGINT), 59), (CAST(2 AS BIGINT), 62)) AS v(id, age)");
         s.executeSql(statement(UPSERT)).await();
 
-        assertThat(rows(batch(), "SELECT * FROM users ORDER BY id")).containsExactly("+I[1, Alice, 30]",
-                "+I[2, Bob, 62]", "+I[3, Carol, 53]", "+I[4, Dan, 22]", "+I[9, null, 59]");
+        assertThat(rows(batch(), "SELECT * FROM users ORDER BY id"))
+                .containsExactly(
+                        "+I[1, Alice, 30]", "+I[2, Bob, 62]", "+I[3, Carol, 53]", "+I[4, Dan, 22]", "+I[9, null, 59]");
         assertOnlyAgeOverlaidAndOneRowPerKey(5);
     }
 
@@ -103,16 +108,19 @@ class LanceSqlUpsertStatementsITCase {
         StreamTableEnvironment s = StreamTableEnvironment.create(env);
         s.executeSql(USERS_DDL + " WITH ('connector' = 'lance', 'path' = '" + uri + "')");
         List<Row> changes = List.of(
-                Row.ofKind(RowKind.UPDATE_BEFORE, 2L, 25), Row.ofKind(RowKind.UPDATE_AFTER, 2L, 52),
+                Row.ofKind(RowKind.UPDATE_BEFORE, 2L, 25),
+                Row.ofKind(RowKind.UPDATE_AFTER, 2L, 52),
                 Row.ofKind(RowKind.INSERT, 9L, 59),
-                Row.ofKind(RowKind.UPDATE_BEFORE, 9L, 59), Row.ofKind(RowKind.UPDATE_AFTER, 9L, 69),
-                Row.ofKind(RowKind.INSERT, 10L, 100), Row.ofKind(RowKind.DELETE, 10L, 100),
+                Row.ofKind(RowKind.UPDATE_BEFORE, 9L, 59),
+                Row.ofKind(RowKind.UPDATE_AFTER, 9L, 69),
+                Row.ofKind(RowKind.INSERT, 10L, 100),
+                Row.ofKind(RowKind.DELETE, 10L, 100),
                 Row.ofKind(RowKind.DELETE, 4L, 22));
         s.createTemporaryView("updates", changelog(s, env, ChangelogMode.all(), changes));
         s.executeSql(statement(UPSERT)).await();
 
-        assertThat(rows(batch(), "SELECT * FROM users ORDER BY id")).containsExactly("+I[1, Alice, 30]",
-                "+I[2, Bob, 52]", "+I[3, Carol, 40]", "+I[9, null, 69]");
+        assertThat(rows(batch(), "SELECT * FROM users ORDER BY id"))
+                .containsExactly("+I[1, Alice, 30]", "+I[2, Bob, 52]", "+I[3, Carol, 40]", "+I[9, null, 69]");
     }
 
     /**
@@ -128,22 +136,32 @@ class LanceSqlUpsertStatementsITCase {
         env.enableCheckpointing(200);
         StreamTableEnvironment s = StreamTableEnvironment.create(env);
         s.executeSql(USERS_DDL + " WITH ('connector' = 'lance', 'path' = '" + uri + "')");
-        s.createTemporaryView("updates", changelog(s, env, ChangelogMode.upsert(), List.of(
-                Row.ofKind(RowKind.UPDATE_AFTER, 2L, 52), Row.ofKind(RowKind.INSERT, 9L, 59),
-                Row.ofKind(RowKind.UPDATE_AFTER, 9L, 69), Row.ofKind(RowKind.INSERT, 10L, 100),
-                Row.ofKind(RowKind.DELETE, 10L, 100), Row.ofKind(RowKind.DELETE, 4L, 22))));
+        s.createTemporaryView(
+                "updates",
+                changelog(
+                        s,
+                        env,
+                        ChangelogMode.upsert(),
+                        List.of(
+                                Row.ofKind(RowKind.UPDATE_AFTER, 2L, 52), Row.ofKind(RowKind.INSERT, 9L, 59),
+                                Row.ofKind(RowKind.UPDATE_AFTER, 9L, 69), Row.ofKind(RowKind.INSERT, 10L, 100),
+                                Row.ofKind(RowKind.DELETE, 10L, 100), Row.ofKind(RowKind.DELETE, 4L, 22))));
         s.executeSql(statement(UPSERT)).await();
 
-        assertThat(rows(batch(), "SELECT * FROM users ORDER BY id")).containsExactly("+I[1, Alice, 30]",
-                "+I[2, Bob, 52]", "+I[3, Carol, 40]", "+I[4, Dan, 22]", "+I[9, null, 69]");
+        assertThat(rows(batch(), "SELECT * FROM users ORDER BY id"))
+                .containsExactly(
+                        "+I[1, Alice, 30]", "+I[2, Bob, 52]", "+I[3, Carol, 40]", "+I[4, Dan, 22]", "+I[9, null, 69]");
     }
 
-    private static org.apache.flink.table.api.Table changelog(StreamTableEnvironment s, StreamExecutionEnvironment env,
-            ChangelogMode mode, List<Row> changes) {
+    private static org.apache.flink.table.api.Table changelog(
+            StreamTableEnvironment s, StreamExecutionEnvironment env, ChangelogMode mode, List<Row> changes) {
         return s.fromChangelogStream(
                 env.fromData(changes, Types.ROW_NAMED(new String[] {"id", "age"}, Types.LONG, Types.INT)),
-                Schema.newBuilder().column("id", DataTypes.BIGINT().notNull()).column("age", DataTypes.INT())
-                        .primaryKey("id").build(),
+                Schema.newBuilder()
+                        .column("id", DataTypes.BIGINT().notNull())
+                        .column("age", DataTypes.INT())
+                        .primaryKey("id")
+                        .build(),
                 mode);
     }
 
@@ -156,7 +174,8 @@ class LanceSqlUpsertStatementsITCase {
     void onConflictIsRefusedForAnAppendOnlyInputAndAcceptedForAChangelogKeyedByThePrimaryKey() throws Exception {
         TableEnvironment s = streaming();
         s.executeSql("CREATE TEMPORARY VIEW updates AS SELECT * FROM (VALUES (CAST(2 AS BIGINT), 52)) AS v(id, age)");
-        assertThatThrownBy(() -> s.executeSql(statement(UPSERT) + " ON CONFLICT DO DEDUPLICATE").await())
+        assertThatThrownBy(() -> s.executeSql(statement(UPSERT) + " ON CONFLICT DO DEDUPLICATE")
+                        .await())
                 .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
                         .contains("ON CONFLICT clause is only allowed for upsert sinks"));
 
@@ -164,9 +183,10 @@ class LanceSqlUpsertStatementsITCase {
         env.enableCheckpointing(200);
         StreamTableEnvironment c = StreamTableEnvironment.create(env);
         c.executeSql(USERS_DDL + " WITH ('connector' = 'lance', 'path' = '" + uri + "')");
-        c.createTemporaryView("updates", changelog(c, env, ChangelogMode.all(),
-                List.of(Row.ofKind(RowKind.INSERT, 9L, 59))));
-        assertThat(c.explainSql(statement(UPSERT) + " ON CONFLICT DO DEDUPLICATE")).doesNotContain("upsertMaterialize");
+        c.createTemporaryView(
+                "updates", changelog(c, env, ChangelogMode.all(), List.of(Row.ofKind(RowKind.INSERT, 9L, 59))));
+        assertThat(c.explainSql(statement(UPSERT) + " ON CONFLICT DO DEDUPLICATE"))
+                .doesNotContain("upsertMaterialize");
         c.executeSql(statement(UPSERT) + " ON CONFLICT DO DEDUPLICATE").await();
         assertThat(rows(batch(), "SELECT age FROM users WHERE id = 9")).containsExactly("+I[59]");
     }
@@ -186,22 +206,33 @@ class LanceSqlUpsertStatementsITCase {
         env.enableCheckpointing(200);
         StreamTableEnvironment s = StreamTableEnvironment.create(env);
         s.executeSql(USERS_DDL + " WITH ('connector' = 'lance', 'path' = '" + uri + "')");
-        List<Row> changes = List.of(Row.ofKind(RowKind.INSERT, 100L, 2L, 52), Row.ofKind(RowKind.INSERT, 101L, 9L, 59),
-                Row.ofKind(RowKind.UPDATE_BEFORE, 100L, 2L, 52), Row.ofKind(RowKind.UPDATE_AFTER, 100L, 2L, 62));
-        s.createTemporaryView("changes_by_uid", s.fromChangelogStream(
-                env.fromData(changes, Types.ROW_NAMED(new String[] {"uid", "id", "age"}, Types.LONG, Types.LONG,
-                        Types.INT)),
-                Schema.newBuilder().column("uid", DataTypes.BIGINT().notNull()).column("id", DataTypes.BIGINT())
-                        .column("age", DataTypes.INT()).primaryKey("uid").build(),
-                ChangelogMode.all()));
+        List<Row> changes = List.of(
+                Row.ofKind(RowKind.INSERT, 100L, 2L, 52),
+                Row.ofKind(RowKind.INSERT, 101L, 9L, 59),
+                Row.ofKind(RowKind.UPDATE_BEFORE, 100L, 2L, 52),
+                Row.ofKind(RowKind.UPDATE_AFTER, 100L, 2L, 62));
+        s.createTemporaryView(
+                "changes_by_uid",
+                s.fromChangelogStream(
+                        env.fromData(
+                                changes,
+                                Types.ROW_NAMED(new String[] {"uid", "id", "age"}, Types.LONG, Types.LONG, Types.INT)),
+                        Schema.newBuilder()
+                                .column("uid", DataTypes.BIGINT().notNull())
+                                .column("id", DataTypes.BIGINT())
+                                .column("age", DataTypes.INT())
+                                .primaryKey("uid")
+                                .build(),
+                        ChangelogMode.all()));
         String withoutClause = statement(UPSERT_OTHER_KEY).replace(" ON CONFLICT DO DEDUPLICATE", "");
         assertThatThrownBy(() -> s.executeSql(withoutClause).await())
                 .hasMessageContaining("The query has an upsert key that differs from the primary key");
 
         assertThat(s.explainSql(statement(UPSERT_OTHER_KEY))).contains("upsertMaterialize=[true]");
         s.executeSql(statement(UPSERT_OTHER_KEY)).await();
-        assertThat(rows(batch(), "SELECT * FROM users ORDER BY id")).containsExactly("+I[1, Alice, 30]",
-                "+I[2, null, 62]", "+I[3, Carol, 40]", "+I[4, Dan, 22]", "+I[9, null, 59]");
+        assertThat(rows(batch(), "SELECT * FROM users ORDER BY id"))
+                .containsExactly(
+                        "+I[1, Alice, 30]", "+I[2, null, 62]", "+I[3, Carol, 40]", "+I[4, Dan, 22]", "+I[9, null, 59]");
     }
 
     /** A README statement without its semicolon, as executeSql takes it. */
@@ -229,10 +260,13 @@ class LanceSqlUpsertStatementsITCase {
         try (Dataset d = Dataset.open(uri, Map.of())) {
             Manifest m = d.manifest();
             int ageId = m.schema().fields().get(2).id();
-            assertThat(m.fragments()).flatMap(Fragment::overlays).isNotEmpty()
+            assertThat(m.fragments())
+                    .flatMap(Fragment::overlays)
+                    .isNotEmpty()
                     .allSatisfy(o -> assertThat(o.dataFile().fields()).containsExactly(ageId));
             assertThat(m.fragments().stream().mapToLong(Fragment::physicalRows).sum())
-                    .as("existing keys were overlaid, not appended").isEqualTo(keys);
+                    .as("existing keys were overlaid, not appended")
+                    .isEqualTo(keys);
         }
     }
 }

@@ -38,12 +38,14 @@ class LanceTableSinkTest {
 
     @TempDir
     Path dir;
+
     String uri;
 
     @BeforeEach
     void createEmptyTable() throws Exception {
         uri = dir.resolve("users.lance").toString();
-        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE)).close();
+        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE))
+                .close();
     }
 
     private TableEnvironment batch(String columns, String extraOptions) {
@@ -58,7 +60,6 @@ class LanceTableSinkTest {
                 + extraOptions + ")");
     }
 
-
     private long latestVersion() throws Exception {
         try (Dataset d = Dataset.open(uri, Map.of())) {
             return d.version();
@@ -72,8 +73,9 @@ class LanceTableSinkTest {
         TableEnvironment t = batch(COLUMNS, "");
         t.executeSql(FIVE_USERS).await();
 
-        assertThat(rows(t, "SELECT * FROM users ORDER BY id")).containsExactly(
-                "+I[1, ann, 29]", "+I[2, bob, 25]", "+I[3, null, 39]", "+I[4, dan, 22]", "+I[5, eve, null]");
+        assertThat(rows(t, "SELECT * FROM users ORDER BY id"))
+                .containsExactly(
+                        "+I[1, ann, 29]", "+I[2, bob, 25]", "+I[3, null, 39]", "+I[4, dan, 22]", "+I[5, eve, null]");
         try (Dataset d = Dataset.open(uri, Map.of())) {
             assertThat(d.version()).isEqualTo(2);
             assertThat(d.fragments()).hasSize(1);
@@ -83,9 +85,11 @@ class LanceTableSinkTest {
 
     @Test
     void sinkOptionsReachTheWriters() throws Exception {
-        TableEnvironment t = batch(COLUMNS, ", 'sink.rows-per-file' = '2', 'sink.parallelism' = '1',"
-                + " 'sink.batch-rows' = '1', 'sink.commit-retries' = '3', 'sink.commit-retry-backoff' = '10ms',"
-                + " 'sink.uid-suffix' = 'users'");
+        TableEnvironment t = batch(
+                COLUMNS,
+                ", 'sink.rows-per-file' = '2', 'sink.parallelism' = '1',"
+                        + " 'sink.batch-rows' = '1', 'sink.commit-retries' = '3', 'sink.commit-retry-backoff' = '10ms',"
+                        + " 'sink.uid-suffix' = 'users'");
         t.executeSql(FIVE_USERS).await();
 
         try (Dataset d = Dataset.open(uri, Map.of())) {
@@ -102,14 +106,22 @@ class LanceTableSinkTest {
         create(s, COLUMNS, "");
         s.executeSql(FIVE_USERS).await();
         s.executeSql("INSERT INTO users SELECT id + 10, name, age FROM (VALUES (CAST(1 AS BIGINT), 'x', 1),"
-                + " (CAST(2 AS BIGINT), 'y', 2)) AS v(id, name, age)").await();
+                        + " (CAST(2 AS BIGINT), 'y', 2)) AS v(id, name, age)")
+                .await();
 
-        assertThat(rows(batch(COLUMNS, ""), "SELECT id, name, age FROM users ORDER BY id")).containsExactly(
-                "+I[1, ann, 29]", "+I[2, bob, 25]", "+I[3, null, 39]", "+I[4, dan, 22]", "+I[5, eve, null]",
-                "+I[11, x, 1]", "+I[12, y, 2]");
+        assertThat(rows(batch(COLUMNS, ""), "SELECT id, name, age FROM users ORDER BY id"))
+                .containsExactly(
+                        "+I[1, ann, 29]",
+                        "+I[2, bob, 25]",
+                        "+I[3, null, 39]",
+                        "+I[4, dan, 22]",
+                        "+I[5, eve, null]",
+                        "+I[11, x, 1]",
+                        "+I[12, y, 2]");
         try (Dataset d = Dataset.open(uri, Map.of())) {
             List<VersionInfo> versions = d.versions();
-            assertThat(versions.subList(1, versions.size())).extracting(VersionInfo::operation)
+            assertThat(versions.subList(1, versions.size()))
+                    .extracting(VersionInfo::operation)
                     .containsOnly("Append");
             assertThat(d.countRows()).isEqualTo(7);
         }
@@ -150,7 +162,8 @@ class LanceTableSinkTest {
                 .hasStackTraceContaining("column 'id' is NOT NULL in the Lance table but declared BIGINT; declare it"
                         + " BIGINT NOT NULL");
         TableEnvironment m = batch("name STRING, age INT", "");
-        assertThatThrownBy(() -> m.executeSql("INSERT INTO users VALUES ('a', 1)").await())
+        assertThatThrownBy(
+                        () -> m.executeSql("INSERT INTO users VALUES ('a', 1)").await())
                 .hasStackTraceContaining("INSERT INTO gives the columns the table does not declare NULL in new rows,"
                         + " but the Lance table's columns [id] are NOT NULL; declare them");
         assertThat(latestVersion()).isEqualTo(1);
@@ -160,7 +173,8 @@ class LanceTableSinkTest {
     void nullIntoANotNullColumnFailsTheJobAndCommitsNothing() throws Exception {
         TableEnvironment t = batch(COLUMNS, "");
         assertThatThrownBy(() -> t.executeSql("INSERT INTO users SELECT * FROM (VALUES (CAST(1 AS BIGINT), 'a', 1),"
-                + " (CAST(NULL AS BIGINT), 'b', 2)) AS v(id, name, age)").await())
+                                + " (CAST(NULL AS BIGINT), 'b', 2)) AS v(id, name, age)")
+                        .await())
                 .hasStackTraceContaining("Column 'id' is NOT NULL, however, a null value is being written into it");
         assertThat(latestVersion()).isEqualTo(1);
     }

@@ -22,6 +22,7 @@ class LanceTableSourceITCase {
 
     @TempDir
     static Path dir;
+
     static String uri;
 
     @BeforeAll
@@ -38,15 +39,15 @@ class LanceTableSourceITCase {
         return t;
     }
 
-
     @Test
     void selectsEveryTypeOfTheLatestVersion() throws Exception {
         TableEnvironment t = env("id BIGINT NOT NULL, name STRING, score DOUBLE, price DECIMAL(10, 2), "
                 + "vec ARRAY<FLOAT>, ts TIMESTAMP(6)");
-        assertThat(rows(t, "SELECT * FROM items WHERE id IN (0, 3, 7)")).containsExactly(
-                "+I[0, n0, 0.0, 0.25, [0.0, 0.0], 2026-01-01T00:00]",
-                "+I[3, null, 1.5, 3.25, [3.0, -3.0], 2026-01-01T00:00:03.000003]",
-                "+I[7, n7, 3.5, 7.25, [7.0, -7.0], 2026-01-01T00:00:07.000007]");
+        assertThat(rows(t, "SELECT * FROM items WHERE id IN (0, 3, 7)"))
+                .containsExactly(
+                        "+I[0, n0, 0.0, 0.25, [0.0, 0.0], 2026-01-01T00:00]",
+                        "+I[3, null, 1.5, 3.25, [3.0, -3.0], 2026-01-01T00:00:03.000003]",
+                        "+I[7, n7, 3.5, 7.25, [7.0, -7.0], 2026-01-01T00:00:07.000007]");
         assertThat(rows(t, "SELECT COUNT(*), SUM(price) FROM items")).containsExactly("+I[8, 30.00]");
     }
 
@@ -61,7 +62,10 @@ class LanceTableSourceITCase {
                 .containsExactly("+I[2]", "+I[7]");
         // Exact filters leave Flink's plan, so the limit reaches the scan too.
         String pushed = t.explainSql("SELECT id FROM items WHERE id > 1 AND name <> 'n4' LIMIT 2");
-        assertThat(pushed).contains("limit=[2]").contains("project=[id").doesNotContain("filter=[]")
+        assertThat(pushed)
+                .contains("limit=[2]")
+                .contains("project=[id")
+                .doesNotContain("filter=[]")
                 .doesNotContain("where=[");
         assertThat(rows(t, "SELECT id FROM items WHERE id > 1 AND name <> 'n4' LIMIT 2"))
                 .containsExactly("+I[2]", "+I[5]");
@@ -73,14 +77,15 @@ class LanceTableSourceITCase {
     @Test
     void rowAddressIsReadableAsMetadata() throws Exception {
         TableEnvironment t = env("id BIGINT NOT NULL, addr BIGINT METADATA FROM '_rowaddr' VIRTUAL");
-        assertThat(rows(t, "SELECT id, addr FROM items WHERE id >= 2 AND id <= 5")).containsExactly(
-                "+I[2, 2]", "+I[3, 4294967296]", "+I[4, 4294967297]", "+I[5, 8589934592]");
+        assertThat(rows(t, "SELECT id, addr FROM items WHERE id >= 2 AND id <= 5"))
+                .containsExactly("+I[2, 2]", "+I[3, 4294967296]", "+I[4, 4294967297]", "+I[5, 8589934592]");
     }
 
     @Test
     void timeTravelByVersionAndInstant() throws Exception {
         TableEnvironment t = env("id BIGINT NOT NULL");
-        assertThat(rows(t, "SELECT COUNT(*) FROM items /*+ OPTIONS('version' = '1') */")).containsExactly("+I[5]");
+        assertThat(rows(t, "SELECT COUNT(*) FROM items /*+ OPTIONS('version' = '1') */"))
+                .containsExactly("+I[5]");
         assertThat(rows(t, "SELECT COUNT(*) FROM items")).containsExactly("+I[8]");
         assertThat(rows(t, "SELECT COUNT(*) FROM items /*+ OPTIONS('as-of' = '2099-01-01T00:00:00Z') */"))
                 .containsExactly("+I[8]");
@@ -92,12 +97,16 @@ class LanceTableSourceITCase {
     void badDeclarationsFailWithClearErrors() {
         TableEnvironment t = env("id INT");
         assertThatThrownBy(() -> t.executeSql("SELECT * FROM items").collect())
-                .hasStackTraceContaining("Column 'id' is declared INT but the Lance table stores it as BIGINT NOT NULL");
+                .hasStackTraceContaining(
+                        "Column 'id' is declared INT but the Lance table stores it as BIGINT NOT NULL");
         TableEnvironment u = env("idx BIGINT");
         assertThatThrownBy(() -> u.executeSql("SELECT * FROM items").collect())
-                .hasStackTraceContaining("Column 'idx' of table").hasStackTraceContaining("[id, name, score, price, vec, ts]");
+                .hasStackTraceContaining("Column 'idx' of table")
+                .hasStackTraceContaining("[id, name, score, price, vec, ts]");
         TableEnvironment v = env("id BIGINT");
-        assertThatThrownBy(() -> v.executeSql("SELECT * FROM items /*+ OPTIONS('verison' = '1') */").collect())
-                .hasStackTraceContaining("Unsupported options").hasStackTraceContaining("verison");
+        assertThatThrownBy(() -> v.executeSql("SELECT * FROM items /*+ OPTIONS('verison' = '1') */")
+                        .collect())
+                .hasStackTraceContaining("Unsupported options")
+                .hasStackTraceContaining("verison");
     }
 }

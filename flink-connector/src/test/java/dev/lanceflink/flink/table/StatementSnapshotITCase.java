@@ -41,6 +41,7 @@ class StatementSnapshotITCase {
 
     @TempDir
     Path dir;
+
     String uri;
     long loaded;
 
@@ -63,8 +64,10 @@ class StatementSnapshotITCase {
     @BeforeEach
     void createUsers() throws Exception {
         uri = dir.resolve("users.lance").toString();
-        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE)).close();
-        environment().executeSql("INSERT INTO users VALUES (1, 'Alice', 30), (2, 'Bob', 25), (3, 'Carol', 40)")
+        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE))
+                .close();
+        environment()
+                .executeSql("INSERT INTO users VALUES (1, 'Alice', 30), (2, 'Bob', 25), (3, 'Carol', 40)")
                 .await();
         loaded = latestVersion();
         release = new CountDownLatch(1);
@@ -102,10 +105,11 @@ class StatementSnapshotITCase {
 
         a.await();
         assertThat(latestVersion()).isEqualTo(loaded + 2);
-        assertThat(readVersionOf(loaded + 2)).as("A records the version its scan read, planned before B ran")
+        assertThat(readVersionOf(loaded + 2))
+                .as("A records the version its scan read, planned before B ran")
                 .isEqualTo(loaded);
-        assertThat(rows(t, "SELECT * FROM users ORDER BY id")).containsExactly("+I[1, Alice, 31]",
-                "+I[2, Robert, 25]", "+I[3, Carol, 40]");
+        assertThat(rows(t, "SELECT * FROM users ORDER BY id"))
+                .containsExactly("+I[1, Alice, 31]", "+I[2, Robert, 25]", "+I[3, Carol, 40]");
     }
 
     @Test
@@ -116,10 +120,11 @@ class StatementSnapshotITCase {
         release.countDown();
         assertThat(latestVersion()).isEqualTo(loaded + 1);
 
-        assertThatThrownBy(a::await).satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
-                .contains("the statement read version " + loaded));
+        assertThatThrownBy(a::await)
+                .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
+                        .contains("the statement read version " + loaded));
         assertThat(latestVersion()).as("A committed nothing").isEqualTo(loaded + 1);
-        assertThat(rows(t, "SELECT * FROM users ORDER BY id")).containsExactly("+I[1, Alice, 50]",
-                "+I[2, Bob, 25]", "+I[3, Carol, 40]");
+        assertThat(rows(t, "SELECT * FROM users ORDER BY id"))
+                .containsExactly("+I[1, Alice, 50]", "+I[2, Bob, 25]", "+I[3, Carol, 40]");
     }
 }

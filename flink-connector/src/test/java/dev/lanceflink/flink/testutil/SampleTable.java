@@ -36,8 +36,13 @@ public final class SampleTable {
             new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
             new Field("score", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)), null),
             new Field("price", FieldType.nullable(new ArrowType.Decimal(10, 2, 128)), null),
-            new Field("vec", FieldType.nullable(new ArrowType.FixedSizeList(2)), List.of(new Field("item",
-                    FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)), null))),
+            new Field(
+                    "vec",
+                    FieldType.nullable(new ArrowType.FixedSizeList(2)),
+                    List.of(new Field(
+                            "item",
+                            FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
+                            null))),
             new Field("ts", FieldType.nullable(new ArrowType.Timestamp(TimeUnit.MICROSECOND, null)), null)));
     /** 2026-01-01T00:00:00Z in microseconds. */
     public static final long TS0 = 1_767_225_600_000_000L;
@@ -50,7 +55,8 @@ public final class SampleTable {
                 VectorSchemaRoot v1 = batch(alloc, 0, 5);
                 VectorSchemaRoot v2 = batch(alloc, 5, 8)) {
             try (Dataset d = Dataset.write(uri, Map.of(), List.of(v1), SCHEMA, create)) {
-                d.append(List.of(v2), WriteParams.of(WriteMode.APPEND).withMaxRowsPerFile(3)).close();
+                d.append(List.of(v2), WriteParams.of(WriteMode.APPEND).withMaxRowsPerFile(3))
+                        .close();
             }
         }
     }

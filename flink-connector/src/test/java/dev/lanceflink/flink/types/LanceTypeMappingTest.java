@@ -27,29 +27,33 @@ class LanceTypeMappingTest {
     @Test
     void everySupportedTypeRoundTripsThroughArrow() {
         RowType flink = (RowType) DataTypes.ROW(
-                DataTypes.FIELD("b", DataTypes.BOOLEAN()),
-                DataTypes.FIELD("i8", DataTypes.TINYINT()),
-                DataTypes.FIELD("i16", DataTypes.SMALLINT()),
-                DataTypes.FIELD("i32", DataTypes.INT().notNull()),
-                DataTypes.FIELD("i64", DataTypes.BIGINT()),
-                DataTypes.FIELD("f32", DataTypes.FLOAT()),
-                DataTypes.FIELD("f64", DataTypes.DOUBLE()),
-                DataTypes.FIELD("s", DataTypes.STRING()),
-                DataTypes.FIELD("bin", DataTypes.BYTES()),
-                DataTypes.FIELD("d", DataTypes.DATE()),
-                DataTypes.FIELD("t0", DataTypes.TIME(0)),
-                DataTypes.FIELD("t3", DataTypes.TIME(3)),
-                DataTypes.FIELD("t6", DataTypes.TIME(6)),
-                DataTypes.FIELD("t9", DataTypes.TIME(9)),
-                DataTypes.FIELD("ts", DataTypes.TIMESTAMP(6)),
-                DataTypes.FIELD("ltz", DataTypes.TIMESTAMP_LTZ(6)),
-                DataTypes.FIELD("dec", DataTypes.DECIMAL(20, 4)),
-                DataTypes.FIELD("tags", DataTypes.ARRAY(DataTypes.STRING())),
-                DataTypes.FIELD("vec", DataTypes.ARRAY(DataTypes.FLOAT())),
-                DataTypes.FIELD("st", DataTypes.ROW(DataTypes.FIELD("x", DataTypes.INT()),
-                        DataTypes.FIELD("y", DataTypes.STRING().notNull()))),
-                DataTypes.FIELD("m", DataTypes.MAP(DataTypes.STRING().notNull(), DataTypes.BIGINT())))
-                .notNull().getLogicalType();
+                        DataTypes.FIELD("b", DataTypes.BOOLEAN()),
+                        DataTypes.FIELD("i8", DataTypes.TINYINT()),
+                        DataTypes.FIELD("i16", DataTypes.SMALLINT()),
+                        DataTypes.FIELD("i32", DataTypes.INT().notNull()),
+                        DataTypes.FIELD("i64", DataTypes.BIGINT()),
+                        DataTypes.FIELD("f32", DataTypes.FLOAT()),
+                        DataTypes.FIELD("f64", DataTypes.DOUBLE()),
+                        DataTypes.FIELD("s", DataTypes.STRING()),
+                        DataTypes.FIELD("bin", DataTypes.BYTES()),
+                        DataTypes.FIELD("d", DataTypes.DATE()),
+                        DataTypes.FIELD("t0", DataTypes.TIME(0)),
+                        DataTypes.FIELD("t3", DataTypes.TIME(3)),
+                        DataTypes.FIELD("t6", DataTypes.TIME(6)),
+                        DataTypes.FIELD("t9", DataTypes.TIME(9)),
+                        DataTypes.FIELD("ts", DataTypes.TIMESTAMP(6)),
+                        DataTypes.FIELD("ltz", DataTypes.TIMESTAMP_LTZ(6)),
+                        DataTypes.FIELD("dec", DataTypes.DECIMAL(20, 4)),
+                        DataTypes.FIELD("tags", DataTypes.ARRAY(DataTypes.STRING())),
+                        DataTypes.FIELD("vec", DataTypes.ARRAY(DataTypes.FLOAT())),
+                        DataTypes.FIELD(
+                                "st",
+                                DataTypes.ROW(
+                                        DataTypes.FIELD("x", DataTypes.INT()),
+                                        DataTypes.FIELD("y", DataTypes.STRING().notNull()))),
+                        DataTypes.FIELD("m", DataTypes.MAP(DataTypes.STRING().notNull(), DataTypes.BIGINT())))
+                .notNull()
+                .getLogicalType();
 
         Schema arrow = LanceTypeMapping.toArrowSchema(flink, VectorDimensions.of(Map.of("vec", 3)));
 
@@ -66,11 +70,20 @@ class LanceTypeMappingTest {
         assertThat(arrow.findField("vec").getType()).isEqualTo(new ArrowType.FixedSizeList(3));
         assertThat(arrow.findField("vec").getChildren().get(0).getName()).isEqualTo("item");
         assertThat(arrow.findField("m").getType()).isEqualTo(new ArrowType.Map(false));
-        assertThat(arrow.findField("m").getChildren().get(0).getChildren().get(0).isNullable()).isFalse();
+        assertThat(arrow.findField("m")
+                        .getChildren()
+                        .get(0)
+                        .getChildren()
+                        .get(0)
+                        .isNullable())
+                .isFalse();
 
         // Through a Lance schema (what a table stores) and back.
         Schema stored = LanceSchema.fromArrow(arrow, 0).toArrow();
-        assertThat(LanceSchema.fromArrow(arrow, 0).fieldByName("vec").orElseThrow().logicalType())
+        assertThat(LanceSchema.fromArrow(arrow, 0)
+                        .fieldByName("vec")
+                        .orElseThrow()
+                        .logicalType())
                 .isEqualTo("fixed_size_list:float:3");
         for (Schema s : List.of(arrow, stored)) {
             RowType back = LanceTypeMapping.toRowType(s);
@@ -83,88 +96,133 @@ class LanceTypeMappingTest {
 
     @Test
     void vectorElementsAreStoredNullableAsLanceReadsThem() {
-        Field vec = LanceTypeMapping.toArrowField("v", DataTypes.ARRAY(DataTypes.FLOAT().notNull()).getLogicalType(),
+        Field vec = LanceTypeMapping.toArrowField(
+                "v",
+                DataTypes.ARRAY(DataTypes.FLOAT().notNull()).getLogicalType(),
                 VectorDimensions.of(Map.of("v", 4)));
         assertThat(vec.getType()).isEqualTo(new ArrowType.FixedSizeList(4));
         assertThat(vec.getChildren().get(0).isNullable()).isTrue();
-        assertThat(LanceTypeMapping.toArrowField("v", DataTypes.ARRAY(DataTypes.FLOAT().notNull()).getLogicalType(),
-                VectorDimensions.none()).getChildren().get(0).isNullable()).isFalse();
+        assertThat(LanceTypeMapping.toArrowField(
+                                "v",
+                                DataTypes.ARRAY(DataTypes.FLOAT().notNull()).getLogicalType(),
+                                VectorDimensions.none())
+                        .getChildren()
+                        .get(0)
+                        .isNullable())
+                .isFalse();
     }
 
     @Test
     void readOnlyArrowTypesWidenLosslessly() {
-        assertThat(read(new ArrowType.Int(8, false))).isEqualTo(DataTypes.SMALLINT().getLogicalType());
+        assertThat(read(new ArrowType.Int(8, false)))
+                .isEqualTo(DataTypes.SMALLINT().getLogicalType());
         assertThat(read(new ArrowType.Int(16, false))).isEqualTo(DataTypes.INT().getLogicalType());
-        assertThat(read(new ArrowType.Int(32, false))).isEqualTo(DataTypes.BIGINT().getLogicalType());
-        assertThat(read(ArrowType.LargeUtf8.INSTANCE)).isEqualTo(DataTypes.STRING().getLogicalType());
-        assertThat(read(ArrowType.LargeBinary.INSTANCE)).isEqualTo(DataTypes.BYTES().getLogicalType());
+        assertThat(read(new ArrowType.Int(32, false)))
+                .isEqualTo(DataTypes.BIGINT().getLogicalType());
+        assertThat(read(ArrowType.LargeUtf8.INSTANCE))
+                .isEqualTo(DataTypes.STRING().getLogicalType());
+        assertThat(read(ArrowType.LargeBinary.INSTANCE))
+                .isEqualTo(DataTypes.BYTES().getLogicalType());
         assertThat(read(new ArrowType.Timestamp(TimeUnit.NANOSECOND, null)))
                 .isEqualTo(DataTypes.TIMESTAMP(9).getLogicalType());
         assertThat(read(new ArrowType.Timestamp(TimeUnit.MILLISECOND, "Europe/Paris")))
                 .isEqualTo(DataTypes.TIMESTAMP_LTZ(3).getLogicalType());
-        assertThat(read(new ArrowType.Date(DateUnit.MILLISECOND))).isEqualTo(DataTypes.DATE().getLogicalType());
+        assertThat(read(new ArrowType.Date(DateUnit.MILLISECOND)))
+                .isEqualTo(DataTypes.DATE().getLogicalType());
     }
 
     @Test
     void unsupportedTypesNameTheColumn() {
-        assertThatThrownBy(() -> LanceTypeMapping.toLogicalType("ids", new Field("ids",
-                FieldType.nullable(new ArrowType.Int(64, false)), null)))
+        assertThatThrownBy(() -> LanceTypeMapping.toLogicalType(
+                        "ids", new Field("ids", FieldType.nullable(new ArrowType.Int(64, false)), null)))
                 .isInstanceOf(LanceTypeException.class)
-                .hasMessageContaining("Column 'ids'").hasMessageContaining("unsigned 64-bit");
-        assertThatThrownBy(() -> LanceTypeMapping.toArrowSchema(row(DataTypes.FIELD("st", DataTypes.ROW(
-                DataTypes.FIELD("m", DataTypes.MULTISET(DataTypes.INT()))))), VectorDimensions.none()))
+                .hasMessageContaining("Column 'ids'")
+                .hasMessageContaining("unsigned 64-bit");
+        assertThatThrownBy(() -> LanceTypeMapping.toArrowSchema(
+                        row(DataTypes.FIELD(
+                                "st", DataTypes.ROW(DataTypes.FIELD("m", DataTypes.MULTISET(DataTypes.INT()))))),
+                        VectorDimensions.none()))
                 .isInstanceOf(LanceTypeException.class)
                 .hasMessageStartingWith("Column 'st.m' has type MULTISET<INT>, which Lance cannot store. Supported:");
         assertThatThrownBy(() -> read(new ArrowType.Duration(TimeUnit.SECOND)))
-                .isInstanceOf(LanceTypeException.class).hasMessageContaining("Column 'c' has Arrow type Duration");
-        assertThatThrownBy(() -> LanceTypeMapping.toArrowSchema(row(DataTypes.FIELD("v", DataTypes.INT())),
-                VectorDimensions.of(Map.of("v", 4))))
-                .isInstanceOf(LanceTypeException.class).hasMessageContaining("names [v]");
+                .isInstanceOf(LanceTypeException.class)
+                .hasMessageContaining("Column 'c' has Arrow type Duration");
+        assertThatThrownBy(() -> LanceTypeMapping.toArrowSchema(
+                        row(DataTypes.FIELD("v", DataTypes.INT())), VectorDimensions.of(Map.of("v", 4))))
+                .isInstanceOf(LanceTypeException.class)
+                .hasMessageContaining("names [v]");
         assertThatThrownBy(() -> VectorDimensions.parse(Map.of("v", "x")))
-                .isInstanceOf(LanceTypeException.class).hasMessageContaining("'x'");
+                .isInstanceOf(LanceTypeException.class)
+                .hasMessageContaining("'x'");
     }
 
     @Test
     void timeOfEachPrecisionIsStoredInTheNarrowestUnitHoldingItAndReadBackByUnit() {
-        TimeUnit[] units = {TimeUnit.SECOND, TimeUnit.MILLISECOND, TimeUnit.MILLISECOND, TimeUnit.MILLISECOND,
-            TimeUnit.MICROSECOND, TimeUnit.MICROSECOND, TimeUnit.MICROSECOND, TimeUnit.NANOSECOND,
-            TimeUnit.NANOSECOND, TimeUnit.NANOSECOND};
+        TimeUnit[] units = {
+            TimeUnit.SECOND,
+            TimeUnit.MILLISECOND,
+            TimeUnit.MILLISECOND,
+            TimeUnit.MILLISECOND,
+            TimeUnit.MICROSECOND,
+            TimeUnit.MICROSECOND,
+            TimeUnit.MICROSECOND,
+            TimeUnit.NANOSECOND,
+            TimeUnit.NANOSECOND,
+            TimeUnit.NANOSECOND
+        };
         for (int p = 0; p <= 9; p++) {
-            Field f = LanceTypeMapping.toArrowField("t", DataTypes.TIME(p).notNull().getLogicalType(),
-                    VectorDimensions.none());
+            Field f = LanceTypeMapping.toArrowField(
+                    "t", DataTypes.TIME(p).notNull().getLogicalType(), VectorDimensions.none());
             int bits = p <= 3 ? 32 : 64;
             assertThat(f.getType()).as("TIME(%d)", p).isEqualTo(new ArrowType.Time(units[p], bits));
             assertThat(f.isNullable()).isFalse();
             // Lance's logical type string (time32:s ... time64:ns) survives a trip through a Lance schema.
-            Field stored = LanceSchema.fromArrow(new Schema(List.of(f)), 0).toArrow().getFields().get(0);
+            Field stored = LanceSchema.fromArrow(new Schema(List.of(f)), 0)
+                    .toArrow()
+                    .getFields()
+                    .get(0);
             assertThat(stored.getType()).isEqualTo(f.getType());
         }
-        assertThat(read(new ArrowType.Time(TimeUnit.SECOND, 32))).isEqualTo(DataTypes.TIME(0).getLogicalType());
-        assertThat(read(new ArrowType.Time(TimeUnit.MILLISECOND, 32))).isEqualTo(DataTypes.TIME(3).getLogicalType());
-        assertThat(read(new ArrowType.Time(TimeUnit.MICROSECOND, 64))).isEqualTo(DataTypes.TIME(6).getLogicalType());
-        assertThat(read(new ArrowType.Time(TimeUnit.NANOSECOND, 64))).isEqualTo(DataTypes.TIME(9).getLogicalType());
+        assertThat(read(new ArrowType.Time(TimeUnit.SECOND, 32)))
+                .isEqualTo(DataTypes.TIME(0).getLogicalType());
+        assertThat(read(new ArrowType.Time(TimeUnit.MILLISECOND, 32)))
+                .isEqualTo(DataTypes.TIME(3).getLogicalType());
+        assertThat(read(new ArrowType.Time(TimeUnit.MICROSECOND, 64)))
+                .isEqualTo(DataTypes.TIME(6).getLogicalType());
+        assertThat(read(new ArrowType.Time(TimeUnit.NANOSECOND, 64)))
+                .isEqualTo(DataTypes.TIME(9).getLogicalType());
         // Any declared TIME precision reads any stored unit (values are truncated to the millisecond).
-        LanceTypeMapping.checkReadable("t", DataTypes.TIME(0).getLogicalType(),
+        LanceTypeMapping.checkReadable(
+                "t",
+                DataTypes.TIME(0).getLogicalType(),
                 new Field("t", FieldType.nullable(new ArrowType.Time(TimeUnit.NANOSECOND, 64)), null));
-        assertThatThrownBy(() -> LanceTypeMapping.checkReadable("t", DataTypes.INT().getLogicalType(),
-                new Field("t", FieldType.nullable(new ArrowType.Time(TimeUnit.MILLISECOND, 32)), null)))
-                .hasMessage("Column 't' is declared INT but the Lance table stores it as TIME(3): declare it as TIME(3)");
+        assertThatThrownBy(() -> LanceTypeMapping.checkReadable(
+                        "t",
+                        DataTypes.INT().getLogicalType(),
+                        new Field("t", FieldType.nullable(new ArrowType.Time(TimeUnit.MILLISECOND, 32)), null)))
+                .hasMessage(
+                        "Column 't' is declared INT but the Lance table stores it as TIME(3): declare it as TIME(3)");
     }
 
     @Test
     void declaredTypesAreCheckedAgainstStoredOnes() {
         Field storedString = new Field("s", FieldType.nullable(ArrowType.Utf8.INSTANCE), null);
         LanceTypeMapping.checkReadable("s", DataTypes.VARCHAR(10).getLogicalType(), storedString);
-        assertThatThrownBy(() -> LanceTypeMapping.checkReadable("s", DataTypes.STRING().notNull().getLogicalType(),
-                storedString)).hasMessageContaining("declared NOT NULL");
-        assertThatThrownBy(() -> LanceTypeMapping.checkReadable("s", DataTypes.INT().getLogicalType(), storedString))
+        assertThatThrownBy(() -> LanceTypeMapping.checkReadable(
+                        "s", DataTypes.STRING().notNull().getLogicalType(), storedString))
+                .hasMessageContaining("declared NOT NULL");
+        assertThatThrownBy(() ->
+                        LanceTypeMapping.checkReadable("s", DataTypes.INT().getLogicalType(), storedString))
                 .hasMessage("Column 's' is declared INT but the Lance table stores it as STRING: declare it as STRING");
         Field dec = new Field("d", FieldType.nullable(new ArrowType.Decimal(10, 2, 128)), null);
-        assertThatThrownBy(() -> LanceTypeMapping.checkReadable("d", DataTypes.DECIMAL(10, 3).getLogicalType(), dec))
+        assertThatThrownBy(() -> LanceTypeMapping.checkReadable(
+                        "d", DataTypes.DECIMAL(10, 3).getLogicalType(), dec))
                 .hasMessageContaining("declare it as DECIMAL(10, 2)");
-        Field vec = new Field("v", FieldType.nullable(new ArrowType.FixedSizeList(2)),
-                List.of(new Field("item", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
-                        null)));
+        Field vec = new Field(
+                "v",
+                FieldType.nullable(new ArrowType.FixedSizeList(2)),
+                List.of(new Field(
+                        "item", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)), null)));
         LanceTypeMapping.checkReadable("v", DataTypes.ARRAY(DataTypes.FLOAT()).getLogicalType(), vec);
     }
 

@@ -38,8 +38,8 @@ final class Buffers {
     /** Validates a word width T in bits (8, 16, 32 or 64) and returns it. */
     static int checkWordBits(String scheme, long bitsPerValue) {
         if (bitsPerValue != 8 && bitsPerValue != 16 && bitsPerValue != 32 && bitsPerValue != 64) {
-            throw new CompressedDataException(scheme + ": uncompressed bits per value must be 8, 16, 32 or 64, got "
-                    + bitsPerValue);
+            throw new CompressedDataException(
+                    scheme + ": uncompressed bits per value must be 8, 16, 32 or 64, got " + bitsPerValue);
         }
         return (int) bitsPerValue;
     }

@@ -20,7 +20,8 @@ public final class ByteStreamSplit {
      * {@code srcOffset} of {@code src} into byte planes at {@code dstOffset} of {@code dst}
      * ({@code count·bitsPerValue/8} bytes).
      */
-    public static void encode(int bitsPerValue, ByteBuffer src, int srcOffset, int count, ByteBuffer dst, int dstOffset) {
+    public static void encode(
+            int bitsPerValue, ByteBuffer src, int srcOffset, int count, ByteBuffer dst, int dstOffset) {
         int b = checkBits(bitsPerValue);
         Buffers.checkCount(SCHEME, count);
         long size = (long) count * b;
@@ -38,7 +39,8 @@ public final class ByteStreamSplit {
     }
 
     /** Reassembles {@code count} values from the byte planes at {@code srcOffset} of {@code src}. */
-    public static void decode(int bitsPerValue, ByteBuffer src, int srcOffset, int count, ByteBuffer dst, int dstOffset) {
+    public static void decode(
+            int bitsPerValue, ByteBuffer src, int srcOffset, int count, ByteBuffer dst, int dstOffset) {
         int b = checkBits(bitsPerValue);
         Buffers.checkCount(SCHEME, count);
         long size = (long) count * b;

@@ -197,8 +197,8 @@ public final class FastLanesBitPacking {
      * Unpacks the first {@code count} values of a T-bit block into raw little-endian values at byte
      * {@code dstOffset} of {@code dst} ({@code count·T/8} bytes written).
      */
-    public static void unpack(int bitsPerValue, ByteBuffer src, int srcOffset, int width,
-                              ByteBuffer dst, int dstOffset, int count) {
+    public static void unpack(
+            int bitsPerValue, ByteBuffer src, int srcOffset, int width, ByteBuffer dst, int dstOffset, int count) {
         int t = Buffers.checkWordBits(SCHEME, bitsPerValue);
         checkUnpack(t, src, srcOffset, width, count);
         Buffers.checkOutput(dst, dstOffset, (long) count * (t / 8));
@@ -264,8 +264,8 @@ public final class FastLanesBitPacking {
      * Packs {@code count} raw little-endian T-bit values read from byte {@code srcOffset} of
      * {@code src} as one block (zero-padded to 1024 values) at {@code dstOffset} of {@code dst}.
      */
-    public static void pack(int bitsPerValue, ByteBuffer src, int srcOffset, int count, int width,
-                            ByteBuffer dst, int dstOffset) {
+    public static void pack(
+            int bitsPerValue, ByteBuffer src, int srcOffset, int count, int width, ByteBuffer dst, int dstOffset) {
         int t = Buffers.checkWordBits(SCHEME, bitsPerValue);
         checkPack(t, count, width, dst, dstOffset);
         if (srcOffset < 0 || (long) srcOffset + (long) count * (t / 8) > src.limit()) {
@@ -289,8 +289,8 @@ public final class FastLanesBitPacking {
 
     private static void checkWidth(int t, int width) {
         if (width < 0 || width > t) {
-            throw new CompressedDataException(SCHEME + ": bit width " + width + " is outside [0, " + t
-                    + "] for " + t + "-bit values");
+            throw new CompressedDataException(
+                    SCHEME + ": bit width " + width + " is outside [0, " + t + "] for " + t + "-bit values");
         }
     }
 
@@ -304,8 +304,8 @@ public final class FastLanesBitPacking {
 
     private static void checkPack(int t, int count, int width, ByteBuffer dst, int dstOffset) {
         if (width < 0 || width > t) {
-            throw new IllegalArgumentException(SCHEME + ": bit width " + width + " is outside [0, " + t
-                    + "] for " + t + "-bit values");
+            throw new IllegalArgumentException(
+                    SCHEME + ": bit width " + width + " is outside [0, " + t + "] for " + t + "-bit values");
         }
         if (count < 0 || count > BLOCK_VALUES) {
             throw new IllegalArgumentException(SCHEME + ": a block holds 0 … 1024 values, asked to pack " + count);
@@ -335,7 +335,8 @@ public final class FastLanesBitPacking {
                 final int hi = lo + 128;
                 final int up = 8 - shift;
                 for (int l = 0; l < n; l++) {
-                    dst[d + l] = (byte) ((((in.get(lo + l) & 0xFF) >>> shift) | ((in.get(hi + l) & 0xFF) << up)) & mask);
+                    dst[d + l] =
+                            (byte) ((((in.get(lo + l) & 0xFF) >>> shift) | ((in.get(hi + l) & 0xFF) << up)) & mask);
                 }
             }
         }
@@ -361,7 +362,8 @@ public final class FastLanesBitPacking {
                 final int hi = lo + 128;
                 final int up = 8 - shift;
                 for (int l = 0; l < n; l++) {
-                    dst.put(d + l, (byte) ((((in.get(lo + l) & 0xFF) >>> shift) | ((in.get(hi + l) & 0xFF) << up)) & mask));
+                    dst.put(d + l, (byte)
+                            ((((in.get(lo + l) & 0xFF) >>> shift) | ((in.get(hi + l) & 0xFF) << up)) & mask));
                 }
             }
         }
@@ -429,7 +431,9 @@ public final class FastLanesBitPacking {
                 final int hi = lo + 128;
                 final int up = 16 - shift;
                 for (int l = 0; l < n; l++) {
-                    dst[d + l] = (short) ((((in.getShort(lo + l * 2) & 0xFFFF) >>> shift) | ((in.getShort(hi + l * 2) & 0xFFFF) << up)) & mask);
+                    dst[d + l] = (short) ((((in.getShort(lo + l * 2) & 0xFFFF) >>> shift)
+                                    | ((in.getShort(hi + l * 2) & 0xFFFF) << up))
+                            & mask);
                 }
             }
         }
@@ -455,7 +459,9 @@ public final class FastLanesBitPacking {
                 final int hi = lo + 128;
                 final int up = 16 - shift;
                 for (int l = 0; l < n; l++) {
-                    dst.putShort(d + l * 2, (short) ((((in.getShort(lo + l * 2) & 0xFFFF) >>> shift) | ((in.getShort(hi + l * 2) & 0xFFFF) << up)) & mask));
+                    dst.putShort(d + l * 2, (short) ((((in.getShort(lo + l * 2) & 0xFFFF) >>> shift)
+                                    | ((in.getShort(hi + l * 2) & 0xFFFF) << up))
+                            & mask));
                 }
             }
         }
@@ -643,7 +649,8 @@ public final class FastLanesBitPacking {
                 final int hi = lo + 128;
                 final int up = 64 - shift;
                 for (int l = 0; l < n; l++) {
-                    dst.putLong(d + l * 8, (((in.getLong(lo + l * 8) >>> shift) | (in.getLong(hi + l * 8) << up)) & mask));
+                    dst.putLong(
+                            d + l * 8, (((in.getLong(lo + l * 8) >>> shift) | (in.getLong(hi + l * 8) << up)) & mask));
                 }
             }
         }
@@ -690,5 +697,4 @@ public final class FastLanesBitPacking {
             }
         }
     }
-
 }

@@ -14,7 +14,8 @@ import java.util.Arrays;
  * compresses correctly.
  */
 final class FsstMatcher {
-    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONG_LE =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final int HASH_SLOTS = 1024;
 
     private final long[] symbols;
@@ -25,6 +26,7 @@ final class FsstMatcher {
     private final short[] shortCode = new short[65536];
     /** 24-bit prefix per slot, -1 when empty. */
     private final int[] slotKey = new int[HASH_SLOTS];
+
     private final short[] slotStart = new short[HASH_SLOTS];
     private final short[] slotEnd = new short[HASH_SLOTS];
     /** codes of the long symbols, grouped by bucket, each group longest first. */

@@ -39,7 +39,8 @@ public final class FsstSymbolTable {
 
     private static final String SCHEME = "fsst";
     private static final long MAGIC = 0x46535354L;
-    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONG_LE =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final boolean compressed;
     private final int symbolCount;
@@ -47,12 +48,14 @@ public final class FsstSymbolTable {
     private final long[] symbols;
     /** Length of each code's symbol; 0 for codes ≥ m (decoding such a code is an error). */
     private final byte[] lengths;
+
     private final int suffixLimit;
     private final int terminator;
     /** Longest-match index for compression; built lazily, null for tables that are never used to compress. */
     private volatile FsstMatcher matcher;
 
-    FsstSymbolTable(boolean compressed, int symbolCount, long[] symbols, byte[] lengths, int suffixLimit, int terminator) {
+    FsstSymbolTable(
+            boolean compressed, int symbolCount, long[] symbols, byte[] lengths, int suffixLimit, int terminator) {
         this.compressed = compressed;
         this.symbolCount = symbolCount;
         this.symbols = symbols;
@@ -76,8 +79,8 @@ public final class FsstSymbolTable {
     /** Parses the serialized table at {@code [offset, offset+length)} of {@code table}; {@code length} must be 2312. */
     public static FsstSymbolTable parse(ByteBuffer table, int offset, int length) {
         if (length != SERIALIZED_SIZE) {
-            throw new CompressedDataException(SCHEME + ": symbol_table has " + length + " bytes, expected exactly "
-                    + SERIALIZED_SIZE);
+            throw new CompressedDataException(
+                    SCHEME + ": symbol_table has " + length + " bytes, expected exactly " + SERIALIZED_SIZE);
         }
         Buffers.checkRange(SCHEME, "symbol_table", table, offset, length);
         ByteBuffer in = Buffers.le(table);
@@ -89,7 +92,8 @@ public final class FsstSymbolTable {
         boolean compressed = (header & (1L << 24)) != 0;
         int m = (int) (header & 0xFF);
         if (m > 255) {
-            throw new CompressedDataException(SCHEME + ": symbol_table declares " + m + " symbols, at most 255 allowed");
+            throw new CompressedDataException(
+                    SCHEME + ": symbol_table declares " + m + " symbols, at most 255 allowed");
         }
         long[] symbols = new long[256];
         byte[] lengths = new byte[256];
@@ -97,16 +101,16 @@ public final class FsstSymbolTable {
             symbols[c] = in.getLong(offset + 8 + 8 * c);
             int len = in.get(offset + 8 + 8 * m + c) & 0xFF;
             if (len < 1 || len > 8) {
-                throw new CompressedDataException(SCHEME + ": symbol " + c + " has length " + len
-                        + " (byte " + (8 + 8 * m + c) + " of symbol_table), must be 1 … 8");
+                throw new CompressedDataException(SCHEME + ": symbol " + c + " has length " + len + " (byte "
+                        + (8 + 8 * m + c) + " of symbol_table), must be 1 … 8");
             }
             lengths[c] = (byte) len;
             if (len < 8) {
                 symbols[c] &= (1L << (8 * len)) - 1;
             }
         }
-        return new FsstSymbolTable(compressed, m, symbols, lengths, (int) (header >>> 16) & 0xFF,
-                (int) (header >>> 8) & 0xFF);
+        return new FsstSymbolTable(
+                compressed, m, symbols, lengths, (int) (header >>> 16) & 0xFF, (int) (header >>> 8) & 0xFF);
     }
 
     /**
@@ -168,8 +172,11 @@ public final class FsstSymbolTable {
     public byte[] serialize() {
         byte[] out = new byte[SERIALIZED_SIZE];
         ByteBuffer buf = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN);
-        long header = (MAGIC << 32) | (compressed ? 1L << 24 : 0) | ((long) (suffixLimit & 0xFF) << 16)
-                | ((long) (terminator & 0xFF) << 8) | symbolCount;
+        long header = (MAGIC << 32)
+                | (compressed ? 1L << 24 : 0)
+                | ((long) (suffixLimit & 0xFF) << 16)
+                | ((long) (terminator & 0xFF) << 8)
+                | symbolCount;
         buf.putLong(0, header);
         for (int c = 0; c < symbolCount; c++) {
             buf.putLong(8 + 8 * c, symbols[c]);
@@ -274,8 +281,8 @@ public final class FsstSymbolTable {
                     throw danglingEscape(p - srcOffset, srcLength);
                 }
                 if (out >= dst.length) {
-                    throw new IndexOutOfBoundsException(SCHEME + ": decompressed string does not fit the output array ("
-                            + dst.length + " bytes)");
+                    throw new IndexOutOfBoundsException(
+                            SCHEME + ": decompressed string does not fit the output array (" + dst.length + " bytes)");
                 }
                 dst[out++] = src.get(p + 1);
                 p += 2;
@@ -317,8 +324,9 @@ public final class FsstSymbolTable {
                         out.put(o + k, (byte) (s >>> (8 * k)));
                     }
                 } else {
-                    throw new IndexOutOfBoundsException(SCHEME + ": decompressed string does not fit the output buffer ("
-                            + limit + " bytes, writing at " + o + ")");
+                    throw new IndexOutOfBoundsException(
+                            SCHEME + ": decompressed string does not fit the output buffer (" + limit
+                                    + " bytes, writing at " + o + ")");
                 }
                 o += len;
                 p += 1;
@@ -327,8 +335,8 @@ public final class FsstSymbolTable {
                     throw danglingEscape(p - srcOffset, srcLength);
                 }
                 if (o >= limit) {
-                    throw new IndexOutOfBoundsException(SCHEME + ": decompressed string does not fit the output buffer ("
-                            + limit + " bytes)");
+                    throw new IndexOutOfBoundsException(
+                            SCHEME + ": decompressed string does not fit the output buffer (" + limit + " bytes)");
                 }
                 out.put(o++, src.get(p + 1));
                 p += 2;
@@ -351,8 +359,8 @@ public final class FsstSymbolTable {
     }
 
     private static CompressedDataException danglingEscape(int at, int length) {
-        return new CompressedDataException(SCHEME + ": escape code at byte " + at + " is the last of the "
-                + length + "-byte compressed string; the literal byte is missing");
+        return new CompressedDataException(SCHEME + ": escape code at byte " + at + " is the last of the " + length
+                + "-byte compressed string; the literal byte is missing");
     }
 
     // ---------------------------------------------------------------- compression
@@ -377,8 +385,8 @@ public final class FsstSymbolTable {
             System.arraycopy(src, srcOffset, dst, dstOffset, srcLength);
             return srcLength;
         }
-        Buffers.checkArray(SCHEME, "compressed string (room for 2 bytes per input byte)", dst.length, dstOffset,
-                2L * srcLength);
+        Buffers.checkArray(
+                SCHEME, "compressed string (room for 2 bytes per input byte)", dst.length, dstOffset, 2L * srcLength);
         return matcher().compress(src, srcOffset, srcLength, dst, dstOffset);
     }
 
@@ -393,8 +401,10 @@ public final class FsstSymbolTable {
 
     @Override
     public String toString() {
-        StringBuilder sb = new StringBuilder("FsstSymbolTable{compressed=").append(compressed)
-                .append(", symbols=").append(symbolCount);
+        StringBuilder sb = new StringBuilder("FsstSymbolTable{compressed=")
+                .append(compressed)
+                .append(", symbols=")
+                .append(symbolCount);
         for (int c = 0; c < Math.min(symbolCount, 8); c++) {
             sb.append(c == 0 ? ": " : ", ").append('"');
             for (int k = 0; k < lengths[c]; k++) {
@@ -412,8 +422,11 @@ public final class FsstSymbolTable {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof FsstSymbolTable t && t.compressed == compressed && t.symbolCount == symbolCount
-                && Arrays.equals(t.symbols, symbols) && Arrays.equals(t.lengths, lengths);
+        return o instanceof FsstSymbolTable t
+                && t.compressed == compressed
+                && t.symbolCount == symbolCount
+                && Arrays.equals(t.symbols, symbols)
+                && Arrays.equals(t.lengths, lengths);
     }
 
     @Override

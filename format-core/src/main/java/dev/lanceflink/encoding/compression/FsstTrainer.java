@@ -33,9 +33,11 @@ final class FsstTrainer {
     private static final int MAX_SYMBOLS = 255;
     /** Extended codes: 0 … 254 table symbols, 256 + b the escaped single byte b. */
     private static final int EXT = 512;
+
     private static final long SAMPLE_SEED = 0x5EED_F557L;
     /** Samples (and tables) tried per page above {@link #SAMPLE_TARGET} bytes. */
     private static final int TRIALS = 3;
+
     private static final int VALIDATION_BYTES = 64 * 1024;
 
     private final byte[] sample;

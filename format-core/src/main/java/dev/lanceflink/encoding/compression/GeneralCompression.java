@@ -71,9 +71,10 @@ public final class GeneralCompression {
             return switch (number) {
                 case 1 -> LZ4;
                 case 2 -> ZSTD;
-                default -> throw new CompressedDataException("general compression: CompressionScheme " + number
-                        + " is not supported (known: 1 = LZ4, 2 = ZSTD); the file was written by a newer Lance"
-                        + " or is corrupt");
+                default ->
+                    throw new CompressedDataException("general compression: CompressionScheme " + number
+                            + " is not supported (known: 1 = LZ4, 2 = ZSTD); the file was written by a newer Lance"
+                            + " or is corrupt");
             };
         }
 
@@ -84,8 +85,8 @@ public final class GeneralCompression {
                     return s;
                 }
             }
-            throw new CompressedDataException("general compression: scheme name '" + name
-                    + "' is not supported (known: lz4, zstd)");
+            throw new CompressedDataException(
+                    "general compression: scheme name '" + name + "' is not supported (known: lz4, zstd)");
         }
     }
 
@@ -94,7 +95,8 @@ public final class GeneralCompression {
     private static final ThreadLocal<Lz4Compressor> LZ4_COMPRESSOR = ThreadLocal.withInitial(Lz4Compressor::new);
     private static final ThreadLocal<Lz4Decompressor> LZ4_DECOMPRESSOR = ThreadLocal.withInitial(Lz4Decompressor::new);
     private static final ThreadLocal<ZstdCompressor> ZSTD_COMPRESSOR = ThreadLocal.withInitial(ZstdCompressor::new);
-    private static final ThreadLocal<ZstdDecompressor> ZSTD_DECOMPRESSOR = ThreadLocal.withInitial(ZstdDecompressor::new);
+    private static final ThreadLocal<ZstdDecompressor> ZSTD_DECOMPRESSOR =
+            ThreadLocal.withInitial(ZstdDecompressor::new);
 
     private GeneralCompression() {}
 
@@ -127,7 +129,8 @@ public final class GeneralCompression {
      *
      * @return the number of bytes written, always equal to the unit's declared length
      */
-    public static int decompress(Scheme scheme, ByteBuffer src, int srcOffset, int srcLength, ByteBuffer dst, int dstOffset) {
+    public static int decompress(
+            Scheme scheme, ByteBuffer src, int srcOffset, int srcLength, ByteBuffer dst, int dstOffset) {
         int length = decompressedLength(scheme, src, srcOffset, srcLength);
         if (length < 0) {
             byte[] all = decompressBareZstdOfUnknownSize(src, srcOffset, srcLength);
@@ -137,7 +140,8 @@ public final class GeneralCompression {
         }
         Buffers.checkOutput(dst, dstOffset, length);
         int payload = scheme == Scheme.ZSTD && isBareZstdFrame(Buffers.le(src), srcOffset, srcLength)
-                ? 0 : scheme.lengthPrefixBytes;
+                ? 0
+                : scheme.lengthPrefixBytes;
         ByteBuffer input;
         if (src.isDirect() || src.hasArray()) {
             input = src.duplicate();
@@ -157,8 +161,10 @@ public final class GeneralCompression {
                 ZSTD_DECOMPRESSOR.get().decompress(input, output);
             }
         } catch (MalformedInputException | IllegalArgumentException | IndexOutOfBoundsException e) {
-            throw new CompressedDataException(scheme.lanceName + " unit of " + srcLength + " bytes (declared "
-                    + length + " bytes uncompressed) is corrupt: " + e.getMessage(), e);
+            throw new CompressedDataException(
+                    scheme.lanceName + " unit of " + srcLength + " bytes (declared " + length
+                            + " bytes uncompressed) is corrupt: " + e.getMessage(),
+                    e);
         }
         int written = output.position() - dstOffset;
         if (written != length) {
@@ -200,8 +206,8 @@ public final class GeneralCompression {
         try (ZstdInputStream in = new ZstdInputStream(new ByteArrayInputStream(compressed))) {
             in.transferTo(out);
         } catch (IOException | MalformedInputException e) {
-            throw new CompressedDataException("zstd frame of " + srcLength + " bytes (without length prefix) is corrupt: "
-                    + e.getMessage(), e);
+            throw new CompressedDataException(
+                    "zstd frame of " + srcLength + " bytes (without length prefix) is corrupt: " + e.getMessage(), e);
         }
         return out.toByteArray();
     }

@@ -44,8 +44,8 @@ public final class InlineBitPacking {
      *
      * @return the number of encoded bytes consumed
      */
-    public static int decode(int bitsPerValue, ByteBuffer src, int srcOffset, int srcLength, int count,
-                             ByteBuffer dst, int dstOffset) {
+    public static int decode(
+            int bitsPerValue, ByteBuffer src, int srcOffset, int srcLength, int count, ByteBuffer dst, int dstOffset) {
         int t = Buffers.checkWordBits(SCHEME, bitsPerValue);
         Buffers.checkCount(SCHEME, count);
         Buffers.checkOutput(dst, dstOffset, (long) count * (t / 8));
@@ -71,8 +71,8 @@ public final class InlineBitPacking {
             int width = readWidth(8, in, srcOffset, srcLength, pos);
             pos += 1;
             checkBlock(srcOffset, srcLength, pos, width, done);
-            FastLanesBitPacking.unpack(in, pos, width, dst, dstOffset + done,
-                    Math.min(FastLanesBitPacking.BLOCK_VALUES, count - done));
+            FastLanesBitPacking.unpack(
+                    in, pos, width, dst, dstOffset + done, Math.min(FastLanesBitPacking.BLOCK_VALUES, count - done));
             pos += 128 * width;
         }
         return pos - srcOffset;
@@ -87,8 +87,8 @@ public final class InlineBitPacking {
             int width = readWidth(16, in, srcOffset, srcLength, pos);
             pos += 2;
             checkBlock(srcOffset, srcLength, pos, width, done);
-            FastLanesBitPacking.unpack(in, pos, width, dst, dstOffset + done,
-                    Math.min(FastLanesBitPacking.BLOCK_VALUES, count - done));
+            FastLanesBitPacking.unpack(
+                    in, pos, width, dst, dstOffset + done, Math.min(FastLanesBitPacking.BLOCK_VALUES, count - done));
             pos += 128 * width;
         }
         return pos - srcOffset;
@@ -103,8 +103,8 @@ public final class InlineBitPacking {
             int width = readWidth(32, in, srcOffset, srcLength, pos);
             pos += 4;
             checkBlock(srcOffset, srcLength, pos, width, done);
-            FastLanesBitPacking.unpack(in, pos, width, dst, dstOffset + done,
-                    Math.min(FastLanesBitPacking.BLOCK_VALUES, count - done));
+            FastLanesBitPacking.unpack(
+                    in, pos, width, dst, dstOffset + done, Math.min(FastLanesBitPacking.BLOCK_VALUES, count - done));
             pos += 128 * width;
         }
         return pos - srcOffset;
@@ -119,8 +119,8 @@ public final class InlineBitPacking {
             int width = readWidth(64, in, srcOffset, srcLength, pos);
             pos += 8;
             checkBlock(srcOffset, srcLength, pos, width, done);
-            FastLanesBitPacking.unpack(in, pos, width, dst, dstOffset + done,
-                    Math.min(FastLanesBitPacking.BLOCK_VALUES, count - done));
+            FastLanesBitPacking.unpack(
+                    in, pos, width, dst, dstOffset + done, Math.min(FastLanesBitPacking.BLOCK_VALUES, count - done));
             pos += 128 * width;
         }
         return pos - srcOffset;
@@ -161,7 +161,8 @@ public final class InlineBitPacking {
      *
      * @return bytes written at {@code dstOffset} of {@code dst} (at most {@link #maxEncodedSize})
      */
-    public static int encode(int bitsPerValue, ByteBuffer src, int srcOffset, int count, ByteBuffer dst, int dstOffset) {
+    public static int encode(
+            int bitsPerValue, ByteBuffer src, int srcOffset, int count, ByteBuffer dst, int dstOffset) {
         int t = Buffers.checkWordBits(SCHEME, bitsPerValue);
         Buffers.checkCount(SCHEME, count);
         ByteBuffer out = Buffers.le(dst);

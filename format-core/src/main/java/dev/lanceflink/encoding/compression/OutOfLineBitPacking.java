@@ -50,8 +50,15 @@ public final class OutOfLineBitPacking {
      * Decodes {@code count} values of width {@code width} from the {@code srcLength}-byte buffer at
      * {@code srcOffset} into raw little-endian T-bit values at {@code dstOffset} of {@code dst}.
      */
-    public static void decode(int bitsPerValue, int width, ByteBuffer src, int srcOffset, int srcLength, int count,
-                              ByteBuffer dst, int dstOffset) {
+    public static void decode(
+            int bitsPerValue,
+            int width,
+            ByteBuffer src,
+            int srcOffset,
+            int srcLength,
+            int count,
+            ByteBuffer dst,
+            int dstOffset) {
         int t = Buffers.checkWordBits(SCHEME, bitsPerValue);
         boolean rawTail = layout(t, width, src, srcOffset, srcLength, count);
         Buffers.checkOutput(dst, dstOffset, (long) count * (t / 8));
@@ -62,18 +69,21 @@ public final class OutOfLineBitPacking {
         int pos = srcOffset;
         for (int b = 0; b < blocks; b++) {
             int first = b * 1024;
-            FastLanesBitPacking.unpack(t, in, pos, width, out, dstOffset + first * bytes, Math.min(1024, count - first));
+            FastLanesBitPacking.unpack(
+                    t, in, pos, width, out, dstOffset + first * bytes, Math.min(1024, count - first));
             pos += 128 * width;
         }
         int done = blocks * 1024;
         for (int p = pos, d = dstOffset + done * bytes, end = pos + (count - Math.min(done, count)) * bytes;
-             p < end; p++, d++) {
+                p < end;
+                p++, d++) {
             out.put(d, in.get(p));
         }
     }
 
     /** Decodes {@code count} 16-bit values (rep/def levels). */
-    public static void decode(int width, ByteBuffer src, int srcOffset, int srcLength, int count, short[] dst, int dstOffset) {
+    public static void decode(
+            int width, ByteBuffer src, int srcOffset, int srcLength, int count, short[] dst, int dstOffset) {
         boolean rawTail = layout(16, width, src, srcOffset, srcLength, count);
         Buffers.checkArray(SCHEME, "decoded values", dst.length, dstOffset, count);
         ByteBuffer in = Buffers.le(src);
@@ -90,7 +100,8 @@ public final class OutOfLineBitPacking {
     }
 
     /** Decodes {@code count} 32-bit values. */
-    public static void decode(int width, ByteBuffer src, int srcOffset, int srcLength, int count, int[] dst, int dstOffset) {
+    public static void decode(
+            int width, ByteBuffer src, int srcOffset, int srcLength, int count, int[] dst, int dstOffset) {
         boolean rawTail = layout(32, width, src, srcOffset, srcLength, count);
         Buffers.checkArray(SCHEME, "decoded values", dst.length, dstOffset, count);
         ByteBuffer in = Buffers.le(src);
@@ -107,7 +118,8 @@ public final class OutOfLineBitPacking {
     }
 
     /** Decodes {@code count} 64-bit values (2.2 dictionaries of 64-bit items). */
-    public static void decode(int width, ByteBuffer src, int srcOffset, int srcLength, int count, long[] dst, int dstOffset) {
+    public static void decode(
+            int width, ByteBuffer src, int srcOffset, int srcLength, int count, long[] dst, int dstOffset) {
         boolean rawTail = layout(64, width, src, srcOffset, srcLength, count);
         Buffers.checkArray(SCHEME, "decoded values", dst.length, dstOffset, count);
         ByteBuffer in = Buffers.le(src);
@@ -139,14 +151,15 @@ public final class OutOfLineBitPacking {
             return false;
         }
         throw new CompressedDataException(SCHEME + ": " + count + " values of " + t + " bits packed at width " + width
-                + " take " + rawSize + " bytes (raw tail) or " + packedSize + " bytes (packed tail), but the buffer has "
+                + " take " + rawSize + " bytes (raw tail) or " + packedSize
+                + " bytes (packed tail), but the buffer has "
                 + srcLength + " bytes; the width in the encoding, the value count or the buffer size is wrong");
     }
 
     private static void checkWidth(int t, int width) {
         if (width < 0 || width > t) {
-            throw new CompressedDataException(SCHEME + ": bit width " + width + " (values.flat.bits_per_value) is outside [0, "
-                    + t + "] for " + t + "-bit values");
+            throw new CompressedDataException(SCHEME + ": bit width " + width
+                    + " (values.flat.bits_per_value) is outside [0, " + t + "] for " + t + "-bit values");
         }
     }
 
@@ -159,7 +172,8 @@ public final class OutOfLineBitPacking {
      *
      * @return bytes written, {@link #encodedSize}
      */
-    public static int encode(int bitsPerValue, int width, ByteBuffer src, int srcOffset, int count, ByteBuffer dst, int dstOffset) {
+    public static int encode(
+            int bitsPerValue, int width, ByteBuffer src, int srcOffset, int count, ByteBuffer dst, int dstOffset) {
         int t = Buffers.checkWordBits(SCHEME, bitsPerValue);
         long size = encodedSize(t, width, count);
         Buffers.checkOutput(dst, dstOffset, size);

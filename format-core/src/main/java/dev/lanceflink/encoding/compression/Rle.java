@@ -33,11 +33,20 @@ public final class Rle {
      * from the run values {@code [runValuesOffset, +runValuesLength)} and the u8 run lengths
      * {@code [runLengthsOffset, +runLengthsLength)} (they may live in the same buffer).
      */
-    public static void decode(int bitsPerValue, ByteBuffer runValues, int runValuesOffset, int runValuesLength,
-                              ByteBuffer runLengths, int runLengthsOffset, int runLengthsLength,
-                              int count, ByteBuffer dst, int dstOffset) {
+    public static void decode(
+            int bitsPerValue,
+            ByteBuffer runValues,
+            int runValuesOffset,
+            int runValuesLength,
+            ByteBuffer runLengths,
+            int runLengthsOffset,
+            int runLengthsLength,
+            int count,
+            ByteBuffer dst,
+            int dstOffset) {
         int t = Buffers.checkWordBits(SCHEME, bitsPerValue);
-        int runs = checkRuns(t, runValues, runValuesOffset, runValuesLength, runLengths, runLengthsOffset, runLengthsLength, count);
+        int runs = checkRuns(
+                t, runValues, runValuesOffset, runValuesLength, runLengths, runLengthsOffset, runLengthsLength, count);
         Buffers.checkOutput(dst, dstOffset, (long) count * (t / 8));
         ByteBuffer values = Buffers.le(runValues);
         ByteBuffer out = Buffers.le(dst);
@@ -80,55 +89,89 @@ public final class Rle {
     }
 
     /** As the generic {@code decode} for 16-bit values (rep/def levels) into a {@code short[]}. */
-    public static void decode(ByteBuffer runValues, int runValuesOffset, int runValuesLength,
-                              ByteBuffer runLengths, int runLengthsOffset, int runLengthsLength,
-                              int count, short[] dst, int dstOffset) {
-        int runs = checkRuns(16, runValues, runValuesOffset, runValuesLength, runLengths, runLengthsOffset, runLengthsLength, count);
+    public static void decode(
+            ByteBuffer runValues,
+            int runValuesOffset,
+            int runValuesLength,
+            ByteBuffer runLengths,
+            int runLengthsOffset,
+            int runLengthsLength,
+            int count,
+            short[] dst,
+            int dstOffset) {
+        int runs = checkRuns(
+                16, runValues, runValuesOffset, runValuesLength, runLengths, runLengthsOffset, runLengthsLength, count);
         Buffers.checkArray(SCHEME, "decoded values", dst.length, dstOffset, count);
         ByteBuffer values = Buffers.le(runValues);
         int produced = 0;
         for (int run = 0; run < runs && produced < count; run++) {
             int len = Math.min(runLengths.get(runLengthsOffset + run) & 0xFF, count - produced);
-            Arrays.fill(dst, dstOffset + produced, dstOffset + produced + len, values.getShort(runValuesOffset + 2 * run));
+            Arrays.fill(
+                    dst, dstOffset + produced, dstOffset + produced + len, values.getShort(runValuesOffset + 2 * run));
             produced += len;
         }
         checkProduced(produced, count, runs);
     }
 
     /** As the generic {@code decode} for 32-bit values (e.g. dictionary indices) into an {@code int[]}. */
-    public static void decode(ByteBuffer runValues, int runValuesOffset, int runValuesLength,
-                              ByteBuffer runLengths, int runLengthsOffset, int runLengthsLength,
-                              int count, int[] dst, int dstOffset) {
-        int runs = checkRuns(32, runValues, runValuesOffset, runValuesLength, runLengths, runLengthsOffset, runLengthsLength, count);
+    public static void decode(
+            ByteBuffer runValues,
+            int runValuesOffset,
+            int runValuesLength,
+            ByteBuffer runLengths,
+            int runLengthsOffset,
+            int runLengthsLength,
+            int count,
+            int[] dst,
+            int dstOffset) {
+        int runs = checkRuns(
+                32, runValues, runValuesOffset, runValuesLength, runLengths, runLengthsOffset, runLengthsLength, count);
         Buffers.checkArray(SCHEME, "decoded values", dst.length, dstOffset, count);
         ByteBuffer values = Buffers.le(runValues);
         int produced = 0;
         for (int run = 0; run < runs && produced < count; run++) {
             int len = Math.min(runLengths.get(runLengthsOffset + run) & 0xFF, count - produced);
-            Arrays.fill(dst, dstOffset + produced, dstOffset + produced + len, values.getInt(runValuesOffset + 4 * run));
+            Arrays.fill(
+                    dst, dstOffset + produced, dstOffset + produced + len, values.getInt(runValuesOffset + 4 * run));
             produced += len;
         }
         checkProduced(produced, count, runs);
     }
 
     /** As the generic {@code decode} for 64-bit values into a {@code long[]}. */
-    public static void decode(ByteBuffer runValues, int runValuesOffset, int runValuesLength,
-                              ByteBuffer runLengths, int runLengthsOffset, int runLengthsLength,
-                              int count, long[] dst, int dstOffset) {
-        int runs = checkRuns(64, runValues, runValuesOffset, runValuesLength, runLengths, runLengthsOffset, runLengthsLength, count);
+    public static void decode(
+            ByteBuffer runValues,
+            int runValuesOffset,
+            int runValuesLength,
+            ByteBuffer runLengths,
+            int runLengthsOffset,
+            int runLengthsLength,
+            int count,
+            long[] dst,
+            int dstOffset) {
+        int runs = checkRuns(
+                64, runValues, runValuesOffset, runValuesLength, runLengths, runLengthsOffset, runLengthsLength, count);
         Buffers.checkArray(SCHEME, "decoded values", dst.length, dstOffset, count);
         ByteBuffer values = Buffers.le(runValues);
         int produced = 0;
         for (int run = 0; run < runs && produced < count; run++) {
             int len = Math.min(runLengths.get(runLengthsOffset + run) & 0xFF, count - produced);
-            Arrays.fill(dst, dstOffset + produced, dstOffset + produced + len, values.getLong(runValuesOffset + 8 * run));
+            Arrays.fill(
+                    dst, dstOffset + produced, dstOffset + produced + len, values.getLong(runValuesOffset + 8 * run));
             produced += len;
         }
         checkProduced(produced, count, runs);
     }
 
-    private static int checkRuns(int t, ByteBuffer runValues, int runValuesOffset, int runValuesLength,
-                                 ByteBuffer runLengths, int runLengthsOffset, int runLengthsLength, int count) {
+    private static int checkRuns(
+            int t,
+            ByteBuffer runValues,
+            int runValuesOffset,
+            int runValuesLength,
+            ByteBuffer runLengths,
+            int runLengthsOffset,
+            int runLengthsLength,
+            int count) {
         Buffers.checkCount(SCHEME, count);
         Buffers.checkRange(SCHEME, "run values", runValues, runValuesOffset, runValuesLength);
         Buffers.checkRange(SCHEME, "run lengths", runLengths, runLengthsOffset, runLengthsLength);
@@ -154,26 +197,44 @@ public final class Rle {
      * Decodes the block form {@code [u64 V][run values][run lengths]} in
      * {@code [srcOffset, srcOffset+srcLength)} into {@code count} raw little-endian T-bit values.
      */
-    public static void decodeBlock(int bitsPerValue, ByteBuffer src, int srcOffset, int srcLength, int count,
-                                   ByteBuffer dst, int dstOffset) {
+    public static void decodeBlock(
+            int bitsPerValue, ByteBuffer src, int srcOffset, int srcLength, int count, ByteBuffer dst, int dstOffset) {
         int t = Buffers.checkWordBits(SCHEME, bitsPerValue);
         int valuesLength = blockValuesLength(t, src, srcOffset, srcLength);
-        decode(t, src, srcOffset + 8, valuesLength, src, srcOffset + 8 + valuesLength, valuesLength / (t / 8),
-                count, dst, dstOffset);
+        decode(
+                t,
+                src,
+                srcOffset + 8,
+                valuesLength,
+                src,
+                srcOffset + 8 + valuesLength,
+                valuesLength / (t / 8),
+                count,
+                dst,
+                dstOffset);
     }
 
     /** Decodes the block form for 16-bit values (2.2 rep/def levels) into a {@code short[]}. */
-    public static void decodeBlock(ByteBuffer src, int srcOffset, int srcLength, int count, short[] dst, int dstOffset) {
+    public static void decodeBlock(
+            ByteBuffer src, int srcOffset, int srcLength, int count, short[] dst, int dstOffset) {
         int valuesLength = blockValuesLength(16, src, srcOffset, srcLength);
-        decode(src, srcOffset + 8, valuesLength, src, srcOffset + 8 + valuesLength, valuesLength / 2,
-                count, dst, dstOffset);
+        decode(
+                src,
+                srcOffset + 8,
+                valuesLength,
+                src,
+                srcOffset + 8 + valuesLength,
+                valuesLength / 2,
+                count,
+                dst,
+                dstOffset);
     }
 
     private static int blockValuesLength(int t, ByteBuffer src, int srcOffset, int srcLength) {
         Buffers.checkRange(SCHEME, "block", src, srcOffset, srcLength);
         if (srcLength < 8) {
-            throw new CompressedDataException(SCHEME + ": block of " + srcLength
-                    + " bytes is shorter than its 8-byte run-values-size header");
+            throw new CompressedDataException(
+                    SCHEME + ": block of " + srcLength + " bytes is shorter than its 8-byte run-values-size header");
         }
         long v = Buffers.le(src).getLong(srcOffset);
         int bytes = t / 8;
@@ -217,8 +278,15 @@ public final class Rle {
      *
      * @return the number of entries written ({@link #countEntries})
      */
-    public static int encode(int bitsPerValue, ByteBuffer src, int srcOffset, int count,
-                             ByteBuffer runValues, int runValuesOffset, ByteBuffer runLengths, int runLengthsOffset) {
+    public static int encode(
+            int bitsPerValue,
+            ByteBuffer src,
+            int srcOffset,
+            int count,
+            ByteBuffer runValues,
+            int runValuesOffset,
+            ByteBuffer runLengths,
+            int runLengthsOffset) {
         int t = Buffers.checkWordBits(SCHEME, bitsPerValue);
         checkSource(t, src, srcOffset, count);
         ByteBuffer in = Buffers.le(src);
@@ -249,8 +317,14 @@ public final class Rle {
     }
 
     /** Encodes 16-bit values (rep/def levels); see {@link #encode(int, ByteBuffer, int, int, ByteBuffer, int, ByteBuffer, int)}. */
-    public static int encode(short[] src, int srcOffset, int count,
-                             ByteBuffer runValues, int runValuesOffset, ByteBuffer runLengths, int runLengthsOffset) {
+    public static int encode(
+            short[] src,
+            int srcOffset,
+            int count,
+            ByteBuffer runValues,
+            int runValuesOffset,
+            ByteBuffer runLengths,
+            int runLengthsOffset) {
         Buffers.checkArray(SCHEME, "values to encode", src.length, srcOffset, count);
         ByteBuffer values = Buffers.le(runValues);
         int entries = 0;
@@ -330,7 +404,8 @@ public final class Rle {
      *
      * @return bytes written
      */
-    public static int encodeBlock(int bitsPerValue, ByteBuffer src, int srcOffset, int count, ByteBuffer dst, int dstOffset) {
+    public static int encodeBlock(
+            int bitsPerValue, ByteBuffer src, int srcOffset, int count, ByteBuffer dst, int dstOffset) {
         int t = Buffers.checkWordBits(SCHEME, bitsPerValue);
         int entries = countEntries(t, src, srcOffset, count);
         int valuesLength = entries * (t / 8);

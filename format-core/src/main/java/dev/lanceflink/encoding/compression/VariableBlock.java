@@ -61,16 +61,18 @@ public final class VariableBlock {
             throw new CompressedDataException(SCHEME + ": 64-bit width word has non-zero high bytes");
         }
         if (start != expectedStart) {
-            throw new CompressedDataException(SCHEME + ": data start S = " + start + " but " + itemCount + " items with "
-                    + bits + "-bit offsets put it at " + expectedStart + "; the item count or the block is wrong");
+            throw new CompressedDataException(
+                    SCHEME + ": data start S = " + start + " but " + itemCount + " items with " + bits
+                            + "-bit offsets put it at " + expectedStart + "; the item count or the block is wrong");
         }
         VariableBlock block = new VariableBlock(in, offset, bits, itemCount, (int) start);
         long previous = 0;
         for (int i = 0; i <= itemCount; i++) {
             long o = block.rawOffset(i);
             if ((i == 0 && o != 0) || o < previous || start + o > length) {
-                throw new CompressedDataException(SCHEME + ": offset " + i + " = " + o + " is invalid (offsets start at 0,"
-                        + " never decrease, and end within the " + (length - start) + " data bytes)");
+                throw new CompressedDataException(
+                        SCHEME + ": offset " + i + " = " + o + " is invalid (offsets start at 0,"
+                                + " never decrease, and end within the " + (length - start) + " data bytes)");
             }
             previous = o;
         }
@@ -78,9 +80,7 @@ public final class VariableBlock {
     }
 
     private long rawOffset(int i) {
-        return offsetBits == 32
-                ? buffer.getInt(offset + 8 + 4 * i) & 0xFFFFFFFFL
-                : buffer.getLong(offset + 16 + 8 * i);
+        return offsetBits == 32 ? buffer.getInt(offset + 8 + 4 * i) & 0xFFFFFFFFL : buffer.getLong(offset + 16 + 8 * i);
     }
 
     /** 32 or 64. */
@@ -165,7 +165,8 @@ public final class VariableBlock {
         long start = 2L * w + (long) w * (itemCount + 1);
         if (w == 4) {
             if (start + dataLength > 0xFFFFFFFFL) {
-                throw new IllegalArgumentException(SCHEME + ": " + dataLength + " item bytes do not fit 32-bit offsets");
+                throw new IllegalArgumentException(
+                        SCHEME + ": " + dataLength + " item bytes do not fit 32-bit offsets");
             }
             out.putInt(dstOffset, 32);
             out.putInt(dstOffset + 4, (int) start);

@@ -21,6 +21,7 @@ final class ColumnPages {
     private final String where;
     /** pageStart[p] = first row of page p; pageStart[pageCount] = rows in the column. */
     private final long[] pageStart;
+
     private final ArrayEncoding[] encodings;
 
     ColumnPages(ColumnMetadata meta, String where) {
@@ -71,8 +72,8 @@ final class ColumnPages {
     /** Fails unless {@code [start, end)} lies inside the column. */
     void checkRange(long start, long end) throws V20DecodeException {
         if (start < 0 || end < start || end > numRows()) {
-            throw new V20DecodeException(where + ": requested rows [" + start + ", " + end
-                    + ") but the column has " + numRows() + " rows (sum of its page lengths)");
+            throw new V20DecodeException(where + ": requested rows [" + start + ", " + end + ") but the column has "
+                    + numRows() + " rows (sum of its page lengths)");
         }
     }
 
@@ -99,25 +100,28 @@ final class ColumnPages {
             case DIRECT:
                 break;
             case INDIRECT:
-                throw new V20DecodeException(at + ": the page encoding is stored indirectly (DeferredEncoding at offset "
-                        + p.getEncoding().getIndirect().getBufferLocation()
-                        + "); Lance never writes that and this reader does not support it");
+                throw new V20DecodeException(
+                        at + ": the page encoding is stored indirectly (DeferredEncoding at offset "
+                                + p.getEncoding().getIndirect().getBufferLocation()
+                                + "); Lance never writes that and this reader does not support it");
             default:
-                throw new V20DecodeException(at + ": the page encoding is '" + p.getEncoding().getLocationCase()
-                        + "'; a 2.0 page needs a direct lance.encodings.ArrayEncoding");
+                throw new V20DecodeException(
+                        at + ": the page encoding is '" + p.getEncoding().getLocationCase()
+                                + "'; a 2.0 page needs a direct lance.encodings.ArrayEncoding");
         }
         try {
             Any any = Any.parseFrom(p.getEncoding().getDirect().getEncoding());
             String url = any.getTypeUrl();
             String type = url.substring(url.lastIndexOf('/') + 1);
             if (!ARRAY_ENCODING_TYPE.equals(type)) {
-                throw new V20DecodeException(at + ": the page encoding has type URL '" + url
-                        + "', expected '/" + ARRAY_ENCODING_TYPE + "' in a 2.0 file (is the footer version wrong?)");
+                throw new V20DecodeException(at + ": the page encoding has type URL '" + url + "', expected '/"
+                        + ARRAY_ENCODING_TYPE + "' in a 2.0 file (is the footer version wrong?)");
             }
             return ArrayEncoding.parseFrom(any.getValue());
         } catch (InvalidProtocolBufferException e) {
-            throw new V20DecodeException(at + ": the page encoding is not a valid protobuf ("
-                    + e.getMessage() + "); the file is corrupt", e);
+            throw new V20DecodeException(
+                    at + ": the page encoding is not a valid protobuf (" + e.getMessage() + "); the file is corrupt",
+                    e);
         }
     }
 }

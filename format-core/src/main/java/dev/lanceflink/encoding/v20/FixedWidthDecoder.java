@@ -58,8 +58,8 @@ final class FixedWidthDecoder {
         }
     }
 
-    private static void decodeNullable(Nullable n, PageBuffers page, long first, long count, FixedWidthTarget t,
-            long out) throws IOException {
+    private static void decodeNullable(
+            Nullable n, PageBuffers page, long first, long count, FixedWidthTarget t, long out) throws IOException {
         switch (n.getNullabilityCase()) {
             case NO_NULLS -> decode(n.getNoNulls().getValues(), page, first, count, t, out);
             case SOME_NULLS -> {
@@ -72,15 +72,15 @@ final class FixedWidthDecoder {
     }
 
     /** Copies the validity bitmap (a {@code flat{bits_per_value: 1}}) into {@code dst}. */
-    static void decodeValidity(ArrayEncoding enc, PageBuffers page, long first, long count,
-            ArrowBuf dst, long out) throws IOException {
+    static void decodeValidity(ArrayEncoding enc, PageBuffers page, long first, long count, ArrowBuf dst, long out)
+            throws IOException {
         if (enc.getArrayEncodingCase() != ArrayEncoding.ArrayEncodingCase.FLAT
                 || enc.getFlat().getBitsPerValue() != 1) {
             throw new V20DecodeException(page.where() + ": the validity of a nullable encoding must be flat with 1 bit"
                     + " per value, found " + describe(enc));
         }
-        ByteBuffer bits = flatBytes(enc.getFlat(), page, first >>> 3, ((first + count + 7) >>> 3) - (first >>> 3),
-                "validity bitmap");
+        ByteBuffer bits = flatBytes(
+                enc.getFlat(), page, first >>> 3, ((first + count + 7) >>> 3) - (first >>> 3), "validity bitmap");
         Bitmaps.copy(bits, first & 7, dst, out, count);
     }
 
@@ -92,8 +92,8 @@ final class FixedWidthDecoder {
                     + " bits per value but the field's type stores " + t.bitsPerValue);
         }
         if (bits == 1) {
-            ByteBuffer src = flatBytes(flat, page, first >>> 3, ((first + count + 7) >>> 3) - (first >>> 3),
-                    "bit-packed values");
+            ByteBuffer src = flatBytes(
+                    flat, page, first >>> 3, ((first + count + 7) >>> 3) - (first >>> 3), "bit-packed values");
             Bitmaps.copy(src, first & 7, t.values, out, count);
             return;
         }
@@ -106,8 +106,7 @@ final class FixedWidthDecoder {
      * Bytes {@code [offset, offset+length)} of a flat encoding's buffer, decompressing it first
      * when the encoding says so.
      */
-    static ByteBuffer flatBytes(Flat flat, PageBuffers page, long offset, long length, String what)
-            throws IOException {
+    static ByteBuffer flatBytes(Flat flat, PageBuffers page, long offset, long length, String what) throws IOException {
         if (!flat.hasBuffer()) {
             throw new V20DecodeException(page.where() + ": flat encoding without a buffer reference");
         }
@@ -155,13 +154,13 @@ final class FixedWidthDecoder {
             e = e.getNullable().getNoNulls().getValues();
         }
         if (e.getArrayEncodingCase() != ArrayEncoding.ArrayEncodingCase.FLAT) {
-            throw new V20DecodeException(page.where() + ": " + what + " must be a flat encoding without nulls, found "
-                    + describe(enc));
+            throw new V20DecodeException(
+                    page.where() + ": " + what + " must be a flat encoding without nulls, found " + describe(enc));
         }
         long bits = e.getFlat().getBitsPerValue();
         if (bits != 8 && bits != 16 && bits != 32 && bits != 64) {
-            throw new V20DecodeException(page.where() + ": " + what + " have " + bits
-                    + " bits per value; expected 8, 16, 32 or 64");
+            throw new V20DecodeException(
+                    page.where() + ": " + what + " have " + bits + " bits per value; expected 8, 16, 32 or 64");
         }
         if (count > Integer.MAX_VALUE - 8) {
             throw new V20DecodeException(page.where() + ": too many " + what + " requested at once (" + count + ")");

@@ -23,15 +23,17 @@ final class FixedWidthTarget implements AutoCloseable {
     final long rows;
     /** 1 (booleans) or a multiple of 8; 0 for a fixed-size list level. */
     final int bitsPerValue;
+
     final ArrowBuf validity;
     /** Value bytes; null for a fixed-size list level. */
     final ArrowBuf values;
     /** Items of a fixed-size list level, {@code rows × dimension} of them; otherwise null. */
     final FixedWidthTarget child;
+
     final int dimension;
 
-    private FixedWidthTarget(long rows, int bitsPerValue, ArrowBuf validity, ArrowBuf values,
-            FixedWidthTarget child, int dimension) {
+    private FixedWidthTarget(
+            long rows, int bitsPerValue, ArrowBuf validity, ArrowBuf values, FixedWidthTarget child, int dimension) {
         this.rows = rows;
         this.bitsPerValue = bitsPerValue;
         this.validity = validity;

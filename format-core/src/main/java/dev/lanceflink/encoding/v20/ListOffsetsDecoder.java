@@ -46,8 +46,8 @@ final class ListOffsetsDecoder implements AutoCloseable {
         int width = listVector instanceof LargeListVector ? 8 : 4;
         ArrowBuf validity = FixedWidthTarget.zeroed(allocator, (rows + 7) / 8);
         try {
-            return new ListOffsetsDecoder(rows, width, validity,
-                    FixedWidthTarget.zeroed(allocator, (rows + 1) * width));
+            return new ListOffsetsDecoder(
+                    rows, width, validity, FixedWidthTarget.zeroed(allocator, (rows + 1) * width));
         } catch (RuntimeException e) {
             validity.close();
             throw e;
@@ -79,8 +79,8 @@ final class ListOffsetsDecoder implements AutoCloseable {
             if (count > 0) {
                 PageBuffers page = col.buffers(p, data);
                 int skip = a > 0 ? 1 : 0;
-                long[] stored = FixedWidthDecoder.readUnsigned(list.getOffsets(), page, a - skip, count + skip,
-                        "list offsets");
+                long[] stored =
+                        FixedWidthDecoder.readUnsigned(list.getOffsets(), page, a - skip, count + skip, "list offsets");
                 long adj = list.getNullOffsetAdjustment();
                 long first = itemsBefore + (skip == 1 ? mod(stored[0], adj) : 0);
                 if (rangeStart < 0) {
@@ -96,8 +96,9 @@ final class ListOffsetsDecoder implements AutoCloseable {
                     boolean valid = adj == 0 || Long.compareUnsigned(s, adj) < 0;
                     long e = itemsBefore + mod(s, adj);
                     if (e < runningEnd) {
-                        throw new V20DecodeException(page.where() + ": list offset of page row " + (a + i) + " ends at item "
-                                + e + ", before the previous list's end " + runningEnd + "; the page is corrupt");
+                        throw new V20DecodeException(
+                                page.where() + ": list offset of page row " + (a + i) + " ends at item " + e
+                                        + ", before the previous list's end " + runningEnd + "; the page is corrupt");
                     }
                     runningEnd = e;
                     setOffset(out + i + 1, e - rangeStart, page);
@@ -131,8 +132,9 @@ final class ListOffsetsDecoder implements AutoCloseable {
     private static lance.encodings.List listEncoding(ColumnPages col, int page) throws V20DecodeException {
         ArrayEncoding enc = col.encoding(page);
         if (enc.getArrayEncodingCase() != ArrayEncoding.ArrayEncodingCase.LIST) {
-            throw new V20DecodeException(col.where() + ", page " + page + ": the offsets column of a list field must use"
-                    + " the list encoding, found " + FixedWidthDecoder.describe(enc));
+            throw new V20DecodeException(
+                    col.where() + ", page " + page + ": the offsets column of a list field must use"
+                            + " the list encoding, found " + FixedWidthDecoder.describe(enc));
         }
         return enc.getList();
     }

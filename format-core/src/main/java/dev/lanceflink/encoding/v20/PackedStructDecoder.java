@@ -18,8 +18,9 @@ final class PackedStructDecoder {
     private PackedStructDecoder() {}
 
     /** Decodes rows {@code [first, first+count)} into rows {@code [out, out+count)} of the children. */
-    static void decode(ArrayEncoding enc, PageBuffers page, long first, long count, FixedWidthTarget[] children,
-            long out) throws IOException {
+    static void decode(
+            ArrayEncoding enc, PageBuffers page, long first, long count, FixedWidthTarget[] children, long out)
+            throws IOException {
         if (enc.getArrayEncodingCase() != ArrayEncoding.ArrayEncodingCase.PACKED_STRUCT) {
             throw new V20DecodeException(page.where() + ": a packed struct column (field metadata"
                     + " lance-encoding:packed) must use the packed_struct encoding, found "
@@ -68,7 +69,8 @@ final class PackedStructDecoder {
         if (e.getArrayEncodingCase() == ArrayEncoding.ArrayEncodingCase.FIXED_SIZE_LIST) {
             if (t.child == null || t.child.child != null || e.getFixedSizeList().getDimension() != t.dimension) {
                 throw new V20DecodeException(page.where() + ": packed_struct child " + c
-                        + " is a fixed_size_list of dimension " + e.getFixedSizeList().getDimension()
+                        + " is a fixed_size_list of dimension "
+                        + e.getFixedSizeList().getDimension()
                         + ", which does not match the child field's type");
             }
             dimension = t.dimension;
@@ -77,7 +79,8 @@ final class PackedStructDecoder {
         }
         if (e.getArrayEncodingCase() != ArrayEncoding.ArrayEncodingCase.FLAT || leaf.values == null) {
             throw new V20DecodeException(page.where() + ": packed_struct child " + c + " must be a flat (or fixed-size"
-                    + " list of flat) fixed-width value matching the child field, found " + FixedWidthDecoder.describe(e));
+                    + " list of flat) fixed-width value matching the child field, found "
+                    + FixedWidthDecoder.describe(e));
         }
         long bits = e.getFlat().getBitsPerValue();
         if (bits != leaf.bitsPerValue || bits % 8 != 0) {

@@ -71,8 +71,8 @@ final class PageBuffers {
 
     private void checkIndex(int i, int count, String kind) throws V20DecodeException {
         if (i < 0 || i >= count) {
-            throw new V20DecodeException(where + ": the encoding references " + kind + " buffer " + i
-                    + " but the " + kind + " has " + count + " buffers");
+            throw new V20DecodeException(where + ": the encoding references " + kind + " buffer " + i + " but the "
+                    + kind + " has " + count + " buffers");
         }
     }
 
@@ -88,8 +88,8 @@ final class PageBuffers {
                     + " bytes; the page metadata or the file is corrupt");
         }
         if (length > Integer.MAX_VALUE) {
-            throw new V20DecodeException(where + ": " + what + " needs " + length
-                    + " bytes in one read; read a smaller row range");
+            throw new V20DecodeException(
+                    where + ": " + what + " needs " + length + " bytes in one read; read a smaller row range");
         }
         if (length == 0) {
             return ByteBuffer.allocate(0).order(ByteOrder.LITTLE_ENDIAN);
@@ -116,7 +116,8 @@ final class PageBuffers {
         }
         if (offset < 0 || length < 0 || offset + length > whole.limit()) {
             throw new V20DecodeException(where + ": " + what + " needs bytes [" + offset + ", " + (offset + length)
-                    + ") of " + ref.getBufferType() + " buffer " + ref.getBufferIndex() + ", which decompresses to only "
+                    + ") of " + ref.getBufferType() + " buffer " + ref.getBufferIndex()
+                    + ", which decompresses to only "
                     + whole.limit() + " bytes; the page metadata or the file is corrupt");
         }
         return whole.slice((int) offset, (int) length).order(ByteOrder.LITTLE_ENDIAN);
@@ -127,8 +128,10 @@ final class PageBuffers {
             GeneralCompression.Scheme scheme = GeneralCompression.Scheme.fromLanceName(compression.getScheme());
             return ByteBuffer.wrap(GeneralCompression.decompress(scheme, raw, 0, raw.limit()));
         } catch (CompressedDataException e) {
-            throw new V20DecodeException(where + ": cannot decompress a '" + compression.getScheme()
-                    + "'-compressed buffer of " + raw.limit() + " bytes: " + e.getMessage(), e);
+            throw new V20DecodeException(
+                    where + ": cannot decompress a '" + compression.getScheme() + "'-compressed buffer of "
+                            + raw.limit() + " bytes: " + e.getMessage(),
+                    e);
         }
     }
 }

@@ -64,8 +64,14 @@ public final class V20FieldReader {
      * @return a vector of {@code end - start} values, typed as {@link LanceField#toArrow()}; the
      *     caller closes it
      */
-    public static FieldVector readRange(LanceField field, List<ColumnMetadata> columns, RangeReader data,
-            long start, long end, BufferAllocator allocator) throws IOException {
+    public static FieldVector readRange(
+            LanceField field,
+            List<ColumnMetadata> columns,
+            RangeReader data,
+            long start,
+            long end,
+            BufferAllocator allocator)
+            throws IOException {
         List<ColumnPages> cols = wrap(field, columns);
         cols.get(0).checkRange(start, end);
         return read(field, cols, data, start, end, allocator);
@@ -77,8 +83,13 @@ public final class V20FieldReader {
      *
      * @return a vector of {@code sortedRows.length} values; the caller closes it
      */
-    public static FieldVector take(LanceField field, List<ColumnMetadata> columns, RangeReader data,
-            long[] sortedRows, BufferAllocator allocator) throws IOException {
+    public static FieldVector take(
+            LanceField field,
+            List<ColumnMetadata> columns,
+            RangeReader data,
+            long[] sortedRows,
+            BufferAllocator allocator)
+            throws IOException {
         List<ColumnPages> cols = wrap(field, columns);
         long numRows = cols.get(0).numRows();
         for (int i = 0; i < sortedRows.length; i++) {
@@ -158,8 +169,9 @@ public final class V20FieldReader {
         return f;
     }
 
-    private static FieldVector read(LanceField field, List<ColumnPages> cols, RangeReader data, long start, long end,
-            BufferAllocator allocator) throws IOException {
+    private static FieldVector read(
+            LanceField field, List<ColumnPages> cols, RangeReader data, long start, long end, BufferAllocator allocator)
+            throws IOException {
         FieldVector vector = arrowField(field).createVector(allocator);
         try {
             new Filler(cols, data, allocator).fill(field, vector, 0, start, end);
@@ -211,8 +223,9 @@ public final class V20FieldReader {
                 }
             }
             if (vector instanceof FixedSizeListVector fsl && !FixedWidthTarget.supports(fsl)) {
-                throw new V20DecodeException(column.where() + ": fixed-size lists of " + fsl.getDataVector().getField()
-                        .getType() + " are not supported in 2.0 columns (items must be fixed-width)");
+                throw new V20DecodeException(column.where() + ": fixed-size lists of "
+                        + fsl.getDataVector().getField().getType()
+                        + " are not supported in 2.0 columns (items must be fixed-width)");
             }
             if (FixedWidthTarget.supports(vector)) {
                 fillFixedWidth(vector, column, start, end);

@@ -18,6 +18,7 @@ final class VarWidthTarget implements AutoCloseable {
     final long rows;
     /** 4 or 8. */
     final int offsetWidth;
+
     final ArrowBuf validity;
     final ArrowBuf offsets;
     ArrowBuf data;

@@ -41,8 +41,12 @@ final class VariableWidthDecoder {
                             throw new V20DecodeException(page.where() + ": the validity of a nullable encoding must be"
                                     + " flat with 1 bit per value, found " + FixedWidthDecoder.describe(v));
                         }
-                        s.extraValidity = FixedWidthDecoder.flatBytes(v.getFlat(), page, first >>> 3,
-                                ((first + count + 7) >>> 3) - (first >>> 3), "validity bitmap");
+                        s.extraValidity = FixedWidthDecoder.flatBytes(
+                                v.getFlat(),
+                                page,
+                                first >>> 3,
+                                ((first + count + 7) >>> 3) - (first >>> 3),
+                                "validity bitmap");
                         s.extraValidityBit = first & 7;
                         return s;
                     }
@@ -70,6 +74,7 @@ final class VariableWidthDecoder {
         final long count;
         /** Validity of an enclosing {@code nullable{some_nulls}}, ANDed with the slice's own. */
         ByteBuffer extraValidity;
+
         long extraValidityBit;
 
         Slice(long count) {
@@ -129,11 +134,12 @@ final class VariableWidthDecoder {
         private final long[] stored;
         /** 1 when {@code stored[0]} is the row before the first requested row. */
         private final int skip;
+
         private final long byteStart;
         private final long byteEnd;
 
-        private BinarySlice(Binary enc, PageBuffers page, long count, long[] stored, int skip, long byteStart,
-                long byteEnd) {
+        private BinarySlice(
+                Binary enc, PageBuffers page, long count, long[] stored, int skip, long byteStart, long byteEnd) {
             super(count);
             this.enc = enc;
             this.page = page;
@@ -145,9 +151,10 @@ final class VariableWidthDecoder {
 
         static BinarySlice plan(Binary enc, PageBuffers page, long first, long count) throws IOException {
             int skip = first > 0 ? 1 : 0;
-            long[] stored = count == 0 ? new long[0]
-                    : FixedWidthDecoder.readUnsigned(enc.getIndices(), page, first - skip, count + skip,
-                            "binary offsets");
+            long[] stored = count == 0
+                    ? new long[0]
+                    : FixedWidthDecoder.readUnsigned(
+                            enc.getIndices(), page, first - skip, count + skip, "binary offsets");
             long adj = enc.getNullAdjustment();
             long start = skip == 1 ? unadjust(stored[0], adj) : 0;
             long end = count == 0 ? start : unadjust(stored[stored.length - 1], adj);
@@ -229,7 +236,8 @@ final class VariableWidthDecoder {
                 && e.getNullable().getNullabilityCase() == Nullable.NullabilityCase.NO_NULLS) {
             e = e.getNullable().getNoNulls().getValues();
         }
-        if (e.getArrayEncodingCase() != ArrayEncoding.ArrayEncodingCase.FLAT || e.getFlat().getBitsPerValue() != 8) {
+        if (e.getArrayEncodingCase() != ArrayEncoding.ArrayEncodingCase.FLAT
+                || e.getFlat().getBitsPerValue() != 8) {
             throw new V20DecodeException(page.where() + ": the bytes of a binary encoding must be flat with 8 bits per"
                     + " value, found " + FixedWidthDecoder.describe(enc));
         }
@@ -268,7 +276,8 @@ final class VariableWidthDecoder {
             ArrayEncoding itemsEnc = enc.getItems();
             Materialized items;
             if (itemsEnc.getArrayEncodingCase() == ArrayEncoding.ArrayEncodingCase.BINARY) {
-                items = BinarySlice.plan(itemsEnc.getBinary(), page, 0, numItems).materialize();
+                items = BinarySlice.plan(itemsEnc.getBinary(), page, 0, numItems)
+                        .materialize();
             } else {
                 throw new V20DecodeException(page.where() + ": dictionary items must use the binary encoding, found "
                         + FixedWidthDecoder.describe(itemsEnc));
@@ -348,8 +357,7 @@ final class VariableWidthDecoder {
             }
             decoded = new byte[(int) total];
             for (int i = 0; i < compressed.size(); i++) {
-                symbols.decompress(src, (int) compressed.ends()[i], (int) compressed.length(i), decoded,
-                        (int) ends[i]);
+                symbols.decompress(src, (int) compressed.ends()[i], (int) compressed.length(i), decoded, (int) ends[i]);
             }
         } catch (CompressedDataException e) {
             throw new V20DecodeException(page.where() + ": malformed FSST data: " + e.getMessage(), e);

@@ -56,7 +56,11 @@ final class VectorRowCopier {
                 long start = s.getElementStartIndex(from + i);
                 long size = s.getElementEndIndex(from + i) - start;
                 long childAt = d.startNewValue(to + i);
-                copyRange(s.getDataVector(), Math.toIntExact(start), d.getDataVector(), Math.toIntExact(childAt),
+                copyRange(
+                        s.getDataVector(),
+                        Math.toIntExact(start),
+                        d.getDataVector(),
+                        Math.toIntExact(childAt),
                         Math.toIntExact(size));
                 d.endValue(to + i, size);
             }
@@ -82,17 +86,24 @@ final class VectorRowCopier {
                 }
             }
             for (int c = 0; c < s.getChildrenFromFields().size(); c++) {
-                copyRange(s.getChildrenFromFields().get(c), from, d.getChildrenFromFields().get(c), to, count);
+                copyRange(
+                        s.getChildrenFromFields().get(c),
+                        from,
+                        d.getChildrenFromFields().get(c),
+                        to,
+                        count);
             }
-        } else if (src instanceof BaseFixedWidthVector || src instanceof BaseVariableWidthVector
+        } else if (src instanceof BaseFixedWidthVector
+                || src instanceof BaseVariableWidthVector
                 || src instanceof BaseLargeVariableWidthVector) {
             for (int i = 0; i < count; i++) {
                 dst.copyFromSafe(from + i, to + i, src);
             }
         } else {
-            throw new IllegalArgumentException("cannot copy rows of a " + src.getClass().getSimpleName() + " ("
-                    + src.getField() + ") into a " + dst.getClass().getSimpleName()
-                    + "; the 2.0 reader produces only primitive, binary, list, fixed-size list and struct vectors");
+            throw new IllegalArgumentException(
+                    "cannot copy rows of a " + src.getClass().getSimpleName() + " ("
+                            + src.getField() + ") into a " + dst.getClass().getSimpleName()
+                            + "; the 2.0 reader produces only primitive, binary, list, fixed-size list and struct vectors");
         }
     }
 }

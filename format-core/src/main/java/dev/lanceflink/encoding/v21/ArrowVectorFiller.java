@@ -72,7 +72,8 @@ final class ArrowVectorFiller {
             }
             lv.setLastSet(n - 1);
         } else {
-            throw new EncodingException("a list layer cannot fill an Arrow " + v.getClass().getSimpleName());
+            throw new EncodingException(
+                    "a list layer cannot fill an Arrow " + v.getClass().getSimpleName());
         }
     }
 
@@ -88,11 +89,13 @@ final class ArrowVectorFiller {
      */
     static void fillLeaf(FieldVector v, Values values, byte[] validity, int n) {
         if (values.count() != n) {
-            throw new EncodingException("leaf '" + v.getName() + "' has " + n + " elements but " + values.count() + " value slots");
+            throw new EncodingException(
+                    "leaf '" + v.getName() + "' has " + n + " elements but " + values.count() + " value slots");
         }
         if (values instanceof FixedWidthValues f) {
             if (!(v instanceof BaseFixedWidthVector fv)) {
-                throw new EncodingException("fixed-width values cannot fill Arrow " + v.getClass().getSimpleName());
+                throw new EncodingException(
+                        "fixed-width values cannot fill Arrow " + v.getClass().getSimpleName());
             }
             allocate(fv, n);
             long bytes = f.byteSize(n);
@@ -130,11 +133,13 @@ final class ArrowVectorFiller {
                 bv.setLastSet(n - 1);
                 bv.setValueCount(n);
             } else {
-                throw new EncodingException("variable-width values cannot fill Arrow " + v.getClass().getSimpleName());
+                throw new EncodingException("variable-width values cannot fill Arrow "
+                        + v.getClass().getSimpleName());
             }
         } else if (values instanceof FixedSizeListValues fsl) {
             if (!(v instanceof FixedSizeListVector lv)) {
-                throw new EncodingException("fixed-size-list values cannot fill Arrow " + v.getClass().getSimpleName());
+                throw new EncodingException("fixed-size-list values cannot fill Arrow "
+                        + v.getClass().getSimpleName());
             }
             allocate(lv, n);
             setValidity(lv.getValidityBuffer(), validity, n);
@@ -147,7 +152,8 @@ final class ArrowVectorFiller {
             lv.setValueCount(n);
         } else if (values instanceof StructValues sv) {
             if (!(v instanceof StructVector st)) {
-                throw new EncodingException("packed struct values cannot fill Arrow " + v.getClass().getSimpleName());
+                throw new EncodingException(
+                        "packed struct values cannot fill Arrow " + v.getClass().getSimpleName());
             }
             allocate(st, n);
             setValidity(st.getValidityBuffer(), validity, n);

@@ -39,11 +39,15 @@ public final class BlockDecoder {
                 }
             }
             case INLINE_BITPACKING -> {
-                requireWordBits(enc.getInlineBitpacking().getUncompressedBitsPerValue(), 16, "inline-bit-packed levels");
+                requireWordBits(
+                        enc.getInlineBitpacking().getUncompressedBitsPerValue(), 16, "inline-bit-packed levels");
                 InlineBitPacking.decode(b, 0, len, count, out, 0);
             }
             case OUT_OF_LINE_BITPACKING -> {
-                requireWordBits(enc.getOutOfLineBitpacking().getUncompressedBitsPerValue(), 16, "out-of-line-bit-packed levels");
+                requireWordBits(
+                        enc.getOutOfLineBitpacking().getUncompressedBitsPerValue(),
+                        16,
+                        "out-of-line-bit-packed levels");
                 int width = outOfLineWidth(enc);
                 OutOfLineBitPacking.decode(width, b, 0, len, count, out, 0);
             }
@@ -51,17 +55,21 @@ public final class BlockDecoder {
             case CONSTANT -> {
                 short v = 0;
                 if (enc.getConstant().hasValue()) {
-                    ByteBuffer c = enc.getConstant().getValue().asReadOnlyByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+                    ByteBuffer c =
+                            enc.getConstant().getValue().asReadOnlyByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
                     v = c.remaining() >= 2 ? c.getShort(0) : (short) (c.remaining() == 1 ? c.get(0) & 0xFF : 0);
                 }
                 Arrays.fill(out, 0, count, v);
             }
             case GENERAL -> {
-                byte[] raw = GeneralCompression.decompress(scheme(enc.getGeneral().getCompression()), b, 0, len);
+                byte[] raw =
+                        GeneralCompression.decompress(scheme(enc.getGeneral().getCompression()), b, 0, len);
                 decodeLevels(enc.getGeneral().getValues(), ByteBuffer.wrap(raw), count, out);
             }
-            default -> throw new EncodingException("rep/def levels compressed with " + enc.getCompressionCase()
-                    + " are not supported (expected flat, inline_bitpacking, out_of_line_bitpacking, rle or general)");
+            default ->
+                throw new EncodingException(
+                        "rep/def levels compressed with " + enc.getCompressionCase()
+                                + " are not supported (expected flat, inline_bitpacking, out_of_line_bitpacking, rle or general)");
         }
     }
 
@@ -74,7 +82,8 @@ public final class BlockDecoder {
                 int bits = checkedBits(enc.getFlat().getBitsPerValue());
                 ByteBuffer data = b;
                 if (enc.getFlat().hasData()) {
-                    data = ByteBuffer.wrap(GeneralCompression.decompress(scheme(enc.getFlat().getData()), b, 0, len));
+                    data = ByteBuffer.wrap(
+                            GeneralCompression.decompress(scheme(enc.getFlat().getData()), b, 0, len));
                 }
                 FixedWidthValues v = FixedWidthValues.builder(bits, count);
                 long need = v.byteSize(count);
@@ -84,8 +93,10 @@ public final class BlockDecoder {
                 return FixedWidthValues.wrap(bits, arr, count);
             }
             case INLINE_BITPACKING, OUT_OF_LINE_BITPACKING -> {
-                int t = (int) (enc.hasInlineBitpacking() ? enc.getInlineBitpacking().getUncompressedBitsPerValue()
-                        : enc.getOutOfLineBitpacking().getUncompressedBitsPerValue());
+                int t = (int)
+                        (enc.hasInlineBitpacking()
+                                ? enc.getInlineBitpacking().getUncompressedBitsPerValue()
+                                : enc.getOutOfLineBitpacking().getUncompressedBitsPerValue());
                 byte[] arr = new byte[count * (t / 8)];
                 ByteBuffer dst = ByteBuffer.wrap(arr).order(ByteOrder.LITTLE_ENDIAN);
                 if (enc.hasInlineBitpacking()) {
@@ -105,11 +116,14 @@ public final class BlockDecoder {
                 return decodeVariableBlock(b, count);
             }
             case GENERAL -> {
-                byte[] raw = GeneralCompression.decompress(scheme(enc.getGeneral().getCompression()), b, 0, len);
+                byte[] raw =
+                        GeneralCompression.decompress(scheme(enc.getGeneral().getCompression()), b, 0, len);
                 return decodeDictionary(enc.getGeneral().getValues(), ByteBuffer.wrap(raw), count, shape);
             }
-            default -> throw new EncodingException("dictionary items compressed with " + enc.getCompressionCase()
-                    + " are not supported (expected flat, variable, inline/out_of_line bit-packing, rle or general)");
+            default ->
+                throw new EncodingException(
+                        "dictionary items compressed with " + enc.getCompressionCase()
+                                + " are not supported (expected flat, variable, inline/out_of_line bit-packing, rle or general)");
         }
     }
 
@@ -149,7 +163,8 @@ public final class BlockDecoder {
     static int outOfLineWidth(CompressiveEncoding enc) {
         CompressiveEncoding inner = enc.getOutOfLineBitpacking().getValues();
         if (!inner.hasFlat()) {
-            throw new EncodingException("out_of_line_bitpacking values must be flat{W}, got " + inner.getCompressionCase());
+            throw new EncodingException(
+                    "out_of_line_bitpacking values must be flat{W}, got " + inner.getCompressionCase());
         }
         return checkedBits(inner.getFlat().getBitsPerValue());
     }
@@ -158,7 +173,9 @@ public final class BlockDecoder {
         return switch (c.getScheme()) {
             case COMPRESSION_ALGORITHM_LZ4 -> GeneralCompression.Scheme.LZ4;
             case COMPRESSION_ALGORITHM_ZSTD -> GeneralCompression.Scheme.ZSTD;
-            default -> throw new EncodingException("general compression scheme " + c.getScheme() + " is not supported (lz4, zstd)");
+            default ->
+                throw new EncodingException(
+                        "general compression scheme " + c.getScheme() + " is not supported (lz4, zstd)");
         };
     }
 

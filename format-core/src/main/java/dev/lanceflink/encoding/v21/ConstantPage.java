@@ -19,6 +19,7 @@ public final class ConstantPage implements StructuralPage {
     private final RepDefLayers layers;
     /** One slot holding the constant, or null for an all-null page. */
     private final Values constant;
+
     private final int repBuffer;
     private final int defBuffer;
 
@@ -28,7 +29,8 @@ public final class ConstantPage implements StructuralPage {
     /** Entry index where each row starts (only with repetition), plus the end. */
     private int[] rowStartEntries;
 
-    public ConstantPage(ConstantLayout layout, PageBufferSource source, long numRows, Values valueShape) throws IOException {
+    public ConstantPage(ConstantLayout layout, PageBufferSource source, long numRows, Values valueShape)
+            throws IOException {
         this.layout = layout;
         this.source = source;
         this.numRows = numRows;
@@ -70,14 +72,16 @@ public final class ConstantPage implements StructuralPage {
             }
             return FixedWidthValues.wrap(f.bitsPerValue(), v, 1);
         }
-        throw new EncodingException("an inline constant value cannot fill a column of " + shape.getClass().getSimpleName());
+        throw new EncodingException("an inline constant value cannot fill a column of "
+                + shape.getClass().getSimpleName());
     }
 
     /** {@code [u32 m][m × u32 lengths][buffers]}: the Arrow buffers of a one-value array. */
     private static Values scalarConstant(ByteBuffer b, Values shape) {
         int m = b.getInt(0);
         if (m < 1 || m > 3 || b.remaining() < 4 + 4L * m) {
-            throw new EncodingException("scalar buffer declares " + m + " Arrow buffers in " + b.remaining() + " bytes");
+            throw new EncodingException(
+                    "scalar buffer declares " + m + " Arrow buffers in " + b.remaining() + " bytes");
         }
         int[] lens = new int[m];
         int p = 4 + 4 * m;
@@ -92,12 +96,14 @@ public final class ConstantPage implements StructuralPage {
         }
         if (shape instanceof VariableWidthValues) {
             if (m != 2 || (lens[0] != 8 && lens[0] != 16)) {
-                throw new EncodingException("a string/binary scalar needs an offsets and a data buffer, got " + m + " buffers");
+                throw new EncodingException(
+                        "a string/binary scalar needs an offsets and a data buffer, got " + m + " buffers");
             }
             long start = lens[0] == 8 ? b.getInt(starts[0]) : b.getLong(starts[0]);
             long end = lens[0] == 8 ? b.getInt(starts[0] + 4) : b.getLong(starts[0] + 8);
             if (start < 0 || end < start || end > lens[1]) {
-                throw new EncodingException("scalar offsets [" + start + ", " + end + ") exceed its " + lens[1] + "-byte data");
+                throw new EncodingException(
+                        "scalar offsets [" + start + ", " + end + ") exceed its " + lens[1] + "-byte data");
             }
             byte[] data = new byte[(int) (end - start)];
             b.get(starts[1] + (int) start, data);
@@ -108,7 +114,8 @@ public final class ConstantPage implements StructuralPage {
             b.get(starts[m - 1], v);
             return inlineConstant(v, f);
         }
-        throw new EncodingException("a scalar constant cannot fill a column of " + shape.getClass().getSimpleName());
+        throw new EncodingException(
+                "a scalar constant cannot fill a column of " + shape.getClass().getSimpleName());
     }
 
     @Override
@@ -124,10 +131,13 @@ public final class ConstantPage implements StructuralPage {
             numLevels = Math.toIntExact(numRows);
             return;
         }
-        rep = levels(repBuffer, layout.hasRepCompression() ? layout.getRepCompression() : null, layout.getNumRepValues());
-        def = levels(defBuffer, layout.hasDefCompression() ? layout.getDefCompression() : null, layout.getNumDefValues());
+        rep = levels(
+                repBuffer, layout.hasRepCompression() ? layout.getRepCompression() : null, layout.getNumRepValues());
+        def = levels(
+                defBuffer, layout.hasDefCompression() ? layout.getDefCompression() : null, layout.getNumDefValues());
         if (rep != null && def != null && rep.length != def.length) {
-            throw new EncodingException("constant page has " + rep.length + " rep levels but " + def.length + " def levels");
+            throw new EncodingException(
+                    "constant page has " + rep.length + " rep levels but " + def.length + " def levels");
         }
         numLevels = rep != null ? rep.length : def != null ? def.length : Math.toIntExact(numRows);
         if (def != null) {
@@ -152,7 +162,8 @@ public final class ConstantPage implements StructuralPage {
             }
             rowStartEntries[r] = numLevels;
         } else if (numLevels != numRows) {
-            throw new EncodingException("constant page without lists has " + numLevels + " levels for " + numRows + " rows");
+            throw new EncodingException(
+                    "constant page without lists has " + numLevels + " levels for " + numRows + " rows");
         }
     }
 

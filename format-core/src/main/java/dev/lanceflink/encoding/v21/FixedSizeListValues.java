@@ -12,6 +12,7 @@ public final class FixedSizeListValues implements Values {
     private final Values items;
     /** Item validity bits; null while every item so far is valid. */
     private byte[] itemValidity;
+
     private int count;
 
     private FixedSizeListValues(int dimension, Values items, byte[] itemValidity, int count) {
@@ -31,7 +32,8 @@ public final class FixedSizeListValues implements Values {
      */
     public static FixedSizeListValues wrap(int dimension, Values items, byte[] itemValidity) {
         if (items.count() % dimension != 0) {
-            throw new IllegalArgumentException(items.count() + " items are not a whole number of lists of " + dimension);
+            throw new IllegalArgumentException(
+                    items.count() + " items are not a whole number of lists of " + dimension);
         }
         return new FixedSizeListValues(dimension, items, itemValidity, items.count() / dimension);
     }
@@ -87,7 +89,8 @@ public final class FixedSizeListValues implements Values {
     public void append(Values src, int from, int to) {
         FixedSizeListValues s = (FixedSizeListValues) src;
         if (s.dimension != dimension) {
-            throw new IllegalArgumentException("cannot append lists of " + s.dimension + " items to lists of " + dimension);
+            throw new IllegalArgumentException(
+                    "cannot append lists of " + s.dimension + " items to lists of " + dimension);
         }
         int base = count * dimension;
         items.append(s.items, from * dimension, to * dimension);
@@ -164,7 +167,8 @@ public final class FixedSizeListValues implements Values {
         for (int i = from; i < to; i++) {
             long idx = indices.u32(i);
             if (idx >= d.count) {
-                throw new IllegalArgumentException("dictionary index " + idx + " out of range for " + d.count + " items");
+                throw new IllegalArgumentException(
+                        "dictionary index " + idx + " out of range for " + d.count + " items");
             }
             append(d, (int) idx, (int) idx + 1);
         }

@@ -28,8 +28,8 @@ public final class FixedWidthValues implements Values {
     public static FixedWidthValues wrap(int bitsPerValue, byte[] data, int count) {
         FixedWidthValues v = new FixedWidthValues(bitsPerValue, data, count);
         if (data.length < v.byteSize(count)) {
-            throw new IllegalArgumentException(count + " values of " + bitsPerValue + " bits need "
-                    + v.byteSize(count) + " bytes, got " + data.length);
+            throw new IllegalArgumentException(count + " values of " + bitsPerValue + " bits need " + v.byteSize(count)
+                    + " bytes, got " + data.length);
         }
         return v;
     }
@@ -63,7 +63,10 @@ public final class FixedWidthValues implements Values {
     /** Unsigned 32-bit value {@code i} (for 32-bit data, e.g. dictionary indices). */
     public long u32(int i) {
         int p = i * 4;
-        return (data[p] & 0xFFL) | (data[p + 1] & 0xFFL) << 8 | (data[p + 2] & 0xFFL) << 16 | (data[p + 3] & 0xFFL) << 24;
+        return (data[p] & 0xFFL)
+                | (data[p + 1] & 0xFFL) << 8
+                | (data[p + 2] & 0xFFL) << 16
+                | (data[p + 3] & 0xFFL) << 24;
     }
 
     /** Bit {@code i} of 1-bit data. */
@@ -97,7 +100,8 @@ public final class FixedWidthValues implements Values {
     public void append(Values src, int from, int to) {
         FixedWidthValues s = (FixedWidthValues) src;
         if (s.bitsPerValue != bitsPerValue) {
-            throw new IllegalArgumentException("cannot append " + s.bitsPerValue + "-bit values to " + bitsPerValue + "-bit values");
+            throw new IllegalArgumentException(
+                    "cannot append " + s.bitsPerValue + "-bit values to " + bitsPerValue + "-bit values");
         }
         int n = to - from;
         ensure(count + n);
@@ -154,7 +158,10 @@ public final class FixedWidthValues implements Values {
         }
         int w = bitsPerValue / 8;
         long bytes = (long) n * w;
-        if (count == 0 && src.hasArray() && src.arrayOffset() + at == 0 && src.array().length == bytes
+        if (count == 0
+                && src.hasArray()
+                && src.arrayOffset() + at == 0
+                && src.array().length == bytes
                 && src.limit() - at >= bytes) {
             data = src.array();
             count = n;

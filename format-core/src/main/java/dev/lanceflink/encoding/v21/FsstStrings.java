@@ -51,14 +51,15 @@ final class FsstStrings {
             // one word) always fit, and every string is decoded on the word-at-a-time path.
             byte[] out = new byte[(int) (8 * compressedBytes + 8)];
             for (int i = 0; i < n; i++) {
-                offsets[i + 1] = offsets[i] + table.decompress(src, (int) compressed.start(i), compressed.length(i), out,
-                        (int) offsets[i]);
+                offsets[i + 1] = offsets[i]
+                        + table.decompress(src, (int) compressed.start(i), compressed.length(i), out, (int) offsets[i]);
             }
             return VariableWidthValues.wrap(offsets, out, n);
         }
         int longest = 0;
         for (int i = 0; i < n; i++) {
-            offsets[i + 1] = offsets[i] + table.decompressedLength(src, (int) compressed.start(i), compressed.length(i));
+            offsets[i + 1] =
+                    offsets[i] + table.decompressedLength(src, (int) compressed.start(i), compressed.length(i));
             longest = Math.max(longest, compressed.length(i));
         }
         // Slack of 8 bytes per byte of the longest string keeps every string on the fast path.

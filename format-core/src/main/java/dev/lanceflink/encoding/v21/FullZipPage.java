@@ -48,11 +48,13 @@ public final class FullZipPage implements StructuralPage {
             throw new EncodingException("full-zip page has neither bits_per_value nor bits_per_offset");
         }
         if (fixed && layout.getBitsPerValue() % 8 != 0) {
-            throw new EncodingException("full-zip bits_per_value " + layout.getBitsPerValue() + " is not a whole number of bytes");
+            throw new EncodingException(
+                    "full-zip bits_per_value " + layout.getBitsPerValue() + " is not a whole number of bytes");
         }
         this.valueBytes = fixed ? layout.getBitsPerValue() / 8 : layout.getBitsPerOffset() / 8;
         if (!fixed && valueBytes != 4 && valueBytes != 8) {
-            throw new EncodingException("full-zip bits_per_offset " + layout.getBitsPerOffset() + " (expected 32 or 64)");
+            throw new EncodingException(
+                    "full-zip bits_per_offset " + layout.getBitsPerOffset() + " (expected 32 or 64)");
         }
         boolean hasRepIndex = hasRep || !fixed;
         if (source.bufferCount() != (hasRepIndex ? 2 : 1)) {
@@ -62,11 +64,13 @@ public final class FullZipPage implements StructuralPage {
         if (hasRepIndex) {
             long size = source.bufferSize(1);
             if (size % (numRows + 1) != 0) {
-                throw new EncodingException("repetition index of " + size + " bytes is not " + (numRows + 1) + " equal entries");
+                throw new EncodingException(
+                        "repetition index of " + size + " bytes is not " + (numRows + 1) + " equal entries");
             }
             repIndexWidth = (int) (size / (numRows + 1));
             if (repIndexWidth != 1 && repIndexWidth != 2 && repIndexWidth != 4 && repIndexWidth != 8) {
-                throw new EncodingException("repetition index entries of " + repIndexWidth + " bytes (expected 1, 2, 4 or 8)");
+                throw new EncodingException(
+                        "repetition index entries of " + repIndexWidth + " bytes (expected 1, 2, 4 or 8)");
             }
         } else {
             repIndexWidth = 0;
@@ -77,7 +81,9 @@ public final class FullZipPage implements StructuralPage {
             new FixedItemSink(layout.getValueCompression(), valueShape);
         }
         CompressiveEncoding enc = layout.getValueCompression();
-        this.plainFixed = fixed && ctrlBytes == 0 && !(enc.hasFixedSizeList() && enc.getFixedSizeList().getHasValidity());
+        this.plainFixed = fixed
+                && ctrlBytes == 0
+                && !(enc.hasFixedSizeList() && enc.getFixedSizeList().getHasValidity());
     }
 
     @Override
@@ -107,7 +113,8 @@ public final class FullZipPage implements StructuralPage {
             throw new IllegalStateException("the page's items carry control words or validity; it is not plain");
         }
         if (from < 0 || to > numRows || from > to) {
-            throw new IllegalArgumentException("rows [" + from + ", " + to + ") outside the page's " + numRows + " rows");
+            throw new IllegalArgumentException(
+                    "rows [" + from + ", " + to + ") outside the page's " + numRows + " rows");
         }
         long start = from * valueBytes;
         long end = to * valueBytes;
@@ -162,7 +169,8 @@ public final class FullZipPage implements StructuralPage {
         } else if (out instanceof FixedWidthValues f) {
             f.appendFrom(data, 0, n);
         } else {
-            throw new EncodingException("fixed-width zipped values cannot fill a column of " + out.getClass().getSimpleName());
+            throw new EncodingException("fixed-width zipped values cannot fill a column of "
+                    + out.getClass().getSimpleName());
         }
     }
 
@@ -220,8 +228,8 @@ public final class FullZipPage implements StructuralPage {
                 long len = valueBytes == 4 ? Integer.toUnsignedLong(b.getInt(p)) : b.getLong(p);
                 p += valueBytes;
                 if (len < 0 || p + len > n) {
-                    throw new EncodingException("zipped value at byte " + p + " declares " + len + " bytes, only "
-                            + (n - p) + " remain");
+                    throw new EncodingException(
+                            "zipped value at byte " + p + " declares " + len + " bytes, only " + (n - p) + " remain");
                 }
                 variableDecoder.decodeInto(b, p, (int) len, local);
                 p += (int) len;
@@ -261,7 +269,8 @@ public final class FullZipPage implements StructuralPage {
             } else if (target instanceof FixedSizeListValues fsl) {
                 fsl.appendRow(b, at, listValidity);
             } else {
-                throw new EncodingException("fixed-width zipped values cannot fill a column of " + target.getClass().getSimpleName());
+                throw new EncodingException("fixed-width zipped values cannot fill a column of "
+                        + target.getClass().getSimpleName());
             }
         }
     }
@@ -289,7 +298,8 @@ public final class FullZipPage implements StructuralPage {
                     };
                 }
                 case GENERAL: {
-                    GeneralCompression.Scheme scheme = BlockDecoder.scheme(enc.getGeneral().getCompression());
+                    GeneralCompression.Scheme scheme =
+                            BlockDecoder.scheme(enc.getGeneral().getCompression());
                     VariableItemDecoder inner = of(enc.getGeneral().getValues(), shape);
                     return new VariableItemDecoder() {
                         @Override
@@ -302,8 +312,9 @@ public final class FullZipPage implements StructuralPage {
                 case VARIABLE_PACKED_STRUCT:
                     return new PackedStructItemDecoder(enc.getVariablePackedStruct(), shape);
                 default:
-                    throw new EncodingException("full-zip variable-width values compressed with " + enc.getCompressionCase()
-                            + " are not supported (variable, fsst, general, variable_packed_struct)");
+                    throw new EncodingException(
+                            "full-zip variable-width values compressed with " + enc.getCompressionCase()
+                                    + " are not supported (variable, fsst, general, variable_packed_struct)");
             }
         }
     }
@@ -322,8 +333,12 @@ public final class FullZipPage implements StructuralPage {
             }
             for (int i = 0; i < fields.size(); i++) {
                 VariablePackedStruct.FieldEncoding f = fields.get(i);
-                variableChildren.add(f.hasBitsPerLength() ? of(f.getValue(), s.children().get(i)) : null);
-                fixedChildren.add(f.hasBitsPerValue() ? new FixedItemSink(f.getValue(), s.children().get(i)) : null);
+                variableChildren.add(
+                        f.hasBitsPerLength() ? of(f.getValue(), s.children().get(i)) : null);
+                fixedChildren.add(
+                        f.hasBitsPerValue()
+                                ? new FixedItemSink(f.getValue(), s.children().get(i))
+                                : null);
             }
         }
 
@@ -338,7 +353,8 @@ public final class FullZipPage implements StructuralPage {
                 if (f.hasBitsPerValue()) {
                     int w = (int) (f.getBitsPerValue() / 8);
                     if (p + w > end) {
-                        throw new EncodingException("packed struct child " + i + " needs " + w + " bytes past the row end");
+                        throw new EncodingException(
+                                "packed struct child " + i + " needs " + w + " bytes past the row end");
                     }
                     fixedChildren.get(i).add(b, p, child);
                     p += w;
@@ -347,7 +363,8 @@ public final class FullZipPage implements StructuralPage {
                     long l = lw == 4 ? Integer.toUnsignedLong(b.getInt(p)) : b.getLong(p);
                     p += lw;
                     if (p + l > end) {
-                        throw new EncodingException("packed struct child " + i + " declares " + l + " bytes past the row end");
+                        throw new EncodingException(
+                                "packed struct child " + i + " declares " + l + " bytes past the row end");
                     }
                     variableChildren.get(i).decodeInto(b, p, (int) l, child);
                     p += (int) l;

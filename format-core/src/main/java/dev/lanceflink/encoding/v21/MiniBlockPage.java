@@ -28,6 +28,7 @@ public final class MiniBlockPage implements StructuralPage {
     private final long[] rowStarts;
     /** Whether chunk c starts at a row boundary (only with repetition). */
     private final boolean[] boundary;
+
     private final Values dictionary;
 
     private final FsstStrings.Tables fsstTables = new FsstStrings.Tables();
@@ -44,7 +45,8 @@ public final class MiniBlockPage implements StructuralPage {
     /**
      * @param valueShape an empty builder of the leaf's value kind (used to decode the dictionary)
      */
-    public MiniBlockPage(MiniBlockLayout layout, PageBufferSource source, long numRows, Values valueShape) throws IOException {
+    public MiniBlockPage(MiniBlockLayout layout, PageBufferSource source, long numRows, Values valueShape)
+            throws IOException {
         this.layout = layout;
         this.source = source;
         this.numRows = numRows;
@@ -67,8 +69,9 @@ public final class MiniBlockPage implements StructuralPage {
         }
 
         // The small buffers (chunk metadata, dictionary, repetition index) are fetched together.
-        int[] small = hasDict && hasRepIndex ? new int[] {0, 2, 3} : hasDict ? new int[] {0, 2}
-                : hasRepIndex ? new int[] {0, 2} : new int[] {0};
+        int[] small = hasDict && hasRepIndex
+                ? new int[] {0, 2, 3}
+                : hasDict ? new int[] {0, 2} : hasRepIndex ? new int[] {0, 2} : new int[] {0};
         ByteBuffer[] smallBuffers = source.readAll(small);
         // Chunk metadata: one u16 (u32 with has_large_chunk) word per chunk.
         ByteBuffer meta = smallBuffers[0];
@@ -82,14 +85,16 @@ public final class MiniBlockPage implements StructuralPage {
         itemStarts = new long[numChunks + 1];
         long numItems = layout.getNumItems();
         for (int c = 0; c < numChunks; c++) {
-            long word = largeChunk ? Integer.toUnsignedLong(meta.getInt(4 * c)) : Short.toUnsignedInt(meta.getShort(2 * c));
+            long word =
+                    largeChunk ? Integer.toUnsignedLong(meta.getInt(4 * c)) : Short.toUnsignedInt(meta.getShort(2 * c));
             long bytes = ((word >>> 4) + 1) * 8;
             int log2 = (int) (word & 0xF);
             chunkOffsets[c + 1] = chunkOffsets[c] + bytes;
             long values = c == numChunks - 1 ? numItems - itemStarts[c] : 1L << log2;
             if (c < numChunks - 1 && log2 == 0) {
-                throw new EncodingException("chunk " + c + " of " + numChunks + " is not the last but its metadata word "
-                        + Long.toHexString(word) + " records log2(values) = 0");
+                throw new EncodingException(
+                        "chunk " + c + " of " + numChunks + " is not the last but its metadata word "
+                                + Long.toHexString(word) + " records log2(values) = 0");
             }
             if (values < 0) {
                 throw new EncodingException("chunks hold more values than the page's num_items " + numItems);
@@ -106,7 +111,8 @@ public final class MiniBlockPage implements StructuralPage {
             if (items > Integer.MAX_VALUE) {
                 throw new EncodingException("dictionary of " + items + " items is too large");
             }
-            dictionary = BlockDecoder.decodeDictionary(layout.getDictionary(), smallBuffers[1], (int) items, valueShape);
+            dictionary =
+                    BlockDecoder.decodeDictionary(layout.getDictionary(), smallBuffers[1], (int) items, valueShape);
         } else {
             dictionary = null;
         }
@@ -119,8 +125,8 @@ public final class MiniBlockPage implements StructuralPage {
             ByteBuffer ri = smallBuffers[smallBuffers.length - 1];
             long need = 8L * (depth + 1) * numChunks;
             if (ri.remaining() < need) {
-                throw new EncodingException("repetition index has " + ri.remaining() + " bytes, " + numChunks
-                        + " chunks need " + need);
+                throw new EncodingException(
+                        "repetition index has " + ri.remaining() + " bytes, " + numChunks + " chunks need " + need);
             }
             rowStarts = new long[numChunks + 1];
             boundary = new boolean[numChunks + 1];
@@ -149,7 +155,8 @@ public final class MiniBlockPage implements StructuralPage {
     @Override
     public void readRows(long from, long to, LeafLevels levels, Values values) throws IOException {
         if (from < 0 || to > numRows || from > to) {
-            throw new IllegalArgumentException("rows [" + from + ", " + to + ") outside the page's " + numRows + " rows");
+            throw new IllegalArgumentException(
+                    "rows [" + from + ", " + to + ") outside the page's " + numRows + " rows");
         }
         if (from == to) {
             return;
@@ -283,8 +290,10 @@ public final class MiniBlockPage implements StructuralPage {
         try {
             d = decodeChunk(b, (int) (itemStarts[c + 1] - itemStarts[c]));
         } catch (RuntimeException e) {
-            throw new EncodingException("chunk " + c + " (bytes [" + chunkOffsets[c] + ", " + chunkOffsets[c + 1]
-                    + ") of the data buffer): " + e.getMessage(), e);
+            throw new EncodingException(
+                    "chunk " + c + " (bytes [" + chunkOffsets[c] + ", " + chunkOffsets[c + 1]
+                            + ") of the data buffer): " + e.getMessage(),
+                    e);
         }
         cachedChunk = c;
         cached = d;
@@ -351,8 +360,8 @@ public final class MiniBlockPage implements StructuralPage {
 
     private static ByteBuffer section(ByteBuffer b, int at, int len) {
         if (at + len > b.limit()) {
-            throw new EncodingException("section [" + at + ", +" + len + ") runs past the end of the "
-                    + b.limit() + "-byte chunk");
+            throw new EncodingException(
+                    "section [" + at + ", +" + len + ") runs past the end of the " + b.limit() + "-byte chunk");
         }
         return b.duplicate().position(at).limit(at + len).slice().order(ByteOrder.LITTLE_ENDIAN);
     }

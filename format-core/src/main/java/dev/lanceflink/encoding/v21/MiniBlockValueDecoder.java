@@ -46,13 +46,14 @@ public final class MiniBlockValueDecoder {
         return buffers[next[0]++].slice().order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    private static Values decode(CompressiveEncoding enc, ByteBuffer[] buffers, int[] next, int count,
-            FsstStrings.Tables tables) {
+    private static Values decode(
+            CompressiveEncoding enc, ByteBuffer[] buffers, int[] next, int count, FsstStrings.Tables tables) {
         switch (enc.getCompressionCase()) {
             case FLAT: {
                 ByteBuffer b = take(buffers, next, enc);
                 if (enc.getFlat().hasData()) {
-                    b = ByteBuffer.wrap(GeneralCompression.decompress(BlockDecoder.scheme(enc.getFlat().getData()), b, 0, b.remaining()));
+                    b = ByteBuffer.wrap(GeneralCompression.decompress(
+                            BlockDecoder.scheme(enc.getFlat().getData()), b, 0, b.remaining()));
                 }
                 return flat(BlockDecoder.checkedBits(enc.getFlat().getBitsPerValue()), b, count);
             }
@@ -60,7 +61,8 @@ public final class MiniBlockValueDecoder {
                 int t = (int) enc.getInlineBitpacking().getUncompressedBitsPerValue();
                 ByteBuffer b = take(buffers, next, enc);
                 byte[] out = new byte[count * (t / 8)];
-                InlineBitPacking.decode(t, b, 0, b.remaining(), count, ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN), 0);
+                InlineBitPacking.decode(
+                        t, b, 0, b.remaining(), count, ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN), 0);
                 return FixedWidthValues.wrap(t, out, count);
             }
             case RLE: {
@@ -72,14 +74,24 @@ public final class MiniBlockValueDecoder {
                 ByteBuffer runValues = take(buffers, next, enc);
                 ByteBuffer runLengths = take(buffers, next, enc);
                 byte[] out = new byte[count * (t / 8)];
-                Rle.decode(t, runValues, 0, runValues.remaining(), runLengths, 0, runLengths.remaining(), count,
-                        ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN), 0);
+                Rle.decode(
+                        t,
+                        runValues,
+                        0,
+                        runValues.remaining(),
+                        runLengths,
+                        0,
+                        runLengths.remaining(),
+                        count,
+                        ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN),
+                        0);
                 return FixedWidthValues.wrap(t, out, count);
             }
             case BYTE_STREAM_SPLIT: {
                 CompressiveEncoding inner = enc.getByteStreamSplit().getValues();
                 if (!inner.hasFlat()) {
-                    throw new EncodingException("byte_stream_split values must be flat, got " + inner.getCompressionCase());
+                    throw new EncodingException(
+                            "byte_stream_split values must be flat, got " + inner.getCompressionCase());
                 }
                 int t = BlockDecoder.checkedBits(inner.getFlat().getBitsPerValue());
                 ByteBuffer b = take(buffers, next, enc);
@@ -90,7 +102,8 @@ public final class MiniBlockValueDecoder {
             case VARIABLE:
                 return variable(enc, take(buffers, next, enc), count);
             case FSST: {
-                VariableWidthValues compressed = (VariableWidthValues) decode(enc.getFsst().getValues(), buffers, next, count, tables);
+                VariableWidthValues compressed =
+                        (VariableWidthValues) decode(enc.getFsst().getValues(), buffers, next, count, tables);
                 return FsstStrings.decode(tables.of(enc.getFsst().getSymbolTable()), compressed);
             }
             case GENERAL: {
@@ -98,7 +111,8 @@ public final class MiniBlockValueDecoder {
                 ByteBuffer b = take(buffers, next, enc);
                 ByteBuffer[] inner = buffers.clone();
                 inner[next[0] - 1] = ByteBuffer.wrap(GeneralCompression.decompress(
-                        BlockDecoder.scheme(enc.getGeneral().getCompression()), b, 0, b.remaining())).order(ByteOrder.LITTLE_ENDIAN);
+                                BlockDecoder.scheme(enc.getGeneral().getCompression()), b, 0, b.remaining()))
+                        .order(ByteOrder.LITTLE_ENDIAN);
                 int[] innerNext = {next[0] - 1};
                 Values v = decode(enc.getGeneral().getValues(), inner, innerNext, count, tables);
                 next[0] = innerNext[0];
@@ -112,7 +126,8 @@ public final class MiniBlockValueDecoder {
                 return constant(enc, count);
             }
             default:
-                throw new EncodingException("mini-block values compressed with " + enc.getCompressionCase() + " are not supported");
+                throw new EncodingException(
+                        "mini-block values compressed with " + enc.getCompressionCase() + " are not supported");
         }
     }
 
@@ -130,14 +145,17 @@ public final class MiniBlockValueDecoder {
     /** Mini-block variable: {@code (k+1)} offsets relative to the buffer start, then the bytes. */
     private static VariableWidthValues variable(CompressiveEncoding enc, ByteBuffer b, int count) {
         CompressiveEncoding off = enc.getVariable().getOffsets();
-        if (!off.hasFlat() || (off.getFlat().getBitsPerValue() != 32 && off.getFlat().getBitsPerValue() != 64)) {
+        if (!off.hasFlat()
+                || (off.getFlat().getBitsPerValue() != 32 && off.getFlat().getBitsPerValue() != 64)) {
             throw new EncodingException("variable offsets must be flat{32} or flat{64}, got " + off);
         }
         if (enc.getVariable().hasValues()) {
-            throw new EncodingException("variable with a compressed values buffer is not supported in mini-block chunks");
+            throw new EncodingException(
+                    "variable with a compressed values buffer is not supported in mini-block chunks");
         }
         int w = (int) off.getFlat().getBitsPerValue() / 8;
-        BlockDecoder.requireSize(b.remaining(), (long) (count + 1) * w, "variable chunk offsets of " + count + " values");
+        BlockDecoder.requireSize(
+                b.remaining(), (long) (count + 1) * w, "variable chunk offsets of " + count + " values");
         long first = w == 4 ? Integer.toUnsignedLong(b.getInt(0)) : b.getLong(0);
         long last = w == 4 ? Integer.toUnsignedLong(b.getInt(count * 4)) : b.getLong(count * 8);
         if (first != (long) (count + 1) * w || last < first || last > b.remaining()) {
@@ -157,8 +175,8 @@ public final class MiniBlockValueDecoder {
         return VariableWidthValues.wrap(offsets, data, count);
     }
 
-    private static Values fixedSizeList(CompressiveEncoding enc, ByteBuffer[] buffers, int[] next, int count,
-            FsstStrings.Tables tables) {
+    private static Values fixedSizeList(
+            CompressiveEncoding enc, ByteBuffer[] buffers, int[] next, int count, FsstStrings.Tables tables) {
         // Validity buffers of every FSL layer come first (outermost first), then the flattened values.
         List<Integer> dims = new ArrayList<>();
         List<Boolean> validity = new ArrayList<>();
@@ -187,15 +205,16 @@ public final class MiniBlockValueDecoder {
         Values inner = decode(cur, buffers, next, items, tables);
         for (int l = dims.size() - 1; l >= 0; l--) {
             if (l > 0 && bitmaps[l] != null) {
-                throw new EncodingException("validity on an inner fixed_size_list layer (nested FSL with item nulls) is not supported");
+                throw new EncodingException(
+                        "validity on an inner fixed_size_list layer (nested FSL with item nulls) is not supported");
             }
             inner = FixedSizeListValues.wrap(dims.get(l), inner, bitmaps[l]);
         }
         return inner;
     }
 
-    private static Values packedStruct(CompressiveEncoding enc, ByteBuffer[] buffers, int[] next, int count,
-            FsstStrings.Tables tables) {
+    private static Values packedStruct(
+            CompressiveEncoding enc, ByteBuffer[] buffers, int[] next, int count, FsstStrings.Tables tables) {
         List<Long> bits = enc.getPackedStruct().getBitsPerValueList();
         Values packed = decode(enc.getPackedStruct().getValues(), buffers, next, count, tables);
         if (!(packed instanceof FixedWidthValues rows)) {
@@ -215,7 +234,8 @@ public final class MiniBlockValueDecoder {
             sum += (int) b / 8;
         }
         if (sum != rowBytes) {
-            throw new EncodingException("packed struct children add up to " + sum + " bytes per row, values have " + rowBytes);
+            throw new EncodingException(
+                    "packed struct children add up to " + sum + " bytes per row, values have " + rowBytes);
         }
         List<Values> children = new ArrayList<>(bits.size());
         int at = 0;

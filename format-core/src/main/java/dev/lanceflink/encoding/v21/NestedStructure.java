@@ -67,14 +67,14 @@ public final class NestedStructure {
             if (maxRep > 0) {
                 int r = rep[i];
                 if (r < 0 || r > maxRep) {
-                    throw new IllegalArgumentException("repetition level " + r + " at entry " + i
-                            + " is outside 0.." + maxRep);
+                    throw new IllegalArgumentException(
+                            "repetition level " + r + " at entry " + i + " is outside 0.." + maxRep);
                 }
                 int depth = maxRep - r; // lists (from the top) that this entry continues
                 firstNew = depth == 0 ? 0 : listNodes[depth - 1] + 1;
                 if (i == 0 && depth != 0) {
-                    throw new IllegalArgumentException("the first level entry continues a list (repetition level "
-                            + r + " < " + maxRep + "); the read did not start at a row boundary");
+                    throw new IllegalArgumentException("the first level entry continues a list (repetition level " + r
+                            + " < " + maxRep + "); the read did not start at a row boundary");
                 }
             }
             int d = def[i];

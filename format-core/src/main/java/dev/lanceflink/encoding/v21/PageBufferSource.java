@@ -45,8 +45,8 @@ public interface PageBufferSource {
             int piece = (int) Math.min(COPY_PIECE, length - done);
             ByteBuffer b = read(index, offset + done, piece);
             if (b.remaining() != piece) {
-                throw new EncodingException("read of " + piece + " bytes at offset " + (offset + done) + " of page buffer "
-                        + index + " returned " + b.remaining());
+                throw new EncodingException("read of " + piece + " bytes at offset " + (offset + done)
+                        + " of page buffer " + index + " returned " + b.remaining());
             }
             dst.setBytes(dstOffset + done, b);
             done += piece;

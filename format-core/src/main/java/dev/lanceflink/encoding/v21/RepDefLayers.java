@@ -17,6 +17,7 @@ public final class RepDefLayers {
     private final int maxRep;
     /** page def code → canonical code. */
     private final short[] canonical;
+
     private final int firstListLayer;
 
     private RepDefLayers(int numLayers, int maxRep, short[] canonical, int firstListLayer) {
@@ -29,7 +30,8 @@ public final class RepDefLayers {
     /** Interprets the {@code layers} field of a page layout (innermost first). */
     public static RepDefLayers of(List<RepDefLayer> layers) {
         if (layers.isEmpty()) {
-            throw new IllegalArgumentException("a page layout lists no rep/def layers; every structural page has at least one");
+            throw new IllegalArgumentException(
+                    "a page layout lists no rep/def layers; every structural page has at least one");
         }
         short[] map = new short[2 * layers.size() + 1];
         int code = 0;
@@ -37,11 +39,13 @@ public final class RepDefLayers {
         int firstList = layers.size();
         for (int k = 0; k < layers.size(); k++) {
             RepDefLayer l = layers.get(k);
-            if (firstList == layers.size() && l != RepDefLayer.REPDEF_ALL_VALID_ITEM && l != RepDefLayer.REPDEF_NULLABLE_ITEM) {
+            if (firstList == layers.size()
+                    && l != RepDefLayer.REPDEF_ALL_VALID_ITEM
+                    && l != RepDefLayer.REPDEF_NULLABLE_ITEM) {
                 firstList = k;
             }
             switch (l) {
-                case REPDEF_ALL_VALID_ITEM -> { }
+                case REPDEF_ALL_VALID_ITEM -> {}
                 case REPDEF_ALL_VALID_LIST -> maxRep++;
                 case REPDEF_NULLABLE_ITEM -> map[++code] = (short) (2 * k + 1);
                 case REPDEF_NULLABLE_LIST -> {
@@ -101,7 +105,8 @@ public final class RepDefLayers {
     /** Canonical code of page code {@code d}. */
     public short canonical(int d) {
         if (d < 0 || d >= canonical.length) {
-            throw new IllegalArgumentException("definition level " + d + " is larger than the page's maximum " + (canonical.length - 1));
+            throw new IllegalArgumentException(
+                    "definition level " + d + " is larger than the page's maximum " + (canonical.length - 1));
         }
         return canonical[d];
     }

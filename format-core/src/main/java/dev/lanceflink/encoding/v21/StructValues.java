@@ -14,7 +14,8 @@ public final class StructValues implements Values {
     public StructValues(List<Values> children, int count) {
         for (Values c : children) {
             if (c.count() != count) {
-                throw new IllegalArgumentException("packed struct child has " + c.count() + " values, expected " + count);
+                throw new IllegalArgumentException(
+                        "packed struct child has " + c.count() + " values, expected " + count);
             }
         }
         this.children = children;

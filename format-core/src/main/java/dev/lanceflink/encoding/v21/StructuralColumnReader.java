@@ -37,8 +37,14 @@ public final class StructuralColumnReader {
      * @param hasRep whether the column's path contains a list (its levels carry repetition)
      * @param description names the column in error messages, e.g. "column 3"
      */
-    public StructuralColumnReader(long[] pageFirstRows, long[] pageRows, Any[] encodings, PageSourceFactory sources,
-            Values shape, boolean hasRep, String description) {
+    public StructuralColumnReader(
+            long[] pageFirstRows,
+            long[] pageRows,
+            Any[] encodings,
+            PageSourceFactory sources,
+            Values shape,
+            boolean hasRep,
+            String description) {
         this.description = description;
         this.pageFirstRows = pageFirstRows;
         this.pageRows = pageRows;
@@ -67,8 +73,8 @@ public final class StructuralColumnReader {
     /** Appends rows {@code [from, to)} of the column. */
     public void readRange(long from, long to, LeafLevels levels, Values values) throws IOException {
         if (from < 0 || to > numRows() || from > to) {
-            throw new IndexOutOfBoundsException("rows [" + from + ", " + to + ") are outside the column's "
-                    + numRows() + " rows");
+            throw new IndexOutOfBoundsException(
+                    "rows [" + from + ", " + to + ") are outside the column's " + numRows() + " rows");
         }
         int p = pageOf(from);
         while (from < to) {
@@ -77,10 +83,14 @@ public final class StructuralColumnReader {
             if (end > from) {
                 try {
                     page(p).readRows(from - first, end - first, levels, values);
-                } catch (EncodingException | CompressedDataException
-                        | IllegalArgumentException | IndexOutOfBoundsException e) {
-                    throw new EncodingException(description + " page " + p + " (rows " + first + ".."
-                            + (first + pageRows[p]) + "): " + e.getMessage(), e);
+                } catch (EncodingException
+                        | CompressedDataException
+                        | IllegalArgumentException
+                        | IndexOutOfBoundsException e) {
+                    throw new EncodingException(
+                            description + " page " + p + " (rows " + first + ".." + (first + pageRows[p]) + "): "
+                                    + e.getMessage(),
+                            e);
                 }
             }
             from = end;
@@ -100,8 +110,8 @@ public final class StructuralColumnReader {
                 j++;
             }
             if (i > 0 && sortedRows[i] < sortedRows[i - 1]) {
-                throw new IllegalArgumentException("take() rows must be ascending, but row " + sortedRows[i]
-                        + " follows " + sortedRows[i - 1]);
+                throw new IllegalArgumentException(
+                        "take() rows must be ascending, but row " + sortedRows[i] + " follows " + sortedRows[i - 1]);
             }
             readRange(sortedRows[i], sortedRows[j - 1] + 1, levels, values);
             i = j;
@@ -155,15 +165,16 @@ public final class StructuralColumnReader {
     private StructuralPage openForRead(int p) throws IOException {
         try {
             return page(p);
-        } catch (EncodingException | CompressedDataException
-                | IllegalArgumentException | IndexOutOfBoundsException e) {
+        } catch (EncodingException | CompressedDataException | IllegalArgumentException | IndexOutOfBoundsException e) {
             throw pageError(p, e);
         }
     }
 
     private EncodingException pageError(int p, RuntimeException e) {
-        return new EncodingException(description + " page " + p + " (rows " + pageFirstRows[p] + ".."
-                + (pageFirstRows[p] + pageRows[p]) + "): " + e.getMessage(), e);
+        return new EncodingException(
+                description + " page " + p + " (rows " + pageFirstRows[p] + ".." + (pageFirstRows[p] + pageRows[p])
+                        + "): " + e.getMessage(),
+                e);
     }
 
     private int pageOf(long row) {
@@ -194,21 +205,26 @@ public final class StructuralColumnReader {
         Any any = encodings[p];
         String url = any.getTypeUrl();
         if (!url.substring(url.lastIndexOf('/') + 1).equals(PAGE_LAYOUT_TYPE)) {
-            throw new EncodingException("page encoding has type URL '" + url + "', expected '/" + PAGE_LAYOUT_TYPE + "'");
+            throw new EncodingException(
+                    "page encoding has type URL '" + url + "', expected '/" + PAGE_LAYOUT_TYPE + "'");
         }
         PageLayout layout;
         try {
             layout = PageLayout.parseFrom(any.getValue());
         } catch (InvalidProtocolBufferException e) {
-            throw new EncodingException("page encoding is not a valid lance.encodings21.PageLayout: " + e.getMessage(), e);
+            throw new EncodingException(
+                    "page encoding is not a valid lance.encodings21.PageLayout: " + e.getMessage(), e);
         }
         PageBufferSource src = sources.open(p);
         return switch (layout.getLayoutCase()) {
             case MINI_BLOCK_LAYOUT -> new MiniBlockPage(layout.getMiniBlockLayout(), src, pageRows[p], shape);
             case CONSTANT_LAYOUT -> new ConstantPage(layout.getConstantLayout(), src, pageRows[p], shape);
             case FULL_ZIP_LAYOUT -> new FullZipPage(layout.getFullZipLayout(), src, pageRows[p], shape);
-            case BLOB_LAYOUT -> throw new EncodingException("blob pages (large binary stored out of line) are not supported");
-            case SPARSE_LAYOUT -> throw new EncodingException("sparse pages belong to the unstable file version 2.3 and are not supported");
+            case BLOB_LAYOUT ->
+                throw new EncodingException("blob pages (large binary stored out of line) are not supported");
+            case SPARSE_LAYOUT ->
+                throw new EncodingException(
+                        "sparse pages belong to the unstable file version 2.3 and are not supported");
             default -> throw new EncodingException("page layout " + layout.getLayoutCase() + " is unknown");
         };
     }

@@ -62,7 +62,8 @@ public final class StructuralFieldReader {
 
     private void collect(LanceField f, Field af, List<Boolean> path, ColumnOpener opener) throws IOException {
         if (f.shape() == LogicalTypes.Shape.FIXED_SIZE_LIST_STRUCT) {
-            throw new EncodingException("field '" + f.pathString() + "' is a fixed-size list of structs, which this reader does not support yet");
+            throw new EncodingException("field '" + f.pathString()
+                    + "' is a fixed-size list of structs, which this reader does not support yet");
         }
         if (ownsColumn(f)) {
             boolean[] isList = new boolean[path.size() + 1];
@@ -99,7 +100,8 @@ public final class StructuralFieldReader {
         if (plain != null) {
             return plain;
         }
-        return read(allocator, (int) Math.min(end - start, Integer.MAX_VALUE), (r, l, v) -> r.readRange(start, end, l, v));
+        return read(
+                allocator, (int) Math.min(end - start, Integer.MAX_VALUE), (r, l, v) -> r.readRange(start, end, l, v));
     }
 
     /**
@@ -125,7 +127,8 @@ public final class StructuralFieldReader {
         try {
             BaseFixedWidthVector target;
             int perRow;
-            if (v instanceof FixedSizeListVector fsl && fsl.getDataVector() instanceof BaseFixedWidthVector items
+            if (v instanceof FixedSizeListVector fsl
+                    && fsl.getDataVector() instanceof BaseFixedWidthVector items
                     && !(items instanceof BitVector)) {
                 target = items;
                 perRow = fsl.getListSize();
@@ -137,8 +140,9 @@ public final class StructuralFieldReader {
                 return null;
             }
             if ((long) perRow * target.getTypeWidth() != width) {
-                throw new EncodingException("field '" + field.pathString() + "' stores " + width + "-byte values but its type "
-                        + arrowField.getType() + " needs " + (long) perRow * target.getTypeWidth());
+                throw new EncodingException(
+                        "field '" + field.pathString() + "' stores " + width + "-byte values but its type "
+                                + arrowField.getType() + " needs " + (long) perRow * target.getTypeWidth());
             }
             long items = Math.multiplyExact((long) n, perRow);
             if (items > Integer.MAX_VALUE) {
@@ -218,7 +222,8 @@ public final class StructuralFieldReader {
         }
     }
 
-    private void fill(FieldVector v, LanceField f, int depth, NestedStructure[] structures, Values[] values, int[] nextLeaf) {
+    private void fill(
+            FieldVector v, LanceField f, int depth, NestedStructure[] structures, Values[] values, int[] nextLeaf) {
         int leafIndex = nextLeaf[0];
         NestedStructure s = structures[leafIndex];
         int n = s.count(depth);
@@ -243,7 +248,8 @@ public final class StructuralFieldReader {
             }
             sv.setValueCount(n);
         } else {
-            throw new EncodingException("field '" + f.pathString() + "' (" + f.logicalType() + ") has children but is neither a list nor a struct");
+            throw new EncodingException("field '" + f.pathString() + "' (" + f.logicalType()
+                    + ") has children but is neither a list nor a struct");
         }
     }
 }

@@ -20,7 +20,8 @@ public final class ValueShapes {
             case Utf8, Binary, LargeUtf8, LargeBinary -> VariableWidthValues.builder(64, 256);
             case FixedSizeList -> {
                 int dim = ((ArrowType.FixedSizeList) t).getListSize();
-                yield FixedSizeListValues.wrap(dim, builderFor(leaf.getChildren().get(0)), null);
+                yield FixedSizeListValues.wrap(
+                        dim, builderFor(leaf.getChildren().get(0)), null);
             }
             case Struct -> {
                 List<Values> children = new ArrayList<>();
@@ -39,23 +40,26 @@ public final class ValueShapes {
         return switch (t.getTypeID()) {
             case Bool -> 1;
             case Int -> ((ArrowType.Int) t).getBitWidth();
-            case FloatingPoint -> switch (((ArrowType.FloatingPoint) t).getPrecision()) {
-                case HALF -> 16;
-                case SINGLE -> 32;
-                case DOUBLE -> 64;
-            };
+            case FloatingPoint ->
+                switch (((ArrowType.FloatingPoint) t).getPrecision()) {
+                    case HALF -> 16;
+                    case SINGLE -> 32;
+                    case DOUBLE -> 64;
+                };
             case Date -> ((ArrowType.Date) t).getUnit() == DateUnit.DAY ? 32 : 64;
             case Time -> ((ArrowType.Time) t).getBitWidth();
             case Timestamp, Duration -> 64;
             case Decimal -> ((ArrowType.Decimal) t).getBitWidth();
             case FixedSizeBinary -> ((ArrowType.FixedSizeBinary) t).getByteWidth() * 8;
-            case Interval -> switch (((ArrowType.Interval) t).getUnit()) {
-                case YEAR_MONTH -> 32;
-                case DAY_TIME -> 64;
-                case MONTH_DAY_NANO -> 128;
-            };
-            default -> throw new EncodingException("field '" + f.getName() + "' of Arrow type " + t
-                    + " cannot be read from a structural (2.1+) leaf column");
+            case Interval ->
+                switch (((ArrowType.Interval) t).getUnit()) {
+                    case YEAR_MONTH -> 32;
+                    case DAY_TIME -> 64;
+                    case MONTH_DAY_NANO -> 128;
+                };
+            default ->
+                throw new EncodingException("field '" + f.getName() + "' of Arrow type " + t
+                        + " cannot be read from a structural (2.1+) leaf column");
         };
     }
 }

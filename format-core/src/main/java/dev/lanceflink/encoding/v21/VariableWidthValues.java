@@ -23,7 +23,8 @@ public final class VariableWidthValues implements Values {
     /** Wraps (no copy) {@code count} values with {@code count + 1} offsets into {@code data}. */
     public static VariableWidthValues wrap(long[] offsets, byte[] data, int count) {
         if (offsets.length < count + 1) {
-            throw new IllegalArgumentException(count + " values need " + (count + 1) + " offsets, got " + offsets.length);
+            throw new IllegalArgumentException(
+                    count + " values need " + (count + 1) + " offsets, got " + offsets.length);
         }
         return new VariableWidthValues(offsets, data, count);
     }

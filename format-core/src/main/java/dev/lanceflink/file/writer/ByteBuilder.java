@@ -35,15 +35,16 @@ final class ByteBuilder {
                 throw new IllegalStateException("a single page buffer would exceed 2 GiB (" + needed
                         + " bytes); lower FileWriterOptions.targetPageBytes or write smaller batches");
             }
-            data = Arrays.copyOf(data, (int) Math.min(Integer.MAX_VALUE - 16, Math.max(needed, (long) data.length * 2)));
+            data = Arrays.copyOf(data, (int)
+                    Math.min(Integer.MAX_VALUE - 16, Math.max(needed, (long) data.length * 2)));
         }
     }
 
     /** Counts {@code n} bytes the caller wrote into {@link #array()} after {@link #ensureSpace}. */
     void advance(int n) {
         if (n < 0 || (long) size + n > data.length) {
-            throw new IllegalArgumentException("cannot advance " + n + " bytes: size " + size + ", capacity "
-                    + data.length);
+            throw new IllegalArgumentException(
+                    "cannot advance " + n + " bytes: size " + size + ", capacity " + data.length);
         }
         size += n;
     }

@@ -47,6 +47,8 @@ final class ColumnPages {
     }
 
     private static Encoding direct(byte[] any) {
-        return Encoding.newBuilder().setDirect(DirectEncoding.newBuilder().setEncoding(ByteString.copyFrom(any))).build();
+        return Encoding.newBuilder()
+                .setDirect(DirectEncoding.newBuilder().setEncoding(ByteString.copyFrom(any)))
+                .build();
     }
 }

@@ -14,6 +14,7 @@ final class EncodeBuffer {
      * (compressed strings or dictionary indices / their ends / the dictionary block).
      */
     ByteBuilder scratchBytes;
+
     LongBuilder scratchEnds;
     ByteBuilder scratchDictionary;
 

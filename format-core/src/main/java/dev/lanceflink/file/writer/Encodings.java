@@ -20,52 +20,76 @@ final class Encodings {
     private Encodings() {}
 
     static byte[] any(String typeUrl, Message value) {
-        return Any.newBuilder().setTypeUrl(typeUrl).setValue(value.toByteString()).build().toByteArray();
+        return Any.newBuilder()
+                .setTypeUrl(typeUrl)
+                .setValue(value.toByteString())
+                .build()
+                .toByteArray();
     }
 
     /** {@code ColumnEncoding{values: Empty}}, the only column encoding Lance accepts for plain columns. */
     static byte[] plainColumnEncoding() {
-        return any(COLUMN_ENCODING_URL, lance.encodings.ColumnEncoding.newBuilder()
-                .setValues(Empty.getDefaultInstance()).build());
+        return any(
+                COLUMN_ENCODING_URL,
+                lance.encodings.ColumnEncoding.newBuilder()
+                        .setValues(Empty.getDefaultInstance())
+                        .build());
     }
 
     static CompressiveEncoding flat(long bits) {
-        return CompressiveEncoding.newBuilder().setFlat(Flat.newBuilder().setBitsPerValue(bits)).build();
+        return CompressiveEncoding.newBuilder()
+                .setFlat(Flat.newBuilder().setBitsPerValue(bits))
+                .build();
     }
 
     static CompressiveEncoding variable(int offsetBits) {
         return CompressiveEncoding.newBuilder()
-                .setVariable(Variable.newBuilder().setOffsets(flat(offsetBits))).build();
+                .setVariable(Variable.newBuilder().setOffsets(flat(offsetBits)))
+                .build();
     }
 
     static CompressiveEncoding fixedSizeList(long dimension, long itemBits, boolean hasValidity) {
-        return CompressiveEncoding.newBuilder().setFixedSizeList(lance.encodings21.FixedSizeList.newBuilder()
-                .setItemsPerValue(dimension).setHasValidity(hasValidity).setValues(flat(itemBits))).build();
+        return CompressiveEncoding.newBuilder()
+                .setFixedSizeList(lance.encodings21.FixedSizeList.newBuilder()
+                        .setItemsPerValue(dimension)
+                        .setHasValidity(hasValidity)
+                        .setValues(flat(itemBits)))
+                .build();
     }
 
     // ---- 2.0 ArrayEncoding helpers (qualified: lance.encodings and lance.encodings21 share names like Flat)
 
     static lance.encodings.ArrayEncoding flat20(long bits, int bufferIndex) {
-        return lance.encodings.ArrayEncoding.newBuilder().setFlat(lance.encodings.Flat.newBuilder()
-                .setBitsPerValue(bits)
-                .setBuffer(lance.encodings.Buffer.newBuilder().setBufferIndex(bufferIndex)
-                        .setBufferType(lance.encodings.Buffer.BufferType.page))).build();
+        return lance.encodings.ArrayEncoding.newBuilder()
+                .setFlat(lance.encodings.Flat.newBuilder()
+                        .setBitsPerValue(bits)
+                        .setBuffer(lance.encodings.Buffer.newBuilder()
+                                .setBufferIndex(bufferIndex)
+                                .setBufferType(lance.encodings.Buffer.BufferType.page)))
+                .build();
     }
 
     static lance.encodings.ArrayEncoding noNull(lance.encodings.ArrayEncoding values) {
-        return lance.encodings.ArrayEncoding.newBuilder().setNullable(lance.encodings.Nullable.newBuilder()
-                .setNoNulls(lance.encodings.Nullable.NoNull.newBuilder().setValues(values))).build();
+        return lance.encodings.ArrayEncoding.newBuilder()
+                .setNullable(lance.encodings.Nullable.newBuilder()
+                        .setNoNulls(lance.encodings.Nullable.NoNull.newBuilder().setValues(values)))
+                .build();
     }
 
-    static lance.encodings.ArrayEncoding someNull(lance.encodings.ArrayEncoding validity,
-            lance.encodings.ArrayEncoding values) {
-        return lance.encodings.ArrayEncoding.newBuilder().setNullable(lance.encodings.Nullable.newBuilder()
-                .setSomeNulls(lance.encodings.Nullable.SomeNull.newBuilder().setValidity(validity).setValues(values)))
+    static lance.encodings.ArrayEncoding someNull(
+            lance.encodings.ArrayEncoding validity, lance.encodings.ArrayEncoding values) {
+        return lance.encodings.ArrayEncoding.newBuilder()
+                .setNullable(lance.encodings.Nullable.newBuilder()
+                        .setSomeNulls(lance.encodings.Nullable.SomeNull.newBuilder()
+                                .setValidity(validity)
+                                .setValues(values)))
                 .build();
     }
 
     static lance.encodings.ArrayEncoding allNull() {
-        return lance.encodings.ArrayEncoding.newBuilder().setNullable(lance.encodings.Nullable.newBuilder()
-                .setAllNulls(lance.encodings.Nullable.AllNull.getDefaultInstance())).build();
+        return lance.encodings.ArrayEncoding.newBuilder()
+                .setNullable(lance.encodings.Nullable.newBuilder()
+                        .setAllNulls(lance.encodings.Nullable.AllNull.getDefaultInstance()))
+                .build();
     }
 }

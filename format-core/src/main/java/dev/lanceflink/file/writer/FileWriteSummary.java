@@ -13,8 +13,14 @@ import java.util.Arrays;
  * @param fileMajorVersion {@code DataFile.file_major_version} (2 for 2.0 too)
  * @param fileMinorVersion {@code DataFile.file_minor_version}
  */
-public record FileWriteSummary(String path, long numRows, long sizeBytes, int[] fieldIds, int[] columnIndices,
-        int fileMajorVersion, int fileMinorVersion) {
+public record FileWriteSummary(
+        String path,
+        long numRows,
+        long sizeBytes,
+        int[] fieldIds,
+        int[] columnIndices,
+        int fileMajorVersion,
+        int fileMinorVersion) {
 
     public FileWriteSummary {
         fieldIds = fieldIds.clone();
@@ -33,9 +39,13 @@ public record FileWriteSummary(String path, long numRows, long sizeBytes, int[] 
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof FileWriteSummary s && path.equals(s.path) && numRows == s.numRows
-                && sizeBytes == s.sizeBytes && Arrays.equals(fieldIds, s.fieldIds)
-                && Arrays.equals(columnIndices, s.columnIndices) && fileMajorVersion == s.fileMajorVersion
+        return o instanceof FileWriteSummary s
+                && path.equals(s.path)
+                && numRows == s.numRows
+                && sizeBytes == s.sizeBytes
+                && Arrays.equals(fieldIds, s.fieldIds)
+                && Arrays.equals(columnIndices, s.columnIndices)
+                && fileMajorVersion == s.fileMajorVersion
                 && fileMinorVersion == s.fileMinorVersion;
     }
 

@@ -15,12 +15,17 @@ package dev.lanceflink.file.writer;
  *     FSST-compress other utf8 pages under Lance's rules (see {@code StringPageCompressor}), as
  *     Lance does by default; off = plain {@code variable} strings (faster, larger files)
  */
-public record FileWriterOptions(long targetPageBytes, int rowsPerSlice, int fullZipMinValueBytes,
-        boolean bitPacking, boolean stringCompression) {
+public record FileWriterOptions(
+        long targetPageBytes,
+        int rowsPerSlice,
+        int fullZipMinValueBytes,
+        boolean bitPacking,
+        boolean stringCompression) {
 
     public static final long DEFAULT_TARGET_PAGE_BYTES = 8L * 1024 * 1024;
     /** Pages are assembled in Java arrays; 512 MiB keeps every page buffer well below 2 GiB. */
     public static final long MAX_TARGET_PAGE_BYTES = 512L * 1024 * 1024;
+
     public static final int DEFAULT_ROWS_PER_SLICE = 8192;
     public static final int DEFAULT_FULL_ZIP_MIN_VALUE_BYTES = 256;
 
@@ -40,8 +45,8 @@ public record FileWriterOptions(long targetPageBytes, int rowsPerSlice, int full
 
     /** Lance's defaults: 8 MiB pages, full-zip from 256-byte values, bit-packed integers, dictionaries and FSST. */
     public static FileWriterOptions defaults() {
-        return new FileWriterOptions(DEFAULT_TARGET_PAGE_BYTES, DEFAULT_ROWS_PER_SLICE, DEFAULT_FULL_ZIP_MIN_VALUE_BYTES,
-                true, true);
+        return new FileWriterOptions(
+                DEFAULT_TARGET_PAGE_BYTES, DEFAULT_ROWS_PER_SLICE, DEFAULT_FULL_ZIP_MIN_VALUE_BYTES, true, true);
     }
 
     public FileWriterOptions withTargetPageBytes(long bytes) {

@@ -83,9 +83,10 @@ final class FullZipEncoder {
             case BOOL -> Encodings.flat(8);
             case FIXED -> Encodings.flat(leaf.bitsPerValue());
             case FSL -> Encodings.fixedSizeList(leaf.dimension(), leaf.byteWidth() * 8L, fslValidity);
-            case VARIABLE -> page.fsstSymbolTable != null
-                    ? StringPageCompressor.fsstEncoding(page.fsstSymbolTable, leaf.byteWidth() * 8)
-                    : Encodings.variable(leaf.byteWidth() * 8);
+            case VARIABLE ->
+                page.fsstSymbolTable != null
+                        ? StringPageCompressor.fsstEncoding(page.fsstSymbolTable, leaf.byteWidth() * 8)
+                        : Encodings.variable(leaf.byteWidth() * 8);
             default -> throw new IllegalStateException(leaf.kind().name());
         };
         FullZipLayout.Builder layout = FullZipLayout.newBuilder()
@@ -102,7 +103,9 @@ final class FullZipEncoder {
         for (RepDefLayer layer : layers) {
             layout.addLayers(layer);
         }
-        byte[] any = Encodings.any(Encodings.PAGE_LAYOUT_URL, PageLayout.newBuilder().setFullZipLayout(layout).build());
+        byte[] any = Encodings.any(
+                Encodings.PAGE_LAYOUT_URL,
+                PageLayout.newBuilder().setFullZipLayout(layout).build());
         if (!hasRepIndex) {
             return new EncodedPage(List.of(zipped), any, page.numRows);
         }
@@ -110,7 +113,8 @@ final class FullZipEncoder {
         // Lance sizes the index entries by an upper bound of the zipped length, which for variable
         // width counts a length prefix for every value slot (null ones included); readers infer
         // the width from the buffer size, but matching it keeps the bytes identical to Lance's.
-        long bound = variable ? page.fixed.size() + (long) ctrlWidth * nl + (long) lengthWidth * page.numValues
+        long bound = variable
+                ? page.fixed.size() + (long) ctrlWidth * nl + (long) lengthWidth * page.numValues
                 : zipped.size();
         int width = bound <= 0xFF ? 1 : bound <= 0xFFFF ? 2 : bound <= 0xFFFFFFFFL ? 4 : 8;
         ByteBuilder index = new ByteBuilder((row + 1) * width);

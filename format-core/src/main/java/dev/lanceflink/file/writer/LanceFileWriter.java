@@ -55,14 +55,22 @@ public final class LanceFileWriter implements AutoCloseable {
     private final List<V20ColumnWriter> legacy = new ArrayList<>();
     /** 2.0: rows appended so far per top-level field (the top-level row of its next row). */
     private final long[] legacyRows;
+
     private final FileSink sink;
     private boolean finished;
     private boolean closed;
     /** Whether {@link #next} gave this writer's page buffers to another file. */
     private boolean handedOver;
 
-    private LanceFileWriter(ObjectStore store, String path, LanceSchema schema, FileVersion version,
-            FileWriterOptions options, List<WriterField> topFields, OutputStream out, LanceFileWriter previous) {
+    private LanceFileWriter(
+            ObjectStore store,
+            String path,
+            LanceSchema schema,
+            FileVersion version,
+            FileWriterOptions options,
+            List<WriterField> topFields,
+            OutputStream out,
+            LanceFileWriter previous) {
         this.store = store;
         this.path = path;
         this.schema = schema;
@@ -94,8 +102,14 @@ public final class LanceFileWriter implements AutoCloseable {
      * @throws IllegalArgumentException if the schema holds a type the writer cannot store, or a
      *     map in a file version before 2.2
      */
-    public static LanceFileWriter create(ObjectStore store, String path, LanceSchema schema, FileVersion version,
-            BufferAllocator allocator, FileWriterOptions options) throws IOException {
+    public static LanceFileWriter create(
+            ObjectStore store,
+            String path,
+            LanceSchema schema,
+            FileVersion version,
+            BufferAllocator allocator,
+            FileWriterOptions options)
+            throws IOException {
         requireNonNull(store, "store is null");
         requireNonNull(path, "path is null");
         requireNonNull(schema, "schema is null");
@@ -137,8 +151,8 @@ public final class LanceFileWriter implements AutoCloseable {
     public LanceFileWriter next(String path) throws IOException {
         requireNonNull(path, "path is null");
         if (!finished) {
-            throw new IllegalStateException("only a finished writer hands its buffers to the next file; "
-                    + this.path + " is " + (closed ? "closed without finishing" : "still open"));
+            throw new IllegalStateException("only a finished writer hands its buffers to the next file; " + this.path
+                    + " is " + (closed ? "closed without finishing" : "still open"));
         }
         if (handedOver) {
             throw new IllegalStateException("the buffers of " + this.path + " already went to another file");
@@ -221,7 +235,8 @@ public final class LanceFileWriter implements AutoCloseable {
         switch (expected.kind()) {
             case FSL -> {
                 ArrowType item = children.isEmpty() ? null : children.get(0).getType();
-                if (item == null || WriterField.fixedWidth(item) != expected.byteWidth()
+                if (item == null
+                        || WriterField.fixedWidth(item) != expected.byteWidth()
                         || item.getTypeID() == ArrowType.ArrowTypeID.Bool) {
                     return "'" + path + "' items are " + item + " in the vector, " + expected.byteWidth()
                             + "-byte values in the schema";
@@ -240,8 +255,7 @@ public final class LanceFileWriter implements AutoCloseable {
                     }
                 }
             }
-            default -> {
-            }
+            default -> {}
         }
         return null;
     }
@@ -282,7 +296,10 @@ public final class LanceFileWriter implements AutoCloseable {
         }
         // Global buffer 0: the schema and row count. Page buffers are 64-padded, so this starts aligned.
         long descriptorPos = sink.position();
-        byte[] descriptor = FileDescriptor.newBuilder().setSchema(schema.toProtoSchema()).setLength(numRows).build()
+        byte[] descriptor = FileDescriptor.newBuilder()
+                .setSchema(schema.toProtoSchema())
+                .setLength(numRows)
+                .build()
                 .toByteArray();
         sink.write(descriptor);
 
@@ -361,8 +378,10 @@ public final class LanceFileWriter implements AutoCloseable {
                 }
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("could not remove the abandoned data file " + path
-                    + "; delete it by hand (it is not referenced by any manifest)", e);
+            throw new UncheckedIOException(
+                    "could not remove the abandoned data file " + path
+                            + "; delete it by hand (it is not referenced by any manifest)",
+                    e);
         }
     }
 

@@ -32,6 +32,7 @@ final class LeafPage {
     final ShortBuilder rep;
     /** Raw definition code per entry. */
     final ShortBuilder def;
+
     final boolean[] layerHasNull;
     final boolean[] layerHasEmpty;
     long numRows;
@@ -55,6 +56,7 @@ final class LeafPage {
     byte[] fsstSymbolTable;
     /** Dictionary page: the block buffer of the items (page buffer 2) when the values are indices. */
     ByteBuilder dictionary;
+
     CompressiveEncoding dictionaryEncoding;
     int dictionaryItems;
 
@@ -167,7 +169,8 @@ final class LeafPage {
         int layer = path.layerOf(j);
         switch (f.kind()) {
             case STRUCT -> {
-                FieldVector child = ((NonNullableStructVector) vec).getChildrenFromFields().get(path.childOrdinal[j + 1]);
+                FieldVector child =
+                        ((NonNullableStructVector) vec).getChildrenFromFields().get(path.childOrdinal[j + 1]);
                 int i = start;
                 while (i < end) {
                     int r = i == start ? firstRep : contRep;
@@ -189,7 +192,8 @@ final class LeafPage {
                 // A MapVector is a ListVector (i32 offsets) whose items are the entries struct.
                 boolean large = f.kind() == WriterField.Kind.LARGE_LIST;
                 ArrowBuf offsets = vec.getOffsetBuffer();
-                FieldVector items = large ? ((LargeListVector) vec).getDataVector() : ((ListVector) vec).getDataVector();
+                FieldVector items =
+                        large ? ((LargeListVector) vec).getDataVector() : ((ListVector) vec).getDataVector();
                 int inner = path.listLevel[j] - 1;
                 for (int i = start; i < end; i++) {
                     int r = i == start ? firstRep : contRep;
@@ -205,8 +209,8 @@ final class LeafPage {
                         layerHasEmpty[layer] = true;
                     } else {
                         if (e > Integer.MAX_VALUE) {
-                            throw new IllegalArgumentException(f.kind().name().toLowerCase(Locale.ROOT)
-                                    + " field '" + f.name() + "' has more than 2^31 items in one batch");
+                            throw new IllegalArgumentException(f.kind().name().toLowerCase(Locale.ROOT) + " field '"
+                                    + f.name() + "' has more than 2^31 items in one batch");
                         }
                         visit(j + 1, items, (int) s, (int) e, r, inner);
                     }
@@ -281,8 +285,9 @@ final class LeafPage {
         ArrowBuf offsets = vec.getOffsetBuffer();
         boolean large = leaf.byteWidth() == 8;
         if (large != (vec instanceof BaseLargeVariableWidthVector)) {
-            throw new IllegalArgumentException("field '" + leaf.name() + "' (id " + leaf.id() + ") is declared as "
-                    + leaf.arrowType() + " but the batch holds a " + vec.getField().getType() + " vector");
+            throw new IllegalArgumentException(
+                    "field '" + leaf.name() + "' (id " + leaf.id() + ") is declared as " + leaf.arrowType()
+                            + " but the batch holds a " + vec.getField().getType() + " vector");
         }
         long first = large ? offsets.getLong(8L * start) : offsets.getInt(4L * start);
         long last = large ? offsets.getLong(8L * end) : offsets.getInt(4L * end);
@@ -301,9 +306,11 @@ final class LeafPage {
         maxValueBytes = maxLen;
         long bytes = last - first;
         if (bytes > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("field '" + leaf.name() + "' has more than 2 GiB of values in one batch");
+            throw new IllegalArgumentException(
+                    "field '" + leaf.name() + "' has more than 2 GiB of values in one batch");
         }
-        ArrowBuf data = vec instanceof BaseVariableWidthVector v ? v.getDataBuffer()
+        ArrowBuf data = vec instanceof BaseVariableWidthVector v
+                ? v.getDataBuffer()
                 : ((BaseLargeVariableWidthVector) vec).getDataBuffer();
         fixed.putArrow(data, first, (int) bytes);
     }
@@ -311,8 +318,8 @@ final class LeafPage {
     private void appendFsl(FixedSizeListVector vec, int start, int n) {
         int dim = vec.getListSize();
         if (dim != leaf.dimension()) {
-            throw new IllegalArgumentException("field '" + leaf.name() + "' (id " + leaf.id() + ") expects fixed_size_list of "
-                    + leaf.dimension() + " items, the batch holds " + dim);
+            throw new IllegalArgumentException("field '" + leaf.name() + "' (id " + leaf.id()
+                    + ") expects fixed_size_list of " + leaf.dimension() + " items, the batch holds " + dim);
         }
         FieldVector items = vec.getDataVector();
         int w = leaf.byteWidth();
@@ -340,13 +347,13 @@ final class LeafPage {
             boolean nulls = layerHasNull[layer];
             if (f.kind().isList()) {
                 boolean empty = layerHasEmpty[layer];
-                out[layer] = nulls && empty ? RepDefLayer.REPDEF_NULL_AND_EMPTY_LIST
-                        : nulls ? RepDefLayer.REPDEF_NULLABLE_LIST
-                        : empty ? RepDefLayer.REPDEF_EMPTYABLE_LIST
-                        : RepDefLayer.REPDEF_ALL_VALID_LIST;
+                out[layer] = nulls && empty
+                        ? RepDefLayer.REPDEF_NULL_AND_EMPTY_LIST
+                        : nulls
+                                ? RepDefLayer.REPDEF_NULLABLE_LIST
+                                : empty ? RepDefLayer.REPDEF_EMPTYABLE_LIST : RepDefLayer.REPDEF_ALL_VALID_LIST;
             } else {
-                out[layer] = nulls ? RepDefLayer.REPDEF_NULLABLE_ITEM
-                        : RepDefLayer.REPDEF_ALL_VALID_ITEM;
+                out[layer] = nulls ? RepDefLayer.REPDEF_NULLABLE_ITEM : RepDefLayer.REPDEF_ALL_VALID_ITEM;
             }
         }
         return out;

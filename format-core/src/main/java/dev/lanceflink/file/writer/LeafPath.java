@@ -70,8 +70,8 @@ final class LeafPath {
         return out;
     }
 
-    private static void collect(WriterField f, List<WriterField> chain, List<Integer> ordinals, int ordinal,
-            List<LeafPath> out) {
+    private static void collect(
+            WriterField f, List<WriterField> chain, List<Integer> ordinals, int ordinal, List<LeafPath> out) {
         chain.add(f);
         ordinals.add(ordinal);
         if (f.kind().isLeaf()) {

@@ -16,7 +16,11 @@ import lance.encodings21.OutOfLineBitpacking;
  * ({@code 128·W} bytes) is not smaller than the raw levels, in which case {@code flat{16}}.
  */
 final class LevelCompressor {
-    private enum Scheme { FLAT, INLINE, OUT_OF_LINE }
+    private enum Scheme {
+        FLAT,
+        INLINE,
+        OUT_OF_LINE
+    }
 
     private static final int BLOCK = 1024;
 
@@ -52,10 +56,16 @@ final class LevelCompressor {
     CompressiveEncoding encoding() {
         return switch (scheme) {
             case FLAT -> Encodings.flat(16);
-            case INLINE -> CompressiveEncoding.newBuilder()
-                    .setInlineBitpacking(InlineBitpacking.newBuilder().setUncompressedBitsPerValue(16)).build();
-            case OUT_OF_LINE -> CompressiveEncoding.newBuilder().setOutOfLineBitpacking(OutOfLineBitpacking.newBuilder()
-                    .setUncompressedBitsPerValue(16).setValues(Encodings.flat(width))).build();
+            case INLINE ->
+                CompressiveEncoding.newBuilder()
+                        .setInlineBitpacking(InlineBitpacking.newBuilder().setUncompressedBitsPerValue(16))
+                        .build();
+            case OUT_OF_LINE ->
+                CompressiveEncoding.newBuilder()
+                        .setOutOfLineBitpacking(OutOfLineBitpacking.newBuilder()
+                                .setUncompressedBitsPerValue(16)
+                                .setValues(Encodings.flat(width)))
+                        .build();
         };
     }
 

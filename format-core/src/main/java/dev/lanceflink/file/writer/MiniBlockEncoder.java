@@ -39,9 +39,11 @@ final class MiniBlockEncoder {
     private static final long MAX_LEVEL_BYTES = 0xFFFF;
     /** Lance's value budget per chunk (values, not levels). */
     private static final int MAX_VALUE_BYTES = 8186;
+
     private static final int MAX_CHUNK_VALUES = 4096;
     /** Target for variable-width chunks (Lance's default mini-chunk size). */
     private static final int VARIABLE_TARGET_BYTES = 4096;
+
     private static final byte CHUNK_PAD = (byte) 0xFE;
     private static final byte VALUE_PAD = (byte) 0x48;
 
@@ -60,16 +62,23 @@ final class MiniBlockEncoder {
      * the pack decision, the chunk sizing, the chunk header and the packing all need it.
      */
     private final int[] blockWidths;
+
     private final LevelCompressor repLevels;
     private final LevelCompressor defLevels;
     /** 2.2 grammar: u32 metadata words and value-buffer sizes ({@code has_large_chunk}). */
     private final boolean largeChunks;
+
     private final ByteBuffer valuesView;
     /** Little-endian view of the output's current backing array (bit-packed blocks go straight in). */
     private ByteBuffer outView;
 
-    private MiniBlockEncoder(LeafPage page, short[] def, boolean[] visibleRaw, int[] blockWidths,
-            boolean compressLevels, boolean largeChunks) {
+    private MiniBlockEncoder(
+            LeafPage page,
+            short[] def,
+            boolean[] visibleRaw,
+            int[] blockWidths,
+            boolean compressLevels,
+            boolean largeChunks) {
         this.page = page;
         this.leaf = page.leaf;
         this.rep = page.rep == null ? null : page.rep.array();
@@ -84,7 +93,8 @@ final class MiniBlockEncoder {
         this.repLevels = rep == null ? null : LevelCompressor.choose(rep, page.numLevels(), compressLevels);
         this.defLevels = def == null ? null : LevelCompressor.choose(def, page.numLevels(), compressLevels);
         this.largeChunks = largeChunks;
-        this.valuesView = page.fixed == null ? null
+        this.valuesView = page.fixed == null
+                ? null
                 : ByteBuffer.wrap(page.fixed.array(), 0, page.fixed.size()).order(ByteOrder.LITTLE_ENDIAN);
     }
 
@@ -97,8 +107,13 @@ final class MiniBlockEncoder {
      * @param visibleRaw per raw def code: whether the entry has a value slot
      * @param largeChunks whether to write the 2.2 large-chunk grammar (u32 words and sizes)
      */
-    static EncodedPage encode(LeafPage page, short[] def, boolean[] visibleRaw, RepDefLayer[] layers,
-            boolean allowBitPacking, boolean largeChunks) {
+    static EncodedPage encode(
+            LeafPage page,
+            short[] def,
+            boolean[] visibleRaw,
+            RepDefLayer[] layers,
+            boolean allowBitPacking,
+            boolean largeChunks) {
         int[] widths = allowBitPacking ? bitPackedWidths(page) : null;
         return new MiniBlockEncoder(page, def, visibleRaw, widths, allowBitPacking, largeChunks).encode(layers);
     }
@@ -121,7 +136,8 @@ final class MiniBlockEncoder {
         int n = page.numValues;
         int block = FastLanesBitPacking.BLOCK_VALUES;
         int[] widths = new int[(n + block - 1) / block];
-        ByteBuffer values = ByteBuffer.wrap(page.fixed.array(), 0, page.fixed.size()).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer values =
+                ByteBuffer.wrap(page.fixed.array(), 0, page.fixed.size()).order(ByteOrder.LITTLE_ENDIAN);
         long estimate = 0;
         for (int b = 0; b < widths.length; b++) {
             int v = b * block;
@@ -207,21 +223,25 @@ final class MiniBlockEncoder {
         if (repIndex != null) {
             buffers.add(repIndex);
         }
-        byte[] any = Encodings.any(Encodings.PAGE_LAYOUT_URL, PageLayout.newBuilder().setMiniBlockLayout(layout).build());
+        byte[] any = Encodings.any(
+                Encodings.PAGE_LAYOUT_URL,
+                PageLayout.newBuilder().setMiniBlockLayout(layout).build());
         return new EncodedPage(buffers, any, page.numRows);
     }
 
     private CompressiveEncoding valueCompression() {
         if (bitPacked) {
-            return CompressiveEncoding.newBuilder().setInlineBitpacking(
-                    InlineBitpacking.newBuilder().setUncompressedBitsPerValue(leaf.bitsPerValue())).build();
+            return CompressiveEncoding.newBuilder()
+                    .setInlineBitpacking(InlineBitpacking.newBuilder().setUncompressedBitsPerValue(leaf.bitsPerValue()))
+                    .build();
         }
         return switch (leaf.kind()) {
             case BOOL -> Encodings.flat(1);
             case FIXED -> Encodings.flat(leaf.bitsPerValue());
-            case VARIABLE -> page.fsstSymbolTable != null
-                    ? StringPageCompressor.fsstEncoding(page.fsstSymbolTable, leaf.byteWidth() * 8)
-                    : Encodings.variable(leaf.byteWidth() * 8);
+            case VARIABLE ->
+                page.fsstSymbolTable != null
+                        ? StringPageCompressor.fsstEncoding(page.fsstSymbolTable, leaf.byteWidth() * 8)
+                        : Encodings.variable(leaf.byteWidth() * 8);
             case FSL -> Encodings.fixedSizeList(leaf.dimension(), leaf.byteWidth() * 8L, fslValidity);
             default -> throw new IllegalStateException(leaf.kind().name());
         };
@@ -317,8 +337,10 @@ final class MiniBlockEncoder {
                 long raw = (long) (count + 1) * w + varBytes(v, count);
                 yield raw + ByteBuilder.padding(raw, w);
             }
-            case FSL -> fslValidity && b == 0 ? ((long) count * leaf.dimension() + 7) / 8
-                    : (long) count * leaf.dimension() * leaf.byteWidth();
+            case FSL ->
+                fslValidity && b == 0
+                        ? ((long) count * leaf.dimension() + 7) / 8
+                        : (long) count * leaf.dimension() * leaf.byteWidth();
             default -> throw new IllegalStateException(leaf.kind().name());
         };
     }
@@ -361,8 +383,8 @@ final class MiniBlockEncoder {
                     page.itemValidity.copyTo(out, (long) v * leaf.dimension(), items);
                     out.padTo(8, CHUNK_PAD);
                 }
-                out.putBytes(page.fixed.array(), (int) ((long) v * leaf.dimension() * leaf.byteWidth()),
-                        (int) (items * leaf.byteWidth()));
+                out.putBytes(page.fixed.array(), (int) ((long) v * leaf.dimension() * leaf.byteWidth()), (int)
+                        (items * leaf.byteWidth()));
             }
             default -> throw new IllegalStateException(leaf.kind().name());
         }

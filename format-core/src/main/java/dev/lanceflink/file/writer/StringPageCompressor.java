@@ -40,15 +40,17 @@ final class StringPageCompressor {
     static final int MAX_DICTIONARY_ITEMS = 100_000;
     /** Lance: pages of at least this many values are sampled first; a nearly unique sample skips the dictionary. */
     private static final int SAMPLE_FROM = 1024;
+
     private static final int SAMPLE_SIZE = 4096;
     /** Lance: the dictionary must bring the page to at most 80 % of its plain size. */
     private static final double MAX_DICTIONARY_RATIO = 0.8;
     /** Lance: FSST is tried from this many bytes of strings plus offsets, and only if a value has 5 bytes or more. */
     static final int FSST_MIN_PAGE_BYTES = 32 * 1024;
+
     static final int FSST_MIN_MAX_VALUE_BYTES = 5;
 
-    private static final WriterField INDICES = new WriterField(-1, "dictionary indices", true, WriterField.Kind.FIXED,
-            4, 0, new ArrowType.Int(32, false), List.of());
+    private static final WriterField INDICES = new WriterField(
+            -1, "dictionary indices", true, WriterField.Kind.FIXED, 4, 0, new ArrowType.Int(32, false), List.of());
 
     private StringPageCompressor() {}
 
@@ -141,7 +143,8 @@ final class StringPageCompressor {
      */
     static LeafPage fsst(LeafPage page) {
         WriterField leaf = page.leaf;
-        if (leaf.kind() != WriterField.Kind.VARIABLE || page.numValues == 0
+        if (leaf.kind() != WriterField.Kind.VARIABLE
+                || page.numValues == 0
                 || !(leaf.arrowType() instanceof ArrowType.Utf8 || leaf.arrowType() instanceof ArrowType.LargeUtf8)
                 || page.maxValueBytes < FSST_MIN_MAX_VALUE_BYTES) {
             return null;
@@ -160,8 +163,8 @@ final class StringPageCompressor {
             return null;
         }
         EncodeBuffer scratch = page.encodeBuffers();
-        ByteBuilder out = scratch.scratchBytes != null ? scratch.scratchBytes
-                : new ByteBuilder((int) Math.min(bytes, 1 << 20));
+        ByteBuilder out =
+                scratch.scratchBytes != null ? scratch.scratchBytes : new ByteBuilder((int) Math.min(bytes, 1 << 20));
         scratch.scratchBytes = out;
         LongBuilder outEnds = scratch.scratchEnds != null ? scratch.scratchEnds : new LongBuilder();
         scratch.scratchEnds = outEnds;
@@ -185,16 +188,22 @@ final class StringPageCompressor {
 
     /** {@code fsst{symbol_table, variable}} around the plain variable encoding of the compressed strings. */
     static CompressiveEncoding fsstEncoding(byte[] table, int offsetBits) {
-        return CompressiveEncoding.newBuilder().setFsst(Fsst.newBuilder()
-                .setSymbolTable(com.google.protobuf.ByteString.copyFrom(table))
-                .setValues(Encodings.variable(offsetBits))).build();
+        return CompressiveEncoding.newBuilder()
+                .setFsst(Fsst.newBuilder()
+                        .setSymbolTable(com.google.protobuf.ByteString.copyFrom(table))
+                        .setValues(Encodings.variable(offsetBits)))
+                .build();
     }
 
     static CompressiveEncoding general(GeneralCompression.Scheme scheme, CompressiveEncoding values) {
-        CompressionScheme s = scheme == GeneralCompression.Scheme.LZ4 ? CompressionScheme.COMPRESSION_ALGORITHM_LZ4
+        CompressionScheme s = scheme == GeneralCompression.Scheme.LZ4
+                ? CompressionScheme.COMPRESSION_ALGORITHM_LZ4
                 : CompressionScheme.COMPRESSION_ALGORITHM_ZSTD;
-        return CompressiveEncoding.newBuilder().setGeneral(General.newBuilder()
-                .setCompression(BufferCompression.newBuilder().setScheme(s)).setValues(values)).build();
+        return CompressiveEncoding.newBuilder()
+                .setGeneral(General.newBuilder()
+                        .setCompression(BufferCompression.newBuilder().setScheme(s))
+                        .setValues(values))
+                .build();
     }
 
     private static long start(long[] ends, int v) {
@@ -210,9 +219,11 @@ final class StringPageCompressor {
         private final long[] ends;
         /** Item number + 1 per slot, 0 = empty. */
         private int[] slots;
+
         private long[] slotHashes;
         /** First-occurrence value index per item. */
         int[] values;
+
         int count;
 
         Distinct(byte[] data, long[] ends, int expected) {

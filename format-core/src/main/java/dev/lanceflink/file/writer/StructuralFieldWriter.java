@@ -24,6 +24,7 @@ final class StructuralFieldWriter {
     private final FileWriterOptions options;
     /** The file's version: the page encoding differs between 2.1 and 2.2. */
     private final FileVersion version;
+
     private long rows;
 
     /** @param encoded the page encoders' output buffer, shared by all fields of the file */

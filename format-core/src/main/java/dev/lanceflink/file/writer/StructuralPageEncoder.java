@@ -57,8 +57,8 @@ final class StructuralPageEncoder {
             // Lance tries a dictionary before it looks at value sizes: dictionary pages are always mini-block.
             LeafPage dict = StringPageCompressor.dictionary(page, version);
             if (dict != null) {
-                EncodedPage mini = MiniBlockEncoder.encode(dict, def, visibleRaw, layers, options.bitPacking(),
-                        largeChunks);
+                EncodedPage mini =
+                        MiniBlockEncoder.encode(dict, def, visibleRaw, layers, options.bitPacking(), largeChunks);
                 if (mini != null) {
                     return mini;
                 }
@@ -70,8 +70,8 @@ final class StructuralPageEncoder {
             values = page;
         }
         if (!sparse && !large) {
-            EncodedPage mini = MiniBlockEncoder.encode(values, def, visibleRaw, layers, options.bitPacking(),
-                    largeChunks);
+            EncodedPage mini =
+                    MiniBlockEncoder.encode(values, def, visibleRaw, layers, options.bitPacking(), largeChunks);
             if (mini != null) {
                 return mini;
             }
@@ -88,7 +88,9 @@ final class StructuralPageEncoder {
         for (RepDefLayer layer : layers) {
             layout.addLayers(layer);
         }
-        byte[] any = Encodings.any(Encodings.PAGE_LAYOUT_URL, PageLayout.newBuilder().setConstantLayout(layout).build());
+        byte[] any = Encodings.any(
+                Encodings.PAGE_LAYOUT_URL,
+                PageLayout.newBuilder().setConstantLayout(layout).build());
         if (page.rep == null && layers.length == 1) {
             return new EncodedPage(List.of(), any, page.numRows);
         }

@@ -41,7 +41,8 @@ final class V20BinaryWriter extends V20ColumnWriter {
     private void appendSlice(FieldVector vector, int start, int end) {
         boolean large = vector instanceof BaseLargeVariableWidthVector;
         ArrowBuf offsets = vector.getOffsetBuffer();
-        ArrowBuf data = large ? ((BaseLargeVariableWidthVector) vector).getDataBuffer()
+        ArrowBuf data = large
+                ? ((BaseLargeVariableWidthVector) vector).getDataBuffer()
                 : ((BaseVariableWidthVector) vector).getDataBuffer();
         boolean anyNull = vector.getNullCount() > 0;
         for (int i = start; i < end; i++) {
@@ -67,12 +68,15 @@ final class V20BinaryWriter extends V20ColumnWriter {
             long end = ends.get(i);
             indices.putLong(validity.get(i) ? end : end + nullAdjustment);
         }
-        ArrayEncoding encoding = ArrayEncoding.newBuilder().setBinary(Binary.newBuilder()
-                .setIndices(Encodings.noNull(Encodings.flat20(64, 0)))
-                .setBytes(Encodings.flat20(8, 1))
-                .setNullAdjustment(nullAdjustment)).build();
-        writePage(sink, new EncodedPage(List.of(indices, bytes),
-                Encodings.any(Encodings.ARRAY_ENCODING_URL, encoding), rows));
+        ArrayEncoding encoding = ArrayEncoding.newBuilder()
+                .setBinary(Binary.newBuilder()
+                        .setIndices(Encodings.noNull(Encodings.flat20(64, 0)))
+                        .setBytes(Encodings.flat20(8, 1))
+                        .setNullAdjustment(nullAdjustment))
+                .build();
+        writePage(
+                sink,
+                new EncodedPage(List.of(indices, bytes), Encodings.any(Encodings.ARRAY_ENCODING_URL, encoding), rows));
         rows = 0;
         bytes.clear();
         ends.clear();

@@ -77,8 +77,9 @@ abstract class V20ColumnWriter {
             case STRUCT -> new V20StructWriter(field, options, underList);
             case LIST, LARGE_LIST -> new V20ListWriter(field, options, underList);
             // LanceFileWriter.create refuses maps below file version 2.2, so none reaches a 2.0 writer.
-            case MAP -> throw new IllegalStateException("field '" + field.name() + "' (id " + field.id()
-                    + ") is a map, which file version 2.0 cannot hold");
+            case MAP ->
+                throw new IllegalStateException("field '" + field.name() + "' (id " + field.id()
+                        + ") is a map, which file version 2.0 cannot hold");
         };
     }
 }

@@ -86,10 +86,12 @@ final class V20ListWriter extends V20ColumnWriter {
             buffer.putLong(validity.get(i) ? end : prevEnd + adjustment);
             prevEnd = end;
         }
-        ArrayEncoding encoding = ArrayEncoding.newBuilder().setList(lance.encodings.List.newBuilder()
-                .setOffsets(Encodings.noNull(Encodings.flat20(64, 0)))
-                .setNullOffsetAdjustment(adjustment)
-                .setNumItems(pageItems)).build();
+        ArrayEncoding encoding = ArrayEncoding.newBuilder()
+                .setList(lance.encodings.List.newBuilder()
+                        .setOffsets(Encodings.noNull(Encodings.flat20(64, 0)))
+                        .setNullOffsetAdjustment(adjustment)
+                        .setNumItems(pageItems))
+                .build();
         writePage(sink, new EncodedPage(List.of(buffer), Encodings.any(Encodings.ARRAY_ENCODING_URL, encoding), rows));
         rows = 0;
         pageItems = 0;

@@ -66,16 +66,19 @@ final class V20PrimitiveWriter extends V20ColumnWriter {
         rows += n;
         switch (field.kind()) {
             case BOOL -> bits.addArrowBits(((BitVector) vector).getDataBuffer(), start, n);
-            case FIXED -> values.putArrow(((BaseFixedWidthVector) vector).getDataBuffer(),
-                    (long) start * field.byteWidth(), n * field.byteWidth());
+            case FIXED ->
+                values.putArrow(
+                        ((BaseFixedWidthVector) vector).getDataBuffer(),
+                        (long) start * field.byteWidth(),
+                        n * field.byteWidth());
             case FSL -> {
                 FixedSizeListVector fsl = (FixedSizeListVector) vector;
                 FieldVector items = fsl.getDataVector();
                 int dim = field.dimension();
                 long first = (long) start * dim;
                 long count = (long) n * dim;
-                values.putArrow(((BaseFixedWidthVector) items).getDataBuffer(), first * field.byteWidth(),
-                        (int) (count * field.byteWidth()));
+                values.putArrow(((BaseFixedWidthVector) items).getDataBuffer(), first * field.byteWidth(), (int)
+                        (count * field.byteWidth()));
                 if (items.getNullCount() == 0) {
                     itemValidity.addRepeated(true, count);
                 } else {
@@ -137,14 +140,19 @@ final class V20PrimitiveWriter extends V20ColumnWriter {
                     buffers.add(copyBits(itemValidity, (long) rows * field.dimension()));
                     int validityIndex = buffers.size() - 1;
                     buffers.add(values);
-                    items = Encodings.someNull(Encodings.flat20(1, validityIndex),
+                    items = Encodings.someNull(
+                            Encodings.flat20(1, validityIndex),
                             Encodings.flat20(field.byteWidth() * 8L, buffers.size() - 1));
                 } else {
                     buffers.add(values);
                     items = Encodings.noNull(Encodings.flat20(field.byteWidth() * 8L, buffers.size() - 1));
                 }
-                return ArrayEncoding.newBuilder().setFixedSizeList(FixedSizeList.newBuilder()
-                        .setDimension(field.dimension()).setItems(items).setHasValidity(false)).build();
+                return ArrayEncoding.newBuilder()
+                        .setFixedSizeList(FixedSizeList.newBuilder()
+                                .setDimension(field.dimension())
+                                .setItems(items)
+                                .setHasValidity(false))
+                        .build();
             }
             default -> throw new IllegalStateException(field.kind().name());
         }

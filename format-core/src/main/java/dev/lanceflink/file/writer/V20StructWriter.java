@@ -53,7 +53,9 @@ final class V20StructWriter extends V20ColumnWriter {
     @Override
     void finish(FileSink sink) throws IOException {
         if (rows > 0) {
-            ArrayEncoding encoding = ArrayEncoding.newBuilder().setStruct(SimpleStruct.getDefaultInstance()).build();
+            ArrayEncoding encoding = ArrayEncoding.newBuilder()
+                    .setStruct(SimpleStruct.getDefaultInstance())
+                    .build();
             pages.write(sink, new EncodedPage(List.of(), Encodings.any(Encodings.ARRAY_ENCODING_URL, encoding), rows));
         }
         for (V20ColumnWriter child : children) {

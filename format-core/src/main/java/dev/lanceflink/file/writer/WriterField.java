@@ -11,8 +11,15 @@ import org.apache.arrow.vector.types.pojo.Field;
  * type is folded into {@link #byteWidth}/{@link #dimension}. A map is a list-like node whose
  * single child is the entries struct.
  */
-record WriterField(int id, String name, boolean nullable, Kind kind, int byteWidth, int dimension,
-        ArrowType arrowType, List<WriterField> children) {
+record WriterField(
+        int id,
+        String name,
+        boolean nullable,
+        Kind kind,
+        int byteWidth,
+        int dimension,
+        ArrowType arrowType,
+        List<WriterField> children) {
 
     /** Physical shapes the writer distinguishes. */
     enum Kind {
@@ -60,8 +67,11 @@ record WriterField(int id, String name, boolean nullable, Kind kind, int byteWid
             case LargeList -> new WriterField(id, name, nullable, Kind.LARGE_LIST, 0, 0, t, List.copyOf(children));
             case Map -> {
                 if (((ArrowType.Map) t).getKeysSorted()) {
-                    throw unsupported(id, name, t + " with keys_sorted=true (Lance stores unsorted maps only;"
-                            + " declare the map with keysSorted=false)");
+                    throw unsupported(
+                            id,
+                            name,
+                            t + " with keys_sorted=true (Lance stores unsorted maps only;"
+                                    + " declare the map with keysSorted=false)");
                 }
                 yield new WriterField(id, name, nullable, Kind.MAP, 0, 0, t, List.copyOf(children));
             }
@@ -70,8 +80,11 @@ record WriterField(int id, String name, boolean nullable, Kind kind, int byteWid
                 Field item = arrow.getChildren().get(0);
                 int width = fixedWidth(item.getType());
                 if (width <= 0) {
-                    throw unsupported(id, name, "fixed_size_list of " + item.getType()
-                            + " (only fixed-width numeric/decimal/binary items are supported)");
+                    throw unsupported(
+                            id,
+                            name,
+                            "fixed_size_list of " + item.getType()
+                                    + " (only fixed-width numeric/decimal/binary items are supported)");
                 }
                 yield new WriterField(id, name, nullable, Kind.FSL, width, dim, t, List.of());
             }
@@ -89,11 +102,12 @@ record WriterField(int id, String name, boolean nullable, Kind kind, int byteWid
     static int fixedWidth(ArrowType t) {
         return switch (t.getTypeID()) {
             case Int -> ((ArrowType.Int) t).getBitWidth() / 8;
-            case FloatingPoint -> switch (((ArrowType.FloatingPoint) t).getPrecision()) {
-                case HALF -> 2;
-                case SINGLE -> 4;
-                case DOUBLE -> 8;
-            };
+            case FloatingPoint ->
+                switch (((ArrowType.FloatingPoint) t).getPrecision()) {
+                    case HALF -> 2;
+                    case SINGLE -> 4;
+                    case DOUBLE -> 8;
+                };
             case Date -> ((ArrowType.Date) t).getUnit() == DateUnit.DAY ? 4 : 8;
             case Time -> ((ArrowType.Time) t).getBitWidth() / 8;
             case Timestamp, Duration -> 8;

@@ -131,12 +131,18 @@ class FastLanesBitPackingTest {
             long[] values = randomValues(random, 1024, width);
             byte[] expected = FastLanesReference.pack(t, width, values);
 
-            assertThat(packTyped(t, values, 1024, width)).as("typed pack T=%d W=%d", t, width).isEqualTo(expected);
+            assertThat(packTyped(t, values, 1024, width))
+                    .as("typed pack T=%d W=%d", t, width)
+                    .isEqualTo(expected);
             ByteBuffer dst = ByteBuffer.allocate(128 * width + 7).order(ByteOrder.BIG_ENDIAN);
             FastLanesBitPacking.pack(t, raw(t, values), 0, 1024, width, dst, 7);
-            assertThat(bytes(dst, 7, 128 * width)).as("generic pack T=%d W=%d", t, width).isEqualTo(expected);
+            assertThat(bytes(dst, 7, 128 * width))
+                    .as("generic pack T=%d W=%d", t, width)
+                    .isEqualTo(expected);
 
-            assertThat(unpackTyped(t, expected, width, 1024)).as("typed unpack T=%d W=%d", t, width).isEqualTo(values);
+            assertThat(unpackTyped(t, expected, width, 1024))
+                    .as("typed unpack T=%d W=%d", t, width)
+                    .isEqualTo(values);
             ByteBuffer out = ByteBuffer.allocate(1024 * t / 8 + 8).order(ByteOrder.LITTLE_ENDIAN);
             FastLanesBitPacking.unpack(t, ByteBuffer.wrap(expected), 0, width, out, 8, 1024);
             long[] generic = new long[1024];
@@ -155,7 +161,9 @@ class FastLanesBitPackingTest {
             int width = Math.max(1, t - 3);
             long[] values = randomValues(random, count, width);
             byte[] expected = FastLanesReference.pack(t, width, values);
-            assertThat(packTyped(t, values, count, width)).as("T=%d n=%d", t, count).isEqualTo(expected);
+            assertThat(packTyped(t, values, count, width))
+                    .as("T=%d n=%d", t, count)
+                    .isEqualTo(expected);
 
             long[] unpacked = unpackTyped(t, expected, width, count);
             assertThat(unpacked).isEqualTo(values);
@@ -232,11 +240,13 @@ class FastLanesBitPackingTest {
                     }
                     int expected = count == 0 ? 0 : 64 - Long.numberOfLeadingZeros(or(values));
                     assertThat(FastLanesBitPacking.bitWidth(t, raw(t, values), 0, count))
-                            .as("T=%d W=%d n=%d", t, width, count).isEqualTo(expected);
+                            .as("T=%d W=%d n=%d", t, width, count)
+                            .isEqualTo(expected);
                 }
             }
         }
-        assertThat(FastLanesBitPacking.bitWidth(new byte[] {(byte) 0x80, 1}, 0, 2)).isEqualTo(8);
+        assertThat(FastLanesBitPacking.bitWidth(new byte[] {(byte) 0x80, 1}, 0, 2))
+                .isEqualTo(8);
         assertThat(FastLanesBitPacking.bitWidth(new short[] {-1}, 0, 1)).isEqualTo(16);
         assertThat(FastLanesBitPacking.bitWidth(new int[] {-5}, 0, 1)).isEqualTo(32);
         assertThat(FastLanesBitPacking.bitWidth(new long[] {0, 0}, 0, 2)).isZero();
@@ -254,9 +264,11 @@ class FastLanesBitPackingTest {
     void rejectsWidthsAboveTAndTruncatedBlocks() {
         int[] out = new int[1024];
         assertThatThrownBy(() -> FastLanesBitPacking.unpack(ByteBuffer.allocate(128 * 33), 0, 33, out, 0, 1024))
-                .isInstanceOf(CompressedDataException.class).hasMessageContaining("bit width 33");
+                .isInstanceOf(CompressedDataException.class)
+                .hasMessageContaining("bit width 33");
         assertThatThrownBy(() -> FastLanesBitPacking.unpack(ByteBuffer.allocate(100), 0, 1, out, 0, 1024))
-                .isInstanceOf(CompressedDataException.class).hasMessageContaining("only 100 bytes");
+                .isInstanceOf(CompressedDataException.class)
+                .hasMessageContaining("only 100 bytes");
         assertThatThrownBy(() -> FastLanesBitPacking.unpack(ByteBuffer.allocate(128), 0, 1, out, 0, 1025))
                 .isInstanceOf(IllegalArgumentException.class);
     }

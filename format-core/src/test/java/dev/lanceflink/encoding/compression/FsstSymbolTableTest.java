@@ -11,7 +11,9 @@ import org.junit.jupiter.api.Test;
 
 class FsstSymbolTableTest {
 
-    private static final String[] WORDS = {"table ", "pages ", "string ", "lazy ", "jumps ", "the ", "format", "fox ", "dog "};
+    private static final String[] WORDS = {
+        "table ", "pages ", "string ", "lazy ", "jumps ", "the ", "format", "fox ", "dog "
+    };
 
     /** Sentences like the fixtures' {@code text} pattern. */
     private static byte[][] sentences(int n, long seed) {
@@ -57,7 +59,7 @@ class FsstSymbolTableTest {
         assertThat(serialized).hasSize(2312);
         assertThat(serialized[4]).isEqualTo((byte) 0x54);
         assertThat(serialized[7]).isEqualTo((byte) 0x46);
-        assertThat(serialized[3] & 1).isEqualTo(1);                      // header bit 24
+        assertThat(serialized[3] & 1).isEqualTo(1); // header bit 24
         assertThat(serialized[0] & 0xFF).isEqualTo(trained.symbolCount()); // bits 0-7
         FsstSymbolTable parsed = FsstSymbolTable.parse(serialized, 0, serialized.length);
         assertThat(parsed).isEqualTo(trained);
@@ -152,18 +154,23 @@ class FsstSymbolTableTest {
     @Test
     void rejectsMalformedTablesAndStrings() {
         assertThatThrownBy(() -> FsstSymbolTable.parse(new byte[100], 0, 100))
-                .isInstanceOf(CompressedDataException.class).hasMessageContaining("expected exactly 2312");
+                .isInstanceOf(CompressedDataException.class)
+                .hasMessageContaining("expected exactly 2312");
         assertThatThrownBy(() -> FsstSymbolTable.parse(new byte[2312], 0, 2312))
-                .isInstanceOf(CompressedDataException.class).hasMessageContaining("FSST magic");
+                .isInstanceOf(CompressedDataException.class)
+                .hasMessageContaining("FSST magic");
         byte[] badLength = table(true, "ab");
         badLength[8 + 8] = 9;
         assertThatThrownBy(() -> FsstSymbolTable.parse(badLength, 0, 2312))
-                .isInstanceOf(CompressedDataException.class).hasMessageContaining("length 9");
+                .isInstanceOf(CompressedDataException.class)
+                .hasMessageContaining("length 9");
         FsstSymbolTable t = FsstSymbolTable.parse(table(true, "ab"), 0, 2312);
         assertThatThrownBy(() -> t.decompress(ByteBuffer.wrap(new byte[] {0, 7}), 0, 2))
-                .isInstanceOf(CompressedDataException.class).hasMessageContaining("code 7 at byte 1");
+                .isInstanceOf(CompressedDataException.class)
+                .hasMessageContaining("code 7 at byte 1");
         assertThatThrownBy(() -> t.decompress(ByteBuffer.wrap(new byte[] {0, (byte) 255}), 0, 2))
-                .isInstanceOf(CompressedDataException.class).hasMessageContaining("literal byte is missing");
+                .isInstanceOf(CompressedDataException.class)
+                .hasMessageContaining("literal byte is missing");
         assertThatThrownBy(() -> t.decompress(ByteBuffer.wrap(new byte[] {0, 0}), 0, 2, new byte[3], 0))
                 .isInstanceOf(IndexOutOfBoundsException.class);
     }

@@ -33,26 +33,31 @@ class GeneralCompressionTest {
                 assertThat(u.getInt(0)).isEqualTo(n);
             } else {
                 assertThat(u.getLong(0)).isEqualTo(n);
-                assertThat(u.getInt(8)).isEqualTo(0xFD2FB528);  // frame magic 28 b5 2f fd follows the u64 length
+                assertThat(u.getInt(8)).isEqualTo(0xFD2FB528); // frame magic 28 b5 2f fd follows the u64 length
             }
-            assertThat(GeneralCompression.decompressedLength(scheme, u, 0, unit.length)).isEqualTo(n);
+            assertThat(GeneralCompression.decompressedLength(scheme, u, 0, unit.length))
+                    .isEqualTo(n);
             assertThat(GeneralCompression.decompress(scheme, u, 0, unit.length)).isEqualTo(data);
 
             // Into a direct buffer at an offset, from a unit embedded at an offset.
             ByteBuffer embedded = ByteBuffer.allocate(unit.length + 10);
             embedded.put(5, unit);
             ByteBuffer direct = ByteBuffer.allocateDirect(n + 3);
-            assertThat(GeneralCompression.decompress(scheme, embedded, 5, unit.length, direct, 3)).isEqualTo(n);
+            assertThat(GeneralCompression.decompress(scheme, embedded, 5, unit.length, direct, 3))
+                    .isEqualTo(n);
             byte[] back = new byte[n];
             direct.get(3, back);
             assertThat(back).isEqualTo(data);
 
             // Read-only views (as handed out by range readers) work too.
-            assertThat(GeneralCompression.decompress(scheme, ByteBuffer.wrap(unit).asReadOnlyBuffer(), 0, unit.length))
+            assertThat(GeneralCompression.decompress(
+                            scheme, ByteBuffer.wrap(unit).asReadOnlyBuffer(), 0, unit.length))
                     .isEqualTo(data);
-            assertThat(GeneralCompression.compress(scheme, ByteBuffer.wrap(data).asReadOnlyBuffer(), 0, n)).isEqualTo(unit);
+            assertThat(GeneralCompression.compress(scheme, ByteBuffer.wrap(data).asReadOnlyBuffer(), 0, n))
+                    .isEqualTo(unit);
         }
-        assertThat(GeneralCompression.compress(scheme, sample(70000), 0, 70000).length).isLessThan(20000);
+        assertThat(GeneralCompression.compress(scheme, sample(70000), 0, 70000).length)
+                .isLessThan(20000);
     }
 
     @Test
@@ -60,7 +65,8 @@ class GeneralCompressionTest {
         byte[] data = sample(5000);
         byte[] unit = GeneralCompression.compress(Scheme.ZSTD, data, 0, data.length);
         ByteBuffer bare = ByteBuffer.wrap(unit, 8, unit.length - 8).slice();
-        assertThat(GeneralCompression.decompress(Scheme.ZSTD, bare, 0, bare.limit())).isEqualTo(data);
+        assertThat(GeneralCompression.decompress(Scheme.ZSTD, bare, 0, bare.limit()))
+                .isEqualTo(data);
     }
 
     @Test
@@ -68,7 +74,8 @@ class GeneralCompressionTest {
         assertThat(Scheme.fromProtoNumber(1)).isEqualTo(Scheme.LZ4);
         assertThat(Scheme.fromProtoNumber(2)).isEqualTo(Scheme.ZSTD);
         assertThat(Scheme.fromLanceName("ZSTD")).isEqualTo(Scheme.ZSTD);
-        assertThatThrownBy(() -> Scheme.fromProtoNumber(0)).isInstanceOf(CompressedDataException.class)
+        assertThatThrownBy(() -> Scheme.fromProtoNumber(0))
+                .isInstanceOf(CompressedDataException.class)
                 .hasMessageContaining("CompressionScheme 0");
         assertThatThrownBy(() -> Scheme.fromLanceName("snappy")).isInstanceOf(CompressedDataException.class);
     }
@@ -79,11 +86,14 @@ class GeneralCompressionTest {
         ByteBuffer lying = ByteBuffer.wrap(unit.clone()).order(ByteOrder.LITTLE_ENDIAN);
         lying.putInt(0, 2000);
         assertThatThrownBy(() -> GeneralCompression.decompress(Scheme.LZ4, lying, 0, unit.length))
-                .isInstanceOf(CompressedDataException.class).hasMessageContaining("lz4 unit");
+                .isInstanceOf(CompressedDataException.class)
+                .hasMessageContaining("lz4 unit");
         assertThatThrownBy(() -> GeneralCompression.decompress(Scheme.ZSTD, ByteBuffer.allocate(3), 0, 3))
-                .isInstanceOf(CompressedDataException.class).hasMessageContaining("8-byte uncompressed-length prefix");
+                .isInstanceOf(CompressedDataException.class)
+                .hasMessageContaining("8-byte uncompressed-length prefix");
         ByteBuffer huge = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN).putLong(0, 1L << 40);
         assertThatThrownBy(() -> GeneralCompression.decompress(Scheme.ZSTD, huge, 0, 12))
-                .isInstanceOf(CompressedDataException.class).hasMessageContaining("1099511627776");
+                .isInstanceOf(CompressedDataException.class)
+                .hasMessageContaining("1099511627776");
     }
 }

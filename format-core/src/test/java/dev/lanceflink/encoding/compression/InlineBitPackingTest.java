@@ -21,7 +21,7 @@ class InlineBitPackingTest {
             long[] values = new long[count];
             for (int i = 0; i < count; i++) {
                 int unit = i / 1024;
-                int width = (unit * 7 + 3) % (t + 1);  // a different width per unit, incl. 0 and T
+                int width = (unit * 7 + 3) % (t + 1); // a different width per unit, incl. 0 and T
                 values[i] = width == 64 ? random.nextLong() : random.nextLong() & ((1L << width) - 1);
                 put(t, src, i, values[i]);
             }
@@ -37,7 +37,8 @@ class InlineBitPackingTest {
             assertThat(written).isEqualTo(expectedSize);
 
             ByteBuffer out = ByteBuffer.allocate(count * t / 8);
-            assertThat(InlineBitPacking.decode(t, enc, 4, written, count, out, 0)).isEqualTo(written);
+            assertThat(InlineBitPacking.decode(t, enc, 4, written, count, out, 0))
+                    .isEqualTo(written);
             assertThat(out.array()).isEqualTo(src.array());
         }
     }
@@ -115,11 +116,13 @@ class InlineBitPackingTest {
 
     @Test
     void rejectsBadWidthWordsAndTruncation() {
-        ByteBuffer bad = ByteBuffer.allocate(4 + 128 * 33).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 33);
+        ByteBuffer bad =
+                ByteBuffer.allocate(4 + 128 * 33).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 33);
         assertThatThrownBy(() -> InlineBitPacking.decode(bad, 0, bad.capacity(), 10, new int[10], 0))
                 .isInstanceOf(CompressedDataException.class)
                 .hasMessageContaining("declares bit width 33");
-        ByteBuffer truncated = ByteBuffer.allocate(4 + 100).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 1);
+        ByteBuffer truncated =
+                ByteBuffer.allocate(4 + 100).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 1);
         assertThatThrownBy(() -> InlineBitPacking.decode(truncated, 0, 104, 10, new int[10], 0))
                 .isInstanceOf(CompressedDataException.class)
                 .hasMessageContaining("exceeds the 104-byte buffer");

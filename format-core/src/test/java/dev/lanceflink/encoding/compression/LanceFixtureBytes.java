@@ -34,7 +34,8 @@ final class LanceFixtureBytes {
             throw new IllegalStateException("fixture " + name + " is not on the test classpath under " + ROOT);
         }
         try (Stream<Path> files = Files.list(Paths.get(url.toURI()))) {
-            Path file = files.filter(p -> p.toString().endsWith(".lance")).findFirst()
+            Path file = files.filter(p -> p.toString().endsWith(".lance"))
+                    .findFirst()
                     .orElseThrow(() -> new IllegalStateException("fixture " + name + " has no data file"));
             return ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
         } catch (IOException e) {

@@ -10,9 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * Bit-exactness against files written by the official Lance SDK 7.0.0: our encoders must produce
@@ -82,7 +82,9 @@ class LanceFixtureGoldenTest {
 
     private static int findUnique(ByteBuffer file, byte[] pattern) {
         List<Integer> hits = LanceFixtureBytes.find(file, pattern);
-        assertThat(hits).as("occurrences of our %d-byte encoding in the Lance file", pattern.length).isNotEmpty();
+        assertThat(hits)
+                .as("occurrences of our %d-byte encoding in the Lance file", pattern.length)
+                .isNotEmpty();
         return hits.get(0);
     }
 
@@ -111,8 +113,10 @@ class LanceFixtureGoldenTest {
         // r64: random values in runs of 3; chunks roll back mid-run, so their runs overshoot. Locate the
         // first chunk by its first run values, read the 2.1 chunk header (u16 levels, u16 × 2 sizes, pad),
         // expand all its runs and compare with the rows (the surplus equals the next chunk's first rows).
-        ByteBuffer head = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN)
-                .putLong(0, rows.get(0).get("r64").asLong()).putLong(8, rows.get(3).get("r64").asLong());
+        ByteBuffer head = ByteBuffer.allocate(16)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putLong(0, rows.get(0).get("r64").asLong())
+                .putLong(8, rows.get(3).get("r64").asLong());
         int valuesAt = findUnique(file, head.array());
         int valuesSize = file.getShort(valuesAt - 6) & 0xFFFF;
         int lengthsSize = file.getShort(valuesAt - 4) & 0xFFFF;
@@ -125,9 +129,12 @@ class LanceFixtureGoldenTest {
         long[] r64 = new long[described];
         Rle.decode(file, valuesAt, valuesSize, file, lengthsAt, lengthsSize, described, r64, 0);
         for (int i = 0; i < described; i++) {
-            assertThat(r64[i]).as("r64 row %d", i).isEqualTo(rows.get(i).get("r64").asLong());
+            assertThat(r64[i])
+                    .as("r64 row %d", i)
+                    .isEqualTo(rows.get(i).get("r64").asLong());
         }
-        assertThat(Integer.bitCount(described)).as("a non-final chunk whose runs end on a power of two would not overshoot")
+        assertThat(Integer.bitCount(described))
+                .as("a non-final chunk whose runs end on a power of two would not overshoot")
                 .isGreaterThanOrEqualTo(1);
     }
 
@@ -148,7 +155,7 @@ class LanceFixtureGoldenTest {
         OutOfLineBitPacking.decode(1, v21, at, n, 512, back, 0);
         assertThat(back).isEqualTo(f64n);
         n = OutOfLineBitPacking.encode(1, bn, 0, 4000, enc, 0);
-        assertThat(n).isEqualTo(4 * 128);  // tail of 928 levels packed
+        assertThat(n).isEqualTo(4 * 128); // tail of 928 levels packed
         findUnique(v21, bytes(enc, 0, n));
 
         // 2.2: rle{flat{16}} block form when runs < half the levels (f64n), else bit-packing as in 2.1 (bn).
@@ -194,8 +201,8 @@ class LanceFixtureGoldenTest {
     }
 
     /** Finds and decodes the first chunk of an FSST column; returns the number of strings checked. */
-    private static int decodeFirstFsstChunk(ByteBuffer file, JsonNode rows, List<FsstSymbolTable> tables,
-                                            String column, int offsetWidth) {
+    private static int decodeFirstFsstChunk(
+            ByteBuffer file, JsonNode rows, List<FsstSymbolTable> tables, String column, int offsetWidth) {
         byte[] first = rows.get(0).get(column).asText().getBytes(StandardCharsets.UTF_8);
         byte[] compressed = new byte[FsstSymbolTable.maxCompressedLength(first.length)];
         for (FsstSymbolTable table : tables) {
@@ -214,19 +221,23 @@ class LanceFixtureGoldenTest {
                     byte[] out = new byte[8 * 4096];
                     for (int i = 0; i < k; i++) {
                         long start = offsetWidth == 4 ? file.getInt(bufferAt + 4 * i) : file.getLong(bufferAt + 8 * i);
-                        long end = offsetWidth == 4 ? file.getInt(bufferAt + 4 * (i + 1)) : file.getLong(bufferAt + 8 * (i + 1));
+                        long end = offsetWidth == 4
+                                ? file.getInt(bufferAt + 4 * (i + 1))
+                                : file.getLong(bufferAt + 8 * (i + 1));
                         int m = table.decompress(file, (int) (bufferAt + start), (int) (end - start), out, 0);
                         JsonNode expected = rows.get(i).get(column);
                         // Null slots are stored as zero-length strings.
-                        assertThat(new String(out, 0, m, StandardCharsets.UTF_8)).as("%s row %d", column, i)
+                        assertThat(new String(out, 0, m, StandardCharsets.UTF_8))
+                                .as("%s row %d", column, i)
                                 .isEqualTo(expected.isNull() ? "" : expected.asText());
                     }
                     return k;
                 }
             }
         }
-        throw new AssertionError("no FSST chunk of column " + column + " found: our compression of row 0 with the file's "
-                + tables.size() + " tables does not occur in the file");
+        throw new AssertionError(
+                "no FSST chunk of column " + column + " found: our compression of row 0 with the file's "
+                        + tables.size() + " tables does not occur in the file");
     }
 
     @Test
@@ -234,7 +245,10 @@ class LanceFixtureGoldenTest {
         ByteBuffer file = LanceFixtureBytes.dataFile("v22_strings");
         // compression.md §3.8: [u32 81][LZ4 block] holding the §3.6 block of the 7 fruit names.
         int at = findUnique(file, LanceFixtureBytes.hex("51 00 00 00 62 20 00 00 00 28"));
-        ByteBuffer expected = ByteBuffer.allocate(81).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 32).putInt(4, 40);
+        ByteBuffer expected = ByteBuffer.allocate(81)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(0, 32)
+                .putInt(4, 40);
         int[] offsets = {0, 5, 11, 17, 23, 33, 36, 41};
         for (int i = 0; i < offsets.length; i++) {
             expected.putInt(8 + 4 * i, offsets[i]);
@@ -259,23 +273,28 @@ class LanceFixtureGoldenTest {
         // compression.md §3.9: full-zip item [u32 length][u64 33002][zstd frame].
         int at = findUnique(file, LanceFixtureBytes.hex("ea 80 00 00 00 00 00 00 28 b5 2f fd"));
         int length = file.getInt(at - 4);
-        assertThat(GeneralCompression.decompressedLength(Scheme.ZSTD, file, at, length)).isEqualTo(33002);
+        assertThat(GeneralCompression.decompressedLength(Scheme.ZSTD, file, at, length))
+                .isEqualTo(33002);
         String text = new String(GeneralCompression.decompress(Scheme.ZSTD, file, at, length), StandardCharsets.UTF_8);
         boolean matchesARow = false;
         for (JsonNode row : rows) {
             matchesARow |= text.equals(row.get("h").asText());
         }
-        assertThat(matchesARow).as("decoded 33002-byte string equals one of the expected 'h' values").isTrue();
+        assertThat(matchesARow)
+                .as("decoded 33002-byte string equals one of the expected 'h' values")
+                .isTrue();
     }
 
     @Test
     void zstdWrappedByteStreamSplitChunksOfLanceDecodeToTheExpectedFloats() {
         ByteBuffer file = LanceFixtureBytes.dataFile("v22_options");
         JsonNode rows = LanceFixtureBytes.rows("v22_options");
-        // compression.md §3.10: 2.2 chunk "00 00 | u32 size | fe fe | u64 4096 | 28 b5 2f fd" = 1024 float32 or 512 float64.
+        // compression.md §3.10: 2.2 chunk "00 00 | u32 size | fe fe | u64 4096 | 28 b5 2f fd" = 1024 float32 or 512
+        // float64.
         boolean floats = false;
         boolean doubles = false;
-        for (int at : LanceFixtureBytes.find(file, LanceFixtureBytes.hex("fe fe 00 10 00 00 00 00 00 00 28 b5 2f fd"))) {
+        for (int at :
+                LanceFixtureBytes.find(file, LanceFixtureBytes.hex("fe fe 00 10 00 00 00 00 00 00 28 b5 2f fd"))) {
             int unit = at + 2;
             int size = file.getInt(at - 4);
             ByteBuffer planes = ByteBuffer.wrap(GeneralCompression.decompress(Scheme.ZSTD, file, unit, size));

@@ -15,8 +15,8 @@ class OutOfLineBitPackingTest {
     @Test
     void tailRuleMatchesLance() {
         // Pack iff W·(1024 − r) < (T − W)·r.
-        assertThat(OutOfLineBitPacking.packsTail(16, 1, 64)).isFalse();   // 960 < 960 is false
-        assertThat(OutOfLineBitPacking.packsTail(16, 1, 65)).isTrue();    // 959 < 975
+        assertThat(OutOfLineBitPacking.packsTail(16, 1, 64)).isFalse(); // 960 < 960 is false
+        assertThat(OutOfLineBitPacking.packsTail(16, 1, 65)).isTrue(); // 959 < 975
         assertThat(OutOfLineBitPacking.packsTail(64, 64, 1023)).isFalse(); // 64 < 0 is false
         assertThat(OutOfLineBitPacking.encodedSize(16, 1, 1100)).isEqualTo(128 + 128);
         assertThat(OutOfLineBitPacking.encodedSize(16, 1, 1050)).isEqualTo(128 + 26 * 2);
@@ -41,7 +41,8 @@ class OutOfLineBitPackingTest {
                 }
                 long size = OutOfLineBitPacking.encodedSize(t, width, count);
                 ByteBuffer enc = ByteBuffer.allocate((int) size + 3);
-                assertThat(OutOfLineBitPacking.encode(t, width, src, 0, count, enc, 3)).isEqualTo(size);
+                assertThat(OutOfLineBitPacking.encode(t, width, src, 0, count, enc, 3))
+                        .isEqualTo(size);
                 ByteBuffer out = ByteBuffer.allocate(count * t / 8);
                 OutOfLineBitPacking.decode(t, width, enc, 3, (int) size, count, out, 0);
                 assertThat(out.array()).as("T=%d W=%d n=%d", t, width, count).isEqualTo(src.array());
@@ -59,7 +60,8 @@ class OutOfLineBitPackingTest {
         }
         assertThat(OutOfLineBitPacking.packsTail(16, 1, 76)).isTrue();
         ByteBuffer enc = ByteBuffer.allocate(256);
-        assertThat(OutOfLineBitPacking.encode(1, levels, 0, levels.length, enc, 0)).isEqualTo(256);
+        assertThat(OutOfLineBitPacking.encode(1, levels, 0, levels.length, enc, 0))
+                .isEqualTo(256);
         byte[] head = new byte[6];
         enc.get(0, head);
         assertThat(head).containsExactly(0x24, 0x49, 0x49, 0x92, 0x92, 0x24);
@@ -73,7 +75,8 @@ class OutOfLineBitPackingTest {
             small[i] = (short) (i % 7 == 0 ? 5 : i % 4);
         }
         ByteBuffer enc2 = ByteBuffer.allocate(128 * 3 + 12);
-        assertThat(OutOfLineBitPacking.encode(3, small, 0, small.length, enc2, 0)).isEqualTo(128 * 3 + 12);
+        assertThat(OutOfLineBitPacking.encode(3, small, 0, small.length, enc2, 0))
+                .isEqualTo(128 * 3 + 12);
         assertThat(enc2.order(ByteOrder.LITTLE_ENDIAN).getShort(128 * 3)).isEqualTo(small[1024]);
         short[] back2 = new short[1030];
         OutOfLineBitPacking.decode(3, enc2, 0, enc2.capacity(), 1030, back2, 0);
@@ -95,14 +98,19 @@ class OutOfLineBitPackingTest {
         OutOfLineBitPacking.decode(64, enc, 0, size, items.length, back, 0);
         assertThat(back).isEqualTo(items);
         int[] ints = new int[3];
-        ByteBuffer three = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 7).putInt(4, -1).putInt(8, 9);
+        ByteBuffer three = ByteBuffer.allocate(12)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(0, 7)
+                .putInt(4, -1)
+                .putInt(8, 9);
         OutOfLineBitPacking.decode(32, three, 0, 12, 3, ints, 0);
         assertThat(ints).containsExactly(7, -1, 9);
     }
 
     @Test
     void rejectsSizesThatFitNeitherTailForm() {
-        assertThatThrownBy(() -> OutOfLineBitPacking.decode(1, ByteBuffer.allocate(200), 0, 200, 1100, new short[1100], 0))
+        assertThatThrownBy(
+                        () -> OutOfLineBitPacking.decode(1, ByteBuffer.allocate(200), 0, 200, 1100, new short[1100], 0))
                 .isInstanceOf(CompressedDataException.class)
                 .hasMessageContaining("take 280 bytes (raw tail) or 256 bytes (packed tail), but the buffer has 200");
     }

@@ -46,7 +46,8 @@ class ReferenceZstdInteropTest {
             byte[] frame = Zstd.compress(input, level);
             ByteBuffer unit = ByteBuffer.allocate(8 + frame.length).order(ByteOrder.LITTLE_ENDIAN);
             unit.putLong(0, input.length).put(8, frame);
-            assertThat(GeneralCompression.decompress(Scheme.ZSTD, unit, 0, unit.capacity())).as("level %d", level)
+            assertThat(GeneralCompression.decompress(Scheme.ZSTD, unit, 0, unit.capacity()))
+                    .as("level %d", level)
                     .isEqualTo(input);
             // Bare frames (no length prefix) are accepted as Lance's reader does.
             assertThat(GeneralCompression.decompress(Scheme.ZSTD, ByteBuffer.wrap(frame), 0, frame.length))

@@ -55,7 +55,11 @@ class RleTest {
     @Test
     void runsThatOvershootTheChunkCountStopAtTheCount() {
         // Three runs of 3 describe 9 values, the chunk holds 8 (Lance rolls back to a power of two).
-        ByteBuffer values = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN).putLong(0, -5).putLong(8, 6).putLong(16, 7);
+        ByteBuffer values = ByteBuffer.allocate(24)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putLong(0, -5)
+                .putLong(8, 6)
+                .putLong(16, 7);
         ByteBuffer lengths = ByteBuffer.wrap(new byte[] {3, 3, 3});
         long[] out = new long[9];
         out[8] = 99;
@@ -104,7 +108,7 @@ class RleTest {
         }
         int entries = Rle.countEntries(t, src, 0, count);
         if (t > 8) {
-            assertThat(entries).isEqualTo(expectedEntries);  // 8-bit values may wrap into equal neighbours
+            assertThat(entries).isEqualTo(expectedEntries); // 8-bit values may wrap into equal neighbours
         }
         ByteBuffer values = ByteBuffer.allocate(entries * t / 8);
         ByteBuffer lengths = ByteBuffer.allocate(entries);
@@ -142,7 +146,8 @@ class RleTest {
         Rle.decodeBlock(block, 0, size, 4000, back, 0);
         assertThat(back).isEqualTo(levels);
         assertThatThrownBy(() -> Rle.decodeBlock(block, 0, size - 1, 4000, back, 0))
-                .isInstanceOf(CompressedDataException.class).hasMessageContaining("but it has 79 bytes");
+                .isInstanceOf(CompressedDataException.class)
+                .hasMessageContaining("but it has 79 bytes");
     }
 
     @Test

@@ -55,12 +55,15 @@ class VariableBlockTest {
         ByteBuffer dst = ByteBuffer.allocate(81);
         VariableBlock.write(32, FRUITS.getBytes(StandardCharsets.US_ASCII), OFFSETS, 7, dst, 0);
         assertThatThrownBy(() -> VariableBlock.parse(dst, 0, 81, 6))
-                .isInstanceOf(CompressedDataException.class).hasMessageContaining("data start S = 40");
+                .isInstanceOf(CompressedDataException.class)
+                .hasMessageContaining("data start S = 40");
         assertThatThrownBy(() -> VariableBlock.parse(dst, 0, 70, 7))
-                .isInstanceOf(CompressedDataException.class).hasMessageContaining("offset 5 = 33");
+                .isInstanceOf(CompressedDataException.class)
+                .hasMessageContaining("offset 5 = 33");
         ByteBuffer legacy = ByteBuffer.allocate(16);
         legacy.put(0, (byte) 4).put(1, (byte) 3);
         assertThatThrownBy(() -> VariableBlock.parse(legacy, 0, 16, 1))
-                .isInstanceOf(CompressedDataException.class).hasMessageContaining("obsolete");
+                .isInstanceOf(CompressedDataException.class)
+                .hasMessageContaining("obsolete");
     }
 }

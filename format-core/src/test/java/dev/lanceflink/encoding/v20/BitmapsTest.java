@@ -24,7 +24,8 @@ class BitmapsTest {
     @Test
     void copyMatchesBitByBitReferenceAtAllAlignments() {
         SplittableRandom rnd = new SplittableRandom(7);
-        try (BufferAllocator allocator = new RootAllocator(); ArrowBuf dst = allocator.buffer(64)) {
+        try (BufferAllocator allocator = new RootAllocator();
+                ArrowBuf dst = allocator.buffer(64)) {
             byte[] src = new byte[40];
             for (int trial = 0; trial < 3000; trial++) {
                 rnd.nextBytes(src);
@@ -37,9 +38,11 @@ class BitmapsTest {
                 Bitmaps.copy(ByteBuffer.wrap(src), srcBit, dst, dstBit, count);
                 byte[] after = contents(dst, 64);
                 for (int i = 0; i < 64 * 8; i++) {
-                    boolean expected = i >= dstBit && i < dstBit + count ? bit(src, srcBit + i - dstBit) : bit(before, i);
-                    assertThat(bit(after, i)).as("trial %d bit %d (src %d dst %d count %d)", trial, i, srcBit,
-                            dstBit, count).isEqualTo(expected);
+                    boolean expected =
+                            i >= dstBit && i < dstBit + count ? bit(src, srcBit + i - dstBit) : bit(before, i);
+                    assertThat(bit(after, i))
+                            .as("trial %d bit %d (src %d dst %d count %d)", trial, i, srcBit, dstBit, count)
+                            .isEqualTo(expected);
                 }
             }
         }
@@ -48,7 +51,8 @@ class BitmapsTest {
     @Test
     void setAndClearRangesTouchOnlyTheirBits() {
         SplittableRandom rnd = new SplittableRandom(11);
-        try (BufferAllocator allocator = new RootAllocator(); ArrowBuf buf = allocator.buffer(32)) {
+        try (BufferAllocator allocator = new RootAllocator();
+                ArrowBuf buf = allocator.buffer(32)) {
             for (int trial = 0; trial < 2000; trial++) {
                 byte[] before = new byte[32];
                 rnd.nextBytes(before);

@@ -55,11 +55,16 @@ final class ExpectedCells {
                 assertThat(d).as(where).isEqualTo(expected.doubleValue());
             }
         } else if (actual instanceof BigDecimal bd) {
-            assertThat(bd.compareTo(new BigDecimal(expected.asText()))).as(where + ": " + bd + " vs " + expected)
+            assertThat(bd.compareTo(new BigDecimal(expected.asText())))
+                    .as(where + ": " + bd + " vs " + expected)
                     .isZero();
-        } else if (actual instanceof Byte || actual instanceof Short || actual instanceof Integer
+        } else if (actual instanceof Byte
+                || actual instanceof Short
+                || actual instanceof Integer
                 || actual instanceof Long) {
-            assertThat(expected.isIntegralNumber()).as(where + ": expected " + expected + " to be an integer").isTrue();
+            assertThat(expected.isIntegralNumber())
+                    .as(where + ": expected " + expected + " to be an integer")
+                    .isTrue();
             assertThat(((Number) actual).longValue()).as(where).isEqualTo(expected.longValue());
         } else if (actual instanceof Boolean b) {
             assertThat(expected.isBoolean()).as(where).isTrue();
@@ -71,18 +76,26 @@ final class ExpectedCells {
         } else if (actual instanceof LocalDateTime t) {
             assertThat(t.toString()).as(where).isEqualTo(expected.asText());
         } else if (actual instanceof List<?> list) {
-            assertThat(expected.isArray()).as(where + ": expected " + expected + " for list " + list).isTrue();
+            assertThat(expected.isArray())
+                    .as(where + ": expected " + expected + " for list " + list)
+                    .isTrue();
             assertThat(list).as(where + " size").hasSize(expected.size());
             for (int k = 0; k < list.size(); k++) {
                 assertValue(list.get(k), expected.get(k), where + "[" + k + "]");
             }
         } else if (actual instanceof Map<?, ?> map) {
-            assertThat(expected.isObject()).as(where + ": expected " + expected + " for struct " + map).isTrue();
-            assertThat(map.size()).as(where + " keys " + map.keySet() + " vs " + expected).isEqualTo(expected.size());
+            assertThat(expected.isObject())
+                    .as(where + ": expected " + expected + " for struct " + map)
+                    .isTrue();
+            assertThat(map.size())
+                    .as(where + " keys " + map.keySet() + " vs " + expected)
+                    .isEqualTo(expected.size());
             Iterator<Map.Entry<String, JsonNode>> it = expected.fields();
             while (it.hasNext()) {
                 Map.Entry<String, JsonNode> e = it.next();
-                assertThat(map.containsKey(e.getKey())).as(where + " has key " + e.getKey()).isTrue();
+                assertThat(map.containsKey(e.getKey()))
+                        .as(where + " has key " + e.getKey())
+                        .isTrue();
                 assertValue(map.get(e.getKey()), e.getValue(), where + "." + e.getKey());
             }
         } else {

@@ -41,8 +41,12 @@ final class SyntheticFile {
                 bytes.write(0x48);
             }
         }
-        Any any = Any.newBuilder().setTypeUrl("/lance.encodings.ArrayEncoding").setValue(enc.toByteString()).build();
-        p.setEncoding(Encoding.newBuilder().setDirect(DirectEncoding.newBuilder().setEncoding(any.toByteString())));
+        Any any = Any.newBuilder()
+                .setTypeUrl("/lance.encodings.ArrayEncoding")
+                .setValue(enc.toByteString())
+                .build();
+        p.setEncoding(
+                Encoding.newBuilder().setDirect(DirectEncoding.newBuilder().setEncoding(any.toByteString())));
         return p.build();
     }
 
@@ -82,49 +86,73 @@ final class SyntheticFile {
     // ------------------------------------------------------------------ encodings
 
     static ArrayEncoding flat(int bits, int buffer) {
-        return ArrayEncoding.newBuilder().setFlat(Flat.newBuilder().setBitsPerValue(bits)
-                .setBuffer(Buffer.newBuilder().setBufferIndex(buffer))).build();
+        return ArrayEncoding.newBuilder()
+                .setFlat(Flat.newBuilder()
+                        .setBitsPerValue(bits)
+                        .setBuffer(Buffer.newBuilder().setBufferIndex(buffer)))
+                .build();
     }
 
     static ArrayEncoding noNull(ArrayEncoding values) {
-        return ArrayEncoding.newBuilder().setNullable(Nullable.newBuilder()
-                .setNoNulls(Nullable.NoNull.newBuilder().setValues(values))).build();
+        return ArrayEncoding.newBuilder()
+                .setNullable(Nullable.newBuilder()
+                        .setNoNulls(Nullable.NoNull.newBuilder().setValues(values)))
+                .build();
     }
 
     static ArrayEncoding someNull(ArrayEncoding validity, ArrayEncoding values) {
-        return ArrayEncoding.newBuilder().setNullable(Nullable.newBuilder()
-                .setSomeNulls(Nullable.SomeNull.newBuilder().setValidity(validity).setValues(values))).build();
+        return ArrayEncoding.newBuilder()
+                .setNullable(Nullable.newBuilder()
+                        .setSomeNulls(Nullable.SomeNull.newBuilder()
+                                .setValidity(validity)
+                                .setValues(values)))
+                .build();
     }
 
     static ArrayEncoding allNull() {
-        return ArrayEncoding.newBuilder().setNullable(Nullable.newBuilder()
-                .setAllNulls(Nullable.AllNull.newBuilder())).build();
+        return ArrayEncoding.newBuilder()
+                .setNullable(Nullable.newBuilder().setAllNulls(Nullable.AllNull.newBuilder()))
+                .build();
     }
 
     static ArrayEncoding binary(int indicesBuffer, int bytesBuffer, long nullAdjustment) {
-        return ArrayEncoding.newBuilder().setBinary(Binary.newBuilder()
-                .setIndices(noNull(flat(64, indicesBuffer))).setBytes(flat(8, bytesBuffer))
-                .setNullAdjustment(nullAdjustment)).build();
+        return ArrayEncoding.newBuilder()
+                .setBinary(Binary.newBuilder()
+                        .setIndices(noNull(flat(64, indicesBuffer)))
+                        .setBytes(flat(8, bytesBuffer))
+                        .setNullAdjustment(nullAdjustment))
+                .build();
     }
 
     static ArrayEncoding fsl(int dimension, ArrayEncoding items) {
-        return ArrayEncoding.newBuilder().setFixedSizeList(FixedSizeList.newBuilder().setDimension(dimension)
-                .setItems(items)).build();
+        return ArrayEncoding.newBuilder()
+                .setFixedSizeList(
+                        FixedSizeList.newBuilder().setDimension(dimension).setItems(items))
+                .build();
     }
 
     static ArrayEncoding list(long nullOffsetAdjustment, long numItems) {
-        return ArrayEncoding.newBuilder().setList(lance.encodings.List.newBuilder().setOffsets(noNull(flat(64, 0)))
-                .setNullOffsetAdjustment(nullOffsetAdjustment).setNumItems(numItems)).build();
+        return ArrayEncoding.newBuilder()
+                .setList(lance.encodings.List.newBuilder()
+                        .setOffsets(noNull(flat(64, 0)))
+                        .setNullOffsetAdjustment(nullOffsetAdjustment)
+                        .setNumItems(numItems))
+                .build();
     }
 
     static ArrayEncoding struct() {
-        return ArrayEncoding.newBuilder().setStruct(lance.encodings.SimpleStruct.getDefaultInstance()).build();
+        return ArrayEncoding.newBuilder()
+                .setStruct(lance.encodings.SimpleStruct.getDefaultInstance())
+                .build();
     }
 
     static ArrayEncoding dictionary(int numItems, long itemsNullAdjustment) {
-        return ArrayEncoding.newBuilder().setDictionary(Dictionary.newBuilder()
-                .setIndices(noNull(flat(8, 0))).setItems(binary(1, 2, itemsNullAdjustment))
-                .setNumDictionaryItems(numItems)).build();
+        return ArrayEncoding.newBuilder()
+                .setDictionary(Dictionary.newBuilder()
+                        .setIndices(noNull(flat(8, 0)))
+                        .setItems(binary(1, 2, itemsNullAdjustment))
+                        .setNumDictionaryItems(numItems))
+                .build();
     }
 
     // ------------------------------------------------------------------ buffers

@@ -76,19 +76,23 @@ class V20ColumnDecodingTest {
                 try (FieldVector v = V20FieldReader.readRange(f, cols, data, a, b, allocator)) {
                     assertThat(v.getValueCount()).isEqualTo(b - a);
                     for (int i = 0; i < b - a; i++) {
-                        assertThat(normalize(v.getObject(i))).as("range %d..%d row %d", a, b, a + i)
+                        assertThat(normalize(v.getObject(i)))
+                                .as("range %d..%d row %d", a, b, a + i)
                                 .isEqualTo(expected[a + i]);
                     }
                 }
             }
         }
-        List<long[]> takes = List.of(new long[] {0, n - 1}, new long[] {1, 1, 2, Math.max(2, n - 1)},
+        List<long[]> takes = List.of(
+                new long[] {0, n - 1},
+                new long[] {1, 1, 2, Math.max(2, n - 1)},
                 java.util.stream.LongStream.range(0, n).filter(i -> i % 3 != 1).toArray());
         for (long[] rows : takes) {
             try (FieldVector v = V20FieldReader.take(f, cols, data, rows, allocator)) {
                 assertThat(v.getValueCount()).isEqualTo(rows.length);
                 for (int i = 0; i < rows.length; i++) {
-                    assertThat(normalize(v.getObject(i))).as("take row %d", rows[i])
+                    assertThat(normalize(v.getObject(i)))
+                            .as("take row %d", rows[i])
                             .isEqualTo(expected[(int) rows[i]]);
                 }
             }
@@ -127,8 +131,27 @@ class V20ColumnDecodingTest {
                 file.page(7, someNull(flat(1, 0), flat(32, 1)), validity((Object[]) p1), ints(p1raw)),
                 file.page(4, allNull()),
                 file.page(3, flat(32, 0), ints(-1, Integer.MIN_VALUE, Integer.MAX_VALUE)));
-        Object[] expected = {1, 2, 3, 4, 5, null, 7, null, 9, 10, 11, null, null, null, null, null, -1,
-            Integer.MIN_VALUE, Integer.MAX_VALUE};
+        Object[] expected = {
+            1,
+            2,
+            3,
+            4,
+            5,
+            null,
+            7,
+            null,
+            9,
+            10,
+            11,
+            null,
+            null,
+            null,
+            null,
+            null,
+            -1,
+            Integer.MIN_VALUE,
+            Integer.MAX_VALUE
+        };
         checkAllRanges(field("i", "int32"), List.of(col), file.reader(), expected);
     }
 
@@ -139,10 +162,17 @@ class V20ColumnDecodingTest {
         Boolean[] v1 = {null, true, false, null, true};
         ColumnMetadata col = column(
                 file.page(11, noNull(flat(1, 0)), bits(v0)),
-                file.page(5, someNull(flat(1, 0), flat(1, 1)), validity((Object[]) v1),
+                file.page(
+                        5,
+                        someNull(flat(1, 0), flat(1, 1)),
+                        validity((Object[]) v1),
                         bits(false, true, false, true, true)),
-                file.page(3, ArrayEncoding.newBuilder().setConstant(lance.encodings.Constant.newBuilder()
-                        .setValue(ByteString.copyFrom(new byte[] {1}))).build()));
+                file.page(
+                        3,
+                        ArrayEncoding.newBuilder()
+                                .setConstant(lance.encodings.Constant.newBuilder()
+                                        .setValue(ByteString.copyFrom(new byte[] {1})))
+                                .build()));
         List<Object> expected = new ArrayList<>();
         for (boolean b : v0) {
             expected.add(b);
@@ -173,8 +203,9 @@ class V20ColumnDecodingTest {
         // The worked example of file-format.md §7.2: indices [7, 3, 6, 13, 13, 13], adjustment 7.
         assertThat(adj0[0]).isEqualTo(7);
         assertThat(b0[0]).isEqualTo(longs(7, 3, 6, 13, 13, 13));
-        Object[] expected = {null, "foo", "foo", null, null, null, "banana", null, "apple", "apple", "banana", "x",
-            "", null, null, null};
+        Object[] expected = {
+            null, "foo", "foo", null, null, null, "banana", null, "apple", "apple", "banana", "x", "", null, null, null
+        };
         checkAllRanges(field("s", "string"), List.of(col), file.reader(), expected);
         checkAllRanges(field("s", "large_string"), List.of(col), file.reader(), expected);
         checkAllRanges(field("s", "binary"), List.of(col), file.reader(), expected);
@@ -186,21 +217,24 @@ class V20ColumnDecodingTest {
         // Lists: [1,2], null, [], [3]  | page 2: [4,5,6], null, [7]
         // Page 1 holds 3 items; adjustment = 4. Stored ends: 2, 2+4, 2, 3.
         // Page 2 holds 4 items; adjustment = 5. Stored ends: 3, 3+5, 4.
-        ColumnMetadata offsets = column(
-                file.page(4, list(4, 3), longs(2, 6, 2, 3)),
-                file.page(3, list(5, 4), longs(3, 8, 4)));
+        ColumnMetadata offsets =
+                column(file.page(4, list(4, 3), longs(2, 6, 2, 3)), file.page(3, list(5, 4), longs(3, 8, 4)));
         // Items 1..7 in pages of 2, 4, 1 (with a null item 5).
         ColumnMetadata items = column(
                 file.page(2, noNull(flat(32, 0)), ints(1, 2)),
                 file.page(4, someNull(flat(1, 0), flat(32, 1)), bits(true, true, false, true), ints(3, 4, 0, 6)),
                 file.page(1, noNull(flat(32, 0)), ints(7)));
-        LanceField f = LanceField.builder("l", "list").id(0)
-                .addChild(LanceField.builder("item", "int32")).build();
+        LanceField f = LanceField.builder("l", "list")
+                .id(0)
+                .addChild(LanceField.builder("item", "int32"))
+                .build();
         Object[] expected = {List.of(1, 2), null, List.of(), List.of(3), Arrays.asList(4, null, 6), null, List.of(7)};
         checkAllRanges(f, List.of(offsets, items), file.reader(), expected);
         assertThat(V20FieldReader.columnCount(f)).isEqualTo(2);
-        LanceField large = LanceField.builder("l", "large_list").id(0)
-                .addChild(LanceField.builder("item", "int32")).build();
+        LanceField large = LanceField.builder("l", "large_list")
+                .id(0)
+                .addChild(LanceField.builder("item", "int32"))
+                .build();
         checkAllRanges(large, List.of(offsets, items), file.reader(), expected);
     }
 
@@ -208,24 +242,28 @@ class V20ColumnDecodingTest {
     void listOfStructAndListOfListAcrossPages() throws IOException {
         SyntheticFile file = new SyntheticFile();
         // list<struct{a: int32, s: string}>: lists [s0, s1], null | [s2], [] ; items paged 1 + 2.
-        ColumnMetadata offsets = column(file.page(2, list(3, 2), longs(2, 2 + 3)), file.page(2, list(2, 1), longs(1, 1)));
+        ColumnMetadata offsets =
+                column(file.page(2, list(3, 2), longs(2, 2 + 3)), file.page(2, list(2, 1), longs(1, 1)));
         ColumnMetadata header = column(file.page(3, struct()));
-        ColumnMetadata a = column(file.page(1, noNull(flat(32, 0)), ints(10)),
+        ColumnMetadata a = column(
+                file.page(1, noNull(flat(32, 0)), ints(10)),
                 file.page(2, someNull(flat(1, 0), flat(32, 1)), bits(false, true), ints(0, 12)));
         String[] strs = {"x", "yy", null};
         long[] adj = new long[1];
         byte[][] sb = binaryBuffers(strs, adj);
         ColumnMetadata st = column(file.page(3, binary(0, 1, adj[0]), sb[0], sb[1]));
-        LanceField f = LanceField.builder("ls", "list.struct").id(0)
+        LanceField f = LanceField.builder("ls", "list.struct")
+                .id(0)
                 .addChild(LanceField.builder("item", "struct")
                         .addChild(LanceField.builder("a", "int32"))
-                        .addChild(LanceField.builder("s", "string"))).build();
+                        .addChild(LanceField.builder("s", "string")))
+                .build();
         assertThat(V20FieldReader.columnCount(f)).isEqualTo(4);
         Map<Object, Object> s0 = new LinkedHashMap<>(Map.of("a", 10, "s", "x"));
         Map<Object, Object> s1 = new LinkedHashMap<>(Map.of("s", "yy"));
         Map<Object, Object> s2 = new LinkedHashMap<>(Map.of("a", 12));
-        checkAllRanges(f, List.of(offsets, header, a, st), file.reader(), List.of(s0, s1), null, List.of(s2),
-                List.of());
+        checkAllRanges(
+                f, List.of(offsets, header, a, st), file.reader(), List.of(s0, s1), null, List.of(s2), List.of());
 
         // list<list<int64>>: [[1], [2, 3]], [[]], null, [[4], null] with the inner lists on 2 pages.
         SyntheticFile f2 = new SyntheticFile();
@@ -233,11 +271,19 @@ class V20ColumnDecodingTest {
         // Inner lists: [1], [2,3], [] | [4], null ; page 1: 3 lists / 3 items, page 2: 2 lists / 1 item.
         ColumnMetadata inner = column(f2.page(3, list(4, 3), longs(1, 3, 3)), f2.page(2, list(2, 1), longs(1, 1 + 2)));
         ColumnMetadata values = column(f2.page(4, noNull(flat(64, 0)), longs(1, 2, 3, 4)));
-        LanceField ll = LanceField.builder("ll", "list").id(0)
-                .addChild(LanceField.builder("item", "list").addChild(LanceField.builder("item", "int64"))).build();
+        LanceField ll = LanceField.builder("ll", "list")
+                .id(0)
+                .addChild(LanceField.builder("item", "list").addChild(LanceField.builder("item", "int64")))
+                .build();
         assertThat(V20FieldReader.columnCount(ll)).isEqualTo(3);
-        checkAllRanges(ll, List.of(outer, inner, values), f2.reader(), List.of(List.of(1L), List.of(2L, 3L)),
-                List.of(List.of()), null, Arrays.asList(List.of(4L), null));
+        checkAllRanges(
+                ll,
+                List.of(outer, inner, values),
+                f2.reader(),
+                List.of(List.of(1L), List.of(2L, 3L)),
+                List.of(List.of()),
+                null,
+                Arrays.asList(List.of(4L), null));
     }
 
     @Test
@@ -251,9 +297,11 @@ class V20ColumnDecodingTest {
         long[] adj = new long[1];
         byte[][] nb = binaryBuffers(names, adj);
         ColumnMetadata b = column(file.page(5, binary(0, 1, adj[0]), nb[0], nb[1]));
-        LanceField f = LanceField.builder("st", "struct").id(0)
+        LanceField f = LanceField.builder("st", "struct")
+                .id(0)
                 .addChild(LanceField.builder("x", "int32"))
-                .addChild(LanceField.builder("y", "string")).build();
+                .addChild(LanceField.builder("y", "string"))
+                .build();
         Object[] expected = new Object[5];
         Object[] xs = {10, 11, null, 13, 14};
         for (int i = 0; i < 5; i++) {
@@ -276,8 +324,11 @@ class V20ColumnDecodingTest {
     void fixedSizeListWithListAndItemValidityAcrossPages() throws IOException {
         SyntheticFile file = new SyntheticFile();
         ColumnMetadata col = column(
-                file.page(3, someNull(flat(1, 0), fsl(2, someNull(flat(1, 1), flat(32, 2)))),
-                        bits(true, false, true), bits(true, false, true, true, true, true),
+                file.page(
+                        3,
+                        someNull(flat(1, 0), fsl(2, someNull(flat(1, 1), flat(32, 2)))),
+                        bits(true, false, true),
+                        bits(true, false, true, true, true, true),
                         floats(1f, 0f, 0f, 0f, 5f, 6f)),
                 file.page(2, noNull(fsl(2, noNull(flat(32, 0)))), floats(7f, 8f, 9f, 10f)));
         Object[] expected = {Arrays.asList(1f, null), null, List.of(5f, 6f), List.of(7f, 8f), List.of(9f, 10f)};
@@ -287,15 +338,21 @@ class V20ColumnDecodingTest {
     @Test
     void packedStructAcrossPages() throws IOException {
         SyntheticFile file = new SyntheticFile();
-        ArrayEncoding packed = ArrayEncoding.newBuilder().setPackedStruct(PackedStruct.newBuilder()
-                .addInner(noNull(flat(64, 0))).addInner(noNull(flat(32, 0)))
-                .setBuffer(lance.encodings.Buffer.newBuilder().setBufferIndex(0))).build();
+        ArrayEncoding packed = ArrayEncoding.newBuilder()
+                .setPackedStruct(PackedStruct.newBuilder()
+                        .addInner(noNull(flat(64, 0)))
+                        .addInner(noNull(flat(32, 0)))
+                        .setBuffer(lance.encodings.Buffer.newBuilder().setBufferIndex(0)))
+                .build();
         byte[] rows0 = concat(longs(100), ints(1), longs(200), ints(2));
         byte[] rows1 = concat(longs(-300), ints(-3));
         ColumnMetadata col = column(file.page(2, packed, rows0), file.page(1, packed, rows1));
-        LanceField f = LanceField.builder("p", "struct").id(0).putMetadata("packed", "true")
+        LanceField f = LanceField.builder("p", "struct")
+                .id(0)
+                .putMetadata("packed", "true")
                 .addChild(LanceField.builder("x", "int64"))
-                .addChild(LanceField.builder("y", "int32")).build();
+                .addChild(LanceField.builder("y", "int32"))
+                .build();
         assertThat(V20FieldReader.columnCount(f)).isEqualTo(1);
         Object[] expected = {Map.of("x", 100L, "y", 1), Map.of("x", 200L, "y", 2), Map.of("x", -300L, "y", -3)};
         checkAllRanges(f, List.of(col), file.reader(), expected);
@@ -306,9 +363,12 @@ class V20ColumnDecodingTest {
         SyntheticFile file = new SyntheticFile();
         byte[] raw = ints(5, 6, 7, 8);
         byte[] zstd = GeneralCompression.compress(GeneralCompression.Scheme.ZSTD, raw, 0, raw.length);
-        ArrayEncoding compressed = ArrayEncoding.newBuilder().setFlat(lance.encodings.Flat.newBuilder()
-                .setBitsPerValue(32).setBuffer(lance.encodings.Buffer.newBuilder().setBufferIndex(0))
-                .setCompression(Compression.newBuilder().setScheme("zstd"))).build();
+        ArrayEncoding compressed = ArrayEncoding.newBuilder()
+                .setFlat(lance.encodings.Flat.newBuilder()
+                        .setBitsPerValue(32)
+                        .setBuffer(lance.encodings.Buffer.newBuilder().setBufferIndex(0))
+                        .setCompression(Compression.newBuilder().setScheme("zstd")))
+                .build();
         ColumnMetadata ints = column(file.page(4, noNull(compressed), zstd));
         checkAllRanges(field("i", "int32"), List.of(ints), file.reader(), 5, 6, 7, 8);
 
@@ -349,8 +409,11 @@ class V20ColumnDecodingTest {
                 ends[i] += adj;
             }
         }
-        ArrayEncoding fsst = ArrayEncoding.newBuilder().setFsst(Fsst.newBuilder()
-                .setBinary(binary(0, 1, adj)).setSymbolTable(ByteString.copyFrom(table.serialize()))).build();
+        ArrayEncoding fsst = ArrayEncoding.newBuilder()
+                .setFsst(Fsst.newBuilder()
+                        .setBinary(binary(0, 1, adj))
+                        .setSymbolTable(ByteString.copyFrom(table.serialize())))
+                .build();
         SyntheticFile file2 = new SyntheticFile();
         ColumnMetadata col = column(file2.page(900, fsst, longs(ends), codes.toByteArray()));
         RangeReader data = file2.reader();
@@ -359,8 +422,8 @@ class V20ColumnDecodingTest {
                 assertThat(normalize(v.getObject(i))).as("row %d", i).isEqualTo(strings.get(i));
             }
         }
-        try (FieldVector v = V20FieldReader.take(field("s", "string"), List.of(col), data, new long[] {3, 4, 899},
-                allocator)) {
+        try (FieldVector v =
+                V20FieldReader.take(field("s", "string"), List.of(col), data, new long[] {3, 4, 899}, allocator)) {
             assertThat(normalize(v.getObject(0))).isNull();
             assertThat(normalize(v.getObject(1))).isEqualTo(strings.get(4));
             assertThat(normalize(v.getObject(2))).isEqualTo(strings.get(899));
@@ -396,8 +459,8 @@ class V20ColumnDecodingTest {
     @Test
     void errorsNameTheFieldColumnAndPage() throws IOException {
         SyntheticFile file = new SyntheticFile();
-        ColumnMetadata col = column(file.page(2, noNull(flat(32, 0)), ints(1, 2)),
-                file.page(2, noNull(flat(64, 0)), longs(3, 4)));
+        ColumnMetadata col =
+                column(file.page(2, noNull(flat(32, 0)), ints(1, 2)), file.page(2, noNull(flat(64, 0)), longs(3, 4)));
         RangeReader data = file.reader();
         LanceField f = field("i", "int32");
         assertThatThrownBy(() -> V20FieldReader.readRange(f, List.of(col), data, 0, 4, allocator))
@@ -414,14 +477,16 @@ class V20ColumnDecodingTest {
         assertThatThrownBy(() -> V20FieldReader.take(f, List.of(col), data, new long[] {2, 1}, allocator))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("sorted ascending");
-        LanceField blob = LanceField.builder("b", "large_binary").id(3).putMetadata("lance-encoding:blob", "true")
+        LanceField blob = LanceField.builder("b", "large_binary")
+                .id(3)
+                .putMetadata("lance-encoding:blob", "true")
                 .build();
         assertThatThrownBy(() -> V20FieldReader.readRange(blob, List.of(col), data, 0, 1, allocator))
                 .isInstanceOf(V20DecodeException.class)
                 .hasMessageContaining("field 'b' (id 3) is or contains a blob field");
         ColumnMetadata utf8Header = column(file.page(4, struct()));
-        assertThatThrownBy(() -> V20FieldReader.readRange(field("s", "string"), List.of(utf8Header), data, 0, 1,
-                allocator))
+        assertThatThrownBy(() ->
+                        V20FieldReader.readRange(field("s", "string"), List.of(utf8Header), data, 0, 1, allocator))
                 .isInstanceOf(V20DecodeException.class)
                 .hasMessageContaining("the 2.0 encoding 'struct' is not supported for a utf8/binary field");
         ColumnMetadata truncated = column(file.page(4, noNull(flat(32, 0)), ints(1, 2)));

@@ -46,8 +46,14 @@ class V20FixtureTest {
     }
 
     /** One opened fixture data file: schema, columns per top-level field, expected rows. */
-    record Fixture(String name, LocalObjectStore store, String dataPath, LanceSchema schema,
-            Map<LanceField, List<ColumnMetadata>> columns, JsonNode expected) implements AutoCloseable {
+    record Fixture(
+            String name,
+            LocalObjectStore store,
+            String dataPath,
+            LanceSchema schema,
+            Map<LanceField, List<ColumnMetadata>> columns,
+            JsonNode expected)
+            implements AutoCloseable {
         RangeReader open() throws IOException {
             return store.openReader(dataPath);
         }
@@ -65,13 +71,16 @@ class V20FixtureTest {
     static Fixture open(String name) throws IOException {
         Path root;
         try {
-            root = Path.of(V20FixtureTest.class.getResource("/fixtures/lance-7.0.0").toURI());
+            root = Path.of(
+                    V20FixtureTest.class.getResource("/fixtures/lance-7.0.0").toURI());
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }
         String dataPath;
         try (Stream<Path> files = Files.list(root.resolve(name + ".lance").resolve("data"))) {
-            Path data = files.filter(p -> p.toString().endsWith(".lance")).findFirst().orElseThrow();
+            Path data = files.filter(p -> p.toString().endsWith(".lance"))
+                    .findFirst()
+                    .orElseThrow();
             dataPath = name + ".lance/data/" + data.getFileName();
         }
         LocalObjectStore store = new LocalObjectStore(root);
@@ -88,14 +97,15 @@ class V20FixtureTest {
             c += n;
         }
         assertThat(c).as("columns of " + name).isEqualTo(meta.numColumns());
-        return new Fixture(name, store, dataPath, schema, columns,
-                ExpectedCells.load(root.resolve(name + ".expected.json")));
+        return new Fixture(
+                name, store, dataPath, schema, columns, ExpectedCells.load(root.resolve(name + ".expected.json")));
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"v20_default_table", "v20_all"})
     void readsEveryCellOfEveryColumn(String name) throws Exception {
-        try (Fixture fx = open(name); RangeReader data = fx.open()) {
+        try (Fixture fx = open(name);
+                RangeReader data = fx.open()) {
             int numRows = fx.expected().get("num_rows").asInt();
             assertThat(fx.schema().fields()).hasSize(fx.expected().get("schema").size());
             for (var e : fx.columns().entrySet()) {
@@ -103,8 +113,8 @@ class V20FixtureTest {
                 try (FieldVector v = V20FieldReader.readRange(f, e.getValue(), data, 0, numRows, allocator)) {
                     assertThat(v.getValueCount()).isEqualTo(numRows);
                     for (int i = 0; i < numRows; i++) {
-                        ExpectedCells.assertCell(v, i, fx.rows().get(i).get(f.name()),
-                                name + " " + f.name() + " row " + i);
+                        ExpectedCells.assertCell(
+                                v, i, fx.rows().get(i).get(f.name()), name + " " + f.name() + " row " + i);
                     }
                 }
             }
@@ -114,10 +124,20 @@ class V20FixtureTest {
     @ParameterizedTest
     @ValueSource(strings = {"v20_default_table", "v20_all"})
     void readsSubRanges(String name) throws Exception {
-        try (Fixture fx = open(name); RangeReader data = fx.open()) {
+        try (Fixture fx = open(name);
+                RangeReader data = fx.open()) {
             int numRows = fx.expected().get("num_rows").asInt();
-            long[][] ranges = {{0, 1}, {1, 2}, {3, 11}, {7, 9}, {13, 14}, {137, 903}, {numRows - 1, numRows},
-                {numRows - 9, numRows}, {500, 500}};
+            long[][] ranges = {
+                {0, 1},
+                {1, 2},
+                {3, 11},
+                {7, 9},
+                {13, 14},
+                {137, 903},
+                {numRows - 1, numRows},
+                {numRows - 9, numRows},
+                {500, 500}
+            };
             for (var e : fx.columns().entrySet()) {
                 LanceField f = e.getKey();
                 for (long[] r : ranges) {
@@ -125,7 +145,10 @@ class V20FixtureTest {
                         assertThat(v.getValueCount()).isEqualTo((int) (r[1] - r[0]));
                         for (int i = 0; i < v.getValueCount(); i++) {
                             long row = r[0] + i;
-                            ExpectedCells.assertCell(v, i, fx.rows().get((int) row).get(f.name()),
+                            ExpectedCells.assertCell(
+                                    v,
+                                    i,
+                                    fx.rows().get((int) row).get(f.name()),
                                     name + " " + f.name() + " range " + r[0] + ".." + r[1] + " row " + row);
                         }
                     }
@@ -137,7 +160,8 @@ class V20FixtureTest {
     @ParameterizedTest
     @ValueSource(strings = {"v20_default_table", "v20_all"})
     void takesScatteredRows(String name) throws Exception {
-        try (Fixture fx = open(name); RangeReader data = fx.open()) {
+        try (Fixture fx = open(name);
+                RangeReader data = fx.open()) {
             int numRows = fx.expected().get("num_rows").asInt();
             SplittableRandom rnd = new SplittableRandom(42);
             List<long[]> selections = new ArrayList<>();
@@ -152,7 +176,10 @@ class V20FixtureTest {
                     try (FieldVector v = V20FieldReader.take(f, e.getValue(), data, rows, allocator)) {
                         assertThat(v.getValueCount()).isEqualTo(rows.length);
                         for (int i = 0; i < rows.length; i++) {
-                            ExpectedCells.assertCell(v, i, fx.rows().get((int) rows[i]).get(f.name()),
+                            ExpectedCells.assertCell(
+                                    v,
+                                    i,
+                                    fx.rows().get((int) rows[i]).get(f.name()),
                                     name + " " + f.name() + " take row " + rows[i]);
                         }
                     }

@@ -39,13 +39,19 @@ class MiniBlockPageTest {
     }
 
     private static CompressiveEncoding flat(int bits) {
-        return CompressiveEncoding.newBuilder().setFlat(Flat.newBuilder().setBitsPerValue(bits)).build();
+        return CompressiveEncoding.newBuilder()
+                .setFlat(Flat.newBuilder().setBitsPerValue(bits))
+                .build();
     }
 
     @Test
     void int32NonNull() throws Exception {
-        MiniBlockLayout layout = MiniBlockLayout.newBuilder().setValueCompression(flat(32))
-                .addLayers(RepDefLayer.REPDEF_ALL_VALID_ITEM).setNumBuffers(1).setNumItems(5).build();
+        MiniBlockLayout layout = MiniBlockLayout.newBuilder()
+                .setValueCompression(flat(32))
+                .addLayers(RepDefLayer.REPDEF_ALL_VALID_ITEM)
+                .setNumBuffers(1)
+                .setNumItems(5)
+                .build();
         byte[] meta = hex("3000");
         byte[] data = hex("0000 1400 fefefefe 00000000 01000000 02000000 03000000 04000000 fefefefe");
         MiniBlockPage page = new MiniBlockPage(layout, new MemoryPage(meta, data), 5, FixedWidthValues.builder(32, 8));
@@ -61,11 +67,18 @@ class MiniBlockPageTest {
     @Test
     void nullableUtf8() throws Exception {
         MiniBlockLayout layout = MiniBlockLayout.newBuilder()
-                .setValueCompression(CompressiveEncoding.newBuilder().setVariable(Variable.newBuilder().setOffsets(flat(32))))
-                .setDefCompression(flat(16)).addLayers(RepDefLayer.REPDEF_NULLABLE_ITEM).setNumBuffers(1).setNumItems(3).build();
+                .setValueCompression(CompressiveEncoding.newBuilder()
+                        .setVariable(Variable.newBuilder().setOffsets(flat(32))))
+                .setDefCompression(flat(16))
+                .addLayers(RepDefLayer.REPDEF_NULLABLE_ITEM)
+                .setNumBuffers(1)
+                .setNumItems(3)
+                .build();
         byte[] meta = hex("4000");
-        byte[] data = hex("0300 0600 1800 fefe 0000 0100 0000 fefe 10000000 12000000 12000000 15000000 6162636465 484848");
-        MiniBlockPage page = new MiniBlockPage(layout, new MemoryPage(meta, data), 3, VariableWidthValues.builder(4, 16));
+        byte[] data =
+                hex("0300 0600 1800 fefe 0000 0100 0000 fefe 10000000 12000000 12000000 15000000 6162636465 484848");
+        MiniBlockPage page =
+                new MiniBlockPage(layout, new MemoryPage(meta, data), 3, VariableWidthValues.builder(4, 16));
         LeafLevels levels = new LeafLevels(false, 8);
         VariableWidthValues values = VariableWidthValues.builder(4, 16);
         page.readRows(0, 3, levels, values);
@@ -77,9 +90,14 @@ class MiniBlockPageTest {
 
     @Test
     void chunkLargerThanTheDataBufferIsReported() {
-        MiniBlockLayout layout = MiniBlockLayout.newBuilder().setValueCompression(flat(32))
-                .addLayers(RepDefLayer.REPDEF_ALL_VALID_ITEM).setNumBuffers(1).setNumItems(5).build();
-        assertThatThrownBy(() -> new MiniBlockPage(layout, new MemoryPage(hex("f000"), new byte[32]), 5,
-                FixedWidthValues.builder(32, 8))).hasMessageContaining("the data buffer has 32");
+        MiniBlockLayout layout = MiniBlockLayout.newBuilder()
+                .setValueCompression(flat(32))
+                .addLayers(RepDefLayer.REPDEF_ALL_VALID_ITEM)
+                .setNumBuffers(1)
+                .setNumItems(5)
+                .build();
+        assertThatThrownBy(() -> new MiniBlockPage(
+                        layout, new MemoryPage(hex("f000"), new byte[32]), 5, FixedWidthValues.builder(32, 8)))
+                .hasMessageContaining("the data buffer has 32");
     }
 }

@@ -19,7 +19,9 @@ class NestedStructureTest {
 
     @Test
     void canonicalCodesFollowTheLayers() {
-        RepDefLayers l = RepDefLayers.of(List.of(RepDefLayer.REPDEF_NULLABLE_ITEM, RepDefLayer.REPDEF_ALL_VALID_ITEM,
+        RepDefLayers l = RepDefLayers.of(List.of(
+                RepDefLayer.REPDEF_NULLABLE_ITEM,
+                RepDefLayer.REPDEF_ALL_VALID_ITEM,
                 RepDefLayer.REPDEF_NULL_AND_EMPTY_LIST));
         assertThat(l.maxRep()).isEqualTo(1);
         assertThat(l.maxDef()).isEqualTo(3);
@@ -36,7 +38,8 @@ class NestedStructureTest {
     void nullableIntInsideNullableStruct() {
         // s: struct (nullable) { a: int32 (nullable) }: rows {a:1}, {a:null}, null
         RepDefLayers l = RepDefLayers.of(List.of(RepDefLayer.REPDEF_NULLABLE_ITEM, RepDefLayer.REPDEF_NULLABLE_ITEM));
-        NestedStructure s = NestedStructure.assemble(levels(l, null, new short[] {0, 1, 2}), new boolean[] {false, false});
+        NestedStructure s =
+                NestedStructure.assemble(levels(l, null, new short[] {0, 1, 2}), new boolean[] {false, false});
         assertThat(s.count(0)).isEqualTo(3);
         assertThat(s.count(1)).isEqualTo(3);
         assertThat(new boolean[] {s.valid(0, 0), s.valid(0, 1), s.valid(0, 2)}).containsExactly(true, true, false);
@@ -46,7 +49,8 @@ class NestedStructureTest {
     @Test
     void listOfNullableIntsWithNullAndEmptyLists() {
         // [[1, null], null, [], [2]]
-        RepDefLayers l = RepDefLayers.of(List.of(RepDefLayer.REPDEF_NULLABLE_ITEM, RepDefLayer.REPDEF_NULL_AND_EMPTY_LIST));
+        RepDefLayers l =
+                RepDefLayers.of(List.of(RepDefLayer.REPDEF_NULLABLE_ITEM, RepDefLayer.REPDEF_NULL_AND_EMPTY_LIST));
         short[] rep = {1, 0, 1, 1, 1};
         short[] def = {0, 1, 2, 3, 0};
         NestedStructure s = NestedStructure.assemble(levels(l, rep, def), new boolean[] {true, false});
@@ -61,7 +65,9 @@ class NestedStructureTest {
     @Test
     void listOfLists() {
         // [[[1], [2, 3]], [[]], [[4]]] with rep levels numbered 2 (row) .. 0
-        RepDefLayers l = RepDefLayers.of(List.of(RepDefLayer.REPDEF_ALL_VALID_ITEM, RepDefLayer.REPDEF_EMPTYABLE_LIST,
+        RepDefLayers l = RepDefLayers.of(List.of(
+                RepDefLayer.REPDEF_ALL_VALID_ITEM,
+                RepDefLayer.REPDEF_EMPTYABLE_LIST,
                 RepDefLayer.REPDEF_ALL_VALID_LIST));
         short[] rep = {2, 1, 0, 2, 2};
         short[] def = {0, 0, 0, 1, 0};
@@ -76,7 +82,8 @@ class NestedStructureTest {
     @Test
     void readMustStartAtARow() {
         RepDefLayers l = RepDefLayers.of(List.of(RepDefLayer.REPDEF_ALL_VALID_ITEM, RepDefLayer.REPDEF_ALL_VALID_LIST));
-        assertThatThrownBy(() -> NestedStructure.assemble(levels(l, new short[] {0, 1}, new short[] {0, 0}),
-                new boolean[] {true, false})).hasMessageContaining("did not start at a row boundary");
+        assertThatThrownBy(() -> NestedStructure.assemble(
+                        levels(l, new short[] {0, 1}, new short[] {0, 0}), new boolean[] {true, false}))
+                .hasMessageContaining("did not start at a row boundary");
     }
 }

@@ -37,6 +37,7 @@ class PlainFullZipReadTest {
     private static final int DIM = 32;
     /** Page 0 holds 3,000 rows of 128 bytes (384,000 bytes: more than one copy piece). */
     private static final long[] FIRST_ROWS = {0, 3000};
+
     private static final long[] ROWS = {3000, 2000};
 
     private final BufferAllocator allocator = new RootAllocator();
@@ -61,18 +62,28 @@ class PlainFullZipReadTest {
     }
 
     private static Any layout(long rows, int bitsPerValue, int bitsDef) {
-        CompressiveEncoding values = CompressiveEncoding.newBuilder().setFixedSizeList(FixedSizeList.newBuilder()
-                .setItemsPerValue(DIM).setValues(CompressiveEncoding.newBuilder()
-                        .setFlat(Flat.newBuilder().setBitsPerValue(32)))).build();
-        FullZipLayout.Builder l = FullZipLayout.newBuilder().setBitsPerValue(bitsPerValue).setNumItems((int) rows)
-                .setNumVisibleItems((int) rows).setValueCompression(values).setBitsDef(bitsDef)
+        CompressiveEncoding values = CompressiveEncoding.newBuilder()
+                .setFixedSizeList(FixedSizeList.newBuilder()
+                        .setItemsPerValue(DIM)
+                        .setValues(CompressiveEncoding.newBuilder()
+                                .setFlat(Flat.newBuilder().setBitsPerValue(32))))
+                .build();
+        FullZipLayout.Builder l = FullZipLayout.newBuilder()
+                .setBitsPerValue(bitsPerValue)
+                .setNumItems((int) rows)
+                .setNumVisibleItems((int) rows)
+                .setValueCompression(values)
+                .setBitsDef(bitsDef)
                 .addLayers(bitsDef == 0 ? RepDefLayer.REPDEF_ALL_VALID_ITEM : RepDefLayer.REPDEF_NULLABLE_ITEM);
-        return Any.newBuilder().setTypeUrl("/lance.encodings21.PageLayout")
-                .setValue(PageLayout.newBuilder().setFullZipLayout(l).build().toByteString()).build();
+        return Any.newBuilder()
+                .setTypeUrl("/lance.encodings21.PageLayout")
+                .setValue(PageLayout.newBuilder().setFullZipLayout(l).build().toByteString())
+                .build();
     }
 
     private static LanceField vectorField() {
-        Field item = new Field("item", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)), null);
+        Field item =
+                new Field("item", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)), null);
         Field vector = new Field("vector", FieldType.nullable(new ArrowType.FixedSizeList(DIM)), List.of(item));
         return LanceSchema.fromArrow(new Schema(List.of(vector)), 0).fields().get(0);
     }
@@ -83,8 +94,10 @@ class PlainFullZipReadTest {
             new MiniBlockPageTest.MemoryPage(pageBytes(FIRST_ROWS[1], ROWS[1]))
         };
         Any[] encodings = {layout(ROWS[0], bitsPerValue, 0), layout(ROWS[1], bitsPerValue, 0)};
-        return new StructuralFieldReader(vectorField(), (ordinal, leaf, shape, hasRep) ->
-                new StructuralColumnReader(FIRST_ROWS, ROWS, encodings, p -> pages[p], shape, hasRep, "column 0"));
+        return new StructuralFieldReader(
+                vectorField(),
+                (ordinal, leaf, shape, hasRep) -> new StructuralColumnReader(
+                        FIRST_ROWS, ROWS, encodings, p -> pages[p], shape, hasRep, "column 0"));
     }
 
     private static void assertRows(FieldVector v, long firstRow, int n) {
@@ -96,7 +109,9 @@ class PlainFullZipReadTest {
         assertThat(items.getNullCount()).isZero();
         for (int r = 0; r < n; r++) {
             for (int k = 0; k < DIM; k++) {
-                assertThat(items.get(r * DIM + k)).as("row %d item %d", firstRow + r, k).isEqualTo(item(firstRow + r, k));
+                assertThat(items.get(r * DIM + k))
+                        .as("row %d item %d", firstRow + r, k)
+                        .isEqualTo(item(firstRow + r, k));
             }
         }
     }
@@ -120,7 +135,8 @@ class PlainFullZipReadTest {
             rows[i] = 2980 + i;
         }
         // take() decodes row runs through the pages' row-by-row path.
-        try (FieldVector bulk = r.readRange(2980, 3020, allocator); FieldVector taken = r.take(rows, allocator)) {
+        try (FieldVector bulk = r.readRange(2980, 3020, allocator);
+                FieldVector taken = r.take(rows, allocator)) {
             assertRows(bulk, 2980, 40);
             assertRows(taken, 2980, 40);
         }
@@ -128,11 +144,21 @@ class PlainFullZipReadTest {
 
     @Test
     void pagesWithControlWordsAreNotPlain() {
-        FullZipPage plain = new FullZipPage(PageLayout.newBuilder().mergeFrom(parse(layout(10, DIM * 32, 0))).build()
-                .getFullZipLayout(), new MiniBlockPageTest.MemoryPage(new byte[10 * DIM * 4]), 10,
+        FullZipPage plain = new FullZipPage(
+                PageLayout.newBuilder()
+                        .mergeFrom(parse(layout(10, DIM * 32, 0)))
+                        .build()
+                        .getFullZipLayout(),
+                new MiniBlockPageTest.MemoryPage(new byte[10 * DIM * 4]),
+                10,
                 FixedSizeListValues.wrap(DIM, FixedWidthValues.builder(32, 0), null));
-        FullZipPage nullable = new FullZipPage(PageLayout.newBuilder().mergeFrom(parse(layout(10, DIM * 32, 1))).build()
-                .getFullZipLayout(), new MiniBlockPageTest.MemoryPage(new byte[10 * (DIM * 4 + 1)]), 10,
+        FullZipPage nullable = new FullZipPage(
+                PageLayout.newBuilder()
+                        .mergeFrom(parse(layout(10, DIM * 32, 1)))
+                        .build()
+                        .getFullZipLayout(),
+                new MiniBlockPageTest.MemoryPage(new byte[10 * (DIM * 4 + 1)]),
+                10,
                 FixedSizeListValues.wrap(DIM, FixedWidthValues.builder(32, 0), null));
         assertThat(plain.isPlainFixed()).isTrue();
         assertThat(plain.valueBytes()).isEqualTo(DIM * 4);

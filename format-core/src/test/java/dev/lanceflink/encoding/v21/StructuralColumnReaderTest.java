@@ -21,29 +21,52 @@ class StructuralColumnReaderTest {
     }
 
     private static CompressiveEncoding flat(int bits) {
-        return CompressiveEncoding.newBuilder().setFlat(Flat.newBuilder().setBitsPerValue(bits)).build();
+        return CompressiveEncoding.newBuilder()
+                .setFlat(Flat.newBuilder().setBitsPerValue(bits))
+                .build();
     }
 
     private static Any any(PageLayout l) {
-        return Any.newBuilder().setTypeUrl("/lance.encodings21.PageLayout").setValue(l.toByteString()).build();
+        return Any.newBuilder()
+                .setTypeUrl("/lance.encodings21.PageLayout")
+                .setValue(l.toByteString())
+                .build();
     }
 
     /** Page 0: int32 [0..4] without nulls; page 1: all null (constant layout); page 2: [10, null, 12]. */
     private static StructuralColumnReader threePages() {
-        PageLayout p0 = PageLayout.newBuilder().setMiniBlockLayout(MiniBlockLayout.newBuilder().setValueCompression(flat(32))
-                .addLayers(RepDefLayer.REPDEF_ALL_VALID_ITEM).setNumBuffers(1).setNumItems(5)).build();
-        PageLayout p1 = PageLayout.newBuilder().setConstantLayout(ConstantLayout.newBuilder()
-                .addLayers(RepDefLayer.REPDEF_NULLABLE_ITEM)).build();
-        PageLayout p2 = PageLayout.newBuilder().setMiniBlockLayout(MiniBlockLayout.newBuilder().setValueCompression(flat(32))
-                .setDefCompression(flat(16)).addLayers(RepDefLayer.REPDEF_NULLABLE_ITEM).setNumBuffers(1).setNumItems(3)).build();
-        MiniBlockPageTest.MemoryPage b0 = new MiniBlockPageTest.MemoryPage(hex("3000"),
-                hex("0000 1400 fefefefe 00000000 01000000 02000000 03000000 04000000 fefefefe"));
+        PageLayout p0 = PageLayout.newBuilder()
+                .setMiniBlockLayout(MiniBlockLayout.newBuilder()
+                        .setValueCompression(flat(32))
+                        .addLayers(RepDefLayer.REPDEF_ALL_VALID_ITEM)
+                        .setNumBuffers(1)
+                        .setNumItems(5))
+                .build();
+        PageLayout p1 = PageLayout.newBuilder()
+                .setConstantLayout(ConstantLayout.newBuilder().addLayers(RepDefLayer.REPDEF_NULLABLE_ITEM))
+                .build();
+        PageLayout p2 = PageLayout.newBuilder()
+                .setMiniBlockLayout(MiniBlockLayout.newBuilder()
+                        .setValueCompression(flat(32))
+                        .setDefCompression(flat(16))
+                        .addLayers(RepDefLayer.REPDEF_NULLABLE_ITEM)
+                        .setNumBuffers(1)
+                        .setNumItems(3))
+                .build();
+        MiniBlockPageTest.MemoryPage b0 = new MiniBlockPageTest.MemoryPage(
+                hex("3000"), hex("0000 1400 fefefefe 00000000 01000000 02000000 03000000 04000000 fefefefe"));
         MiniBlockPageTest.MemoryPage b1 = new MiniBlockPageTest.MemoryPage();
-        MiniBlockPageTest.MemoryPage b2 = new MiniBlockPageTest.MemoryPage(hex("3000"),
-                hex("0300 0600 0c00 fefe 0000 0100 0000 fefe 0a000000 00000000 0c000000 fefefefe"));
+        MiniBlockPageTest.MemoryPage b2 = new MiniBlockPageTest.MemoryPage(
+                hex("3000"), hex("0300 0600 0c00 fefe 0000 0100 0000 fefe 0a000000 00000000 0c000000 fefefefe"));
         MiniBlockPageTest.MemoryPage[] buffers = {b0, b1, b2};
-        return new StructuralColumnReader(new long[] {0, 5, 7}, new long[] {5, 2, 3}, new Any[] {any(p0), any(p1), any(p2)},
-                p -> buffers[p], FixedWidthValues.builder(32, 8), false, "column 0");
+        return new StructuralColumnReader(
+                new long[] {0, 5, 7},
+                new long[] {5, 2, 3},
+                new Any[] {any(p0), any(p1), any(p2)},
+                p -> buffers[p],
+                FixedWidthValues.builder(32, 8),
+                false,
+                "column 0");
     }
 
     @Test
@@ -61,7 +84,8 @@ class StructuralColumnReaderTest {
             valid[i] = s.valid(0, i);
         }
         assertThat(valid).containsExactly(true, true, false, false, true, false, true);
-        assertThat(new long[] {values.u32(0), values.u32(1), values.u32(4), values.u32(6)}).containsExactly(3, 4, 10, 12);
+        assertThat(new long[] {values.u32(0), values.u32(1), values.u32(4), values.u32(6)})
+                .containsExactly(3, 4, 10, 12);
     }
 
     @Test
@@ -70,7 +94,8 @@ class StructuralColumnReaderTest {
         LeafLevels levels = r.newLevels(4);
         FixedWidthValues values = (FixedWidthValues) r.newValues();
         r.take(new long[] {0, 4, 4, 9}, levels, values);
-        assertThat(new long[] {values.u32(0), values.u32(1), values.u32(2), values.u32(3)}).containsExactly(0, 4, 4, 12);
+        assertThat(new long[] {values.u32(0), values.u32(1), values.u32(2), values.u32(3)})
+                .containsExactly(0, 4, 4, 12);
         assertThatThrownBy(() -> r.take(new long[] {3, 2}, r.newLevels(4), r.newValues()))
                 .hasMessageContaining("must be ascending");
     }

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FullZipLayoutTest {
     private final BufferAllocator allocator = new RootAllocator();
+
     @TempDir
     Path dir;
 
@@ -38,8 +39,13 @@ class FullZipLayoutTest {
 
     private WrittenFile write(VectorSchemaRoot root) throws Exception {
         try (root) {
-            return WriterTestSupport.write(dir, allocator, FileVersion.V2_1,
-                    FileWriterOptions.defaults().withFullZipMinValueBytes(1), List.of(root)).parse();
+            return WriterTestSupport.write(
+                            dir,
+                            allocator,
+                            FileVersion.V2_1,
+                            FileWriterOptions.defaults().withFullZipMinValueBytes(1),
+                            List.of(root))
+                    .parse();
         }
     }
 
@@ -47,7 +53,8 @@ class FullZipLayoutTest {
     @Test
     void listOfNullableInt32() throws Exception {
         ListVector v = ListVector.empty("l", allocator);
-        IntVector items = (IntVector) v.addOrGetVector(FieldType.nullable(new ArrowType.Int(32, true))).getVector();
+        IntVector items = (IntVector) v.addOrGetVector(FieldType.nullable(new ArrowType.Int(32, true)))
+                .getVector();
         v.allocateNew();
         v.startNewValue(0);
         items.setSafe(0, 7);
@@ -68,19 +75,20 @@ class FullZipLayoutTest {
         WrittenFile f = write(root);
         FullZipLayout fz = f.layout(0, 0).getFullZipLayout();
         // layers: item nullable (def 1), list null (2) and empty (3): 2 def bits, 1 rep bit.
-        assertThat(fz.getLayersList()).containsExactly(RepDefLayer.REPDEF_NULLABLE_ITEM,
-                RepDefLayer.REPDEF_NULL_AND_EMPTY_LIST);
+        assertThat(fz.getLayersList())
+                .containsExactly(RepDefLayer.REPDEF_NULLABLE_ITEM, RepDefLayer.REPDEF_NULL_AND_EMPTY_LIST);
         assertThat(fz.getBitsRep()).isEqualTo(1);
         assertThat(fz.getBitsDef()).isEqualTo(2);
         assertThat(fz.getBitsPerValue()).isEqualTo(32);
         assertThat(fz.getNumItems()).isEqualTo(5);
         assertThat(fz.getNumVisibleItems()).isEqualTo(3);
-        assertThat(f.buffer(0, 0, 0)).isEqualTo(hex(
-                "04 07000000" // rep 1 def 0: 7
-                        + " 01 00000000" // rep 0 def 1: null item, placeholder bytes
-                        + " 06" // rep 1 def 2: null list
-                        + " 07" // rep 1 def 3: empty list
-                        + " 04 09000000")); // rep 1 def 0: 9
+        assertThat(f.buffer(0, 0, 0))
+                .isEqualTo(hex(
+                        "04 07000000" // rep 1 def 0: 7
+                                + " 01 00000000" // rep 0 def 1: null item, placeholder bytes
+                                + " 06" // rep 1 def 2: null list
+                                + " 07" // rep 1 def 3: empty list
+                                + " 04 09000000")); // rep 1 def 0: 9
         assertThat(f.buffer(0, 0, 1)).isEqualTo(hex("00 0a 0b 0c 11"));
     }
 

@@ -31,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 class LanceFixtureAgreementTest {
     private static final String NESTED = "/fixtures/lance-7.0.0/v21_nested";
     private final BufferAllocator allocator = new RootAllocator();
+
     @TempDir
     Path dir;
 
@@ -46,7 +47,8 @@ class LanceFixtureAgreementTest {
             rows = new ObjectMapper().readTree(in).get("rows");
         }
         ListVector v = ListVector.empty("l", allocator);
-        IntVector items = (IntVector) v.addOrGetVector(FieldType.nullable(new ArrowType.Int(32, true))).getVector();
+        IntVector items = (IntVector) v.addOrGetVector(FieldType.nullable(new ArrowType.Int(32, true)))
+                .getVector();
         v.allocateNew();
         int item = 0;
         for (int r = 0; r < rows.size(); r++) {
@@ -71,7 +73,8 @@ class LanceFixtureAgreementTest {
         root.setRowCount(rows.size());
         WrittenFile mine;
         try (root) {
-            mine = WriterTestSupport.write(dir, allocator, FileVersion.V2_1, FileWriterOptions.defaults(), List.of(root))
+            mine = WriterTestSupport.write(
+                            dir, allocator, FileVersion.V2_1, FileWriterOptions.defaults(), List.of(root))
                     .parse();
         }
         WrittenFile lance = new WrittenFile(Files.readAllBytes(fixtureDataFile()));
@@ -100,7 +103,9 @@ class LanceFixtureAgreementTest {
     private static Path fixtureDataFile() throws IOException {
         Path data;
         try {
-            data = Path.of(LanceFixtureAgreementTest.class.getResource(NESTED + ".lance/data").toURI());
+            data = Path.of(LanceFixtureAgreementTest.class
+                    .getResource(NESTED + ".lance/data")
+                    .toURI());
         } catch (java.net.URISyntaxException e) {
             throw new IOException(e);
         }

@@ -42,6 +42,7 @@ class MapColumnWriterTest {
     private static final int ROWS = 1500;
 
     private final BufferAllocator allocator = new RootAllocator();
+
     @TempDir
     Path dir;
 
@@ -51,18 +52,23 @@ class MapColumnWriterTest {
     }
 
     private static org.apache.arrow.vector.types.pojo.Field entries() {
-        return TypeCatalog.f("entries", false, ArrowType.Struct.INSTANCE,
+        return TypeCatalog.f(
+                "entries",
+                false,
+                ArrowType.Struct.INSTANCE,
                 TypeCatalog.f("key", false, ArrowType.Utf8.INSTANCE),
                 TypeCatalog.f("value", true, TypeCatalog.I32));
     }
 
     private static Schema mapSchema() {
-        return new Schema(List.of(TypeCatalog.f("id", false, TypeCatalog.I32),
+        return new Schema(List.of(
+                TypeCatalog.f("id", false, TypeCatalog.I32),
                 TypeCatalog.f("m", true, new ArrowType.Map(false), entries())));
     }
 
     private static Schema listTwinSchema() {
-        return new Schema(List.of(TypeCatalog.f("id", false, TypeCatalog.I32),
+        return new Schema(List.of(
+                TypeCatalog.f("id", false, TypeCatalog.I32),
                 TypeCatalog.f("m", true, ArrowType.List.INSTANCE, entries())));
     }
 
@@ -116,7 +122,8 @@ class MapColumnWriterTest {
     @Test
     void aMapIsStoredByteForByteLikeTheListOfItsEntries() throws Exception {
         // Small pages and slices: several pages per column, pages cut inside the batch.
-        FileWriterOptions options = FileWriterOptions.defaults().withTargetPageBytes(4096).withRowsPerSlice(100);
+        FileWriterOptions options =
+                FileWriterOptions.defaults().withTargetPageBytes(4096).withRowsPerSlice(100);
         WriterTestSupport.Written map = write(dir.resolve("map"), mapSchema(), FileVersion.V2_2, options);
         WriterTestSupport.Written list = write(dir.resolve("list"), listTwinSchema(), FileVersion.V2_2, options);
         WrittenFile mapFile = map.parse();
@@ -133,10 +140,12 @@ class MapColumnWriterTest {
 
         assertThat(mapFile.descriptorPos).isEqualTo(listFile.descriptorPos);
         assertThat(Arrays.copyOf(mapFile.bytes, (int) mapFile.descriptorPos))
-                .as("page buffers").isEqualTo(Arrays.copyOf(listFile.bytes, (int) listFile.descriptorPos));
+                .as("page buffers")
+                .isEqualTo(Arrays.copyOf(listFile.bytes, (int) listFile.descriptorPos));
         assertThat(mapFile.columns).as("column metadata").isEqualTo(listFile.columns);
         assertThat(mapFile.descriptor.getSchema().getFields(1).getLogicalType()).isEqualTo("map");
-        assertThat(listFile.descriptor.getSchema().getFields(1).getLogicalType()).isEqualTo("list.struct");
+        assertThat(listFile.descriptor.getSchema().getFields(1).getLogicalType())
+                .isEqualTo("list.struct");
 
         // The twin's bytes read back as the rows written (so the map's bytes hold them too).
         try (LanceFileReader reader = LanceFileReader.open(list.store(), "data/f.lance", allocator);
@@ -159,10 +168,10 @@ class MapColumnWriterTest {
         Files.createDirectories(dir.resolve("a"));
         Files.createDirectories(dir.resolve("b"));
         try (VectorSchemaRoot b = RandomBatches.batch(arrow, allocator, 700, 21, new RandomBatches.Shape(4, 3, 20))) {
-            v21 = WriterTestSupport.write(dir.resolve("a"), allocator, FileVersion.V2_1, FileWriterOptions.defaults(),
-                    List.of(b));
-            v22 = WriterTestSupport.write(dir.resolve("b"), allocator, FileVersion.V2_2, FileWriterOptions.defaults(),
-                    List.of(b));
+            v21 = WriterTestSupport.write(
+                    dir.resolve("a"), allocator, FileVersion.V2_1, FileWriterOptions.defaults(), List.of(b));
+            v22 = WriterTestSupport.write(
+                    dir.resolve("b"), allocator, FileVersion.V2_2, FileWriterOptions.defaults(), List.of(b));
             WrittenFile f21 = v21.parse();
             WrittenFile f22 = v22.parse();
             // Same columns and schema; the pages differ only in the mini-block chunk grammar.
@@ -170,7 +179,8 @@ class MapColumnWriterTest {
             assertThat(f22.descriptor).isEqualTo(f21.descriptor);
             assertThat(v22.summary().fieldIds()).isEqualTo(v21.summary().fieldIds());
             int footerVersion = f22.bytes.length - 8;
-            assertThat(Arrays.copyOfRange(f22.bytes, footerVersion, footerVersion + 4)).containsExactly(2, 0, 2, 0);
+            assertThat(Arrays.copyOfRange(f22.bytes, footerVersion, footerVersion + 4))
+                    .containsExactly(2, 0, 2, 0);
             assertThat(Arrays.copyOfRange(f21.bytes, f21.bytes.length - 8, f21.bytes.length - 4))
                     .containsExactly(2, 0, 1, 0);
 
@@ -178,8 +188,10 @@ class MapColumnWriterTest {
                 assertThat(reader.version()).isEqualTo(FileVersion.V2_2);
                 LanceSchema schema = LanceSchema.fromArrow(arrow, 0);
                 for (int c = 0; c < schema.fields().size(); c++) {
-                    try (FieldVector read = reader.readRange(schema.fields().get(c).id(), 0, 700)) {
-                        assertThat(RandomBatches.cells(read)).as("column %s", schema.fields().get(c).name())
+                    try (FieldVector read =
+                            reader.readRange(schema.fields().get(c).id(), 0, 700)) {
+                        assertThat(RandomBatches.cells(read))
+                                .as("column %s", schema.fields().get(c).name())
                                 .isEqualTo(RandomBatches.cells(b.getVector(c)));
                     }
                 }
@@ -188,15 +200,21 @@ class MapColumnWriterTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = FileVersion.class, names = {"V2_0", "V2_1"})
+    @EnumSource(
+            value = FileVersion.class,
+            names = {"V2_0", "V2_1"})
     void aMapBelowVersion22IsRefusedAndNoFileIsLeft(FileVersion version) {
-        Schema arrow = new Schema(List.of(TypeCatalog.f("id", false, TypeCatalog.I32),
-                TypeCatalog.f("s", true, ArrowType.Struct.INSTANCE,
+        Schema arrow = new Schema(List.of(
+                TypeCatalog.f("id", false, TypeCatalog.I32),
+                TypeCatalog.f(
+                        "s",
+                        true,
+                        ArrowType.Struct.INSTANCE,
                         TypeCatalog.f("attrs", true, new ArrowType.Map(false), entries()))));
         LanceSchema schema = LanceSchema.fromArrow(arrow, 0);
         LocalObjectStore store = new LocalObjectStore(dir);
-        assertThatThrownBy(() -> LanceFileWriter.create(store, "data/f.lance", schema, version, allocator,
-                FileWriterOptions.defaults()))
+        assertThatThrownBy(() -> LanceFileWriter.create(
+                        store, "data/f.lance", schema, version, allocator, FileWriterOptions.defaults()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("field 's.attrs' (id 2) is a map, but maps need data storage version 2.2 and this file is"
                         + " version " + version.label() + " (data/f.lance). Create the table with data storage"
@@ -213,7 +231,8 @@ class MapColumnWriterTest {
 
     @Test
     void ourReaderReadsTheMapsBackWholeInRangesAndByTake() throws Exception {
-        FileWriterOptions options = FileWriterOptions.defaults().withTargetPageBytes(4096).withRowsPerSlice(100);
+        FileWriterOptions options =
+                FileWriterOptions.defaults().withTargetPageBytes(4096).withRowsPerSlice(100);
         WriterTestSupport.Written map = write(dir.resolve("map"), mapSchema(), FileVersion.V2_2, options);
         try (LanceFileReader reader = LanceFileReader.open(map.store(), "data/f.lance", allocator);
                 VectorSchemaRoot expected = rows(mapSchema());
@@ -224,8 +243,9 @@ class MapColumnWriterTest {
             List<Object> all = RandomBatches.cells(expected.getVector("m"));
             assertThat(RandomBatches.cells(read)).isEqualTo(all);
             assertThat(RandomBatches.cells(part)).isEqualTo(all.subList(7, ROWS - 3));
-            assertThat(RandomBatches.cells(taken)).isEqualTo(java.util.Arrays.asList(all.get(0), all.get(1), all.get(3), all.get(4),
-                    all.get(777), all.get(ROWS - 1)));
+            assertThat(RandomBatches.cells(taken))
+                    .isEqualTo(java.util.Arrays.asList(
+                            all.get(0), all.get(1), all.get(3), all.get(4), all.get(777), all.get(ROWS - 1)));
         }
     }
 }

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PageBufferReuseTest {
     private final BufferAllocator allocator = new RootAllocator();
+
     @TempDir
     Path dir;
 
@@ -46,23 +47,24 @@ class PageBufferReuseTest {
         }
     }
 
-    private void assertReuseIsInvisible(Schema arrow, FileWriterOptions options, RandomBatches.Shape first,
-            RandomBatches.Shape second) throws Exception {
+    private void assertReuseIsInvisible(
+            Schema arrow, FileWriterOptions options, RandomBatches.Shape first, RandomBatches.Shape second)
+            throws Exception {
         LanceSchema schema = LanceSchema.fromArrow(arrow, 0);
         LocalObjectStore store = new LocalObjectStore(dir);
         String name = Long.toString(System.nanoTime());
         try (VectorSchemaRoot a = RandomBatches.batch(arrow, allocator, 3000, 11, first);
                 VectorSchemaRoot b = RandomBatches.batch(arrow, allocator, 2500, 12, second)) {
-            LanceFileWriter previous = LanceFileWriter.create(store, "data/" + name + "-a.lance", schema,
-                    FileVersion.V2_1, allocator, options);
+            LanceFileWriter previous = LanceFileWriter.create(
+                    store, "data/" + name + "-a.lance", schema, FileVersion.V2_1, allocator, options);
             previous.write(a);
             previous.finish();
             try (LanceFileWriter reused = previous.next("data/" + name + "-b.lance")) {
                 reused.write(b);
                 reused.finish();
             }
-            try (LanceFileWriter fresh = LanceFileWriter.create(store, "data/" + name + "-c.lance", schema,
-                    FileVersion.V2_1, allocator, options)) {
+            try (LanceFileWriter fresh = LanceFileWriter.create(
+                    store, "data/" + name + "-c.lance", schema, FileVersion.V2_1, allocator, options)) {
                 fresh.write(b);
                 fresh.finish();
             }
@@ -78,14 +80,16 @@ class PageBufferReuseTest {
         LanceSchema schema = LanceSchema.fromArrow(arrow, 0);
         LocalObjectStore store = new LocalObjectStore(dir);
         try (VectorSchemaRoot rows = RandomBatches.batch(arrow, allocator, 10, 1, new RandomBatches.Shape(3, 2, 5));
-                LanceFileWriter open = LanceFileWriter.create(store, "data/open.lance", schema, FileVersion.V2_1,
-                        allocator, FileWriterOptions.defaults())) {
+                LanceFileWriter open = LanceFileWriter.create(
+                        store, "data/open.lance", schema, FileVersion.V2_1, allocator, FileWriterOptions.defaults())) {
             open.write(rows);
-            assertThatThrownBy(() -> open.next("data/x.lance")).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(() -> open.next("data/x.lance"))
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("data/open.lance is still open");
             open.finish();
             open.next("data/next.lance").close();
-            assertThatThrownBy(() -> open.next("data/y.lance")).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(() -> open.next("data/y.lance"))
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("already went to another file");
         }
         assertThat(Files.exists(dir.resolve("data/x.lance"))).isFalse();

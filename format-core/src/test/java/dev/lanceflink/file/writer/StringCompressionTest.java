@@ -36,14 +36,18 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class StringCompressionTest {
     private static final String[] FRUITS = {"apple", "banana", "cherry", "durian", "elderberry", "fig", "grape"};
-    private static final String[] WORDS = {"the", "stream", "table", "lance", "flink", "overlay", "column", "vector",
-        "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "data", "file", "format", "page", "chunk"};
+    private static final String[] WORDS = {
+        "the", "stream", "table", "lance", "flink", "overlay", "column", "vector", "quick", "brown", "fox", "jumps",
+        "over", "lazy", "dog", "data", "file", "format", "page", "chunk"
+    };
     private final BufferAllocator allocator = new RootAllocator();
+
     @TempDir
     Path dir;
 
     enum Version {
-        V2_1(FileVersion.V2_1), V2_2(FileVersion.V2_2);
+        V2_1(FileVersion.V2_1),
+        V2_2(FileVersion.V2_2);
 
         final FileVersion v;
 
@@ -132,29 +136,48 @@ class StringCompressionTest {
         int n = 6000;
         List<FieldVector> vectors = List.of(
                 utf8("fruit", n, i -> i % 3 == 1 ? null : FRUITS[i % FRUITS.length]),
-                strings(new LargeVarCharVector("large_fruit", FieldType.nullable(new ArrowType.LargeUtf8()), allocator),
-                        n, i -> FRUITS[(i / 7) % FRUITS.length] + "-" + (i % 50)),
-                strings(new VarBinaryVector("bin", FieldType.nullable(new ArrowType.Binary()), allocator), n,
+                strings(
+                        new LargeVarCharVector("large_fruit", FieldType.nullable(new ArrowType.LargeUtf8()), allocator),
+                        n,
+                        i -> FRUITS[(i / 7) % FRUITS.length] + "-" + (i % 50)),
+                strings(
+                        new VarBinaryVector("bin", FieldType.nullable(new ArrowType.Binary()), allocator),
+                        n,
                         i -> FRUITS[(i * 5) % FRUITS.length]),
                 utf8("sentence", n, i -> i % 10 == 3 ? null : sentence(i, 6 + i % 9)),
                 utf8("long_text", n, i -> i % 7 == 2 ? null : sentence(i, 60 + i % 30)),
-                strings(new VarBinaryVector("bin_text", FieldType.nullable(new ArrowType.Binary()), allocator), n,
+                strings(
+                        new VarBinaryVector("bin_text", FieldType.nullable(new ArrowType.Binary()), allocator),
+                        n,
                         i -> sentence(i, 8)),
                 listOfUtf8("tags", n, i -> i % 11 == 4 ? null : FRUITS[i % FRUITS.length]),
                 listOfUtf8("notes", n, i -> sentence(i, 5 + i % 7)),
                 utf8("few", 99, i -> FRUITS[i % 2]));
         // One file per column so that the short column gets its own file.
         String[] expected = {
-            "mb inline_bitpacking dict variable", "mb inline_bitpacking dict variable",
-            "mb inline_bitpacking dict variable", "mb fsst", "fz fsst", "mb variable",
-            "mb inline_bitpacking dict variable", "mb fsst", "mb variable"};
+            "mb inline_bitpacking dict variable",
+            "mb inline_bitpacking dict variable",
+            "mb inline_bitpacking dict variable",
+            "mb fsst",
+            "fz fsst",
+            "mb variable",
+            "mb inline_bitpacking dict variable",
+            "mb fsst",
+            "mb variable"
+        };
         for (int c = 0; c < vectors.size(); c++) {
             FieldVector v = vectors.get(c);
             checkColumn(version.v, v, FileWriterOptions.defaults(), expected[c]);
-            checkColumn(version.v, v, FileWriterOptions.defaults().withStringCompression(false),
+            checkColumn(
+                    version.v,
+                    v,
+                    FileWriterOptions.defaults().withStringCompression(false),
                     v.getField().getName().equals("long_text") ? "fz variable" : "mb variable");
             // Small pages: many dictionaries / symbol tables per column, pages cut inside batches.
-            checkColumn(version.v, v, FileWriterOptions.defaults().withTargetPageBytes(16 * 1024).withRowsPerSlice(700),
+            checkColumn(
+                    version.v,
+                    v,
+                    FileWriterOptions.defaults().withTargetPageBytes(16 * 1024).withRowsPerSlice(700),
                     null);
             v.close();
         }
@@ -167,7 +190,8 @@ class StringCompressionTest {
         WriterTestSupport.Written w = WriterTestSupport.write(into, allocator, version, options, List.of(root));
         String name = v.getField().getName();
         if (firstPage != null) {
-            assertThat(describe(w.parse().layout(0, 0), version)).as("%s %s first page", version, name)
+            assertThat(describe(w.parse().layout(0, 0), version))
+                    .as("%s %s first page", version, name)
                     .isEqualTo(firstPage);
         }
         LanceSchema schema = LanceSchema.fromArrow(root.getSchema(), 0);
@@ -177,8 +201,11 @@ class StringCompressionTest {
         try (LanceFileReader reader = LanceFileReader.open(w.store(), "data/f.lance", allocator);
                 FieldVector read = reader.readRange(id, 0, n);
                 FieldVector taken = reader.take(id, new long[] {0, n / 3, n - 1})) {
-            assertThat(RandomBatches.cells(read)).as("%s %s %s", version, name, options).isEqualTo(expected);
-            assertThat(RandomBatches.cells(taken)).as("%s %s take", version, name)
+            assertThat(RandomBatches.cells(read))
+                    .as("%s %s %s", version, name, options)
+                    .isEqualTo(expected);
+            assertThat(RandomBatches.cells(taken))
+                    .as("%s %s take", version, name)
                     .containsExactly(expected.get(0), expected.get(n / 3), expected.get(n - 1));
         }
     }
@@ -193,7 +220,9 @@ class StringCompressionTest {
             }
             CompressiveEncoding dict = mb.getDictionary();
             if (version == FileVersion.V2_1) {
-                assertThat(dict.hasGeneral()).as("2.1 dictionaries are never general-compressed").isFalse();
+                assertThat(dict.hasGeneral())
+                        .as("2.1 dictionaries are never general-compressed")
+                        .isFalse();
             }
             if (dict.hasGeneral()) {
                 dict = dict.getGeneral().getValues();

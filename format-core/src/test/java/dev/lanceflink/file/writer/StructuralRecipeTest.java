@@ -28,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Byte-exact checks against the 2.1 page recipes of file-format.md §8.6 (taken from real Lance output). */
 class StructuralRecipeTest {
     private final BufferAllocator allocator = new RootAllocator();
+
     @TempDir
     Path dir;
 
@@ -38,7 +39,8 @@ class StructuralRecipeTest {
 
     private WrittenFile write(VectorSchemaRoot root) throws Exception {
         try (root) {
-            return WriterTestSupport.write(dir, allocator, FileVersion.V2_1, FileWriterOptions.defaults(), List.of(root))
+            return WriterTestSupport.write(
+                            dir, allocator, FileVersion.V2_1, FileWriterOptions.defaults(), List.of(root))
                     .parse();
         }
     }
@@ -63,13 +65,19 @@ class StructuralRecipeTest {
         assertThat(f.numColumns).isEqualTo(1);
         assertThat(f.descriptor.getLength()).isEqualTo(5);
         PageLayout layout = f.layout(0, 0);
-        assertThat(layout).isEqualTo(PageLayout.newBuilder().setMiniBlockLayout(MiniBlockLayout.newBuilder()
-                .setValueCompression(Encodings.flat(32)).addLayers(RepDefLayer.REPDEF_ALL_VALID_ITEM)
-                .setNumBuffers(1).setNumItems(5)).build());
+        assertThat(layout)
+                .isEqualTo(PageLayout.newBuilder()
+                        .setMiniBlockLayout(MiniBlockLayout.newBuilder()
+                                .setValueCompression(Encodings.flat(32))
+                                .addLayers(RepDefLayer.REPDEF_ALL_VALID_ITEM)
+                                .setNumBuffers(1)
+                                .setNumItems(5))
+                        .build());
         assertThat(f.page(0, 0).getLength()).isEqualTo(5);
         assertThat(f.buffer(0, 0, 0)).isEqualTo(hex("30 00"));
-        assertThat(f.buffer(0, 0, 1)).isEqualTo(hex("00 00 14 00 fe fe fe fe 00000000 01000000 02000000 03000000"
-                + " 04000000 fe fe fe fe"));
+        assertThat(f.buffer(0, 0, 1))
+                .isEqualTo(
+                        hex("00 00 14 00 fe fe fe fe 00000000 01000000 02000000 03000000" + " 04000000 fe fe fe fe"));
     }
 
     /** compression.md §3.3 (verified against Lance 7.0.0): int32 {@code i % 13}, 1100 rows. */
@@ -106,9 +114,12 @@ class StructuralRecipeTest {
         v.setValueCount(1100);
         WrittenFile f = write(root(v));
         MiniBlockLayout mb = f.layout(0, 0).getMiniBlockLayout();
-        assertThat(mb.getDefCompression()).isEqualTo(lance.encodings21.CompressiveEncoding.newBuilder()
-                .setOutOfLineBitpacking(lance.encodings21.OutOfLineBitpacking.newBuilder()
-                        .setUncompressedBitsPerValue(16).setValues(Encodings.flat(1))).build());
+        assertThat(mb.getDefCompression())
+                .isEqualTo(lance.encodings21.CompressiveEncoding.newBuilder()
+                        .setOutOfLineBitpacking(lance.encodings21.OutOfLineBitpacking.newBuilder()
+                                .setUncompressedBitsPerValue(16)
+                                .setValues(Encodings.flat(1)))
+                        .build());
         assertThat(mb.getValueCompression().hasInlineBitpacking()).isTrue();
         byte[] data = f.buffer(0, 0, 1);
         assertThat(java.util.Arrays.copyOf(data, 14)).isEqualTo(hex("00 04 80 00 04 02 fe fe 24 49 49 92 92 24"));
@@ -119,8 +130,8 @@ class StructuralRecipeTest {
 
     @Test
     void nullableDouble() throws Exception {
-        Float8Vector v = new Float8Vector("d", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)),
-                allocator);
+        Float8Vector v = new Float8Vector(
+                "d", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)), allocator);
         v.allocateNew(5);
         double[] vals = {0.25, 0.75, 1.25, 0, 2.25};
         for (int i = 0; i < 5; i++) {
@@ -159,8 +170,10 @@ class StructuralRecipeTest {
         assertThat(mb.getValueCompression()).isEqualTo(Encodings.variable(32));
         assertThat(mb.getLayersList()).containsExactly(RepDefLayer.REPDEF_ALL_VALID_ITEM);
         assertThat(f.buffer(0, 0, 0)).isEqualTo(hex("70 00"));
-        byte[] expected = concat(hex("00 00 38 00 fe fe fe fe 18000000 1e000000 24000000 2a000000 30000000 36000000"),
-                "name-0name-1name-2name-3name-4".getBytes(StandardCharsets.US_ASCII), hex("48 48"));
+        byte[] expected = concat(
+                hex("00 00 38 00 fe fe fe fe 18000000 1e000000 24000000 2a000000 30000000 36000000"),
+                "name-0name-1name-2name-3name-4".getBytes(StandardCharsets.US_ASCII),
+                hex("48 48"));
         assertThat(f.buffer(0, 0, 1)).isEqualTo(expected);
     }
 
@@ -177,8 +190,10 @@ class StructuralRecipeTest {
         assertThat(mb.getLayersList()).containsExactly(RepDefLayer.REPDEF_NULLABLE_ITEM);
         assertThat(mb.getDefCompression()).isEqualTo(Encodings.flat(16));
         assertThat(f.buffer(0, 0, 0)).isEqualTo(hex("40 00"));
-        byte[] expected = concat(hex("03 00 06 00 18 00 fe fe 00 00 01 00 00 00 fe fe 10000000 12000000 12000000 15000000"),
-                "abcde".getBytes(StandardCharsets.US_ASCII), hex("48 48 48"));
+        byte[] expected = concat(
+                hex("03 00 06 00 18 00 fe fe 00 00 01 00 00 00 fe fe 10000000 12000000 12000000 15000000"),
+                "abcde".getBytes(StandardCharsets.US_ASCII),
+                hex("48 48 48"));
         assertThat(f.buffer(0, 0, 1)).isEqualTo(expected);
     }
 
@@ -203,10 +218,14 @@ class StructuralRecipeTest {
         FixedSizeListVector v = fsl("v", 128, 3, false);
         WrittenFile f = write(root(v));
         PageLayout layout = f.layout(0, 0);
-        assertThat(layout.getFullZipLayout()).isEqualTo(lance.encodings21.FullZipLayout.newBuilder()
-                .setBitsPerValue(4096).setNumItems(3).setNumVisibleItems(3)
-                .setValueCompression(Encodings.fixedSizeList(128, 32, false))
-                .addLayers(RepDefLayer.REPDEF_ALL_VALID_ITEM).build());
+        assertThat(layout.getFullZipLayout())
+                .isEqualTo(lance.encodings21.FullZipLayout.newBuilder()
+                        .setBitsPerValue(4096)
+                        .setNumItems(3)
+                        .setNumVisibleItems(3)
+                        .setValueCompression(Encodings.fixedSizeList(128, 32, false))
+                        .addLayers(RepDefLayer.REPDEF_ALL_VALID_ITEM)
+                        .build());
         assertThat(f.page(0, 0).getBufferSizesList()).containsExactly(3L * 512);
         java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(f.buffer(0, 0, 0)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         assertThat(b.getFloat(4 * 200)).isEqualTo(100f);
@@ -232,8 +251,11 @@ class StructuralRecipeTest {
         v.allocateNew(4);
         v.setValueCount(4);
         WrittenFile f = write(root(v));
-        assertThat(f.layout(0, 0)).isEqualTo(PageLayout.newBuilder().setConstantLayout(
-                lance.encodings21.ConstantLayout.newBuilder().addLayers(RepDefLayer.REPDEF_NULLABLE_ITEM)).build());
+        assertThat(f.layout(0, 0))
+                .isEqualTo(PageLayout.newBuilder()
+                        .setConstantLayout(lance.encodings21.ConstantLayout.newBuilder()
+                                .addLayers(RepDefLayer.REPDEF_NULLABLE_ITEM))
+                        .build());
         assertThat(f.page(0, 0).getBufferOffsetsCount()).isZero();
         assertThat(f.page(0, 0).getLength()).isEqualTo(4);
     }
@@ -257,7 +279,9 @@ class StructuralRecipeTest {
         assertThat(f.gboStart).isEqualTo(f.cmoStart + 16);
         assertThat(f.bytes.length).isEqualTo(f.gboStart + 16 + 40);
         assertThat(f.columns.get(0).getEncoding().getDirect().getEncoding().toByteArray())
-                .isEqualTo(concat(hex("0a 1f"), "/lance.encodings.ColumnEncoding".getBytes(StandardCharsets.US_ASCII),
+                .isEqualTo(concat(
+                        hex("0a 1f"),
+                        "/lance.encodings.ColumnEncoding".getBytes(StandardCharsets.US_ASCII),
                         hex("12 02 0a 00")));
         assertThat(f.descriptor.getSchema().getFields(0).getName()).isEqualTo("id");
         assertThat(f.descriptor.getSchema().getFields(0).getParentId()).isEqualTo(-1);
@@ -268,8 +292,9 @@ class StructuralRecipeTest {
         if (!nullRows) {
             v = new FixedSizeListVector(name, allocator, FieldType.notNullable(new ArrowType.FixedSizeList(dim)), null);
         }
-        Float4Vector items = (Float4Vector) v.addOrGetVector(
-                FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE))).getVector();
+        Float4Vector items = (Float4Vector)
+                v.addOrGetVector(FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)))
+                        .getVector();
         v.allocateNew();
         items.allocateNew(dim * rows);
         for (int r = 0; r < rows; r++) {

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Writes 2.1 (and 2.0, 2.2) files and reads every cell back through {@link LanceFileReader}. */
 class StructuralRoundTripTest {
     private final BufferAllocator allocator = new RootAllocator();
+
     @TempDir
     Path dir;
 
@@ -49,7 +50,9 @@ class StructuralRoundTripTest {
         assertThat(w.summary().sizeBytes()).isEqualTo(w.bytes().length);
         if (version != FileVersion.V2_0) {
             assertThat(w.summary().fieldIds())
-                    .isEqualTo(schema.leafFields().stream().mapToInt(LanceField::id).toArray());
+                    .isEqualTo(schema.leafFields().stream()
+                            .mapToInt(LanceField::id)
+                            .toArray());
         }
         try (LanceFileReader reader = LanceFileReader.open(w.store(), "data/f.lance", allocator)) {
             assertThat(reader.version()).isEqualTo(version);
@@ -62,13 +65,16 @@ class StructuralRoundTripTest {
                     expected.addAll(RandomBatches.cells(b.getVector(c)));
                 }
                 try (FieldVector read = reader.readRange(field.id(), 0, total)) {
-                    assertThat(RandomBatches.cells(read)).as("column %s", field.name()).isEqualTo(expected);
+                    assertThat(RandomBatches.cells(read))
+                            .as("column %s", field.name())
+                            .isEqualTo(expected);
                 } catch (RuntimeException e) {
                     throw new AssertionError("reading column " + field.name() + " failed", e);
                 }
                 if (total > 10) {
                     try (FieldVector read = reader.readRange(field.id(), 3, total - 2)) {
-                        assertThat(RandomBatches.cells(read)).as("column %s [3, n-2)", field.name())
+                        assertThat(RandomBatches.cells(read))
+                                .as("column %s [3, n-2)", field.name())
                                 .isEqualTo(expected.subList(3, (int) total - 2));
                     }
                     if (version == FileVersion.V2_0 && field.name().equals("lf")) {
@@ -80,7 +86,9 @@ class StructuralRoundTripTest {
                         for (long r : rows) {
                             exp.add(expected.get((int) r));
                         }
-                        assertThat(RandomBatches.cells(read)).as("column %s take", field.name()).isEqualTo(exp);
+                        assertThat(RandomBatches.cells(read))
+                                .as("column %s take", field.name())
+                                .isEqualTo(exp);
                     }
                 }
             }
@@ -92,40 +100,54 @@ class StructuralRoundTripTest {
     @Test
     void everyTypeWithNulls() throws Exception {
         Schema arrow = TypeCatalog.schema(true, true);
-        roundTrip(FileVersion.V2_1, arrow, List.of(
-                RandomBatches.batch(arrow, allocator, 300, 1, new RandomBatches.Shape(4, 3, 20)),
-                RandomBatches.batch(arrow, allocator, 77, 2, new RandomBatches.Shape(3, 4, 30))),
+        roundTrip(
+                FileVersion.V2_1,
+                arrow,
+                List.of(
+                        RandomBatches.batch(arrow, allocator, 300, 1, new RandomBatches.Shape(4, 3, 20)),
+                        RandomBatches.batch(arrow, allocator, 77, 2, new RandomBatches.Shape(3, 4, 30))),
                 FileWriterOptions.defaults());
     }
 
     @Test
     void manyPagesAndChunks() throws Exception {
         Schema arrow = TypeCatalog.schema(true, true);
-        roundTrip(FileVersion.V2_1, arrow, List.of(
-                RandomBatches.batch(arrow, allocator, 5000, 3, new RandomBatches.Shape(0, 3, 12)),
-                RandomBatches.batch(arrow, allocator, 3000, 4, new RandomBatches.Shape(7, 6, 40))),
+        roundTrip(
+                FileVersion.V2_1,
+                arrow,
+                List.of(
+                        RandomBatches.batch(arrow, allocator, 5000, 3, new RandomBatches.Shape(0, 3, 12)),
+                        RandomBatches.batch(arrow, allocator, 3000, 4, new RandomBatches.Shape(7, 6, 40))),
                 FileWriterOptions.defaults().withTargetPageBytes(20_000).withRowsPerSlice(700));
     }
 
     @Test
     void plainValuesWithoutBitPacking() throws Exception {
         Schema arrow = TypeCatalog.schema(true, true);
-        roundTrip(FileVersion.V2_1, arrow, List.of(
-                RandomBatches.batch(arrow, allocator, 3000, 11, new RandomBatches.Shape(6, 5, 20))),
+        roundTrip(
+                FileVersion.V2_1,
+                arrow,
+                List.of(RandomBatches.batch(arrow, allocator, 3000, 11, new RandomBatches.Shape(6, 5, 20))),
                 FileWriterOptions.defaults().withBitPacking(false).withTargetPageBytes(30_000));
     }
 
     @Test
     void mismatchedNestedTypeIsRejected() throws Exception {
-        Schema arrow = new Schema(List.of(TypeCatalog.f("s", true, ArrowType.Struct.INSTANCE,
-                TypeCatalog.f("x", true, TypeCatalog.I32))));
-        Schema actual = new Schema(List.of(TypeCatalog.f("s", true, ArrowType.Struct.INSTANCE,
-                TypeCatalog.f("x", true, TypeCatalog.I64))));
+        Schema arrow = new Schema(List.of(
+                TypeCatalog.f("s", true, ArrowType.Struct.INSTANCE, TypeCatalog.f("x", true, TypeCatalog.I32))));
+        Schema actual = new Schema(List.of(
+                TypeCatalog.f("s", true, ArrowType.Struct.INSTANCE, TypeCatalog.f("x", true, TypeCatalog.I64))));
         LanceSchema schema = LanceSchema.fromArrow(arrow, 0);
-        try (LanceFileWriter w = LanceFileWriter.create(new LocalObjectStore(dir), "m.lance", schema,
-                FileVersion.V2_1, allocator, FileWriterOptions.defaults());
+        try (LanceFileWriter w = LanceFileWriter.create(
+                        new LocalObjectStore(dir),
+                        "m.lance",
+                        schema,
+                        FileVersion.V2_1,
+                        allocator,
+                        FileWriterOptions.defaults());
                 VectorSchemaRoot root = VectorSchemaRoot.create(actual, allocator)) {
-            assertThatThrownBy(() -> w.write(root)).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> w.write(root))
+                    .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("'s.x' is Int(32, true) in the schema but the vector holds Int(64, true)");
         }
     }
@@ -133,7 +155,9 @@ class StructuralRoundTripTest {
     @Test
     void allNull() throws Exception {
         Schema arrow = TypeCatalog.schema(true, true);
-        roundTrip(FileVersion.V2_1, arrow,
+        roundTrip(
+                FileVersion.V2_1,
+                arrow,
                 List.of(RandomBatches.batch(arrow, allocator, 50, 5, new RandomBatches.Shape(1, 3, 12))),
                 FileWriterOptions.defaults());
     }
@@ -141,7 +165,9 @@ class StructuralRoundTripTest {
     @Test
     void longValuesUseFullZip() throws Exception {
         Schema arrow = TypeCatalog.schema(true, true);
-        roundTrip(FileVersion.V2_1, arrow,
+        roundTrip(
+                FileVersion.V2_1,
+                arrow,
                 List.of(RandomBatches.batch(arrow, allocator, 120, 6, new RandomBatches.Shape(5, 5, 700))),
                 FileWriterOptions.defaults());
     }
@@ -153,7 +179,9 @@ class StructuralRoundTripTest {
     @Test
     void forcedFullZipForEverything() throws Exception {
         Schema arrow = TypeCatalog.schema(true, true, true);
-        roundTrip(FileVersion.V2_1, arrow,
+        roundTrip(
+                FileVersion.V2_1,
+                arrow,
                 List.of(RandomBatches.batch(arrow, allocator, 400, 7, new RandomBatches.Shape(4, 4, 20))),
                 FileWriterOptions.defaults().withFullZipMinValueBytes(1));
     }
@@ -161,20 +189,24 @@ class StructuralRoundTripTest {
     @Test
     void version20ThroughTheFileReader() throws Exception {
         Schema arrow = TypeCatalog.schema(false, true);
-        roundTrip(FileVersion.V2_0, arrow,
+        roundTrip(
+                FileVersion.V2_0,
+                arrow,
                 List.of(RandomBatches.batch(arrow, allocator, 200, 8, new RandomBatches.Shape(4, 3, 20))),
                 FileWriterOptions.defaults());
     }
 
     @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.EnumSource(value = FileVersion.class, names = {"V2_0", "V2_1"})
+    @org.junit.jupiter.params.provider.EnumSource(
+            value = FileVersion.class,
+            names = {"V2_0", "V2_1"})
     void emptyFile(FileVersion version) throws Exception {
         Schema arrow = TypeCatalog.schema(version != FileVersion.V2_0, true);
         LanceSchema schema = LanceSchema.fromArrow(arrow, 0);
         LocalObjectStore store = new LocalObjectStore(dir);
         FileWriteSummary s;
-        try (LanceFileWriter w = LanceFileWriter.create(store, "e.lance", schema, version, allocator,
-                FileWriterOptions.defaults())) {
+        try (LanceFileWriter w =
+                LanceFileWriter.create(store, "e.lance", schema, version, allocator, FileWriterOptions.defaults())) {
             s = w.finish();
         }
         assertThat(s.numRows()).isZero();
@@ -189,15 +221,15 @@ class StructuralRoundTripTest {
 
     @Test
     void nonRectangularFile() throws Exception {
-        Schema arrow = new Schema(List.of(TypeCatalog.f("a", true, TypeCatalog.I32),
-                TypeCatalog.f("b", true, ArrowType.Utf8.INSTANCE)));
+        Schema arrow = new Schema(
+                List.of(TypeCatalog.f("a", true, TypeCatalog.I32), TypeCatalog.f("b", true, ArrowType.Utf8.INSTANCE)));
         LanceSchema schema = LanceSchema.fromArrow(arrow, 0);
         LocalObjectStore store = new LocalObjectStore(dir);
         FileWriteSummary s;
         try (VectorSchemaRoot r1 = RandomBatches.batch(arrow, allocator, 100, 9, new RandomBatches.Shape(3, 0, 9));
                 VectorSchemaRoot r2 = RandomBatches.batch(arrow, allocator, 40, 10, new RandomBatches.Shape(3, 0, 9));
-                LanceFileWriter w = LanceFileWriter.create(store, "n.lance", schema, FileVersion.V2_1, allocator,
-                        FileWriterOptions.defaults())) {
+                LanceFileWriter w = LanceFileWriter.create(
+                        store, "n.lance", schema, FileVersion.V2_1, allocator, FileWriterOptions.defaults())) {
             w.writeColumn(0, r1.getVector(0));
             w.writeColumn(1, r2.getVector(1));
             w.writeColumn(1, r2.getVector(1));
@@ -222,8 +254,10 @@ class StructuralRoundTripTest {
     @Test
     void version22RoundTripsEveryTypeIncludingMaps() throws Exception {
         Schema arrow = TypeCatalog.schemaWithMaps();
-        roundTrip(FileVersion.V2_2, arrow, List.of(
-                RandomBatches.batch(arrow, allocator, 2000, 22, new RandomBatches.Shape(4, 3, 20))),
+        roundTrip(
+                FileVersion.V2_2,
+                arrow,
+                List.of(RandomBatches.batch(arrow, allocator, 2000, 22, new RandomBatches.Shape(4, 3, 20))),
                 FileWriterOptions.defaults().withTargetPageBytes(20_000).withRowsPerSlice(300));
     }
 
@@ -231,8 +265,13 @@ class StructuralRoundTripTest {
     void closeWithoutFinishLeavesNothing() throws Exception {
         Schema arrow = new Schema(List.of(TypeCatalog.f("a", false, TypeCatalog.I32)));
         LanceSchema schema = LanceSchema.fromArrow(arrow, 0);
-        try (LanceFileWriter w = LanceFileWriter.create(new LocalObjectStore(dir), "data/x.lance", schema,
-                FileVersion.V2_1, allocator, FileWriterOptions.defaults().withTargetPageBytes(16));
+        try (LanceFileWriter w = LanceFileWriter.create(
+                        new LocalObjectStore(dir),
+                        "data/x.lance",
+                        schema,
+                        FileVersion.V2_1,
+                        allocator,
+                        FileWriterOptions.defaults().withTargetPageBytes(16));
                 IntVector v = new IntVector("a", FieldType.notNullable(TypeCatalog.I32), allocator)) {
             v.allocateNew(1000);
             for (int i = 0; i < 1000; i++) {
@@ -248,13 +287,20 @@ class StructuralRoundTripTest {
     void wrongBatchShapeIsRejectedWithTheColumnName() throws Exception {
         Schema arrow = new Schema(List.of(TypeCatalog.f("a", false, TypeCatalog.I32)));
         LanceSchema schema = LanceSchema.fromArrow(arrow, 0);
-        try (LanceFileWriter w = LanceFileWriter.create(new LocalObjectStore(dir), "y.lance", schema,
-                FileVersion.V2_1, allocator, FileWriterOptions.defaults());
+        try (LanceFileWriter w = LanceFileWriter.create(
+                        new LocalObjectStore(dir),
+                        "y.lance",
+                        schema,
+                        FileVersion.V2_1,
+                        allocator,
+                        FileWriterOptions.defaults());
                 org.apache.arrow.vector.BigIntVector v = new org.apache.arrow.vector.BigIntVector("a", allocator)) {
-            assertThatThrownBy(() -> w.writeColumn(0, v)).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("column 'a' (id 0)").hasMessageContaining("Int(64, true)");
-            Schema nested = new Schema(List.of(TypeCatalog.f("s", true, ArrowType.Struct.INSTANCE,
-                    TypeCatalog.f("x", true, TypeCatalog.I64))));
+            assertThatThrownBy(() -> w.writeColumn(0, v))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("column 'a' (id 0)")
+                    .hasMessageContaining("Int(64, true)");
+            Schema nested = new Schema(List.of(
+                    TypeCatalog.f("s", true, ArrowType.Struct.INSTANCE, TypeCatalog.f("x", true, TypeCatalog.I64))));
             try (VectorSchemaRoot other = VectorSchemaRoot.create(nested, allocator)) {
                 assertThatThrownBy(() -> w.writeColumn(0, other.getVector(0)))
                         .isInstanceOf(IllegalArgumentException.class)

@@ -65,16 +65,38 @@ final class TypeCatalog {
         fields.add(fsl("v128", 128, F32));
         fields.add(f("l", true, ArrowType.List.INSTANCE, f("item", nullableFixedItems, I32)));
         fields.add(f("lstr", true, ArrowType.List.INSTANCE, f("item", true, ArrowType.Utf8.INSTANCE)));
-        fields.add(f("ll", true, largeLists ? ArrowType.LargeList.INSTANCE : ArrowType.List.INSTANCE,
+        fields.add(f(
+                "ll",
+                true,
+                largeLists ? ArrowType.LargeList.INSTANCE : ArrowType.List.INSTANCE,
                 f("item", true, ArrowType.List.INSTANCE, f("item", nullableFixedItems, I64))));
-        fields.add(f("lf", true, ArrowType.List.INSTANCE, f("item", nullableFixedItems, new ArrowType.FixedSizeList(4),
-                f("item", true, F32))));
-        fields.add(f("st", nullableStructs, ArrowType.Struct.INSTANCE, f("a", true, I32),
+        fields.add(f(
+                "lf",
+                true,
+                ArrowType.List.INSTANCE,
+                f("item", nullableFixedItems, new ArrowType.FixedSizeList(4), f("item", true, F32))));
+        fields.add(f(
+                "st",
+                nullableStructs,
+                ArrowType.Struct.INSTANCE,
+                f("a", true, I32),
                 f("b", true, ArrowType.Utf8.INSTANCE)));
-        fields.add(f("ls2", true, ArrowType.List.INSTANCE, f("item", nullableStructs, ArrowType.Struct.INSTANCE,
-                f("x", nullableFixedItems, I32), f("y", nullableFixedItems, F64))));
-        fields.add(f("sl", nullableStructs, ArrowType.Struct.INSTANCE,
-                f("x", true, ArrowType.List.INSTANCE, f("item", true, ArrowType.Utf8.INSTANCE)), f("y", false, I32)));
+        fields.add(f(
+                "ls2",
+                true,
+                ArrowType.List.INSTANCE,
+                f(
+                        "item",
+                        nullableStructs,
+                        ArrowType.Struct.INSTANCE,
+                        f("x", nullableFixedItems, I32),
+                        f("y", nullableFixedItems, F64))));
+        fields.add(f(
+                "sl",
+                nullableStructs,
+                ArrowType.Struct.INSTANCE,
+                f("x", true, ArrowType.List.INSTANCE, f("item", true, ArrowType.Utf8.INSTANCE)),
+                f("y", false, I32)));
         return new Schema(fields);
     }
 
@@ -103,18 +125,50 @@ final class TypeCatalog {
         fields.add(f("fsb", true, new ArrowType.FixedSizeBinary(16)));
         fields.add(f("dec256", true, new ArrowType.Decimal(76, 10, 256)));
         fields.add(fsl("d64v", 64, F64));
-        fields.add(f("lll", true, ArrowType.List.INSTANCE, f("item", true, ArrowType.List.INSTANCE,
-                f("item", true, ArrowType.LargeList.INSTANCE, f("item", true, I16)))));
-        fields.add(f("ss", true, ArrowType.Struct.INSTANCE,
-                f("inner", true, ArrowType.Struct.INSTANCE, f("x", true, I32),
+        fields.add(f(
+                "lll",
+                true,
+                ArrowType.List.INSTANCE,
+                f(
+                        "item",
+                        true,
+                        ArrowType.List.INSTANCE,
+                        f("item", true, ArrowType.LargeList.INSTANCE, f("item", true, I16)))));
+        fields.add(f(
+                "ss",
+                true,
+                ArrowType.Struct.INSTANCE,
+                f(
+                        "inner",
+                        true,
+                        ArrowType.Struct.INSTANCE,
+                        f("x", true, I32),
                         f("deep", true, ArrowType.Struct.INSTANCE, f("z", true, ArrowType.Utf8.INSTANCE))),
                 f("bl", true, ArrowType.Bool.INSTANCE)));
-        fields.add(f("m", true, new ArrowType.Map(false), f("entries", false, ArrowType.Struct.INSTANCE,
-                f("key", false, ArrowType.Utf8.INSTANCE), f("value", true, I32))));
-        fields.add(f("lm", true, ArrowType.List.INSTANCE, f("item", true, new ArrowType.Map(false),
-                f("entries", false, ArrowType.Struct.INSTANCE,
-                        f("key", false, I64), f("value", true, ArrowType.List.INSTANCE,
-                                f("item", true, ArrowType.Utf8.INSTANCE))))));
+        fields.add(f(
+                "m",
+                true,
+                new ArrowType.Map(false),
+                f(
+                        "entries",
+                        false,
+                        ArrowType.Struct.INSTANCE,
+                        f("key", false, ArrowType.Utf8.INSTANCE),
+                        f("value", true, I32))));
+        fields.add(f(
+                "lm",
+                true,
+                ArrowType.List.INSTANCE,
+                f(
+                        "item",
+                        true,
+                        new ArrowType.Map(false),
+                        f(
+                                "entries",
+                                false,
+                                ArrowType.Struct.INSTANCE,
+                                f("key", false, I64),
+                                f("value", true, ArrowType.List.INSTANCE, f("item", true, ArrowType.Utf8.INSTANCE))))));
         return new Schema(fields);
     }
 }

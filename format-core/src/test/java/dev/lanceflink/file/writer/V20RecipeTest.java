@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Byte-exact checks against the 2.0 recipes of file-format.md §7.2. */
 class V20RecipeTest {
     private final BufferAllocator allocator = new RootAllocator();
+
     @TempDir
     Path dir;
 
@@ -36,7 +37,8 @@ class V20RecipeTest {
 
     private WrittenFile write(VectorSchemaRoot root) throws Exception {
         try (root) {
-            return WriterTestSupport.write(dir, allocator, FileVersion.V2_0, FileWriterOptions.defaults(), List.of(root))
+            return WriterTestSupport.write(
+                            dir, allocator, FileVersion.V2_0, FileWriterOptions.defaults(), List.of(root))
                     .parse();
         }
     }
@@ -55,9 +57,13 @@ class V20RecipeTest {
         VectorSchemaRoot root = VectorSchemaRoot.of(v);
         root.setRowCount(6);
         WrittenFile f = write(root);
-        assertThat(f.arrayEncoding(0, 0)).isEqualTo(ArrayEncoding.newBuilder().setBinary(Binary.newBuilder()
-                .setIndices(Encodings.noNull(Encodings.flat20(64, 0))).setBytes(Encodings.flat20(8, 1))
-                .setNullAdjustment(7)).build());
+        assertThat(f.arrayEncoding(0, 0))
+                .isEqualTo(ArrayEncoding.newBuilder()
+                        .setBinary(Binary.newBuilder()
+                                .setIndices(Encodings.noNull(Encodings.flat20(64, 0)))
+                                .setBytes(Encodings.flat20(8, 1))
+                                .setNullAdjustment(7))
+                        .build());
         assertThat(longs(f.buffer(0, 0, 0))).containsExactly(7, 3, 6, 13, 13, 13);
         assertThat(f.buffer(0, 0, 1)).isEqualTo("foofoo".getBytes(StandardCharsets.US_ASCII));
     }
@@ -65,7 +71,8 @@ class V20RecipeTest {
     @Test
     void largeListPagesFollowTheListRecipe() throws Exception {
         LargeListVector v = LargeListVector.empty("l", allocator);
-        IntVector items = (IntVector) v.addOrGetVector(FieldType.nullable(new ArrowType.Int(32, true))).getVector();
+        IntVector items = (IntVector) v.addOrGetVector(FieldType.nullable(new ArrowType.Int(32, true)))
+                .getVector();
         v.allocateNew();
         int[][] rows = {{1, 2}, null, {}, {3}};
         int item = 0;

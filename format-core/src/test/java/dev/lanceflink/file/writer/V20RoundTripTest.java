@@ -24,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Writes 2.0 files and reads every cell back through the 2.0 decoders ({@link V20FieldReader}). */
 class V20RoundTripTest {
     private final BufferAllocator allocator = new RootAllocator();
+
     @TempDir
     Path dir;
 
@@ -62,11 +63,14 @@ class V20RoundTripTest {
                     expected.addAll(RandomBatches.cells(b.getVector(c)));
                 }
                 try (FieldVector read = V20FieldReader.readRange(field, cols, data, 0, total, allocator)) {
-                    assertThat(RandomBatches.cells(read)).as("column %s", field.name()).isEqualTo(expected);
+                    assertThat(RandomBatches.cells(read))
+                            .as("column %s", field.name())
+                            .isEqualTo(expected);
                 }
                 if (total > 10) {
                     try (FieldVector read = V20FieldReader.readRange(field, cols, data, 3, total - 2, allocator)) {
-                        assertThat(RandomBatches.cells(read)).as("column %s [3, n-2)", field.name())
+                        assertThat(RandomBatches.cells(read))
+                                .as("column %s [3, n-2)", field.name())
                                 .isEqualTo(expected.subList(3, (int) total - 2));
                     }
                     // Scattered rows, a repeated one and far gaps: take() copies rows out of
@@ -77,8 +81,9 @@ class V20RoundTripTest {
                         for (long r : rows) {
                             want.add(expected.get((int) r));
                         }
-                        assertThat(RandomBatches.cells(read)).as("column %s take %s", field.name(),
-                                java.util.Arrays.toString(rows)).isEqualTo(want);
+                        assertThat(RandomBatches.cells(read))
+                                .as("column %s take %s", field.name(), java.util.Arrays.toString(rows))
+                                .isEqualTo(want);
                     }
                 }
                 assertItemsPagesEndWithOffsetsPages(field, cols);
@@ -98,13 +103,16 @@ class V20RoundTripTest {
     private static void assertPrioritiesAreTopLevelRows(LanceField field, List<ColumnMetadata> cols, long total) {
         long row = 0;
         for (ColumnMetadata.Page p : cols.get(0).getPagesList()) {
-            assertThat(p.getPriority()).as("field %s page priority", field.pathString()).isEqualTo(row);
+            assertThat(p.getPriority())
+                    .as("field %s page priority", field.pathString())
+                    .isEqualTo(row);
             row += p.getLength();
         }
         for (int c = 1; c < cols.size(); c++) {
             long previous = 0;
             for (ColumnMetadata.Page p : cols.get(c).getPagesList()) {
-                assertThat(p.getPriority()).as("field %s column %d page priority", field.pathString(), c)
+                assertThat(p.getPriority())
+                        .as("field %s column %d page priority", field.pathString(), c)
                         .isBetween(previous, Math.max(0, total - 1));
                 previous = p.getPriority();
             }
@@ -139,15 +147,19 @@ class V20RoundTripTest {
             long items = 0;
             for (ColumnMetadata.Page p : cols.get(at).getPagesList()) {
                 lance.encodings.ArrayEncoding enc = com.google.protobuf.Any.parseFrom(
-                        p.getEncoding().getDirect().getEncoding()).unpack(lance.encodings.ArrayEncoding.class);
+                                p.getEncoding().getDirect().getEncoding())
+                        .unpack(lance.encodings.ArrayEncoding.class);
                 long pageItems = enc.getList().getNumItems();
                 items += pageItems;
                 if (pageItems > 0) {
-                    assertThat(itemPageEnds).as("list field %s: items pages must end where offsets pages end",
-                            field.pathString()).contains(items);
+                    assertThat(itemPageEnds)
+                            .as("list field %s: items pages must end where offsets pages end", field.pathString())
+                            .contains(items);
                 }
             }
-            assertThat(items).as("list field %s: items of all offsets pages", field.pathString()).isEqualTo(end);
+            assertThat(items)
+                    .as("list field %s: items of all offsets pages", field.pathString())
+                    .isEqualTo(end);
         }
         return span;
     }
@@ -167,13 +179,18 @@ class V20RoundTripTest {
         List<VectorSchemaRoot> batches = List.of(
                 RandomBatches.batch(arrow, allocator, 500, 3, new RandomBatches.Shape(0, 3, 12)),
                 RandomBatches.batch(arrow, allocator, 500, 4, new RandomBatches.Shape(5, 2, 12)));
-        roundTrip(arrow, batches, FileWriterOptions.defaults().withTargetPageBytes(512).withRowsPerSlice(37));
+        roundTrip(
+                arrow,
+                batches,
+                FileWriterOptions.defaults().withTargetPageBytes(512).withRowsPerSlice(37));
     }
 
     @Test
     void allNull() throws Exception {
         Schema arrow = TypeCatalog.schema(false, true);
-        roundTrip(arrow, List.of(RandomBatches.batch(arrow, allocator, 50, 5, new RandomBatches.Shape(1, 3, 12))),
+        roundTrip(
+                arrow,
+                List.of(RandomBatches.batch(arrow, allocator, 50, 5, new RandomBatches.Shape(1, 3, 12))),
                 FileWriterOptions.defaults());
     }
 
@@ -182,8 +199,8 @@ class V20RoundTripTest {
         Schema arrow = TypeCatalog.schema(true, true);
         VectorSchemaRoot b = RandomBatches.batch(arrow, allocator, 200, 6, new RandomBatches.Shape(2, 3, 12));
         try (b) {
-            assertThatThrownBy(() -> WriterTestSupport.write(dir, allocator, FileVersion.V2_0,
-                    FileWriterOptions.defaults(), List.of(b)))
+            assertThatThrownBy(() -> WriterTestSupport.write(
+                            dir, allocator, FileVersion.V2_0, FileWriterOptions.defaults(), List.of(b)))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("2.0 cannot store null structs");
         }

@@ -48,7 +48,9 @@ class V22RecipeTest {
     /** Several pages per column, so that pages of one chunk and of many are both checked. */
     private static final FileWriterOptions SMALL_PAGES =
             FileWriterOptions.defaults().withTargetPageBytes(4 * 1024).withRowsPerSlice(250);
+
     private final BufferAllocator allocator = new RootAllocator();
+
     @TempDir
     Path dir;
 
@@ -62,14 +64,21 @@ class V22RecipeTest {
         VectorSchemaRoot root = VectorSchemaRoot.of(vectors);
         root.setRowCount(vectors[0].getValueCount());
         try (root) {
-            return WriterTestSupport.write(Files.createTempDirectory(dir, "f"), allocator, FileVersion.V2_2,
-                    FileWriterOptions.defaults(), List.of(root)).parse();
+            return WriterTestSupport.write(
+                            Files.createTempDirectory(dir, "f"),
+                            allocator,
+                            FileVersion.V2_2,
+                            FileWriterOptions.defaults(),
+                            List.of(root))
+                    .parse();
         }
     }
 
     private IntVector int32(String name, boolean nullable, int n, java.util.function.IntFunction<Integer> value) {
-        IntVector v = new IntVector(name, nullable ? FieldType.nullable(TypeCatalog.I32)
-                : FieldType.notNullable(TypeCatalog.I32), allocator);
+        IntVector v = new IntVector(
+                name,
+                nullable ? FieldType.nullable(TypeCatalog.I32) : FieldType.notNullable(TypeCatalog.I32),
+                allocator);
         v.allocateNew(n);
         for (int i = 0; i < n; i++) {
             Integer x = value.apply(i);
@@ -87,19 +96,26 @@ class V22RecipeTest {
     void int32NonNullMatchesPylance() throws Exception {
         WrittenFile f = write22(int32("id", false, 5, i -> i));
         assertThat(f.minor).isEqualTo(2);
-        assertThat(f.layout(0, 0)).isEqualTo(PageLayout.newBuilder().setMiniBlockLayout(MiniBlockLayout.newBuilder()
-                .setValueCompression(Encodings.flat(32)).addLayers(RepDefLayer.REPDEF_ALL_VALID_ITEM)
-                .setNumBuffers(1).setNumItems(5).setHasLargeChunk(true)).build());
+        assertThat(f.layout(0, 0))
+                .isEqualTo(PageLayout.newBuilder()
+                        .setMiniBlockLayout(MiniBlockLayout.newBuilder()
+                                .setValueCompression(Encodings.flat(32))
+                                .addLayers(RepDefLayer.REPDEF_ALL_VALID_ITEM)
+                                .setNumBuffers(1)
+                                .setNumItems(5)
+                                .setHasLargeChunk(true))
+                        .build());
         // One u32 word; the chunk header is u16 num_levels + u32 value size, padded to 8.
         assertThat(f.buffer(0, 0, 0)).isEqualTo(hex("30 00 00 00"));
-        assertThat(f.buffer(0, 0, 1)).isEqualTo(hex("00 00 14 00 00 00 fe fe 00000000 01000000 02000000 03000000"
-                + " 04000000 fe fe fe fe"));
+        assertThat(f.buffer(0, 0, 1))
+                .isEqualTo(
+                        hex("00 00 14 00 00 00 fe fe 00000000 01000000 02000000 03000000" + " 04000000 fe fe fe fe"));
     }
 
     @Test
     void nullableDoubleMatchesPylance() throws Exception {
-        Float8Vector v = new Float8Vector("d", FieldType.nullable(new ArrowType.FloatingPoint(
-                FloatingPointPrecision.DOUBLE)), allocator);
+        Float8Vector v = new Float8Vector(
+                "d", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)), allocator);
         double[] vals = {0.25, 0.75, 1.25, 0, 2.25};
         v.allocateNew(5);
         for (int i = 0; i < 5; i++) {
@@ -135,9 +151,11 @@ class V22RecipeTest {
         WrittenFile f = write22(v);
         assertThat(f.layout(0, 0).getMiniBlockLayout().getHasLargeChunk()).isTrue();
         assertThat(f.buffer(0, 0, 0)).isEqualTo(hex("70 00 00 00"));
-        assertThat(f.buffer(0, 0, 1)).isEqualTo(concat(hex("00 00 38 00 00 00 fe fe"
-                + " 18000000 1e000000 24000000 2a000000 30000000 36000000"),
-                "name-0name-1name-2name-3name-4".getBytes(StandardCharsets.US_ASCII), hex("48 48")));
+        assertThat(f.buffer(0, 0, 1))
+                .isEqualTo(concat(
+                        hex("00 00 38 00 00 00 fe fe" + " 18000000 1e000000 24000000 2a000000 30000000 36000000"),
+                        "name-0name-1name-2name-3name-4".getBytes(StandardCharsets.US_ASCII),
+                        hex("48 48")));
     }
 
     @Test
@@ -150,17 +168,20 @@ class V22RecipeTest {
         v.setValueCount(3);
         WrittenFile f = write22(v);
         assertThat(f.buffer(0, 0, 0)).isEqualTo(hex("40 00 00 00"));
-        assertThat(f.buffer(0, 0, 1)).isEqualTo(concat(hex("03 00 06 00 18 00 00 00 00 00 01 00 00 00 fe fe"
-                + " 10000000 12000000 12000000 15000000"), "abcde".getBytes(StandardCharsets.US_ASCII),
-                hex("48 48 48")));
+        assertThat(f.buffer(0, 0, 1))
+                .isEqualTo(concat(
+                        hex("03 00 06 00 18 00 00 00 00 00 01 00 00 00 fe fe" + " 10000000 12000000 12000000 15000000"),
+                        "abcde".getBytes(StandardCharsets.US_ASCII),
+                        hex("48 48 48")));
     }
 
     @Test
     void fixedSizeListOfFourFloatsMatchesPylance() throws Exception {
-        FixedSizeListVector v = new FixedSizeListVector("e", allocator,
-                FieldType.notNullable(new ArrowType.FixedSizeList(4)), null);
-        Float4Vector items = (Float4Vector) v.addOrGetVector(FieldType.nullable(
-                new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE))).getVector();
+        FixedSizeListVector v =
+                new FixedSizeListVector("e", allocator, FieldType.notNullable(new ArrowType.FixedSizeList(4)), null);
+        Float4Vector items = (Float4Vector)
+                v.addOrGetVector(FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)))
+                        .getVector();
         v.allocateNew();
         items.allocateNew(20);
         for (int r = 0; r < 5; r++) {
@@ -187,7 +208,8 @@ class V22RecipeTest {
     @Test
     void listOfInt32WithRepetitionMatchesPylance() throws Exception {
         ListVector v = ListVector.empty("l", allocator);
-        IntVector items = (IntVector) v.addOrGetVector(FieldType.nullable(TypeCatalog.I32)).getVector();
+        IntVector items = (IntVector)
+                v.addOrGetVector(FieldType.nullable(TypeCatalog.I32)).getVector();
         v.allocateNew();
         // [[1, 2], [], null, [3]]
         v.startNewValue(0);
@@ -205,15 +227,16 @@ class V22RecipeTest {
         WrittenFile f = write22(v);
         MiniBlockLayout mb = f.layout(0, 0).getMiniBlockLayout();
         assertThat(mb.getHasLargeChunk()).isTrue();
-        assertThat(mb.getLayersList()).containsExactly(RepDefLayer.REPDEF_ALL_VALID_ITEM,
-                RepDefLayer.REPDEF_NULL_AND_EMPTY_LIST);
+        assertThat(mb.getLayersList())
+                .containsExactly(RepDefLayer.REPDEF_ALL_VALID_ITEM, RepDefLayer.REPDEF_NULL_AND_EMPTY_LIST);
         assertThat(mb.getRepetitionIndexDepth()).isEqualTo(1);
         assertThat(f.buffer(0, 0, 0)).isEqualTo(hex("70 00 00 00"));
         // Rep and def sizes stay u16 in the large-chunk grammar; only the value size is u32.
-        assertThat(f.buffer(0, 0, 1)).isEqualTo(hex("05 00 0a 00 0a 00 0c 00 00 00 fe fe fe fe fe fe"
-                + " 01 00 00 00 01 00 01 00 01 00 fe fe fe fe fe fe"
-                + " 00 00 00 00 02 00 01 00 00 00 fe fe fe fe fe fe"
-                + " 01 00 00 00 02 00 00 00 03 00 00 00 fe fe fe fe"));
+        assertThat(f.buffer(0, 0, 1))
+                .isEqualTo(hex("05 00 0a 00 0a 00 0c 00 00 00 fe fe fe fe fe fe"
+                        + " 01 00 00 00 01 00 01 00 01 00 fe fe fe fe fe fe"
+                        + " 00 00 00 00 02 00 01 00 00 00 fe fe fe fe fe fe"
+                        + " 01 00 00 00 02 00 00 00 03 00 00 00 fe fe fe fe"));
         assertThat(f.buffer(0, 0, 2)).isEqualTo(hex("04 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"));
     }
 
@@ -227,8 +250,8 @@ class V22RecipeTest {
         assertThat(f.buffer(0, 0, 0)).isEqualTo(hex("1a 04 00 00 10 04 00 00"));
         byte[] data = f.buffer(0, 0, 1);
         assertThat(data).hasSize(1056);
-        assertThat(Arrays.copyOf(data, 24)).isEqualTo(hex("00 00 04 02 00 00 fe fe 04 00 00 00 b0 79 35 c1"
-                + " c1 8a 46 02 02 9b 57 13"));
+        assertThat(Arrays.copyOf(data, 24))
+                .isEqualTo(hex("00 00 04 02 00 00 fe fe 04 00 00 00 b0 79 35 c1" + " c1 8a 46 02 02 9b 57 13"));
     }
 
     /** compression.md §8 (pylance 14.0.2 agrees): nullable int32 {@code i % 13}, null at {@code i % 3 == 1}. */
@@ -249,9 +272,10 @@ class V22RecipeTest {
     void everyMiniBlockPageOfEveryTypeUsesTheLargeChunkGrammar() throws Exception {
         Schema arrow = TypeCatalog.schemaWithMaps();
         try (VectorSchemaRoot b = RandomBatches.batch(arrow, allocator, 3000, 7, new RandomBatches.Shape(5, 4, 30))) {
-            WrittenFile f = WriterTestSupport.write(dir, allocator, FileVersion.V2_2,
-                    SMALL_PAGES, List.of(b)).parse();
-            assertThat(checkChunkGrammar(f, true)).isGreaterThan(2 * arrow.getFields().size());
+            WrittenFile f = WriterTestSupport.write(dir, allocator, FileVersion.V2_2, SMALL_PAGES, List.of(b))
+                    .parse();
+            assertThat(checkChunkGrammar(f, true))
+                    .isGreaterThan(2 * arrow.getFields().size());
         }
     }
 
@@ -259,9 +283,10 @@ class V22RecipeTest {
     void version21KeepsTheU16Grammar() throws Exception {
         Schema arrow = TypeCatalog.schema(true, true);
         try (VectorSchemaRoot b = RandomBatches.batch(arrow, allocator, 3000, 7, new RandomBatches.Shape(5, 4, 30))) {
-            WrittenFile f = WriterTestSupport.write(dir, allocator, FileVersion.V2_1,
-                    SMALL_PAGES, List.of(b)).parse();
-            assertThat(checkChunkGrammar(f, false)).isGreaterThan(2 * arrow.getFields().size());
+            WrittenFile f = WriterTestSupport.write(dir, allocator, FileVersion.V2_1, SMALL_PAGES, List.of(b))
+                    .parse();
+            assertThat(checkChunkGrammar(f, false))
+                    .isGreaterThan(2 * arrow.getFields().size());
         }
     }
 
@@ -273,13 +298,17 @@ class V22RecipeTest {
     void onlyMiniBlockPagesDifferFromVersion21() throws Exception {
         Schema arrow = TypeCatalog.schema(true, true);
         FileWriterOptions options = FileWriterOptions.defaults().withTargetPageBytes(32 * 1024);
-        for (RandomBatches.Shape shape : List.of(new RandomBatches.Shape(4, 3, 300), new RandomBatches.Shape(1, 3, 20),
+        for (RandomBatches.Shape shape : List.of(
+                new RandomBatches.Shape(4, 3, 300),
+                new RandomBatches.Shape(1, 3, 20),
                 new RandomBatches.Shape(0, 0, 20))) {
             try (VectorSchemaRoot b = RandomBatches.batch(arrow, allocator, 2000, 21, shape)) {
-                WrittenFile f21 = WriterTestSupport.write(Files.createTempDirectory(dir, "a"), allocator,
-                        FileVersion.V2_1, options, List.of(b)).parse();
-                WrittenFile f22 = WriterTestSupport.write(Files.createTempDirectory(dir, "b"), allocator,
-                        FileVersion.V2_2, options, List.of(b)).parse();
+                WrittenFile f21 = WriterTestSupport.write(
+                                Files.createTempDirectory(dir, "a"), allocator, FileVersion.V2_1, options, List.of(b))
+                        .parse();
+                WrittenFile f22 = WriterTestSupport.write(
+                                Files.createTempDirectory(dir, "b"), allocator, FileVersion.V2_2, options, List.of(b))
+                        .parse();
                 assertThat(f22.numColumns).isEqualTo(f21.numColumns);
                 int same = 0;
                 for (int c = 0; c < f21.numColumns; c++) {
@@ -287,13 +316,17 @@ class V22RecipeTest {
                         PageLayout l21 = f21.layout(c, p);
                         PageLayout l22 = f22.layout(c, p);
                         if (l21.hasMiniBlockLayout()) {
-                            assertThat(l22.getMiniBlockLayout().getHasLargeChunk()).isTrue();
-                            assertThat(l22.getMiniBlockLayout().toBuilder().setHasLargeChunk(false).build())
+                            assertThat(l22.getMiniBlockLayout().getHasLargeChunk())
+                                    .isTrue();
+                            assertThat(l22.getMiniBlockLayout().toBuilder()
+                                            .setHasLargeChunk(false)
+                                            .build())
                                     .isEqualTo(l21.getMiniBlockLayout());
                             continue;
                         }
                         assertThat(l22).as("column %d page %d", c, p).isEqualTo(l21);
-                        assertThat(f22.page(c, p).getBufferSizesList()).isEqualTo(f21.page(c, p).getBufferSizesList());
+                        assertThat(f22.page(c, p).getBufferSizesList())
+                                .isEqualTo(f21.page(c, p).getBufferSizesList());
                         for (int i = 0; i < f21.page(c, p).getBufferSizesCount(); i++) {
                             assertThat(f22.buffer(c, p, i)).isEqualTo(f21.buffer(c, p, i));
                         }
@@ -301,7 +334,9 @@ class V22RecipeTest {
                     }
                 }
                 if (shape.nullEvery() != 4) {
-                    assertThat(same).as("all-null and all-empty pages are constant pages").isPositive();
+                    assertThat(same)
+                            .as("all-null and all-empty pages are constant pages")
+                            .isPositive();
                 }
             }
         }
@@ -314,8 +349,8 @@ class V22RecipeTest {
      */
     @Test
     void version22ChunksMayExceed32KiB() throws Exception {
-        Schema arrow = new Schema(List.of(TypeCatalog.f("lb", true, ArrowType.List.INSTANCE,
-                TypeCatalog.f("item", true, ArrowType.Bool.INSTANCE))));
+        Schema arrow = new Schema(List.of(TypeCatalog.f(
+                "lb", true, ArrowType.List.INSTANCE, TypeCatalog.f("item", true, ArrowType.Bool.INSTANCE))));
         int rows = 30_000;
         FileWriterOptions raw = FileWriterOptions.defaults().withBitPacking(false);
         for (FileVersion version : List.of(FileVersion.V2_1, FileVersion.V2_2)) {
@@ -366,13 +401,19 @@ class V22RecipeTest {
         Schema arrow = TypeCatalog.schemaWithMaps();
         LanceSchema schema = LanceSchema.fromArrow(arrow, 0);
         // With nulls; without nulls and with long strings (full-zip); all null; only empty or null lists.
-        for (RandomBatches.Shape shape : List.of(new RandomBatches.Shape(4, 3, 20),
-                new RandomBatches.Shape(0, 3, 300), new RandomBatches.Shape(1, 3, 20),
+        for (RandomBatches.Shape shape : List.of(
+                new RandomBatches.Shape(4, 3, 20),
+                new RandomBatches.Shape(0, 3, 300),
+                new RandomBatches.Shape(1, 3, 20),
                 new RandomBatches.Shape(3, 0, 20))) {
             try (VectorSchemaRoot b = RandomBatches.batch(arrow, allocator, 1500, shape.hashCode(), shape)) {
                 Path into = Files.createTempDirectory(dir, "r");
-                WriterTestSupport.Written w = WriterTestSupport.write(into, allocator, FileVersion.V2_2,
-                        FileWriterOptions.defaults().withTargetPageBytes(8 * 1024), List.of(b));
+                WriterTestSupport.Written w = WriterTestSupport.write(
+                        into,
+                        allocator,
+                        FileVersion.V2_2,
+                        FileWriterOptions.defaults().withTargetPageBytes(8 * 1024),
+                        List.of(b));
                 checkChunkGrammar(w.parse(), true);
                 try (LanceFileReader reader = LanceFileReader.open(w.store(), "data/f.lance", allocator)) {
                     assertThat(reader.version()).isEqualTo(FileVersion.V2_2);
@@ -382,9 +423,11 @@ class V22RecipeTest {
                         String column = arrow.getFields().get(c).toString();
                         try (FieldVector read = reader.readRange(id, 0, 1500);
                                 FieldVector taken = reader.take(id, new long[] {0, 777, 1499})) {
-                            assertThat(RandomBatches.cells(read)).as("%s column %s", shape, column)
+                            assertThat(RandomBatches.cells(read))
+                                    .as("%s column %s", shape, column)
                                     .isEqualTo(expected);
-                            assertThat(RandomBatches.cells(taken)).as("%s column %s take", shape, column)
+                            assertThat(RandomBatches.cells(taken))
+                                    .as("%s column %s take", shape, column)
                                     .containsExactly(expected.get(0), expected.get(777), expected.get(1499));
                         }
                     }
@@ -443,8 +486,11 @@ class V22RecipeTest {
                         pos += wordBytes;
                     }
                     long header = pad8(pos - offset);
-                    assertThat(header + sections).as(where + " chunk " + k + " size").isEqualTo(size);
-                    assertThat(numLevels == 0).as(where + " chunk " + k + " levels")
+                    assertThat(header + sections)
+                            .as(where + " chunk " + k + " size")
+                            .isEqualTo(size);
+                    assertThat(numLevels == 0)
+                            .as(where + " chunk " + k + " levels")
                             .isEqualTo(!mb.hasRepCompression() && !mb.hasDefCompression());
                     offset += size;
                 }

@@ -20,8 +20,13 @@ final class WriterTestSupport {
         }
     }
 
-    static Written write(Path dir, BufferAllocator allocator, FileVersion version, FileWriterOptions options,
-            List<VectorSchemaRoot> batches) throws Exception {
+    static Written write(
+            Path dir,
+            BufferAllocator allocator,
+            FileVersion version,
+            FileWriterOptions options,
+            List<VectorSchemaRoot> batches)
+            throws Exception {
         Schema arrow = batches.get(0).getSchema();
         LanceSchema schema = LanceSchema.fromArrow(arrow, 0);
         LocalObjectStore store = new LocalObjectStore(dir);

@@ -42,7 +42,8 @@ final class WrittenFile {
         }
         descriptorPos = f.getLong((int) gboStart);
         long descriptorLen = f.getLong((int) gboStart + 8);
-        descriptor = FileDescriptor.parseFrom(Arrays.copyOfRange(bytes, (int) descriptorPos, (int) (descriptorPos + descriptorLen)));
+        descriptor = FileDescriptor.parseFrom(
+                Arrays.copyOfRange(bytes, (int) descriptorPos, (int) (descriptorPos + descriptorLen)));
         for (int c = 0; c < numColumns; c++) {
             long pos = f.getLong((int) cmoStart + 16 * c);
             long len = f.getLong((int) cmoStart + 16 * c + 8);

@@ -35,106 +35,127 @@ import org.lance.WriteParams;
  * {@code float64} = id / 4 (exact in binary).
  */
 final class ChurnCommand {
-  private final BufferAllocator allocator;
+    private final BufferAllocator allocator;
 
-  ChurnCommand(BufferAllocator allocator) {
-    this.allocator = allocator;
-  }
+    ChurnCommand(BufferAllocator allocator) {
+        this.allocator = allocator;
+    }
 
-  ObjectNode run(String uri, long firstId, int rowsPerRound, int rounds, int deleteMod, long pauseMillis,
-      Path stopFile, Map<String, String> storageOptions) throws InterruptedException {
-    ObjectNode out = DumpFormat.NODES.objectNode();
-    ArrayNode ops = out.putArray("ops");
-    int appends = 0;
-    int deletes = 0;
-    int failures = 0;
-    for (int r = 0; r < rounds && (stopFile == null || !Files.exists(stopFile)); r++) {
-      long lo = firstId + (long) r * rowsPerRound;
-      long hi = lo + rowsPerRound;
-      ObjectNode append = ops.addObject().put("op", "append").put("round", r).put("first_id", lo)
-          .put("end_id", hi);
-      boolean appended = false;
-      try {
-        append.put("version", append(uri, lo, rowsPerRound, storageOptions));
-        appends++;
-        appended = true;
-      } catch (RuntimeException | IOException e) {
-        append.put("error", message(e));
-        failures++;
-      }
-      if (appended) {
-        // An empty range would still commit a version; only delete what this round wrote.
-        Thread.sleep(pauseMillis);
-        String filter = "id >= " + lo + " AND id < " + hi + " AND id % " + deleteMod + " = 0";
-        ObjectNode delete = ops.addObject().put("op", "delete").put("round", r).put("filter", filter);
-        try (Dataset ds = open(uri, storageOptions)) {
-          ds.delete(filter);
-          delete.put("version", ds.version());
-          deletes++;
-        } catch (RuntimeException e) {
-          delete.put("error", message(e));
-          failures++;
+    ObjectNode run(
+            String uri,
+            long firstId,
+            int rowsPerRound,
+            int rounds,
+            int deleteMod,
+            long pauseMillis,
+            Path stopFile,
+            Map<String, String> storageOptions)
+            throws InterruptedException {
+        ObjectNode out = DumpFormat.NODES.objectNode();
+        ArrayNode ops = out.putArray("ops");
+        int appends = 0;
+        int deletes = 0;
+        int failures = 0;
+        for (int r = 0; r < rounds && (stopFile == null || !Files.exists(stopFile)); r++) {
+            long lo = firstId + (long) r * rowsPerRound;
+            long hi = lo + rowsPerRound;
+            ObjectNode append = ops.addObject()
+                    .put("op", "append")
+                    .put("round", r)
+                    .put("first_id", lo)
+                    .put("end_id", hi);
+            boolean appended = false;
+            try {
+                append.put("version", append(uri, lo, rowsPerRound, storageOptions));
+                appends++;
+                appended = true;
+            } catch (RuntimeException | IOException e) {
+                append.put("error", message(e));
+                failures++;
+            }
+            if (appended) {
+                // An empty range would still commit a version; only delete what this round wrote.
+                Thread.sleep(pauseMillis);
+                String filter = "id >= " + lo + " AND id < " + hi + " AND id % " + deleteMod + " = 0";
+                ObjectNode delete =
+                        ops.addObject().put("op", "delete").put("round", r).put("filter", filter);
+                try (Dataset ds = open(uri, storageOptions)) {
+                    ds.delete(filter);
+                    delete.put("version", ds.version());
+                    deletes++;
+                } catch (RuntimeException e) {
+                    delete.put("error", message(e));
+                    failures++;
+                }
+            }
+            Thread.sleep(pauseMillis);
         }
-      }
-      Thread.sleep(pauseMillis);
+        out.put("appends_committed", appends);
+        out.put("deletes_committed", deletes);
+        out.put("failed_attempts", failures);
+        return out;
     }
-    out.put("appends_committed", appends);
-    out.put("deletes_committed", deletes);
-    out.put("failed_attempts", failures);
-    return out;
-  }
 
-  private long append(String uri, long firstId, int rows, Map<String, String> storageOptions)
-      throws IOException {
-    Schema schema;
-    try (Dataset ds = open(uri, storageOptions)) {
-      schema = ds.getSchema();
+    private long append(String uri, long firstId, int rows, Map<String, String> storageOptions) throws IOException {
+        Schema schema;
+        try (Dataset ds = open(uri, storageOptions)) {
+            schema = ds.getSchema();
+        }
+        try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
+            root.allocateNew();
+            for (FieldVector v : root.getFieldVectors()) {
+                fill(v, firstId, rows);
+            }
+            root.setRowCount(rows);
+            try (SingleBatchReader reader = new SingleBatchReader(root, allocator);
+                    Dataset ds = Dataset.write()
+                            .allocator(allocator)
+                            .reader(reader)
+                            .uri(uri)
+                            .mode(WriteParams.WriteMode.APPEND)
+                            .storageOptions(storageOptions)
+                            .execute()) {
+                return ds.version();
+            }
+        }
     }
-    try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
-      root.allocateNew();
-      for (FieldVector v : root.getFieldVectors()) {
-        fill(v, firstId, rows);
-      }
-      root.setRowCount(rows);
-      try (SingleBatchReader reader = new SingleBatchReader(root, allocator);
-          Dataset ds = Dataset.write().allocator(allocator).reader(reader).uri(uri)
-              .mode(WriteParams.WriteMode.APPEND).storageOptions(storageOptions).execute()) {
-        return ds.version();
-      }
-    }
-  }
 
-  private static void fill(FieldVector vector, long firstId, int rows) {
-    for (int i = 0; i < rows; i++) {
-      long id = firstId + i;
-      if (vector instanceof BigIntVector v) {
-        v.setSafe(i, id);
-      } else if (vector instanceof IntVector v) {
-        v.setSafe(i, (int) (id % 100));
-      } else if (vector instanceof VarCharVector v) {
-        v.setSafe(i, ("sdk-" + id).getBytes(StandardCharsets.UTF_8));
-      } else if (vector instanceof Float8Vector v) {
-        v.setSafe(i, id / 4.0);
-      } else {
-        throw new IllegalArgumentException("churn: column '" + vector.getName() + "' has type "
-            + vector.getField().getType() + "; churn fills only int64, int32, utf8 and float64 columns");
-      }
+    private static void fill(FieldVector vector, long firstId, int rows) {
+        for (int i = 0; i < rows; i++) {
+            long id = firstId + i;
+            if (vector instanceof BigIntVector v) {
+                v.setSafe(i, id);
+            } else if (vector instanceof IntVector v) {
+                v.setSafe(i, (int) (id % 100));
+            } else if (vector instanceof VarCharVector v) {
+                v.setSafe(i, ("sdk-" + id).getBytes(StandardCharsets.UTF_8));
+            } else if (vector instanceof Float8Vector v) {
+                v.setSafe(i, id / 4.0);
+            } else {
+                throw new IllegalArgumentException("churn: column '" + vector.getName() + "' has type "
+                        + vector.getField().getType() + "; churn fills only int64, int32, utf8 and float64 columns");
+            }
+        }
+        vector.setValueCount(rows);
     }
-    vector.setValueCount(rows);
-  }
 
-  private Dataset open(String uri, Map<String, String> storageOptions) {
-    return Dataset.open().allocator(allocator).uri(uri)
-        .readOptions(new ReadOptions.Builder().setStorageOptions(storageOptions).build()).build();
-  }
-
-  private static String message(Throwable e) {
-    StringBuilder m = new StringBuilder(String.valueOf(e.getMessage()));
-    for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
-      if (c.getMessage() != null && !m.toString().contains(c.getMessage())) {
-        m.append(" (caused by: ").append(c.getMessage()).append(')');
-      }
+    private Dataset open(String uri, Map<String, String> storageOptions) {
+        return Dataset.open()
+                .allocator(allocator)
+                .uri(uri)
+                .readOptions(new ReadOptions.Builder()
+                        .setStorageOptions(storageOptions)
+                        .build())
+                .build();
     }
-    return m.toString();
-  }
+
+    private static String message(Throwable e) {
+        StringBuilder m = new StringBuilder(String.valueOf(e.getMessage()));
+        for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+            if (c.getMessage() != null && !m.toString().contains(c.getMessage())) {
+                m.append(" (caused by: ").append(c.getMessage()).append(')');
+            }
+        }
+        return m.toString();
+    }
 }

@@ -80,247 +80,245 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
  */
 public final class DumpFormat {
 
-  /** Node factory; Jackson 2.15+ keeps a BigDecimal's scale when building nodes. */
-  public static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    /** Node factory; Jackson 2.15+ keeps a BigDecimal's scale when building nodes. */
+    public static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
-  private static final DateTimeFormatter SECONDS =
-      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss", Locale.ROOT);
+    private static final DateTimeFormatter SECONDS = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss", Locale.ROOT);
 
-  private DumpFormat() {}
+    private DumpFormat() {}
 
-  /** The JSON value of row {@code index} of {@code vector}. */
-  public static JsonNode cell(FieldVector vector, int index) {
-    if (vector.isNull(index)) {
-      return NODES.nullNode();
+    /** The JSON value of row {@code index} of {@code vector}. */
+    public static JsonNode cell(FieldVector vector, int index) {
+        if (vector.isNull(index)) {
+            return NODES.nullNode();
+        }
+        if (vector instanceof BitVector v) {
+            return NODES.booleanNode(v.get(index) != 0);
+        } else if (vector instanceof TinyIntVector v) {
+            return NODES.numberNode(v.get(index));
+        } else if (vector instanceof SmallIntVector v) {
+            return NODES.numberNode(v.get(index));
+        } else if (vector instanceof IntVector v) {
+            return NODES.numberNode(v.get(index));
+        } else if (vector instanceof BigIntVector v) {
+            return NODES.numberNode(v.get(index));
+        } else if (vector instanceof UInt1Vector v) {
+            return NODES.numberNode(v.get(index) & 0xFF);
+        } else if (vector instanceof UInt2Vector v) {
+            return NODES.numberNode((int) v.get(index));
+        } else if (vector instanceof UInt4Vector v) {
+            return NODES.numberNode(v.get(index) & 0xFFFF_FFFFL);
+        } else if (vector instanceof UInt8Vector v) {
+            return NODES.numberNode(v.getObjectNoOverflow(index));
+        } else if (vector instanceof Float2Vector v) {
+            return floatNode(v.getValueAsFloat(index));
+        } else if (vector instanceof Float4Vector v) {
+            return floatNode(v.get(index));
+        } else if (vector instanceof Float8Vector v) {
+            return doubleNode(v.get(index));
+        } else if (vector instanceof VarCharVector v) {
+            return NODES.textNode(new String(v.get(index), StandardCharsets.UTF_8));
+        } else if (vector instanceof LargeVarCharVector v) {
+            return NODES.textNode(new String(v.get(index), StandardCharsets.UTF_8));
+        } else if (vector instanceof VarBinaryVector v) {
+            return NODES.textNode(hex(v.get(index)));
+        } else if (vector instanceof LargeVarBinaryVector v) {
+            return NODES.textNode(hex(v.get(index)));
+        } else if (vector instanceof FixedSizeBinaryVector v) {
+            return NODES.textNode(hex(v.get(index)));
+        } else if (vector instanceof DateDayVector v) {
+            return NODES.textNode(LocalDate.ofEpochDay(v.get(index)).toString());
+        } else if (vector instanceof TimeStampVector v) {
+            ArrowType.Timestamp type = (ArrowType.Timestamp) v.getField().getType();
+            return NODES.textNode(timestamp(v.get(index), type.getUnit(), type.getTimezone() != null));
+        } else if (vector instanceof DecimalVector v) {
+            return NODES.rawValueNode(new RawValue(v.getObject(index).toPlainString()));
+        } else if (vector instanceof ListVector v) {
+            return array(v.getDataVector(), v.getElementStartIndex(index), v.getElementEndIndex(index));
+        } else if (vector instanceof LargeListVector v) {
+            return array(v.getDataVector(), v.getElementStartIndex(index), v.getElementEndIndex(index));
+        } else if (vector instanceof FixedSizeListVector v) {
+            long start = (long) index * v.getListSize();
+            return array(v.getDataVector(), start, start + v.getListSize());
+        } else if (vector instanceof StructVector v) {
+            ObjectNode object = NODES.objectNode();
+            List<FieldVector> children = v.getChildrenFromFields();
+            for (FieldVector child : children) {
+                object.set(child.getName(), cell(child, index));
+            }
+            return object;
+        }
+        throw new IllegalArgumentException("column '" + vector.getName() + "': Arrow type "
+                + vector.getField().getType() + " has no dump rendering");
     }
-    if (vector instanceof BitVector v) {
-      return NODES.booleanNode(v.get(index) != 0);
-    } else if (vector instanceof TinyIntVector v) {
-      return NODES.numberNode(v.get(index));
-    } else if (vector instanceof SmallIntVector v) {
-      return NODES.numberNode(v.get(index));
-    } else if (vector instanceof IntVector v) {
-      return NODES.numberNode(v.get(index));
-    } else if (vector instanceof BigIntVector v) {
-      return NODES.numberNode(v.get(index));
-    } else if (vector instanceof UInt1Vector v) {
-      return NODES.numberNode(v.get(index) & 0xFF);
-    } else if (vector instanceof UInt2Vector v) {
-      return NODES.numberNode((int) v.get(index));
-    } else if (vector instanceof UInt4Vector v) {
-      return NODES.numberNode(v.get(index) & 0xFFFF_FFFFL);
-    } else if (vector instanceof UInt8Vector v) {
-      return NODES.numberNode(v.getObjectNoOverflow(index));
-    } else if (vector instanceof Float2Vector v) {
-      return floatNode(v.getValueAsFloat(index));
-    } else if (vector instanceof Float4Vector v) {
-      return floatNode(v.get(index));
-    } else if (vector instanceof Float8Vector v) {
-      return doubleNode(v.get(index));
-    } else if (vector instanceof VarCharVector v) {
-      return NODES.textNode(new String(v.get(index), StandardCharsets.UTF_8));
-    } else if (vector instanceof LargeVarCharVector v) {
-      return NODES.textNode(new String(v.get(index), StandardCharsets.UTF_8));
-    } else if (vector instanceof VarBinaryVector v) {
-      return NODES.textNode(hex(v.get(index)));
-    } else if (vector instanceof LargeVarBinaryVector v) {
-      return NODES.textNode(hex(v.get(index)));
-    } else if (vector instanceof FixedSizeBinaryVector v) {
-      return NODES.textNode(hex(v.get(index)));
-    } else if (vector instanceof DateDayVector v) {
-      return NODES.textNode(LocalDate.ofEpochDay(v.get(index)).toString());
-    } else if (vector instanceof TimeStampVector v) {
-      ArrowType.Timestamp type = (ArrowType.Timestamp) v.getField().getType();
-      return NODES.textNode(timestamp(v.get(index), type.getUnit(), type.getTimezone() != null));
-    } else if (vector instanceof DecimalVector v) {
-      return NODES.rawValueNode(new RawValue(v.getObject(index).toPlainString()));
-    } else if (vector instanceof ListVector v) {
-      return array(v.getDataVector(), v.getElementStartIndex(index),
-          v.getElementEndIndex(index));
-    } else if (vector instanceof LargeListVector v) {
-      return array(v.getDataVector(), v.getElementStartIndex(index),
-          v.getElementEndIndex(index));
-    } else if (vector instanceof FixedSizeListVector v) {
-      long start = (long) index * v.getListSize();
-      return array(v.getDataVector(), start, start + v.getListSize());
-    } else if (vector instanceof StructVector v) {
-      ObjectNode object = NODES.objectNode();
-      List<FieldVector> children = v.getChildrenFromFields();
-      for (FieldVector child : children) {
-        object.set(child.getName(), cell(child, index));
-      }
-      return object;
-    }
-    throw new IllegalArgumentException("column '" + vector.getName() + "': Arrow type "
-        + vector.getField().getType() + " has no dump rendering");
-  }
 
-  private static ArrayNode array(FieldVector items, long start, long end) {
-    ArrayNode array = NODES.arrayNode();
-    for (long i = start; i < end; i++) {
-      array.add(cell(items, Math.toIntExact(i)));
+    private static ArrayNode array(FieldVector items, long start, long end) {
+        ArrayNode array = NODES.arrayNode();
+        for (long i = start; i < end; i++) {
+            array.add(cell(items, Math.toIntExact(i)));
+        }
+        return array;
     }
-    return array;
-  }
 
-  /** float16 and float32 values: see the class comment. */
-  public static JsonNode floatNode(float value) {
-    if (Float.isNaN(value) || Float.isInfinite(value)) {
-      return NODES.textNode(nonFinite(value));
+    /** float16 and float32 values: see the class comment. */
+    public static JsonNode floatNode(float value) {
+        if (Float.isNaN(value) || Float.isInfinite(value)) {
+            return NODES.textNode(nonFinite(value));
+        }
+        return NODES.rawValueNode(new RawValue(shortestFloat(value)));
     }
-    return NODES.rawValueNode(new RawValue(shortestFloat(value)));
-  }
 
-  /** float64 values: see the class comment. */
-  public static JsonNode doubleNode(double value) {
-    if (Double.isNaN(value) || Double.isInfinite(value)) {
-      return NODES.textNode(nonFinite(value));
+    /** float64 values: see the class comment. */
+    public static JsonNode doubleNode(double value) {
+        if (Double.isNaN(value) || Double.isInfinite(value)) {
+            return NODES.textNode(nonFinite(value));
+        }
+        return NODES.rawValueNode(new RawValue(shortestDouble(value)));
     }
-    return NODES.rawValueNode(new RawValue(shortestDouble(value)));
-  }
 
-  private static String nonFinite(double value) {
-    return Double.isNaN(value) ? "NaN" : value > 0 ? "Infinity" : "-Infinity";
-  }
-
-  /**
-   * The shortest plain decimal that parses back to {@code value} as a float32. JDK 17's
-   * {@code Float.toString} is not always shortest, so the digits are searched explicitly.
-   */
-  public static String shortestFloat(float value) {
-    if (value == 0.0f) {
-      return (Float.floatToRawIntBits(value) < 0) ? "-0.0" : "0.0";
+    private static String nonFinite(double value) {
+        return Double.isNaN(value) ? "NaN" : value > 0 ? "Infinity" : "-Infinity";
     }
-    BigDecimal exact = new BigDecimal(value);
-    for (int digits = 1; digits <= 9; digits++) {
-      BigDecimal candidate = exact.round(new MathContext(digits, RoundingMode.HALF_EVEN));
-      if (Float.parseFloat(candidate.toString()) == value) {
-        return plain(candidate);
-      }
-    }
-    return plain(exact);
-  }
 
-  /** The shortest plain decimal that parses back to {@code value} as a float64. */
-  public static String shortestDouble(double value) {
-    if (value == 0.0d) {
-      return (Double.doubleToRawLongBits(value) < 0) ? "-0.0" : "0.0";
+    /**
+     * The shortest plain decimal that parses back to {@code value} as a float32. JDK 17's
+     * {@code Float.toString} is not always shortest, so the digits are searched explicitly.
+     */
+    public static String shortestFloat(float value) {
+        if (value == 0.0f) {
+            return (Float.floatToRawIntBits(value) < 0) ? "-0.0" : "0.0";
+        }
+        BigDecimal exact = new BigDecimal(value);
+        for (int digits = 1; digits <= 9; digits++) {
+            BigDecimal candidate = exact.round(new MathContext(digits, RoundingMode.HALF_EVEN));
+            if (Float.parseFloat(candidate.toString()) == value) {
+                return plain(candidate);
+            }
+        }
+        return plain(exact);
     }
-    BigDecimal exact = new BigDecimal(value);
-    for (int digits = 1; digits <= 17; digits++) {
-      BigDecimal candidate = exact.round(new MathContext(digits, RoundingMode.HALF_EVEN));
-      if (Double.parseDouble(candidate.toString()) == value) {
-        return plain(candidate);
-      }
+
+    /** The shortest plain decimal that parses back to {@code value} as a float64. */
+    public static String shortestDouble(double value) {
+        if (value == 0.0d) {
+            return (Double.doubleToRawLongBits(value) < 0) ? "-0.0" : "0.0";
+        }
+        BigDecimal exact = new BigDecimal(value);
+        for (int digits = 1; digits <= 17; digits++) {
+            BigDecimal candidate = exact.round(new MathContext(digits, RoundingMode.HALF_EVEN));
+            if (Double.parseDouble(candidate.toString()) == value) {
+                return plain(candidate);
+            }
+        }
+        return plain(exact);
     }
-    return plain(exact);
-  }
 
-  private static String plain(BigDecimal decimal) {
-    BigDecimal stripped = decimal.stripTrailingZeros();
-    return (stripped.scale() <= 0 ? stripped.setScale(1) : stripped).toPlainString();
-  }
-
-  /**
-   * Renders a timestamp: {@code value} counts {@code unit}s since the epoch; {@code utc} adds
-   * the {@code Z} suffix used for zoned timestamps.
-   */
-  public static String timestamp(long value, TimeUnit unit, boolean utc) {
-    long perSecond = unitsPerSecond(unit);
-    long seconds = Math.floorDiv(value, perSecond);
-    long fraction = Math.floorMod(value, perSecond);
-    LocalDateTime time = LocalDateTime.ofEpochSecond(seconds, 0, ZoneOffset.UTC);
-    StringBuilder out = new StringBuilder(32).append(SECONDS.format(time));
-    int digits = fractionDigits(unit);
-    if (digits > 0) {
-      String frac = Long.toString(fraction);
-      out.append('.');
-      for (int i = frac.length(); i < digits; i++) {
-        out.append('0');
-      }
-      out.append(frac);
+    private static String plain(BigDecimal decimal) {
+        BigDecimal stripped = decimal.stripTrailingZeros();
+        return (stripped.scale() <= 0 ? stripped.setScale(1) : stripped).toPlainString();
     }
-    if (utc) {
-      out.append('Z');
+
+    /**
+     * Renders a timestamp: {@code value} counts {@code unit}s since the epoch; {@code utc} adds
+     * the {@code Z} suffix used for zoned timestamps.
+     */
+    public static String timestamp(long value, TimeUnit unit, boolean utc) {
+        long perSecond = unitsPerSecond(unit);
+        long seconds = Math.floorDiv(value, perSecond);
+        long fraction = Math.floorMod(value, perSecond);
+        LocalDateTime time = LocalDateTime.ofEpochSecond(seconds, 0, ZoneOffset.UTC);
+        StringBuilder out = new StringBuilder(32).append(SECONDS.format(time));
+        int digits = fractionDigits(unit);
+        if (digits > 0) {
+            String frac = Long.toString(fraction);
+            out.append('.');
+            for (int i = frac.length(); i < digits; i++) {
+                out.append('0');
+            }
+            out.append(frac);
+        }
+        if (utc) {
+            out.append('Z');
+        }
+        return out.toString();
     }
-    return out.toString();
-  }
 
-  /**
-   * Parses a timestamp string in the dump rendering (or any ISO-8601 form with up to the unit's
-   * precision; for zoned columns an offset other than {@code Z} is also accepted) back to
-   * {@code unit}s since the epoch.
-   */
-  public static long parseTimestamp(String text, TimeUnit unit, boolean zoned) {
-    Instant instant;
-    try {
-      if (zoned) {
-        instant = OffsetDateTime.parse(text).toInstant();
-      } else {
-        instant = LocalDateTime.parse(text).toInstant(ZoneOffset.UTC);
-      }
-    } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException("'" + text + "' is not a timestamp"
-          + (zoned ? " with offset (e.g. 2020-09-13T12:26:41.000003Z)"
-              : " without zone (e.g. 2020-09-13T12:26:41.000003)"), e);
+    /**
+     * Parses a timestamp string in the dump rendering (or any ISO-8601 form with up to the unit's
+     * precision; for zoned columns an offset other than {@code Z} is also accepted) back to
+     * {@code unit}s since the epoch.
+     */
+    public static long parseTimestamp(String text, TimeUnit unit, boolean zoned) {
+        Instant instant;
+        try {
+            if (zoned) {
+                instant = OffsetDateTime.parse(text).toInstant();
+            } else {
+                instant = LocalDateTime.parse(text).toInstant(ZoneOffset.UTC);
+            }
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException(
+                    "'" + text + "' is not a timestamp"
+                            + (zoned
+                                    ? " with offset (e.g. 2020-09-13T12:26:41.000003Z)"
+                                    : " without zone (e.g. 2020-09-13T12:26:41.000003)"),
+                    e);
+        }
+        long perSecond = unitsPerSecond(unit);
+        long nanosPerUnit = 1_000_000_000L / perSecond;
+        if (instant.getNano() % nanosPerUnit != 0) {
+            throw new IllegalArgumentException("'" + text + "' is finer than the column's unit " + unit);
+        }
+        return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), perSecond), instant.getNano() / nanosPerUnit);
     }
-    long perSecond = unitsPerSecond(unit);
-    long nanosPerUnit = 1_000_000_000L / perSecond;
-    if (instant.getNano() % nanosPerUnit != 0) {
-      throw new IllegalArgumentException("'" + text + "' is finer than the column's unit "
-          + unit);
+
+    private static long unitsPerSecond(TimeUnit unit) {
+        return switch (unit) {
+            case SECOND -> 1L;
+            case MILLISECOND -> 1_000L;
+            case MICROSECOND -> 1_000_000L;
+            case NANOSECOND -> 1_000_000_000L;
+        };
     }
-    return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), perSecond),
-        instant.getNano() / nanosPerUnit);
-  }
 
-  private static long unitsPerSecond(TimeUnit unit) {
-    return switch (unit) {
-      case SECOND -> 1L;
-      case MILLISECOND -> 1_000L;
-      case MICROSECOND -> 1_000_000L;
-      case NANOSECOND -> 1_000_000_000L;
-    };
-  }
-
-  private static int fractionDigits(TimeUnit unit) {
-    return switch (unit) {
-      case SECOND -> 0;
-      case MILLISECOND -> 3;
-      case MICROSECOND -> 6;
-      case NANOSECOND -> 9;
-    };
-  }
-
-  /** {@code "0x"} followed by two lowercase hex digits per byte. */
-  public static String hex(byte[] bytes) {
-    return "0x" + HexFormat.of().formatHex(bytes);
-  }
-
-  /** Inverse of {@link #hex}; upper-case digits are accepted. */
-  public static byte[] unhex(String text) {
-    if (!text.startsWith("0x") || (text.length() & 1) != 0) {
-      throw new IllegalArgumentException("binary values are written as \"0x\" + hex pairs, got '"
-          + abbreviate(text) + "'");
+    private static int fractionDigits(TimeUnit unit) {
+        return switch (unit) {
+            case SECOND -> 0;
+            case MILLISECOND -> 3;
+            case MICROSECOND -> 6;
+            case NANOSECOND -> 9;
+        };
     }
-    try {
-      return HexFormat.of().parseHex(text, 2, text.length());
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("not a hex digit in '" + abbreviate(text) + "' ("
-          + e.getMessage() + ")", e);
-    }
-  }
 
-  /** Days since the epoch of a {@code YYYY-MM-DD} string. */
-  public static int parseDate(String text) {
-    try {
-      return Math.toIntExact(LocalDate.parse(text).toEpochDay());
-    } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException("'" + text + "' is not a date (YYYY-MM-DD)", e);
+    /** {@code "0x"} followed by two lowercase hex digits per byte. */
+    public static String hex(byte[] bytes) {
+        return "0x" + HexFormat.of().formatHex(bytes);
     }
-  }
 
-  static String abbreviate(String text) {
-    return text.length() <= 40 ? text : text.substring(0, 37) + "...";
-  }
+    /** Inverse of {@link #hex}; upper-case digits are accepted. */
+    public static byte[] unhex(String text) {
+        if (!text.startsWith("0x") || (text.length() & 1) != 0) {
+            throw new IllegalArgumentException(
+                    "binary values are written as \"0x\" + hex pairs, got '" + abbreviate(text) + "'");
+        }
+        try {
+            return HexFormat.of().parseHex(text, 2, text.length());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    "not a hex digit in '" + abbreviate(text) + "' (" + e.getMessage() + ")", e);
+        }
+    }
+
+    /** Days since the epoch of a {@code YYYY-MM-DD} string. */
+    public static int parseDate(String text) {
+        try {
+            return Math.toIntExact(LocalDate.parse(text).toEpochDay());
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException("'" + text + "' is not a date (YYYY-MM-DD)", e);
+        }
+    }
+
+    static String abbreviate(String text) {
+        return text.length() <= 40 ? text : text.substring(0, 37) + "...";
+    }
 }

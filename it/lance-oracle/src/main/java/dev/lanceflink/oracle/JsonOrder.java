@@ -15,48 +15,48 @@ import java.util.Comparator;
  */
 final class JsonOrder {
 
-  static final Comparator<JsonNode> NULLS_FIRST = JsonOrder::compare;
+    static final Comparator<JsonNode> NULLS_FIRST = JsonOrder::compare;
 
-  private JsonOrder() {}
+    private JsonOrder() {}
 
-  private static int compare(JsonNode a, JsonNode b) {
-    int rank = Integer.compare(rank(a), rank(b));
-    if (rank != 0) {
-      return rank;
+    private static int compare(JsonNode a, JsonNode b) {
+        int rank = Integer.compare(rank(a), rank(b));
+        if (rank != 0) {
+            return rank;
+        }
+        return switch (rank(a)) {
+            case 0 -> 0;
+            case 1 -> Boolean.compare(a.booleanValue(), b.booleanValue());
+            case 2 -> number(a).compareTo(number(b));
+            default -> a.textValue().compareTo(b.textValue());
+        };
     }
-    return switch (rank(a)) {
-      case 0 -> 0;
-      case 1 -> Boolean.compare(a.booleanValue(), b.booleanValue());
-      case 2 -> number(a).compareTo(number(b));
-      default -> a.textValue().compareTo(b.textValue());
-    };
-  }
 
-  private static int rank(JsonNode node) {
-    if (node == null || node.isNull()) {
-      return 0;
+    private static int rank(JsonNode node) {
+        if (node == null || node.isNull()) {
+            return 0;
+        }
+        if (node.isBoolean()) {
+            return 1;
+        }
+        if (node.isNumber() || isRawNumber(node)) {
+            return 2;
+        }
+        if (node.isTextual()) {
+            return 3;
+        }
+        throw new IllegalArgumentException("--order-by needs a column of scalars, found " + node.getNodeType());
     }
-    if (node.isBoolean()) {
-      return 1;
-    }
-    if (node.isNumber() || isRawNumber(node)) {
-      return 2;
-    }
-    if (node.isTextual()) {
-      return 3;
-    }
-    throw new IllegalArgumentException("--order-by needs a column of scalars, found "
-        + node.getNodeType());
-  }
 
-  private static boolean isRawNumber(JsonNode node) {
-    return node instanceof POJONode pojo && pojo.getPojo() instanceof RawValue;
-  }
-
-  private static BigDecimal number(JsonNode node) {
-    if (isRawNumber(node)) {
-      return new BigDecimal(((RawValue) ((POJONode) node).getPojo()).rawValue().toString());
+    private static boolean isRawNumber(JsonNode node) {
+        return node instanceof POJONode pojo && pojo.getPojo() instanceof RawValue;
     }
-    return node.decimalValue();
-  }
+
+    private static BigDecimal number(JsonNode node) {
+        if (isRawNumber(node)) {
+            return new BigDecimal(
+                    ((RawValue) ((POJONode) node).getPojo()).rawValue().toString());
+        }
+        return node.decimalValue();
+    }
 }

@@ -50,303 +50,300 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
  */
 public final class RowLoader {
 
-  private RowLoader() {}
+    private RowLoader() {}
 
-  /** Loads {@code rows} (a JSON array of objects keyed by column name) into {@code root}. */
-  public static void load(JsonNode rows, VectorSchemaRoot root) {
-    if (!rows.isArray()) {
-      throw new IllegalArgumentException("rows must be a JSON array of objects");
-    }
-    root.allocateNew();
-    List<FieldVector> vectors = root.getFieldVectors();
-    int rowIndex = 0;
-    for (JsonNode row : rows) {
-      if (!row.isObject()) {
-        throw new IllegalArgumentException("row " + rowIndex + " is not a JSON object");
-      }
-      for (Map.Entry<String, JsonNode> entry : row.properties()) {
-        String name = entry.getKey();
-        if (root.getVector(name) == null) {
-          throw new IllegalArgumentException("row " + rowIndex + ": column '" + name
-              + "' is not in the schema");
+    /** Loads {@code rows} (a JSON array of objects keyed by column name) into {@code root}. */
+    public static void load(JsonNode rows, VectorSchemaRoot root) {
+        if (!rows.isArray()) {
+            throw new IllegalArgumentException("rows must be a JSON array of objects");
         }
-      }
-      for (FieldVector vector : vectors) {
-        JsonNode value = row.get(vector.getName());
+        root.allocateNew();
+        List<FieldVector> vectors = root.getFieldVectors();
+        int rowIndex = 0;
+        for (JsonNode row : rows) {
+            if (!row.isObject()) {
+                throw new IllegalArgumentException("row " + rowIndex + " is not a JSON object");
+            }
+            for (Map.Entry<String, JsonNode> entry : row.properties()) {
+                String name = entry.getKey();
+                if (root.getVector(name) == null) {
+                    throw new IllegalArgumentException(
+                            "row " + rowIndex + ": column '" + name + "' is not in the schema");
+                }
+            }
+            for (FieldVector vector : vectors) {
+                JsonNode value = row.get(vector.getName());
+                try {
+                    write(vector, rowIndex, value == null ? DumpFormat.NODES.nullNode() : value);
+                } catch (RuntimeException e) {
+                    throw new IllegalArgumentException(
+                            "row " + rowIndex + ", column '" + vector.getName() + "': " + e.getMessage(), e);
+                }
+            }
+            rowIndex++;
+        }
+        root.setRowCount(rowIndex);
+    }
+
+    /** Writes one JSON value into slot {@code index} of {@code vector}. */
+    static void write(FieldVector vector, int index, JsonNode value) {
+        if (value.isNull()) {
+            if (!vector.getField().isNullable()) {
+                throw new IllegalArgumentException("null in a non-nullable field '" + vector.getName() + "'");
+            }
+            writeNull(vector, index);
+            return;
+        }
+        if (vector instanceof BitVector v) {
+            if (!value.isBoolean()) {
+                throw mismatch(value, "true/false");
+            }
+            v.setSafe(index, value.booleanValue() ? 1 : 0);
+        } else if (vector instanceof TinyIntVector v) {
+            v.setSafe(index, (byte) integer(value, Byte.MIN_VALUE, Byte.MAX_VALUE));
+        } else if (vector instanceof SmallIntVector v) {
+            v.setSafe(index, (short) integer(value, Short.MIN_VALUE, Short.MAX_VALUE));
+        } else if (vector instanceof IntVector v) {
+            v.setSafe(index, (int) integer(value, Integer.MIN_VALUE, Integer.MAX_VALUE));
+        } else if (vector instanceof BigIntVector v) {
+            v.setSafe(index, integer(value, Long.MIN_VALUE, Long.MAX_VALUE));
+        } else if (vector instanceof UInt1Vector v) {
+            v.setSafe(index, (int) integer(value, 0, 0xFF));
+        } else if (vector instanceof UInt2Vector v) {
+            v.setSafe(index, (int) integer(value, 0, 0xFFFF));
+        } else if (vector instanceof UInt4Vector v) {
+            v.setSafe(index, (int) integer(value, 0, 0xFFFF_FFFFL));
+        } else if (vector instanceof UInt8Vector v) {
+            v.setSafe(index, unsignedLong(value));
+        } else if (vector instanceof Float2Vector v) {
+            float f = floating(value);
+            short half = Float16.toFloat16(f);
+            if (Float.compare(Float16.toFloat(half), f) != 0) {
+                throw new IllegalArgumentException(value + " is not exactly representable as float16");
+            }
+            v.setSafe(index, half);
+        } else if (vector instanceof Float4Vector v) {
+            v.setSafe(index, floating(value));
+        } else if (vector instanceof Float8Vector v) {
+            v.setSafe(index, floatingDouble(value));
+        } else if (vector instanceof VarCharVector v) {
+            v.setSafe(index, text(value).getBytes(StandardCharsets.UTF_8));
+        } else if (vector instanceof LargeVarCharVector v) {
+            v.setSafe(index, text(value).getBytes(StandardCharsets.UTF_8));
+        } else if (vector instanceof VarBinaryVector v) {
+            v.setSafe(index, DumpFormat.unhex(text(value)));
+        } else if (vector instanceof LargeVarBinaryVector v) {
+            v.setSafe(index, DumpFormat.unhex(text(value)));
+        } else if (vector instanceof FixedSizeBinaryVector v) {
+            byte[] bytes = DumpFormat.unhex(text(value));
+            if (bytes.length != v.getByteWidth()) {
+                throw new IllegalArgumentException(
+                        "fixed_size_binary[" + v.getByteWidth() + "] got " + bytes.length + " bytes");
+            }
+            v.setSafe(index, bytes);
+        } else if (vector instanceof DateDayVector v) {
+            v.setSafe(index, DumpFormat.parseDate(text(value)));
+        } else if (vector instanceof TimeStampVector v) {
+            ArrowType.Timestamp type = (ArrowType.Timestamp) v.getField().getType();
+            v.setSafe(index, DumpFormat.parseTimestamp(text(value), type.getUnit(), type.getTimezone() != null));
+        } else if (vector instanceof DecimalVector v) {
+            BigDecimal decimal = decimal(value);
+            try {
+                decimal = decimal.setScale(v.getScale(), RoundingMode.UNNECESSARY);
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException(
+                        decimal + " has more than " + v.getScale() + " fractional digits", e);
+            }
+            if (decimal.precision() > v.getPrecision()) {
+                throw new IllegalArgumentException(decimal + " exceeds precision " + v.getPrecision());
+            }
+            v.setSafe(index, decimal);
+        } else if (vector instanceof ListVector v) {
+            requireArray(value);
+            int offset = v.startNewValue(index);
+            FieldVector items = v.getDataVector();
+            for (int j = 0; j < value.size(); j++) {
+                writeItem(items, offset + j, value.get(j));
+            }
+            v.endValue(index, value.size());
+        } else if (vector instanceof LargeListVector v) {
+            requireArray(value);
+            long offset = v.startNewValue(index);
+            FieldVector items = v.getDataVector();
+            for (int j = 0; j < value.size(); j++) {
+                writeItem(items, Math.toIntExact(offset + j), value.get(j));
+            }
+            v.endValue(index, value.size());
+        } else if (vector instanceof FixedSizeListVector v) {
+            requireArray(value);
+            if (value.size() != v.getListSize()) {
+                throw new IllegalArgumentException(
+                        "fixed_size_list of " + v.getListSize() + " items got " + value.size());
+            }
+            v.setNotNull(index);
+            FieldVector items = v.getDataVector();
+            for (int j = 0; j < value.size(); j++) {
+                writeItem(items, index * v.getListSize() + j, value.get(j));
+            }
+        } else if (vector instanceof StructVector v) {
+            if (!value.isObject()) {
+                throw mismatch(value, "an object");
+            }
+            v.setIndexDefined(index);
+            for (FieldVector child : v.getChildrenFromFields()) {
+                JsonNode childValue = value.get(child.getName());
+                writeItem(child, index, childValue == null ? DumpFormat.NODES.nullNode() : childValue);
+            }
+            for (Iterator<String> names = value.fieldNames(); names.hasNext(); ) {
+                String name = names.next();
+                if (v.getChild(name) == null) {
+                    throw new IllegalArgumentException("struct has no child '" + name + "'");
+                }
+            }
+        } else {
+            throw new IllegalArgumentException(
+                    "Arrow type " + vector.getField().getType() + " cannot be loaded from JSON");
+        }
+    }
+
+    private static void writeItem(FieldVector items, int index, JsonNode value) {
         try {
-          write(vector, rowIndex, value == null ? DumpFormat.NODES.nullNode() : value);
+            write(items, index, value);
         } catch (RuntimeException e) {
-          throw new IllegalArgumentException("row " + rowIndex + ", column '" + vector.getName()
-              + "': " + e.getMessage(), e);
+            throw new IllegalArgumentException(items.getName() + "[" + index + "]: " + e.getMessage(), e);
         }
-      }
-      rowIndex++;
     }
-    root.setRowCount(rowIndex);
-  }
 
-  /** Writes one JSON value into slot {@code index} of {@code vector}. */
-  static void write(FieldVector vector, int index, JsonNode value) {
-    if (value.isNull()) {
-      if (!vector.getField().isNullable()) {
-        throw new IllegalArgumentException("null in a non-nullable field '"
-            + vector.getName() + "'");
-      }
-      writeNull(vector, index);
-      return;
-    }
-    if (vector instanceof BitVector v) {
-      if (!value.isBoolean()) {
-        throw mismatch(value, "true/false");
-      }
-      v.setSafe(index, value.booleanValue() ? 1 : 0);
-    } else if (vector instanceof TinyIntVector v) {
-      v.setSafe(index, (byte) integer(value, Byte.MIN_VALUE, Byte.MAX_VALUE));
-    } else if (vector instanceof SmallIntVector v) {
-      v.setSafe(index, (short) integer(value, Short.MIN_VALUE, Short.MAX_VALUE));
-    } else if (vector instanceof IntVector v) {
-      v.setSafe(index, (int) integer(value, Integer.MIN_VALUE, Integer.MAX_VALUE));
-    } else if (vector instanceof BigIntVector v) {
-      v.setSafe(index, integer(value, Long.MIN_VALUE, Long.MAX_VALUE));
-    } else if (vector instanceof UInt1Vector v) {
-      v.setSafe(index, (int) integer(value, 0, 0xFF));
-    } else if (vector instanceof UInt2Vector v) {
-      v.setSafe(index, (int) integer(value, 0, 0xFFFF));
-    } else if (vector instanceof UInt4Vector v) {
-      v.setSafe(index, (int) integer(value, 0, 0xFFFF_FFFFL));
-    } else if (vector instanceof UInt8Vector v) {
-      v.setSafe(index, unsignedLong(value));
-    } else if (vector instanceof Float2Vector v) {
-      float f = floating(value);
-      short half = Float16.toFloat16(f);
-      if (Float.compare(Float16.toFloat(half), f) != 0) {
-        throw new IllegalArgumentException(value + " is not exactly representable as float16");
-      }
-      v.setSafe(index, half);
-    } else if (vector instanceof Float4Vector v) {
-      v.setSafe(index, floating(value));
-    } else if (vector instanceof Float8Vector v) {
-      v.setSafe(index, floatingDouble(value));
-    } else if (vector instanceof VarCharVector v) {
-      v.setSafe(index, text(value).getBytes(StandardCharsets.UTF_8));
-    } else if (vector instanceof LargeVarCharVector v) {
-      v.setSafe(index, text(value).getBytes(StandardCharsets.UTF_8));
-    } else if (vector instanceof VarBinaryVector v) {
-      v.setSafe(index, DumpFormat.unhex(text(value)));
-    } else if (vector instanceof LargeVarBinaryVector v) {
-      v.setSafe(index, DumpFormat.unhex(text(value)));
-    } else if (vector instanceof FixedSizeBinaryVector v) {
-      byte[] bytes = DumpFormat.unhex(text(value));
-      if (bytes.length != v.getByteWidth()) {
-        throw new IllegalArgumentException("fixed_size_binary[" + v.getByteWidth() + "] got "
-            + bytes.length + " bytes");
-      }
-      v.setSafe(index, bytes);
-    } else if (vector instanceof DateDayVector v) {
-      v.setSafe(index, DumpFormat.parseDate(text(value)));
-    } else if (vector instanceof TimeStampVector v) {
-      ArrowType.Timestamp type = (ArrowType.Timestamp) v.getField().getType();
-      v.setSafe(index, DumpFormat.parseTimestamp(text(value), type.getUnit(),
-          type.getTimezone() != null));
-    } else if (vector instanceof DecimalVector v) {
-      BigDecimal decimal = decimal(value);
-      try {
-        decimal = decimal.setScale(v.getScale(), RoundingMode.UNNECESSARY);
-      } catch (ArithmeticException e) {
-        throw new IllegalArgumentException(decimal + " has more than " + v.getScale()
-            + " fractional digits", e);
-      }
-      if (decimal.precision() > v.getPrecision()) {
-        throw new IllegalArgumentException(decimal + " exceeds precision " + v.getPrecision());
-      }
-      v.setSafe(index, decimal);
-    } else if (vector instanceof ListVector v) {
-      requireArray(value);
-      int offset = v.startNewValue(index);
-      FieldVector items = v.getDataVector();
-      for (int j = 0; j < value.size(); j++) {
-        writeItem(items, offset + j, value.get(j));
-      }
-      v.endValue(index, value.size());
-    } else if (vector instanceof LargeListVector v) {
-      requireArray(value);
-      long offset = v.startNewValue(index);
-      FieldVector items = v.getDataVector();
-      for (int j = 0; j < value.size(); j++) {
-        writeItem(items, Math.toIntExact(offset + j), value.get(j));
-      }
-      v.endValue(index, value.size());
-    } else if (vector instanceof FixedSizeListVector v) {
-      requireArray(value);
-      if (value.size() != v.getListSize()) {
-        throw new IllegalArgumentException("fixed_size_list of " + v.getListSize()
-            + " items got " + value.size());
-      }
-      v.setNotNull(index);
-      FieldVector items = v.getDataVector();
-      for (int j = 0; j < value.size(); j++) {
-        writeItem(items, index * v.getListSize() + j, value.get(j));
-      }
-    } else if (vector instanceof StructVector v) {
-      if (!value.isObject()) {
-        throw mismatch(value, "an object");
-      }
-      v.setIndexDefined(index);
-      for (FieldVector child : v.getChildrenFromFields()) {
-        JsonNode childValue = value.get(child.getName());
-        writeItem(child, index, childValue == null ? DumpFormat.NODES.nullNode() : childValue);
-      }
-      for (Iterator<String> names = value.fieldNames(); names.hasNext(); ) {
-        String name = names.next();
-        if (v.getChild(name) == null) {
-          throw new IllegalArgumentException("struct has no child '" + name + "'");
+    /**
+     * Marks slot {@code index} null. Children of a null struct or fixed-size list still occupy
+     * slots in Arrow, so they are nulled too (whatever their own nullability says).
+     */
+    private static void writeNull(FieldVector vector, int index) {
+        if (vector instanceof BaseFixedWidthVector v) {
+            v.setNull(index);
+        } else if (vector instanceof BaseVariableWidthVector v) {
+            v.setNull(index);
+        } else if (vector instanceof BaseLargeVariableWidthVector v) {
+            v.setNull(index);
+        } else if (vector instanceof ListVector v) {
+            v.setNull(index);
+        } else if (vector instanceof LargeListVector v) {
+            v.setNull(index);
+        } else if (vector instanceof FixedSizeListVector v) {
+            v.setNull(index);
+            FieldVector items = v.getDataVector();
+            for (int j = 0; j < v.getListSize(); j++) {
+                writeNull(items, index * v.getListSize() + j);
+            }
+        } else if (vector instanceof StructVector v) {
+            v.setNull(index);
+            for (FieldVector child : v.getChildrenFromFields()) {
+                writeNull(child, index);
+            }
+        } else {
+            throw new IllegalArgumentException(
+                    "Arrow type " + vector.getField().getType() + " cannot hold a null here");
         }
-      }
-    } else {
-      throw new IllegalArgumentException("Arrow type " + vector.getField().getType()
-          + " cannot be loaded from JSON");
     }
-  }
 
-  private static void writeItem(FieldVector items, int index, JsonNode value) {
-    try {
-      write(items, index, value);
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException(items.getName() + "[" + index + "]: " + e.getMessage(),
-          e);
-    }
-  }
-
-  /**
-   * Marks slot {@code index} null. Children of a null struct or fixed-size list still occupy
-   * slots in Arrow, so they are nulled too (whatever their own nullability says).
-   */
-  private static void writeNull(FieldVector vector, int index) {
-    if (vector instanceof BaseFixedWidthVector v) {
-      v.setNull(index);
-    } else if (vector instanceof BaseVariableWidthVector v) {
-      v.setNull(index);
-    } else if (vector instanceof BaseLargeVariableWidthVector v) {
-      v.setNull(index);
-    } else if (vector instanceof ListVector v) {
-      v.setNull(index);
-    } else if (vector instanceof LargeListVector v) {
-      v.setNull(index);
-    } else if (vector instanceof FixedSizeListVector v) {
-      v.setNull(index);
-      FieldVector items = v.getDataVector();
-      for (int j = 0; j < v.getListSize(); j++) {
-        writeNull(items, index * v.getListSize() + j);
-      }
-    } else if (vector instanceof StructVector v) {
-      v.setNull(index);
-      for (FieldVector child : v.getChildrenFromFields()) {
-        writeNull(child, index);
-      }
-    } else {
-      throw new IllegalArgumentException("Arrow type " + vector.getField().getType()
-          + " cannot hold a null here");
-    }
-  }
-
-  private static long integer(JsonNode value, long min, long max) {
-    if (!value.isIntegralNumber() || !value.canConvertToLong()) {
-      throw mismatch(value, "an integer in [" + min + ", " + max + "]");
-    }
-    long v = value.longValue();
-    if (v < min || v > max) {
-      throw new IllegalArgumentException(v + " is outside [" + min + ", " + max + "]");
-    }
-    return v;
-  }
-
-  private static long unsignedLong(JsonNode value) {
-    if (!value.isIntegralNumber()) {
-      throw mismatch(value, "an integer in [0, 2^64-1]");
-    }
-    BigInteger big = value.bigIntegerValue();
-    if (big.signum() < 0 || big.bitLength() > 64) {
-      throw new IllegalArgumentException(big + " is outside [0, 2^64-1]");
-    }
-    return big.longValue();
-  }
-
-  /**
-   * A float32 from a JSON number, parsed from its decimal text (no rounding through double).
-   * A string holding a number is accepted too: it is the only way to pass {@code -0.0}, whose
-   * sign a decimal JSON number loses.
-   */
-  private static float floating(JsonNode value) {
-    if (value.isTextual()) {
-      return switch (value.textValue()) {
-        case "NaN" -> Float.NaN;
-        case "Infinity" -> Float.POSITIVE_INFINITY;
-        case "-Infinity" -> Float.NEGATIVE_INFINITY;
-        default -> {
-          try {
-            yield Float.parseFloat(value.textValue());
-          } catch (NumberFormatException e) {
-            throw mismatch(value, "a number, \"NaN\", \"Infinity\" or \"-Infinity\"");
-          }
+    private static long integer(JsonNode value, long min, long max) {
+        if (!value.isIntegralNumber() || !value.canConvertToLong()) {
+            throw mismatch(value, "an integer in [" + min + ", " + max + "]");
         }
-      };
-    }
-    if (!value.isNumber()) {
-      throw mismatch(value, "a number");
-    }
-    return Float.parseFloat(value.asText());
-  }
-
-  private static double floatingDouble(JsonNode value) {
-    if (value.isTextual()) {
-      return switch (value.textValue()) {
-        case "NaN" -> Double.NaN;
-        case "Infinity" -> Double.POSITIVE_INFINITY;
-        case "-Infinity" -> Double.NEGATIVE_INFINITY;
-        default -> {
-          try {
-            yield Double.parseDouble(value.textValue());
-          } catch (NumberFormatException e) {
-            throw mismatch(value, "a number, \"NaN\", \"Infinity\" or \"-Infinity\"");
-          }
+        long v = value.longValue();
+        if (v < min || v > max) {
+            throw new IllegalArgumentException(v + " is outside [" + min + ", " + max + "]");
         }
-      };
+        return v;
     }
-    if (!value.isNumber()) {
-      throw mismatch(value, "a number");
-    }
-    return Double.parseDouble(value.asText());
-  }
 
-  private static BigDecimal decimal(JsonNode value) {
-    if (value.isNumber()) {
-      return new BigDecimal(value.asText());
+    private static long unsignedLong(JsonNode value) {
+        if (!value.isIntegralNumber()) {
+            throw mismatch(value, "an integer in [0, 2^64-1]");
+        }
+        BigInteger big = value.bigIntegerValue();
+        if (big.signum() < 0 || big.bitLength() > 64) {
+            throw new IllegalArgumentException(big + " is outside [0, 2^64-1]");
+        }
+        return big.longValue();
     }
-    if (value.isTextual()) {
-      try {
-        return new BigDecimal(value.textValue());
-      } catch (NumberFormatException e) {
+
+    /**
+     * A float32 from a JSON number, parsed from its decimal text (no rounding through double).
+     * A string holding a number is accepted too: it is the only way to pass {@code -0.0}, whose
+     * sign a decimal JSON number loses.
+     */
+    private static float floating(JsonNode value) {
+        if (value.isTextual()) {
+            return switch (value.textValue()) {
+                case "NaN" -> Float.NaN;
+                case "Infinity" -> Float.POSITIVE_INFINITY;
+                case "-Infinity" -> Float.NEGATIVE_INFINITY;
+                default -> {
+                    try {
+                        yield Float.parseFloat(value.textValue());
+                    } catch (NumberFormatException e) {
+                        throw mismatch(value, "a number, \"NaN\", \"Infinity\" or \"-Infinity\"");
+                    }
+                }
+            };
+        }
+        if (!value.isNumber()) {
+            throw mismatch(value, "a number");
+        }
+        return Float.parseFloat(value.asText());
+    }
+
+    private static double floatingDouble(JsonNode value) {
+        if (value.isTextual()) {
+            return switch (value.textValue()) {
+                case "NaN" -> Double.NaN;
+                case "Infinity" -> Double.POSITIVE_INFINITY;
+                case "-Infinity" -> Double.NEGATIVE_INFINITY;
+                default -> {
+                    try {
+                        yield Double.parseDouble(value.textValue());
+                    } catch (NumberFormatException e) {
+                        throw mismatch(value, "a number, \"NaN\", \"Infinity\" or \"-Infinity\"");
+                    }
+                }
+            };
+        }
+        if (!value.isNumber()) {
+            throw mismatch(value, "a number");
+        }
+        return Double.parseDouble(value.asText());
+    }
+
+    private static BigDecimal decimal(JsonNode value) {
+        if (value.isNumber()) {
+            return new BigDecimal(value.asText());
+        }
+        if (value.isTextual()) {
+            try {
+                return new BigDecimal(value.textValue());
+            } catch (NumberFormatException e) {
+                throw mismatch(value, "a decimal number");
+            }
+        }
         throw mismatch(value, "a decimal number");
-      }
     }
-    throw mismatch(value, "a decimal number");
-  }
 
-  private static String text(JsonNode value) {
-    if (!value.isTextual()) {
-      throw mismatch(value, "a string");
+    private static String text(JsonNode value) {
+        if (!value.isTextual()) {
+            throw mismatch(value, "a string");
+        }
+        return value.textValue();
     }
-    return value.textValue();
-  }
 
-  private static void requireArray(JsonNode value) {
-    if (!value.isArray()) {
-      throw mismatch(value, "an array");
+    private static void requireArray(JsonNode value) {
+        if (!value.isArray()) {
+            throw mismatch(value, "an array");
+        }
     }
-  }
 
-  private static IllegalArgumentException mismatch(JsonNode value, String expected) {
-    return new IllegalArgumentException("expected " + expected + ", got "
-        + DumpFormat.abbreviate(value.toString()));
-  }
+    private static IllegalArgumentException mismatch(JsonNode value, String expected) {
+        return new IllegalArgumentException(
+                "expected " + expected + ", got " + DumpFormat.abbreviate(value.toString()));
+    }
 }

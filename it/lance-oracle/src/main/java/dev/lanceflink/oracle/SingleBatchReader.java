@@ -18,39 +18,39 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 final class SingleBatchReader extends ArrowReader {
 
-  private final VectorSchemaRoot source;
-  private boolean consumed;
+    private final VectorSchemaRoot source;
+    private boolean consumed;
 
-  SingleBatchReader(VectorSchemaRoot source, BufferAllocator allocator) {
-    super(allocator);
-    this.source = source;
-  }
-
-  @Override
-  public boolean loadNextBatch() throws IOException {
-    ensureInitialized();
-    if (consumed || source.getRowCount() == 0) {
-      return false;
+    SingleBatchReader(VectorSchemaRoot source, BufferAllocator allocator) {
+        super(allocator);
+        this.source = source;
     }
-    consumed = true;
-    try (ArrowRecordBatch batch = new VectorUnloader(source).getRecordBatch()) {
-      loadRecordBatch(batch);
+
+    @Override
+    public boolean loadNextBatch() throws IOException {
+        ensureInitialized();
+        if (consumed || source.getRowCount() == 0) {
+            return false;
+        }
+        consumed = true;
+        try (ArrowRecordBatch batch = new VectorUnloader(source).getRecordBatch()) {
+            loadRecordBatch(batch);
+        }
+        return true;
     }
-    return true;
-  }
 
-  @Override
-  public long bytesRead() {
-    return 0;
-  }
+    @Override
+    public long bytesRead() {
+        return 0;
+    }
 
-  @Override
-  protected void closeReadSource() {
-    // The source root belongs to the caller.
-  }
+    @Override
+    protected void closeReadSource() {
+        // The source root belongs to the caller.
+    }
 
-  @Override
-  protected Schema readSchema() {
-    return source.getSchema();
-  }
+    @Override
+    protected Schema readSchema() {
+        return source.getSchema();
+    }
 }

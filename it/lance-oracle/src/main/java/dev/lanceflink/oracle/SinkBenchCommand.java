@@ -42,109 +42,121 @@ import org.lance.merge.MergeInsertResult;
  * batches are built before the clock starts.
  */
 final class SinkBenchCommand {
-  /** Multiplier of the upsert key sequence; prime, so it visits every key of a 10^n key space. */
-  static final long KEY_STRIDE = 7919;
+    /** Multiplier of the upsert key sequence; prime, so it visits every key of a 10^n key space. */
+    static final long KEY_STRIDE = 7919;
 
-  private final BufferAllocator allocator;
+    private final BufferAllocator allocator;
 
-  SinkBenchCommand(BufferAllocator allocator) {
-    this.allocator = allocator;
-  }
-
-  ObjectNode run(String uri, int rows, int commits, Integer keys, long firstAppendId,
-      Map<String, String> storageOptions) throws Exception {
-    List<VectorSchemaRoot> slices = new ArrayList<>();
-    Schema schema;
-    try (Dataset ds = open(uri, storageOptions)) {
-      schema = ds.getSchema();
+    SinkBenchCommand(BufferAllocator allocator) {
+        this.allocator = allocator;
     }
-    try {
-      int per = (rows + commits - 1) / commits;
-      for (int from = 0; from < rows; from += per) {
-        slices.add(slice(schema, from, Math.min(rows, from + per), keys, firstAppendId));
-      }
-      double[] seconds = new double[slices.size()];
-      long start = System.nanoTime();
-      for (int c = 0; c < slices.size(); c++) {
-        long t = System.nanoTime();
-        if (keys == null) {
-          append(uri, slices.get(c), storageOptions);
-        } else {
-          mergeInsert(uri, slices.get(c), storageOptions);
+
+    ObjectNode run(
+            String uri, int rows, int commits, Integer keys, long firstAppendId, Map<String, String> storageOptions)
+            throws Exception {
+        List<VectorSchemaRoot> slices = new ArrayList<>();
+        Schema schema;
+        try (Dataset ds = open(uri, storageOptions)) {
+            schema = ds.getSchema();
         }
-        seconds[c] = (System.nanoTime() - t) / 1e9;
-      }
-      double total = (System.nanoTime() - start) / 1e9;
-      ObjectNode out = DumpFormat.NODES.objectNode();
-      out.put("rows", rows);
-      // After the per-commit deduplication of upserts: the rows the SDK was actually handed.
-      out.put("source_rows", slices.stream().mapToLong(VectorSchemaRoot::getRowCount).sum());
-      out.put("commits", slices.size());
-      out.put("seconds", total);
-      out.put("rows_per_second", rows / total);
-      ArrayNode perCommit = out.putArray("commit_seconds");
-      for (double s : seconds) {
-        perCommit.add(s);
-      }
-      try (Dataset ds = open(uri, storageOptions)) {
-        out.put("num_rows", ds.countRows());
-        out.put("version", ds.version());
-      }
-      return out;
-    } finally {
-      slices.forEach(VectorSchemaRoot::close);
+        try {
+            int per = (rows + commits - 1) / commits;
+            for (int from = 0; from < rows; from += per) {
+                slices.add(slice(schema, from, Math.min(rows, from + per), keys, firstAppendId));
+            }
+            double[] seconds = new double[slices.size()];
+            long start = System.nanoTime();
+            for (int c = 0; c < slices.size(); c++) {
+                long t = System.nanoTime();
+                if (keys == null) {
+                    append(uri, slices.get(c), storageOptions);
+                } else {
+                    mergeInsert(uri, slices.get(c), storageOptions);
+                }
+                seconds[c] = (System.nanoTime() - t) / 1e9;
+            }
+            double total = (System.nanoTime() - start) / 1e9;
+            ObjectNode out = DumpFormat.NODES.objectNode();
+            out.put("rows", rows);
+            // After the per-commit deduplication of upserts: the rows the SDK was actually handed.
+            out.put(
+                    "source_rows",
+                    slices.stream().mapToLong(VectorSchemaRoot::getRowCount).sum());
+            out.put("commits", slices.size());
+            out.put("seconds", total);
+            out.put("rows_per_second", rows / total);
+            ArrayNode perCommit = out.putArray("commit_seconds");
+            for (double s : seconds) {
+                perCommit.add(s);
+            }
+            try (Dataset ds = open(uri, storageOptions)) {
+                out.put("num_rows", ds.countRows());
+                out.put("version", ds.version());
+            }
+            return out;
+        } finally {
+            slices.forEach(VectorSchemaRoot::close);
+        }
     }
-  }
 
-  private VectorSchemaRoot slice(Schema schema, int from, int to, Integer keys, long firstAppendId) {
-    // Upserts: the last row per key of this slice, in first-seen key order.
-    Map<Long, Integer> lastRowOfKey = new LinkedHashMap<>();
-    for (int i = from; i < to; i++) {
-      lastRowOfKey.put(keys == null ? firstAppendId + i : (i * KEY_STRIDE) % keys, i);
+    private VectorSchemaRoot slice(Schema schema, int from, int to, Integer keys, long firstAppendId) {
+        // Upserts: the last row per key of this slice, in first-seen key order.
+        Map<Long, Integer> lastRowOfKey = new LinkedHashMap<>();
+        for (int i = from; i < to; i++) {
+            lastRowOfKey.put(keys == null ? firstAppendId + i : (i * KEY_STRIDE) % keys, i);
+        }
+        VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
+        root.allocateNew();
+        BigIntVector id = (BigIntVector) root.getVector("id");
+        VarCharVector name = (VarCharVector) root.getVector("name");
+        IntVector age = (IntVector) root.getVector("age");
+        Float8Vector score = (Float8Vector) root.getVector("score");
+        int r = 0;
+        for (Map.Entry<Long, Integer> e : lastRowOfKey.entrySet()) {
+            int i = e.getValue();
+            id.setSafe(r, e.getKey());
+            name.setSafe(r, ("r-" + i).getBytes(StandardCharsets.UTF_8));
+            age.setSafe(r, i % 100);
+            score.setSafe(r, i / 4.0);
+            r++;
+        }
+        root.setRowCount(r);
+        return root;
     }
-    VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
-    root.allocateNew();
-    BigIntVector id = (BigIntVector) root.getVector("id");
-    VarCharVector name = (VarCharVector) root.getVector("name");
-    IntVector age = (IntVector) root.getVector("age");
-    Float8Vector score = (Float8Vector) root.getVector("score");
-    int r = 0;
-    for (Map.Entry<Long, Integer> e : lastRowOfKey.entrySet()) {
-      int i = e.getValue();
-      id.setSafe(r, e.getKey());
-      name.setSafe(r, ("r-" + i).getBytes(StandardCharsets.UTF_8));
-      age.setSafe(r, i % 100);
-      score.setSafe(r, i / 4.0);
-      r++;
-    }
-    root.setRowCount(r);
-    return root;
-  }
 
-  private void append(String uri, VectorSchemaRoot slice, Map<String, String> storageOptions)
-      throws IOException {
-    try (SingleBatchReader reader = new SingleBatchReader(slice, allocator);
-        Dataset ds = Dataset.write().allocator(allocator).reader(reader).uri(uri)
-            .mode(WriteParams.WriteMode.APPEND).storageOptions(storageOptions).execute()) {
-      ds.version();
+    private void append(String uri, VectorSchemaRoot slice, Map<String, String> storageOptions) throws IOException {
+        try (SingleBatchReader reader = new SingleBatchReader(slice, allocator);
+                Dataset ds = Dataset.write()
+                        .allocator(allocator)
+                        .reader(reader)
+                        .uri(uri)
+                        .mode(WriteParams.WriteMode.APPEND)
+                        .storageOptions(storageOptions)
+                        .execute()) {
+            ds.version();
+        }
     }
-  }
 
-  private void mergeInsert(String uri, VectorSchemaRoot slice, Map<String, String> storageOptions)
-      throws Exception {
-    try (Dataset ds = open(uri, storageOptions);
-        ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
-      // The exported stream owns the reader and closes it when released; the slice stays ours.
-      Data.exportArrayStream(allocator, new SingleBatchReader(slice, allocator), stream);
-      MergeInsertParams params = new MergeInsertParams(List.of("id")).withMatchedUpdateAll()
-          .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll);
-      MergeInsertResult result = ds.mergeInsert(params, stream);
-      result.dataset().close();
+    private void mergeInsert(String uri, VectorSchemaRoot slice, Map<String, String> storageOptions) throws Exception {
+        try (Dataset ds = open(uri, storageOptions);
+                ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
+            // The exported stream owns the reader and closes it when released; the slice stays ours.
+            Data.exportArrayStream(allocator, new SingleBatchReader(slice, allocator), stream);
+            MergeInsertParams params = new MergeInsertParams(List.of("id"))
+                    .withMatchedUpdateAll()
+                    .withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll);
+            MergeInsertResult result = ds.mergeInsert(params, stream);
+            result.dataset().close();
+        }
     }
-  }
 
-  private Dataset open(String uri, Map<String, String> storageOptions) {
-    return Dataset.open().allocator(allocator).uri(uri)
-        .readOptions(new ReadOptions.Builder().setStorageOptions(storageOptions).build()).build();
-  }
+    private Dataset open(String uri, Map<String, String> storageOptions) {
+        return Dataset.open()
+                .allocator(allocator)
+                .uri(uri)
+                .readOptions(new ReadOptions.Builder()
+                        .setStorageOptions(storageOptions)
+                        .build())
+                .build();
+    }
 }

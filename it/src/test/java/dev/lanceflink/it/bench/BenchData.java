@@ -24,11 +24,16 @@ final class BenchData {
     static final Schema SCHEMA = new Schema(List.of(
             new Field("id", FieldType.notNullable(new ArrowType.Int(32, true)), null),
             new Field("text", FieldType.nullable(new ArrowType.Utf8()), null),
-            new Field("vector", FieldType.nullable(new ArrowType.FixedSizeList(DIM)), List.of(
-                    new Field("item", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
+            new Field(
+                    "vector",
+                    FieldType.nullable(new ArrowType.FixedSizeList(DIM)),
+                    List.of(new Field(
+                            "item",
+                            FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
                             null)))));
-    private static final String[] WORDS = {"lance", "flink", "overlay", "vector", "stream", "commit", "table",
-        "fragment", "column", "arrow"};
+    private static final String[] WORDS = {
+        "lance", "flink", "overlay", "vector", "stream", "commit", "table", "fragment", "column", "arrow"
+    };
 
     private BenchData() {}
 

@@ -36,11 +36,11 @@ import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorLoader;
-import org.apache.arrow.vector.VectorUnloader;
-import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.ipc.ArrowFileWriter;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -80,7 +80,8 @@ public final class BytesBenchmark {
 
     public static void main(String[] args) throws Exception {
         int rows = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
-        Path python = Path.of(System.getProperty("lf.pylanceVenv", "it/target/pylance-venv")).resolve("bin/python");
+        Path python = Path.of(System.getProperty("lf.pylanceVenv", "it/target/pylance-venv"))
+                .resolve("bin/python");
         Path script = Path.of(System.getProperty("lf.bytesScript", "it/pylance/pylance_bytes.py"));
         if (!Files.isExecutable(python) || !Files.isRegularFile(script)) {
             throw new IllegalStateException("need pylance's venv python (" + python + ") and " + script
@@ -88,13 +89,26 @@ public final class BytesBenchmark {
         }
         List<Table> tables = List.of(
                 new Table("peer-128", peerSchema(128), rows, (root, from, n) -> fillPeer(root, from, n, 128)),
-                new Table("vectors-768", peerSchema(768), Math.max(1, rows / 10),
+                new Table(
+                        "vectors-768",
+                        peerSchema(768),
+                        Math.max(1, rows / 10),
                         (root, from, n) -> fillPeer(root, from, n, 768)),
                 new Table("strings", stringSchema(), rows, BytesBenchmark::fillStrings));
         Path dir = Files.createTempDirectory("lance-bytes-benchmark");
         StringBuilder summary = new StringBuilder();
-        summary.append(String.format(Locale.ROOT, "%-12s %-4s %14s %14s %7s %12s %14s %7s %12s%n", "table", "ver",
-                "ours bytes", "pylance bytes", "ratio", "ours MB/s", "plain bytes", "ratio", "plain MB/s"));
+        summary.append(String.format(
+                Locale.ROOT,
+                "%-12s %-4s %14s %14s %7s %12s %14s %7s %12s%n",
+                "table",
+                "ver",
+                "ours bytes",
+                "pylance bytes",
+                "ratio",
+                "ours MB/s",
+                "plain bytes",
+                "ratio",
+                "plain MB/s"));
         try (BufferAllocator allocator = new RootAllocator()) {
             for (Table t : tables) {
                 if (!args2Tables(args).isEmpty() && !args2Tables(args).contains(t.name())) {
@@ -109,13 +123,16 @@ public final class BytesBenchmark {
                         Path oursDir = Files.createDirectories(dir.resolve("ours-" + t.name() + "-" + v.label()));
                         // Plain strings = the writer before dictionaries and FSST: the "before" of the same run.
                         Path plainDir = Files.createDirectories(dir.resolve("plain-" + t.name() + "-" + v.label()));
-                        FileWriterOptions plainOptions = FileWriterOptions.defaults().withStringCompression(false);
+                        FileWriterOptions plainOptions =
+                                FileWriterOptions.defaults().withStringCompression(false);
                         long cpuNanos = Long.MAX_VALUE;
                         long plainNanos = Long.MAX_VALUE;
                         for (int i = 0; i < TIMED_WRITES; i++) {
-                            plainNanos = Math.min(plainNanos, writeOurs(plainDir, t, v, batches, allocator, plainOptions));
-                            cpuNanos = Math.min(cpuNanos, writeOurs(oursDir, t, v, batches, allocator,
-                                    FileWriterOptions.defaults()));
+                            plainNanos =
+                                    Math.min(plainNanos, writeOurs(plainDir, t, v, batches, allocator, plainOptions));
+                            cpuNanos = Math.min(
+                                    cpuNanos,
+                                    writeOurs(oursDir, t, v, batches, allocator, FileWriterOptions.defaults()));
                         }
                         Path ours = oursDir.resolve("data.lance");
                         long plainSize = Files.size(plainDir.resolve("data.lance"));
@@ -128,33 +145,71 @@ public final class BytesBenchmark {
                         long theirSize = Files.size(theirs);
                         double mbPerS = rawBytes / 1e6 / (cpuNanos / 1e9);
                         double plainMbPerS = rawBytes / 1e6 / (plainNanos / 1e9);
-                        System.out.printf(Locale.ROOT, "%n== %s, %d rows, file version %s: ours %,d bytes, pylance %,d"
-                                + " bytes, ratio %.3f; our write %.0f ms CPU (%.0f MB/s of Arrow data)%n", t.name(),
-                                t.rows(), v.label(), oursSize, theirSize, (double) oursSize / theirSize,
-                                cpuNanos / 1e6, mbPerS);
-                        System.out.printf(Locale.ROOT, "  %-12s %13s %13s %7s  %-40s %s%n", "column", "ours",
-                                "pylance", "ratio", "ours (first page)", "pylance (first page)");
+                        System.out.printf(
+                                Locale.ROOT,
+                                "%n== %s, %d rows, file version %s: ours %,d bytes, pylance %,d"
+                                        + " bytes, ratio %.3f; our write %.0f ms CPU (%.0f MB/s of Arrow data)%n",
+                                t.name(),
+                                t.rows(),
+                                v.label(),
+                                oursSize,
+                                theirSize,
+                                (double) oursSize / theirSize,
+                                cpuNanos / 1e6,
+                                mbPerS);
+                        System.out.printf(
+                                Locale.ROOT,
+                                "  %-12s %13s %13s %7s  %-40s %s%n",
+                                "column",
+                                "ours",
+                                "pylance",
+                                "ratio",
+                                "ours (first page)",
+                                "pylance (first page)");
                         for (String c : mine.keySet()) {
                             Column a = mine.get(c);
                             Column b = other.get(c);
-                            System.out.printf(Locale.ROOT, "  %-12s %,13d %,13d %7.3f  %-40s %s%n", c, a.bytes,
-                                    b.bytes, (double) a.bytes / b.bytes, a.encoding, b.encoding);
+                            System.out.printf(
+                                    Locale.ROOT,
+                                    "  %-12s %,13d %,13d %7.3f  %-40s %s%n",
+                                    c,
+                                    a.bytes,
+                                    b.bytes,
+                                    (double) a.bytes / b.bytes,
+                                    a.encoding,
+                                    b.encoding);
                         }
-                        System.out.printf(Locale.ROOT, "  plain strings (no dictionary/FSST): %,d bytes, ratio %.3f,"
-                                + " %.0f ms CPU (%.0f MB/s)%n", plainSize, (double) plainSize / theirSize,
-                                plainNanos / 1e6, plainMbPerS);
-                        summary.append(String.format(Locale.ROOT, "%-12s %-4s %,14d %,14d %7.3f %12.0f %,14d %7.3f %12.0f%n",
-                                t.name(), v.label(), oursSize, theirSize, (double) oursSize / theirSize, mbPerS,
-                                plainSize, (double) plainSize / theirSize, plainMbPerS));
+                        System.out.printf(
+                                Locale.ROOT,
+                                "  plain strings (no dictionary/FSST): %,d bytes, ratio %.3f,"
+                                        + " %.0f ms CPU (%.0f MB/s)%n",
+                                plainSize,
+                                (double) plainSize / theirSize,
+                                plainNanos / 1e6,
+                                plainMbPerS);
+                        summary.append(String.format(
+                                Locale.ROOT,
+                                "%-12s %-4s %,14d %,14d %7.3f %12.0f %,14d %7.3f %12.0f%n",
+                                t.name(),
+                                v.label(),
+                                oursSize,
+                                theirSize,
+                                (double) oursSize / theirSize,
+                                mbPerS,
+                                plainSize,
+                                (double) plainSize / theirSize,
+                                plainMbPerS));
                     }
                 } finally {
                     batches.forEach(VectorSchemaRoot::close);
                 }
             }
         }
-        System.out.printf("%nSummary (whole data files; ratio = ours / pylance; MB/s = Arrow bytes per CPU second"
-                + " of our writer, best of %d; plain = our writer with string compression off, as before issue #17):"
-                + "%n%s", TIMED_WRITES, summary);
+        System.out.printf(
+                "%nSummary (whole data files; ratio = ours / pylance; MB/s = Arrow bytes per CPU second"
+                        + " of our writer, best of %d; plain = our writer with string compression off, as before issue #17):"
+                        + "%n%s",
+                TIMED_WRITES, summary);
     }
 
     /** Optional second argument: a comma-separated list of the tables to run (default all). */
@@ -165,8 +220,14 @@ public final class BytesBenchmark {
     // ------------------------------------------------------------------ writing
 
     /** Writes the table with our file writer; returns the writing thread's CPU nanoseconds. */
-    private static long writeOurs(Path dir, Table t, FileVersion v, List<VectorSchemaRoot> batches,
-            BufferAllocator allocator, FileWriterOptions options) throws IOException {
+    private static long writeOurs(
+            Path dir,
+            Table t,
+            FileVersion v,
+            List<VectorSchemaRoot> batches,
+            BufferAllocator allocator,
+            FileWriterOptions options)
+            throws IOException {
         LanceSchema schema = LanceSchema.fromArrow(t.schema(), 0);
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long cpu = threads.getCurrentThreadCpuTime();
@@ -183,7 +244,8 @@ public final class BytesBenchmark {
     private static void runPylance(Path python, Path script, Path arrow, Path uri, String version)
             throws IOException, InterruptedException {
         Process p = new ProcessBuilder(python.toString(), script.toString(), arrow.toString(), uri.toString(), version)
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(600, TimeUnit.SECONDS) || p.exitValue() != 0) {
             throw new IllegalStateException("pylance write of " + arrow + " at " + version + " failed: " + out);
@@ -240,8 +302,8 @@ public final class BytesBenchmark {
                     }
                     encodings.merge(describe(p), 1, Integer::sum);
                 }
-                String enc = encodings.size() == 1 ? encodings.keySet().iterator().next()
-                        : encodings.toString();
+                String enc =
+                        encodings.size() == 1 ? encodings.keySet().iterator().next() : encodings.toString();
                 out.put(schema.getFields().get(c).getName(), new Column(bytes, pages.length + "p " + enc));
             }
         }
@@ -252,10 +314,12 @@ public final class BytesBenchmark {
     static String describe(PageInfo page) throws IOException {
         PageLayout layout = PageLayout.parseFrom(page.encoding().getValue());
         return switch (layout.getLayoutCase()) {
-            case MINI_BLOCK_LAYOUT -> "mb " + describe(layout.getMiniBlockLayout().getValueCompression())
-                    + (layout.getMiniBlockLayout().hasDictionary()
-                            ? " dict[" + layout.getMiniBlockLayout().getNumDictionaryItems() + "] "
-                                    + describe(layout.getMiniBlockLayout().getDictionary()) : "");
+            case MINI_BLOCK_LAYOUT ->
+                "mb " + describe(layout.getMiniBlockLayout().getValueCompression())
+                        + (layout.getMiniBlockLayout().hasDictionary()
+                                ? " dict[" + layout.getMiniBlockLayout().getNumDictionaryItems() + "] "
+                                        + describe(layout.getMiniBlockLayout().getDictionary())
+                                : "");
             case FULL_ZIP_LAYOUT -> "fz " + describe(layout.getFullZipLayout().getValueCompression());
             case CONSTANT_LAYOUT -> "const";
             default -> layout.getLayoutCase().name().toLowerCase(Locale.ROOT);
@@ -263,7 +327,8 @@ public final class BytesBenchmark {
     }
 
     private static String describe(CompressiveEncoding e) {
-        FieldDescriptor set = e.getOneofFieldDescriptor(CompressiveEncoding.getDescriptor().getOneofs().get(0));
+        FieldDescriptor set = e.getOneofFieldDescriptor(
+                CompressiveEncoding.getDescriptor().getOneofs().get(0));
         if (set == null) {
             return "?";
         }
@@ -312,9 +377,14 @@ public final class BytesBenchmark {
                 new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
                 new Field("name", FieldType.nullable(new ArrowType.Utf8()), null),
                 new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null),
-                new Field("score", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)), null),
-                new Field("vec", FieldType.nullable(new ArrowType.FixedSizeList(dim)), List.of(
-                        new Field("item", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
+                new Field(
+                        "score", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)), null),
+                new Field(
+                        "vec",
+                        FieldType.nullable(new ArrowType.FixedSizeList(dim)),
+                        List.of(new Field(
+                                "item",
+                                FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
                                 null)))));
     }
 
@@ -357,23 +427,115 @@ public final class BytesBenchmark {
                 new Field("description", FieldType.nullable(new ArrowType.Utf8()), null)));
     }
 
-    private static final String[] COUNTRIES = {"US", "DE", "FR", "GB", "JP", "CN", "IN", "BR", "CA", "AU", "ES", "IT",
-        "NL", "SE", "NO", "PL", "MX", "KR", "CH", "AT", "BE", "DK", "FI", "IE", "PT", "CZ", "GR", "TR", "ZA", "AR"};
+    private static final String[] COUNTRIES = {
+        "US", "DE", "FR", "GB", "JP", "CN", "IN", "BR", "CA", "AU", "ES", "IT", "NL", "SE", "NO", "PL", "MX", "KR",
+        "CH", "AT", "BE", "DK", "FI", "IE", "PT", "CZ", "GR", "TR", "ZA", "AR"
+    };
     private static final String[] STATUSES = {"active", "inactive", "pending", "suspended", "deleted"};
-    private static final String[] FIRST = {"Anna", "Ben", "Carla", "David", "Emma", "Felix", "Greta", "Hugo", "Ines",
-        "Jonas", "Klara", "Lukas", "Mia", "Noah", "Olivia", "Paul", "Quinn", "Rosa", "Simon", "Tara", "Uwe", "Vera",
-        "Willi", "Xenia", "Yusuf", "Zoe", "Alice", "Bruno", "Chloe", "Dario", "Elena", "Frank", "Gina", "Henry"};
-    private static final String[] LAST = {"Smith", "Mueller", "Garcia", "Rossi", "Tanaka", "Nowak", "Silva", "Dubois",
-        "Jensen", "Kowalski", "Novak", "Ivanov", "Schmidt", "Fischer", "Weber", "Meyer", "Wagner", "Becker", "Hoffmann",
-        "Koch", "Richter", "Klein", "Wolf", "Lopez", "Martin", "Bernard", "Moreau", "Laurent", "Lefebvre", "Petit",
-        "Nakamura", "Kim", "Park", "Chen", "Wang", "Singh", "Kumar", "Khan", "Ali", "Costa"};
-    private static final String[] WORDS = {"the", "stream", "table", "lance", "flink", "overlay", "column", "vector",
-        "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "data", "file", "format", "page", "chunk", "index",
-        "query", "scan", "write", "read", "commit", "fragment", "version", "schema", "field", "value", "string",
-        "number", "compaction", "checkpoint", "snapshot", "manifest", "storage", "object", "bucket", "region",
-        "cluster", "node", "task", "job", "operator", "window", "event", "time", "watermark", "state", "backend"};
-    private static final String[] SECTIONS = {"products", "blog", "docs", "support", "news", "careers", "shop",
-        "account", "search", "category"};
+    private static final String[] FIRST = {
+        "Anna", "Ben", "Carla", "David", "Emma", "Felix", "Greta", "Hugo", "Ines", "Jonas", "Klara", "Lukas", "Mia",
+        "Noah", "Olivia", "Paul", "Quinn", "Rosa", "Simon", "Tara", "Uwe", "Vera", "Willi", "Xenia", "Yusuf", "Zoe",
+        "Alice", "Bruno", "Chloe", "Dario", "Elena", "Frank", "Gina", "Henry"
+    };
+    private static final String[] LAST = {
+        "Smith",
+        "Mueller",
+        "Garcia",
+        "Rossi",
+        "Tanaka",
+        "Nowak",
+        "Silva",
+        "Dubois",
+        "Jensen",
+        "Kowalski",
+        "Novak",
+        "Ivanov",
+        "Schmidt",
+        "Fischer",
+        "Weber",
+        "Meyer",
+        "Wagner",
+        "Becker",
+        "Hoffmann",
+        "Koch",
+        "Richter",
+        "Klein",
+        "Wolf",
+        "Lopez",
+        "Martin",
+        "Bernard",
+        "Moreau",
+        "Laurent",
+        "Lefebvre",
+        "Petit",
+        "Nakamura",
+        "Kim",
+        "Park",
+        "Chen",
+        "Wang",
+        "Singh",
+        "Kumar",
+        "Khan",
+        "Ali",
+        "Costa"
+    };
+    private static final String[] WORDS = {
+        "the",
+        "stream",
+        "table",
+        "lance",
+        "flink",
+        "overlay",
+        "column",
+        "vector",
+        "quick",
+        "brown",
+        "fox",
+        "jumps",
+        "over",
+        "lazy",
+        "dog",
+        "data",
+        "file",
+        "format",
+        "page",
+        "chunk",
+        "index",
+        "query",
+        "scan",
+        "write",
+        "read",
+        "commit",
+        "fragment",
+        "version",
+        "schema",
+        "field",
+        "value",
+        "string",
+        "number",
+        "compaction",
+        "checkpoint",
+        "snapshot",
+        "manifest",
+        "storage",
+        "object",
+        "bucket",
+        "region",
+        "cluster",
+        "node",
+        "task",
+        "job",
+        "operator",
+        "window",
+        "event",
+        "time",
+        "watermark",
+        "state",
+        "backend"
+    };
+    private static final String[] SECTIONS = {
+        "products", "blog", "docs", "support", "news", "careers", "shop", "account", "search", "category"
+    };
 
     private static void fillStrings(VectorSchemaRoot root, int from, int n) {
         BigIntVector id = (BigIntVector) root.getVector("id");
@@ -392,19 +554,29 @@ public final class BytesBenchmark {
                 country.setNull(r);
             } else {
                 // skewed: a few countries dominate, as real code columns do
-                int c = (int) Math.min(COUNTRIES.length - 1, Long.numberOfTrailingZeros(h | (1L << 40)) * 3L
-                        + ((h >>> 50) % 3));
+                int c = (int) Math.min(
+                        COUNTRIES.length - 1, Long.numberOfTrailingZeros(h | (1L << 40)) * 3L + ((h >>> 50) % 3));
                 country.setSafe(r, COUNTRIES[c].getBytes(StandardCharsets.UTF_8));
             }
-            status.setSafe(r, STATUSES[(int) Long.remainderUnsigned(h >>> 8, STATUSES.length)]
-                    .getBytes(StandardCharsets.UTF_8));
-            name.setSafe(r, (FIRST[(int) Long.remainderUnsigned(h >>> 16, FIRST.length)] + " "
-                    + LAST[(int) Long.remainderUnsigned(h >>> 24, LAST.length)]).getBytes(StandardCharsets.UTF_8));
+            status.setSafe(
+                    r,
+                    STATUSES[(int) Long.remainderUnsigned(h >>> 8, STATUSES.length)].getBytes(StandardCharsets.UTF_8));
+            name.setSafe(
+                    r,
+                    (FIRST[(int) Long.remainderUnsigned(h >>> 16, FIRST.length)] + " "
+                                    + LAST[(int) Long.remainderUnsigned(h >>> 24, LAST.length)])
+                            .getBytes(StandardCharsets.UTF_8));
             sb.setLength(0);
-            sb.append("https://www.example.com/").append(SECTIONS[(int) Long.remainderUnsigned(h >>> 32, SECTIONS.length)])
-                    .append('/').append(WORDS[(int) Long.remainderUnsigned(h >>> 36, WORDS.length)]).append('-')
-                    .append(WORDS[(int) Long.remainderUnsigned(h >>> 42, WORDS.length)]).append("?id=").append(k)
-                    .append("&ref=").append(SECTIONS[(int) Long.remainderUnsigned(h >>> 48, SECTIONS.length)]);
+            sb.append("https://www.example.com/")
+                    .append(SECTIONS[(int) Long.remainderUnsigned(h >>> 32, SECTIONS.length)])
+                    .append('/')
+                    .append(WORDS[(int) Long.remainderUnsigned(h >>> 36, WORDS.length)])
+                    .append('-')
+                    .append(WORDS[(int) Long.remainderUnsigned(h >>> 42, WORDS.length)])
+                    .append("?id=")
+                    .append(k)
+                    .append("&ref=")
+                    .append(SECTIONS[(int) Long.remainderUnsigned(h >>> 48, SECTIONS.length)]);
             url.setSafe(r, sb.toString().getBytes(StandardCharsets.UTF_8));
             words(sb, PeerData.mix(h), 8 + (int) Long.remainderUnsigned(h >>> 52, 12));
             sentence.setSafe(r, sb.toString().getBytes(StandardCharsets.UTF_8));

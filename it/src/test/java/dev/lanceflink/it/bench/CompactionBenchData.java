@@ -39,15 +39,21 @@ final class CompactionBenchData {
     static final int ROW_SETS = 20;
     /** Residue offset of the {@code text} rows of a sparse commit. */
     static final int SPARSE_TEXT_SHIFT = 50;
+
     static final Schema SCHEMA = new Schema(List.of(
             new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
             new Field("value", FieldType.notNullable(new ArrowType.Int(32, true)), null),
             new Field("text", FieldType.nullable(new ArrowType.Utf8()), null),
-            new Field("vector", FieldType.nullable(new ArrowType.FixedSizeList(DIM)), List.of(
-                    new Field("item", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
+            new Field(
+                    "vector",
+                    FieldType.nullable(new ArrowType.FixedSizeList(DIM)),
+                    List.of(new Field(
+                            "item",
+                            FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
                             null)))));
-    private static final String[] WORDS = {"lance", "flink", "overlay", "vector", "stream", "commit", "table",
-        "fragment", "column", "arrow"};
+    private static final String[] WORDS = {
+        "lance", "flink", "overlay", "vector", "stream", "commit", "table", "fragment", "column", "arrow"
+    };
 
     private CompactionBenchData() {}
 

@@ -92,9 +92,18 @@ public final class CompactionBenchmark {
     record Stage(String name, OverlayCensus census, ScanStats all, ScanStats valueOnly) {}
 
     /** One run of the compaction job. */
-    record CompactionStats(String mode, int parallelism, int fragmentsCompacted, OverlayCensus before,
-            OverlayCensus after, long cellsRead, long cellsWritten, long inputBytes, long bytesWritten,
-            double seconds, long jobMillis) {
+    record CompactionStats(
+            String mode,
+            int parallelism,
+            int fragmentsCompacted,
+            OverlayCensus before,
+            OverlayCensus after,
+            long cellsRead,
+            long cellsWritten,
+            long inputBytes,
+            long bytesWritten,
+            double seconds,
+            long jobMillis) {
         double cellsWrittenPerSecond() {
             return cellsWritten / seconds;
         }
@@ -109,8 +118,15 @@ public final class CompactionBenchmark {
     }
 
     /** Everything one run measured. */
-    record Result(long rows, int fragments, int commits, int repeat, double historySeconds, List<Stage> stages,
-            CompactionStats merge, CompactionStats fold) {}
+    record Result(
+            long rows,
+            int fragments,
+            int commits,
+            int repeat,
+            double historySeconds,
+            List<Stage> stages,
+            CompactionStats merge,
+            CompactionStats fold) {}
 
     public static void main(String[] args) throws Exception {
         int rows = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
@@ -118,7 +134,12 @@ public final class CompactionBenchmark {
         int commits = args.length > 2 ? Integer.parseInt(args[2]) : 50;
         int repeat = Integer.getInteger("lf.bench.repeat", 3);
         Path dir = Files.createTempDirectory("lance-compaction-bench");
-        Result result = run(dir.resolve("table.lance"), rows, fragments, commits, repeat,
+        Result result = run(
+                dir.resolve("table.lance"),
+                rows,
+                fragments,
+                commits,
+                repeat,
                 Runtime.getRuntime().availableProcessors());
         System.out.println();
         System.out.println(markdown(result));
@@ -133,14 +154,15 @@ public final class CompactionBenchmark {
     static Result run(Path table, int rows, int fragments, int commits, int repeat, int parallelism)
             throws IOException {
         if (rows < fragments || fragments < 1 || commits < 2 || repeat < 1) {
-            throw new IllegalArgumentException("Need rows >= fragments >= 1, commits >= 2 and repeat >= 1; got "
-                    + rows + " rows, " + fragments + " fragments, " + commits + " commits, repeat " + repeat);
+            throw new IllegalArgumentException("Need rows >= fragments >= 1, commits >= 2 and repeat >= 1; got " + rows
+                    + " rows, " + fragments + " fragments, " + commits + " commits, repeat " + repeat);
         }
         String uri = table.toString();
         writeBase(uri, rows, fragments);
         CompactionBenchData.Model model;
         try (Dataset ds = Dataset.open(uri, Map.of())) {
-            model = new CompactionBenchData.Model(ds.fragments().stream().mapToLong(Fragment::physicalRows).toArray());
+            model = new CompactionBenchData.Model(
+                    ds.fragments().stream().mapToLong(Fragment::physicalRows).toArray());
         }
         List<Stage> stages = new ArrayList<>();
         // JIT warm-up of the read path, so the first measured stage does not pay for compilation.
@@ -169,8 +191,9 @@ public final class CompactionBenchmark {
                 WriteParams params = WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(perFragment);
                 try (Dataset ds = Dataset.write(uri, Map.of(), batches, CompactionBenchData.SCHEMA, params)) {
                     if (ds.countRows() != rows || ds.fragments().size() != fragments) {
-                        throw new IllegalStateException("Wrote " + ds.countRows() + " rows in " + ds.fragments().size()
-                                + " fragments to " + uri + ", expected " + rows + " rows in " + fragments);
+                        throw new IllegalStateException("Wrote " + ds.countRows() + " rows in "
+                                + ds.fragments().size() + " fragments to " + uri + ", expected " + rows + " rows in "
+                                + fragments);
                     }
                 }
             } finally {
@@ -193,13 +216,32 @@ public final class CompactionBenchmark {
                 List<Fragment> fragments = m.fragments();
                 for (int f = 0; f < fragments.size(); f++) {
                     Fragment fragment = fragments.get(f);
-                    try (OverlayWriter w = OverlayWriter.create(store, m, fragment.id(), new int[] {valueId, textId},
-                            allocator, FileWriterOptions.defaults())) {
+                    try (OverlayWriter w = OverlayWriter.create(
+                            store,
+                            m,
+                            fragment.id(),
+                            new int[] {valueId, textId},
+                            allocator,
+                            FileWriterOptions.defaults())) {
                         long rows = fragment.physicalRows();
-                        writeValues(w, valueId, fragment.id(), f, c, model,
-                                CompactionBenchData.offsets(CompactionBenchData.valueResidue(c), rows), allocator);
-                        writeTexts(w, textId, fragment.id(), f, c, model,
-                                CompactionBenchData.offsets(CompactionBenchData.textResidue(c), rows), allocator);
+                        writeValues(
+                                w,
+                                valueId,
+                                fragment.id(),
+                                f,
+                                c,
+                                model,
+                                CompactionBenchData.offsets(CompactionBenchData.valueResidue(c), rows),
+                                allocator);
+                        writeTexts(
+                                w,
+                                textId,
+                                fragment.id(),
+                                f,
+                                c,
+                                model,
+                                CompactionBenchData.offsets(CompactionBenchData.textResidue(c), rows),
+                                allocator);
                         w.writtenPath().ifPresent(written::add);
                         w.finish().ifPresent(o -> groups.put(fragment.id(), List.of(o)));
                     }
@@ -211,9 +253,18 @@ public final class CompactionBenchmark {
         }
     }
 
-    private static void writeValues(OverlayWriter w, int fieldId, long fragmentId, int f, int commit,
-            CompactionBenchData.Model model, long[] offsets, BufferAllocator allocator) throws IOException {
-        try (IntVector v = (IntVector) CompactionBenchData.SCHEMA.findField("value").createVector(allocator)) {
+    private static void writeValues(
+            OverlayWriter w,
+            int fieldId,
+            long fragmentId,
+            int f,
+            int commit,
+            CompactionBenchData.Model model,
+            long[] offsets,
+            BufferAllocator allocator)
+            throws IOException {
+        try (IntVector v =
+                (IntVector) CompactionBenchData.SCHEMA.findField("value").createVector(allocator)) {
             v.allocateNew(offsets.length);
             for (int k = 0; k < offsets.length; k++) {
                 v.set(k, CompactionBenchData.updatedValue(commit, model.row(f, offsets[k])));
@@ -223,9 +274,18 @@ public final class CompactionBenchmark {
         }
     }
 
-    private static void writeTexts(OverlayWriter w, int fieldId, long fragmentId, int f, int commit,
-            CompactionBenchData.Model model, long[] offsets, BufferAllocator allocator) throws IOException {
-        try (VarCharVector v = (VarCharVector) CompactionBenchData.SCHEMA.findField("text").createVector(allocator)) {
+    private static void writeTexts(
+            OverlayWriter w,
+            int fieldId,
+            long fragmentId,
+            int f,
+            int commit,
+            CompactionBenchData.Model model,
+            long[] offsets,
+            BufferAllocator allocator)
+            throws IOException {
+        try (VarCharVector v =
+                (VarCharVector) CompactionBenchData.SCHEMA.findField("text").createVector(allocator)) {
             v.allocateNew((long) offsets.length * 16, offsets.length);
             for (int k = 0; k < offsets.length; k++) {
                 v.setSafe(k, CompactionBenchData.updatedText(commit, model.row(f, offsets[k])));
@@ -244,24 +304,34 @@ public final class CompactionBenchmark {
     }
 
     /** Runs the compaction job in-process and checks that it compacted every fragment. */
-    private static CompactionStats compact(String uri, String mode, int parallelism, int fragments)
-            throws IOException {
+    private static CompactionStats compact(String uri, String mode, int parallelism, int fragments) throws IOException {
         OverlayCensus before = census(uri);
         // A merge needs two overlays (the planner's rule); the merged table has one per fragment, which
         // the default fold triggers (8 overlays, half the base bytes) would leave alone.
         String minOverlays = mode.equals("overlay-merge") ? "2" : "1";
-        String[] args = {uri, "--mode", mode, "--engine", "threads", "--parallelism", String.valueOf(parallelism),
-            "--min-overlays", minOverlays};
+        String[] args = {
+            uri,
+            "--mode",
+            mode,
+            "--engine",
+            "threads",
+            "--parallelism",
+            String.valueOf(parallelism),
+            "--min-overlays",
+            minOverlays
+        };
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         long start = System.nanoTime();
-        int code = CompactorMain.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        int code = CompactorMain.run(
+                args,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         double seconds = (System.nanoTime() - start) / 1e9;
         String stdout = out.toString(StandardCharsets.UTF_8);
         if (code != 0) {
-            throw new IllegalStateException("compact " + String.join(" ", args) + " exited with " + code + ": "
-                    + stdout + err.toString(StandardCharsets.UTF_8));
+            throw new IllegalStateException("compact " + String.join(" ", args) + " exited with " + code + ": " + stdout
+                    + err.toString(StandardCharsets.UTF_8));
         }
         JsonNode summary = JSON.readTree(stdout);
         int compacted = summary.path("fragmentsCompacted").asInt(-1);
@@ -279,8 +349,17 @@ public final class CompactionBenchmark {
             cellsRead = before.cells() + before.foldCells();
             cellsWritten = before.foldCells();
         }
-        return new CompactionStats(mode, parallelism, compacted, before, after, cellsRead, cellsWritten,
-                summary.path("inputBytes").asLong(), summary.path("bytesWritten").asLong(), seconds,
+        return new CompactionStats(
+                mode,
+                parallelism,
+                compacted,
+                before,
+                after,
+                cellsRead,
+                cellsWritten,
+                summary.path("inputBytes").asLong(),
+                summary.path("bytesWritten").asLong(),
+                seconds,
                 summary.path("durationMillis").asLong());
     }
 
@@ -327,8 +406,9 @@ public final class CompactionBenchmark {
      * One checking scan, then {@code repeat} timed ones, of {@code columns} (null: all). Checks the
      * row count, the {@code value} sum and, when scanned, the {@code text} hash sum.
      */
-    private static ScanStats scan(String uri, List<String> columns, int repeat, long rows, long valueSum,
-            long textHashSum) throws IOException {
+    private static ScanStats scan(
+            String uri, List<String> columns, int repeat, long rows, long valueSum, long textHashSum)
+            throws IOException {
         double[] wall = new double[repeat];
         double[] cpu = new double[repeat];
         try (Dataset ds = Dataset.open(uri, Map.of())) {
@@ -395,52 +475,91 @@ public final class CompactionBenchmark {
     static String markdown(Result r) {
         StringBuilder sb = new StringBuilder();
         List<Stage> st = r.stages();
-        sb.append(String.format(Locale.ROOT, "Table: %,d rows (id int64, value int32, text utf8, vector"
-                + " fixed_size_list<float32, %d>) in %d fragments; %d overlay commits, each one overlay per fragment"
-                + " updating 1%% of the rows of value and text (even commits dense, odd sparse); history written"
-                + " in %.1f s.%n%n", r.rows(), CompactionBenchData.DIM, r.fragments(), r.commits(),
+        sb.append(String.format(
+                Locale.ROOT,
+                "Table: %,d rows (id int64, value int32, text utf8, vector"
+                        + " fixed_size_list<float32, %d>) in %d fragments; %d overlay commits, each one overlay per fragment"
+                        + " updating 1%% of the rows of value and text (even commits dense, odd sparse); history written"
+                        + " in %.1f s.%n%n",
+                r.rows(),
+                CompactionBenchData.DIM,
+                r.fragments(),
+                r.commits(),
                 r.historySeconds()));
-        sb.append("| full scan, lance-flink reader (median of ").append(r.repeat())
+        sb.append("| full scan, lance-flink reader (median of ")
+                .append(r.repeat())
                 .append("; wall rows/s, CPU s of the scanning thread) |");
         st.forEach(s -> sb.append(' ').append(s.name()).append(" |"));
         sb.append('\n').append("|---|");
         st.forEach(s -> sb.append("---:|"));
         sb.append('\n').append("| overlays (dense + sparse) |");
-        st.forEach(s -> sb.append(String.format(Locale.ROOT, " %,d (%d + %d) |", s.census().overlays(),
-                s.census().denseOverlays(), s.census().overlays() - s.census().denseOverlays())));
+        st.forEach(s -> sb.append(String.format(
+                Locale.ROOT,
+                " %,d (%d + %d) |",
+                s.census().overlays(),
+                s.census().denseOverlays(),
+                s.census().overlays() - s.census().denseOverlays())));
         sb.append('\n').append("| overlay cells / overlay MB |");
-        st.forEach(s -> sb.append(String.format(Locale.ROOT, " %,d / %.1f |", s.census().cells(),
-                s.census().bytes() / 1e6)));
+        st.forEach(s -> sb.append(String.format(
+                Locale.ROOT, " %,d / %.1f |", s.census().cells(), s.census().bytes() / 1e6)));
         sb.append('\n').append("| all 4 columns |");
         st.forEach(s -> sb.append(scanCell(r.rows(), s.all())));
-        sb.append('\n').append("| `value` only (an overlaid column; median of ").append(valueOnlyRepeat(r.repeat()))
+        sb.append('\n')
+                .append("| `value` only (an overlaid column; median of ")
+                .append(valueOnlyRepeat(r.repeat()))
                 .append(") |");
         st.forEach(s -> sb.append(scanCell(r.rows(), s.valueOnly())));
         Stage base = st.get(0);
         sb.append('\n').append("| scan time relative to the base table (wall; CPU) |");
-        st.forEach(s -> sb.append(String.format(Locale.ROOT, " all %.2fx; %.2fx, value %.2fx; %.2fx |",
-                s.all().seconds() / base.all().seconds(), s.all().cpuSeconds() / base.all().cpuSeconds(),
+        st.forEach(s -> sb.append(String.format(
+                Locale.ROOT,
+                " all %.2fx; %.2fx, value %.2fx; %.2fx |",
+                s.all().seconds() / base.all().seconds(),
+                s.all().cpuSeconds() / base.all().cpuSeconds(),
                 s.valueOnly().seconds() / base.valueOnly().seconds(),
                 s.valueOnly().cpuSeconds() / base.valueOnly().cpuSeconds())));
         sb.append("\n\n");
         CompactionStats m = r.merge();
         CompactionStats f = r.fold();
-        sb.append("| compaction job (CompactorMain, engine threads, parallelism ").append(m.parallelism())
+        sb.append("| compaction job (CompactorMain, engine threads, parallelism ")
+                .append(m.parallelism())
                 .append(") | overlay-merge | overlay-fold of the merged table |\n|---|---:|---:|\n");
-        sb.append(String.format(Locale.ROOT, "| fragments compacted | %d | %d |%n", m.fragmentsCompacted(),
-                f.fragmentsCompacted()));
-        sb.append(String.format(Locale.ROOT, "| overlays before -> after | %,d -> %,d | %,d -> %,d |%n",
-                m.before().overlays(), m.after().overlays(), f.before().overlays(), f.after().overlays()));
-        sb.append(String.format(Locale.ROOT,
-                "| wall time, s (job's own durationMillis) | %.2f (%d ms) | %.2f (%d ms) |%n", m.seconds(),
-                m.jobMillis(), f.seconds(), f.jobMillis()));
+        sb.append(String.format(
+                Locale.ROOT, "| fragments compacted | %d | %d |%n", m.fragmentsCompacted(), f.fragmentsCompacted()));
+        sb.append(String.format(
+                Locale.ROOT,
+                "| overlays before -> after | %,d -> %,d | %,d -> %,d |%n",
+                m.before().overlays(),
+                m.after().overlays(),
+                f.before().overlays(),
+                f.after().overlays()));
+        sb.append(String.format(
+                Locale.ROOT,
+                "| wall time, s (job's own durationMillis) | %.2f (%d ms) | %.2f (%d ms) |%n",
+                m.seconds(),
+                m.jobMillis(),
+                f.seconds(),
+                f.jobMillis()));
         sb.append(String.format(Locale.ROOT, "| cells read | %,d | %,d |%n", m.cellsRead(), f.cellsRead()));
         sb.append(String.format(Locale.ROOT, "| cells written | %,d | %,d |%n", m.cellsWritten(), f.cellsWritten()));
-        sb.append(String.format(Locale.ROOT, "| cells/s (read; written) | %,.0f; %,.0f | %,.0f; %,.0f |%n",
-                m.cellsReadPerSecond(), m.cellsWrittenPerSecond(), f.cellsReadPerSecond(), f.cellsWrittenPerSecond()));
-        sb.append(String.format(Locale.ROOT, "| MB input (planned files) + MB written | %.1f + %.1f | %.1f + %.1f |%n",
-                m.inputBytes() / 1e6, m.bytesWritten() / 1e6, f.inputBytes() / 1e6, f.bytesWritten() / 1e6));
-        sb.append(String.format(Locale.ROOT, "| MB/s (input + written) | %.1f | %.1f |%n", m.megabytesPerSecond(),
+        sb.append(String.format(
+                Locale.ROOT,
+                "| cells/s (read; written) | %,.0f; %,.0f | %,.0f; %,.0f |%n",
+                m.cellsReadPerSecond(),
+                m.cellsWrittenPerSecond(),
+                f.cellsReadPerSecond(),
+                f.cellsWrittenPerSecond()));
+        sb.append(String.format(
+                Locale.ROOT,
+                "| MB input (planned files) + MB written | %.1f + %.1f | %.1f + %.1f |%n",
+                m.inputBytes() / 1e6,
+                m.bytesWritten() / 1e6,
+                f.inputBytes() / 1e6,
+                f.bytesWritten() / 1e6));
+        sb.append(String.format(
+                Locale.ROOT,
+                "| MB/s (input + written) | %.1f | %.1f |%n",
+                m.megabytesPerSecond(),
                 f.megabytesPerSecond()));
         return sb.toString();
     }

@@ -23,7 +23,9 @@ class CompactionBenchmarkTest {
     void oddCommitsPutTextOnOtherRowsThanValue() {
         assertThat(CompactionBenchData.valueResidue(3)).isEqualTo(1);
         assertThat(CompactionBenchData.textResidue(3)).isEqualTo(51);
-        assertThat(CompactionBenchData.textResidue(4)).isEqualTo(CompactionBenchData.valueResidue(4)).isEqualTo(8);
+        assertThat(CompactionBenchData.textResidue(4))
+                .isEqualTo(CompactionBenchData.valueResidue(4))
+                .isEqualTo(8);
         // Commit c + 20 updates the rows of commit c again.
         assertThat(CompactionBenchData.valueResidue(21)).isEqualTo(CompactionBenchData.valueResidue(1));
     }

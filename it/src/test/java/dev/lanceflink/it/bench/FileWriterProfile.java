@@ -56,15 +56,26 @@ public final class FileWriterProfile {
                     long gcCount = gcCount();
                     long gcMillis = gcMillis();
                     long cpu = threads.getCurrentThreadCpuTime();
-                    long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+                    long allocated = threads.getThreadAllocatedBytes(
+                            Thread.currentThread().getId());
                     long files = 0;
                     try (ObjectStore store = new LocalObjectStore(tableDir);
-                            FragmentWriter longLived = new FragmentWriter(store, schema, FileVersion.V2_1, 1 << 20,
-                                    allocator, FileWriterOptions.defaults())) {
+                            FragmentWriter longLived = new FragmentWriter(
+                                    store,
+                                    schema,
+                                    FileVersion.V2_1,
+                                    1 << 20,
+                                    allocator,
+                                    FileWriterOptions.defaults())) {
                         for (int done = 0; done < rows; done += rowsPerCheckpoint) {
                             if (writerPerCheckpoint) {
-                                try (FragmentWriter writer = new FragmentWriter(store, schema, FileVersion.V2_1,
-                                        1 << 20, allocator, FileWriterOptions.defaults())) {
+                                try (FragmentWriter writer = new FragmentWriter(
+                                        store,
+                                        schema,
+                                        FileVersion.V2_1,
+                                        1 << 20,
+                                        allocator,
+                                        FileWriterOptions.defaults())) {
                                     for (VectorSchemaRoot b : batches) {
                                         writer.write(b);
                                     }
@@ -80,11 +91,20 @@ public final class FileWriterProfile {
                         longLived.finish();
                     }
                     cpu = threads.getCurrentThreadCpuTime() - cpu;
-                    allocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - allocated;
+                    allocated = threads.getThreadAllocatedBytes(
+                                    Thread.currentThread().getId())
+                            - allocated;
                     double millions = (double) rows / 1e6;
-                    System.out.printf(Locale.ROOT, "round %d: %,d rows in %d files: %.3f CPU s per M rows, %.1f MB"
-                            + " allocated per M rows, %d young GCs (%d ms)%n", round, rows, files,
-                            cpu / 1e9 / millions, allocated / 1e6 / millions, gcCount() - gcCount,
+                    System.out.printf(
+                            Locale.ROOT,
+                            "round %d: %,d rows in %d files: %.3f CPU s per M rows, %.1f MB"
+                                    + " allocated per M rows, %d young GCs (%d ms)%n",
+                            round,
+                            rows,
+                            files,
+                            cpu / 1e9 / millions,
+                            allocated / 1e6 / millions,
+                            gcCount() - gcCount,
                             gcMillis() - gcMillis);
                 }
             } finally {

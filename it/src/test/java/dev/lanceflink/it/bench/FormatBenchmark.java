@@ -42,8 +42,8 @@ public final class FormatBenchmark {
         String sdkTable = dir.resolve("sdk.lance").toString();
         String ourTable = dir.resolve("ours.lance").toString();
 
-        JsonNode sdkWrite = oracle.run("bench-write", sdkTable, "--rows", String.valueOf(rows),
-                "--data-storage-version", "2.1");
+        JsonNode sdkWrite =
+                oracle.run("bench-write", sdkTable, "--rows", String.valueOf(rows), "--data-storage-version", "2.1");
         double ourWriteSeconds;
         try (BufferAllocator allocator = new RootAllocator()) {
             write(allocator, dir.resolve("warmup.lance").toString(), Math.min(rows, 200_000));
@@ -57,12 +57,17 @@ public final class FormatBenchmark {
         double sdkWriteSeconds = sdkWrite.get("seconds").asDouble();
         List<String[]> table = new ArrayList<>();
         table.add(row("append " + rows + " rows (rows/s)", rows / ourWriteSeconds, rows / sdkWriteSeconds));
-        table.add(row("full scan of the SDK-written table (rows/s)", rows / ourScanSdk,
+        table.add(row(
+                "full scan of the SDK-written table (rows/s)",
+                rows / ourScanSdk,
                 sdkScanSdk.get("rows_per_second").asDouble()));
-        table.add(row("full scan of our table (rows/s)", rows / ourScanOurs,
+        table.add(row(
+                "full scan of our table (rows/s)",
+                rows / ourScanOurs,
                 sdkScanOurs.get("rows_per_second").asDouble()));
-        System.out.println("| benchmark (" + rows + " rows: int32, utf8, fixed_size_list<float32,128>; file version 2.1)"
-                + " | lance-flink | official SDK 7.0.0 | ours / SDK |");
+        System.out.println(
+                "| benchmark (" + rows + " rows: int32, utf8, fixed_size_list<float32,128>; file version 2.1)"
+                        + " | lance-flink | official SDK 7.0.0 | ours / SDK |");
         System.out.println("|---|---:|---:|---:|");
         for (String[] r : table) {
             System.out.println("| " + String.join(" | ", r) + " |");
@@ -88,15 +93,24 @@ public final class FormatBenchmark {
                 bestWall = Math.min(bestWall, scan(dir.resolve(table).toString(), 1, rows));
                 bestCpu = Math.min(bestCpu, (threads.getCurrentThreadCpuTime() - cpu) / 1e9);
             }
-            System.out.println(String.format(Locale.ROOT,
+            System.out.println(String.format(
+                    Locale.ROOT,
                     "full scan of %s: %,.0f rows/s (best of %d: %.3f s wall, %.3f s CPU of the scanning thread)",
-                    table, rows / bestWall, repeat, bestWall, bestCpu));
+                    table,
+                    rows / bestWall,
+                    repeat,
+                    bestWall,
+                    bestCpu));
         }
     }
 
     private static String[] row(String what, double ours, double sdk) {
-        return new String[] {what, String.format(Locale.ROOT, "%,.0f", ours), String.format(Locale.ROOT, "%,.0f", sdk),
-            String.format(Locale.ROOT, "%.2f", ours / sdk)};
+        return new String[] {
+            what,
+            String.format(Locale.ROOT, "%,.0f", ours),
+            String.format(Locale.ROOT, "%,.0f", sdk),
+            String.format(Locale.ROOT, "%.2f", ours / sdk)
+        };
     }
 
     private static double write(BufferAllocator allocator, String uri, int rows) throws Exception {
@@ -106,7 +120,8 @@ public final class FormatBenchmark {
                 batches.add(BenchData.batch(allocator, from, Math.min(65536, rows - from)));
             }
             long start = System.nanoTime();
-            try (Dataset ds = Dataset.write(uri, Map.of(), batches, BenchData.SCHEMA, WriteParams.of(WriteMode.CREATE))) {
+            try (Dataset ds =
+                    Dataset.write(uri, Map.of(), batches, BenchData.SCHEMA, WriteParams.of(WriteMode.CREATE))) {
                 double seconds = (System.nanoTime() - start) / 1e9;
                 if (ds.countRows() != rows) {
                     throw new IllegalStateException("wrote " + ds.countRows() + " rows, expected " + rows);
@@ -133,7 +148,8 @@ public final class FormatBenchmark {
                 }
                 best = Math.min(best, (System.nanoTime() - start) / 1e9);
                 if (rows != expectedRows) {
-                    throw new IllegalStateException("scanned " + rows + " rows of " + uri + ", expected " + expectedRows);
+                    throw new IllegalStateException(
+                            "scanned " + rows + " rows of " + uri + ", expected " + expectedRows);
                 }
             }
         }
@@ -142,7 +158,9 @@ public final class FormatBenchmark {
 
     private static long size(Path p) throws Exception {
         try (var walk = Files.walk(p)) {
-            return walk.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
+            return walk.filter(Files::isRegularFile)
+                    .mapToLong(f -> f.toFile().length())
+                    .sum();
         }
     }
 }

@@ -97,12 +97,20 @@ public final class KeyMapCheckpointBenchmark {
         }
     }
 
-    record Run(long rows, String backend, long bootstrapMillis, double firstCommitSeconds, Checkpoints fresh,
-            double restoreFirstCommitSeconds, Checkpoints restored, long checkpointDirBytes) {}
+    record Run(
+            long rows,
+            String backend,
+            long bootstrapMillis,
+            double firstCommitSeconds,
+            Checkpoints fresh,
+            double restoreFirstCommitSeconds,
+            Checkpoints restored,
+            long checkpointDirBytes) {}
 
     public static void main(String[] args) throws Exception {
         long[] sizes = Arrays.stream((args.length > 0 ? args[0] : "100000,10000000").split(","))
-                .mapToLong(Long::parseLong).toArray();
+                .mapToLong(Long::parseLong)
+                .toArray();
         String[] backends = (args.length > 1 ? args[1] : "heap,rocksdb").split(",");
         int changes = args.length > 2 ? Integer.parseInt(args[2]) : 10_000;
         int checkpoints = args.length > 3 ? Integer.parseInt(args[3]) : 6;
@@ -119,15 +127,23 @@ public final class KeyMapCheckpointBenchmark {
             String uri = dir.resolve("t" + rows + ".lance").toString();
             long t = System.nanoTime();
             createTable(uri, rows);
-            System.out.printf(Locale.ROOT, "table of %,d rows written in %.1f s%n", rows, (System.nanoTime() - t) / 1e9);
+            System.out.printf(
+                    Locale.ROOT, "table of %,d rows written in %.1f s%n", rows, (System.nanoTime() - t) / 1e9);
             for (String backend : backends) {
-                Run r = run(uri, rows, backend, changes, checkpoints, dir.resolve("cp-" + rows + "-" + backend),
+                Run r = run(
+                        uri,
+                        rows,
+                        backend,
+                        changes,
+                        checkpoints,
+                        dir.resolve("cp-" + rows + "-" + backend),
                         ++runIndex);
                 runs.add(r);
                 print(List.of(r), changes);
                 System.out.println("checkpoints written (bytes), fresh: " + written(r.fresh()) + "; restored: "
                         + written(r.restored()));
-                System.out.println("last checkpoint of the fresh job by task: " + r.fresh().lastByTask());
+                System.out.println(
+                        "last checkpoint of the fresh job by task: " + r.fresh().lastByTask());
             }
         }
         System.out.println();
@@ -136,14 +152,18 @@ public final class KeyMapCheckpointBenchmark {
         System.out.println("Tables and checkpoints in " + dir);
     }
 
-    private static Run run(String uri, long rows, String backend, int changes, int checkpoints, Path checkpointDir,
-            int runIndex) throws Exception {
+    private static Run run(
+            String uri, long rows, String backend, int changes, int checkpoints, Path checkpointDir, int runIndex)
+            throws Exception {
         InMemoryReporter metrics = InMemoryReporter.createWithRetainedMetrics();
         Configuration clusterConf = metrics.addToConfiguration(new Configuration());
         clusterConf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("512m"));
         clusterConf.setString("web.checkpoints.history", "100");
         try (MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-                .setConfiguration(clusterConf).setNumTaskManagers(1).setNumSlotsPerTaskManager(4).build())) {
+                .setConfiguration(clusterConf)
+                .setNumTaskManagers(1)
+                .setNumSlotsPerTaskManager(4)
+                .build())) {
             cluster.start();
             long firstNewId = (1L << 40) + ((long) runIndex << 32);
             long versionBefore = version(uri);
@@ -152,29 +172,54 @@ public final class KeyMapCheckpointBenchmark {
             double firstCommit = waitForCommit(job, uri, versionBefore, 0, submitted);
             Checkpoints fresh = waitForCheckpoints(cluster, job.getJobID(), checkpoints + 1);
             long bootstrap = 0;
-            for (Metric m : metrics.findMetrics(job.getJobID(), "keyMapBootstrapMillis").values()) {
+            for (Metric m :
+                    metrics.findMetrics(job.getJobID(), "keyMapBootstrapMillis").values()) {
                 bootstrap = Math.max(bootstrap, ((Number) ((Gauge<?>) m).getValue()).longValue());
             }
             cancel(job);
             // Read after the cancellation: a checkpoint completing meanwhile replaces the retained one.
-            CompletedCheckpointStats latest = stats(cluster, job.getJobID()).getHistory()
-                    .getLatestCompletedCheckpoint();
+            CompletedCheckpointStats latest =
+                    stats(cluster, job.getJobID()).getHistory().getLatestCompletedCheckpoint();
 
             long versionAtCancel = version(uri);
-            JobClient restoredJob = submit(cluster, uri, backend, checkpointDir, latest.getExternalPath(), rows, changes,
-                    firstNewId + (1L << 31), runIndex + 1000);
+            JobClient restoredJob = submit(
+                    cluster,
+                    uri,
+                    backend,
+                    checkpointDir,
+                    latest.getExternalPath(),
+                    rows,
+                    changes,
+                    firstNewId + (1L << 31),
+                    runIndex + 1000);
             long resubmitted = System.nanoTime();
-            double restoreCommit = waitForCommit(restoredJob, uri, versionAtCancel, latest.getCheckpointId(),
-                    resubmitted);
+            double restoreCommit =
+                    waitForCommit(restoredJob, uri, versionAtCancel, latest.getCheckpointId(), resubmitted);
             Checkpoints restored = waitForCheckpoints(cluster, restoredJob.getJobID(), checkpoints + 1);
             cancel(restoredJob);
-            return new Run(rows, backend, bootstrap, firstCommit, fresh, restoreCommit, restored,
+            return new Run(
+                    rows,
+                    backend,
+                    bootstrap,
+                    firstCommit,
+                    fresh,
+                    restoreCommit,
+                    restored,
                     directoryBytes(checkpointDir));
         }
     }
 
-    private static JobClient submit(MiniCluster cluster, String uri, String backend, Path checkpointDir,
-            String restoreFrom, long rows, int changes, long firstNewId, long seed) throws Exception {
+    private static JobClient submit(
+            MiniCluster cluster,
+            String uri,
+            String backend,
+            Path checkpointDir,
+            String restoreFrom,
+            long rows,
+            int changes,
+            long firstNewId,
+            long seed)
+            throws Exception {
         Configuration conf = new Configuration();
         conf.setString("restart-strategy.type", "none");
         conf.setString("execution.checkpointing.interval", CHECKPOINT_MILLIS + " ms");
@@ -202,10 +247,13 @@ public final class KeyMapCheckpointBenchmark {
                 conf.setString("state.backend.type", "hashmap");
                 conf.setString("state.changelog.enabled", "true");
                 conf.setString("state.changelog.storage", "filesystem");
-                conf.setString("state.changelog.dstl.dfs.base-path", checkpointDir.resolve("changelog").toUri().toString());
+                conf.setString(
+                        "state.changelog.dstl.dfs.base-path",
+                        checkpointDir.resolve("changelog").toUri().toString());
             }
-            default -> throw new IllegalArgumentException("backend must be heap, changelog, rocksdb or rocksdb-small-l1,"
-                    + " got " + backend);
+            default ->
+                throw new IllegalArgumentException(
+                        "backend must be heap, changelog, rocksdb or rocksdb-small-l1," + " got " + backend);
         }
         if (restoreFrom != null) {
             conf.setString("execution.state-recovery.path", restoreFrom);
@@ -214,9 +262,16 @@ public final class KeyMapCheckpointBenchmark {
             conf.setString("execution.state-recovery.claim-mode", "CLAIM");
         }
         StreamExecutionEnvironment env = new TestStreamEnvironment(cluster, conf, 2, List.of(), List.of());
-        LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").uidSuffix("keymap-bench")
-                .sinkTo(env.fromSequence(0, Long.MAX_VALUE).setParallelism(1).uid("sequence")
-                        .flatMap(new Changes(rows, changes, firstNewId, seed)).setParallelism(1).uid("changes")
+        LanceSinkBuilder.forTable(uri)
+                .mode(LanceSinkMode.UPSERT)
+                .primaryKey("id")
+                .uidSuffix("keymap-bench")
+                .sinkTo(env.fromSequence(0, Long.MAX_VALUE)
+                        .setParallelism(1)
+                        .uid("sequence")
+                        .flatMap(new Changes(rows, changes, firstNewId, seed))
+                        .setParallelism(1)
+                        .uid("changes")
                         .returns(InternalTypeInfo.of(SinkBenchmark.ROW_TYPE)));
         return env.executeAsync("key map benchmark " + backend + (restoreFrom == null ? "" : " (restored)"));
     }
@@ -270,8 +325,9 @@ public final class KeyMapCheckpointBenchmark {
             CheckpointStatsSnapshot s = stats(cluster, job);
             if (s.getHistory().getLatestFailedCheckpoint() != null) {
                 // Triggers refused while the tasks still start count as failed too, without an entry.
-                throw new IllegalStateException("checkpoint " + s.getHistory().getLatestFailedCheckpoint()
-                        .getCheckpointId() + " failed: " + s.getHistory().getLatestFailedCheckpoint().getFailureMessage());
+                throw new IllegalStateException("checkpoint "
+                        + s.getHistory().getLatestFailedCheckpoint().getCheckpointId() + " failed: "
+                        + s.getHistory().getLatestFailedCheckpoint().getFailureMessage());
             }
             if (s.getCounts().getNumberOfCompletedCheckpoints() >= count) {
                 List<CompletedCheckpointStats> done = new ArrayList<>();
@@ -281,7 +337,9 @@ public final class KeyMapCheckpointBenchmark {
                     }
                 }
                 done.sort((a, b) -> Long.compare(a.getCheckpointId(), b.getCheckpointId()));
-                return new Checkpoints(done.get(0), done.subList(1, done.size()),
+                return new Checkpoints(
+                        done.get(0),
+                        done.subList(1, done.size()),
                         byTask(cluster.getExecutionGraph(job).get(), done.get(done.size() - 1)));
             }
             Thread.sleep(100);
@@ -293,11 +351,16 @@ public final class KeyMapCheckpointBenchmark {
         List<String> out = new ArrayList<>();
         for (TaskStateStats t : c.getAllTaskStateStats()) {
             TaskStateStats.TaskStateStatsSummary sum = t.getSummaryStats();
-            out.add(String.format(Locale.ROOT, "%s: written %s, end-to-end %d ms (max sync %d, async %d, alignment %d,"
-                    + " start delay %d ms)", graph.getJobVertex(t.getJobVertexId()).getName(),
-                    bytes(t.getCheckpointedSize()), t.getEndToEndDuration(c.getTriggerTimestamp()),
-                    sum.getSyncCheckpointDurationStats().getMaximum(), sum.getAsyncCheckpointDurationStats().getMaximum(),
-                    sum.getAlignmentDurationStats().getMaximum(), sum.getCheckpointStartDelayStats().getMaximum()));
+            out.add(String.format(
+                    Locale.ROOT,
+                    "%s: written %s, end-to-end %d ms (max sync %d, async %d, alignment %d," + " start delay %d ms)",
+                    graph.getJobVertex(t.getJobVertexId()).getName(),
+                    bytes(t.getCheckpointedSize()),
+                    t.getEndToEndDuration(c.getTriggerTimestamp()),
+                    sum.getSyncCheckpointDurationStats().getMaximum(),
+                    sum.getAsyncCheckpointDurationStats().getMaximum(),
+                    sum.getAlignmentDurationStats().getMaximum(),
+                    sum.getCheckpointStartDelayStats().getMaximum()));
         }
         return String.join("; ", out);
     }
@@ -312,13 +375,16 @@ public final class KeyMapCheckpointBenchmark {
             Thread.sleep(50);
         }
         if (job.getJobStatus().get() != JobStatus.CANCELED) {
-            throw new IllegalStateException("job " + job.getJobID() + " ended " + job.getJobStatus().get());
+            throw new IllegalStateException(
+                    "job " + job.getJobID() + " ended " + job.getJobStatus().get());
         }
     }
 
     private static long directoryBytes(Path dir) throws IOException {
         try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+            return files.filter(Files::isRegularFile)
+                    .mapToLong(p -> p.toFile().length())
+                    .sum();
         }
     }
 
@@ -341,8 +407,13 @@ public final class KeyMapCheckpointBenchmark {
                         score.setSafe(r, -k / 4.0);
                     }
                     root.setRowCount(n);
-                    Dataset.write(uri, Map.of(), List.of(root), SinkBenchmark.SCHEMA,
-                            WriteParams.of(from == 0 ? WriteMode.CREATE : WriteMode.APPEND)).close();
+                    Dataset.write(
+                                    uri,
+                                    Map.of(),
+                                    List.of(root),
+                                    SinkBenchmark.SCHEMA,
+                                    WriteParams.of(from == 0 ? WriteMode.CREATE : WriteMode.APPEND))
+                            .close();
                 }
             }
         }
@@ -388,8 +459,12 @@ public final class KeyMapCheckpointBenchmark {
                 return;
             }
             long id = dice < 15 ? nextNewId++ : random.nextLong(tableRows);
-            out.collect(GenericRowData.ofKind(dice < 15 ? RowKind.INSERT : RowKind.UPDATE_AFTER, id,
-                    StringData.fromString("c-" + i), (int) (i % 100), i / 4.0));
+            out.collect(GenericRowData.ofKind(
+                    dice < 15 ? RowKind.INSERT : RowKind.UPDATE_AFTER,
+                    id,
+                    StringData.fromString("c-" + i),
+                    (int) (i % 100),
+                    i / 4.0));
         }
 
         @Override
@@ -408,22 +483,29 @@ public final class KeyMapCheckpointBenchmark {
         for (Run r : runs) {
             Checkpoints f = r.fresh();
             Checkpoints x = r.restored();
-            System.out.println(String.format(Locale.ROOT,
+            System.out.println(String.format(
+                    Locale.ROOT,
                     "| %,d | %s | %.2f s | %.2f s | %s / %d ms | %s / %s | %s | %d / %d ms | %.2f s | %s / %s | %s |",
-                    r.rows(), switch (r.backend()) {
+                    r.rows(),
+                    switch (r.backend()) {
                         case "heap" -> "heap (hashmap)";
                         case "changelog" -> "heap + changelog";
                         case "rocksdb-small-l1" -> "RocksDB, incremental, L1 4 MB, files 1 MB, bloom filter";
                         default -> "RocksDB, incremental";
                     },
-                    r.bootstrapMillis() / 1e3, r.firstCommitSeconds(), bytes(f.first().getCheckpointedSize()),
-                    f.first().getEndToEndDuration(), bytes(f.median(CompletedCheckpointStats::getCheckpointedSize)),
+                    r.bootstrapMillis() / 1e3,
+                    r.firstCommitSeconds(),
+                    bytes(f.first().getCheckpointedSize()),
+                    f.first().getEndToEndDuration(),
+                    bytes(f.median(CompletedCheckpointStats::getCheckpointedSize)),
                     bytes(f.max(CompletedCheckpointStats::getCheckpointedSize)),
                     bytes(f.median(CompletedCheckpointStats::getStateSize)),
                     f.median(CompletedCheckpointStats::getEndToEndDuration),
-                    f.max(CompletedCheckpointStats::getEndToEndDuration), r.restoreFirstCommitSeconds(),
+                    f.max(CompletedCheckpointStats::getEndToEndDuration),
+                    r.restoreFirstCommitSeconds(),
                     bytes(x.median(CompletedCheckpointStats::getCheckpointedSize)),
-                    bytes(x.max(CompletedCheckpointStats::getCheckpointedSize)), bytes(r.checkpointDirBytes())));
+                    bytes(x.max(CompletedCheckpointStats::getCheckpointedSize)),
+                    bytes(r.checkpointDirBytes())));
         }
     }
 

@@ -32,9 +32,15 @@ final class MaintenanceBenchChanges {
 
     /** What a hot key holds in the model: nothing, its initial row, or the row of change {@code i >= 0}. */
     static final int ABSENT = -1;
+
     static final int INITIAL = -2;
 
-    enum Kind { MARKER, APPEND, DELETE, UPSERT }
+    enum Kind {
+        MARKER,
+        APPEND,
+        DELETE,
+        UPSERT
+    }
 
     private MaintenanceBenchChanges() {}
 
@@ -130,8 +136,8 @@ final class MaintenanceBenchChanges {
 
         void add(long id, String name, Integer age, Double score) {
             if (score == null || age == null || name == null) {
-                throw new AssertionError(where + ": row " + id + " has a NULL cell (" + name + ", " + age + ", "
-                        + score + "); the changelog writes none");
+                throw new AssertionError(where + ": row " + id + " has a NULL cell (" + name + ", " + age + ", " + score
+                        + "); the changelog writes none");
             }
             double s = score;
             if (id == MARKER_ID) {
@@ -184,7 +190,9 @@ final class MaintenanceBenchChanges {
 
         /** Whether this is {@code m}'s table: the same hot keys and as many appended rows, none beyond its prefix. */
         boolean matches(Model m) {
-            return marker == m.marker && appendedRows == m.appended && appended.length() <= m.prefix
+            return marker == m.marker
+                    && appendedRows == m.appended
+                    && appended.length() <= m.prefix
                     && Arrays.equals(hot, m.hot);
         }
 
@@ -195,7 +203,12 @@ final class MaintenanceBenchChanges {
             int shown = 0;
             for (int k = 0; k < hot.length && shown < 10; k++) {
                 if (hot[k] != m.hot[k]) {
-                    out.append(' ').append(k).append(": table ").append(hot[k]).append(" model ").append(m.hot[k]);
+                    out.append(' ')
+                            .append(k)
+                            .append(": table ")
+                            .append(hot[k])
+                            .append(" model ")
+                            .append(m.hot[k]);
                     shown++;
                 }
             }

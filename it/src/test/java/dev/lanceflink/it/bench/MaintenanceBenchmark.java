@@ -36,7 +36,6 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 
 /**
@@ -89,17 +88,35 @@ public final class MaintenanceBenchmark {
                 .withOverlayMerge(8, MaintenanceSettings.DEFAULT_MERGE_MAX_OVERLAY_BYTES)
                 .withOverlayFold(0.5, Duration.ZERO)
                 .withCleanup(true, 20, Duration.ofMinutes(1), MaintenanceSettings.MIN_GRACE)
-                .withExecution(MaintenanceSettings.DEFAULT_LEASE_TIMEOUT, 1,
+                .withExecution(
+                        MaintenanceSettings.DEFAULT_LEASE_TIMEOUT,
+                        1,
                         Integer.getInteger("lf.bench.fragmentsPerRun", 16))
-                .withFragmentCompaction(fragments ? new MaintenanceSettings.FragmentCompaction(true, 256 * 1024, 0,
-                        MaintenanceSettings.DEFAULT_FRAGMENTS_MIN_DELETED_RATIO, 8)
-                        : MaintenanceSettings.FragmentCompaction.OFF);
+                .withFragmentCompaction(
+                        fragments
+                                ? new MaintenanceSettings.FragmentCompaction(
+                                        true, 256 * 1024, 0, MaintenanceSettings.DEFAULT_FRAGMENTS_MIN_DELETED_RATIO, 8)
+                                : MaintenanceSettings.FragmentCompaction.OFF);
     }
 
     /** One sample of the latest version. */
-    record Sample(double seconds, long version, int versionsRetained, int fragments, int maxOverlays, int overlays,
-            long manifestBytes, long tableBytes, long rows, double fullSeconds, double fullCpu, double narrowSeconds,
-            double narrowCpu, long committed, double changesPerSecond, double jobCpuPer100k) {}
+    record Sample(
+            double seconds,
+            long version,
+            int versionsRetained,
+            int fragments,
+            int maxOverlays,
+            int overlays,
+            long manifestBytes,
+            long tableBytes,
+            long rows,
+            double fullSeconds,
+            double fullCpu,
+            double narrowSeconds,
+            double narrowCpu,
+            long committed,
+            double changesPerSecond,
+            double jobCpuPer100k) {}
 
     /** A variant's samples and the changes its last version held. */
     record Run(String variant, double minutes, List<Sample> samples, long finalPrefix) {
@@ -130,9 +147,11 @@ public final class MaintenanceBenchmark {
     public static void main(String[] args) throws Exception {
         // Flink warns of a metric name collision at every commit; the figures go to stdout, the
         // samples as they come to stderr.
-        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
+        System.setProperty(
+                "org.slf4j.simpleLogger.defaultLogLevel",
                 System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
-        System.setProperty("org.slf4j.simpleLogger.log.org.apache.flink.metrics",
+        System.setProperty(
+                "org.slf4j.simpleLogger.log.org.apache.flink.metrics",
                 System.getProperty("org.slf4j.simpleLogger.log.org.apache.flink.metrics", "error"));
         double minutes = args.length > 0 ? Double.parseDouble(args[0]) : 30;
         int sampleSeconds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
@@ -142,8 +161,8 @@ public final class MaintenanceBenchmark {
         List<Run> runs = new ArrayList<>();
         for (String v : variants) {
             if (!List.of("off", "merge", "on").contains(v)) {
-                throw new IllegalArgumentException("variants are 'off', 'merge' and 'on' (comma-separated), got '" + v
-                        + "'");
+                throw new IllegalArgumentException(
+                        "variants are 'off', 'merge' and 'on' (comma-separated), got '" + v + "'");
             }
             Path dir = Files.createTempDirectory("lance-maintenance-bench-" + v);
             Run run = run(dir, v, minutes, sampleSeconds, hotKeys, rate);
@@ -159,8 +178,7 @@ public final class MaintenanceBenchmark {
         System.out.println(summary(runs));
     }
 
-    static Run run(Path dir, String which, double minutes, int sampleSeconds, int hotKeys, int rate)
-            throws Exception {
+    static Run run(Path dir, String which, double minutes, int sampleSeconds, int hotKeys, int rate) throws Exception {
         String variant = switch (which) {
             case "off" -> "without maintenance";
             case "merge" -> "with maintenance, no fragment compaction";
@@ -171,7 +189,9 @@ public final class MaintenanceBenchmark {
         Configuration conf = new Configuration();
         conf.setString("restart-strategy.type", "none");
         conf.setString("execution.checkpointing.interval", CHECKPOINT_MILLIS + " ms");
-        conf.setString("execution.checkpointing.dir", dir.resolve("checkpoints").toUri().toString());
+        conf.setString(
+                "execution.checkpointing.dir",
+                dir.resolve("checkpoints").toUri().toString());
         conf.setString("state.backend.type", "rocksdb");
         conf.setString("execution.checkpointing.incremental", "true");
         // The README's tuning for the key map in RocksDB (section "Upsert checkpoints against table size").
@@ -180,13 +200,19 @@ public final class MaintenanceBenchmark {
         conf.setString("state.backend.rocksdb.compaction.level.target-file-size-base", "1mb");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
-        LanceSinkBuilder sink = LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id")
+        LanceSinkBuilder sink = LanceSinkBuilder.forTable(uri)
+                .mode(LanceSinkMode.UPSERT)
+                .primaryKey("id")
                 .uidSuffix("maintenance-bench");
         if (!which.equals("off")) {
             sink.maintenance(maintenance(which.equals("on")));
         }
-        sink.sinkTo(env.fromSequence(0, Long.MAX_VALUE).setParallelism(1).uid("sequence")
-                .map(new MaintenanceBenchChanges.Source(SEED, hotKeys, rate)).setParallelism(1).uid("changes")
+        sink.sinkTo(env.fromSequence(0, Long.MAX_VALUE)
+                .setParallelism(1)
+                .uid("sequence")
+                .map(new MaintenanceBenchChanges.Source(SEED, hotKeys, rate))
+                .setParallelism(1)
+                .uid("changes")
                 .returns(InternalTypeInfo.of(SinkBenchmark.ROW_TYPE)));
 
         System.err.printf("maintenance benchmark: %s, %.1f min, table %s%n", variant, minutes, uri);
@@ -208,7 +234,8 @@ public final class MaintenanceBenchmark {
                 while (System.nanoTime() < next) {
                     if (job.getJobStatus().get().isGloballyTerminalState()) {
                         job.getJobExecutionResult().get(); // throws the job's failure
-                        throw new IllegalStateException("the job ended on its own: " + job.getJobStatus().get());
+                        throw new IllegalStateException("the job ended on its own: "
+                                + job.getJobStatus().get());
                     }
                     Thread.sleep(Math.min(200, Math.max(1, (next - System.nanoTime()) / 1_000_000)));
                 }
@@ -218,9 +245,22 @@ public final class MaintenanceBenchmark {
                 long samplerCpu = THREADS.getCurrentThreadCpuTime();
                 long delta = m.committed - prevCommitted;
                 double jobCpu = ((cpu - prevCpu) - (samplerCpu - prevSamplerCpu)) / 1e9;
-                Sample s = new Sample(seconds, m.version, m.versions, m.fragments, m.maxOverlays, m.overlays,
-                        m.manifestBytes, directoryBytes(dir.resolve("table.lance")), m.rows, m.fullSeconds, m.fullCpu,
-                        m.narrowSeconds, m.narrowCpu, m.committed, delta / (seconds - prevSeconds),
+                Sample s = new Sample(
+                        seconds,
+                        m.version,
+                        m.versions,
+                        m.fragments,
+                        m.maxOverlays,
+                        m.overlays,
+                        m.manifestBytes,
+                        directoryBytes(dir.resolve("table.lance")),
+                        m.rows,
+                        m.fullSeconds,
+                        m.fullCpu,
+                        m.narrowSeconds,
+                        m.narrowCpu,
+                        m.committed,
+                        delta / (seconds - prevSeconds),
                         delta == 0 ? Double.NaN : jobCpu * 100_000 / delta);
                 samples.add(s);
                 System.err.println(variant + ": " + row(s));
@@ -240,8 +280,18 @@ public final class MaintenanceBenchmark {
         return new Run(variant, minutes, samples, prefix);
     }
 
-    private record Measured(long version, int versions, int fragments, int maxOverlays, int overlays,
-            long manifestBytes, long rows, double fullSeconds, double fullCpu, double narrowSeconds, double narrowCpu,
+    private record Measured(
+            long version,
+            int versions,
+            int fragments,
+            int maxOverlays,
+            int overlays,
+            long manifestBytes,
+            long rows,
+            double fullSeconds,
+            double fullCpu,
+            double narrowSeconds,
+            double narrowCpu,
             long committed) {}
 
     /**
@@ -292,8 +342,18 @@ public final class MaintenanceBenchmark {
                 throw new IllegalStateException("version " + ds.version() + " of " + uri + ": the full scan returned "
                         + fullRows + " rows, the narrow scan " + narrowRows);
             }
-            return new Measured(ds.version(), versions.size(), ds.fragments().size(), maxOverlays, overlays,
-                    latest.size(), fullRows, (t2 - t1) / 1e9, (c2 - c1) / 1e9, (t1 - t0) / 1e9, (c1 - c0) / 1e9,
+            return new Measured(
+                    ds.version(),
+                    versions.size(),
+                    ds.fragments().size(),
+                    maxOverlays,
+                    overlays,
+                    latest.size(),
+                    fullRows,
+                    (t2 - t1) / 1e9,
+                    (c2 - c1) / 1e9,
+                    (t1 - t0) / 1e9,
+                    (c1 - c0) / 1e9,
                     marker + 1);
         }
     }
@@ -314,9 +374,11 @@ public final class MaintenanceBenchmark {
                         IntVector age = (IntVector) b.getVector("age");
                         Float8Vector score = (Float8Vector) b.getVector("score");
                         for (int i = 0; i < b.getRowCount(); i++) {
-                            table.add(id.get(i),
+                            table.add(
+                                    id.get(i),
                                     name.isNull(i) ? null : new String(name.get(i), StandardCharsets.UTF_8),
-                                    age.isNull(i) ? null : age.get(i), score.isNull(i) ? null : score.get(i));
+                                    age.isNull(i) ? null : age.get(i),
+                                    score.isNull(i) ? null : score.get(i));
                         }
                     }
                 }
@@ -357,8 +419,13 @@ public final class MaintenanceBenchmark {
                 score.setSafe(k, -1.0 - k);
             }
             root.setRowCount(hotKeys);
-            Dataset.write(uri, Map.of(), List.of(root), SinkBenchmark.SCHEMA,
-                    WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(INITIAL_ROWS_PER_FRAGMENT)).close();
+            Dataset.write(
+                            uri,
+                            Map.of(),
+                            List.of(root),
+                            SinkBenchmark.SCHEMA,
+                            WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(INITIAL_ROWS_PER_FRAGMENT))
+                    .close();
         }
     }
 
@@ -399,7 +466,9 @@ public final class MaintenanceBenchmark {
 
     private static long directoryBytes(Path dir) throws IOException {
         try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+            return files.filter(Files::isRegularFile)
+                    .mapToLong(p -> p.toFile().length())
+                    .sum();
         } catch (java.io.UncheckedIOException e) {
             // Cleanup removed a file between listing and reading its size: measure again.
             return directoryBytes(dir);
@@ -411,16 +480,32 @@ public final class MaintenanceBenchmark {
             + " | job CPU s / 100k changes |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
 
     static String row(Sample s) {
-        return String.format(Locale.ROOT, "| %.0f | %d | %d | %d | %d | %d | %.1f | %.1f | %,d | %.3f (%.3f) |"
-                + " %.3f (%.3f) | %,.0f | %.2f |", s.seconds(), s.version(), s.versionsRetained(), s.fragments(),
-                s.maxOverlays(), s.overlays(), s.manifestBytes() / 1024.0, s.tableBytes() / 1e6, s.rows(),
-                s.fullSeconds(), s.fullCpu(), s.narrowSeconds(), s.narrowCpu(), s.changesPerSecond(),
+        return String.format(
+                Locale.ROOT,
+                "| %.0f | %d | %d | %d | %d | %d | %.1f | %.1f | %,d | %.3f (%.3f) |" + " %.3f (%.3f) | %,.0f | %.2f |",
+                s.seconds(),
+                s.version(),
+                s.versionsRetained(),
+                s.fragments(),
+                s.maxOverlays(),
+                s.overlays(),
+                s.manifestBytes() / 1024.0,
+                s.tableBytes() / 1e6,
+                s.rows(),
+                s.fullSeconds(),
+                s.fullCpu(),
+                s.narrowSeconds(),
+                s.narrowCpu(),
+                s.changesPerSecond(),
                 s.jobCpuPer100k());
     }
 
     static String markdown(Run run) {
-        StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%n%s (%.1f min; the last version holds"
-                + " %,d changes, checked row by row against the model)%n%n", run.variant(), run.minutes(),
+        StringBuilder out = new StringBuilder(String.format(
+                Locale.ROOT,
+                "%n%s (%.1f min; the last version holds" + " %,d changes, checked row by row against the model)%n%n",
+                run.variant(),
+                run.minutes(),
                 run.finalPrefix()));
         out.append(HEADER).append('\n');
         run.samples().forEach(s -> out.append(row(s)).append('\n'));
@@ -441,19 +526,54 @@ public final class MaintenanceBenchmark {
         line(out, runs, ratio, "changes/s committed (first sample to last)", "%,.0f", Run::throughput);
         line(out, runs, ratio, "job CPU s per 100k changes", "%.2f", Run::jobCpuPer100k);
         line(out, runs, ratio, "full scan at the end, s", "%.3f", r -> r.last().fullSeconds());
-        line(out, runs, ratio, "full scan at the end, CPU s", "%.3f", r -> r.last().fullCpu());
-        line(out, runs, ratio, "`id, score` scan at the end, s", "%.3f", r -> r.last().narrowSeconds());
-        line(out, runs, ratio, "`id, score` scan at the end, CPU s", "%.3f", r -> r.last().narrowCpu());
+        line(
+                out,
+                runs,
+                ratio,
+                "full scan at the end, CPU s",
+                "%.3f",
+                r -> r.last().fullCpu());
+        line(
+                out,
+                runs,
+                ratio,
+                "`id, score` scan at the end, s",
+                "%.3f",
+                r -> r.last().narrowSeconds());
+        line(
+                out,
+                runs,
+                ratio,
+                "`id, score` scan at the end, CPU s",
+                "%.3f",
+                r -> r.last().narrowCpu());
         line(out, runs, ratio, "manifest at the end, KB", "%.1f", r -> r.last().manifestBytes() / 1024.0);
         line(out, runs, ratio, "versions kept at the end", "%.0f", r -> r.last().versionsRetained());
         line(out, runs, ratio, "fragments at the end", "%.0f", r -> r.last().fragments());
-        line(out, runs, ratio, "max overlays per fragment at the end", "%.0f", r -> r.last().maxOverlays());
-        line(out, runs, ratio, "table directory at the end, MB", "%.1f", r -> r.last().tableBytes() / 1e6);
+        line(
+                out,
+                runs,
+                ratio,
+                "max overlays per fragment at the end",
+                "%.0f",
+                r -> r.last().maxOverlays());
+        line(
+                out,
+                runs,
+                ratio,
+                "table directory at the end, MB",
+                "%.1f",
+                r -> r.last().tableBytes() / 1e6);
         line(out, runs, ratio, "rows at the end", "%.0f", r -> r.last().rows());
         return out.toString();
     }
 
-    private static void line(StringBuilder out, List<Run> runs, boolean ratio, String what, String format,
+    private static void line(
+            StringBuilder out,
+            List<Run> runs,
+            boolean ratio,
+            String what,
+            String format,
             java.util.function.ToDoubleFunction<Run> f) {
         out.append("| ").append(what).append(" | ");
         for (Run r : runs) {
@@ -463,7 +583,8 @@ public final class MaintenanceBenchmark {
             double without = f.applyAsDouble(runs.get(0));
             for (Run r : runs.subList(1, runs.size())) {
                 double with = f.applyAsDouble(r);
-                out.append(without == 0 ? "—" : String.format(Locale.ROOT, "%.2fx", with / without)).append(" | ");
+                out.append(without == 0 ? "—" : String.format(Locale.ROOT, "%.2fx", with / without))
+                        .append(" | ");
             }
         }
         out.append('\n');

@@ -46,8 +46,12 @@ class MaintenanceBenchmarkTest {
             RowData row = MaintenanceBenchChanges.change(SEED, i, HOT);
             assertThat(row.getLong(0)).isEqualTo(key);
             switch (kind) {
-                case MARKER -> assertThat(i % MaintenanceBenchChanges.MARKER_EVERY).isZero();
-                case APPEND -> assertThat(appendedKeys.add(key)).as("append key %s new", key).isTrue();
+                case MARKER ->
+                    assertThat(i % MaintenanceBenchChanges.MARKER_EVERY).isZero();
+                case APPEND ->
+                    assertThat(appendedKeys.add(key))
+                            .as("append key %s new", key)
+                            .isTrue();
                 case DELETE -> assertThat(row.getRowKind()).isEqualTo(RowKind.DELETE);
                 case UPSERT -> {
                     assertThat(key).isBetween(0L, HOT - 1L);
@@ -77,8 +81,10 @@ class MaintenanceBenchmarkTest {
     void theCheckRefusesALostDuplicatedOrAlteredChange(@TempDir Path dir) throws Exception {
         List<Object[]> rows = modelRows(3_047, null);
         // Lost: one appended row missing.
-        Object[] appended = rows.stream().filter(r -> (long) r[0] >= MaintenanceBenchChanges.APPEND_BASE)
-                .findFirst().orElseThrow();
+        Object[] appended = rows.stream()
+                .filter(r -> (long) r[0] >= MaintenanceBenchChanges.APPEND_BASE)
+                .findFirst()
+                .orElseThrow();
         String lost = dir.resolve("lost.lance").toString();
         write(lost, modelRows(3_047, r -> (long) r[0] != (long) appended[0]));
         assertThatThrownBy(() -> MaintenanceBenchmark.check(lost, HOT))
@@ -129,8 +135,8 @@ class MaintenanceBenchmarkTest {
     }
 
     private static MaintenanceBenchmark.Sample sample(double t, long committed, long manifestBytes, double full) {
-        return new MaintenanceBenchmark.Sample(t, 1, 1, 1, 0, 0, manifestBytes, 0, 0, full, full, 0.1, 0.1, committed,
-                0, 1.0);
+        return new MaintenanceBenchmark.Sample(
+                t, 1, 1, 1, 0, 0, manifestBytes, 0, 0, full, full, 0.1, 0.1, committed, 0, 1.0);
     }
 
     /** The rows of the model after {@code prefix} changes, those {@code keep} accepts (null: all). */
@@ -151,8 +157,9 @@ class MaintenanceBenchmarkTest {
                 rows.add(new Object[] {MaintenanceBenchChanges.APPEND_BASE + i, "c-" + i, (int) (i % 100), (double) i});
             }
         }
-        rows.add(new Object[] {MaintenanceBenchChanges.MARKER_ID, "c-" + m.marker, (int) (m.marker % 100),
-            (double) m.marker});
+        rows.add(new Object[] {
+            MaintenanceBenchChanges.MARKER_ID, "c-" + m.marker, (int) (m.marker % 100), (double) m.marker
+        });
         return keep == null ? rows : rows.stream().filter(keep).toList();
     }
 
@@ -182,7 +189,9 @@ class MaintenanceBenchmarkTest {
     private static int indexOfKeyUpdatedTwice(List<Object[]> rows, long prefix) {
         for (int i = 0; i < rows.size(); i++) {
             Object[] r = rows.get(i);
-            if ((long) r[0] < HOT && (double) r[3] >= 0 && (double) r[3] < 3_000
+            if ((long) r[0] < HOT
+                    && (double) r[3] >= 0
+                    && (double) r[3] < 3_000
                     && previousUpsertOf((long) r[0], (long) (double) r[3]) >= 0) {
                 return i;
             }
@@ -212,8 +221,13 @@ class MaintenanceBenchmarkTest {
                 ((Float8Vector) root.getVector("score")).setSafe(i, (double) r[3]);
             }
             root.setRowCount(rows.size());
-            Dataset.write(uri, Map.of(), List.of(root), SinkBenchmark.SCHEMA,
-                    WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(1_000)).close();
+            Dataset.write(
+                            uri,
+                            Map.of(),
+                            List.of(root),
+                            SinkBenchmark.SCHEMA,
+                            WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(1_000))
+                    .close();
         }
     }
 }

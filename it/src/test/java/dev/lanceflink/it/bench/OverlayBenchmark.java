@@ -65,12 +65,17 @@ public final class OverlayBenchmark {
     static final int DIM = 768;
     /** Every {@code EVERY}-th row is updated: 1%. */
     static final int EVERY = 100;
+
     static final int OVERLAYS = 10;
     static final Schema SCHEMA = new Schema(List.of(
             new Field("id", FieldType.notNullable(new ArrowType.Int(32, true)), null),
             new Field("value", FieldType.notNullable(new ArrowType.Int(32, true)), null),
-            new Field("vector", FieldType.nullable(new ArrowType.FixedSizeList(DIM)), List.of(
-                    new Field("item", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
+            new Field(
+                    "vector",
+                    FieldType.nullable(new ArrowType.FixedSizeList(DIM)),
+                    List.of(new Field(
+                            "item",
+                            FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
                             null)))));
 
     /** Our scanner decodes on the calling thread, so that thread's CPU time is the scan's cost (ns precision). */
@@ -121,8 +126,15 @@ public final class OverlayBenchmark {
         UpdateRun viaRewrite = update(rewrite, EVERY, 0, OverlayUpdate.Mode.REWRITE_ROWS);
         long sdkBefore = size(sdk);
         long sdkFilesBefore = files(sdk);
-        JsonNode sdkRun = oracle.run("bench-update", sdk.toString(), "--rows", String.valueOf(rows),
-                "--every", String.valueOf(EVERY), "--phase", "0");
+        JsonNode sdkRun = oracle.run(
+                "bench-update",
+                sdk.toString(),
+                "--rows",
+                String.valueOf(rows),
+                "--every",
+                String.valueOf(EVERY),
+                "--phase",
+                "0");
         long sdkBytes = size(sdk) - sdkBefore;
         long sdkFiles = files(sdk) - sdkFilesBefore;
 
@@ -131,8 +143,8 @@ public final class OverlayBenchmark {
         check("rewrite", rewrite, rows, baseSum + slice);
         check("sdk", sdk, rows, baseSum + slice);
         if (sdkRun.get("rows_updated").asLong() != slice) {
-            throw new IllegalStateException("The SDK updated " + sdkRun.get("rows_updated") + " rows, expected "
-                    + slice);
+            throw new IllegalStateException(
+                    "The SDK updated " + sdkRun.get("rows_updated") + " rows, expected " + slice);
         }
 
         System.out.println();
@@ -140,23 +152,33 @@ public final class OverlayBenchmark {
                 + " vector fixed_size_list<float32," + DIM + ">) | lance-flink overlay | lance-flink rewrite rows"
                 + " | official SDK 7.0.0 merge_insert |");
         System.out.println("|---|---:|---:|---:|");
-        System.out.println(String.format(Locale.ROOT, "| bytes written | %,d | %,d | %,d |",
-                viaOverlay.bytes(), viaRewrite.bytes(), sdkBytes));
-        System.out.println(String.format(Locale.ROOT, "| files written | %d | %d | %d |",
-                viaOverlay.files(), viaRewrite.files(), sdkFiles));
-        System.out.println(String.format(Locale.ROOT, "| bytes vs overlay | 1x | %.0fx | %.0fx |",
-                (double) viaRewrite.bytes() / viaOverlay.bytes(), (double) sdkBytes / viaOverlay.bytes()));
-        System.out.println(String.format(Locale.ROOT,
+        System.out.println(String.format(
+                Locale.ROOT, "| bytes written | %,d | %,d | %,d |", viaOverlay.bytes(), viaRewrite.bytes(), sdkBytes));
+        System.out.println(String.format(
+                Locale.ROOT, "| files written | %d | %d | %d |", viaOverlay.files(), viaRewrite.files(), sdkFiles));
+        System.out.println(String.format(
+                Locale.ROOT,
+                "| bytes vs overlay | 1x | %.0fx | %.0fx |",
+                (double) viaRewrite.bytes() / viaOverlay.bytes(),
+                (double) sdkBytes / viaOverlay.bytes()));
+        System.out.println(String.format(
+                Locale.ROOT,
                 "| time, s (ours: locate rows + write + commit) | %.3f | %.3f | %.3f |",
-                viaOverlay.seconds(), viaRewrite.seconds(), sdkRun.get("seconds").asDouble()));
-        System.out.println(String.format(Locale.ROOT, "| of which write + commit, s | %.3f | %.3f | n/a |",
-                viaOverlay.writeSeconds(), viaRewrite.writeSeconds()));
+                viaOverlay.seconds(),
+                viaRewrite.seconds(),
+                sdkRun.get("seconds").asDouble()));
+        System.out.println(String.format(
+                Locale.ROOT,
+                "| of which write + commit, s | %.3f | %.3f | n/a |",
+                viaOverlay.writeSeconds(),
+                viaRewrite.writeSeconds()));
         System.out.println("SDK merge_insert stats: " + sdkRun);
 
         // Nine more 1% slices: ten live overlays over 10% of the rows.
         long updatedTotal = slice;
         for (int phase = 1; phase < OVERLAYS; phase++) {
-            updatedTotal += update(overlay, EVERY, phase, OverlayUpdate.Mode.OVERLAY).rows();
+            updatedTotal +=
+                    update(overlay, EVERY, phase, OverlayUpdate.Mode.OVERLAY).rows();
         }
         long expected = baseSum + updatedTotal;
         // A one-column scan is over in milliseconds: more runs for a stable minimum.
@@ -179,17 +201,26 @@ public final class OverlayBenchmark {
         System.out.println("|---|---:|---:|---:|");
         System.out.println(scanRow("all columns, best of " + repeat, rows, overlaidAll, foldedAll));
         System.out.println(scanRow("`value` only, best of " + valueRepeat, rows, overlaidValue, foldedValue));
-        System.out.println(String.format(Locale.ROOT,
+        System.out.println(String.format(
+                Locale.ROOT,
                 "| official SDK 7.0.0 reader, all columns, best of %d | cannot open (reader flag 64) | %,.0f | n/a |",
-                repeat, sdkFolded.get("rows_per_second").asDouble()));
-        System.out.println(String.format(Locale.ROOT, "fold: %.3f s, %,d bytes written; files in %s",
-                foldSeconds, foldBytes, dir));
+                repeat,
+                sdkFolded.get("rows_per_second").asDouble()));
+        System.out.println(String.format(
+                Locale.ROOT, "fold: %.3f s, %,d bytes written; files in %s", foldSeconds, foldBytes, dir));
     }
 
     private static String scanRow(String what, int rows, ScanRun overlaid, ScanRun folded) {
-        return String.format(Locale.ROOT, "| %s | %,.0f (%.3f CPU s) | %,.0f (%.3f CPU s) | %.2f; %.2f |", what,
-                rows / overlaid.seconds(), overlaid.cpuSeconds(), rows / folded.seconds(), folded.cpuSeconds(),
-                overlaid.seconds() / folded.seconds(), overlaid.cpuSeconds() / folded.cpuSeconds());
+        return String.format(
+                Locale.ROOT,
+                "| %s | %,.0f (%.3f CPU s) | %,.0f (%.3f CPU s) | %.2f; %.2f |",
+                what,
+                rows / overlaid.seconds(),
+                overlaid.cpuSeconds(),
+                rows / folded.seconds(),
+                folded.cpuSeconds(),
+                overlaid.seconds() / folded.seconds(),
+                overlaid.cpuSeconds() / folded.cpuSeconds());
     }
 
     /** Writes the base table in one go (one fragment up to 1,048,576 rows); not timed. */
@@ -201,8 +232,8 @@ public final class OverlayBenchmark {
             }
             try (Dataset ds = Dataset.write(uri, Map.of(), batches, SCHEMA, WriteParams.of(WriteMode.CREATE))) {
                 if (ds.countRows() != rows) {
-                    throw new IllegalStateException("wrote " + ds.countRows() + " rows to " + uri + ", expected "
-                            + rows);
+                    throw new IllegalStateException(
+                            "wrote " + ds.countRows() + " rows to " + uri + ", expected " + rows);
                 }
             }
         } finally {
@@ -249,7 +280,9 @@ public final class OverlayBenchmark {
             long[] addresses = new long[16];
             int[] values = new int[16];
             n = 0;
-            try (Scanner s = ds.scan(ScanOptions.all().withColumns(List.of("id", "value")).withRowAddress(true)
+            try (Scanner s = ds.scan(ScanOptions.all()
+                    .withColumns(List.of("id", "value"))
+                    .withRowAddress(true)
                     .withBatchSize(8192))) {
                 while (s.hasNext()) {
                     try (VectorSchemaRoot b = s.next()) {
@@ -270,16 +303,16 @@ public final class OverlayBenchmark {
                 }
             }
             writeStart = System.nanoTime();
-            try (VectorSchemaRoot newValues = VectorSchemaRoot.create(
-                    new Schema(List.of(SCHEMA.findField("value"))), ds.allocator())) {
+            try (VectorSchemaRoot newValues =
+                    VectorSchemaRoot.create(new Schema(List.of(SCHEMA.findField("value"))), ds.allocator())) {
                 IntVector v = (IntVector) newValues.getVector("value");
                 v.allocateNew(n);
                 for (int i = 0; i < n; i++) {
                     v.set(i, values[i]);
                 }
                 newValues.setRowCount(n);
-                try (Dataset updated = ds.update(Arrays.copyOf(addresses, n), newValues, mode, Map.of(),
-                        CommitOptions.defaults())) {
+                try (Dataset updated =
+                        ds.update(Arrays.copyOf(addresses, n), newValues, mode, Map.of(), CommitOptions.defaults())) {
                     if (updated.version() != ds.version() + 1) {
                         throw new IllegalStateException("update of " + table + " committed version " + updated.version()
                                 + ", expected " + (ds.version() + 1));
@@ -288,7 +321,11 @@ public final class OverlayBenchmark {
             }
         }
         long end = System.nanoTime();
-        return new UpdateRun((end - start) / 1e9, (end - writeStart) / 1e9, n, size(table) - bytesBefore,
+        return new UpdateRun(
+                (end - start) / 1e9,
+                (end - writeStart) / 1e9,
+                n,
+                size(table) - bytesBefore,
                 files(table) - filesBefore);
     }
 
@@ -305,10 +342,10 @@ public final class OverlayBenchmark {
         }
         for (long fragmentId : overlaid) {
             try (Dataset ds = Dataset.open(table.toString(), Map.of())) {
-                StagedWrite staged = OverlayCompactor.fold(ds.store(), ds.manifest(), fragmentId, ds.allocator(),
-                        FileWriterOptions.defaults());
-                OverlayCompactor.commit(ds.store(), ds.manifest(), fragmentId, staged, Map.of(),
-                        CommitOptions.defaults());
+                StagedWrite staged = OverlayCompactor.fold(
+                        ds.store(), ds.manifest(), fragmentId, ds.allocator(), FileWriterOptions.defaults());
+                OverlayCompactor.commit(
+                        ds.store(), ds.manifest(), fragmentId, staged, Map.of(), CommitOptions.defaults());
             }
         }
         return (System.nanoTime() - start) / 1e9;
@@ -375,7 +412,9 @@ public final class OverlayBenchmark {
 
     private static long size(Path p) throws IOException {
         try (var walk = Files.walk(p)) {
-            return walk.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
+            return walk.filter(Files::isRegularFile)
+                    .mapToLong(f -> f.toFile().length())
+                    .sum();
         }
     }
 

@@ -79,12 +79,17 @@ public final class OverlayScanProfile {
         if (only != null) {
             // For a profiler: only the overlaid scan of the named columns ("all" or a column list), many times.
             List<String> columns = only.equals("all") ? null : List.of(only.split(","));
-            System.out.printf(Locale.ROOT, "CPU s (median of %d) of %s with overlays: %.3f%n", repeat, only,
+            System.out.printf(
+                    Locale.ROOT,
+                    "CPU s (median of %d) of %s with overlays: %.3f%n",
+                    repeat,
+                    only,
                     scan(uri, columns, repeat, expectedValueSum));
             return;
         }
         // Warm-up: JIT the base and overlay paths before anything is timed.
-        try (Dataset latest = Dataset.open(uri, Map.of()); Dataset base = latest.checkoutVersion(1)) {
+        try (Dataset latest = Dataset.open(uri, Map.of());
+                Dataset base = latest.checkoutVersion(1)) {
             for (int w = 0; w < 3; w++) {
                 scanOnce(base, null, -1);
                 scanOnce(latest, null, expectedValueSum);
@@ -101,8 +106,16 @@ public final class OverlayScanProfile {
             double baseValue = median(cpu[1]);
             double ovAll = median(cpu[2]);
             double ovValue = median(cpu[3]);
-            System.out.printf(Locale.ROOT, "CPU s (median of %d): base all %.4f, value %.4f; overlays all %.4f"
-                    + " (%.2fx), value %.4f (%.2fx)%n", repeat, baseAll, baseValue, ovAll, ovAll / baseAll, ovValue,
+            System.out.printf(
+                    Locale.ROOT,
+                    "CPU s (median of %d): base all %.4f, value %.4f; overlays all %.4f"
+                            + " (%.2fx), value %.4f (%.2fx)%n",
+                    repeat,
+                    baseAll,
+                    baseValue,
+                    ovAll,
+                    ovAll / baseAll,
+                    ovValue,
                     ovValue / baseValue);
         }
     }
@@ -114,12 +127,12 @@ public final class OverlayScanProfile {
     }
 
     private static CompactionBenchData.Model model(Dataset ds) {
-        return new CompactionBenchData.Model(ds.fragments().stream().mapToLong(Fragment::physicalRows).toArray());
+        return new CompactionBenchData.Model(
+                ds.fragments().stream().mapToLong(Fragment::physicalRows).toArray());
     }
 
     /** Median CPU seconds of {@code repeat} scans of the latest version. */
-    private static double scan(String uri, List<String> columns, int repeat, long expectedValueSum)
-            throws IOException {
+    private static double scan(String uri, List<String> columns, int repeat, long expectedValueSum) throws IOException {
         double[] cpu = new double[repeat];
         try (Dataset ds = Dataset.open(uri, Map.of())) {
             for (int k = 0; k < repeat; k++) {
@@ -160,7 +173,8 @@ public final class OverlayScanProfile {
                     batches.add(CompactionBenchData.batch(allocator, from, Math.min(16384, rows - from)));
                 }
                 WriteParams params = WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(perFragment);
-                Dataset.write(uri, Map.of(), batches, CompactionBenchData.SCHEMA, params).close();
+                Dataset.write(uri, Map.of(), batches, CompactionBenchData.SCHEMA, params)
+                        .close();
             } finally {
                 batches.forEach(VectorSchemaRoot::close);
             }
@@ -178,12 +192,17 @@ public final class OverlayScanProfile {
                 List<Fragment> frags = m.fragments();
                 for (int f = 0; f < frags.size(); f++) {
                     Fragment fragment = frags.get(f);
-                    try (OverlayWriter w = OverlayWriter.create(store, m, fragment.id(), new int[] {valueId, textId},
-                            allocator, FileWriterOptions.defaults())) {
+                    try (OverlayWriter w = OverlayWriter.create(
+                            store,
+                            m,
+                            fragment.id(),
+                            new int[] {valueId, textId},
+                            allocator,
+                            FileWriterOptions.defaults())) {
                         long n = fragment.physicalRows();
                         long[] vo = CompactionBenchData.offsets(CompactionBenchData.valueResidue(c), n);
-                        try (IntVector v = (IntVector) CompactionBenchData.SCHEMA.findField("value")
-                                .createVector(allocator)) {
+                        try (IntVector v = (IntVector)
+                                CompactionBenchData.SCHEMA.findField("value").createVector(allocator)) {
                             v.allocateNew(vo.length);
                             for (int k = 0; k < vo.length; k++) {
                                 v.set(k, CompactionBenchData.updatedValue(c, model.row(f, vo[k])));
@@ -192,8 +211,8 @@ public final class OverlayScanProfile {
                             w.writeField(valueId, addresses(fragment.id(), vo), v);
                         }
                         long[] to = CompactionBenchData.offsets(CompactionBenchData.textResidue(c), n);
-                        try (VarCharVector v = (VarCharVector) CompactionBenchData.SCHEMA.findField("text")
-                                .createVector(allocator)) {
+                        try (VarCharVector v = (VarCharVector)
+                                CompactionBenchData.SCHEMA.findField("text").createVector(allocator)) {
                             v.allocateNew((long) to.length * 16, to.length);
                             for (int k = 0; k < to.length; k++) {
                                 v.setSafe(k, CompactionBenchData.updatedText(c, model.row(f, to[k])));

@@ -45,15 +45,23 @@ public final class PeerBenchmark {
     /** {@code --quick}: a tenth of them, one round. */
     static final String QUICK_SIZES = "100000,128,20000,768,20000,20000";
     /** Flink's own module opens for Java 17 (what its launch scripts pass), for every runner alike. */
-    static final List<String> JVM_OPTIONS = List.of("-Xmx6g", "-XX:MaxDirectMemorySize=4g",
+    static final List<String> JVM_OPTIONS = List.of(
+            "-Xmx6g",
+            "-XX:MaxDirectMemorySize=4g",
             "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-            "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.net=ALL-UNNAMED",
-            "--add-opens=java.base/java.io=ALL-UNNAMED", "--add-opens=java.base/java.nio=ALL-UNNAMED",
-            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-            "--add-opens=java.base/java.text=ALL-UNNAMED", "--add-opens=java.base/java.time=ALL-UNNAMED",
-            "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "--add-opens=java.base/java.net=ALL-UNNAMED",
+            "--add-opens=java.base/java.io=ALL-UNNAMED",
+            "--add-opens=java.base/java.nio=ALL-UNNAMED",
+            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+            "--add-opens=java.base/java.text=ALL-UNNAMED",
+            "--add-opens=java.base/java.time=ALL-UNNAMED",
+            "--add-opens=java.base/java.util=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
             "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
             "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
+
     static final Path OUT = Path.of("it/target/peers");
     static final Path REPORT = Path.of("it/target/peers-report.md");
 
@@ -63,7 +71,11 @@ public final class PeerBenchmark {
     /** One row of the report: a result key, its label, and how it compares (higher is better unless noted). */
     record Metric(String key, String label, Kind kind) {}
 
-    enum Kind { RATE, SECONDS, BYTES }
+    enum Kind {
+        RATE,
+        SECONDS,
+        BYTES
+    }
 
     private PeerBenchmark() {}
 
@@ -84,9 +96,10 @@ public final class PeerBenchmark {
                 case "--jfr" -> jfr = true;
                 case "--keep" -> keep = true;
                 case "--systems" -> only = List.of(argv[++i].split(","));
-                default -> throw new IllegalArgumentException("Unknown option '" + argv[i] + "'. Usage: "
-                        + "it/run-benchmarks.sh peers [--quick] [--runs N] [--sizes appendRows,appendDim,updateRows,"
-                        + "updateDim,updates,changes] [--systems lance,paimon-wo,paimon,iceberg] [--jfr] [--keep]");
+                default ->
+                    throw new IllegalArgumentException("Unknown option '" + argv[i] + "'. Usage: "
+                            + "it/run-benchmarks.sh peers [--quick] [--runs N] [--sizes appendRows,appendDim,updateRows,"
+                            + "updateDim,updates,changes] [--systems lance,paimon-wo,paimon,iceberg] [--jfr] [--keep]");
             }
         }
         PeerRun.Sizes parsed = parseSizes(sizes);
@@ -128,7 +141,8 @@ public final class PeerBenchmark {
                         if (e.getKey().endsWith(".jfr")) {
                             profiles.put(s.id(), e.getValue().replace("\\n", "\n"));
                         } else {
-                            results.get(s.id()).computeIfAbsent(e.getKey(), x -> new ArrayList<>())
+                            results.get(s.id())
+                                    .computeIfAbsent(e.getKey(), x -> new ArrayList<>())
                                     .add(Double.parseDouble(e.getValue()));
                         }
                     }
@@ -156,8 +170,8 @@ public final class PeerBenchmark {
         String iceberg = peerClassPath("iceberg");
         return List.of(
                 new SystemSpec("lance", "lance-flink", "dev.lanceflink.it.peers.LancePeer", ours, ""),
-                new SystemSpec("paimon-wo", "Paimon (write-only)", "dev.lanceflink.it.peers.PaimonPeer", paimon,
-                        "write-only"),
+                new SystemSpec(
+                        "paimon-wo", "Paimon (write-only)", "dev.lanceflink.it.peers.PaimonPeer", paimon, "write-only"),
                 new SystemSpec("paimon", "Paimon (defaults)", "dev.lanceflink.it.peers.PaimonPeer", paimon, "defaults"),
                 new SystemSpec("iceberg", "Iceberg", "dev.lanceflink.it.peers.IcebergPeer", iceberg, ""));
     }
@@ -169,14 +183,15 @@ public final class PeerBenchmark {
             throw new IllegalStateException(f + " is missing; run it/run-benchmarks.sh peers, which writes it");
         }
         return Arrays.stream(Files.readString(f).trim().split(":"))
-                .filter(e -> !e.contains("log4j-slf4j2-impl")).collect(Collectors.joining(":"));
+                .filter(e -> !e.contains("log4j-slf4j2-impl"))
+                .collect(Collectors.joining(":"));
     }
 
     private static String peerClassPath(String project) throws IOException {
         Path f = Path.of("it/peers", project, "target/peer.classpath");
         if (!Files.exists(f)) {
-            throw new IllegalStateException(f + " is missing; run it/run-benchmarks.sh peers, which builds it/peers/"
-                    + project);
+            throw new IllegalStateException(
+                    f + " is missing; run it/run-benchmarks.sh peers, which builds it/peers/" + project);
         }
         return "it/peers/" + project + "/target/classes:" + Files.readString(f).trim();
     }
@@ -226,10 +241,12 @@ public final class PeerBenchmark {
             deleteTree(dir);
         }
         if (p.exitValue() != 0) {
-            String cause = tail.stream().filter(l -> l.contains("Exception") || l.contains("Error"))
-                    .reduce((a, b) -> b).orElse(tail.isEmpty() ? "" : tail.get(tail.size() - 1));
-            throw new IllegalStateException(s.title() + " exited with " + p.exitValue() + ": " + cause.trim()
-                    + " (log: " + log + ")");
+            String cause = tail.stream()
+                    .filter(l -> l.contains("Exception") || l.contains("Error"))
+                    .reduce((a, b) -> b)
+                    .orElse(tail.isEmpty() ? "" : tail.get(tail.size() - 1));
+            throw new IllegalStateException(
+                    s.title() + " exited with " + p.exitValue() + ": " + cause.trim() + " (log: " + log + ")");
         }
         return out;
     }
@@ -254,36 +271,65 @@ public final class PeerBenchmark {
     static List<Metric> metrics(PeerRun.Sizes z) {
         return List.of(
                 new Metric("ceiling.rows_per_s", "generator into a blackhole sink (the ceiling), rows/s", Kind.RATE),
-                new Metric("append.rows_per_s", "append " + count(z.appendRows()) + " rows (id, name, age, score, "
-                        + z.appendDim() + "-d vector), rows/s", Kind.RATE),
+                new Metric(
+                        "append.rows_per_s",
+                        "append " + count(z.appendRows()) + " rows (id, name, age, score, " + z.appendDim()
+                                + "-d vector), rows/s",
+                        Kind.RATE),
                 new Metric("append.table_bytes", "append table on disk", Kind.BYTES),
-                new Metric("load.rows_per_s", "load of the update table (" + count(z.updateRows()) + " rows, "
-                        + z.updateDim() + "-d vector), rows/s", Kind.RATE),
-                new Metric("update.rows_per_s", count(z.updates()) + " cell updates of `age` on the "
-                        + count(z.updateRows()) + "-row table, rows/s", Kind.RATE),
-                new Metric("update.wall_s", "the update job's wall time (deployment and a sink's start-up, such as"
-                        + " loading a key index, included), s", Kind.SECONDS),
+                new Metric(
+                        "load.rows_per_s",
+                        "load of the update table (" + count(z.updateRows()) + " rows, " + z.updateDim()
+                                + "-d vector), rows/s",
+                        Kind.RATE),
+                new Metric(
+                        "update.rows_per_s",
+                        count(z.updates()) + " cell updates of `age` on the " + count(z.updateRows())
+                                + "-row table, rows/s",
+                        Kind.RATE),
+                new Metric(
+                        "update.wall_s",
+                        "the update job's wall time (deployment and a sink's start-up, such as"
+                                + " loading a key index, included), s",
+                        Kind.SECONDS),
                 new Metric("update.bytes_written", "bytes written by those updates", Kind.BYTES),
                 new Metric("scan_full.s", "full scan after the updates, s", Kind.SECONDS),
                 new Metric("scan_narrow.s", "scan of (id, age) after the updates, s", Kind.SECONDS),
-                new Metric("stream.rows_per_s", "streaming upsert of " + count(z.changes()) + " changes (10% inserts,"
-                        + " 5% deletes, full rows) on the append table, rows/s", Kind.RATE),
+                new Metric(
+                        "stream.rows_per_s",
+                        "streaming upsert of " + count(z.changes()) + " changes (10% inserts,"
+                                + " 5% deletes, full rows) on the append table, rows/s",
+                        Kind.RATE),
                 new Metric("stream.wall_s", "the streaming job's wall time, s", Kind.SECONDS),
                 new Metric("stream.bytes_written", "bytes written by the streaming upsert", Kind.BYTES));
     }
 
-    static String report(List<SystemSpec> systems, Map<String, Map<String, List<Double>>> results,
-            Map<String, String> failures, Map<String, String> profiles, PeerRun.Sizes z, int runs, boolean jfr)
+    static String report(
+            List<SystemSpec> systems,
+            Map<String, Map<String, List<Double>>> results,
+            Map<String, String> failures,
+            Map<String, String> profiles,
+            PeerRun.Sizes z,
+            int runs,
+            boolean jfr)
             throws IOException {
         StringBuilder b = new StringBuilder();
         b.append("## Peer benchmark (issue #17)\n\n");
-        b.append(String.format(Locale.ROOT, "%s; %d core(s) (%s), %s GB RAM; %s; %d round(s) per system (%s)."
-                + " lance-flink on Flink %s; Paimon %s on Flink %s; Iceberg %s on Flink %s.%n%n",
-                Instant.now().toString().substring(0, 16).replace('T', ' '), Runtime.getRuntime().availableProcessors(),
-                cpuModel(), memoryGb(), z.equals(parseSizes(QUICK_SIZES)) ? "quick sizes (--quick)"
+        b.append(String.format(
+                Locale.ROOT,
+                "%s; %d core(s) (%s), %s GB RAM; %s; %d round(s) per system (%s)."
+                        + " lance-flink on Flink %s; Paimon %s on Flink %s; Iceberg %s on Flink %s.%n%n",
+                Instant.now().toString().substring(0, 16).replace('T', ' '),
+                Runtime.getRuntime().availableProcessors(),
+                cpuModel(),
+                memoryGb(),
+                z.equals(parseSizes(QUICK_SIZES))
+                        ? "quick sizes (--quick)"
                         : z.equals(parseSizes(FULL_SIZES)) ? "full sizes" : "sizes " + sizesText(z),
-                runs, runs > 1 ? "medians, range in brackets" : "one run",
-                pomProperty("pom.xml", "flink.version"), pomProperty("it/peers/paimon/pom.xml", "paimon.version"),
+                runs,
+                runs > 1 ? "medians, range in brackets" : "one run",
+                pomProperty("pom.xml", "flink.version"),
+                pomProperty("it/peers/paimon/pom.xml", "paimon.version"),
                 pomProperty("it/peers/paimon/pom.xml", "flink.version"),
                 pomProperty("it/peers/iceberg/pom.xml", "iceberg.version"),
                 pomProperty("it/peers/iceberg/pom.xml", "flink.version")));
@@ -302,16 +348,21 @@ public final class PeerBenchmark {
             b.append("| ").append(m.label()).append(" |");
             for (SystemSpec s : systems) {
                 List<Double> v = results.get(s.id()).get(m.key());
-                b.append(' ').append(v == null || v.isEmpty() ? "—" : cell(v, m.kind())).append(" |");
+                b.append(' ')
+                        .append(v == null || v.isEmpty() ? "—" : cell(v, m.kind()))
+                        .append(" |");
             }
             b.append('\n');
         }
 
-        SystemSpec ours = systems.stream().filter(s -> s.id().equals("lance")).findFirst().orElse(null);
-        List<SystemSpec> peers = systems.stream().filter(s -> !s.id().equals("lance")).toList();
+        SystemSpec ours =
+                systems.stream().filter(s -> s.id().equals("lance")).findFirst().orElse(null);
+        List<SystemSpec> peers =
+                systems.stream().filter(s -> !s.id().equals("lance")).toList();
         if (ours != null && !peers.isEmpty()) {
-            b.append("\nRatios, lance-flink / peer (rates and scans as speed, above 1 = lance-flink faster; bytes: above"
-                    + " 1 = lance-flink writes more):\n\n| workload |");
+            b.append(
+                    "\nRatios, lance-flink / peer (rates and scans as speed, above 1 = lance-flink faster; bytes: above"
+                            + " 1 = lance-flink writes more):\n\n| workload |");
             peers.forEach(s -> b.append(" vs ").append(s.title()).append(" |"));
             b.append("\n|---|");
             peers.forEach(s -> b.append("---:|"));
@@ -335,17 +386,24 @@ public final class PeerBenchmark {
             Double ceiling = median(results.get(ours.id()).get("ceiling.rows_per_s"));
             Double append = median(results.get(ours.id()).get("append.rows_per_s"));
             if (ceiling != null && append != null) {
-                b.append(String.format(Locale.ROOT, "%nlance-flink's append reaches %.0f%% of its blackhole ceiling.%n",
+                b.append(String.format(
+                        Locale.ROOT,
+                        "%nlance-flink's append reaches %.0f%% of its blackhole ceiling.%n",
                         100 * append / ceiling));
             }
         }
         if (!failures.isEmpty()) {
             b.append("\nFailed:\n\n");
-            failures.forEach((id, msg) -> b.append("- ").append(id).append(": ").append(msg).append('\n'));
+            failures.forEach((id, msg) ->
+                    b.append("- ").append(id).append(": ").append(msg).append('\n'));
         }
         if (jfr) {
-            b.append("\n### Where the cell-update job's time goes (JFR CPU samples by thread group, top frames; round 1)\n");
-            profiles.forEach((id, text) -> b.append("\n").append(id).append(":\n\n```\n").append(text.strip())
+            b.append(
+                    "\n### Where the cell-update job's time goes (JFR CPU samples by thread group, top frames; round 1)\n");
+            profiles.forEach((id, text) -> b.append("\n")
+                    .append(id)
+                    .append(":\n\n```\n")
+                    .append(text.strip())
                     .append("\n```\n"));
         }
         return b.toString();
@@ -377,17 +435,23 @@ public final class PeerBenchmark {
 
     static String format(double x, Kind kind) {
         return switch (kind) {
-            case RATE -> x >= 10_000 ? String.format(Locale.ROOT, "%.0fk", x / 1000)
-                    : String.format(Locale.ROOT, "%.1fk", x / 1000);
+            case RATE ->
+                x >= 10_000
+                        ? String.format(Locale.ROOT, "%.0fk", x / 1000)
+                        : String.format(Locale.ROOT, "%.1fk", x / 1000);
             case SECONDS -> x >= 10 ? String.format(Locale.ROOT, "%.1f", x) : String.format(Locale.ROOT, "%.2f", x);
-            case BYTES -> x >= 1e9 ? String.format(Locale.ROOT, "%.2f GB", x / 1e9)
-                    : x >= 1e6 ? String.format(Locale.ROOT, "%.2f MB", x / 1e6)
-                            : String.format(Locale.ROOT, "%.1f KB", x / 1e3);
+            case BYTES ->
+                x >= 1e9
+                        ? String.format(Locale.ROOT, "%.2f GB", x / 1e9)
+                        : x >= 1e6
+                                ? String.format(Locale.ROOT, "%.2f MB", x / 1e6)
+                                : String.format(Locale.ROOT, "%.1f KB", x / 1e3);
         };
     }
 
     private static String count(long n) {
-        return n >= 1_000_000 && n % 1_000_000 == 0 ? n / 1_000_000 + "M"
+        return n >= 1_000_000 && n % 1_000_000 == 0
+                ? n / 1_000_000 + "M"
                 : n >= 1000 && n % 1000 == 0 ? n / 1000 + "k" : String.valueOf(n);
     }
 
@@ -398,8 +462,10 @@ public final class PeerBenchmark {
 
     private static String cpuModel() {
         try (Stream<String> lines = Files.lines(Path.of("/proc/cpuinfo"))) {
-            return lines.filter(l -> l.startsWith("model name")).map(l -> l.substring(l.indexOf(':') + 1).trim())
-                    .findFirst().orElse("unknown CPU");
+            return lines.filter(l -> l.startsWith("model name"))
+                    .map(l -> l.substring(l.indexOf(':') + 1).trim())
+                    .findFirst()
+                    .orElse("unknown CPU");
         } catch (IOException | UncheckedIOException e) {
             return "unknown CPU";
         }
@@ -407,8 +473,11 @@ public final class PeerBenchmark {
 
     private static String memoryGb() {
         try (Stream<String> lines = Files.lines(Path.of("/proc/meminfo"))) {
-            return lines.filter(l -> l.startsWith("MemTotal:")).map(l -> l.replaceAll("\\D", ""))
-                    .map(kb -> String.valueOf(Math.round(Long.parseLong(kb) / 1024.0 / 1024.0))).findFirst().orElse("?");
+            return lines.filter(l -> l.startsWith("MemTotal:"))
+                    .map(l -> l.replaceAll("\\D", ""))
+                    .map(kb -> String.valueOf(Math.round(Long.parseLong(kb) / 1024.0 / 1024.0)))
+                    .findFirst()
+                    .orElse("?");
         } catch (IOException | UncheckedIOException e) {
             return "?";
         }

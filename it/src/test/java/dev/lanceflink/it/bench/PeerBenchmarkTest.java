@@ -35,7 +35,9 @@ class PeerBenchmarkTest {
 
     @Test
     void quickAndFullSizesAreValid() {
-        assertThat(PeerBenchmark.parseSizes(PeerBenchmark.FULL_SIZES).appendRows()).isEqualTo(1_000_000);
-        assertThat(PeerBenchmark.parseSizes(PeerBenchmark.QUICK_SIZES).updates()).isEqualTo(20_000);
+        assertThat(PeerBenchmark.parseSizes(PeerBenchmark.FULL_SIZES).appendRows())
+                .isEqualTo(1_000_000);
+        assertThat(PeerBenchmark.parseSizes(PeerBenchmark.QUICK_SIZES).updates())
+                .isEqualTo(20_000);
     }
 }

@@ -72,7 +72,8 @@ public final class ScanBenchmark {
         CompactionBenchmark.writeBase(uri, rows, fragments);
         CompactionBenchData.Model model;
         try (Dataset ds = Dataset.open(uri, Map.of())) {
-            model = new CompactionBenchData.Model(ds.fragments().stream().mapToLong(Fragment::physicalRows).toArray());
+            model = new CompactionBenchData.Model(
+                    ds.fragments().stream().mapToLong(Fragment::physicalRows).toArray());
         }
         long baseValueSum = model.valueSum();
         CompactionBenchmark.writeHistory(uri, commits, model);
@@ -95,8 +96,11 @@ public final class ScanBenchmark {
             List<Timing> py = pylance(python, script, uri, versions[t], repeat, projections, rows, sums[t]);
             for (int p = 0; p < projections.size(); p++) {
                 Timing o = ours(uri, versions[t], projections.get(p), repeat, rows, sums[t]);
-                results.add(new Row(tables[t], projections.get(p) == null ? "all 4" : String.join(", ",
-                        projections.get(p)), o, py.get(p)));
+                results.add(new Row(
+                        tables[t],
+                        projections.get(p) == null ? "all 4" : String.join(", ", projections.get(p)),
+                        o,
+                        py.get(p)));
             }
         }
         System.out.println();
@@ -146,10 +150,18 @@ public final class ScanBenchmark {
     }
 
     /** pylance's timings of each projection (null: all columns), in one Python process with overlays enabled. */
-    static List<Timing> pylance(Path python, Path script, String uri, long version, int repeat,
-            List<List<String>> projections, long rows, long valueSum) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(python.toString(), script.toString(), uri,
-                String.valueOf(version), String.valueOf(repeat)));
+    static List<Timing> pylance(
+            Path python,
+            Path script,
+            String uri,
+            long version,
+            int repeat,
+            List<List<String>> projections,
+            long rows,
+            long valueSum)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(
+                List.of(python.toString(), script.toString(), uri, String.valueOf(version), String.valueOf(repeat)));
         for (List<String> p : projections) {
             command.add(p == null ? "*" : String.join(",", p));
         }
@@ -167,15 +179,27 @@ public final class ScanBenchmark {
         List<Timing> timings = new ArrayList<>();
         for (int p = 0; p < projections.size(); p++) {
             JsonNode s = doc.get("scans").get(p);
-            check("pylance's scan", projections.get(p), version, s.get("rows").asLong(), s.get("value_sum").asLong(),
-                    rows, valueSum);
+            check(
+                    "pylance's scan",
+                    projections.get(p),
+                    version,
+                    s.get("rows").asLong(),
+                    s.get("value_sum").asLong(),
+                    rows,
+                    valueSum);
             timings.add(new Timing(median(doubles(s.get("wall_s"))), median(doubles(s.get("cpu_s")))));
         }
         return timings;
     }
 
-    private static void check(String who, List<String> columns, long version, long rows, long valueSum,
-            long expectedRows, long expectedValueSum) {
+    private static void check(
+            String who,
+            List<String> columns,
+            long version,
+            long rows,
+            long valueSum,
+            long expectedRows,
+            long expectedValueSum) {
         if (rows != expectedRows || valueSum != expectedValueSum) {
             throw new IllegalStateException(who + " of " + (columns == null ? "all columns" : columns) + " at version "
                     + version + " gave " + rows + " rows and value sum " + valueSum + "; the model says "
@@ -210,17 +234,30 @@ public final class ScanBenchmark {
 
     static String markdown(int rows, int fragments, int commits, int repeat, List<Row> results) {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "Table: %,d rows (id int64, value int32, text utf8, vector"
-                + " fixed_size_list<float32, %d>) in %d fragments; %d overlay commits (1%% of value and text each)."
-                + " Median of %d scans after one untimed scan.%n%n", rows, CompactionBenchData.DIM, fragments,
-                commits, repeat));
+        sb.append(String.format(
+                Locale.ROOT,
+                "Table: %,d rows (id int64, value int32, text utf8, vector"
+                        + " fixed_size_list<float32, %d>) in %d fragments; %d overlay commits (1%% of value and text each)."
+                        + " Median of %d scans after one untimed scan.%n%n",
+                rows,
+                CompactionBenchData.DIM,
+                fragments,
+                commits,
+                repeat));
         sb.append("| table | columns | lance-flink: wall s (CPU s, scanning thread) | pylance 14.0.2: wall s"
                 + " (CPU s, process) | wall ours / pylance | CPU ours / pylance |\n");
         sb.append("|---|---|---:|---:|---:|---:|\n");
         for (Row r : results) {
-            sb.append(String.format(Locale.ROOT, "| %s | %s | %.3f (%.3f) | %.3f (%.3f) | %.2f | %.2f |%n",
-                    r.table(), r.columns(), r.ours().seconds(), r.ours().cpuSeconds(), r.pylance().seconds(),
-                    r.pylance().cpuSeconds(), r.ours().seconds() / r.pylance().seconds(),
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %s | %.3f (%.3f) | %.3f (%.3f) | %.2f | %.2f |%n",
+                    r.table(),
+                    r.columns(),
+                    r.ours().seconds(),
+                    r.ours().cpuSeconds(),
+                    r.pylance().seconds(),
+                    r.pylance().cpuSeconds(),
+                    r.ours().seconds() / r.pylance().seconds(),
                     r.ours().cpuSeconds() / r.pylance().cpuSeconds()));
         }
         return sb.toString();

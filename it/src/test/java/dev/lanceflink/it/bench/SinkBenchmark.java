@@ -81,11 +81,13 @@ public final class SinkBenchmark {
             new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null),
             new Field("score", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)), null)));
     static final RowType ROW_TYPE = RowType.of(
-            new LogicalType[] {new BigIntType(false), new VarCharType(VarCharType.MAX_LENGTH), new IntType(),
-                new DoubleType()},
+            new LogicalType[] {
+                new BigIntType(false), new VarCharType(VarCharType.MAX_LENGTH), new IntType(), new DoubleType()
+            },
             new String[] {"id", "name", "age", "score"});
     /** Must match the oracle's {@code SinkBenchCommand.KEY_STRIDE}. */
     static final long KEY_STRIDE = 7919;
+
     static final long CHECKPOINT_MILLIS = 1_000;
 
     /** Checkpoint id to trigger timestamp (epoch ms), filled by {@link BenchRows#snapshotState}. */
@@ -120,8 +122,15 @@ public final class SinkBenchmark {
         createTable(oursAppend, keys);
         createTable(sdkAppend, keys);
         SinkRun append = runSink(oursAppend, LanceSinkMode.APPEND, appendRows, keys);
-        JsonNode sdkA = oracle.run("bench-sink-rows", sdkAppend, "--rows", String.valueOf(appendRows), "--commits",
-                String.valueOf(Math.max(1, append.commits())), "--first-append-id", String.valueOf(keys));
+        JsonNode sdkA = oracle.run(
+                "bench-sink-rows",
+                sdkAppend,
+                "--rows",
+                String.valueOf(appendRows),
+                "--commits",
+                String.valueOf(Math.max(1, append.commits())),
+                "--first-append-id",
+                String.valueOf(keys));
         check("sink append", countRows(oursAppend), (long) keys + appendRows);
         check("SDK append", sdkA.get("num_rows").asLong(), (long) keys + appendRows);
 
@@ -130,8 +139,15 @@ public final class SinkBenchmark {
         createTable(oursUpsert, keys);
         createTable(sdkUpsert, keys);
         SinkRun upsert = runSink(oursUpsert, LanceSinkMode.UPSERT, upserts, keys);
-        JsonNode sdkU = oracle.run("bench-sink-rows", sdkUpsert, "--rows", String.valueOf(upserts), "--commits",
-                String.valueOf(Math.max(1, upsert.commits())), "--keys", String.valueOf(keys));
+        JsonNode sdkU = oracle.run(
+                "bench-sink-rows",
+                sdkUpsert,
+                "--rows",
+                String.valueOf(upserts),
+                "--commits",
+                String.valueOf(Math.max(1, upsert.commits())),
+                "--keys",
+                String.valueOf(keys));
         checkUpserted(oursUpsert, upserts, keys);
         check("SDK upsert", sdkU.get("num_rows").asLong(), keys);
 
@@ -142,8 +158,11 @@ public final class SinkBenchmark {
         row("lance-flink sink, APPEND, p=2, checkpoint 1 s", appendRows, append);
         row("official SDK, append (one process)", appendRows, sdkA);
         row("lance-flink sink, UPSERT over " + keys + " keys, p=2, checkpoint 1 s", upserts, upsert);
-        row("official SDK, merge-insert over " + keys + " keys (source: last row per key and commit, "
-                + sdkU.get("source_rows").asLong() + " rows)", upserts, sdkU);
+        row(
+                "official SDK, merge-insert over " + keys + " keys (source: last row per key and commit, "
+                        + sdkU.get("source_rows").asLong() + " rows)",
+                upserts,
+                sdkU);
         System.out.println();
         System.out.println("Sink latency: checkpoint trigger to the committed version's timestamp; SDK latency:"
                 + " duration of each commit call. Sink seconds run from the first record to the end of the job"
@@ -166,8 +185,12 @@ public final class SinkBenchmark {
         if (mode == LanceSinkMode.UPSERT) {
             sink.primaryKey("id");
         }
-        sink.sinkTo(env.fromSequence(0, rows - 1).setParallelism(1).uid("sequence")
-                .map(new BenchRows(mode == LanceSinkMode.UPSERT ? keys : -1, keys)).setParallelism(1).uid("rows")
+        sink.sinkTo(env.fromSequence(0, rows - 1)
+                .setParallelism(1)
+                .uid("sequence")
+                .map(new BenchRows(mode == LanceSinkMode.UPSERT ? keys : -1, keys))
+                .setParallelism(1)
+                .uid("rows")
                 .returns(InternalTypeInfo.of(ROW_TYPE)));
         long start = System.nanoTime();
         env.execute("sink benchmark " + mode);
@@ -202,6 +225,7 @@ public final class SinkBenchmark {
         private static final long serialVersionUID = 1L;
         /** Key space of the upserts, or -1 for appends. */
         private final int upsertKeys;
+
         private final int firstAppendId;
         private transient boolean started;
 
@@ -234,7 +258,8 @@ public final class SinkBenchmark {
 
     /** The {@code keys} initial rows: id {@code k} in {@code [0, keys)}, name "init-k", age k % 100, score -k / 4. */
     private static void createTable(String uri, int keys) throws Exception {
-        try (BufferAllocator a = new RootAllocator(); VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
+        try (BufferAllocator a = new RootAllocator();
+                VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
             root.allocateNew();
             for (int k = 0; k < keys; k++) {
                 ((BigIntVector) root.getVector("id")).setSafe(k, k);
@@ -243,7 +268,8 @@ public final class SinkBenchmark {
                 ((Float8Vector) root.getVector("score")).setSafe(k, -k / 4.0);
             }
             root.setRowCount(keys);
-            Dataset.write(uri, Map.of(), List.of(root), SCHEMA, WriteParams.of(WriteMode.CREATE)).close();
+            Dataset.write(uri, Map.of(), List.of(root), SCHEMA, WriteParams.of(WriteMode.CREATE))
+                    .close();
         }
     }
 
@@ -267,7 +293,8 @@ public final class SinkBenchmark {
             lastRow[(int) ((i * KEY_STRIDE) % keys)] = i;
         }
         boolean[] seen = new boolean[keys];
-        try (Dataset ds = Dataset.open(uri, Map.of()); Scanner s = ds.scan(ScanOptions.all())) {
+        try (Dataset ds = Dataset.open(uri, Map.of());
+                Scanner s = ds.scan(ScanOptions.all())) {
             while (s.hasNext()) {
                 try (VectorSchemaRoot b = s.next()) {
                     BigIntVector id = (BigIntVector) b.getVector("id");
@@ -321,7 +348,14 @@ public final class SinkBenchmark {
     }
 
     private static void print(String writer, int rows, int commits, double seconds, String latency) {
-        System.out.println(String.format(Locale.ROOT, "| %s | %,d | %d | %.2f | %,.0f | %s |", writer, rows, commits,
-                seconds, rows / seconds, latency));
+        System.out.println(String.format(
+                Locale.ROOT,
+                "| %s | %,d | %d | %.2f | %,.0f | %s |",
+                writer,
+                rows,
+                commits,
+                seconds,
+                rows / seconds,
+                latency));
     }
 }

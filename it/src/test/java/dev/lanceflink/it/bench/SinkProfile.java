@@ -77,8 +77,8 @@ public final class SinkProfile {
         String topology = args.length > 1 ? args[1] : "bench";
         int batchRows = args.length > 2 ? Integer.parseInt(args[2]) : LanceSinkBuilder.DEFAULT_BATCH_ROWS;
         if (!List.of("bench", "chained", "chained-reuse").contains(topology)) {
-            throw new IllegalArgumentException("topology must be 'bench', 'chained' or 'chained-reuse', got '"
-                    + topology + "'");
+            throw new IllegalArgumentException(
+                    "topology must be 'bench', 'chained' or 'chained-reuse', got '" + topology + "'");
         }
         Path dir = Files.createTempDirectory("lance-sink-profile");
 
@@ -114,19 +114,30 @@ public final class SinkProfile {
                 }
             }
             double millions = rows / 1e6;
-            System.out.printf(Locale.ROOT, "%n%,d rows, topology %s, batchRows %d: wall %.2f s, process CPU %.2f s"
-                    + " = %.3f CPU s per M rows (GC %.2f s)%n", rows, topology, batchRows, wall / 1e9, cpu / 1e9,
-                    cpu / 1e9 / millions, gc / 1e3);
-            System.out.printf(Locale.ROOT, "job start to first record %.2f s, first to last record %.2f s, last record"
-                    + " to job end (final checkpoint and commit) %.2f s%n",
-                    (ProfileRows.FIRST.get() - wall0) / 1e9, (ProfileRows.LAST.get() - ProfileRows.FIRST.get()) / 1e9,
+            System.out.printf(
+                    Locale.ROOT,
+                    "%n%,d rows, topology %s, batchRows %d: wall %.2f s, process CPU %.2f s"
+                            + " = %.3f CPU s per M rows (GC %.2f s)%n",
+                    rows,
+                    topology,
+                    batchRows,
+                    wall / 1e9,
+                    cpu / 1e9,
+                    cpu / 1e9 / millions,
+                    gc / 1e3);
+            System.out.printf(
+                    Locale.ROOT,
+                    "job start to first record %.2f s, first to last record %.2f s, last record"
+                            + " to job end (final checkpoint and commit) %.2f s%n",
+                    (ProfileRows.FIRST.get() - wall0) / 1e9,
+                    (ProfileRows.LAST.get() - ProfileRows.FIRST.get()) / 1e9,
                     (wall0 + wall - ProfileRows.LAST.get()) / 1e9);
             System.out.println("\nCPU seconds per M rows, by thread (subtasks merged):");
             threads.byGroup().entrySet().stream()
                     .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
                     .filter(e -> e.getValue() > 10_000_000L)
-                    .forEach(e -> System.out.printf(Locale.ROOT, "  %7.3f  %s%n", e.getValue() / 1e9 / millions,
-                            e.getKey()));
+                    .forEach(e ->
+                            System.out.printf(Locale.ROOT, "  %7.3f  %s%n", e.getValue() / 1e9 / millions, e.getKey()));
         }
         printProfile(jfr);
         System.out.println("\nRecording: " + jfr);
@@ -142,9 +153,16 @@ public final class SinkProfile {
         if (topology.equals("chained-reuse")) {
             env.getConfig().enableObjectReuse();
         }
-        LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.APPEND).uidSuffix("profile").batchRows(batchRows)
-                .sinkTo(env.fromSequence(0, rows - 1).setParallelism(sourceParallelism).uid("sequence")
-                        .map(new ProfileRows(rows)).setParallelism(sourceParallelism).uid("rows")
+        LanceSinkBuilder.forTable(uri)
+                .mode(LanceSinkMode.APPEND)
+                .uidSuffix("profile")
+                .batchRows(batchRows)
+                .sinkTo(env.fromSequence(0, rows - 1)
+                        .setParallelism(sourceParallelism)
+                        .uid("sequence")
+                        .map(new ProfileRows(rows))
+                        .setParallelism(sourceParallelism)
+                        .uid("rows")
                         .returns(InternalTypeInfo.of(SinkBenchmark.ROW_TYPE)));
         env.execute("sink profile");
     }
@@ -160,7 +178,8 @@ public final class SinkProfile {
                 ((Float8Vector) root.getVector("score")).setSafe(k, -k / 4.0);
             }
             root.setRowCount(KEYS);
-            Dataset.write(uri, Map.of(), List.of(root), SinkBenchmark.SCHEMA, WriteParams.of(WriteMode.CREATE)).close();
+            Dataset.write(uri, Map.of(), List.of(root), SinkBenchmark.SCHEMA, WriteParams.of(WriteMode.CREATE))
+                    .close();
         }
     }
 
@@ -224,10 +243,15 @@ public final class SinkProfile {
         print("Self (top frame)", self, samples, TOP);
         print("Inclusive (method anywhere on the stack)", inclusive, samples, TOP + 15);
         long allSamples = samples;
-        byThread.entrySet().stream().filter(g -> g.getValue() * 10 >= allSamples)
-                .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).forEach(g -> {
+        byThread.entrySet().stream()
+                .filter(g -> g.getValue() * 10 >= allSamples)
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .forEach(g -> {
                     print("Thread '" + g.getKey() + "', self", selfByThread.get(g.getKey()), g.getValue(), 25);
-                    print("Thread '" + g.getKey() + "', inclusive", inclusiveByThread.get(g.getKey()), g.getValue(),
+                    print(
+                            "Thread '" + g.getKey() + "', inclusive",
+                            inclusiveByThread.get(g.getKey()),
+                            g.getValue(),
                             45);
                 });
         System.out.printf(Locale.ROOT, "%nAllocation samples: %,d MB estimated%n", allocated >> 20);
@@ -254,8 +278,8 @@ public final class SinkProfile {
         counts.entrySet().stream()
                 .sorted(Map.Entry.<String, Long>comparingByValue(Comparator.reverseOrder()))
                 .limit(limit)
-                .forEach(e -> System.out.printf(Locale.ROOT, "  %5.1f%%  %s%n", 100.0 * e.getValue() / total,
-                        e.getKey()));
+                .forEach(e ->
+                        System.out.printf(Locale.ROOT, "  %5.1f%%  %s%n", 100.0 * e.getValue() / total, e.getKey()));
     }
 
     /**
@@ -302,16 +326,18 @@ public final class SinkProfile {
         void start() {
             poll(true);
             running = true;
-            poller = new Thread(() -> {
-                while (running) {
-                    poll(false);
-                    try {
-                        Thread.sleep(100);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            }, "sink-profile-cpu-poller");
+            poller = new Thread(
+                    () -> {
+                        while (running) {
+                            poll(false);
+                            try {
+                                Thread.sleep(100);
+                            } catch (InterruptedException e) {
+                                return;
+                            }
+                        }
+                    },
+                    "sink-profile-cpu-poller");
             poller.setDaemon(true);
             poller.start();
         }
@@ -341,8 +367,8 @@ public final class SinkProfile {
 
         Map<String, Long> byGroup() {
             Map<String, Long> groups = new HashMap<>();
-            cpu.forEach((id, nanos) -> groups.merge(SUBTASK_SUFFIX.matcher(names.get(id)).replaceAll(""), nanos,
-                    Long::sum));
+            cpu.forEach((id, nanos) ->
+                    groups.merge(SUBTASK_SUFFIX.matcher(names.get(id)).replaceAll(""), nanos, Long::sum));
             return groups;
         }
     }

@@ -88,7 +88,11 @@ public final class UpdateColumnBenchmark {
         long rowsPerFragment = 100_000;
         long start = System.nanoTime();
         createTable(uri, rows, dims, rowsPerFragment);
-        System.out.printf(Locale.ROOT, "table: %d rows, %d-d float32 vector, written in %.1f s%n", rows, dims,
+        System.out.printf(
+                Locale.ROOT,
+                "table: %d rows, %d-d float32 vector, written in %.1f s%n",
+                rows,
+                dims,
                 (System.nanoTime() - start) / 1e9);
         List<String> lines = new ArrayList<>();
         for (int run = 1; run <= 2 * runs; run++) {
@@ -104,8 +108,8 @@ public final class UpdateColumnBenchmark {
     }
 
     static Schema schema(int dims) {
-        Field element = new Field("item", FieldType.nullable(new ArrowType.FloatingPoint(
-                FloatingPointPrecision.SINGLE)), null);
+        Field element =
+                new Field("item", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)), null);
         return new Schema(List.of(
                 new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
                 new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null),
@@ -160,8 +164,13 @@ public final class UpdateColumnBenchmark {
                     return b;
                 }
             };
-            Dataset.write(uri, Map.of(), batches, schema,
-                    WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(rowsPerFragment)).close();
+            Dataset.write(
+                            uri,
+                            Map.of(),
+                            batches,
+                            schema,
+                            WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(rowsPerFragment))
+                    .close();
         }
     }
 
@@ -188,8 +197,13 @@ public final class UpdateColumnBenchmark {
         long writerCpu = 0;
         long wall = System.nanoTime();
         WrittenChanges written;
-        try (LanceChangeWriter writer = new LanceChangeWriter(TableLocation.of(uri), "bench-" + run, CHUNK,
-                before.version(), Long.MAX_VALUE, false,
+        try (LanceChangeWriter writer = new LanceChangeWriter(
+                TableLocation.of(uri),
+                "bench-" + run,
+                CHUNK,
+                before.version(),
+                Long.MAX_VALUE,
+                false,
                 InternalSinkWriterMetricGroup.wrap(UnregisteredMetricsGroup.createOperatorMetricGroup()))) {
             for (int from = 0; from < rows; from += CHUNK) {
                 int n = Math.min(CHUNK, rows - from);
@@ -201,8 +215,10 @@ public final class UpdateColumnBenchmark {
                     if (upsert) {
                         // The key resolver's UPDATE of a row found by key; resolver and writer are
                         // chained, so this serialization stands for the copy between them.
-                        serializer.serialize(LocatedChange.update(0, address, ID_AGE,
-                                GenericRowData.of(i, (int) (i % 100) + run, null)), out);
+                        serializer.serialize(
+                                LocatedChange.update(
+                                        0, address, ID_AGE, GenericRowData.of(i, (int) (i % 100) + run, null)),
+                                out);
                         continue;
                     }
                     // The planner's record of an updated row: every declared column, then _rowaddr.
@@ -232,9 +248,17 @@ public final class UpdateColumnBenchmark {
         commit(uri, before.version(), written);
         check(uri, rows, run);
         double perMillion = 1e6 / rows;
-        return String.format(Locale.ROOT, "| %d | %s | %d | %d | %.1f | %.0f | %.0f | %.2f |", run,
-                upsert ? "upsert (id, age)" : "SQL UPDATE", rows, bytes,
-                (double) bytes / rows, senderCpu / 1e6 * perMillion, writerCpu / 1e6 * perMillion, wall / 1e9);
+        return String.format(
+                Locale.ROOT,
+                "| %d | %s | %d | %d | %.1f | %.0f | %.0f | %.2f |",
+                run,
+                upsert ? "upsert (id, age)" : "SQL UPDATE",
+                rows,
+                bytes,
+                (double) bytes / rows,
+                senderCpu / 1e6 * perMillion,
+                writerCpu / 1e6 * perMillion,
+                wall / 1e9);
     }
 
     private static WrittenChanges single(java.util.Collection<WrittenChanges> c) {
@@ -251,12 +275,18 @@ public final class UpdateColumnBenchmark {
             if (o.target().isPending()) {
                 throw new IllegalStateException("an overlay of a pending file: " + o);
             }
-            byFragment.computeIfAbsent(o.target().fragmentId(), k -> new ArrayList<>()).add(o.overlay());
+            byFragment
+                    .computeIfAbsent(o.target().fragmentId(), k -> new ArrayList<>())
+                    .add(o.overlay());
             paths.add("data/" + o.overlay().dataFile().path());
         }
         try (ObjectStore store = ObjectStores.open(uri, Map.of())) {
-            OverlayCommits.commit(store, readVersion, new StagedWrite(OverlayCommits.operation(byFragment), paths),
-                    Map.of(), CommitOptions.defaults());
+            OverlayCommits.commit(
+                    store,
+                    readVersion,
+                    new StagedWrite(OverlayCommits.operation(byFragment), paths),
+                    Map.of(),
+                    CommitOptions.defaults());
         }
     }
 
@@ -282,8 +312,8 @@ public final class UpdateColumnBenchmark {
             }
             for (Fragment f : d.manifest().fragments()) {
                 if (f.overlays().size() != run) {
-                    throw new IllegalStateException("fragment " + f.id() + " has " + f.overlays().size()
-                            + " overlays after run " + run);
+                    throw new IllegalStateException(
+                            "fragment " + f.id() + " has " + f.overlays().size() + " overlays after run " + run);
                 }
             }
         }

@@ -20,56 +20,57 @@ import java.util.List;
  */
 public record FlinkResourceParams(List<String> jvmOptions, List<String> dynamicProperties) {
 
-  /** The prefix BashJavaUtils puts before each result line; other lines are its logging. */
-  public static final String RESULT_PREFIX = "BASH_JAVA_UTILS_EXEC_RESULT:";
+    /** The prefix BashJavaUtils puts before each result line; other lines are its logging. */
+    public static final String RESULT_PREFIX = "BASH_JAVA_UTILS_EXEC_RESULT:";
 
-  /** The BashJavaUtils main class. */
-  public static final String MAIN_CLASS = "org.apache.flink.runtime.util.bash.BashJavaUtils";
+    /** The BashJavaUtils main class. */
+    public static final String MAIN_CLASS = "org.apache.flink.runtime.util.bash.BashJavaUtils";
 
-  /** Which process the parameters are for; the names are BashJavaUtils' commands. */
-  public enum Command {
-    GET_JM_RESOURCE_PARAMS,
-    GET_TM_RESOURCE_PARAMS
-  }
-
-  public FlinkResourceParams {
-    jvmOptions = List.copyOf(jvmOptions);
-    dynamicProperties = List.copyOf(dynamicProperties);
-  }
-
-  /**
-   * Parses BashJavaUtils' output for {@code command}: exactly two result lines (JVM options, then
-   * dynamic properties) among any logging lines.
-   *
-   * @throws IllegalStateException if the output does not have that shape; the message carries
-   *     the whole output, which holds BashJavaUtils' own explanation (e.g. a memory size that
-   *     does not add up)
-   */
-  public static FlinkResourceParams parse(Command command, String output) {
-    List<String> results = new ArrayList<>(2);
-    for (String line : output.split("\\R")) {
-      int at = line.indexOf(RESULT_PREFIX);
-      if (at >= 0) {
-        results.add(line.substring(at + RESULT_PREFIX.length()).trim());
-      }
+    /** Which process the parameters are for; the names are BashJavaUtils' commands. */
+    public enum Command {
+        GET_JM_RESOURCE_PARAMS,
+        GET_TM_RESOURCE_PARAMS
     }
-    if (results.size() != 2) {
-      throw new IllegalStateException("BashJavaUtils " + command + " printed " + results.size()
-          + " result lines (prefix " + RESULT_PREFIX + "), expected 2 (JVM options, dynamic"
-          + " properties); check the memory settings in config.yaml. Its output:\n" + output);
-    }
-    List<String> dynamic = tokens(results.get(1));
-    for (int i = 0; i < dynamic.size(); i += 2) {
-      if (!dynamic.get(i).equals("-D") || i + 1 >= dynamic.size()
-          || dynamic.get(i + 1).indexOf('=') <= 0) {
-        throw new IllegalStateException("BashJavaUtils " + command + " printed dynamic properties"
-            + " that are not '-D key=value' pairs at token " + i + ": '" + results.get(1) + "'");
-      }
-    }
-    return new FlinkResourceParams(tokens(results.get(0)), dynamic);
-  }
 
-  private static List<String> tokens(String line) {
-    return line.isEmpty() ? List.of() : Arrays.asList(line.split("\\s+"));
-  }
+    public FlinkResourceParams {
+        jvmOptions = List.copyOf(jvmOptions);
+        dynamicProperties = List.copyOf(dynamicProperties);
+    }
+
+    /**
+     * Parses BashJavaUtils' output for {@code command}: exactly two result lines (JVM options, then
+     * dynamic properties) among any logging lines.
+     *
+     * @throws IllegalStateException if the output does not have that shape; the message carries
+     *     the whole output, which holds BashJavaUtils' own explanation (e.g. a memory size that
+     *     does not add up)
+     */
+    public static FlinkResourceParams parse(Command command, String output) {
+        List<String> results = new ArrayList<>(2);
+        for (String line : output.split("\\R")) {
+            int at = line.indexOf(RESULT_PREFIX);
+            if (at >= 0) {
+                results.add(line.substring(at + RESULT_PREFIX.length()).trim());
+            }
+        }
+        if (results.size() != 2) {
+            throw new IllegalStateException("BashJavaUtils " + command + " printed " + results.size()
+                    + " result lines (prefix " + RESULT_PREFIX + "), expected 2 (JVM options, dynamic"
+                    + " properties); check the memory settings in config.yaml. Its output:\n" + output);
+        }
+        List<String> dynamic = tokens(results.get(1));
+        for (int i = 0; i < dynamic.size(); i += 2) {
+            if (!dynamic.get(i).equals("-D")
+                    || i + 1 >= dynamic.size()
+                    || dynamic.get(i + 1).indexOf('=') <= 0) {
+                throw new IllegalStateException("BashJavaUtils " + command + " printed dynamic properties"
+                        + " that are not '-D key=value' pairs at token " + i + ": '" + results.get(1) + "'");
+            }
+        }
+        return new FlinkResourceParams(tokens(results.get(0)), dynamic);
+    }
+
+    private static List<String> tokens(String line) {
+        return line.isEmpty() ? List.of() : Arrays.asList(line.split("\\s+"));
+    }
 }

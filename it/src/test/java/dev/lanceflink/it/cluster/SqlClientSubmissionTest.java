@@ -20,15 +20,15 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SqlClientSubmissionTest {
 
-  @RegisterExtension
-  static final FlinkSessionClusterExtension FLINK = FlinkSessionClusterExtension.shared();
+    @RegisterExtension
+    static final FlinkSessionClusterExtension FLINK = FlinkSessionClusterExtension.shared();
 
-  @TempDir
-  Path dir;
+    @TempDir
+    Path dir;
 
-  @Test
-  void aScriptQueriesAndInsertsOnTheCluster() throws Exception {
-    Path script = Files.writeString(dir.resolve("job.sql"), """
+    @Test
+    void aScriptQueriesAndInsertsOnTheCluster() throws Exception {
+        Path script = Files.writeString(dir.resolve("job.sql"), """
         SET 'execution.runtime-mode' = 'batch';
         SET 'table.dml-sync' = 'true';
         SELECT x * 7 AS y FROM (VALUES (1), (6)) AS t(x);
@@ -37,35 +37,35 @@ class SqlClientSubmissionTest {
         INSERT INTO dst SELECT id FROM src;
         """);
 
-    CliResult run = FLINK.cluster().runSqlClient(script, Duration.ofMinutes(3));
+        CliResult run = FLINK.cluster().runSqlClient(script, Duration.ofMinutes(3));
 
-    assertThat(run.exitCode()).as(run.describe()).isZero();
-    assertThat(run.sqlErrors()).as(run.describe()).isEmpty();
-    assertThat(run.stdout()).containsPattern("\\|\\s+7 \\|").containsPattern("\\|\\s+42 \\|");
-    // With table.dml-sync the client prints no job id; the job's name is unique in this test run.
-    List<JsonNode> inserts = new ArrayList<>();
-    for (JsonNode job : FLINK.cluster().rest("/jobs/overview").path("jobs")) {
-      if (job.path("name").asText().equals("insert-into_default_catalog.default_database.dst")) {
-        inserts.add(job);
-      }
+        assertThat(run.exitCode()).as(run.describe()).isZero();
+        assertThat(run.sqlErrors()).as(run.describe()).isEmpty();
+        assertThat(run.stdout()).containsPattern("\\|\\s+7 \\|").containsPattern("\\|\\s+42 \\|");
+        // With table.dml-sync the client prints no job id; the job's name is unique in this test run.
+        List<JsonNode> inserts = new ArrayList<>();
+        for (JsonNode job : FLINK.cluster().rest("/jobs/overview").path("jobs")) {
+            if (job.path("name").asText().equals("insert-into_default_catalog.default_database.dst")) {
+                inserts.add(job);
+            }
+        }
+        assertThat(inserts).hasSize(1);
+        JsonNode insert = inserts.get(0);
+        assertThat(insert.path("jobType").asText()).isEqualTo("BATCH");
+        assertThat(insert.path("state").asText()).isEqualTo("FINISHED");
     }
-    assertThat(inserts).hasSize(1);
-    JsonNode insert = inserts.get(0);
-    assertThat(insert.path("jobType").asText()).isEqualTo("BATCH");
-    assertThat(insert.path("state").asText()).isEqualTo("FINISHED");
-  }
 
-  @Test
-  void aFailingStatementIsReportedAndStopsTheScript() throws Exception {
-    Path script = Files.writeString(dir.resolve("bad.sql"), """
+    @Test
+    void aFailingStatementIsReportedAndStopsTheScript() throws Exception {
+        Path script = Files.writeString(dir.resolve("bad.sql"), """
         SELECT * FROM no_such_table;
         CREATE TABLE never (id BIGINT) WITH ('connector' = 'blackhole');
         """);
 
-    CliResult run = FLINK.cluster().runSqlClient(script, Duration.ofMinutes(2));
+        CliResult run = FLINK.cluster().runSqlClient(script, Duration.ofMinutes(2));
 
-    assertThat(run.sqlErrors()).as(run.describe()).hasSize(1);
-    assertThat(run.sqlErrors().get(0)).contains("Object 'no_such_table' not found");
-    assertThat(run.stdout()).doesNotContain("CREATE TABLE never");
-  }
+        assertThat(run.sqlErrors()).as(run.describe()).hasSize(1);
+        assertThat(run.sqlErrors().get(0)).contains("Object 'no_such_table' not found");
+        assertThat(run.stdout()).doesNotContain("CREATE TABLE never");
+    }
 }

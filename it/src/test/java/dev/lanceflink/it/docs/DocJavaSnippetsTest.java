@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DocJavaSnippetsTest {
 
-    private static final String HEADER = String.join("\n",
+    private static final String HEADER = String.join(
+            "\n",
             "import dev.lanceflink.flink.sink.LanceSinkBuilder;",
             "import dev.lanceflink.flink.sink.LanceSinkMode;",
             "import dev.lanceflink.flink.sink.OverlayShape;",
@@ -35,21 +36,33 @@ class DocJavaSnippetsTest {
 
     @Test
     void javaSnippetsCompile(@TempDir Path dir) throws Exception {
-        List<Snippet> java = DocSnippets.all().stream().filter(s -> s.kind() == Kind.COMPILE).toList();
+        List<Snippet> java =
+                DocSnippets.all().stream().filter(s -> s.kind() == Kind.COMPILE).toList();
         assertThat(java).as("Java snippets in the README").isNotEmpty();
         JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
         for (Snippet s : java) {
             String name = "Snippet" + java.indexOf(s); // line numbers repeat across files
             Path source = dir.resolve(name + ".java");
-            Files.writeString(source, HEADER + "class " + name + " {\n"
-                    + "  static void snippet(DataStream<RowData> rowDataStream, DataStream<RowData> changelogStream)"
-                    + " throws Exception {\n" + s.text() + "  }\n}\n");
+            Files.writeString(
+                    source,
+                    HEADER + "class " + name + " {\n"
+                            + "  static void snippet(DataStream<RowData> rowDataStream, DataStream<RowData> changelogStream)"
+                            + " throws Exception {\n" + s.text() + "  }\n}\n");
             ByteArrayOutputStream diagnostics = new ByteArrayOutputStream();
-            int code = compiler.run(null, null, diagnostics,
-                    "-proc:none", "-d", dir.toString(), "-cp", System.getProperty("java.class.path")
-                            + File.pathSeparator + testClasspath(), source.toString());
-            assertThat(code).as(s.where() + " does not compile:\n" + s.text() + "\n"
-                    + diagnostics.toString(StandardCharsets.UTF_8)).isZero();
+            int code = compiler.run(
+                    null,
+                    null,
+                    diagnostics,
+                    "-proc:none",
+                    "-d",
+                    dir.toString(),
+                    "-cp",
+                    System.getProperty("java.class.path") + File.pathSeparator + testClasspath(),
+                    source.toString());
+            assertThat(code)
+                    .as(s.where() + " does not compile:\n" + s.text() + "\n"
+                            + diagnostics.toString(StandardCharsets.UTF_8))
+                    .isZero();
         }
     }
 

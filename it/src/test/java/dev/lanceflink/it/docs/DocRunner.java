@@ -52,8 +52,8 @@ final class DocRunner {
         while (m.find()) {
             String value = m.group(3);
             String resolved = isRelative(value) ? work.resolve(value).toString() : value;
-            m.appendReplacement(out, Matcher.quoteReplacement("'" + m.group(1) + "'" + m.group(2) + "'" + resolved
-                    + "'"));
+            m.appendReplacement(
+                    out, Matcher.quoteReplacement("'" + m.group(1) + "'" + m.group(2) + "'" + resolved + "'"));
         }
         m.appendTail(out);
         return out.toString();
@@ -94,8 +94,10 @@ final class DocRunner {
                     args.set(i + 1, copy.toString());
                 }
             }
-        } else if (List.of("dump", "inspect", "versions", "compact").contains(command) && args.size() > 1
-                && !args.get(1).startsWith("-") && isRelative(args.get(1))) {
+        } else if (List.of("dump", "inspect", "versions", "compact").contains(command)
+                && args.size() > 1
+                && !args.get(1).startsWith("-")
+                && isRelative(args.get(1))) {
             args.set(1, work.resolve(args.get(1)).toString());
         }
         return cli(args);

@@ -142,8 +142,11 @@ final class DocSnippets {
         List<Path> files = new ArrayList<>();
         files.add(Path.of("README.md"));
         try (Stream<Path> modules = Files.list(ROOT)) {
-            modules.filter(d -> Files.isRegularFile(d.resolve("pom.xml")) && Files.isRegularFile(d.resolve("README.md")))
-                    .map(d -> ROOT.relativize(d.resolve("README.md"))).sorted().forEach(files::add);
+            modules.filter(d ->
+                            Files.isRegularFile(d.resolve("pom.xml")) && Files.isRegularFile(d.resolve("README.md")))
+                    .map(d -> ROOT.relativize(d.resolve("README.md")))
+                    .sorted()
+                    .forEach(files::add);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -169,7 +172,9 @@ final class DocSnippets {
         try (Stream<Path> files = Files.walk(base)) {
             return files.filter(p -> p.getFileName().toString().endsWith(suffix))
                     .filter(p -> !ROOT.relativize(p).toString().contains("/target"))
-                    .map(ROOT::relativize).sorted().toList();
+                    .map(ROOT::relativize)
+                    .sorted()
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -214,8 +219,13 @@ final class DocSnippets {
             if (i >= lines.size()) {
                 throw new IllegalStateException(file + ":" + (start + 1) + ": code block is never closed");
             }
-            out.add(new Snippet(file, start + 1, fence.group(2).toLowerCase(Locale.ROOT), text.toString(),
-                    marker(lines, start), section));
+            out.add(new Snippet(
+                    file,
+                    start + 1,
+                    fence.group(2).toLowerCase(Locale.ROOT),
+                    text.toString(),
+                    marker(lines, start),
+                    section));
         }
         return out;
     }
@@ -225,8 +235,12 @@ final class DocSnippets {
         String text = read(file);
         String name = file.getFileName().toString();
         String language = name.substring(name.lastIndexOf('.') + 1);
-        String marker = text.lines().map(FILE_MARKER::matcher).filter(Matcher::matches).map(m -> m.group(1))
-                .findFirst().orElse(null);
+        String marker = text.lines()
+                .map(FILE_MARKER::matcher)
+                .filter(Matcher::matches)
+                .map(m -> m.group(1))
+                .findFirst()
+                .orElse(null);
         return new Snippet(file, 1, language.equals("py") ? "python" : language, text, marker, name);
     }
 

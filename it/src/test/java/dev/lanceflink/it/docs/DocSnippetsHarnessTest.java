@@ -17,30 +17,34 @@ class DocSnippetsHarnessTest {
     @Test
     void blocksGetTheirLanguageMarkerAndIndentation(@TempDir Path dir) throws Exception {
         Path md = dir.resolve("doc.md");
-        Files.writeString(md, String.join("\n",
-                "# Title",
-                "```sql",
-                "SELECT 1;",
-                "```",
-                "<!-- doc-test: skip (needs a Flink distribution) -->",
-                "",
-                "```bash",
-                "bin/sql-client.sh",
-                "```",
-                "- item",
-                "  ```sql",
-                "  SELECT 2;",
-                "  ```",
-                "```python",
-                "print(1)",
-                "```",
-                "<!-- doc-test: skip -->",
-                "```yaml",
-                "a: 1",
-                "```",
-                ""));
+        Files.writeString(
+                md,
+                String.join(
+                        "\n",
+                        "# Title",
+                        "```sql",
+                        "SELECT 1;",
+                        "```",
+                        "<!-- doc-test: skip (needs a Flink distribution) -->",
+                        "",
+                        "```bash",
+                        "bin/sql-client.sh",
+                        "```",
+                        "- item",
+                        "  ```sql",
+                        "  SELECT 2;",
+                        "  ```",
+                        "```python",
+                        "print(1)",
+                        "```",
+                        "<!-- doc-test: skip -->",
+                        "```yaml",
+                        "a: 1",
+                        "```",
+                        ""));
         List<Snippet> blocks = DocSnippets.blocks(md);
-        assertThat(blocks).extracting(Snippet::kind)
+        assertThat(blocks)
+                .extracting(Snippet::kind)
                 .containsExactly(Kind.RUN, Kind.SKIP, Kind.RUN, Kind.UNMARKED, Kind.SKIP);
         assertThat(blocks.get(1).skipReason()).isEqualTo("needs a Flink distribution");
         assertThat(blocks.get(2).text()).isEqualTo("SELECT 2;\n");
@@ -52,7 +56,8 @@ class DocSnippetsHarnessTest {
     void onlyRelativePathsAndWarehousesAreResolved(@TempDir Path work) {
         DocRunner runner = new DocRunner(work);
         assertThat(runner.rewriteSql("WITH ('connector' = 'lance', 'path' = 'd/t.lance', 'other' = 'x.lance')"))
-                .isEqualTo("WITH ('connector' = 'lance', 'path' = '" + work.resolve("d/t.lance") + "', 'other' = 'x.lance')");
+                .isEqualTo("WITH ('connector' = 'lance', 'path' = '" + work.resolve("d/t.lance")
+                        + "', 'other' = 'x.lance')");
         assertThat(runner.rewriteSql("('warehouse' = 's3://bucket/w', 'path'='/abs/t.lance')"))
                 .isEqualTo("('warehouse' = 's3://bucket/w', 'path'='/abs/t.lance')");
     }
@@ -69,7 +74,8 @@ class DocSnippetsHarnessTest {
     void jsonOutputMatchesWhenEveryFieldShownHasThatValue() throws Exception {
         ObjectMapper json = new ObjectMapper();
         var actual = json.readTree("{\"version\": 3, \"rows\": [{\"id\": 1, \"age\": 30}], \"extra\": true}");
-        assertThat(DocSnippetsRunTest.mismatch(json.readTree("{\"rows\": [{\"id\": 1}]}"), actual, "$")).isNull();
+        assertThat(DocSnippetsRunTest.mismatch(json.readTree("{\"rows\": [{\"id\": 1}]}"), actual, "$"))
+                .isNull();
         assertThat(DocSnippetsRunTest.mismatch(json.readTree("{\"version\": 4}"), actual, "$"))
                 .isEqualTo("$.version is 3, not 4");
         assertThat(DocSnippetsRunTest.mismatch(json.readTree("{\"rows\": [{}, {}]}"), actual, "$"))

@@ -33,15 +33,20 @@ class DocSnippetsInventoryTest {
                         + " them <!-- doc-test: skip (reason) --> / run by <test file> / synopsis / output"
                         + " (see DocSnippets)")
                 .isEmpty();
-        assertThat(all.stream().filter(s -> s.kind() == Kind.SKIP && s.skipReason().isEmpty()).map(Snippet::toString))
-                .as("skip markers without a reason: <!-- doc-test: skip (why) -->").isEmpty();
-        Map<String, Long> counts = new TreeMap<>(all.stream()
-                .collect(Collectors.groupingBy(s -> s.kind().name(), Collectors.counting())));
+        assertThat(all.stream()
+                        .filter(s -> s.kind() == Kind.SKIP && s.skipReason().isEmpty())
+                        .map(Snippet::toString))
+                .as("skip markers without a reason: <!-- doc-test: skip (why) -->")
+                .isEmpty();
+        Map<String, Long> counts = new TreeMap<>(
+                all.stream().collect(Collectors.groupingBy(s -> s.kind().name(), Collectors.counting())));
         System.out.println("doc snippets: " + all.size() + " " + counts);
-        all.stream().filter(s -> s.kind() == Kind.SKIP)
+        all.stream()
+                .filter(s -> s.kind() == Kind.SKIP)
                 .forEach(s -> System.out.println("  skipped " + s.where() + ": " + s.skipReason()));
-        assertThat(all).as("the README's SQL blocks run").anyMatch(s -> s.file().equals(Path.of("README.md"))
-                && s.isSql() && s.kind() == Kind.RUN);
+        assertThat(all)
+                .as("the README's SQL blocks run")
+                .anyMatch(s -> s.file().equals(Path.of("README.md")) && s.isSql() && s.kind() == Kind.RUN);
     }
 
     @Test
@@ -52,7 +57,8 @@ class DocSnippetsInventoryTest {
             if (s.kind() == Kind.OUTPUT) {
                 Snippet before = i > 0 ? all.get(i - 1) : null;
                 assertThat(before != null && before.file().equals(s.file()) && before.kind() == Kind.RUN)
-                        .as(s.where() + ": an output block must directly follow the block it is the output of").isTrue();
+                        .as(s.where() + ": an output block must directly follow the block it is the output of")
+                        .isTrue();
             }
         }
     }
@@ -62,9 +68,12 @@ class DocSnippetsInventoryTest {
         for (Snippet s : DocSnippets.all()) {
             if (s.kind() == Kind.RUN && !s.isSql() && !s.isScriptFile()) {
                 for (String line : DocRunner.commandLines(s.text())) {
-                    assertThat(DocRunner.shellWords(line)).as(s.where() + ": only bin/lance-flink commands and the"
-                            + " examples' java commands run; mark the block otherwise: " + line)
-                            .isNotEmpty().first().isIn("bin/lance-flink", "java");
+                    assertThat(DocRunner.shellWords(line))
+                            .as(s.where() + ": only bin/lance-flink commands and the"
+                                    + " examples' java commands run; mark the block otherwise: " + line)
+                            .isNotEmpty()
+                            .first()
+                            .isIn("bin/lance-flink", "java");
                 }
             }
         }
@@ -85,7 +94,9 @@ class DocSnippetsInventoryTest {
                 needed.add(s.file().getFileName().toString());
             } else if (s.isSql()) {
                 for (String statement : s.text().split(";")) {
-                    String sql = statement.lines().filter(l -> !l.strip().startsWith("--"))
+                    String sql = statement
+                            .lines()
+                            .filter(l -> !l.strip().startsWith("--"))
                             .collect(Collectors.joining(" "));
                     if (!sql.isBlank()) {
                         needed.add(normalize(sql) + ";");
@@ -93,20 +104,28 @@ class DocSnippetsInventoryTest {
                 }
             } else if (s.language().equals("yaml")) {
                 // Flink configuration: the test sets every key shown to the value shown.
-                s.text().lines().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).forEach(l -> {
-                    int colon = l.indexOf(':');
-                    needed.add(normalize("\"" + l.substring(0, colon).strip() + "\", \""
-                            + l.substring(colon + 1).strip() + "\""));
-                });
+                s.text()
+                        .lines()
+                        .map(String::strip)
+                        .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+                        .forEach(l -> {
+                            int colon = l.indexOf(':');
+                            needed.add(normalize("\"" + l.substring(0, colon).strip() + "\", \""
+                                    + l.substring(colon + 1).strip() + "\""));
+                        });
             } else {
                 Matcher m = Pattern.compile("[\\w./-]+\\.(?:py|sh|sql)\\b").matcher(s.text());
                 while (m.find()) {
                     needed.add(Path.of(m.group()).getFileName().toString());
                 }
             }
-            assertThat(needed).as(s.where() + ": nothing to look for in " + s.runBy()).isNotEmpty();
+            assertThat(needed)
+                    .as(s.where() + ": nothing to look for in " + s.runBy())
+                    .isNotEmpty();
             for (String n : needed) {
-                assertThat(source).as(s.where() + ": " + s.runBy() + " runs the snippet").contains(n);
+                assertThat(source)
+                        .as(s.where() + ": " + s.runBy() + " runs the snippet")
+                        .contains(n);
             }
         }
     }
@@ -116,8 +135,11 @@ class DocSnippetsInventoryTest {
         String rootPom = Files.readString(DocSnippets.ROOT.resolve("pom.xml"));
         String version = tag(rootPom.substring(rootPom.indexOf("</parent>") + 1), "version");
         List<String> artifacts = new ArrayList<>();
-        for (String module : Pattern.compile("<module>([^<]+)</module>").matcher(rootPom).results()
-                .map(r -> r.group(1)).toList()) {
+        for (String module : Pattern.compile("<module>([^<]+)</module>")
+                .matcher(rootPom)
+                .results()
+                .map(r -> r.group(1))
+                .toList()) {
             String pom = Files.readString(DocSnippets.ROOT.resolve(module).resolve("pom.xml"));
             artifacts.add(tag(pom.substring(pom.indexOf("</parent>")), "artifactId"));
         }
@@ -143,10 +165,13 @@ class DocSnippetsInventoryTest {
                 assertThat(words.get(0)).as(s.where()).isEqualTo("bin/lance-flink");
                 String command = words.get(1);
                 DocRunner.Run help = DocRunner.cli(List.of(command, "--help"));
-                assertThat(help.exitCode()).as(s.where() + ": " + help.describe()).isZero();
+                assertThat(help.exitCode())
+                        .as(s.where() + ": " + help.describe())
+                        .isZero();
                 Matcher m = OPTION.matcher(code);
                 while (m.find()) {
-                    assertThat(help.stdout()).as(s.where() + ": bin/lance-flink " + command + " --help")
+                    assertThat(help.stdout())
+                            .as(s.where() + ": bin/lance-flink " + command + " --help")
                             .containsPattern("(?m)(^|[\\s,\\[])" + Pattern.quote(m.group(1)) + "([\\s=,\\]]|$)");
                 }
             }
@@ -160,6 +185,9 @@ class DocSnippetsInventoryTest {
     }
 
     private static String normalize(String text) {
-        return text.replaceAll("\\s+", " ").replace("( ", "(").replace(" )", ")").strip();
+        return text.replaceAll("\\s+", " ")
+                .replace("( ", "(")
+                .replace(" )", ")")
+                .strip();
     }
 }

@@ -49,14 +49,16 @@ class DocSnippetsRunTest {
         byFile.forEach((file, snippets) -> {
             DocRunner runner = new DocRunner(work.resolve(file.toString().replace('/', '_')));
             List<DynamicNode> tests = new ArrayList<>();
-            for (Iterator<Snippet> it = snippets.iterator(); it.hasNext();) {
+            for (Iterator<Snippet> it = snippets.iterator(); it.hasNext(); ) {
                 Snippet s = it.next();
                 if (s.kind() != Kind.RUN) {
                     continue;
                 }
                 int index = snippets.indexOf(s);
-                Snippet output = index + 1 < snippets.size() && snippets.get(index + 1).kind() == Kind.OUTPUT
-                        ? snippets.get(index + 1) : null;
+                Snippet output =
+                        index + 1 < snippets.size() && snippets.get(index + 1).kind() == Kind.OUTPUT
+                                ? snippets.get(index + 1)
+                                : null;
                 tests.add(DynamicTest.dynamicTest(s.where() + " " + s.section(), () -> run(runner, s, output)));
             }
             if (!tests.isEmpty()) {
@@ -79,14 +81,19 @@ class DocSnippetsRunTest {
             stdout = null;
             for (String line : DocRunner.commandLines(s.text())) {
                 List<String> words = DocRunner.shellWords(line);
-                assertThat(words).as(s.where() + ": a line the doc tests cannot run (mark the block): " + line)
-                        .isNotEmpty().first().isIn("bin/lance-flink", "java");
+                assertThat(words)
+                        .as(s.where() + ": a line the doc tests cannot run (mark the block): " + line)
+                        .isNotEmpty()
+                        .first()
+                        .isIn("bin/lance-flink", "java");
                 if (words.get(0).equals("java")) {
                     stdout = ShellScript.javaCommand(runner, words, s.where() + ": " + line);
                     continue;
                 }
                 DocRunner.Run r = runner.command(words.subList(1, words.size()));
-                assertThat(r.exitCode()).as(s.where() + ": " + line + "\n" + r.describe()).isZero();
+                assertThat(r.exitCode())
+                        .as(s.where() + ": " + line + "\n" + r.describe())
+                        .isZero();
                 stdout = r.stdout();
             }
         }
@@ -100,10 +107,12 @@ class DocSnippetsRunTest {
         if (expected.language().equals("json")) {
             JsonNode want = JSON.readTree(expected.text());
             JsonNode got = JSON.readTree(actual);
-            assertThat(mismatch(want, got, "$")).as(of.where() + ": output shown at " + expected.where()
-                    + "; actual:\n" + actual).isNull();
+            assertThat(mismatch(want, got, "$"))
+                    .as(of.where() + ": output shown at " + expected.where() + "; actual:\n" + actual)
+                    .isNull();
         } else {
-            assertThat(trimLines(actual)).as(of.where() + ": output shown at " + expected.where())
+            assertThat(trimLines(actual))
+                    .as(of.where() + ": output shown at " + expected.where())
                     .isEqualTo(trimLines(expected.text()));
         }
     }
@@ -117,7 +126,7 @@ class DocSnippetsRunTest {
             if (!got.isObject()) {
                 return at + " is not an object";
             }
-            for (Iterator<Map.Entry<String, JsonNode>> f = want.fields(); f.hasNext();) {
+            for (Iterator<Map.Entry<String, JsonNode>> f = want.fields(); f.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = f.next();
                 String m = mismatch(e.getValue(), got.get(e.getKey()), at + "." + e.getKey());
                 if (m != null) {
@@ -142,6 +151,9 @@ class DocSnippetsRunTest {
     }
 
     private static String trimLines(String text) {
-        return text.lines().map(String::stripTrailing).collect(Collectors.joining("\n")).strip();
+        return text.lines()
+                .map(String::stripTrailing)
+                .collect(Collectors.joining("\n"))
+                .strip();
     }
 }

@@ -87,7 +87,9 @@ final class ShellScript {
      * options must include the {@code --add-opens} the examples need, as a reader would type it.
      */
     static String javaCommand(DocRunner runner, List<String> words, String where) throws Exception {
-        assertThat(words).as(where + ": examples need the JVM flag").contains("--add-opens=java.base/java.nio=ALL-UNNAMED");
+        assertThat(words)
+                .as(where + ": examples need the JVM flag")
+                .contains("--add-opens=java.base/java.nio=ALL-UNNAMED");
         int jar = words.indexOf("-jar");
         int cp = words.indexOf("-cp");
         String mainClass;
@@ -95,11 +97,14 @@ final class ShellScript {
         if (jar > 0) {
             String pom = DocSnippets.read(Path.of("examples/pom.xml"));
             Matcher main = Pattern.compile("<mainClass>([^<]+)</mainClass>").matcher(pom);
-            assertThat(main.find()).as("the examples jar's main class in examples/pom.xml").isTrue();
+            assertThat(main.find())
+                    .as("the examples jar's main class in examples/pom.xml")
+                    .isTrue();
             mainClass = main.group(1);
             firstArg = jar + 2;
         } else {
-            assertThat(cp).as(where + ": only java -jar <examples jar> or java -cp <examples jar> <class> runs")
+            assertThat(cp)
+                    .as(where + ": only java -jar <examples jar> or java -cp <examples jar> <class> runs")
                     .isPositive();
             jar = cp;
             mainClass = words.get(cp + 2);
@@ -108,15 +113,18 @@ final class ShellScript {
         assertThat(words.get(jar + 1)).as(where).endsWith("examples/target/lance-flink-examples.jar");
         // Paths go to the test's working directory; counts and other plain words stay as written.
         String[] args = words.subList(firstArg, words.size()).stream()
-                .map(a -> a.contains("/") || a.contains(".") ? runner.resolve(a) : a).toArray(String[]::new);
+                .map(a -> a.contains("/") || a.contains(".") ? runner.resolve(a) : a)
+                .toArray(String[]::new);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PrintStream previous = System.out;
         System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
         try {
             Class.forName(mainClass).getMethod("main", String[].class).invoke(null, (Object) args);
         } catch (ClassNotFoundException e) {
-            throw new AssertionError(where + ": " + mainClass + " is not on the class path: the it module's"
-                    + " surefire adds the examples module's classes, so build with -am (mvn -pl it -am test)", e);
+            throw new AssertionError(
+                    where + ": " + mainClass + " is not on the class path: the it module's"
+                            + " surefire adds the examples module's classes, so build with -am (mvn -pl it -am test)",
+                    e);
         } catch (InvocationTargetException e) {
             throw new AssertionError(where + " failed: " + e.getCause(), e.getCause());
         } finally {

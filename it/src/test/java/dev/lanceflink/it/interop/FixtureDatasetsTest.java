@@ -36,108 +36,131 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class FixtureDatasetsTest {
 
-  private static final Path FIXTURES =
-      Path.of("..", "format-core", "src", "test", "resources", "fixtures", "lance-7.0.0");
-  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-  private static final Pattern FSL = Pattern.compile("^fixed_size_list<(.*), (\\d+)>$");
-  private static final DateTimeFormatter MICROS =
-      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS", Locale.ROOT);
+    private static final Path FIXTURES =
+            Path.of("..", "format-core", "src", "test", "resources", "fixtures", "lance-7.0.0");
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    private static final Pattern FSL = Pattern.compile("^fixed_size_list<(.*), (\\d+)>$");
+    private static final DateTimeFormatter MICROS =
+            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS", Locale.ROOT);
 
-  @ParameterizedTest
-  @ValueSource(strings = {"v20_default_table", "v20_all", "v21_default_table", "v21_ints",
-      "v21_strings", "v21_fullzip", "v21_huge", "v21_nested", "v21_const", "v21_options",
-      "v22_default_table", "v22_ints", "v22_strings", "v22_fullzip", "v22_huge", "v22_nested",
-      "v22_const", "v22_options"})
-  void ourDumpEqualsTheSdksReadBack(String fixture) throws Exception {
-    JsonNode sdk = DumpComparator.MAPPER.readTree(
-        Files.readString(FIXTURES.resolve(fixture + ".expected.json")));
-    JsonNode ours = OurCli.run("dump", FIXTURES.resolve(fixture + ".lance").toString());
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "v20_default_table",
+                "v20_all",
+                "v21_default_table",
+                "v21_ints",
+                "v21_strings",
+                "v21_fullzip",
+                "v21_huge",
+                "v21_nested",
+                "v21_const",
+                "v21_options",
+                "v22_default_table",
+                "v22_ints",
+                "v22_strings",
+                "v22_fullzip",
+                "v22_huge",
+                "v22_nested",
+                "v22_const",
+                "v22_options"
+            })
+    void ourDumpEqualsTheSdksReadBack(String fixture) throws Exception {
+        JsonNode sdk = DumpComparator.MAPPER.readTree(Files.readString(FIXTURES.resolve(fixture + ".expected.json")));
+        JsonNode ours = OurCli.run("dump", FIXTURES.resolve(fixture + ".lance").toString());
 
-    List<String> sdkColumns = new ArrayList<>();
-    sdk.path("schema").forEach(c -> sdkColumns.add(c.path("name").asText() + ":"
-        + c.path("nullable").asBoolean()));
-    List<String> ourColumns = new ArrayList<>();
-    ours.path("schema").forEach(c -> ourColumns.add(c.path("name").asText() + ":"
-        + c.path("nullable").asBoolean()));
-    assertThat(ourColumns).isEqualTo(sdkColumns);
+        List<String> sdkColumns = new ArrayList<>();
+        sdk.path("schema")
+                .forEach(c -> sdkColumns.add(
+                        c.path("name").asText() + ":" + c.path("nullable").asBoolean()));
+        List<String> ourColumns = new ArrayList<>();
+        ours.path("schema")
+                .forEach(c -> ourColumns.add(
+                        c.path("name").asText() + ":" + c.path("nullable").asBoolean()));
+        assertThat(ourColumns).isEqualTo(sdkColumns);
 
-    ObjectNode expected = DumpComparator.MAPPER.createObjectNode();
-    expected.put("version", sdk.path("version").asLong());
-    expected.set("schema", ours.path("schema"));
-    expected.put("num_rows", sdk.path("num_rows").asLong());
-    ArrayNode rows = expected.putArray("rows");
-    for (JsonNode row : sdk.path("rows")) {
-      ObjectNode converted = rows.addObject();
-      for (JsonNode column : ours.path("schema")) {
-        String name = column.path("name").asText();
-        converted.set(name, convert(column.path("type").asText(), row.get(name)));
-      }
+        ObjectNode expected = DumpComparator.MAPPER.createObjectNode();
+        expected.put("version", sdk.path("version").asLong());
+        expected.set("schema", ours.path("schema"));
+        expected.put("num_rows", sdk.path("num_rows").asLong());
+        ArrayNode rows = expected.putArray("rows");
+        for (JsonNode row : sdk.path("rows")) {
+            ObjectNode converted = rows.addObject();
+            for (JsonNode column : ours.path("schema")) {
+                String name = column.path("name").asText();
+                converted.set(name, convert(column.path("type").asText(), row.get(name)));
+            }
+        }
+        DumpComparator.exact().withVersionCheck().assertSame(fixture, expected, ours);
     }
-    DumpComparator.exact().withVersionCheck().assertSame(fixture, expected, ours);
-  }
 
-  /** One SDK {@code getObject} value of dump type {@code type} in the dump conventions. */
-  private static JsonNode convert(String type, JsonNode value) {
-    if (value == null || value.isNull()) {
-      return NODES.nullNode();
+    /** One SDK {@code getObject} value of dump type {@code type} in the dump conventions. */
+    private static JsonNode convert(String type, JsonNode value) {
+        if (value == null || value.isNull()) {
+            return NODES.nullNode();
+        }
+        if (type.startsWith("list<") || type.startsWith("large_list<")) {
+            return items(stripNotNull(type.substring(type.indexOf('<') + 1, type.length() - 1)), value);
+        }
+        Matcher fsl = FSL.matcher(type);
+        if (fsl.matches()) {
+            return items(stripNotNull(fsl.group(1)), value);
+        }
+        if (type.startsWith("struct<")) {
+            ObjectNode out = NODES.objectNode();
+            for (Map.Entry<String, String> child :
+                    DumpComparator.structChildren(type).entrySet()) {
+                out.set(child.getKey(), convert(child.getValue(), value.get(child.getKey())));
+            }
+            return out;
+        }
+        return switch (type) {
+            case "float16" -> floatNode(halfToFloat(value.intValue()));
+            case "date32" ->
+                NODES.textNode(LocalDate.ofEpochDay(value.longValue()).toString());
+            case "timestamp[us]" -> NODES.textNode(MICROS.format(LocalDateTime.parse(value.asText())));
+            case "uint64" ->
+                NODES.numberNode(
+                        value.bigIntegerValue().signum() < 0
+                                ? value.bigIntegerValue().add(BigInteger.ONE.shiftLeft(64))
+                                : value.bigIntegerValue());
+            default -> value;
+        };
     }
-    if (type.startsWith("list<") || type.startsWith("large_list<")) {
-      return items(stripNotNull(type.substring(type.indexOf('<') + 1, type.length() - 1)), value);
-    }
-    Matcher fsl = FSL.matcher(type);
-    if (fsl.matches()) {
-      return items(stripNotNull(fsl.group(1)), value);
-    }
-    if (type.startsWith("struct<")) {
-      ObjectNode out = NODES.objectNode();
-      for (Map.Entry<String, String> child : DumpComparator.structChildren(type).entrySet()) {
-        out.set(child.getKey(), convert(child.getValue(), value.get(child.getKey())));
-      }
-      return out;
-    }
-    return switch (type) {
-      case "float16" -> floatNode(halfToFloat(value.intValue()));
-      case "date32" -> NODES.textNode(LocalDate.ofEpochDay(value.longValue()).toString());
-      case "timestamp[us]" -> NODES.textNode(MICROS.format(LocalDateTime.parse(value.asText())));
-      case "uint64" -> NODES.numberNode(value.bigIntegerValue().signum() < 0
-          ? value.bigIntegerValue().add(BigInteger.ONE.shiftLeft(64)) : value.bigIntegerValue());
-      default -> value;
-    };
-  }
 
-  private static ArrayNode items(String itemType, JsonNode value) {
-    ArrayNode out = NODES.arrayNode();
-    value.forEach(item -> out.add(convert(itemType, item)));
-    return out;
-  }
-
-  private static String stripNotNull(String type) {
-    return type.endsWith(" not null") ? type.substring(0, type.length() - 9) : type;
-  }
-
-  /** IEEE half-precision bits (as a signed 16-bit number) to the float it denotes exactly. */
-  static float halfToFloat(int bits) {
-    int sign = (bits >> 15) & 1;
-    int exponent = (bits >> 10) & 0x1F;
-    int mantissa = bits & 0x3FF;
-    float magnitude;
-    if (exponent == 0) {
-      magnitude = mantissa * 0x1p-24f;
-    } else if (exponent == 31) {
-      magnitude = mantissa == 0 ? Float.POSITIVE_INFINITY : Float.NaN;
-    } else {
-      magnitude = Math.scalb((float) (1024 + mantissa), exponent - 25);
+    private static ArrayNode items(String itemType, JsonNode value) {
+        ArrayNode out = NODES.arrayNode();
+        value.forEach(item -> out.add(convert(itemType, item)));
+        return out;
     }
-    return sign == 1 ? -magnitude : magnitude;
-  }
 
-  private static JsonNode floatNode(float f) {
-    if (Float.isNaN(f)) {
-      return NODES.textNode("NaN");
+    private static String stripNotNull(String type) {
+        return type.endsWith(" not null") ? type.substring(0, type.length() - 9) : type;
     }
-    if (Float.isInfinite(f)) {
-      return NODES.textNode(f > 0 ? "Infinity" : "-Infinity");
+
+    /** IEEE half-precision bits (as a signed 16-bit number) to the float it denotes exactly. */
+    static float halfToFloat(int bits) {
+        int sign = (bits >> 15) & 1;
+        int exponent = (bits >> 10) & 0x1F;
+        int mantissa = bits & 0x3FF;
+        float magnitude;
+        if (exponent == 0) {
+            magnitude = mantissa * 0x1p-24f;
+        } else if (exponent == 31) {
+            magnitude = mantissa == 0 ? Float.POSITIVE_INFINITY : Float.NaN;
+        } else {
+            magnitude = Math.scalb((float) (1024 + mantissa), exponent - 25);
+        }
+        return sign == 1 ? -magnitude : magnitude;
     }
-    return NODES.numberNode(new BigDecimal(Float.toString(f)));
-  }
+
+    private static JsonNode floatNode(float f) {
+        if (Float.isNaN(f)) {
+            return NODES.textNode("NaN");
+        }
+        if (Float.isInfinite(f)) {
+            return NODES.textNode(f > 0 ? "Infinity" : "-Infinity");
+        }
+        return NODES.numberNode(new BigDecimal(Float.toString(f)));
+    }
 }

@@ -26,40 +26,46 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code INSERT OVERWRITE}, and the SDK reads exactly the new rows that our reader reads.
  */
 class InsertOverwriteInteropTest {
-  private static final Schema USERS = new Schema(List.of(
-      new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
-      new Field("name", FieldType.nullable(new ArrowType.Utf8()), null),
-      new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null)));
+    private static final Schema USERS = new Schema(List.of(
+            new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
+            new Field("name", FieldType.nullable(new ArrowType.Utf8()), null),
+            new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null)));
 
-  @TempDir
-  Path dir;
+    @TempDir
+    Path dir;
 
-  @Test
-  void sdkReadsTheOverwrittenTableExactlyOnceItsOverlaysAreGone() throws Exception {
-    String uri = dir.resolve("users.lance").toString();
-    Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE)).close();
-    TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inBatchMode());
-    t.getConfig().set("parallelism.default", "1");
-    t.executeSql("CREATE TABLE users (id BIGINT NOT NULL, name STRING, age INT) WITH ('connector' = 'lance',"
-        + " 'path' = '" + uri + "')");
-    t.executeSql("INSERT INTO users VALUES (1, 'Alice', 30), (2, 'Bob', 25), (3, 'Carol', 40)").await();
-    t.executeSql("UPDATE users SET age = age + 1 WHERE id = 2").await();
-    assertThat(manifest(uri).readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES).isNotZero();
+    @Test
+    void sdkReadsTheOverwrittenTableExactlyOnceItsOverlaysAreGone() throws Exception {
+        String uri = dir.resolve("users.lance").toString();
+        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE))
+                .close();
+        TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        t.getConfig().set("parallelism.default", "1");
+        t.executeSql("CREATE TABLE users (id BIGINT NOT NULL, name STRING, age INT) WITH ('connector' = 'lance',"
+                + " 'path' = '" + uri + "')");
+        t.executeSql("INSERT INTO users VALUES (1, 'Alice', 30), (2, 'Bob', 25), (3, 'Carol', 40)")
+                .await();
+        t.executeSql("UPDATE users SET age = age + 1 WHERE id = 2").await();
+        assertThat(manifest(uri).readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES)
+                .isNotZero();
 
-    t.executeSql("INSERT OVERWRITE users SELECT id + 10, UPPER(name), age FROM users WHERE id <> 3").await();
+        t.executeSql("INSERT OVERWRITE users SELECT id + 10, UPPER(name), age FROM users WHERE id <> 3")
+                .await();
 
-    Manifest after = manifest(uri);
-    assertThat(after.readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES).isZero();
-    assertThat(after.writerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES).isZero();
-    JsonNode ours = OurCli.run("dump", uri);
-    assertThat(ours.get("rows")).hasSize(2);
-    JsonNode sdk = OracleProcess.fromBuild().run("dump", uri);
-    DumpComparator.exact().assertSame("the SDK's read of the overwritten table vs ours", ours, sdk);
-  }
-
-  private static Manifest manifest(String uri) throws Exception {
-    try (Dataset d = Dataset.open(uri, Map.of())) {
-      return d.manifest();
+        Manifest after = manifest(uri);
+        assertThat(after.readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES)
+                .isZero();
+        assertThat(after.writerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES)
+                .isZero();
+        JsonNode ours = OurCli.run("dump", uri);
+        assertThat(ours.get("rows")).hasSize(2);
+        JsonNode sdk = OracleProcess.fromBuild().run("dump", uri);
+        DumpComparator.exact().assertSame("the SDK's read of the overwritten table vs ours", ours, sdk);
     }
-  }
+
+    private static Manifest manifest(String uri) throws Exception {
+        try (Dataset d = Dataset.open(uri, Map.of())) {
+            return d.manifest();
+        }
+    }
 }

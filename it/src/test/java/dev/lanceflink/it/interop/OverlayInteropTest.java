@@ -36,107 +36,122 @@ import org.junit.jupiter.api.io.TempDir;
  * overlay left and the flag cleared.
  */
 class OverlayInteropTest {
-  private static final Schema SCHEMA = new Schema(List.of(
-      new Field("id", FieldType.notNullable(new ArrowType.Int(32, true)), null),
-      new Field("name", FieldType.nullable(new ArrowType.Utf8()), null),
-      new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null)));
+    private static final Schema SCHEMA = new Schema(List.of(
+            new Field("id", FieldType.notNullable(new ArrowType.Int(32, true)), null),
+            new Field("name", FieldType.nullable(new ArrowType.Utf8()), null),
+            new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null)));
 
-  @TempDir
-  Path dir;
+    @TempDir
+    Path dir;
 
-  @Test
-  void sdkRefusesLiveOverlaysAndReadsTheFoldedTableExactly() throws Exception {
-    String uri = dir.resolve("users.lance").toString();
-    try (BufferAllocator allocator = new RootAllocator()) {
-      Dataset owner;
-      try (VectorSchemaRoot rows = rows(allocator, 300)) {
-        owner = Dataset.write(uri, Map.of(), List.of(rows), SCHEMA,
-            WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(100));
-      }
-      Dataset ds = owner;
-      // Two overlay commits (a dense one over two columns and a later one over one of them,
-      // partly covering the same cells) and a delete that removes an overlaid row.
-      ds = update(ds, allocator, new long[] {1, 5, (1L << 32) | 7, (2L << 32) | 99},
-          new Integer[] {1001, null, 1007, 1299}, new String[] {"one", "five", null, "x"});
-      ds = update(ds, allocator, new long[] {5, (2L << 32) | 10}, new Integer[] {2005, 2210}, null);
-      ds = ds.delete("id = 7");
-      assertThat(ds.manifest().readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES).isNotZero();
-      JsonNode ours = OurCli.run("dump", uri);
-      assertThat(cell(ours, 5, "age")).isEqualTo("2005");
-      assertThat(cell(ours, 5, "name")).isEqualTo("five");
-      assertThat(cell(ours, 1, "age")).isEqualTo("1001");
+    @Test
+    void sdkRefusesLiveOverlaysAndReadsTheFoldedTableExactly() throws Exception {
+        String uri = dir.resolve("users.lance").toString();
+        try (BufferAllocator allocator = new RootAllocator()) {
+            Dataset owner;
+            try (VectorSchemaRoot rows = rows(allocator, 300)) {
+                owner = Dataset.write(
+                        uri,
+                        Map.of(),
+                        List.of(rows),
+                        SCHEMA,
+                        WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(100));
+            }
+            Dataset ds = owner;
+            // Two overlay commits (a dense one over two columns and a later one over one of them,
+            // partly covering the same cells) and a delete that removes an overlaid row.
+            ds = update(
+                    ds,
+                    allocator,
+                    new long[] {1, 5, (1L << 32) | 7, (2L << 32) | 99},
+                    new Integer[] {1001, null, 1007, 1299},
+                    new String[] {"one", "five", null, "x"});
+            ds = update(ds, allocator, new long[] {5, (2L << 32) | 10}, new Integer[] {2005, 2210}, null);
+            ds = ds.delete("id = 7");
+            assertThat(ds.manifest().readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES)
+                    .isNotZero();
+            JsonNode ours = OurCli.run("dump", uri);
+            assertThat(cell(ours, 5, "age")).isEqualTo("2005");
+            assertThat(cell(ours, 5, "name")).isEqualTo("five");
+            assertThat(cell(ours, 1, "age")).isEqualTo("1001");
 
-      OracleProcess oracle = OracleProcess.fromBuild();
-      OracleProcess.Result refused = oracle.execute(List.of("dump", uri));
-      assertThat(refused.exitCode()).isEqualTo(1);
-      assertThat(refused.error()).contains("cannot be read by this version of Lance").contains("64");
+            OracleProcess oracle = OracleProcess.fromBuild();
+            OracleProcess.Result refused = oracle.execute(List.of("dump", uri));
+            assertThat(refused.exitCode()).isEqualTo(1);
+            assertThat(refused.error())
+                    .contains("cannot be read by this version of Lance")
+                    .contains("64");
 
-      for (Fragment f : ds.manifest().fragments()) {
-        if (!f.overlays().isEmpty()) {
-          Manifest planned = ds.checkoutLatest().manifest();
-          StagedWrite fold = OverlayCompactor.fold(ds.store(), planned, f.id(), allocator,
-              FileWriterOptions.defaults());
-          OverlayCompactor.commit(ds.store(), planned, f.id(), fold, Map.of(), CommitOptions.defaults());
+            for (Fragment f : ds.manifest().fragments()) {
+                if (!f.overlays().isEmpty()) {
+                    Manifest planned = ds.checkoutLatest().manifest();
+                    StagedWrite fold =
+                            OverlayCompactor.fold(ds.store(), planned, f.id(), allocator, FileWriterOptions.defaults());
+                    OverlayCompactor.commit(ds.store(), planned, f.id(), fold, Map.of(), CommitOptions.defaults());
+                }
+            }
+            Dataset folded = ds.checkoutLatest();
+            assertThat(folded.manifest().fragments())
+                    .allSatisfy(f -> assertThat(f.overlays()).isEmpty());
+            assertThat(folded.manifest().readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES)
+                    .isZero();
+            assertThat(folded.manifest().writerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES)
+                    .isZero();
+
+            JsonNode sdk = oracle.run("dump", uri);
+            DumpComparator.exact().assertSame("SDK read of the folded table vs our read before the fold", ours, sdk);
+            DumpComparator.exact().assertSame("our read after the fold", ours, OurCli.run("dump", uri));
+            owner.close();
         }
-      }
-      Dataset folded = ds.checkoutLatest();
-      assertThat(folded.manifest().fragments()).allSatisfy(f -> assertThat(f.overlays()).isEmpty());
-      assertThat(folded.manifest().readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES).isZero();
-      assertThat(folded.manifest().writerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES).isZero();
-
-      JsonNode sdk = oracle.run("dump", uri);
-      DumpComparator.exact().assertSame("SDK read of the folded table vs our read before the fold", ours, sdk);
-      DumpComparator.exact().assertSame("our read after the fold", ours, OurCli.run("dump", uri));
-      owner.close();
     }
-  }
 
-  private static String cell(JsonNode dump, int id, String column) {
-    for (JsonNode row : dump.get("rows")) {
-      if (row.get("id").asInt() == id) {
-        return row.get(column).asText();
-      }
-    }
-    throw new AssertionError("no row with id " + id);
-  }
-
-  private static Dataset update(Dataset ds, BufferAllocator allocator, long[] addresses, Integer[] ages,
-      String[] names) throws Exception {
-    List<Field> fields = names == null ? List.of(SCHEMA.findField("age"))
-        : List.of(SCHEMA.findField("age"), SCHEMA.findField("name"));
-    try (VectorSchemaRoot values = VectorSchemaRoot.create(new Schema(fields), allocator)) {
-      IntVector age = (IntVector) values.getVector("age");
-      for (int i = 0; i < ages.length; i++) {
-        if (ages[i] == null) {
-          age.setNull(i);
-        } else {
-          age.setSafe(i, ages[i]);
+    private static String cell(JsonNode dump, int id, String column) {
+        for (JsonNode row : dump.get("rows")) {
+            if (row.get("id").asInt() == id) {
+                return row.get(column).asText();
+            }
         }
-        if (names != null) {
-          VarCharVector name = (VarCharVector) values.getVector("name");
-          if (names[i] == null) {
-            name.setNull(i);
-          } else {
-            name.setSafe(i, names[i].getBytes(StandardCharsets.UTF_8));
-          }
-        }
-      }
-      values.setRowCount(ages.length);
-      return ds.update(addresses, values);
+        throw new AssertionError("no row with id " + id);
     }
-  }
 
-  private static VectorSchemaRoot rows(BufferAllocator allocator, int n) {
-    VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, allocator);
-    IntVector id = (IntVector) root.getVector("id");
-    VarCharVector name = (VarCharVector) root.getVector("name");
-    IntVector age = (IntVector) root.getVector("age");
-    for (int i = 0; i < n; i++) {
-      id.setSafe(i, i);
-      name.setSafe(i, ("user-" + i).getBytes(StandardCharsets.UTF_8));
-      age.setSafe(i, 20 + i % 50);
+    private static Dataset update(
+            Dataset ds, BufferAllocator allocator, long[] addresses, Integer[] ages, String[] names) throws Exception {
+        List<Field> fields = names == null
+                ? List.of(SCHEMA.findField("age"))
+                : List.of(SCHEMA.findField("age"), SCHEMA.findField("name"));
+        try (VectorSchemaRoot values = VectorSchemaRoot.create(new Schema(fields), allocator)) {
+            IntVector age = (IntVector) values.getVector("age");
+            for (int i = 0; i < ages.length; i++) {
+                if (ages[i] == null) {
+                    age.setNull(i);
+                } else {
+                    age.setSafe(i, ages[i]);
+                }
+                if (names != null) {
+                    VarCharVector name = (VarCharVector) values.getVector("name");
+                    if (names[i] == null) {
+                        name.setNull(i);
+                    } else {
+                        name.setSafe(i, names[i].getBytes(StandardCharsets.UTF_8));
+                    }
+                }
+            }
+            values.setRowCount(ages.length);
+            return ds.update(addresses, values);
+        }
     }
-    root.setRowCount(n);
-    return root;
-  }
+
+    private static VectorSchemaRoot rows(BufferAllocator allocator, int n) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, allocator);
+        IntVector id = (IntVector) root.getVector("id");
+        VarCharVector name = (VarCharVector) root.getVector("name");
+        IntVector age = (IntVector) root.getVector("age");
+        for (int i = 0; i < n; i++) {
+            id.setSafe(i, i);
+            name.setSafe(i, ("user-" + i).getBytes(StandardCharsets.UTF_8));
+            age.setSafe(i, 20 + i % 50);
+        }
+        root.setRowCount(n);
+        return root;
+    }
 }

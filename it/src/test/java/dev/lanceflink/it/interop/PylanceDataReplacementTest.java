@@ -49,7 +49,9 @@ class PylanceDataReplacementTest {
         String uri = table("pylance.lance");
         JsonNode results = ops(uri, concurrentOverlay(), replacement(false));
 
-        assertThat(results.get(1).path("version").asLong()).as("pylance's answer %s", results).isEqualTo(5);
+        assertThat(results.get(1).path("version").asLong())
+                .as("pylance's answer %s", results)
+                .isEqualTo(5);
         assertBonusAsExpected(uri);
         assertReadAlike(uri);
     }
@@ -58,24 +60,35 @@ class PylanceDataReplacementTest {
     void ourReplacementKeepsItTooAndKeepsItsReadVersion() throws Exception {
         String uri = table("ours.lance");
         JsonNode staged = ops(uri, replacement(true), concurrentOverlay());
-        assertThat(staged.get(1).path("version").asLong()).as("pylance's answer %s", staged).isEqualTo(4);
+        assertThat(staged.get(1).path("version").asLong())
+                .as("pylance's answer %s", staged)
+                .isEqualTo(4);
         JsonNode f = staged.get(0).get("data_file");
-        DataFile file = new DataFile(f.get("path").asText(), new int[] {f.get("fields").get(0).asInt()},
-                new int[] {0}, f.get("file_major_version").asInt(), f.get("file_minor_version").asInt(), 0);
-        Transaction replace = Transaction.of(READ_VERSION, new Operation.DataReplacement(List.of(
-                new Operation.DataReplacementGroup(0, file))));
+        DataFile file = new DataFile(
+                f.get("path").asText(),
+                new int[] {f.get("fields").get(0).asInt()},
+                new int[] {0},
+                f.get("file_major_version").asInt(),
+                f.get("file_minor_version").asInt(),
+                0);
+        Transaction replace = Transaction.of(
+                READ_VERSION, new Operation.DataReplacement(List.of(new Operation.DataReplacementGroup(0, file))));
 
         Manifest committed;
         try (ObjectStore store = ObjectStores.open(uri, Map.of())) {
             committed = TableCommitter.commit(store, replace, CommitOptions.defaults());
-            assertThat(TransactionStore.readForVersion(store, committed.version()).readVersion())
-                    .as("the read version of the rebased replacement, as Lance keeps it").isEqualTo(READ_VERSION);
+            assertThat(TransactionStore.readForVersion(store, committed.version())
+                            .readVersion())
+                    .as("the read version of the rebased replacement, as Lance keeps it")
+                    .isEqualTo(READ_VERSION);
         }
 
         assertThat(committed.version()).isEqualTo(5);
         assertBonusAsExpected(uri);
         assertReadAlike(uri);
-        assertThat(PYLANCE.run("validate", uri).path("valid").asBoolean()).as("pylance's validate()").isTrue();
+        assertThat(PYLANCE.run("validate", uri).path("valid").asBoolean())
+                .as("pylance's validate()")
+                .isTrue();
     }
 
     /** Versions 1 to 3 (see the class comment). */
@@ -88,22 +101,33 @@ class PylanceDataReplacementTest {
         UsersTable.create(uri, rows, 30);
         ObjectNode addBonus = op("add_columns");
         addBonus.putObject("columns").put("bonus", "CAST(age * 10 AS INT)");
-        ObjectNode seen = op("stale_overlay").put("read_version", 2).put("column", "bonus").put("age", 100);
+        ObjectNode seen = op("stale_overlay")
+                .put("read_version", 2)
+                .put("column", "bonus")
+                .put("age", 100);
         seen.set("ids", ids(1, 2));
         JsonNode results = ops(uri, addBonus, seen);
-        assertThat(results.get(1).path("version").asLong()).as("setup %s", results).isEqualTo(READ_VERSION);
+        assertThat(results.get(1).path("version").asLong())
+                .as("setup %s", results)
+                .isEqualTo(READ_VERSION);
         return uri;
     }
 
     private static ObjectNode concurrentOverlay() {
-        ObjectNode o = op("stale_overlay").put("read_version", READ_VERSION).put("column", "bonus").put("age", 200);
+        ObjectNode o = op("stale_overlay")
+                .put("read_version", READ_VERSION)
+                .put("column", "bonus")
+                .put("age", 200);
         o.set("ids", ids(2, 3));
         return o;
     }
 
     private static ObjectNode replacement(boolean stageOnly) {
-        ObjectNode o = op("stale_replacement").put("read_version", READ_VERSION).put("column", "bonus")
-                .put("fragment", 0).put("stage", stageOnly);
+        ObjectNode o = op("stale_replacement")
+                .put("read_version", READ_VERSION)
+                .put("column", "bonus")
+                .put("fragment", 0)
+                .put("stage", stageOnly);
         ArrayNode values = o.putArray("values");
         for (int offset = 0; offset < 30; offset++) {
             values.add(1000 + offset);
@@ -112,10 +136,12 @@ class PylanceDataReplacementTest {
     }
 
     private static void assertBonusAsExpected(String uri) {
-        JsonNode rows = PYLANCE.run("dump", uri, "--columns", "id,bonus", "--filter", "id < 5 OR id = 30").get("rows");
+        JsonNode rows = PYLANCE.run("dump", uri, "--columns", "id,bonus", "--filter", "id < 5 OR id = 30")
+                .get("rows");
         List<String> got = new ArrayList<>();
         rows.forEach(r -> got.add(r.get("id").asLong() + "=" + r.get("bonus").asInt()));
-        assertThat(got).as("bonus after the replacement (pylance)")
+        assertThat(got)
+                .as("bonus after the replacement (pylance)")
                 .containsExactly("0=1000", "1=1001", "2=200", "3=200", "4=1004", "30=300");
     }
 
@@ -123,9 +149,11 @@ class PylanceDataReplacementTest {
     private static void assertReadAlike(String uri) {
         List<String> failures = new ArrayList<>();
         for (int v = 4; v <= 5; v++) {
-            PylanceOracle.collectDifference(failures, "version " + v, OurCli.run("dump", uri, "--version",
-                    Integer.toString(v), "--with-row-address"), PYLANCE.run("dump", uri, "--version",
-                    Integer.toString(v), "--with-row-address"));
+            PylanceOracle.collectDifference(
+                    failures,
+                    "version " + v,
+                    OurCli.run("dump", uri, "--version", Integer.toString(v), "--with-row-address"),
+                    PYLANCE.run("dump", uri, "--version", Integer.toString(v), "--with-row-address"));
         }
         assertThat(failures).as("versions pylance reads differently").isEmpty();
     }

@@ -53,9 +53,11 @@ class PylanceOnCheckpointUpdatesTest {
         }
         UsersTable.create(uri, model, 30); // fragments 0 (ids 0..29) and 1 (30..59), version 1
         List<RowData> changes = List.of(
-                row(RowKind.INSERT, 100, 1000), row(RowKind.INSERT, 101, 1010),
+                row(RowKind.INSERT, 100, 1000),
+                row(RowKind.INSERT, 101, 1010),
                 row(RowKind.DELETE, 5, 5),
-                row(RowKind.UPDATE_AFTER, 7, 700), row(RowKind.UPDATE_AFTER, 40, 4000));
+                row(RowKind.UPDATE_AFTER, 7, 700),
+                row(RowKind.UPDATE_AFTER, 40, 4000));
         model.put(100L, new UsersTable.Row("n100", 1000, 50.0));
         model.put(101L, new UsersTable.Row("n101", 1010, 50.5));
         model.remove(5L);
@@ -66,7 +68,10 @@ class PylanceOnCheckpointUpdatesTest {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
-        LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").uidSuffix("one-checkpoint")
+        LanceSinkBuilder.forTable(uri)
+                .mode(LanceSinkMode.UPSERT)
+                .primaryKey("id")
+                .uidSuffix("one-checkpoint")
                 .sinkTo(env.fromData(changes).returns(RowData.class));
         env.execute("one checkpoint of every kind");
     }
@@ -83,40 +88,57 @@ class PylanceOnCheckpointUpdatesTest {
         UsersTable.assertLatestEquals(uri, Map.of(), model, "our reader");
         List<String> failures = new ArrayList<>();
         for (String v : List.of("1", "2")) {
-            PylanceOracle.collectDifference(failures, "version " + v, OurCli.run("dump", uri, "--version", v,
-                    "--with-row-address"), PYLANCE.run("dump", uri, "--version", v, "--with-row-address"));
+            PylanceOracle.collectDifference(
+                    failures,
+                    "version " + v,
+                    OurCli.run("dump", uri, "--version", v, "--with-row-address"),
+                    PYLANCE.run("dump", uri, "--version", v, "--with-row-address"));
         }
         assertThat(failures).as("versions pylance reads differently").isEmpty();
-        assertThat(PYLANCE.run("validate", uri).path("valid").asBoolean()).as("pylance's validate()").isTrue();
+        assertThat(PYLANCE.run("validate", uri).path("valid").asBoolean())
+                .as("pylance's validate()")
+                .isTrue();
     }
 
     @Test
     void aStaleDeletionOfTheSameFragmentIsRefusedAndChangesNothing() throws Exception {
-        JsonNode result = ops(op("stale_delete").put("read_version", 1).put("fragment", 0).put("filter", "id = 8"));
+        JsonNode result =
+                ops(op("stale_delete").put("read_version", 1).put("fragment", 0).put("filter", "id = 8"));
 
-        assertThat(result.path("conflict").asText()).as("pylance's answer %s", result).containsIgnoringCase("retry");
+        assertThat(result.path("conflict").asText())
+                .as("pylance's answer %s", result)
+                .containsIgnoringCase("retry");
         UsersTable.assertLatestEquals(uri, Map.of(), model, "after the refused deletion");
     }
 
     @Test
     void aStaleOverlayOfOtherRowsOfTheFragmentStacksOnTopOfTheCheckpoint() throws Exception {
-        JsonNode result = ops(op("stale_overlay").put("read_version", 1).put("age", 900).set("ids",
-                DumpComparator.MAPPER.createArrayNode().add(9).add(10)));
+        JsonNode result = ops(op("stale_overlay")
+                .put("read_version", 1)
+                .put("age", 900)
+                .set("ids", DumpComparator.MAPPER.createArrayNode().add(9).add(10)));
 
-        assertThat(result.path("version").asLong()).as("pylance's answer %s", result).isEqualTo(3);
+        assertThat(result.path("version").asLong())
+                .as("pylance's answer %s", result)
+                .isEqualTo(3);
         model.put(9L, new UsersTable.Row("n9", 900, 4.5));
         model.put(10L, new UsersTable.Row("n10", 900, 5.0));
         UsersTable.assertLatestEquals(uri, Map.of(), model, "our reader after pylance's overlay");
         List<String> failures = new ArrayList<>();
-        PylanceOracle.collectDifference(failures, "version 3", OurCli.run("dump", uri, "--with-row-address"),
+        PylanceOracle.collectDifference(
+                failures,
+                "version 3",
+                OurCli.run("dump", uri, "--with-row-address"),
                 PYLANCE.run("dump", uri, "--with-row-address"));
         assertThat(failures).isEmpty();
     }
 
     @Test
     void aStaleOverlayOfARowTheCheckpointDeletedIsRefused() throws Exception {
-        JsonNode result = ops(op("stale_overlay").put("read_version", 1).put("age", 500).set("ids",
-                DumpComparator.MAPPER.createArrayNode().add(5)));
+        JsonNode result = ops(op("stale_overlay")
+                .put("read_version", 1)
+                .put("age", 500)
+                .set("ids", DumpComparator.MAPPER.createArrayNode().add(5)));
 
         assertThat(result.has("conflict")).as("pylance's answer %s", result).isTrue();
         UsersTable.assertLatestEquals(uri, Map.of(), model, "after the refused overlay");

@@ -59,8 +59,11 @@ class UpdateMetadataSizeTest {
         }
 
         static Sizes of(JsonNode n) {
-            return new Sizes(n.get("overlay_data_bytes").asLong(), n.get("transaction_bytes").asLong(),
-                    n.get("manifest_bytes").asLong(), n.get("manifest_bytes_before").asLong());
+            return new Sizes(
+                    n.get("overlay_data_bytes").asLong(),
+                    n.get("transaction_bytes").asLong(),
+                    n.get("manifest_bytes").asLong(),
+                    n.get("manifest_bytes_before").asLong());
         }
     }
 
@@ -72,19 +75,32 @@ class UpdateMetadataSizeTest {
                 : LongStream.range(400_000, 400_000 + CELLS).toArray();
         Sizes ours = ours(offsets);
         Sizes pylance = pylance(offsets);
-        System.out.printf("1,000-cell UPDATE (%s offsets) on a 1M-row table, 2.1: overlay data / transaction file /"
-                + " manifest (before) bytes: ours %d / %d / %d (%d), pylance %d / %d / %d (%d); metadata per"
-                + " overlay data byte: ours %.2f, pylance %.2f%n", shape, ours.data(), ours.transaction(),
-                ours.manifest(), ours.manifestBefore(), pylance.data(), pylance.transaction(), pylance.manifest(),
-                pylance.manifestBefore(), (double) ours.metadata() / ours.data(),
+        System.out.printf(
+                "1,000-cell UPDATE (%s offsets) on a 1M-row table, 2.1: overlay data / transaction file /"
+                        + " manifest (before) bytes: ours %d / %d / %d (%d), pylance %d / %d / %d (%d); metadata per"
+                        + " overlay data byte: ours %.2f, pylance %.2f%n",
+                shape,
+                ours.data(),
+                ours.transaction(),
+                ours.manifest(),
+                ours.manifestBefore(),
+                pylance.data(),
+                pylance.transaction(),
+                pylance.manifest(),
+                pylance.manifestBefore(),
+                (double) ours.metadata() / ours.data(),
                 (double) pylance.metadata() / pylance.data());
         if (shape.equals("contiguous")) {
-            assertThat(cookie(dir.resolve("pylance.lance"))).as("pylance's coverage of a run of offsets: run containers")
+            assertThat(cookie(dir.resolve("pylance.lance")))
+                    .as("pylance's coverage of a run of offsets: run containers")
                     .isEqualTo(12347);
             assertThat(cookie(dir.resolve("ours.lance"))).as("ours, the same").isEqualTo(12347);
         }
-        assertThat(ours.data()).as("overlay data bytes, ours vs pylance's").isLessThanOrEqualTo(pylance.data() * 11 / 10);
-        assertThat(ours.metadata()).as("transaction + manifest bytes, ours vs pylance's")
+        assertThat(ours.data())
+                .as("overlay data bytes, ours vs pylance's")
+                .isLessThanOrEqualTo(pylance.data() * 11 / 10);
+        assertThat(ours.metadata())
+                .as("transaction + manifest bytes, ours vs pylance's")
                 .isLessThanOrEqualTo(pylance.metadata() * 11 / 10);
     }
 
@@ -99,8 +115,13 @@ class UpdateMetadataSizeTest {
                     age.setSafe(i, i % 90);
                 }
                 rows.setRowCount(ROWS);
-                Dataset.write(table.toString(), Map.of(), List.of(rows), SCHEMA,
-                        WriteParams.of(WriteMode.CREATE).withFileVersion(FileVersion.V2_1)).close();
+                Dataset.write(
+                                table.toString(),
+                                Map.of(),
+                                List.of(rows),
+                                SCHEMA,
+                                WriteParams.of(WriteMode.CREATE).withFileVersion(FileVersion.V2_1))
+                        .close();
             }
             Map<String, Long> before = files(table);
             Schema ageOnly = new Schema(List.of(SCHEMA.getFields().get(1)));
@@ -115,17 +136,23 @@ class UpdateMetadataSizeTest {
             }
             Map<String, Long> after = files(table);
             after.keySet().removeAll(before.keySet());
-            return new Sizes(sum(after, "data/"), sum(after, "_transactions/"), sumManifests(after),
-                    sumManifests(before));
+            return new Sizes(
+                    sum(after, "data/"), sum(after, "_transactions/"), sumManifests(after), sumManifests(before));
         }
     }
 
     private Sizes pylance(long[] offsets) throws IOException {
         Path list = dir.resolve("offsets.txt");
         Files.writeString(list, LongStream.of(offsets).mapToObj(Long::toString).collect(Collectors.joining("\n")));
-        PylanceOracle.Output out = PylanceOracle.fromBuild().withOverlays().runPython(
-                Path.of("pylance/overlay_update_sizes.py").toAbsolutePath(),
-                List.of(dir.resolve("pylance.lance").toString(), Integer.toString(ROWS), "2.1", list.toString()));
+        PylanceOracle.Output out = PylanceOracle.fromBuild()
+                .withOverlays()
+                .runPython(
+                        Path.of("pylance/overlay_update_sizes.py").toAbsolutePath(),
+                        List.of(
+                                dir.resolve("pylance.lance").toString(),
+                                Integer.toString(ROWS),
+                                "2.1",
+                                list.toString()));
         assertThat(out.exitCode()).as(out.stderr()).isZero();
         return Sizes.of(DumpComparator.MAPPER.readTree(out.stdout()));
     }
@@ -133,7 +160,8 @@ class UpdateMetadataSizeTest {
     /** The Roaring cookie (low 16 bits) of the coverage of fragment 0's overlay in the latest version. */
     private static int cookie(Path table) throws IOException {
         try (Dataset ds = Dataset.open(table.toString(), Map.of())) {
-            OverlayCoverage c = ds.manifest().fragments().get(0).overlays().get(0).coverage();
+            OverlayCoverage c =
+                    ds.manifest().fragments().get(0).overlays().get(0).coverage();
             byte[] bytes = ((OverlayCoverage.Dense) c).sharedOffsetBitmap();
             return (bytes[0] & 0xff) | (bytes[1] & 0xff) << 8;
         }
@@ -150,11 +178,16 @@ class UpdateMetadataSizeTest {
     }
 
     private static long sum(Map<String, Long> files, String prefix) {
-        return files.entrySet().stream().filter(e -> e.getKey().startsWith(prefix)).mapToLong(Map.Entry::getValue).sum();
+        return files.entrySet().stream()
+                .filter(e -> e.getKey().startsWith(prefix))
+                .mapToLong(Map.Entry::getValue)
+                .sum();
     }
 
     private static long sumManifests(Map<String, Long> files) {
-        return files.entrySet().stream().filter(e -> e.getKey().endsWith(".manifest")).mapToLong(Map.Entry::getValue)
+        return files.entrySet().stream()
+                .filter(e -> e.getKey().endsWith(".manifest"))
+                .mapToLong(Map.Entry::getValue)
                 .sum();
     }
 }

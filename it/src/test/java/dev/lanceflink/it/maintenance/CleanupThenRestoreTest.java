@@ -96,22 +96,31 @@ class CleanupThenRestoreTest {
         pipeline(first, uri, storage, 4);
         JobClient job = first.executeAsync("upsert before cleanup (" + storeKind + ")");
         waitForSinkOverlayCommits(uri, storage, 4);
-        String savepoint = job.stopWithSavepoint(false, dir.resolve("savepoints").toUri().toString(),
-                SavepointFormatType.CANONICAL).get(2, TimeUnit.MINUTES);
+        String savepoint = job.stopWithSavepoint(
+                        false, dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
+                .get(2, TimeUnit.MINUTES);
         TableHistory beforeCompaction = TableHistory.read(uri, storage);
         String commitUser = beforeCompaction.assertSinkCommitsExactlyOnce();
-        long sinkVersion = beforeCompaction.sinkCommits().get(beforeCompaction.sinkCommits().size() - 1).version();
+        long sinkVersion = beforeCompaction
+                .sinkCommits()
+                .get(beforeCompaction.sinkCommits().size() - 1)
+                .version();
         assertThat(beforeCompaction.all().get(beforeCompaction.all().size() - 1).version())
-                .as("the savepoint's commit is the table's latest version").isEqualTo(sinkVersion);
+                .as("the savepoint's commit is the table's latest version")
+                .isEqualTo(sinkVersion);
 
         // 2. Compaction makes the sink's last commit an older version and leaves overlay files
         //    that only old versions reference.
         CompactorLoop compactor = new CompactorLoop(uri, storage);
         CompactorLoop.Run merge = compactor.runOnce("overlay-merge");
         CompactorLoop.Run fold = compactor.runOnce("overlay-fold");
-        assertThat(List.of(merge, fold)).allSatisfy(r -> assertThat(r.exitCode()).as("%s: %s", r.mode(), r.stderr())
-                .isZero());
-        assertThat(merge.committedVersions() + fold.committedVersions()).as("compaction versions").isPositive();
+        assertThat(List.of(merge, fold))
+                .allSatisfy(r -> assertThat(r.exitCode())
+                        .as("%s: %s", r.mode(), r.stderr())
+                        .isZero());
+        assertThat(merge.committedVersions() + fold.committedVersions())
+                .as("compaction versions")
+                .isPositive();
 
         try (ObjectStore store = ObjectStores.open(uri, storage)) {
             // 3. An orphan: a data file of a write that never committed.
@@ -123,20 +132,25 @@ class CleanupThenRestoreTest {
             Set<String> filesBefore = TableFiles.managedFiles(store);
             List<ManifestLocation> versionsBefore = VersionResolver.list(store);
             long latest = versionsBefore.get(versionsBefore.size() - 1).version();
-            assertThat(latest).as("latest version is a compaction commit after the sink's").isGreaterThan(sinkVersion);
+            assertThat(latest)
+                    .as("latest version is a compaction commit after the sink's")
+                    .isGreaterThan(sinkVersion);
             Set<String> keptFiles = new TreeSet<>();
             for (long v : List.of(sinkVersion, latest)) {
                 keptFiles.addAll(TableFiles.referencedFiles(ManifestIO.read(store, VersionResolver.version(store, v))));
             }
-            assertThat(filesBefore).as("files the kept versions reference exist").containsAll(keptFiles);
+            assertThat(filesBefore)
+                    .as("files the kept versions reference exist")
+                    .containsAll(keptFiles);
             Set<String> garbage = new TreeSet<>(filesBefore);
             garbage.removeAll(keptFiles);
 
             // 4. Plan: exactly the latest version and the sink's newest marked version stay.
-            CleanupPolicy policy = new CleanupPolicy(Duration.ZERO, 1, Duration.ZERO, Instant.now(),
-                    CommitMarker.COMMIT_USER_KEY, Set.of());
+            CleanupPolicy policy = new CleanupPolicy(
+                    Duration.ZERO, 1, Duration.ZERO, Instant.now(), CommitMarker.COMMIT_USER_KEY, Set.of());
             CleanupPlan plan = TableCleanup.plan(store, policy);
-            assertThat(plan.retainedVersions()).extracting(RetainedVersion::version)
+            assertThat(plan.retainedVersions())
+                    .extracting(RetainedVersion::version)
                     .containsExactly(sinkVersion, latest);
             assertThat(plan.retainedVersions().get(0).reasons())
                     .containsExactly("marker " + CommitMarker.COMMIT_USER_KEY + "=" + commitUser);
@@ -145,9 +159,11 @@ class CleanupThenRestoreTest {
             Set<Long> removedExpected = new TreeSet<>();
             versionsBefore.forEach(l -> removedExpected.add(l.version()));
             removedExpected.removeAll(Set.of(sinkVersion, latest));
-            assertThat(plan.versionsToRemove()).extracting(RemovedVersion::version)
+            assertThat(plan.versionsToRemove())
+                    .extracting(RemovedVersion::version)
                     .containsExactlyElementsOf(removedExpected);
-            assertThat(plan.filesToDelete()).extracting(CleanupCandidate::path)
+            assertThat(plan.filesToDelete())
+                    .extracting(CleanupCandidate::path)
                     .containsExactlyInAnyOrderElementsOf(garbage);
             // Files of removed versions are committed history; anything else is unreferenced
             // (the planted orphan, and files the stopped job wrote after its savepoint).
@@ -156,12 +172,20 @@ class CleanupThenRestoreTest {
                 removedVersionsFiles.addAll(
                         TableFiles.referencedFiles(ManifestIO.read(store, VersionResolver.version(store, v))));
             }
-            assertThat(plan.filesToDelete()).allSatisfy(c -> assertThat(c.reason()).as(c.path())
-                    .isEqualTo(removedVersionsFiles.contains(c.path()) ? CleanupReason.ONLY_REMOVED_VERSIONS
-                            : CleanupReason.UNREFERENCED_PAST_GRACE));
-            assertThat(plan.filesToDelete()).filteredOn(c -> c.reason() == CleanupReason.UNREFERENCED_PAST_GRACE)
-                    .extracting(CleanupCandidate::path).contains(orphan);
-            assertThat(garbage).as("overlay and transaction files only removed versions reference").hasSizeGreaterThan(1);
+            assertThat(plan.filesToDelete())
+                    .allSatisfy(c -> assertThat(c.reason())
+                            .as(c.path())
+                            .isEqualTo(
+                                    removedVersionsFiles.contains(c.path())
+                                            ? CleanupReason.ONLY_REMOVED_VERSIONS
+                                            : CleanupReason.UNREFERENCED_PAST_GRACE));
+            assertThat(plan.filesToDelete())
+                    .filteredOn(c -> c.reason() == CleanupReason.UNREFERENCED_PAST_GRACE)
+                    .extracting(CleanupCandidate::path)
+                    .contains(orphan);
+            assertThat(garbage)
+                    .as("overlay and transaction files only removed versions reference")
+                    .hasSizeGreaterThan(1);
 
             // 5. Execute: nothing else is deleted, the kept versions stay readable.
             CleanupResult result = TableCleanup.execute(store, plan);
@@ -169,10 +193,12 @@ class CleanupThenRestoreTest {
             assertThat(result.keptForNewerVersions()).isEmpty();
             assertThat(result.versionsRemoved()).isEqualTo(removedExpected.size());
             assertThat(TableFiles.managedFiles(store)).as("files after cleanup").isEqualTo(keptFiles);
-            assertThat(VersionResolver.list(store)).extracting(ManifestLocation::version)
+            assertThat(VersionResolver.list(store))
+                    .extracting(ManifestLocation::version)
                     .containsExactly(sinkVersion, latest);
             for (long v : List.of(sinkVersion, latest)) {
-                try (Dataset ds = Dataset.open(uri, storage); Dataset at = ds.checkoutVersion(v)) {
+                try (Dataset ds = Dataset.open(uri, storage);
+                        Dataset at = ds.checkoutVersion(v)) {
                     assertThat(UsersTable.read(at)).as("rows of version %s", v).isNotEmpty();
                 }
             }
@@ -185,8 +211,11 @@ class CleanupThenRestoreTest {
 
         UsersTable.assertLatestEquals(uri, storage, log.model);
         TableHistory after = TableHistory.read(uri, storage);
-        assertThat(after.assertSinkCommitsExactlyOnce()).as("the restored sink's commit user").isEqualTo(commitUser);
-        assertThat(after.sinkCommits()).as("sink commits after the restore")
+        assertThat(after.assertSinkCommitsExactlyOnce())
+                .as("the restored sink's commit user")
+                .isEqualTo(commitUser);
+        assertThat(after.sinkCommits())
+                .as("sink commits after the restore")
                 .anySatisfy(v -> assertThat(v.version()).isGreaterThan(sinkVersion + 1));
         Set<String> checkpointsAfter = new HashSet<>();
         for (VersionInfo v : after.sinkCommits()) {
@@ -194,8 +223,12 @@ class CleanupThenRestoreTest {
         }
         assertThat(checkpointsAfter).as("checkpoints committed").hasSizeGreaterThan(1);
         try (Dataset ds = Dataset.open(uri, storage)) {
-            long physical = ds.manifest().fragments().stream().mapToLong(Fragment::physicalRows).sum();
-            assertThat(physical).as("physical rows: no row appended twice").isLessThanOrEqualTo(INITIAL_KEYS + log.inserts);
+            long physical = ds.manifest().fragments().stream()
+                    .mapToLong(Fragment::physicalRows)
+                    .sum();
+            assertThat(physical)
+                    .as("physical rows: no row appended twice")
+                    .isLessThanOrEqualTo(INITIAL_KEYS + log.inserts);
         }
     }
 
@@ -211,18 +244,29 @@ class CleanupThenRestoreTest {
         return env;
     }
 
-    private static void pipeline(StreamExecutionEnvironment env, String uri, Map<String, String> storage, int perMilli) {
-        LanceSinkBuilder.forTable(uri).storageOptions(storage).mode(LanceSinkMode.UPSERT).primaryKey("id")
-                .rowsPerFile(1_000).batchRows(256).uidSuffix(SINK_UID)
-                .sinkTo(env.fromSequence(0, ChangeEmitter.CHANGES.size() - 1).setParallelism(1).uid("changes")
-                        .map(new ChangeEmitter(perMilli)).setParallelism(1).uid("emit").returns(RowData.class));
+    private static void pipeline(
+            StreamExecutionEnvironment env, String uri, Map<String, String> storage, int perMilli) {
+        LanceSinkBuilder.forTable(uri)
+                .storageOptions(storage)
+                .mode(LanceSinkMode.UPSERT)
+                .primaryKey("id")
+                .rowsPerFile(1_000)
+                .batchRows(256)
+                .uidSuffix(SINK_UID)
+                .sinkTo(env.fromSequence(0, ChangeEmitter.CHANGES.size() - 1)
+                        .setParallelism(1)
+                        .uid("changes")
+                        .map(new ChangeEmitter(perMilli))
+                        .setParallelism(1)
+                        .uid("emit")
+                        .returns(RowData.class));
     }
 
-    private static void waitForSinkOverlayCommits(String uri, Map<String, String> storage, int count)
-            throws Exception {
+    private static void waitForSinkOverlayCommits(String uri, Map<String, String> storage, int count) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
         while (TableHistory.sinkOverlayCommits(uri, storage) < count) {
-            assertThat(System.nanoTime()).as("waiting for %s overlay commits of the sink on %s", count, uri)
+            assertThat(System.nanoTime())
+                    .as("waiting for %s overlay commits of the sink on %s", count, uri)
                     .isLessThan(deadline);
             Thread.sleep(100);
         }

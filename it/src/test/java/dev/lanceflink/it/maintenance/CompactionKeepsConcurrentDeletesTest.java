@@ -50,7 +50,9 @@ class CompactionKeepsConcurrentDeletesTest {
         try (Dataset v1 = Dataset.open(uri, Map.of());
                 Dataset v2 = updateAge(v1, 41);
                 Dataset v3 = updateAge(v2, 42)) {
-            assertThat(v3.fragments()).singleElement().satisfies(f -> assertThat(f.overlays()).hasSize(2));
+            assertThat(v3.fragments())
+                    .singleElement()
+                    .satisfies(f -> assertThat(f.overlays()).hasSize(2));
         }
         for (long id = 0; id < 3; id++) {
             UsersTable.Row r = expected.get(id);
@@ -59,20 +61,29 @@ class CompactionKeepsConcurrentDeletesTest {
         expected.remove(5L);
 
         CompactionSummary summary;
-        try (ObjectStore store = ObjectStores.open(uri, Map.of()); BufferAllocator allocator = new RootAllocator()) {
+        try (ObjectStore store = ObjectStores.open(uri, Map.of());
+                BufferAllocator allocator = new RootAllocator()) {
             TaskExecutor local = new LocalTaskExecutor(store, allocator, FileWriterOptions.defaults(), 1);
             TaskExecutor thenDelete = (plan, progress) -> {
                 List<TaskResult> staged = local.execute(plan, progress);
-                try (Dataset ds = Dataset.open(uri, Map.of()); Dataset deleted = ds.deleteRows(new long[] {5})) {
+                try (Dataset ds = Dataset.open(uri, Map.of());
+                        Dataset deleted = ds.deleteRows(new long[] {5})) {
                     assertThat(deleted.version()).isEqualTo(4);
                 }
                 return staged;
             };
-            summary = new CompactionRun(store, uri, CompactionMode.parse(mode),
-                    CompactionPolicy.defaults().withMinOverlays(2).withMinOverlayBytesRatio(0), CommitOptions.defaults(),
-                    3).execute(thenDelete, TaskExecutor.ProgressListener.NONE);
+            summary = new CompactionRun(
+                            store,
+                            uri,
+                            CompactionMode.parse(mode),
+                            CompactionPolicy.defaults().withMinOverlays(2).withMinOverlayBytesRatio(0),
+                            CommitOptions.defaults(),
+                            3)
+                    .execute(thenDelete, TaskExecutor.ProgressListener.NONE);
         }
-        assertThat(summary.committedVersions()).as("the compaction commits right after the delete").containsExactly(5L);
+        assertThat(summary.committedVersions())
+                .as("the compaction commits right after the delete")
+                .containsExactly(5L);
         assertThat(summary.replannedFragments()).isEmpty();
         UsersTable.assertLatestEquals(uri, Map.of(), expected);
     }

@@ -76,11 +76,21 @@ class CompactionWhileSinkRunsTest {
         ChangeEmitter.RELEASED = false;
 
         StreamExecutionEnvironment env = environment();
-        LanceSinkBuilder.forTable(uri).storageOptions(storage).mode(LanceSinkMode.UPSERT).primaryKey("id")
-                .rowsPerFile(1_000).batchRows(256).uidSuffix("compaction-it").commitRetries(10)
+        LanceSinkBuilder.forTable(uri)
+                .storageOptions(storage)
+                .mode(LanceSinkMode.UPSERT)
+                .primaryKey("id")
+                .rowsPerFile(1_000)
+                .batchRows(256)
+                .uidSuffix("compaction-it")
+                .commitRetries(10)
                 .commitRetryBackoff(Duration.ofMillis(20))
-                .sinkTo(env.fromSequence(0, log.changes.size() - 1).setParallelism(1).uid("changes")
-                        .map(new ChangeEmitter(8, log.changes.size() * 3L / 4)).setParallelism(1).uid("emit")
+                .sinkTo(env.fromSequence(0, log.changes.size() - 1)
+                        .setParallelism(1)
+                        .uid("changes")
+                        .map(new ChangeEmitter(8, log.changes.size() * 3L / 4))
+                        .setParallelism(1)
+                        .uid("emit")
                         .returns(RowData.class));
 
         List<CompactorLoop.Run> runs;
@@ -105,9 +115,12 @@ class CompactionWhileSinkRunsTest {
                 result.get();
             } catch (ExecutionException e) {
                 List<CompactorLoop.Run> soFar = compactor.stop();
-                throw new AssertionError("The upsert sink's job failed while the compactor ran against " + uri
-                        + ". Compactor runs so far: " + describe(soFar) + ". Versions: "
-                        + describeVersions(uri, storage) + ". Sink failure:\n" + ExceptionUtils.stringifyException(e), e);
+                throw new AssertionError(
+                        "The upsert sink's job failed while the compactor ran against " + uri
+                                + ". Compactor runs so far: " + describe(soFar) + ". Versions: "
+                                + describeVersions(uri, storage) + ". Sink failure:\n"
+                                + ExceptionUtils.stringifyException(e),
+                        e);
             }
             runs = compactor.stop();
         } finally {
@@ -115,7 +128,9 @@ class CompactionWhileSinkRunsTest {
         }
         System.out.println("Compactor runs on " + storeKind + ": " + describe(runs));
 
-        assertThat(runs).as("compactor runs that failed").filteredOn(r -> r.exitCode() != 0)
+        assertThat(runs)
+                .as("compactor runs that failed")
+                .filteredOn(r -> r.exitCode() != 0)
                 .extracting(r -> r.mode() + ": " + r.summary().path("error").asText() + "\n" + r.stderr())
                 .isEmpty();
         UsersTable.assertLatestEquals(uri, storage, log.model);
@@ -123,23 +138,32 @@ class CompactionWhileSinkRunsTest {
         TableHistory history = TableHistory.read(uri, storage);
         history.assertContiguous();
         history.assertSinkCommitsExactlyOnce();
-        assertThat(history.others()).as("versions neither the sink nor the compactor committed")
-                .extracting(VersionInfo::version).containsExactly(1L);
-        int reported = runs.stream().mapToInt(CompactorLoop.Run::committedVersions).sum();
-        assertThat(history.compactions()).as("compaction versions in the table vs. reported by the runs %s",
-                describe(runs)).hasSize(reported);
-        assertThat(history.compactions("overlay-merge")).as("overlay merges committed while the sink ran; runs %s",
-                describe(runs))
-                .isNotEmpty().allSatisfy(v -> assertThat(v.operation()).isEqualTo("Merge"));
-        assertThat(history.compactions("overlay-fold")).as("overlay folds committed while the sink ran; runs %s",
-                describe(runs))
-                .isNotEmpty().allSatisfy(v -> assertThat(v.operation()).isEqualTo("Update"));
+        assertThat(history.others())
+                .as("versions neither the sink nor the compactor committed")
+                .extracting(VersionInfo::version)
+                .containsExactly(1L);
+        int reported =
+                runs.stream().mapToInt(CompactorLoop.Run::committedVersions).sum();
+        assertThat(history.compactions())
+                .as("compaction versions in the table vs. reported by the runs %s", describe(runs))
+                .hasSize(reported);
+        assertThat(history.compactions("overlay-merge"))
+                .as("overlay merges committed while the sink ran; runs %s", describe(runs))
+                .isNotEmpty()
+                .allSatisfy(v -> assertThat(v.operation()).isEqualTo("Merge"));
+        assertThat(history.compactions("overlay-fold"))
+                .as("overlay folds committed while the sink ran; runs %s", describe(runs))
+                .isNotEmpty()
+                .allSatisfy(v -> assertThat(v.operation()).isEqualTo("Update"));
         assertThat(TableHistory.sinkOverlayCommits(uri, storage))
-                .as("overlay commits of the sink").isGreaterThan(3);
+                .as("overlay commits of the sink")
+                .isGreaterThan(3);
 
         // Merges and folds rewrite overlays and base columns, never rows: only new keys add rows.
         try (Dataset ds = Dataset.open(uri, storage)) {
-            long physical = ds.manifest().fragments().stream().mapToLong(Fragment::physicalRows).sum();
+            long physical = ds.manifest().fragments().stream()
+                    .mapToLong(Fragment::physicalRows)
+                    .sum();
             assertThat(physical).as("physical rows").isLessThanOrEqualTo(INITIAL_KEYS + log.inserts);
         }
     }
@@ -150,17 +174,20 @@ class CompactionWhileSinkRunsTest {
 
     /** Per run: mode, status, versions committed, fragments re-planned and left uncompacted. */
     private static String describe(List<CompactorLoop.Run> runs) {
-        return runs.stream().map(r -> r.mode() + " " + r.status() + " committed=" + r.committedVersions()
-                + " planned=" + r.summary().path("fragmentsPlanned").asInt() + " replanned="
-                + r.summary().path("replannedFragments").size() + " uncompacted="
-                + r.summary().path("uncompactedFragments").size() + " ms=" + r.summary().path("durationMillis").asLong())
+        return runs.stream()
+                .map(r -> r.mode() + " " + r.status() + " committed=" + r.committedVersions()
+                        + " planned=" + r.summary().path("fragmentsPlanned").asInt() + " replanned="
+                        + r.summary().path("replannedFragments").size() + " uncompacted="
+                        + r.summary().path("uncompactedFragments").size() + " ms="
+                        + r.summary().path("durationMillis").asLong())
                 .collect(Collectors.joining("; ", "[", "]"));
     }
 
     private static String describeVersions(String uri, Map<String, String> storage) {
         try {
             return TableHistory.read(uri, storage).all().stream()
-                    .map(v -> v.version() + ":" + v.operation()).collect(Collectors.joining(", "));
+                    .map(v -> v.version() + ":" + v.operation())
+                    .collect(Collectors.joining(", "));
         } catch (Exception e) {
             return "(unreadable: " + e + ")";
         }

@@ -67,9 +67,22 @@ final class CompactorLoop implements AutoCloseable {
 
     /** Runs one CLI invocation in {@code mode} on the calling thread and records it. */
     Run runOnce(String mode) throws Exception {
-        List<String> args = new ArrayList<>(List.of(uri, "--mode", mode, "--engine", "threads", "--parallelism", "2",
-                "--min-overlays", "2", "--min-overlay-bytes-ratio", "0", "--min-version-gap", "0",
-                "--max-replan-rounds", "5"));
+        List<String> args = new ArrayList<>(List.of(
+                uri,
+                "--mode",
+                mode,
+                "--engine",
+                "threads",
+                "--parallelism",
+                "2",
+                "--min-overlays",
+                "2",
+                "--min-overlay-bytes-ratio",
+                "0",
+                "--min-version-gap",
+                "0",
+                "--max-replan-rounds",
+                "5"));
         storage.forEach((k, v) -> {
             args.add("--storage-option");
             args.add(k + "=" + v);
@@ -117,8 +130,10 @@ final class CompactorLoop implements AutoCloseable {
             throw new AssertionError("The compactor loop on " + uri + " did not finish its run within 120 s");
         }
         if (crashed != null) {
-            throw new AssertionError("The compactor loop on " + uri + " crashed (not a CLI failure: the CLI"
-                    + " reports those as exit codes)", crashed);
+            throw new AssertionError(
+                    "The compactor loop on " + uri + " crashed (not a CLI failure: the CLI"
+                            + " reports those as exit codes)",
+                    crashed);
         }
         return List.copyOf(runs);
     }

@@ -71,6 +71,7 @@ class SinkSoakRunTest {
     private static final int PER_SECOND = 200;
     /** Three minutes of changes at {@link #PER_SECOND}: the job's run time without kills. */
     private static final int COUNT = PER_SECOND * 180;
+
     private static final int INITIAL_KEYS = 2_000;
     private static final long KEYS = 3_000;
     private static final int INITIAL_ROWS_PER_FILE = 500;
@@ -100,7 +101,8 @@ class SinkSoakRunTest {
         boolean pylanceCompacts = !compaction.equals("in-job");
         boolean inJobFragments = !compaction.equals("pylance");
         Map<String, String> storage = onS3 ? S3.server().storageOptions() : Map.of();
-        String uri = onS3 ? "s3://" + S3.server().createBucket("soak-" + System.nanoTime()) + "/users.lance"
+        String uri = onS3
+                ? "s3://" + S3.server().createBucket("soak-" + System.nanoTime()) + "/users.lance"
                 : dir.resolve("users.lance").toString();
         List<String> storageArgs = new ArrayList<>();
         storage.forEach((k, v) -> storageArgs.addAll(List.of("--storage-option", k + "=" + v)));
@@ -114,14 +116,15 @@ class SinkSoakRunTest {
         Files.createDirectories(dir.resolve("tmp"));
         // Rows of versions as fast as they can be read (every version locally, a sample on S3);
         // bounds of every version from its manifest, which is cheap enough to miss none.
-        VersionPoller poller = new VersionPoller(uri, storage, log,
-                onS3 ? SoakJobMain.RETAIN_VERSIONS / 2 : Long.MAX_VALUE);
+        VersionPoller poller =
+                new VersionPoller(uri, storage, log, onS3 ? SoakJobMain.RETAIN_VERSIONS / 2 : Long.MAX_VALUE);
         Thread polling = new Thread(poller, "soak-version-poller");
         polling.setDaemon(true);
         polling.start();
         Path logs = Path.of("target", "soak-run");
         Files.createDirectories(logs);
-        BoundsPoller bounds = new BoundsPoller(uri, storage, logs.resolve("versions-" + (onS3 ? "s3" : "local") + ".csv"));
+        BoundsPoller bounds =
+                new BoundsPoller(uri, storage, logs.resolve("versions-" + (onS3 ? "s3" : "local") + ".csv"));
         Thread boundsPolling = new Thread(bounds, "soak-bounds-poller");
         boundsPolling.setDaemon(true);
         boundsPolling.start();
@@ -147,8 +150,11 @@ class SinkSoakRunTest {
                 // itself (its rewrite log is in the checkpoint), so no restore needs their versions.
                 long retainMinAgeSeconds = 0;
                 Process job = ChildJvm.start(
-                        command(uri, checkpoints, restore, retainMinAgeSeconds, inJobFragments, storage), dir,
-                        Map.of(), out, out);
+                        command(uri, checkpoints, restore, retainMinAgeSeconds, inJobFragments, storage),
+                        dir,
+                        Map.of(),
+                        out,
+                        out);
                 incarnations.add("incarnation " + k + " from " + restore);
                 if (k == 0 && pylanceCompacts) {
                     beside.compactFromVersion = 0;
@@ -166,8 +172,12 @@ class SinkSoakRunTest {
                         while (System.nanoTime() - started < runFor
                                 || newestCheckpointId(checkpoints) <= restoredId + 1) {
                             assertAlive(job, out, k);
-                            assertThat(poller.failure).as("the version poller's verdict").isNull();
-                            assertThat(bounds.failure).as("the bounds poller's verdict").isNull();
+                            assertThat(poller.failure)
+                                    .as("the version poller's verdict")
+                                    .isNull();
+                            assertThat(bounds.failure)
+                                    .as("the bounds poller's verdict")
+                                    .isNull();
                             Thread.sleep(200);
                         }
                         job.destroyForcibly(); // SIGKILL: no shutdown hook, no release of the lease
@@ -179,9 +189,12 @@ class SinkSoakRunTest {
                     }
                     boolean ended = job.waitFor(10, TimeUnit.MINUTES);
                     jobNanos += System.nanoTime() - started;
-                    assertThat(ended).as("the last incarnation finished within 10 min").isTrue();
-                    assertThat(job.exitValue()).as("last incarnation's exit code; its log:%n%s",
-                            ChildJvm.tail(out, 80)).isZero();
+                    assertThat(ended)
+                            .as("the last incarnation finished within 10 min")
+                            .isTrue();
+                    assertThat(job.exitValue())
+                            .as("last incarnation's exit code; its log:%n%s", ChildJvm.tail(out, 80))
+                            .isZero();
                     assertThat(Files.readString(out, StandardCharsets.UTF_8)).contains(SoakJobMain.FINISHED);
                     break;
                 } finally {
@@ -202,33 +215,64 @@ class SinkSoakRunTest {
             assertThat(boundsPolling.isAlive()).as("the bounds poller ended").isFalse();
 
             // -- what the run did -------------------------------------------------------------------
-            long compactorCommits = runs.stream().mapToLong(CompactorLoop.Run::committedVersions).sum();
-            long compactorLeaseHeld = runs.stream().filter(r -> r.status().equals("lease-held")).count();
+            long compactorCommits = runs.stream()
+                    .mapToLong(CompactorLoop.Run::committedVersions)
+                    .sum();
+            long compactorLeaseHeld =
+                    runs.stream().filter(r -> r.status().equals("lease-held")).count();
             List<CompactorLoop.Run> compactorFailures = runs.stream()
-                    .filter(r -> r.exitCode() != 0 && !r.status().equals("lease-held")).toList();
-            System.out.printf("soak (%s, fragment compaction by %s): %d incarnations, %d kills, job run %d s, whole test %d s%n",
-                    onS3 ? "S3" : "local", compaction, incarnations.size(), kills, TimeUnit.NANOSECONDS.toSeconds(jobNanos),
+                    .filter(r -> r.exitCode() != 0 && !r.status().equals("lease-held"))
+                    .toList();
+            System.out.printf(
+                    "soak (%s, fragment compaction by %s): %d incarnations, %d kills, job run %d s, whole test %d s%n",
+                    onS3 ? "S3" : "local",
+                    compaction,
+                    incarnations.size(),
+                    kills,
+                    TimeUnit.NANOSECONDS.toSeconds(jobNanos),
                     TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - testStarted));
-            System.out.printf("soak: rows of %d versions checked (%d by the sink, %d missed); bounds of %d"
-                    + " versions read (%d missed, %d by the sink), max %d overlays per fragment (version %d), %d"
-                    + " versions above %d; max %d fragments (version %d); max %d versions retained at a poll; max"
-                    + " %d overlays one checkpoint added to a fragment%n", poller.read, poller.sinkVersions,
-                    poller.missed, bounds.read, bounds.missed, bounds.sinkVersions, bounds.maxOverlays,
+            System.out.printf(
+                    "soak: rows of %d versions checked (%d by the sink, %d missed); bounds of %d"
+                            + " versions read (%d missed, %d by the sink), max %d overlays per fragment (version %d), %d"
+                            + " versions above %d; max %d fragments (version %d); max %d versions retained at a poll; max"
+                            + " %d overlays one checkpoint added to a fragment%n",
+                    poller.read,
+                    poller.sinkVersions,
+                    poller.missed,
+                    bounds.read,
+                    bounds.missed,
+                    bounds.sinkVersions,
+                    bounds.maxOverlays,
                     bounds.worstOverlayVersion,
                     bounds.versionsAbove(SoakJobMain.MAX_OVERLAYS + bounds.maxAddedByOneCheckpoint),
-                    SoakJobMain.MAX_OVERLAYS + bounds.maxAddedByOneCheckpoint, bounds.maxFragments,
-                    bounds.worstFragmentVersion, bounds.maxRetained, bounds.maxAddedByOneCheckpoint);
-            System.out.printf("soak: before the last restore max %d overlays per fragment (one commit added up to"
-                    + " %d); after it max %d (one commit added up to %d)%n", maxOverlays(bounds, 0, 3),
-                    maxOverlays(bounds, 0, 4), maxOverlays(bounds, 1, 3), maxOverlays(bounds, 1, 4));
-            System.out.printf("soak: compactor %d runs, %d versions committed, %d lease-held, %d failed; pylance"
-                    + " %d compactions committed, %d failed (%s); %d pylance reads compared, %d lost to cleanup;"
-                    + " operations seen: %s%n", runs.size(), compactorCommits, compactorLeaseHeld,
-                    compactorFailures.size(), beside.compactions, beside.compactionFailures.size(),
-                    beside.compactionFailures.stream().limit(3).toList(), beside.compared, beside.lostSamples,
+                    SoakJobMain.MAX_OVERLAYS + bounds.maxAddedByOneCheckpoint,
+                    bounds.maxFragments,
+                    bounds.worstFragmentVersion,
+                    bounds.maxRetained,
+                    bounds.maxAddedByOneCheckpoint);
+            System.out.printf(
+                    "soak: before the last restore max %d overlays per fragment (one commit added up to"
+                            + " %d); after it max %d (one commit added up to %d)%n",
+                    maxOverlays(bounds, 0, 3),
+                    maxOverlays(bounds, 0, 4),
+                    maxOverlays(bounds, 1, 3),
+                    maxOverlays(bounds, 1, 4));
+            System.out.printf(
+                    "soak: compactor %d runs, %d versions committed, %d lease-held, %d failed; pylance"
+                            + " %d compactions committed, %d failed (%s); %d pylance reads compared, %d lost to cleanup;"
+                            + " operations seen: %s%n",
+                    runs.size(),
+                    compactorCommits,
+                    compactorLeaseHeld,
+                    compactorFailures.size(),
+                    beside.compactions,
+                    beside.compactionFailures.size(),
+                    beside.compactionFailures.stream().limit(3).toList(),
+                    beside.compared,
+                    beside.lostSamples,
                     bounds.operations);
-            System.out.println("soak: pylance compactions (s after the start: s taken, exit code): "
-                    + beside.compactionTimes);
+            System.out.println(
+                    "soak: pylance compactions (s after the start: s taken, exit code): " + beside.compactionTimes);
             incarnations.forEach(s -> System.out.println("soak: " + s));
 
             // -- every version a whole checkpoint, pylance agreeing -----------------------------------
@@ -240,22 +284,31 @@ class SinkSoakRunTest {
                 // Locally the reader keeps up with the retention: it reads every version. On S3
                 // (S3Proxy on this machine) a full read of a version takes longer than the
                 // retention lasts under load, so there versions read are a sample.
-                assertThat(poller.missed).as("versions removed before the reader read them").isZero();
+                assertThat(poller.missed)
+                        .as("versions removed before the reader read them")
+                        .isZero();
             }
             assertThat(poller.sinkVersions).as("sink versions read").isGreaterThanOrEqualTo(40);
             // The bounds hold "at every moment": every version's manifest is read, on both stores.
-            assertThat(bounds.missed).as("versions removed before their manifest was read").isZero();
-            assertThat(beside.compared).as("versions pylance and our reader compared during the run")
+            assertThat(bounds.missed)
+                    .as("versions removed before their manifest was read")
+                    .isZero();
+            assertThat(beside.compared)
+                    .as("versions pylance and our reader compared during the run")
                     .isGreaterThanOrEqualTo(4);
             assertThat(kills).isEqualTo(KILLS);
-            assertThat(TimeUnit.NANOSECONDS.toSeconds(jobNanos)).as("job run time, s").isGreaterThanOrEqualTo(180);
+            assertThat(TimeUnit.NANOSECONDS.toSeconds(jobNanos))
+                    .as("job run time, s")
+                    .isGreaterThanOrEqualTo(180);
 
             // -- the end: the model, cell by cell; each checkpoint once -------------------------------
             UsersTable.assertLatestEquals(uri, storage, log.finalModel());
             TableHistory history = TableHistory.read(uri, storage);
             history.assertContiguous();
             history.assertSinkCommitsExactlyOnce();
-            assertThat(compactorFailures).as("standalone compaction runs that failed").isEmpty();
+            assertThat(compactorFailures)
+                    .as("standalone compaction runs that failed")
+                    .isEmpty();
 
             // -- bounds ------------------------------------------------------------------------------
             // Overlays, in both phases (before and after the last restore): maintenance never holds
@@ -266,10 +319,14 @@ class SinkSoakRunTest {
             // them, so a commit still adds one overlay per fragment and writer (before the key map
             // followed Rewrites, one per old location: 97-317 seen for a bound of 8).
             long addedInPhase = Math.max(maxOverlays(bounds, 0, 4), maxOverlays(bounds, 1, 4));
-            assertThat(maxOverlays(bounds, 0, 3)).as("overlays per fragment in any version before the last restore")
+            assertThat(maxOverlays(bounds, 0, 3))
+                    .as("overlays per fragment in any version before the last restore")
                     .isLessThanOrEqualTo(3 * SoakJobMain.MAX_OVERLAYS);
-            assertThat(maxOverlays(bounds, 1, 3)).as("overlays per fragment in any version after the last restore"
-                    + " (one sink commit added up to %s)", addedInPhase)
+            assertThat(maxOverlays(bounds, 1, 3))
+                    .as(
+                            "overlays per fragment in any version after the last restore"
+                                    + " (one sink commit added up to %s)",
+                            addedInPhase)
                     .isLessThanOrEqualTo(3 * SoakJobMain.MAX_OVERLAYS);
             // Versions: the retention, up to half of it waiting for the next (batched) cleanup, and
             // the versions committed during one maintenance check or a dead job's lease.
@@ -284,22 +341,29 @@ class SinkSoakRunTest {
             // plus a check (10 s allowed).
             long compactFrom = pylanceCompacts ? beside.compactFromVersion : 0;
             long firstRewrite = bounds.fragmentsPerVersion.stream()
-                    .filter(r -> r[0] > compactFrom && r[2] == 1).mapToLong(r -> r[0]).min()
+                    .filter(r -> r[0] > compactFrom && r[2] == 1)
+                    .mapToLong(r -> r[0])
+                    .min()
                     .orElseThrow(() -> new AssertionError("no fragment compaction landed"));
-            long maxFragmentsCompacted = bounds.fragmentsPerVersion.stream().filter(r -> r[0] >= firstRewrite)
-                    .mapToLong(r -> r[1]).max().orElseThrow();
-            long gapSeconds = pylanceCompacts ? 2 * PYLANCE_COMPACT_SECONDS + 10
-                    : 2 * SoakJobMain.LEASE_TIMEOUT.toSeconds() + 10;
+            long maxFragmentsCompacted = bounds.fragmentsPerVersion.stream()
+                    .filter(r -> r[0] >= firstRewrite)
+                    .mapToLong(r -> r[1])
+                    .max()
+                    .orElseThrow();
+            long gapSeconds =
+                    pylanceCompacts ? 2 * PYLANCE_COMPACT_SECONDS + 10 : 2 * SoakJobMain.LEASE_TIMEOUT.toSeconds() + 10;
             long fragmentBound = 8 + 2 * gapSeconds * 1000 / SoakJobMain.CHECKPOINT_MILLIS;
-            System.out.printf("soak: max %d fragments from version %d (the first compaction) on, bound %d%n",
+            System.out.printf(
+                    "soak: max %d fragments from version %d (the first compaction) on, bound %d%n",
                     maxFragmentsCompacted, firstRewrite, fragmentBound);
-            assertThat(maxFragmentsCompacted).as("fragments in any version from %s on", firstRewrite)
+            assertThat(maxFragmentsCompacted)
+                    .as("fragments in any version from %s on", firstRewrite)
                     .isLessThanOrEqualTo(fragmentBound);
             int retainSlack = SoakJobMain.RETAIN_VERSIONS / 2
                     + (int) (2 * SoakJobMain.LEASE_TIMEOUT.toMillis() / SoakJobMain.CHECKPOINT_MILLIS);
-            System.out.printf("soak: %d versions retained at the end%n",
-                    bounds.retainedAtEnd);
-            assertThat(bounds.maxRetained).as("versions retained at any poll")
+            System.out.printf("soak: %d versions retained at the end%n", bounds.retainedAtEnd);
+            assertThat(bounds.maxRetained)
+                    .as("versions retained at any poll")
                     .isLessThanOrEqualTo(SoakJobMain.RETAIN_VERSIONS + retainSlack);
         }
     }
@@ -323,7 +387,8 @@ class SinkSoakRunTest {
         int skipped = firstUpdateAfter(log, 41);
         VersionPoller half = new VersionPoller("t", Map.of(), log, Long.MAX_VALUE);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> half.checkWholeCheckpoint(2, after(log, 50, skipped)))
-                .hasMessageContaining("not a whole checkpoint").hasMessageContaining("id " + log.ids[skipped]);
+                .hasMessageContaining("not a whole checkpoint")
+                .hasMessageContaining("id " + log.ids[skipped]);
 
         TreeMap<Long, UsersTable.Row> wrong = after(log, 50, -1);
         long key = wrong.firstKey();
@@ -331,7 +396,8 @@ class SinkSoakRunTest {
         wrong.put(key, new UsersTable.Row(r.name(), r.age() == null ? 1 : r.age() + 1, r.score()));
         VersionPoller cell = new VersionPoller("t", Map.of(), log, Long.MAX_VALUE);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> cell.checkWholeCheckpoint(2, wrong))
-                .hasMessageContaining("not a whole checkpoint").hasMessageContaining("id " + key);
+                .hasMessageContaining("not a whole checkpoint")
+                .hasMessageContaining("id " + key);
     }
 
     /** The model after {@code prefix} changes, without change {@code skip} (-1: none skipped). */
@@ -359,7 +425,10 @@ class SinkSoakRunTest {
 
     /** The largest {@code column} of the versions read in {@code phase} (0: until the last restore). */
     private static long maxOverlays(BoundsPoller bounds, int phase, int column) {
-        return bounds.fragmentsPerVersion.stream().filter(r -> r[5] == phase).mapToLong(r -> r[column]).max()
+        return bounds.fragmentsPerVersion.stream()
+                .filter(r -> r[5] == phase)
+                .mapToLong(r -> r[column])
+                .max()
                 .orElse(0);
     }
 
@@ -370,23 +439,43 @@ class SinkSoakRunTest {
         }
     }
 
-    private List<String> command(String uri, Path checkpoints, String restore, long retainMinAgeSeconds,
-            boolean inJobFragments, Map<String, String> storage) {
-        List<String> args = new ArrayList<>(List.of(uri, checkpoints.toString(), restore, Long.toString(SEED),
-                Integer.toString(COUNT), Integer.toString(INITIAL_KEYS), Long.toString(KEYS),
-                Integer.toString(PER_SECOND), Long.toString(retainMinAgeSeconds),
+    private List<String> command(
+            String uri,
+            Path checkpoints,
+            String restore,
+            long retainMinAgeSeconds,
+            boolean inJobFragments,
+            Map<String, String> storage) {
+        List<String> args = new ArrayList<>(List.of(
+                uri,
+                checkpoints.toString(),
+                restore,
+                Long.toString(SEED),
+                Integer.toString(COUNT),
+                Integer.toString(INITIAL_KEYS),
+                Long.toString(KEYS),
+                Integer.toString(PER_SECOND),
+                Long.toString(retainMinAgeSeconds),
                 inJobFragments ? "fragments" : "no-fragments"));
         storage.forEach((k, v) -> args.add(k + "=" + v));
         String classpath = System.getProperty("surefire.test.class.path", "");
         if (classpath.isEmpty()) {
             classpath = System.getProperty("java.class.path");
         }
-        return ChildJvm.command(List.of("--add-opens=java.base/java.nio=ALL-UNNAMED",
-                "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-                "-Xmx768m", "-XX:+UseSerialGC", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "-Dorg.slf4j.simpleLogger.log.dev.lanceflink=info",
-                "-Dorg.slf4j.simpleLogger.log.org.apache.flink.runtime.checkpoint.CheckpointCoordinator=info",
-                "-Dorg.slf4j.simpleLogger.showDateTime=true"), classpath, SoakJobMain.class.getName(), args);
+        return ChildJvm.command(
+                List.of(
+                        "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                        "--add-opens=java.base/java.util=ALL-UNNAMED",
+                        "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                        "-Xmx768m",
+                        "-XX:+UseSerialGC",
+                        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                        "-Dorg.slf4j.simpleLogger.log.dev.lanceflink=info",
+                        "-Dorg.slf4j.simpleLogger.log.org.apache.flink.runtime.checkpoint.CheckpointCoordinator=info",
+                        "-Dorg.slf4j.simpleLogger.showDateTime=true"),
+                classpath,
+                SoakJobMain.class.getName(),
+                args);
     }
 
     private static long checkpointId(Path chk) {
@@ -473,7 +562,8 @@ class SinkSoakRunTest {
 
         private void poll(ObjectStore store) throws IOException {
             List<ManifestLocation> versions = VersionResolver.list(store);
-            long newest = versions.isEmpty() ? 0 : versions.get(versions.size() - 1).version();
+            long newest =
+                    versions.isEmpty() ? 0 : versions.get(versions.size() - 1).version();
             try (Dataset latest = Dataset.open(uri, storage)) {
                 for (ManifestLocation loc : versions) {
                     long v = loc.version();
@@ -489,7 +579,8 @@ class SinkSoakRunTest {
                     TreeMap<Long, UsersTable.Row> rows;
                     boolean bySink;
                     try (Dataset at = latest.checkoutVersion(v)) {
-                        bySink = at.transaction().map(t -> t.properties().containsKey("flink.commit-user"))
+                        bySink = at.transaction()
+                                .map(t -> t.properties().containsKey("flink.commit-user"))
                                 .orElse(false);
                         rows = UsersTable.read(at);
                     } catch (IOException | RuntimeException e) {
@@ -583,6 +674,7 @@ class SinkSoakRunTest {
         volatile Throwable failure;
         /** Set when the last incarnation starts (bounds are reported before and after it). */
         volatile boolean retentionPhaseOver;
+
         long lastSeen;
         int read;
         int missed;
@@ -600,6 +692,7 @@ class SinkSoakRunTest {
          * overlays this version added to a fragment, 1 if read after the last restore}.
          */
         final List<long[]> fragmentsPerVersion = new ArrayList<>();
+
         final Map<String, Integer> operations = new TreeMap<>();
 
         BoundsPoller(String uri, Map<String, String> storage, Path csv) {
@@ -660,8 +753,9 @@ class SinkSoakRunTest {
             }
         }
 
-        private void record(Manifest m, Map<String, String> properties, String operation, int retained,
-                java.io.Writer out) throws IOException {
+        private void record(
+                Manifest m, Map<String, String> properties, String operation, int retained, java.io.Writer out)
+                throws IOException {
             read++;
             operations.merge(operation, 1, Integer::sum);
             int max = 0;
@@ -671,16 +765,23 @@ class SinkSoakRunTest {
                 int n = f.overlays().size();
                 max = Math.max(max, n);
                 withOverlays += n > 0 ? 1 : 0;
-                added = Math.max(added,
-                        (int) f.overlays().stream().filter(o -> o.committedVersion() == m.version()).count());
+                added = Math.max(added, (int) f.overlays().stream()
+                        .filter(o -> o.committedVersion() == m.version())
+                        .count());
             }
             overlaysPerVersion.add(max);
             if (max > maxOverlays) {
                 maxOverlays = max;
                 worstOverlayVersion = m.version();
             }
-            fragmentsPerVersion.add(new long[] {m.version(), m.fragments().size(), operation.equals("Rewrite") ? 1 : 0,
-                    max, added, retentionPhaseOver ? 1 : 0});
+            fragmentsPerVersion.add(new long[] {
+                m.version(),
+                m.fragments().size(),
+                operation.equals("Rewrite") ? 1 : 0,
+                max,
+                added,
+                retentionPhaseOver ? 1 : 0
+            });
             if (m.fragments().size() > maxFragments) {
                 maxFragments = m.fragments().size();
                 worstFragmentVersion = m.version();
@@ -712,26 +813,37 @@ class SinkSoakRunTest {
         private final long started = System.nanoTime();
         /** Per compaction: seconds after the start, seconds it took, exit code. */
         final List<String> compactionTimes = new CopyOnWriteArrayList<>();
+
         private final Path compactOps;
         volatile Throwable failure;
         volatile boolean compacting;
         /** The newest version read when compaction was switched on. */
         volatile long compactFromVersion = Long.MAX_VALUE;
+
         volatile int compactions;
         final List<String> compactionFailures = new CopyOnWriteArrayList<>();
         volatile int compared;
         volatile int lostSamples;
 
-        PylanceBeside(PylanceOracle pylance, String uri, Map<String, String> storage, List<String> storageArgs,
-                VersionPoller poller, Path dir) throws IOException {
+        PylanceBeside(
+                PylanceOracle pylance,
+                String uri,
+                Map<String, String> storage,
+                List<String> storageArgs,
+                VersionPoller poller,
+                Path dir)
+                throws IOException {
             this.pylance = pylance;
             this.uri = uri;
             this.storage = storage;
             this.storageArgs = storageArgs;
             this.poller = poller;
             this.compactOps = dir.resolve("compact.json");
-            Files.writeString(compactOps, "[{\"op\": \"compact\", \"target_rows_per_fragment\": 4096,"
-                    + " \"materialize_deletions_threshold\": 0.1}]", StandardCharsets.UTF_8);
+            Files.writeString(
+                    compactOps,
+                    "[{\"op\": \"compact\", \"target_rows_per_fragment\": 4096,"
+                            + " \"materialize_deletions_threshold\": 0.1}]",
+                    StandardCharsets.UTF_8);
         }
 
         @Override
@@ -795,9 +907,12 @@ class SinkSoakRunTest {
                         + theirs.error() + " / " + theirs.stderr());
             }
             JsonNode pyJson = theirs.json();
-            assertThat(pyJson.get("version").asLong()).as("version pylance read").isEqualTo(v);
-            DumpComparator.exact().sortedBy("id").assertSame("pylance vs our reader, version " + v + " of " + uri,
-                    ours.json(), pyJson);
+            assertThat(pyJson.get("version").asLong())
+                    .as("version pylance read")
+                    .isEqualTo(v);
+            DumpComparator.exact()
+                    .sortedBy("id")
+                    .assertSame("pylance vs our reader, version " + v + " of " + uri, ours.json(), pyJson);
             compared++;
         }
     }

@@ -2,7 +2,6 @@ package dev.lanceflink.it.maintenance;
 
 import dev.lanceflink.testkit.users.UsersChangelog;
 import dev.lanceflink.testkit.users.UsersChangelog.Mix;
-import dev.lanceflink.testkit.users.UsersTable;
 import dev.lanceflink.testkit.users.UsersTable.Row;
 import java.util.Map;
 import java.util.Random;

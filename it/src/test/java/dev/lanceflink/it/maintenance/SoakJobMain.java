@@ -35,6 +35,7 @@ public final class SoakJobMain {
     static final int CHECKPOINT_MILLIS = 1_000;
     /** Maintenance bounds, shared with the test's assertions. */
     static final int MAX_OVERLAYS = 8;
+
     static final int RETAIN_VERSIONS = 20;
     /**
      * The shortest lease allowed: a SIGKILLed job cannot release its lease, and until it expires
@@ -89,8 +90,8 @@ public final class SoakJobMain {
         boolean fragments = switch (args[9]) {
             case "fragments" -> true;
             case "no-fragments" -> false;
-            default -> throw new IllegalArgumentException("argument 10 must be fragments or no-fragments, got "
-                    + args[9]);
+            default ->
+                throw new IllegalArgumentException("argument 10 must be fragments or no-fragments, got " + args[9]);
         };
         Map<String, String> storage = new LinkedHashMap<>();
         for (int i = 10; i < args.length; i++) {
@@ -106,7 +107,8 @@ public final class SoakJobMain {
         conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
         conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
-        conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+        conf.set(
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
                 ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         conf.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 2);
         conf.set(CoreOptions.TMP_DIRS, checkpoints.resolveSibling("tmp").toString());
@@ -117,10 +119,21 @@ public final class SoakJobMain {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
         env.enableCheckpointing(CHECKPOINT_MILLIS);
-        LanceSinkBuilder.forTable(uri).storageOptions(storage).mode(LanceSinkMode.UPSERT).primaryKey("id")
-                .rowsPerFile(1_000).batchRows(256).uidSuffix("soak").maintenance(maintenance(retainMinAge, fragments))
-                .sinkTo(env.fromSequence(0, count - 1).setParallelism(1).uid("sequence")
-                        .map(new SoakChange(perSecond)).setParallelism(1).uid("changes").returns(RowData.class));
+        LanceSinkBuilder.forTable(uri)
+                .storageOptions(storage)
+                .mode(LanceSinkMode.UPSERT)
+                .primaryKey("id")
+                .rowsPerFile(1_000)
+                .batchRows(256)
+                .uidSuffix("soak")
+                .maintenance(maintenance(retainMinAge, fragments))
+                .sinkTo(env.fromSequence(0, count - 1)
+                        .setParallelism(1)
+                        .uid("sequence")
+                        .map(new SoakChange(perSecond))
+                        .setParallelism(1)
+                        .uid("changes")
+                        .returns(RowData.class));
         env.execute("soak: upsert with in-job maintenance");
     }
 

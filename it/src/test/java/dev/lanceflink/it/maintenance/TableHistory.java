@@ -22,8 +22,8 @@ import java.util.stream.Stream;
  * anything else (the initial write, another writer's commits). Public: the sink package's
  * concurrent-writer tests judge the sink's commits with the same rules.
  */
-public record TableHistory(List<VersionInfo> all, List<VersionInfo> sinkCommits, List<VersionInfo> compactions,
-        List<VersionInfo> others) {
+public record TableHistory(
+        List<VersionInfo> all, List<VersionInfo> sinkCommits, List<VersionInfo> compactions, List<VersionInfo> others) {
 
     public static TableHistory read(String uri, Map<String, String> storage) throws IOException {
         try (Dataset ds = Dataset.open(uri, storage)) {
@@ -57,9 +57,10 @@ public record TableHistory(List<VersionInfo> all, List<VersionInfo> sinkCommits,
                 try (Dataset at = ds.checkoutVersion(v.version())) {
                     op = at.transaction().orElseThrow().operation();
                 }
-                if (op instanceof Operation.DataOverlay || (op instanceof Operation.Update u
-                        && Stream.concat(u.updatedFragments().stream(), u.newFragments().stream())
-                                .anyMatch(f -> f.overlays().stream().anyMatch(DataOverlayFile::isStaged)))) {
+                if (op instanceof Operation.DataOverlay
+                        || (op instanceof Operation.Update u
+                                && Stream.concat(u.updatedFragments().stream(), u.newFragments().stream())
+                                        .anyMatch(f -> f.overlays().stream().anyMatch(DataOverlayFile::isStaged)))) {
                     n++;
                 }
             }
@@ -69,7 +70,8 @@ public record TableHistory(List<VersionInfo> all, List<VersionInfo> sinkCommits,
 
     /** Compaction versions of one mode ({@code overlay-merge}, {@code overlay-fold}). */
     public List<VersionInfo> compactions(String mode) {
-        return compactions.stream().filter(v -> mode.equals(v.properties().get(CompactionCommitter.MODE_PROPERTY)))
+        return compactions.stream()
+                .filter(v -> mode.equals(v.properties().get(CompactionCommitter.MODE_PROPERTY)))
                 .toList();
     }
 
@@ -88,21 +90,28 @@ public record TableHistory(List<VersionInfo> all, List<VersionInfo> sinkCommits,
         long lastCheckpoint = Long.MIN_VALUE;
         int lastStep = -1;
         for (VersionInfo v : sinkCommits) {
-            CommitMarker m = CommitMarker.fromProperties(v.properties(), "version " + v.version()).orElseThrow();
+            CommitMarker m = CommitMarker.fromProperties(v.properties(), "version " + v.version())
+                    .orElseThrow();
             users.add(m.commitUser());
             assertThat(seen.add(m.checkpointId() + "/" + m.step()))
-                    .as("version %s repeats the sink's commit of checkpoint %s step %s", v.version(), m.checkpointId(),
-                            m.step())
+                    .as(
+                            "version %s repeats the sink's commit of checkpoint %s step %s",
+                            v.version(), m.checkpointId(), m.step())
                     .isTrue();
-            boolean forward = m.checkpointId() > lastCheckpoint
-                    || (m.checkpointId() == lastCheckpoint && m.step() > lastStep);
-            assertThat(forward).as("version %s (checkpoint %s step %s) follows checkpoint %s step %s", v.version(),
-                    m.checkpointId(), m.step(), lastCheckpoint, lastStep).isTrue();
+            boolean forward =
+                    m.checkpointId() > lastCheckpoint || (m.checkpointId() == lastCheckpoint && m.step() > lastStep);
+            assertThat(forward)
+                    .as(
+                            "version %s (checkpoint %s step %s) follows checkpoint %s step %s",
+                            v.version(), m.checkpointId(), m.step(), lastCheckpoint, lastStep)
+                    .isTrue();
             lastCheckpoint = m.checkpointId();
             lastStep = m.step();
-            assertThat(m.step()).as("step marker of version %s (one version per checkpoint)", v.version())
+            assertThat(m.step())
+                    .as("step marker of version %s (one version per checkpoint)", v.version())
                     .isEqualTo(CommitMarker.ALL_STEPS);
-            assertThat(v.operation()).as("operation of version %s (checkpoint %s)", v.version(), m.checkpointId())
+            assertThat(v.operation())
+                    .as("operation of version %s (checkpoint %s)", v.version(), m.checkpointId())
                     .isIn("Append", "Delete", "DataOverlay", "Update");
         }
         assertThat(users).as("commit users of the sink").hasSize(1);
@@ -112,7 +121,8 @@ public record TableHistory(List<VersionInfo> all, List<VersionInfo> sinkCommits,
     /** Versions are numbered without gaps from the first listed to the latest. */
     public void assertContiguous() {
         for (int i = 1; i < all.size(); i++) {
-            assertThat(all.get(i).version()).as("version after %s", all.get(i - 1).version())
+            assertThat(all.get(i).version())
+                    .as("version after %s", all.get(i - 1).version())
                     .isEqualTo(all.get(i - 1).version() + 1);
         }
     }

@@ -51,11 +51,18 @@ public final class LancePeer extends PeerWorkloads {
                 new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
                 new Field("name", FieldType.nullable(new ArrowType.Utf8()), null),
                 new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null),
-                new Field("score", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)), null),
-                new Field("vec", FieldType.nullable(new ArrowType.FixedSizeList(dim)), List.of(new Field("item",
-                        FieldType.notNullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)), null)))));
+                new Field(
+                        "score", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)), null),
+                new Field(
+                        "vec",
+                        FieldType.nullable(new ArrowType.FixedSizeList(dim)),
+                        List.of(new Field(
+                                "item",
+                                FieldType.notNullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)),
+                                null)))));
         Files.createDirectories(dir);
-        Dataset.write(uri(table), Map.of(), List.of(), schema, WriteParams.of(WriteMode.CREATE)).close();
+        Dataset.write(uri(table), Map.of(), List.of(), schema, WriteParams.of(WriteMode.CREATE))
+                .close();
     }
 
     @Override
@@ -80,25 +87,38 @@ public final class LancePeer extends PeerWorkloads {
 
     @Override
     protected void sinkAppend(DataStream<RowData> rows, String table) {
-        LanceSinkBuilder.forTable(uri(table)).mode(LanceSinkMode.APPEND).uidSuffix(table).sinkTo(rows);
+        LanceSinkBuilder.forTable(uri(table))
+                .mode(LanceSinkMode.APPEND)
+                .uidSuffix(table)
+                .sinkTo(rows);
     }
 
     @Override
     protected void sinkUpdates(DataStream<RowData> rows, String table) {
-        LanceSinkBuilder.forTable(uri(table)).mode(LanceSinkMode.UPSERT).primaryKey("id").inputColumns("id", "age")
-                .uidSuffix(table).sinkTo(rows);
+        LanceSinkBuilder.forTable(uri(table))
+                .mode(LanceSinkMode.UPSERT)
+                .primaryKey("id")
+                .inputColumns("id", "age")
+                .uidSuffix(table)
+                .sinkTo(rows);
     }
 
     @Override
     protected void sinkChanges(DataStream<RowData> rows, String table) {
-        LanceSinkBuilder.forTable(uri(table)).mode(LanceSinkMode.UPSERT).primaryKey("id").uidSuffix(table)
+        LanceSinkBuilder.forTable(uri(table))
+                .mode(LanceSinkMode.UPSERT)
+                .primaryKey("id")
+                .uidSuffix(table)
                 .sinkTo(rows);
     }
 
     @Override
     protected DataStream<RowData> scan(StreamExecutionEnvironment env, String table, List<String> columns) {
         LanceSource source = LanceSource.builder(uri(table)).columns(columns).build();
-        return env.fromSource(source, WatermarkStrategy.noWatermarks(), "Lance source",
+        return env.fromSource(
+                source,
+                WatermarkStrategy.noWatermarks(),
+                "Lance source",
                 InternalTypeInfo.of(source.producedRowType()));
     }
 

@@ -17,7 +17,9 @@ class PeerDataTest {
             boolean[] seen = new boolean[(int) rows];
             for (long j = 0; j < rows; j++) {
                 int k = (int) PeerData.changedKey(j, rows, stride);
-                assertThat(seen[k]).as("key %d of %d rows visited twice", k, rows).isFalse();
+                assertThat(seen[k])
+                        .as("key %d of %d rows visited twice", k, rows)
+                        .isFalse();
                 seen[k] = true;
             }
         }
@@ -85,7 +87,8 @@ class PeerDataTest {
 
     @Test
     void jfrThreadGroupsJoinSubtasks() {
-        assertThat(PeerRun.threadGroup("Writer: t (1/2)#0")).isEqualTo(PeerRun.threadGroup("Writer: t (2/2)#0"))
+        assertThat(PeerRun.threadGroup("Writer: t (1/2)#0"))
+                .isEqualTo(PeerRun.threadGroup("Writer: t (2/2)#0"))
                 .isEqualTo("Writer: t");
         assertThat(PeerRun.threadGroup("IcebergSink file:///some/dir/update/: Writer (1/2)#0"))
                 .isEqualTo("IcebergSink <table>/: Writer");

@@ -54,7 +54,8 @@ class CallerRetryAfterLandedCommitTest {
             try (Dataset v1 = Dataset.open(store, allocator);
                     VectorSchemaRoot batch = TestRows.batch(allocator, TestRows.range(20, 25))) {
                 assertThatThrownBy(() -> v1.append(List.of(batch), WriteParams.of(WriteMode.APPEND)))
-                        .isInstanceOf(IOException.class).hasMessageContaining("injected: the store is unreachable");
+                        .isInstanceOf(IOException.class)
+                        .hasMessageContaining("injected: the store is unreachable");
             }
             TreeMap<Long, Long> model = TestRows.initial(TestRows.range(0, 25));
 
@@ -66,7 +67,8 @@ class CallerRetryAfterLandedCommitTest {
             assertThat(driver.deleteWhere("delete-1", "id < 4")).isEqualTo(4);
             model.headMap(4L).clear();
             loseNextCommitResponse(store);
-            assertThat(driver.update("update-1", new long[] {7, 26}, new long[] {-7, -26})).isEqualTo(5);
+            assertThat(driver.update("update-1", new long[] {7, 26}, new long[] {-7, -26}))
+                    .isEqualTo(5);
             model.put(7L, -7L);
             model.put(26L, -26L);
             loseNextCommitResponse(store);
@@ -82,11 +84,13 @@ class CallerRetryAfterLandedCommitTest {
             try (Dataset latest = Dataset.open(clean, allocator)) {
                 assertThat(latest.version()).isEqualTo(7);
                 assertThat(TestRows.contents(latest)).isEqualTo(model);
-                assertThat(latest.versions()).extracting(v -> v.properties().get(RetryingTableDriver.OP_ID))
+                assertThat(latest.versions())
+                        .extracting(v -> v.properties().get(RetryingTableDriver.OP_ID))
                         .containsExactly(null, null, "append-1", "delete-1", "update-1", null, "overwrite-1");
-                assertThat(latest.versions()).extracting(VersionInfo::operation)
-                        .containsExactly("Overwrite", "Append", "Append", "Delete", "DataOverlay", "Delete",
-                                "Overwrite");
+                assertThat(latest.versions())
+                        .extracting(VersionInfo::operation)
+                        .containsExactly(
+                                "Overwrite", "Append", "Append", "Delete", "DataOverlay", "Delete", "Overwrite");
             }
         }
     }

@@ -59,7 +59,11 @@ class ConcurrentS3CommitsTest {
         TreeMap<Long, Long> expected = TestRows.initial(TestRows.range(0, THREADS * 100));
         try (BufferAllocator allocator = new RootAllocator();
                 VectorSchemaRoot first = TestRows.batch(allocator, TestRows.range(0, THREADS * 100));
-                Dataset v1 = Dataset.write(table.uri(), table.storageOptions(), List.of(first), TestRows.SCHEMA,
+                Dataset v1 = Dataset.write(
+                        table.uri(),
+                        table.storageOptions(),
+                        List.of(first),
+                        TestRows.SCHEMA,
                         WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(400))) {
             assertThat(v1.fragments()).hasSize(2);
         }
@@ -91,15 +95,22 @@ class ConcurrentS3CommitsTest {
                                 try (Dataset latest = Dataset.open(store, allocator)) {
                                     long version = i % 2 == 0
                                             ? append(latest, allocator, appendIds(thread, i), opId)
-                                            : latest.delete("id >= " + deleteFrom(thread, i) + " AND id < "
-                                                    + (deleteFrom(thread, i) + 5), Map.of(RetryingTableDriver.OP_ID, opId),
-                                                    commitOptions()).version();
+                                            : latest.delete(
+                                                            "id >= " + deleteFrom(thread, i) + " AND id < "
+                                                                    + (deleteFrom(thread, i) + 5),
+                                                            Map.of(RetryingTableDriver.OP_ID, opId),
+                                                            commitOptions())
+                                                    .version();
                                     committed.put(opId, version);
                                     break;
                                 } catch (CommitConflictException e) {
                                     conflicts.add(opId + " attempt " + attempt + ": " + e.getMessage());
-                                    assertThat(e.getMessage()).contains("transaction").contains(table.uri());
-                                    assertThat(attempt).as("attempts of %s", opId).isLessThan(20);
+                                    assertThat(e.getMessage())
+                                            .contains("transaction")
+                                            .contains(table.uri());
+                                    assertThat(attempt)
+                                            .as("attempts of %s", opId)
+                                            .isLessThan(20);
                                 }
                             }
                         }
@@ -117,15 +128,20 @@ class ConcurrentS3CommitsTest {
         try (Dataset latest = Dataset.open(table.uri(), table.storageOptions())) {
             int commits = THREADS * OPS_PER_THREAD;
             assertThat(committed).hasSize(commits);
-            assertThat(latest.version()).as("one version per commit; conflicts: %s", conflicts).isEqualTo(1 + commits);
+            assertThat(latest.version())
+                    .as("one version per commit; conflicts: %s", conflicts)
+                    .isEqualTo(1 + commits);
             assertThat(committed.values()).doesNotHaveDuplicates();
             List<VersionInfo> versions = latest.versions();
-            List<String> opIds = versions.stream().skip(1)
-                    .map(v -> v.properties().get(RetryingTableDriver.OP_ID)).toList();
+            List<String> opIds = versions.stream()
+                    .skip(1)
+                    .map(v -> v.properties().get(RetryingTableDriver.OP_ID))
+                    .toList();
             assertThat(opIds).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(committed.keySet());
             for (VersionInfo v : versions.subList(1, versions.size())) {
                 assertThat(committed.get(v.properties().get(RetryingTableDriver.OP_ID)))
-                        .as("version recorded by the writer of %s", v.properties()).isEqualTo(v.version());
+                        .as("version recorded by the writer of %s", v.properties())
+                        .isEqualTo(v.version());
             }
             assertThat(TestRows.contents(latest)).isEqualTo(expected);
             System.out.printf("8 threads: %d commits, %d conflicts retried%n", commits, conflicts.size());
@@ -139,7 +155,11 @@ class ConcurrentS3CommitsTest {
         int appendsPerProcess = 10;
         try (BufferAllocator allocator = new RootAllocator();
                 VectorSchemaRoot first = TestRows.batch(allocator, TestRows.range(0, 10));
-                Dataset v1 = Dataset.write(table.uri(), table.storageOptions(), List.of(first), TestRows.SCHEMA,
+                Dataset v1 = Dataset.write(
+                        table.uri(),
+                        table.storageOptions(),
+                        List.of(first),
+                        TestRows.SCHEMA,
                         WriteParams.of(WriteMode.CREATE))) {
             assertThat(v1.version()).isEqualTo(1);
         }
@@ -148,8 +168,10 @@ class ConcurrentS3CommitsTest {
         for (int w = 1; w <= 2; w++) {
             Path log = tmp.resolve("worker-" + w + ".log");
             logs.add(log);
-            processes.add(S3CommitWorker.command(table, w, appendsPerProcess).redirectErrorStream(true)
-                    .redirectOutput(log.toFile()).start());
+            processes.add(S3CommitWorker.command(table, w, appendsPerProcess)
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start());
         }
         for (int w = 0; w < 2; w++) {
             Process p = processes.get(w);
@@ -158,8 +180,12 @@ class ConcurrentS3CommitsTest {
                 processes.forEach(Process::destroyForcibly);
             }
             String out = Files.readString(logs.get(w), StandardCharsets.UTF_8);
-            assertThat(finished).as("worker %d finished in time; output:%n%s", w + 1, out).isTrue();
-            assertThat(p.exitValue()).as("worker %d exit status; output:%n%s", w + 1, out).isZero();
+            assertThat(finished)
+                    .as("worker %d finished in time; output:%n%s", w + 1, out)
+                    .isTrue();
+            assertThat(p.exitValue())
+                    .as("worker %d exit status; output:%n%s", w + 1, out)
+                    .isZero();
             assertThat(out).contains(S3CommitWorker.DONE + " " + appendsPerProcess);
         }
 
@@ -171,17 +197,24 @@ class ConcurrentS3CommitsTest {
         }
         try (Dataset latest = Dataset.open(table.uri(), table.storageOptions())) {
             assertThat(latest.version()).isEqualTo(1 + 2L * appendsPerProcess);
-            assertThat(latest.versions().stream().skip(1).map(v -> v.properties().get(RetryingTableDriver.OP_ID)))
-                    .doesNotHaveDuplicates().hasSize(2 * appendsPerProcess).allMatch(id -> id.startsWith("w"));
+            assertThat(latest.versions().stream()
+                            .skip(1)
+                            .map(v -> v.properties().get(RetryingTableDriver.OP_ID)))
+                    .doesNotHaveDuplicates()
+                    .hasSize(2 * appendsPerProcess)
+                    .allMatch(id -> id.startsWith("w"));
             assertThat(TestRows.contents(latest)).isEqualTo(expected);
         }
     }
 
     private static long append(Dataset latest, BufferAllocator allocator, long[] ids, String opId) throws Exception {
         try (VectorSchemaRoot batch = TestRows.batch(allocator, ids)) {
-            return latest.append(List.of(batch), WriteParams.of(WriteMode.APPEND)
-                    .withTransactionProperties(Map.of(RetryingTableDriver.OP_ID, opId))
-                    .withCommitOptions(commitOptions())).version();
+            return latest.append(
+                            List.of(batch),
+                            WriteParams.of(WriteMode.APPEND)
+                                    .withTransactionProperties(Map.of(RetryingTableDriver.OP_ID, opId))
+                                    .withCommitOptions(commitOptions()))
+                    .version();
         }
     }
 

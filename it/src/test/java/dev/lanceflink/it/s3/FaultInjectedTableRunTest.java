@@ -82,17 +82,31 @@ class FaultInjectedTableRunTest {
         try (BufferAllocator allocator = new RootAllocator();
                 ObjectStore clean = table.openStore()) {
             try (VectorSchemaRoot first = TestRows.batch(allocator, TestRows.range(0, 50))) {
-                Dataset.write(clean, allocator, List.of(first), TestRows.SCHEMA,
+                Dataset.write(
+                        clean,
+                        allocator,
+                        List.of(first),
+                        TestRows.SCHEMA,
                         WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(32));
             }
             expected.add(new Expected(1, "", new TreeMap<>(model)));
             // Two layers: 5% on every call but data range reads, and 0.2% on those (see class comment).
-            FaultInjectingObjectStore rangeFaults = new FaultInjectingObjectStore(clean, seed + 1,
-                    RANGE_READ_FAULTS / 2, RANGE_READ_FAULTS / 2,
+            FaultInjectingObjectStore rangeFaults = new FaultInjectingObjectStore(
+                    clean,
+                    seed + 1,
+                    RANGE_READ_FAULTS / 2,
+                    RANGE_READ_FAULTS / 2,
                     EnumSet.of(StoreOperation.RANGE_READ, StoreOperation.RANGES_READ));
-            FaultInjectingObjectStore faulty = new FaultInjectingObjectStore(rangeFaults, seed, FAIL_BEFORE,
-                    FAIL_AFTER, EnumSet.complementOf(EnumSet.of(StoreOperation.RANGE_READ, StoreOperation.RANGES_READ)))
-                    .withDelays(DELAYED, Duration.ofMillis(DELAY_MILLIS), EnumSet.allOf(StoreOperation.class),
+            FaultInjectingObjectStore faulty = new FaultInjectingObjectStore(
+                            rangeFaults,
+                            seed,
+                            FAIL_BEFORE,
+                            FAIL_AFTER,
+                            EnumSet.complementOf(EnumSet.of(StoreOperation.RANGE_READ, StoreOperation.RANGES_READ)))
+                    .withDelays(
+                            DELAYED,
+                            Duration.ofMillis(DELAY_MILLIS),
+                            EnumSet.allOf(StoreOperation.class),
                             EnumSet.allOf(DelayPoint.class));
             RetryingTableDriver driver = new RetryingTableDriver(faulty, allocator, 200, 32, 1);
             String context = kind + " table " + table.uri() + ", seed " + seed;
@@ -104,8 +118,10 @@ class FaultInjectedTableRunTest {
                 boolean changes = true;
                 long version;
                 if (i % 20 == 19) {
-                    long[] ids = model.keySet().stream().mapToLong(Long::longValue).toArray();
-                    long[] vals = model.values().stream().mapToLong(Long::longValue).toArray();
+                    long[] ids =
+                            model.keySet().stream().mapToLong(Long::longValue).toArray();
+                    long[] vals =
+                            model.values().stream().mapToLong(Long::longValue).toArray();
                     version = driver.overwrite(opId, ids, vals);
                 } else if (pick < 40 || model.size() < 10) {
                     long[] ids = TestRows.range(nextId, nextId + 1 + random.nextInt(20));
@@ -134,7 +150,8 @@ class FaultInjectedTableRunTest {
                     }
                     version = driver.update(opId, ids, vals);
                 }
-                assertThat(version).as("version after %s (%s)", "op-" + i, context)
+                assertThat(version)
+                        .as("version after %s (%s)", "op-" + i, context)
                         .isEqualTo(changes ? before + 1 : before);
                 if (changes) {
                     expected.add(new Expected(version, opId, new TreeMap<>(model)));
@@ -144,40 +161,67 @@ class FaultInjectedTableRunTest {
             List<FaultInjectingObjectStore.Injected> injected = new ArrayList<>(faulty.injected());
             injected.addAll(rangeFaults.injected());
             assertThat(faulty.injectedCount(StoreOperation.PUT_IF_ABSENT, Fault.FAIL_AFTER))
-                    .as("lost commit responses injected (%s)", context).isPositive();
-            assertThat(driver.failedAttempts()).as("failed attempts (%s)", context).isPositive();
-            assertThat(faulty.delayedCount(DelayPoint.BEFORE_CALL)).as("slow requests (%s)", context).isPositive();
-            assertThat(faulty.delayedCount(DelayPoint.AFTER_CALL)).as("slow responses (%s)", context).isPositive();
-            System.out.printf("%s: %d operations, %d versions, %d injected faults, %d delayed calls, %d failed attempts"
-                    + " retried, %d operations had landed before their attempt failed%n", context, operations,
-                    expected.size(), injected.size(), faulty.delayed().size(), driver.failedAttempts(),
+                    .as("lost commit responses injected (%s)", context)
+                    .isPositive();
+            assertThat(driver.failedAttempts())
+                    .as("failed attempts (%s)", context)
+                    .isPositive();
+            assertThat(faulty.delayedCount(DelayPoint.BEFORE_CALL))
+                    .as("slow requests (%s)", context)
+                    .isPositive();
+            assertThat(faulty.delayedCount(DelayPoint.AFTER_CALL))
+                    .as("slow responses (%s)", context)
+                    .isPositive();
+            System.out.printf(
+                    "%s: %d operations, %d versions, %d injected faults, %d delayed calls, %d failed attempts"
+                            + " retried, %d operations had landed before their attempt failed%n",
+                    context,
+                    operations,
+                    expected.size(),
+                    injected.size(),
+                    faulty.delayed().size(),
+                    driver.failedAttempts(),
                     driver.landedButFailed());
 
             verify(clean, allocator, expected, model, context);
         }
     }
 
-    private static void verify(ObjectStore clean, BufferAllocator allocator, List<Expected> expected,
-            TreeMap<Long, Long> model, String context) throws Exception {
+    private static void verify(
+            ObjectStore clean,
+            BufferAllocator allocator,
+            List<Expected> expected,
+            TreeMap<Long, Long> model,
+            String context)
+            throws Exception {
         try (Dataset latest = Dataset.open(clean, allocator)) {
-            assertThat(latest.version()).as("latest version (%s)", context)
+            assertThat(latest.version())
+                    .as("latest version (%s)", context)
                     .isEqualTo(expected.get(expected.size() - 1).version());
-            assertThat(TestRows.contents(latest)).as("final contents (%s)", context).isEqualTo(model);
+            assertThat(TestRows.contents(latest))
+                    .as("final contents (%s)", context)
+                    .isEqualTo(model);
             assertThat(latest.countRows()).isEqualTo(model.size());
 
             List<VersionInfo> versions = latest.versions(); // reads every manifest and transaction
-            assertThat(versions).extracting(VersionInfo::version).as("versions (%s)", context)
-                    .containsExactlyElementsOf(expected.stream().map(Expected::version).toList());
+            assertThat(versions)
+                    .extracting(VersionInfo::version)
+                    .as("versions (%s)", context)
+                    .containsExactlyElementsOf(
+                            expected.stream().map(Expected::version).toList());
             for (int i = 0; i < versions.size(); i++) {
                 Expected e = expected.get(i);
                 VersionInfo v = versions.get(i);
-                assertThat(v.numRows()).as("rows at version %d (%s)", e.version(), context)
+                assertThat(v.numRows())
+                        .as("rows at version %d (%s)", e.version(), context)
                         .isEqualTo(e.rows().size());
                 assertThat(v.properties().getOrDefault(RetryingTableDriver.OP_ID, ""))
-                        .as("operation of version %d (%s)", e.version(), context).isEqualTo(e.opId());
+                        .as("operation of version %d (%s)", e.version(), context)
+                        .isEqualTo(e.opId());
                 if (i % 7 == 0 || i == versions.size() - 1) {
                     assertThat(TestRows.contents(latest.checkoutVersion(e.version())))
-                            .as("contents at version %d (%s)", e.version(), context).isEqualTo(e.rows());
+                            .as("contents at version %d (%s)", e.version(), context)
+                            .isEqualTo(e.rows());
                 }
             }
         }

@@ -47,8 +47,12 @@ final class RetryingTableDriver {
     private long failedAttempts;
     private long landedButFailed;
 
-    RetryingTableDriver(ObjectStore store, BufferAllocator allocator, int maxAttemptsPerOperation,
-            long maxRowsPerFile, long knownVersion) {
+    RetryingTableDriver(
+            ObjectStore store,
+            BufferAllocator allocator,
+            int maxAttemptsPerOperation,
+            long maxRowsPerFile,
+            long knownVersion) {
         this.store = requireNonNull(store, "store is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
         this.maxAttemptsPerOperation = maxAttemptsPerOperation;
@@ -74,7 +78,8 @@ final class RetryingTableDriver {
     long append(String opId, long[] ids) throws IOException {
         return perform(opId, true, latest -> {
             try (VectorSchemaRoot batch = TestRows.batch(allocator, ids)) {
-                return latest.append(List.of(batch), params(WriteMode.APPEND, opId)).version();
+                return latest.append(List.of(batch), params(WriteMode.APPEND, opId))
+                        .version();
             }
         });
     }
@@ -83,22 +88,29 @@ final class RetryingTableDriver {
     long overwrite(String opId, long[] ids, long[] vals) throws IOException {
         return perform(opId, true, latest -> {
             try (VectorSchemaRoot batch = TestRows.batch(allocator, ids, vals)) {
-                return Dataset.write(store, allocator, List.of(batch), TestRows.SCHEMA,
-                        params(WriteMode.OVERWRITE, opId)).version();
+                return Dataset.write(
+                                store, allocator, List.of(batch), TestRows.SCHEMA, params(WriteMode.OVERWRITE, opId))
+                        .version();
             }
         });
     }
 
     long deleteWhere(String opId, String filter) throws IOException {
-        return perform(opId, true, latest -> latest.delete(filter, Map.of(OP_ID, opId), CommitOptions.defaults())
-                .version());
+        return perform(
+                opId,
+                true,
+                latest -> latest.delete(filter, Map.of(OP_ID, opId), CommitOptions.defaults())
+                        .version());
     }
 
     /** Deletes rows by the row addresses they have at the latest version. */
     long deleteIds(String opId, long[] ids) throws IOException {
         return perform(opId, false, latest -> {
             Map<Long, Long> addresses = TestRows.rowAddresses(latest);
-            long[] live = java.util.Arrays.stream(ids).filter(addresses::containsKey).map(addresses::get).toArray();
+            long[] live = java.util.Arrays.stream(ids)
+                    .filter(addresses::containsKey)
+                    .map(addresses::get)
+                    .toArray();
             return live.length == 0 ? latest.version() : latest.deleteRows(live).version();
         });
     }
@@ -112,8 +124,9 @@ final class RetryingTableDriver {
                 rows[i] = requireNonNull(addresses.get(ids[i]), () -> "no live row with the id to update");
             }
             try (VectorSchemaRoot values = TestRows.vals(allocator, newVals)) {
-                return latest.update(rows, values, OverlayUpdate.Mode.OVERLAY, Map.of(OP_ID, opId),
-                        CommitOptions.defaults()).version();
+                return latest.update(
+                                rows, values, OverlayUpdate.Mode.OVERLAY, Map.of(OP_ID, opId), CommitOptions.defaults())
+                        .version();
             }
         });
     }
@@ -147,21 +160,24 @@ final class RetryingTableDriver {
                 if (missing != null) {
                     // The store never fails by losing objects: a committed version references a
                     // file that is gone, and no retry can repair that.
-                    AssertionError corrupt = new AssertionError("Operation " + opId + ": the table is corrupt, a"
-                            + " committed version references a missing file (" + missing.getMessage() + ")", e);
+                    AssertionError corrupt = new AssertionError(
+                            "Operation " + opId + ": the table is corrupt, a"
+                                    + " committed version references a missing file (" + missing.getMessage() + ")",
+                            e);
                     throw corrupt;
                 }
             }
         }
-        AssertionError error = new AssertionError("Operation " + opId + " still failed after "
-                + maxAttemptsPerOperation + " attempts; last error: " + errors.get(errors.size() - 1));
+        AssertionError error = new AssertionError("Operation " + opId + " still failed after " + maxAttemptsPerOperation
+                + " attempts; last error: " + errors.get(errors.size() - 1));
         errors.forEach(error::addSuppressed);
         throw error;
     }
 
     private static java.io.FileNotFoundException missingFile(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof java.io.FileNotFoundException f && !(t instanceof dev.lanceflink.dataset.NotADatasetException)) {
+            if (t instanceof java.io.FileNotFoundException f
+                    && !(t instanceof dev.lanceflink.dataset.NotADatasetException)) {
                 return f;
             }
         }
@@ -171,8 +187,10 @@ final class RetryingTableDriver {
     /** The version committed by operation {@code opId} after {@link #knownVersion}, if any. */
     private Optional<Long> landedVersion(Dataset latest, String opId) throws IOException {
         for (long v = knownVersion + 1; v <= latest.version(); v++) {
-            Map<String, String> props = latest.checkoutVersion(v).transaction()
-                    .map(t -> t.properties()).orElse(Map.of());
+            Map<String, String> props = latest.checkoutVersion(v)
+                    .transaction()
+                    .map(t -> t.properties())
+                    .orElse(Map.of());
             if (opId.equals(props.get(OP_ID))) {
                 return Optional.of(v);
             }

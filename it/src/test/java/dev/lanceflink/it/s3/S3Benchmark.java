@@ -45,17 +45,22 @@ public final class S3Benchmark {
         try (S3ProxyServer server = S3ProxyServer.start()) {
             server.createBucket(TableLocation.BUCKET);
             List<TableLocation> tables = List.of(
-                    new TableLocation(StoreKind.LOCAL, local.resolve("bench.lance").toString(), Map.of()),
-                    new TableLocation(StoreKind.S3, "s3://" + TableLocation.BUCKET + "/bench-" + System.nanoTime()
-                            + ".lance", server.storageOptions()));
-            System.out.printf("rows=%d rowsPerFile=%d appends=%d scans=%d (columns: int64 id, int64 val, utf8 name)%n",
+                    new TableLocation(
+                            StoreKind.LOCAL, local.resolve("bench.lance").toString(), Map.of()),
+                    new TableLocation(
+                            StoreKind.S3,
+                            "s3://" + TableLocation.BUCKET + "/bench-" + System.nanoTime() + ".lance",
+                            server.storageOptions()));
+            System.out.printf(
+                    "rows=%d rowsPerFile=%d appends=%d scans=%d (columns: int64 id, int64 val, utf8 name)%n",
                     rows, rowsPerFile, appends, scans);
             for (TableLocation t : tables) {
                 run(t, rows, rowsPerFile, appends, scans);
             }
         } finally {
             try (var walk = Files.walk(local)) {
-                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                walk.sorted(java.util.Comparator.reverseOrder())
+                        .forEach(p -> p.toFile().delete());
             }
         }
     }
@@ -73,13 +78,18 @@ public final class S3Benchmark {
                 batches.add(TestRows.batch(allocator, TestRows.range(from, Math.min(rows, from + batchRows))));
             }
             long t0 = System.nanoTime();
-            Dataset.write(store, allocator, batches, TestRows.SCHEMA,
+            Dataset.write(
+                    store,
+                    allocator,
+                    batches,
+                    TestRows.SCHEMA,
                     WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(rowsPerFile));
             double writeSec = (System.nanoTime() - t0) / 1e9;
             long written = store.bytesWritten();
             batches.forEach(VectorSchemaRoot::close);
-            System.out.printf("%-5s write   %,d rows in %.2f s: %,.0f rows/s, %.1f MB/s, %d requests%n", table.kind(),
-                    rows, writeSec, rows / writeSec, written / 1e6 / writeSec, total(store));
+            System.out.printf(
+                    "%-5s write   %,d rows in %.2f s: %,.0f rows/s, %.1f MB/s, %d requests%n",
+                    table.kind(), rows, writeSec, rows / writeSec, written / 1e6 / writeSec, total(store));
 
             store.reset();
             t0 = System.nanoTime();
@@ -92,7 +102,8 @@ public final class S3Benchmark {
                 next += 1000;
             }
             double appendSec = (System.nanoTime() - t0) / 1e9;
-            System.out.printf("%-5s append  %d commits of 1,000 rows: %.1f ms/commit, %.1f requests/commit%n",
+            System.out.printf(
+                    "%-5s append  %d commits of 1,000 rows: %.1f ms/commit, %.1f requests/commit%n",
                     table.kind(), appends, appendSec * 1000 / appends, total(store) / (double) appends);
 
             for (int s = 0; s < scans; s++) {
@@ -113,12 +124,25 @@ public final class S3Benchmark {
                     }
                 }
                 double scanSec = (System.nanoTime() - t0) / 1e9;
-                System.out.printf("%-5s scan #%d %,d rows of %d data files in %.2f s: %,.0f rows/s, %.1f MB/s read,"
-                        + " store calls %s%n", table.kind(), s + 1, scanned, dataFiles, scanSec, scanned / scanSec,
-                        store.bytesRead() / 1e6 / scanSec, store.counts());
+                System.out.printf(
+                        "%-5s scan #%d %,d rows of %d data files in %.2f s: %,.0f rows/s, %.1f MB/s read,"
+                                + " store calls %s%n",
+                        table.kind(),
+                        s + 1,
+                        scanned,
+                        dataFiles,
+                        scanSec,
+                        scanned / scanSec,
+                        store.bytesRead() / 1e6 / scanSec,
+                        store.counts());
                 if (table.kind() == StoreKind.S3) {
-                    System.out.printf("%-5s scan #%d %d HTTP requests %s; %.2f HEAD per data file%n", table.kind(), s + 1,
-                            http.total(), http.snapshot(), http.count("HeadObject") / (double) dataFiles);
+                    System.out.printf(
+                            "%-5s scan #%d %d HTTP requests %s; %.2f HEAD per data file%n",
+                            table.kind(),
+                            s + 1,
+                            http.total(),
+                            http.snapshot(),
+                            http.count("HeadObject") / (double) dataFiles);
                 }
             }
         }

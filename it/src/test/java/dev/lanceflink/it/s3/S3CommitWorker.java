@@ -37,16 +37,21 @@ public final class S3CommitWorker {
                 int eq = args[i].indexOf('=');
                 options.put(args[i].substring(0, eq), args[i].substring(eq + 1));
             }
-            CommitOptions commit = CommitOptions.defaults().withMaxAttempts(40)
+            CommitOptions commit = CommitOptions.defaults()
+                    .withMaxAttempts(40)
                     .withBackoff(Duration.ofMillis(20), Duration.ofMillis(500));
             try (BufferAllocator allocator = new RootAllocator();
                     ObjectStore store = ObjectStores.open(uri, options)) {
                 for (int i = 0; i < count; i++) {
                     try (Dataset latest = Dataset.open(store, allocator);
                             VectorSchemaRoot batch = TestRows.batch(allocator, ids(worker, i))) {
-                        long v = latest.append(List.of(batch), WriteParams.of(WriteMode.APPEND)
-                                .withTransactionProperties(Map.of(RetryingTableDriver.OP_ID, "w" + worker + "-" + i))
-                                .withCommitOptions(commit)).version();
+                        long v = latest.append(
+                                        List.of(batch),
+                                        WriteParams.of(WriteMode.APPEND)
+                                                .withTransactionProperties(
+                                                        Map.of(RetryingTableDriver.OP_ID, "w" + worker + "-" + i))
+                                                .withCommitOptions(commit))
+                                .version();
                         System.out.println("worker " + worker + " committed append " + i + " as version " + v);
                     }
                 }

@@ -93,6 +93,7 @@ class S3FaultRunTest {
     private static final int OPERATIONS = 200;
     /** Every this many operations, one commit's outcome is made unknowable to the store. */
     private static final int LOST_COMMIT_EVERY = 20;
+
     private static final int SDK_ATTEMPTS = Integer.getInteger("lf.it.s3FaultRunSdkAttempts", 2);
     private static final int MAX_ATTEMPTS_PER_OPERATION = 50;
     private static final long MAX_ROWS_PER_FILE = 32;
@@ -179,7 +180,8 @@ class S3FaultRunTest {
         }
 
         private static boolean isManifestPut(SdkHttpRequest http) {
-            return http.method() == SdkHttpMethod.PUT && http.encodedPath().contains("/_versions/")
+            return http.method() == SdkHttpMethod.PUT
+                    && http.encodedPath().contains("/_versions/")
                     && http.encodedPath().endsWith(".manifest");
         }
 
@@ -222,11 +224,17 @@ class S3FaultRunTest {
 
         try (BufferAllocator allocator = new RootAllocator();
                 ObjectStore clean = table.openStore();
-                S3ObjectStore faulty = new S3ObjectStore(S3ClientFactory.builder(config)
-                        .httpClient(scheduler).build(),
-                        S3Location.parse(table.uri()), config, true)) {
+                S3ObjectStore faulty = new S3ObjectStore(
+                        S3ClientFactory.builder(config).httpClient(scheduler).build(),
+                        S3Location.parse(table.uri()),
+                        config,
+                        true)) {
             try (VectorSchemaRoot first = TestRows.batch(allocator, TestRows.range(0, 50))) {
-                Dataset.write(clean, allocator, List.of(first), TestRows.SCHEMA,
+                Dataset.write(
+                        clean,
+                        allocator,
+                        List.of(first),
+                        TestRows.SCHEMA,
                         WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(MAX_ROWS_PER_FILE));
             }
             expected.add(new Expected(1, "", new TreeMap<>(model)));
@@ -243,12 +251,19 @@ class S3FaultRunTest {
                 boolean changes = true;
                 long version;
                 if (i % 25 == 24) {
-                    long[] ids = model.keySet().stream().mapToLong(Long::longValue).toArray();
-                    long[] vals = model.values().stream().mapToLong(Long::longValue).toArray();
+                    long[] ids =
+                            model.keySet().stream().mapToLong(Long::longValue).toArray();
+                    long[] vals =
+                            model.values().stream().mapToLong(Long::longValue).toArray();
                     version = perform(faulty, allocator, opId, latest -> {
                         try (VectorSchemaRoot batch = TestRows.batch(allocator, ids, vals)) {
-                            return Dataset.write(faulty, allocator, List.of(batch), TestRows.SCHEMA,
-                                    params(WriteMode.OVERWRITE, opId)).version();
+                            return Dataset.write(
+                                            faulty,
+                                            allocator,
+                                            List.of(batch),
+                                            TestRows.SCHEMA,
+                                            params(WriteMode.OVERWRITE, opId))
+                                    .version();
                         }
                     });
                 } else if (pick < 35 || model.size() < 10) {
@@ -256,7 +271,8 @@ class S3FaultRunTest {
                     nextId += ids.length;
                     version = perform(faulty, allocator, opId, latest -> {
                         try (VectorSchemaRoot batch = TestRows.batch(allocator, ids)) {
-                            return latest.append(List.of(batch), params(WriteMode.APPEND, opId)).version();
+                            return latest.append(List.of(batch), params(WriteMode.APPEND, opId))
+                                    .version();
                         }
                     });
                     model.putAll(TestRows.initial(ids));
@@ -265,14 +281,19 @@ class S3FaultRunTest {
                     long to = from + 1 + random.nextInt(6);
                     changes = !model.subMap(from, to).isEmpty();
                     String filter = "id >= " + from + " AND id < " + to;
-                    version = perform(faulty, allocator, opId,
-                            latest -> latest.delete(filter, Map.of(OP_ID, opId), CommitOptions.defaults()).version());
+                    version = perform(
+                            faulty,
+                            allocator,
+                            opId,
+                            latest -> latest.delete(filter, Map.of(OP_ID, opId), CommitOptions.defaults())
+                                    .version());
                     model.subMap(from, to).clear();
                 } else if (pick < 65) {
                     long[] ids = distinctLiveIds(model, random, 1 + random.nextInt(4));
                     version = perform(faulty, allocator, opId, latest -> {
                         long[] rows = addressesOf(latest, ids);
-                        return latest.deleteRows(rows, Map.of(OP_ID, opId), CommitOptions.defaults()).version();
+                        return latest.deleteRows(rows, Map.of(OP_ID, opId), CommitOptions.defaults())
+                                .version();
                     });
                     for (long id : ids) {
                         model.remove(id);
@@ -292,8 +313,10 @@ class S3FaultRunTest {
                     // the update must be recomputed on the new fragments. Either way exactly once.
                     boolean raced = ++updates % 5 == 0;
                     boolean rewrite = updates % 10 == 0;
-                    long[] allIds = model.keySet().stream().mapToLong(Long::longValue).toArray();
-                    long[] allVals = model.values().stream().mapToLong(Long::longValue).toArray();
+                    long[] allIds =
+                            model.keySet().stream().mapToLong(Long::longValue).toArray();
+                    long[] allVals =
+                            model.values().stream().mapToLong(Long::longValue).toArray();
                     String otherOp = OTHER_WRITER + i + "-" + seed;
                     boolean[] otherDone = {false};
                     version = perform(faulty, allocator, opId, latest -> {
@@ -303,7 +326,11 @@ class S3FaultRunTest {
                             if (rewrite) {
                                 rewriteRaces++;
                                 try (VectorSchemaRoot batch = TestRows.batch(allocator, allIds, allVals)) {
-                                    Dataset.write(clean, allocator, List.of(batch), TestRows.SCHEMA,
+                                    Dataset.write(
+                                            clean,
+                                            allocator,
+                                            List.of(batch),
+                                            TestRows.SCHEMA,
                                             params(WriteMode.OVERWRITE, otherOp));
                                 }
                             } else {
@@ -311,8 +338,13 @@ class S3FaultRunTest {
                             }
                         }
                         try (VectorSchemaRoot values = TestRows.vals(allocator, vals)) {
-                            return latest.update(rows, values, OverlayUpdate.Mode.OVERLAY, Map.of(OP_ID, opId),
-                                    CommitOptions.defaults()).version();
+                            return latest.update(
+                                            rows,
+                                            values,
+                                            OverlayUpdate.Mode.OVERLAY,
+                                            Map.of(OP_ID, opId),
+                                            CommitOptions.defaults())
+                                    .version();
                         }
                     });
                     if (raced) {
@@ -342,42 +374,70 @@ class S3FaultRunTest {
                     .count();
             int slowRequests = http.delayedCount(FaultInjectingHttpClient.Delay.DELAY_REQUEST);
             int slowResponses = http.delayedCount(FaultInjectingHttpClient.Delay.DELAY_RESPONSE);
-            System.out.printf("S3 fault run (%s): %d operations in %d ms, %d versions; %d HTTP requests"
-                    + " (%d delayed before sending, %d after the answer), %d random"
-                    + " faults, plus %d faults making %d commits' outcome unknowable (all together: %d reset before,"
-                    + " %d lost responses, %d applied-then-500, %d after-applied on manifest PUTs);"
-                    + " %d failures reached the caller"
-                    + " (%d outcome unknown, %d conflicts; %d races with a rewrite), %d operations had landed despite"
-                    + " the failure%n",
-                    context, OPERATIONS, runMillis, expected.size(), requests, slowRequests, slowResponses,
-                    failBefore + lost + applied500 - scheduler.lostCommitFaults(), scheduler.lostCommitFaults(),
-                    scheduler.lostCommits(), failBefore, lost, applied500, manifestAfterApplied, failedAttempts,
-                    outcomeUnknown, conflicts, rewriteRaces, landedDespiteFailure);
+            System.out.printf(
+                    "S3 fault run (%s): %d operations in %d ms, %d versions; %d HTTP requests"
+                            + " (%d delayed before sending, %d after the answer), %d random"
+                            + " faults, plus %d faults making %d commits' outcome unknowable (all together: %d reset before,"
+                            + " %d lost responses, %d applied-then-500, %d after-applied on manifest PUTs);"
+                            + " %d failures reached the caller"
+                            + " (%d outcome unknown, %d conflicts; %d races with a rewrite), %d operations had landed despite"
+                            + " the failure%n",
+                    context,
+                    OPERATIONS,
+                    runMillis,
+                    expected.size(),
+                    requests,
+                    slowRequests,
+                    slowResponses,
+                    failBefore + lost + applied500 - scheduler.lostCommitFaults(),
+                    scheduler.lostCommitFaults(),
+                    scheduler.lostCommits(),
+                    failBefore,
+                    lost,
+                    applied500,
+                    manifestAfterApplied,
+                    failedAttempts,
+                    outcomeUnknown,
+                    conflicts,
+                    rewriteRaces,
+                    landedDespiteFailure);
 
             double faultRate = (failBefore + lost + applied500 - scheduler.lostCommitFaults()) / (double) requests;
-            assertThat(faultRate).as("fraction of HTTP calls that failed at random (%s)", context)
+            assertThat(faultRate)
+                    .as("fraction of HTTP calls that failed at random (%s)", context)
                     .isBetween(0.04, 0.06);
             assertThat(failBefore).as("resets before the server (%s)", context).isPositive();
-            assertThat(slowRequests + slowResponses).as("delayed requests (%s)", context)
+            assertThat(slowRequests + slowResponses)
+                    .as("delayed requests (%s)", context)
                     .isBetween((int) (requests * 0.02), (int) (requests * 0.04));
-            assertThat(slowRequests).as("requests delayed before sending (%s)", context).isPositive();
-            assertThat(slowResponses).as("requests delayed after the answer (%s)", context).isPositive();
+            assertThat(slowRequests)
+                    .as("requests delayed before sending (%s)", context)
+                    .isPositive();
+            assertThat(slowResponses)
+                    .as("requests delayed after the answer (%s)", context)
+                    .isPositive();
             assertThat(lost).as("lost responses (%s)", context).isPositive();
             assertThat(applied500).as("applied-then-500 (%s)", context).isPositive();
-            assertThat(manifestAfterApplied).as("after-applied faults of manifest PUTs (%s)", context).isPositive();
-            assertThat(scheduler.lostCommits()).as("commits with every response lost (%s)", context)
+            assertThat(manifestAfterApplied)
+                    .as("after-applied faults of manifest PUTs (%s)", context)
+                    .isPositive();
+            assertThat(scheduler.lostCommits())
+                    .as("commits with every response lost (%s)", context)
                     .isGreaterThanOrEqualTo(OPERATIONS / LOST_COMMIT_EVERY - 1);
-            assertThat(conflicts).as("conflicts with the other writer's rewrites, recomputed (%s)", context)
+            assertThat(conflicts)
+                    .as("conflicts with the other writer's rewrites, recomputed (%s)", context)
                     .isGreaterThanOrEqualTo(rewriteRaces);
-            assertThat(landedDespiteFailure).as("operations found landed by their property after a failure (%s)",
-                    context).isGreaterThanOrEqualTo(scheduler.lostCommits());
+            assertThat(landedDespiteFailure)
+                    .as("operations found landed by their property after a failure (%s)", context)
+                    .isGreaterThanOrEqualTo(scheduler.lostCommits());
 
             verify(clean, allocator, expected, model, context);
         }
     }
 
     private static WriteParams params(WriteMode mode, String opId) {
-        return WriteParams.of(mode).withMaxRowsPerFile(MAX_ROWS_PER_FILE)
+        return WriteParams.of(mode)
+                .withMaxRowsPerFile(MAX_ROWS_PER_FILE)
                 .withTransactionProperties(Map.of(OP_ID, opId));
     }
 
@@ -410,15 +470,19 @@ class S3FaultRunTest {
                     // One writer only: a conflict can only be with one of our own landed commits.
                     conflicts++;
                     if (!c.isRetryable() && !byOtherWritersRewrite(c, allocator)) {
-                        throw new AssertionError("Operation " + opId + ": non-retryable conflict that is not with"
-                                + " the other writer's same-content rewrite", e);
+                        throw new AssertionError(
+                                "Operation " + opId + ": non-retryable conflict that is not with"
+                                        + " the other writer's same-content rewrite",
+                                e);
                     }
                 }
                 errors.add(e);
                 java.io.FileNotFoundException missing = missingFile(e);
                 if (missing != null) {
-                    throw new AssertionError("Operation " + opId + ": the table is corrupt, a committed version"
-                            + " references a missing object (" + missing.getMessage() + ")", e);
+                    throw new AssertionError(
+                            "Operation " + opId + ": the table is corrupt, a committed version"
+                                    + " references a missing object (" + missing.getMessage() + ")",
+                            e);
                 }
             }
         }
@@ -439,12 +503,14 @@ class S3FaultRunTest {
             return false;
         }
         try (Dataset latest = Dataset.open(cleanStore, allocator)) {
-            String op = latest.checkoutVersion(c.conflictingVersion()).transaction()
-                    .map(t -> t.properties().getOrDefault(OP_ID, "")).orElse("");
+            String op = latest.checkoutVersion(c.conflictingVersion())
+                    .transaction()
+                    .map(t -> t.properties().getOrDefault(OP_ID, ""))
+                    .orElse("");
             return op.startsWith(OTHER_WRITER);
         } catch (IOException e) {
-            throw new AssertionError("Reading version " + c.conflictingVersion() + " through the store without"
-                    + " faults failed", e);
+            throw new AssertionError(
+                    "Reading version " + c.conflictingVersion() + " through the store without" + " faults failed", e);
         }
     }
 
@@ -459,11 +525,15 @@ class S3FaultRunTest {
     }
 
     /** A second writer's overlay update of rows {@code ids}, through a store without faults. */
-    private static void updateAsOtherWriter(ObjectStore clean, BufferAllocator allocator, long[] ids, long[] vals,
-            String opId) throws IOException {
+    private static void updateAsOtherWriter(
+            ObjectStore clean, BufferAllocator allocator, long[] ids, long[] vals, String opId) throws IOException {
         try (Dataset latest = Dataset.open(clean, allocator);
                 VectorSchemaRoot values = TestRows.vals(allocator, vals)) {
-            latest.update(addressesOf(latest, ids), values, OverlayUpdate.Mode.OVERLAY, Map.of(OP_ID, opId),
+            latest.update(
+                    addressesOf(latest, ids),
+                    values,
+                    OverlayUpdate.Mode.OVERLAY,
+                    Map.of(OP_ID, opId),
                     CommitOptions.defaults());
         }
     }
@@ -475,41 +545,57 @@ class S3FaultRunTest {
         for (int i = 0; i < ids.length; i++) {
             Long a = addresses.get(ids[i]);
             if (a == null) {
-                throw new AssertionError("id " + ids[i] + " is live in the model but not in version "
-                        + latest.version() + " of " + latest.uri());
+                throw new AssertionError("id " + ids[i] + " is live in the model but not in version " + latest.version()
+                        + " of " + latest.uri());
             }
             rows[i] = a;
         }
         return rows;
     }
 
-    private static void verify(ObjectStore clean, BufferAllocator allocator, List<Expected> expected,
-            TreeMap<Long, Long> model, String context) throws IOException {
+    private static void verify(
+            ObjectStore clean,
+            BufferAllocator allocator,
+            List<Expected> expected,
+            TreeMap<Long, Long> model,
+            String context)
+            throws IOException {
         try (Dataset latest = Dataset.open(clean, allocator)) {
-            assertThat(latest.version()).as("latest version (%s)", context)
+            assertThat(latest.version())
+                    .as("latest version (%s)", context)
                     .isEqualTo(expected.get(expected.size() - 1).version());
-            assertThat(TestRows.contents(latest)).as("final contents (%s)", context).isEqualTo(model);
+            assertThat(TestRows.contents(latest))
+                    .as("final contents (%s)", context)
+                    .isEqualTo(model);
             assertThat(latest.countRows()).as("live rows (%s)", context).isEqualTo(model.size());
 
             List<VersionInfo> versions = latest.versions(); // reads every manifest and its transaction
-            assertThat(versions).extracting(VersionInfo::version).as("versions (%s)", context)
-                    .containsExactlyElementsOf(expected.stream().map(Expected::version).toList());
+            assertThat(versions)
+                    .extracting(VersionInfo::version)
+                    .as("versions (%s)", context)
+                    .containsExactlyElementsOf(
+                            expected.stream().map(Expected::version).toList());
             Map<String, Long> versionOfOp = new HashMap<>();
             for (int i = 0; i < versions.size(); i++) {
                 Expected e = expected.get(i);
                 VersionInfo v = versions.get(i);
                 String op = v.properties().getOrDefault(OP_ID, "");
-                assertThat(op).as("operation of version %d (%s)", e.version(), context).isEqualTo(e.opId());
+                assertThat(op)
+                        .as("operation of version %d (%s)", e.version(), context)
+                        .isEqualTo(e.opId());
                 if (!op.isEmpty()) {
                     Long twice = versionOfOp.put(op, v.version());
-                    assertThat(twice).as("%s applied at versions %s and %d (%s)", op, twice, v.version(), context)
+                    assertThat(twice)
+                            .as("%s applied at versions %s and %d (%s)", op, twice, v.version(), context)
                             .isNull();
                 }
-                assertThat(v.numRows()).as("rows at version %d (%s)", e.version(), context)
+                assertThat(v.numRows())
+                        .as("rows at version %d (%s)", e.version(), context)
                         .isEqualTo(e.rows().size());
                 if (i % 10 == 0 || i == versions.size() - 1) {
                     assertThat(TestRows.contents(latest.checkoutVersion(e.version())))
-                            .as("contents at version %d (%s)", e.version(), context).isEqualTo(e.rows());
+                            .as("contents at version %d (%s)", e.version(), context)
+                            .isEqualTo(e.rows());
                 }
             }
         }

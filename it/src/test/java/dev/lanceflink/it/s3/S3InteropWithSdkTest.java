@@ -54,7 +54,11 @@ class S3InteropWithSdkTest {
         theirs = TableLocation.fresh(StoreKind.S3, S3.server(), dir, "sdk-on-s3");
         try (BufferAllocator allocator = new RootAllocator();
                 VectorSchemaRoot rows = TestRows.batch(allocator, TestRows.range(0, 300));
-                Dataset v1 = Dataset.write(ours.uri(), ours.storageOptions(), List.of(rows), TestRows.SCHEMA,
+                Dataset v1 = Dataset.write(
+                        ours.uri(),
+                        ours.storageOptions(),
+                        List.of(rows),
+                        TestRows.SCHEMA,
                         WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(120))) {
             try (VectorSchemaRoot more = TestRows.batch(allocator, TestRows.range(300, 350))) {
                 v1.append(List.of(more), WriteParams.of(WriteMode.APPEND)).delete("id % 4 = 1");
@@ -62,7 +66,9 @@ class S3InteropWithSdkTest {
         }
 
         Path schemaFile = dir.resolve("schema.json");
-        Files.writeString(schemaFile, DumpComparator.MAPPER.writeValueAsString(InteropData.allTypesSchema()),
+        Files.writeString(
+                schemaFile,
+                DumpComparator.MAPPER.writeValueAsString(InteropData.allTypesSchema()),
                 StandardCharsets.UTF_8);
         Path rowsFile = dir.resolve("rows.json");
         ArrayNode rows = InteropData.allTypesRows(0, 400);
@@ -75,10 +81,26 @@ class S3InteropWithSdkTest {
         Path sdkLocal = dir.resolve("sdk-local.lance");
         OracleProcess oracle = OracleProcess.fromBuild();
         List<List<String>> local = List.of(
-                List.of("write", sdkLocal.toString(), "--schema", schemaFile.toString(), "--rows",
-                        rowsFile.toString(), "--mode", "create", "--max-rows-per-file", "150"),
-                List.of("write", sdkLocal.toString(), "--schema", schemaFile.toString(), "--rows",
-                        rowsFile.toString(), "--mode", "overwrite"));
+                List.of(
+                        "write",
+                        sdkLocal.toString(),
+                        "--schema",
+                        schemaFile.toString(),
+                        "--rows",
+                        rowsFile.toString(),
+                        "--mode",
+                        "create",
+                        "--max-rows-per-file",
+                        "150"),
+                List.of(
+                        "write",
+                        sdkLocal.toString(),
+                        "--schema",
+                        schemaFile.toString(),
+                        "--rows",
+                        rowsFile.toString(),
+                        "--mode",
+                        "overwrite"));
         for (JsonNode result : oracle.batch(dir, local)) {
             OracleProcess.requireOk(List.of("SDK write to " + sdkLocal), result);
         }
@@ -99,8 +121,11 @@ class S3InteropWithSdkTest {
         try (var files = Files.walk(localTable)) {
             for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
                 String key = prefix + "/" + localTable.relativize(f).toString().replace('\\', '/');
-                S3.server().client().putObject(b -> b.bucket(TableLocation.BUCKET).key(key),
-                        software.amazon.awssdk.core.sync.RequestBody.fromFile(f));
+                S3.server()
+                        .client()
+                        .putObject(
+                                b -> b.bucket(TableLocation.BUCKET).key(key),
+                                software.amazon.awssdk.core.sync.RequestBody.fromFile(f));
             }
         }
     }
@@ -145,8 +170,12 @@ class S3InteropWithSdkTest {
         JsonNode v3 = oracle(theirsDumpV3);
         assertThat(v1.path("rows")).hasSize(400);
         assertThat(v3.path("rows")).hasSize(400 - 134); // ids 0, 3, ..., 399 deleted
-        DumpComparator.exact().sortedBy("id").assertSame("our reader vs SDK, SDK's S3 table v1", v1, ourDump(theirs, 1));
-        DumpComparator.exact().sortedBy("id").assertSame("our reader vs SDK, SDK's S3 table v3", v3, ourDump(theirs, 3));
+        DumpComparator.exact()
+                .sortedBy("id")
+                .assertSame("our reader vs SDK, SDK's S3 table v1", v1, ourDump(theirs, 1));
+        DumpComparator.exact()
+                .sortedBy("id")
+                .assertSame("our reader vs SDK, SDK's S3 table v3", v3, ourDump(theirs, 3));
         try (Dataset latest = Dataset.open(theirs.uri(), theirs.storageOptions())) {
             assertThat(latest.version()).isEqualTo(3);
             assertThat(latest.countRows()).isEqualTo(266);

@@ -43,7 +43,11 @@ class S3OpenErrorsTest {
         table = TableLocation.fresh(StoreKind.S3, S3.server(), tmp, "errors");
         try (BufferAllocator allocator = new RootAllocator();
                 VectorSchemaRoot rows = TestRows.batch(allocator, TestRows.range(0, 10));
-                Dataset ds = Dataset.write(table.uri(), table.storageOptions(), List.of(rows), TestRows.SCHEMA,
+                Dataset ds = Dataset.write(
+                        table.uri(),
+                        table.storageOptions(),
+                        List.of(rows),
+                        TestRows.SCHEMA,
                         WriteParams.of(WriteMode.CREATE))) {
             assertThat(ds.countRows()).isEqualTo(10);
         }
@@ -97,10 +101,14 @@ class S3OpenErrorsTest {
     void prefixWithOtherFilesIsNotADataset() {
         S3ProxyServer server = S3.server();
         String prefix = "parquet-table-" + System.nanoTime();
-        server.client().putObject(b -> b.bucket(TableLocation.BUCKET).key(prefix + "/part-0.parquet"),
-                RequestBody.fromString("PAR1"));
-        server.client().putObject(b -> b.bucket(TableLocation.BUCKET).key(prefix + "/_versions/notes.txt"),
-                RequestBody.fromString("not a manifest"));
+        server.client()
+                .putObject(
+                        b -> b.bucket(TableLocation.BUCKET).key(prefix + "/part-0.parquet"),
+                        RequestBody.fromString("PAR1"));
+        server.client()
+                .putObject(
+                        b -> b.bucket(TableLocation.BUCKET).key(prefix + "/_versions/notes.txt"),
+                        RequestBody.fromString("not a manifest"));
         String uri = "s3://" + TableLocation.BUCKET + "/" + prefix;
         assertThatThrownBy(() -> Dataset.open(uri, table.storageOptions()))
                 .isInstanceOf(NotADatasetException.class)

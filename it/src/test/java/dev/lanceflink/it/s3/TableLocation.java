@@ -33,7 +33,8 @@ record TableLocation(StoreKind kind, String uri, Map<String, String> storageOpti
 
     /** A new table location named after {@code name}; {@code localRoot} is used for LOCAL only. */
     static TableLocation fresh(StoreKind kind, S3ProxyServer server, Path localRoot, String name) {
-        String leaf = name + "-" + TABLES.incrementAndGet() + "-" + ProcessHandle.current().pid() + ".lance";
+        String leaf = name + "-" + TABLES.incrementAndGet() + "-"
+                + ProcessHandle.current().pid() + ".lance";
         return switch (kind) {
             case LOCAL -> new TableLocation(kind, localRoot.resolve(leaf).toString(), Map.of());
             case S3 -> {

@@ -42,6 +42,7 @@ class TableOperationsOnBothStoresTest {
 
     /** 100 rows per file: ids 0..299 land in fragments 0, 1, 2 at offsets id % 100. */
     private static final WriteParams CREATE = WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(100);
+
     private static final WriteParams APPEND = WriteParams.of(WriteMode.APPEND).withMaxRowsPerFile(100);
 
     @TempDir
@@ -142,16 +143,20 @@ class TableOperationsOnBothStoresTest {
             v1.delete("id < 10");
         }
         try (VectorSchemaRoot batch = TestRows.batch(allocator, TestRows.range(1000, 1030));
-                Dataset v3 = Dataset.write(table.uri(), table.storageOptions(), List.of(batch), TestRows.SCHEMA,
+                Dataset v3 = Dataset.write(
+                        table.uri(),
+                        table.storageOptions(),
+                        List.of(batch),
+                        TestRows.SCHEMA,
                         WriteParams.of(WriteMode.OVERWRITE))) {
             assertThat(v3.version()).isEqualTo(3);
             assertThat(v3.fragments()).hasSize(1);
             assertThat(TestRows.contents(v3)).isEqualTo(TestRows.initial(TestRows.range(1000, 1030)));
             TreeMap<Long, Long> v2Rows = TestRows.initial(TestRows.range(10, 150));
             assertThat(TestRows.contents(v3.checkoutVersion(2))).isEqualTo(v2Rows);
-            assertThat(TestRows.contents(v3.checkoutVersion(1)))
-                    .isEqualTo(TestRows.initial(TestRows.range(0, 150)));
-            assertThat(v3.versions()).extracting(VersionInfo::version, VersionInfo::operation, VersionInfo::numRows)
+            assertThat(TestRows.contents(v3.checkoutVersion(1))).isEqualTo(TestRows.initial(TestRows.range(0, 150)));
+            assertThat(v3.versions())
+                    .extracting(VersionInfo::version, VersionInfo::operation, VersionInfo::numRows)
                     .containsExactly(
                             org.assertj.core.groups.Tuple.tuple(1L, "Overwrite", 150L),
                             org.assertj.core.groups.Tuple.tuple(2L, "Delete", 140L),
@@ -188,15 +193,19 @@ class TableOperationsOnBothStoresTest {
                 assertThat(byVersion.version()).isEqualTo(i + 1);
                 assertThat(TestRows.contents(byVersion)).isEqualTo(states.get(i));
                 Dataset byTime = v3.checkoutAsOf(versions.get(i).timestamp());
-                assertThat(byTime.version()).as("as of the commit time of v%d", i + 1).isEqualTo(i + 1);
+                assertThat(byTime.version())
+                        .as("as of the commit time of v%d", i + 1)
+                        .isEqualTo(i + 1);
             }
-            assertThat(v3.checkoutAsOf(versions.get(1).timestamp().plusNanos(1)).version()).isEqualTo(2);
-            assertThat(v3.checkoutAsOf(versions.get(2).timestamp().plusSeconds(3600)).version()).isEqualTo(3);
+            assertThat(v3.checkoutAsOf(versions.get(1).timestamp().plusNanos(1)).version())
+                    .isEqualTo(2);
+            assertThat(v3.checkoutAsOf(versions.get(2).timestamp().plusSeconds(3600))
+                            .version())
+                    .isEqualTo(3);
             assertThatThrownBy(() -> v3.checkoutAsOf(versions.get(0).timestamp().minusSeconds(1)))
                     .isInstanceOf(VersionNotFoundException.class)
                     .hasMessageContaining("no version committed at or before");
-            assertThatThrownBy(() -> v3.checkoutVersion(9))
-                    .isInstanceOf(VersionNotFoundException.class);
+            assertThatThrownBy(() -> v3.checkoutVersion(9)).isInstanceOf(VersionNotFoundException.class);
         }
     }
 
@@ -208,7 +217,9 @@ class TableOperationsOnBothStoresTest {
             Dataset v2 = v1.delete("id = 150");
             long[] asked = {address(2, 99), address(0, 0), address(1, 49), address(0, 7)};
             try (VectorSchemaRoot rows = v2.take(asked, List.of("name", "id"))) {
-                assertThat(rows.getSchema().getFields()).extracting(f -> f.getName()).containsExactly("name", "id");
+                assertThat(rows.getSchema().getFields())
+                        .extracting(f -> f.getName())
+                        .containsExactly("name", "id");
                 BigIntVector id = (BigIntVector) rows.getVector("id");
                 VarCharVector name = (VarCharVector) rows.getVector("name");
                 assertThat(rows.getRowCount()).isEqualTo(4);
@@ -234,22 +245,27 @@ class TableOperationsOnBothStoresTest {
         TableLocation table = fresh(kind, "scan");
         try (Dataset v1 = create(table, TestRows.range(0, 300))) {
             Dataset v2 = v1.delete("id % 10 = 0");
-            TreeMap<Long, Long> filtered = TestRows.contents(v2,
-                    ScanOptions.all().withFilter("id >= 95 AND id < 215 AND name <> 'row-100'"));
+            TreeMap<Long, Long> filtered =
+                    TestRows.contents(v2, ScanOptions.all().withFilter("id >= 95 AND id < 215 AND name <> 'row-100'"));
             TreeMap<Long, Long> expected = TestRows.initial(TestRows.range(95, 215));
             expected.keySet().removeIf(id -> id % 10 == 0 || id == 100);
             assertThat(filtered).isEqualTo(expected);
 
-            TreeMap<Long, Long> limited = TestRows.contents(v2, ScanOptions.all().withFilter("id > 200").withLimit(7));
+            TreeMap<Long, Long> limited = TestRows.contents(
+                    v2, ScanOptions.all().withFilter("id > 200").withLimit(7));
             assertThat(limited).hasSize(7);
             assertThat(limited.keySet()).allMatch(id -> id > 200 && id % 10 != 0);
 
             // Projection: only "val", filtered on a column that is not projected.
             long sum = 0;
             int rows = 0;
-            try (Scanner s = v2.scan(ScanOptions.all().withColumns(List.of("val")).withFilter("id < 20")
+            try (Scanner s = v2.scan(ScanOptions.all()
+                    .withColumns(List.of("val"))
+                    .withFilter("id < 20")
                     .withBatchSize(4))) {
-                assertThat(s.outputSchema().getFields()).extracting(f -> f.getName()).containsExactly("val");
+                assertThat(s.outputSchema().getFields())
+                        .extracting(f -> f.getName())
+                        .containsExactly("val");
                 while (s.hasNext()) {
                     try (VectorSchemaRoot b = s.next()) {
                         assertThat(b.getRowCount()).isLessThanOrEqualTo(4);

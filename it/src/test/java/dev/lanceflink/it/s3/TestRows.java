@@ -108,12 +108,12 @@ final class TestRows {
                         long key = id.get(r);
                         String n = new String(name.get(r), StandardCharsets.UTF_8);
                         if (!n.equals(name(key))) {
-                            throw new AssertionError("row " + key + " of " + dataset.uri() + " v"
-                                    + dataset.version() + " has name '" + n + "', expected '" + name(key) + "'");
+                            throw new AssertionError("row " + key + " of " + dataset.uri() + " v" + dataset.version()
+                                    + " has name '" + n + "', expected '" + name(key) + "'");
                         }
                         if (rows.containsKey(key)) {
-                            throw new AssertionError("id " + key + " appears twice in " + dataset.uri() + " v"
-                                    + dataset.version());
+                            throw new AssertionError(
+                                    "id " + key + " appears twice in " + dataset.uri() + " v" + dataset.version());
                         }
                         rows.put(key, val.isNull(r) ? null : val.get(r));
                     }
@@ -126,7 +126,8 @@ final class TestRows {
     /** {@code id -> row address} of every live row. */
     static Map<Long, Long> rowAddresses(Dataset dataset) throws IOException {
         Map<Long, Long> out = new TreeMap<>();
-        try (Scanner scanner = dataset.scan(ScanOptions.all().withColumns(List.of("id")).withRowAddress(true))) {
+        try (Scanner scanner =
+                dataset.scan(ScanOptions.all().withColumns(List.of("id")).withRowAddress(true))) {
             while (scanner.hasNext()) {
                 try (VectorSchemaRoot batch = scanner.next()) {
                     BigIntVector id = (BigIntVector) batch.getVector("id");

@@ -22,78 +22,81 @@ import org.apache.flink.types.RowKind;
  * test needs that split to have the official SDK commit while the sink commits too.
  */
 public final class SinkChangelog {
-  public final List<RowData> changes = new ArrayList<>();
-  public final TreeMap<Long, Row> model;
-  /** Index of the first change of the second phase (the first that may be an update). */
-  int secondPhaseStart;
-  public int updates;
+    public final List<RowData> changes = new ArrayList<>();
+    public final TreeMap<Long, Row> model;
+    /** Index of the first change of the second phase (the first that may be an update). */
+    int secondPhaseStart;
 
-  public SinkChangelog(TreeMap<Long, Row> initial) {
-    this.model = new TreeMap<>(initial);
-  }
+    public int updates;
 
-  /** {@code keys} rows: the keys {@code [0, keys)} with every other one present. */
-  public static TreeMap<Long, Row> initialRows(long keys) {
-    TreeMap<Long, Row> rows = new TreeMap<>();
-    for (long k = 0; k < keys; k += 2) {
-      rows.put(k, new Row("init-" + k, (int) (k % 90), k * 0.5));
+    public SinkChangelog(TreeMap<Long, Row> initial) {
+        this.model = new TreeMap<>(initial);
     }
-    return rows;
-  }
 
-  public SinkChangelog generate(long seed, long keys, int firstPhase, int secondPhase) {
-    Random r = new Random(seed);
-    for (int i = 0; i < firstPhase; i++) {
-      long k = (long) (r.nextDouble() * keys);
-      Row cur = model.get(k);
-      if (cur == null) {
-        insert(k, randomRow(k, i, r));
-      } else {
-        delete(k, cur);
-      }
-    }
-    secondPhaseStart = changes.size();
-    for (int i = 0; i < secondPhase; i++) {
-      long k = (long) (r.nextDouble() * keys);
-      Row cur = model.get(k);
-      if (cur == null) {
-        insert(k, randomRow(k, i, r));
-      } else if (r.nextInt(10) < 7) {
-        Row next = changed(cur, i, r);
-        if (r.nextBoolean()) {
-          changes.add(UsersChangelog.rowData(RowKind.UPDATE_BEFORE, k, cur));
+    /** {@code keys} rows: the keys {@code [0, keys)} with every other one present. */
+    public static TreeMap<Long, Row> initialRows(long keys) {
+        TreeMap<Long, Row> rows = new TreeMap<>();
+        for (long k = 0; k < keys; k += 2) {
+            rows.put(k, new Row("init-" + k, (int) (k % 90), k * 0.5));
         }
-        changes.add(UsersChangelog.rowData(RowKind.UPDATE_AFTER, k, next));
-        model.put(k, next);
-        updates++;
-      } else {
-        delete(k, cur);
-      }
+        return rows;
     }
-    return this;
-  }
 
-  private void insert(long k, Row row) {
-    changes.add(UsersChangelog.rowData(RowKind.INSERT, k, row));
-    model.put(k, row);
-  }
+    public SinkChangelog generate(long seed, long keys, int firstPhase, int secondPhase) {
+        Random r = new Random(seed);
+        for (int i = 0; i < firstPhase; i++) {
+            long k = (long) (r.nextDouble() * keys);
+            Row cur = model.get(k);
+            if (cur == null) {
+                insert(k, randomRow(k, i, r));
+            } else {
+                delete(k, cur);
+            }
+        }
+        secondPhaseStart = changes.size();
+        for (int i = 0; i < secondPhase; i++) {
+            long k = (long) (r.nextDouble() * keys);
+            Row cur = model.get(k);
+            if (cur == null) {
+                insert(k, randomRow(k, i, r));
+            } else if (r.nextInt(10) < 7) {
+                Row next = changed(cur, i, r);
+                if (r.nextBoolean()) {
+                    changes.add(UsersChangelog.rowData(RowKind.UPDATE_BEFORE, k, cur));
+                }
+                changes.add(UsersChangelog.rowData(RowKind.UPDATE_AFTER, k, next));
+                model.put(k, next);
+                updates++;
+            } else {
+                delete(k, cur);
+            }
+        }
+        return this;
+    }
 
-  private void delete(long k, Row cur) {
-    changes.add(UsersChangelog.rowData(RowKind.DELETE, k, cur));
-    model.remove(k);
-  }
+    private void insert(long k, Row row) {
+        changes.add(UsersChangelog.rowData(RowKind.INSERT, k, row));
+        model.put(k, row);
+    }
 
-  private static Row randomRow(long k, int i, Random r) {
-    return new Row(r.nextInt(8) == 0 ? null : "n-" + k + "-" + i, r.nextInt(8) == 0 ? null : r.nextInt(120),
-        r.nextInt(8) == 0 ? null : r.nextInt(1_000_000) / 8.0);
-  }
+    private void delete(long k, Row cur) {
+        changes.add(UsersChangelog.rowData(RowKind.DELETE, k, cur));
+        model.remove(k);
+    }
 
-  /** Changes one or two cells, so that sparse overlays cover different column sets. */
-  private static Row changed(Row cur, int i, Random r) {
-    return switch (r.nextInt(3)) {
-      case 0 -> new Row(cur.name(), cur.age() == null ? 1 : cur.age() + 1, cur.score());
-      case 1 -> new Row("u-" + i, cur.age(), r.nextInt(4) == 0 ? null : r.nextInt(1000) / 4.0);
-      default -> new Row(r.nextInt(5) == 0 ? null : "v-" + i, r.nextInt(120), cur.score());
-    };
-  }
+    private static Row randomRow(long k, int i, Random r) {
+        return new Row(
+                r.nextInt(8) == 0 ? null : "n-" + k + "-" + i,
+                r.nextInt(8) == 0 ? null : r.nextInt(120),
+                r.nextInt(8) == 0 ? null : r.nextInt(1_000_000) / 8.0);
+    }
+
+    /** Changes one or two cells, so that sparse overlays cover different column sets. */
+    private static Row changed(Row cur, int i, Random r) {
+        return switch (r.nextInt(3)) {
+            case 0 -> new Row(cur.name(), cur.age() == null ? 1 : cur.age() + 1, cur.score());
+            case 1 -> new Row("u-" + i, cur.age(), r.nextInt(4) == 0 ? null : r.nextInt(1000) / 4.0);
+            default -> new Row(r.nextInt(5) == 0 ? null : "v-" + i, r.nextInt(120), cur.score());
+        };
+    }
 }

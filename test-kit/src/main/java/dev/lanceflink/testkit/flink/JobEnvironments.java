@@ -22,8 +22,8 @@ public final class JobEnvironments {
      * As {@link #noRestarts}, but with {@code restarts} restarts (none if 0), {@code restartDelay}
      * apart, and started from {@code savepoint} unless it is null.
      */
-    public static StreamExecutionEnvironment streaming(int parallelism, long checkpointMillis, int restarts,
-            Duration restartDelay, String savepoint) {
+    public static StreamExecutionEnvironment streaming(
+            int parallelism, long checkpointMillis, int restarts, Duration restartDelay, String savepoint) {
         Configuration conf = new Configuration();
         if (restarts > 0) {
             conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");

@@ -32,6 +32,7 @@ public final class UsersChangelog {
     public long updates;
     /** Changes that remove a key. */
     public long deletes;
+
     private final Mix mix;
 
     public UsersChangelog(Map<Long, Row> initial, Mix mix) {
@@ -59,12 +60,15 @@ public final class UsersChangelog {
                 deletes++;
                 continue;
             }
-            Row next = ageOnly ? new Row(current.name(), r.nextInt(100), current.score())
+            Row next = ageOnly
+                    ? new Row(current.name(), r.nextInt(100), current.score())
                     : mix.updated.changed(current, r);
             if (dice < mix.beforeImageBelow) {
                 emit(RowKind.UPDATE_BEFORE, id, current);
             }
-            emit(dice % mix.insertEvery == 0 ? RowKind.INSERT : RowKind.UPDATE_AFTER, id,
+            emit(
+                    dice % mix.insertEvery == 0 ? RowKind.INSERT : RowKind.UPDATE_AFTER,
+                    id,
                     ageOnly ? noisy(next, r) : next);
             model.put(id, next);
             updates++;
@@ -83,8 +87,8 @@ public final class UsersChangelog {
 
     /** The record of {@code row} under key {@code id} as the sink receives it. */
     public static RowData rowData(RowKind kind, long id, Row row) {
-        return GenericRowData.ofKind(kind, id, row.name() == null ? null : StringData.fromString(row.name()),
-                row.age(), row.score());
+        return GenericRowData.ofKind(
+                kind, id, row.name() == null ? null : StringData.fromString(row.name()), row.age(), row.score());
     }
 
     /**
@@ -100,8 +104,11 @@ public final class UsersChangelog {
             }
         },
         /** The maintenance and soak tests': more NULLs in the initial rows, more distinct values. */
-        MAINTENANCE_TESTS(new Values(9, "new-", 10_000, 5, 40_000, 8.0),
-                new Values(10, "upd-", 1_000_000, 7, 1_000_000, 16.0), 10, 4) {
+        MAINTENANCE_TESTS(
+                new Values(9, "new-", 10_000, 5, 40_000, 8.0),
+                new Values(10, "upd-", 1_000_000, 7, 1_000_000, 16.0),
+                10,
+                4) {
             @Override
             Row initialRow(long id) {
                 return new Row(id % 7 == 0 ? null : "user-" + id, (int) (id % 80), id % 4 == 0 ? null : id * 0.25);
@@ -142,7 +149,12 @@ public final class UsersChangelog {
      * is below 100; a score NULL one time in {@code scoreNullOneIn}, else a number below
      * {@code scoreBound} divided by {@code scoreDivisor}.
      */
-    public record Values(int nameNullOneIn, String namePrefix, int nameBound, int scoreNullOneIn, int scoreBound,
+    public record Values(
+            int nameNullOneIn,
+            String namePrefix,
+            int nameBound,
+            int scoreNullOneIn,
+            int scoreBound,
             double scoreDivisor) {
         String name(Random r) {
             return r.nextInt(nameNullOneIn) == 0 ? null : namePrefix + r.nextInt(nameBound);

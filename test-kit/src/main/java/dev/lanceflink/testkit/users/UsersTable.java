@@ -82,8 +82,13 @@ public final class UsersTable {
                 i++;
             }
             root.setRowCount(i);
-            Dataset.write(uri, storage, List.of(root), SCHEMA,
-                    WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(Math.max(1, rowsPerFile))).close();
+            Dataset.write(
+                            uri,
+                            storage,
+                            List.of(root),
+                            SCHEMA,
+                            WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(Math.max(1, rowsPerFile)))
+                    .close();
         }
     }
 
@@ -105,11 +110,16 @@ public final class UsersTable {
                     IntVector age = (IntVector) b.getVector("age");
                     Float8Vector score = (Float8Vector) b.getVector("score");
                     for (int i = 0; i < b.getRowCount(); i++) {
-                        Row row = new Row(name.isNull(i) ? null : new String(name.get(i), StandardCharsets.UTF_8),
-                                age.isNull(i) ? null : age.get(i), score.isNull(i) ? null : score.get(i));
+                        Row row = new Row(
+                                name.isNull(i) ? null : new String(name.get(i), StandardCharsets.UTF_8),
+                                age.isNull(i) ? null : age.get(i),
+                                score.isNull(i) ? null : score.get(i));
                         Row previous = rows.put(id.get(i), row);
-                        assertThat(previous).as("key %s appears twice in version %s of %s (second: %s)", id.get(i),
-                                ds.version(), ds.uri(), row).isNull();
+                        assertThat(previous)
+                                .as(
+                                        "key %s appears twice in version %s of %s (second: %s)",
+                                        id.get(i), ds.version(), ds.uri(), row)
+                                .isNull();
                     }
                 }
             }
@@ -124,8 +134,8 @@ public final class UsersTable {
     }
 
     /** As {@link #assertLatestEquals(String, Map, TreeMap)}; {@code what} names the expected rows in the message. */
-    public static void assertLatestEquals(String uri, Map<String, String> storage, TreeMap<Long, Row> expected,
-            String what) throws IOException {
+    public static void assertLatestEquals(
+            String uri, Map<String, String> storage, TreeMap<Long, Row> expected, String what) throws IOException {
         TreeMap<Long, Row> actual;
         long version;
         try (Dataset ds = Dataset.open(uri, storage)) {
@@ -143,7 +153,9 @@ public final class UsersTable {
                         + (got == null ? "none" : got));
             }
         }
-        assertThat(diffs).as("rows of version %s of %s that differ from %s (first 20)", version, uri, what).isEmpty();
+        assertThat(diffs)
+                .as("rows of version %s of %s that differ from %s (first 20)", version, uri, what)
+                .isEmpty();
         assertThat(actual).hasSameSizeAs(expected);
     }
 }

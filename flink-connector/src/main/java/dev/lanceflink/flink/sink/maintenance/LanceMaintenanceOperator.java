@@ -71,7 +71,8 @@ public final class LanceMaintenanceOperator extends AbstractStreamOperator<Void>
         super.open();
         store = table.open();
         allocator = new RootAllocator();
-        String owner = "flink sink " + uidSuffix + " of job " + getRuntimeContext().getJobInfo().getJobId();
+        String owner = "flink sink " + uidSuffix + " of job "
+                + getRuntimeContext().getJobInfo().getJobId();
         maintainer = new TableMaintainer(store, settings, owner, Clock.systemUTC(), allocator);
         queued = new AtomicBoolean();
         lastCommitNanos = System.nanoTime();
@@ -131,7 +132,9 @@ public final class LanceMaintenanceOperator extends AbstractStreamOperator<Void>
         }
         thread.shutdown();
         if (!thread.awaitTermination(settings.leaseTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-            LOG.warn("Maintenance of {} still runs {} after the end of input; it is interrupted", table,
+            LOG.warn(
+                    "Maintenance of {} still runs {} after the end of input; it is interrupted",
+                    table,
                     settings.leaseTimeout());
         }
         super.finish();
@@ -140,8 +143,8 @@ public final class LanceMaintenanceOperator extends AbstractStreamOperator<Void>
     private void runCheck() {
         metrics.checks.inc();
         try {
-            TableMaintainer.Report r = maintainer.check(commitUser,
-                    Duration.ofNanos(System.nanoTime() - lastCommitNanos));
+            TableMaintainer.Report r =
+                    maintainer.check(commitUser, Duration.ofNanos(System.nanoTime() - lastCommitNanos));
             metrics.update(r);
             switch (r.outcome()) {
                 case NOTHING_DUE -> LOG.debug("Maintenance of {}: {}", table, r.describe());
@@ -187,7 +190,9 @@ public final class LanceMaintenanceOperator extends AbstractStreamOperator<Void>
                 try {
                     maintainer.releaseLease();
                 } catch (Exception e) {
-                    LOG.info("Could not release the maintenance lease of {} (it expires by itself): {}", table,
+                    LOG.info(
+                            "Could not release the maintenance lease of {} (it expires by itself): {}",
+                            table,
                             e.toString());
                 }
             }
@@ -223,8 +228,12 @@ public final class LanceMaintenanceOperator extends AbstractStreamOperator<Void>
             skippedForLease = g.counter("skippedForLease");
             failures = g.counter("failures");
             g.gauge("fragments", () -> last == null ? 0 : last.health().fragments());
-            g.gauge("fragmentsWithOverlays", () -> last == null ? 0 : last.health().fragmentsWithOverlays());
-            g.gauge("maxOverlaysPerFragment", () -> last == null ? 0 : last.health().maxOverlaysPerFragment());
+            g.gauge(
+                    "fragmentsWithOverlays",
+                    () -> last == null ? 0 : last.health().fragmentsWithOverlays());
+            g.gauge(
+                    "maxOverlaysPerFragment",
+                    () -> last == null ? 0 : last.health().maxOverlaysPerFragment());
             g.gauge("overlays", () -> last == null ? 0L : last.health().overlays());
             g.gauge("overlayBytes", () -> last == null ? 0L : last.health().overlayBytes());
             g.gauge("versionsRetained", () -> last == null ? 0 : last.versions());

@@ -35,10 +35,22 @@ import java.time.Duration;
  * @param maxFragmentsPerRun fragments one merge, fold or fragment compaction run takes at most; the rest wait
  * @param fragments fragment compaction (the standalone job's mode {@code fragments}): off by default
  */
-public record MaintenanceSettings(boolean enabled, int checkEveryCommits, Duration checkInterval,
-        int mergeMaxOverlays, long mergeMaxOverlayBytes, double foldMinCoverage, Duration foldQuietPeriod,
-        boolean cleanupEnabled, int retainVersions, Duration retainMinAge, Duration cleanupGrace,
-        Duration leaseTimeout, int parallelism, int maxFragmentsPerRun, FragmentCompaction fragments)
+public record MaintenanceSettings(
+        boolean enabled,
+        int checkEveryCommits,
+        Duration checkInterval,
+        int mergeMaxOverlays,
+        long mergeMaxOverlayBytes,
+        double foldMinCoverage,
+        Duration foldQuietPeriod,
+        boolean cleanupEnabled,
+        int retainVersions,
+        Duration retainMinAge,
+        Duration cleanupGrace,
+        Duration leaseTimeout,
+        int parallelism,
+        int maxFragmentsPerRun,
+        FragmentCompaction fragments)
         implements Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -72,15 +84,20 @@ public record MaintenanceSettings(boolean enabled, int checkEveryCommits, Durati
      *
      * @param smallFragmentRows 0: the target
      */
-    public record FragmentCompaction(boolean enabled, long targetRowsPerFragment, long smallFragmentRows,
-            double minDeletedRatio, int minFragments) implements Serializable {
+    public record FragmentCompaction(
+            boolean enabled,
+            long targetRowsPerFragment,
+            long smallFragmentRows,
+            double minDeletedRatio,
+            int minFragments)
+            implements Serializable {
         private static final long serialVersionUID = 1L;
 
         public FragmentCompaction {
             atLeast(FRAGMENTS_TARGET_ROWS, targetRowsPerFragment, 1, "");
             if (targetRowsPerFragment > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("'" + FRAGMENTS_TARGET_ROWS + "' must be at most " + Integer.MAX_VALUE
-                        + " (rows one fragment can address), got " + targetRowsPerFragment);
+                throw new IllegalArgumentException("'" + FRAGMENTS_TARGET_ROWS + "' must be at most "
+                        + Integer.MAX_VALUE + " (rows one fragment can address), got " + targetRowsPerFragment);
             }
             atLeast(FRAGMENTS_SMALL_ROWS, smallFragmentRows, 0, "0 means the target rows per fragment");
             if (!(minDeletedRatio > 0 && minDeletedRatio <= 1)) {
@@ -92,8 +109,12 @@ public record MaintenanceSettings(boolean enabled, int checkEveryCommits, Durati
         }
 
         /** Off, every other value at its default. */
-        public static final FragmentCompaction OFF = new FragmentCompaction(false, DEFAULT_FRAGMENTS_TARGET_ROWS, 0,
-                DEFAULT_FRAGMENTS_MIN_DELETED_RATIO, DEFAULT_FRAGMENTS_MIN_FRAGMENTS);
+        public static final FragmentCompaction OFF = new FragmentCompaction(
+                false,
+                DEFAULT_FRAGMENTS_TARGET_ROWS,
+                0,
+                DEFAULT_FRAGMENTS_MIN_DELETED_RATIO,
+                DEFAULT_FRAGMENTS_MIN_FRAGMENTS);
 
         /** Fragments with fewer physical rows are merge candidates. */
         public long effectiveSmallFragmentRows() {
@@ -105,6 +126,7 @@ public record MaintenanceSettings(boolean enabled, int checkEveryCommits, Durati
     public static final long DEFAULT_FRAGMENTS_TARGET_ROWS = 1024 * 1024;
     /** Lance's default materialize_deletions_threshold, as the standalone job's. */
     public static final double DEFAULT_FRAGMENTS_MIN_DELETED_RATIO = 0.1;
+
     public static final int DEFAULT_FRAGMENTS_MIN_FRAGMENTS = 8;
 
     /** The shortest grace for unreferenced files: they may belong to a checkpoint being committed. */
@@ -148,8 +170,13 @@ public record MaintenanceSettings(boolean enabled, int checkEveryCommits, Durati
         }
         atLeast(PARALLELISM, parallelism, 1, "");
         atLeast(MAX_FRAGMENTS_PER_RUN, maxFragmentsPerRun, 1, "");
-        if (enabled && mergeMaxOverlays == 0 && mergeMaxOverlayBytes == 0 && foldMinCoverage == 0
-                && foldQuietPeriod.isZero() && !cleanupEnabled && !fragments.enabled()) {
+        if (enabled
+                && mergeMaxOverlays == 0
+                && mergeMaxOverlayBytes == 0
+                && foldMinCoverage == 0
+                && foldQuietPeriod.isZero()
+                && !cleanupEnabled
+                && !fragments.enabled()) {
             throw new IllegalArgumentException("'" + ENABLED + "' is true but every kind of maintenance is off"
                     + " (overlay-merge, overlay-fold, fragments and cleanup); enable one of them or set '" + ENABLED
                     + "' = 'false'");
@@ -157,20 +184,57 @@ public record MaintenanceSettings(boolean enabled, int checkEveryCommits, Durati
     }
 
     /** As before fragment compaction existed in the sink: with it off. */
-    public MaintenanceSettings(boolean enabled, int checkEveryCommits, Duration checkInterval, int mergeMaxOverlays,
-            long mergeMaxOverlayBytes, double foldMinCoverage, Duration foldQuietPeriod, boolean cleanupEnabled,
-            int retainVersions, Duration retainMinAge, Duration cleanupGrace, Duration leaseTimeout, int parallelism,
+    public MaintenanceSettings(
+            boolean enabled,
+            int checkEveryCommits,
+            Duration checkInterval,
+            int mergeMaxOverlays,
+            long mergeMaxOverlayBytes,
+            double foldMinCoverage,
+            Duration foldQuietPeriod,
+            boolean cleanupEnabled,
+            int retainVersions,
+            Duration retainMinAge,
+            Duration cleanupGrace,
+            Duration leaseTimeout,
+            int parallelism,
             int maxFragmentsPerRun) {
-        this(enabled, checkEveryCommits, checkInterval, mergeMaxOverlays, mergeMaxOverlayBytes, foldMinCoverage,
-                foldQuietPeriod, cleanupEnabled, retainVersions, retainMinAge, cleanupGrace, leaseTimeout, parallelism,
-                maxFragmentsPerRun, FragmentCompaction.OFF);
+        this(
+                enabled,
+                checkEveryCommits,
+                checkInterval,
+                mergeMaxOverlays,
+                mergeMaxOverlayBytes,
+                foldMinCoverage,
+                foldQuietPeriod,
+                cleanupEnabled,
+                retainVersions,
+                retainMinAge,
+                cleanupGrace,
+                leaseTimeout,
+                parallelism,
+                maxFragmentsPerRun,
+                FragmentCompaction.OFF);
     }
 
     /** Fragment compaction (the standalone job's mode {@code fragments}) on or off, with its triggers. */
     public MaintenanceSettings withFragmentCompaction(FragmentCompaction compaction) {
-        return new MaintenanceSettings(enabled, checkEveryCommits, checkInterval, mergeMaxOverlays,
-                mergeMaxOverlayBytes, foldMinCoverage, foldQuietPeriod, cleanupEnabled, retainVersions, retainMinAge,
-                cleanupGrace, leaseTimeout, parallelism, maxFragmentsPerRun, compaction);
+        return new MaintenanceSettings(
+                enabled,
+                checkEveryCommits,
+                checkInterval,
+                mergeMaxOverlays,
+                mergeMaxOverlayBytes,
+                foldMinCoverage,
+                foldQuietPeriod,
+                cleanupEnabled,
+                retainVersions,
+                retainMinAge,
+                cleanupGrace,
+                leaseTimeout,
+                parallelism,
+                maxFragmentsPerRun,
+                compaction);
     }
 
     private static void atLeast(String key, long value, long min, String note) {
@@ -188,9 +252,11 @@ public record MaintenanceSettings(boolean enabled, int checkEveryCommits, Durati
 
     /** Default check cadence: after every 10th commit and every minute. */
     public static final int DEFAULT_CHECK_EVERY_COMMITS = 10;
+
     public static final Duration DEFAULT_CHECK_INTERVAL = Duration.ofMinutes(1);
     /** As the standalone job's usual trigger: 8 overlays. */
     public static final int DEFAULT_MERGE_MAX_OVERLAYS = 8;
+
     public static final long DEFAULT_MERGE_MAX_OVERLAY_BYTES = 64L << 20;
     public static final double DEFAULT_FOLD_MIN_COVERAGE = 0.5;
     public static final Duration DEFAULT_FOLD_QUIET_PERIOD = Duration.ofMinutes(10);
@@ -208,51 +274,141 @@ public record MaintenanceSettings(boolean enabled, int checkEveryCommits, Durati
 
     /** Maintenance on, every setting at its default. */
     public static MaintenanceSettings enabledWithDefaults() {
-        return new MaintenanceSettings(true, DEFAULT_CHECK_EVERY_COMMITS, DEFAULT_CHECK_INTERVAL,
-                DEFAULT_MERGE_MAX_OVERLAYS, DEFAULT_MERGE_MAX_OVERLAY_BYTES, DEFAULT_FOLD_MIN_COVERAGE,
-                DEFAULT_FOLD_QUIET_PERIOD, true, DEFAULT_RETAIN_VERSIONS, DEFAULT_RETAIN_MIN_AGE, DEFAULT_CLEANUP_GRACE,
-                DEFAULT_LEASE_TIMEOUT, DEFAULT_PARALLELISM, DEFAULT_MAX_FRAGMENTS_PER_RUN, FragmentCompaction.OFF);
+        return new MaintenanceSettings(
+                true,
+                DEFAULT_CHECK_EVERY_COMMITS,
+                DEFAULT_CHECK_INTERVAL,
+                DEFAULT_MERGE_MAX_OVERLAYS,
+                DEFAULT_MERGE_MAX_OVERLAY_BYTES,
+                DEFAULT_FOLD_MIN_COVERAGE,
+                DEFAULT_FOLD_QUIET_PERIOD,
+                true,
+                DEFAULT_RETAIN_VERSIONS,
+                DEFAULT_RETAIN_MIN_AGE,
+                DEFAULT_CLEANUP_GRACE,
+                DEFAULT_LEASE_TIMEOUT,
+                DEFAULT_PARALLELISM,
+                DEFAULT_MAX_FRAGMENTS_PER_RUN,
+                FragmentCompaction.OFF);
     }
 
     public MaintenanceSettings withEnabled(boolean on) {
-        return new MaintenanceSettings(on, checkEveryCommits, checkInterval, mergeMaxOverlays, mergeMaxOverlayBytes,
-                foldMinCoverage, foldQuietPeriod, cleanupEnabled, retainVersions, retainMinAge, cleanupGrace,
-                leaseTimeout, parallelism, maxFragmentsPerRun, fragments);
+        return new MaintenanceSettings(
+                on,
+                checkEveryCommits,
+                checkInterval,
+                mergeMaxOverlays,
+                mergeMaxOverlayBytes,
+                foldMinCoverage,
+                foldQuietPeriod,
+                cleanupEnabled,
+                retainVersions,
+                retainMinAge,
+                cleanupGrace,
+                leaseTimeout,
+                parallelism,
+                maxFragmentsPerRun,
+                fragments);
     }
 
     /** When to check: after {@code everyCommits} commits (0: not by count) and every {@code interval} (zero: not by time). */
     public MaintenanceSettings withChecks(int everyCommits, Duration interval) {
-        return new MaintenanceSettings(enabled, everyCommits, interval, mergeMaxOverlays, mergeMaxOverlayBytes,
-                foldMinCoverage, foldQuietPeriod, cleanupEnabled, retainVersions, retainMinAge, cleanupGrace,
-                leaseTimeout, parallelism, maxFragmentsPerRun, fragments);
+        return new MaintenanceSettings(
+                enabled,
+                everyCommits,
+                interval,
+                mergeMaxOverlays,
+                mergeMaxOverlayBytes,
+                foldMinCoverage,
+                foldQuietPeriod,
+                cleanupEnabled,
+                retainVersions,
+                retainMinAge,
+                cleanupGrace,
+                leaseTimeout,
+                parallelism,
+                maxFragmentsPerRun,
+                fragments);
     }
 
     /** Overlay merge triggers: overlays per fragment and overlay bytes per fragment (0: that trigger off). */
     public MaintenanceSettings withOverlayMerge(int maxOverlays, long maxOverlayBytes) {
-        return new MaintenanceSettings(enabled, checkEveryCommits, checkInterval, maxOverlays, maxOverlayBytes,
-                foldMinCoverage, foldQuietPeriod, cleanupEnabled, retainVersions, retainMinAge, cleanupGrace,
-                leaseTimeout, parallelism, maxFragmentsPerRun, fragments);
+        return new MaintenanceSettings(
+                enabled,
+                checkEveryCommits,
+                checkInterval,
+                maxOverlays,
+                maxOverlayBytes,
+                foldMinCoverage,
+                foldQuietPeriod,
+                cleanupEnabled,
+                retainVersions,
+                retainMinAge,
+                cleanupGrace,
+                leaseTimeout,
+                parallelism,
+                maxFragmentsPerRun,
+                fragments);
     }
 
     /** Overlay fold triggers: column coverage (0: off) and a quiet period without commits (zero: off). */
     public MaintenanceSettings withOverlayFold(double minCoverage, Duration quietPeriod) {
-        return new MaintenanceSettings(enabled, checkEveryCommits, checkInterval, mergeMaxOverlays,
-                mergeMaxOverlayBytes, minCoverage, quietPeriod, cleanupEnabled, retainVersions, retainMinAge,
-                cleanupGrace, leaseTimeout, parallelism, maxFragmentsPerRun, fragments);
+        return new MaintenanceSettings(
+                enabled,
+                checkEveryCommits,
+                checkInterval,
+                mergeMaxOverlays,
+                mergeMaxOverlayBytes,
+                minCoverage,
+                quietPeriod,
+                cleanupEnabled,
+                retainVersions,
+                retainMinAge,
+                cleanupGrace,
+                leaseTimeout,
+                parallelism,
+                maxFragmentsPerRun,
+                fragments);
     }
 
     /** Version cleanup: on or off, versions kept by count and by age, grace of unreferenced files. */
     public MaintenanceSettings withCleanup(boolean on, int keepVersions, Duration minAge, Duration grace) {
-        return new MaintenanceSettings(enabled, checkEveryCommits, checkInterval, mergeMaxOverlays,
-                mergeMaxOverlayBytes, foldMinCoverage, foldQuietPeriod, on, keepVersions, minAge, grace, leaseTimeout,
-                parallelism, maxFragmentsPerRun, fragments);
+        return new MaintenanceSettings(
+                enabled,
+                checkEveryCommits,
+                checkInterval,
+                mergeMaxOverlays,
+                mergeMaxOverlayBytes,
+                foldMinCoverage,
+                foldQuietPeriod,
+                on,
+                keepVersions,
+                minAge,
+                grace,
+                leaseTimeout,
+                parallelism,
+                maxFragmentsPerRun,
+                fragments);
     }
 
     /** Lease timeout, maintenance threads, and fragments per merge or fold run. */
     public MaintenanceSettings withExecution(Duration lease, int threads, int fragmentsPerRun) {
-        return new MaintenanceSettings(enabled, checkEveryCommits, checkInterval, mergeMaxOverlays,
-                mergeMaxOverlayBytes, foldMinCoverage, foldQuietPeriod, cleanupEnabled, retainVersions, retainMinAge,
-                cleanupGrace, lease, threads, fragmentsPerRun, fragments);
+        return new MaintenanceSettings(
+                enabled,
+                checkEveryCommits,
+                checkInterval,
+                mergeMaxOverlays,
+                mergeMaxOverlayBytes,
+                foldMinCoverage,
+                foldQuietPeriod,
+                cleanupEnabled,
+                retainVersions,
+                retainMinAge,
+                cleanupGrace,
+                lease,
+                threads,
+                fragmentsPerRun,
+                fragments);
     }
 
     /** Whether any overlay merge trigger is on. */

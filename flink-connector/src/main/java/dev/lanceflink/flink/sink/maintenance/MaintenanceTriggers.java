@@ -41,8 +41,13 @@ public final class MaintenanceTriggers {
     private MaintenanceTriggers() {}
 
     /** The numbers a check reports as metrics. */
-    public record TableHealth(long version, int fragments, int fragmentsWithOverlays, int maxOverlaysPerFragment,
-            long overlays, long overlayBytes) {
+    public record TableHealth(
+            long version,
+            int fragments,
+            int fragmentsWithOverlays,
+            int maxOverlaysPerFragment,
+            long overlays,
+            long overlayBytes) {
         static TableHealth of(Manifest m) {
             int withOverlays = 0;
             int max = 0;
@@ -99,15 +104,24 @@ public final class MaintenanceTriggers {
         MaintenanceSettings.FragmentCompaction f = s.fragments();
         try {
             // The overlay trigger is required by the policy but unused by mode fragments.
-            return new CompactionPolicy(1, 0, 0, s.maxFragmentsPerRun(), Long.MAX_VALUE, f.minDeletedRatio(),
-                    f.targetRowsPerFragment(), f.effectiveSmallFragmentRows());
+            return new CompactionPolicy(
+                    1,
+                    0,
+                    0,
+                    s.maxFragmentsPerRun(),
+                    Long.MAX_VALUE,
+                    f.minDeletedRatio(),
+                    f.targetRowsPerFragment(),
+                    f.effectiveSmallFragmentRows());
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("The fragment compaction options ('"
-                    + MaintenanceSettings.FRAGMENTS_TARGET_ROWS + "' = " + f.targetRowsPerFragment() + ", '"
-                    + MaintenanceSettings.FRAGMENTS_SMALL_ROWS + "' = " + f.smallFragmentRows() + ", '"
-                    + MaintenanceSettings.FRAGMENTS_MIN_DELETED_RATIO + "' = " + f.minDeletedRatio() + ", '"
-                    + MaintenanceSettings.MAX_FRAGMENTS_PER_RUN + "' = " + s.maxFragmentsPerRun()
-                    + ") are refused by the compaction planner: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "The fragment compaction options ('"
+                            + MaintenanceSettings.FRAGMENTS_TARGET_ROWS + "' = " + f.targetRowsPerFragment() + ", '"
+                            + MaintenanceSettings.FRAGMENTS_SMALL_ROWS + "' = " + f.smallFragmentRows() + ", '"
+                            + MaintenanceSettings.FRAGMENTS_MIN_DELETED_RATIO + "' = " + f.minDeletedRatio() + ", '"
+                            + MaintenanceSettings.MAX_FRAGMENTS_PER_RUN + "' = " + s.maxFragmentsPerRun()
+                            + ") are refused by the compaction planner: " + e.getMessage(),
+                    e);
         }
     }
 
@@ -116,8 +130,7 @@ public final class MaintenanceTriggers {
      * Lance's rules), if at least {@code fragments.min-fragments} of them; empty otherwise or when
      * fragment compaction is off.
      */
-    static Set<Long> fragmentsToCompact(Manifest m, MaintenanceSettings s, List<String> reasons)
-            throws IOException {
+    static Set<Long> fragmentsToCompact(Manifest m, MaintenanceSettings s, List<String> reasons) throws IOException {
         if (!s.fragments().enabled()) {
             return Set.of();
         }
@@ -127,10 +140,12 @@ public final class MaintenanceTriggers {
         if (planned.isEmpty() || planned.size() < s.fragments().minFragments()) {
             return Set.of();
         }
-        reasons.add("compact " + planned.size() + " fragments into " + plan.tasks().size() + " group(s): small"
-                + " (< " + s.fragments().effectiveSmallFragmentRows() + " rows) or more than "
-                + s.fragments().minDeletedRatio() + " of their rows deleted; " + m.fragments().size()
-                + " fragments in the table");
+        reasons.add(
+                "compact " + planned.size() + " fragments into " + plan.tasks().size() + " group(s): small"
+                        + " (< " + s.fragments().effectiveSmallFragmentRows() + " rows) or more than "
+                        + s.fragments().minDeletedRatio() + " of their rows deleted; "
+                        + m.fragments().size()
+                        + " fragments in the table");
         return planned;
     }
 
@@ -193,8 +208,8 @@ public final class MaintenanceTriggers {
         }
         // A cleanup reads every manifest it removes and lists the data directories: batch it until
         // half the retention (at least one version) can go, instead of paying that at every commit.
-        boolean cleanup = s.cleanupEnabled() && removableVersions > 0
-                && removableVersions >= Math.max(1, s.retainVersions() / 2);
+        boolean cleanup =
+                s.cleanupEnabled() && removableVersions > 0 && removableVersions >= Math.max(1, s.retainVersions() / 2);
         if (cleanup) {
             reasons.add("cleanup: " + removableVersions + " versions beyond the retention");
         }
@@ -215,7 +230,8 @@ public final class MaintenanceTriggers {
             for (int i = 0; i < file.fieldCount(); i++) {
                 int id = file.fieldId(i);
                 if (id != DataFile.TOMBSTONE) {
-                    byField.computeIfAbsent(id, k -> new RoaringBitmap()).or(o.coverage().bitmap(i));
+                    byField.computeIfAbsent(id, k -> new RoaringBitmap())
+                            .or(o.coverage().bitmap(i));
                 }
             }
         }
@@ -244,8 +260,8 @@ public final class MaintenanceTriggers {
      * {@code keepFrom} (the sink's newest commit, which the commit of its next checkpoint looks
      * back to). Counted from the listing alone, so a check costs no manifest reads.
      */
-    public static int removableVersions(List<ListedVersion> versions, MaintenanceSettings s, Instant now,
-            long keepFrom) {
+    public static int removableVersions(
+            List<ListedVersion> versions, MaintenanceSettings s, Instant now, long keepFrom) {
         List<ListedVersion> sorted = new ArrayList<>(versions);
         sorted.sort((a, b) -> Long.compare(b.version(), a.version()));
         long cutoff = now.minus(s.retainMinAge()).toEpochMilli();

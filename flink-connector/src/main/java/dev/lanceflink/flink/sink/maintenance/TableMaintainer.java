@@ -68,10 +68,11 @@ public final class TableMaintainer {
     private long previousCheckVersion;
     /** Overlays that arrived at one fragment between consecutive checks, for the last few checks. */
     private final int[] recentArrivals = new int[5];
+
     private int checks;
 
-    public TableMaintainer(ObjectStore store, MaintenanceSettings settings, String owner, Clock clock,
-            BufferAllocator allocator) {
+    public TableMaintainer(
+            ObjectStore store, MaintenanceSettings settings, String owner, Clock clock, BufferAllocator allocator) {
         this.store = requireNonNull(store, "store is null");
         this.settings = requireNonNull(settings, "settings is null");
         this.clock = requireNonNull(clock, "clock is null");
@@ -104,9 +105,20 @@ public final class TableMaintainer {
      * @param filesRemoved other files the cleanup removed
      * @param failures one line per failed step
      */
-    public record Report(Outcome outcome, TableHealth health, int versions, Due due, String leaseHolder,
-            int fragmentsFolded, int fragmentsMerged, int fragmentsCompacted, long overlaysRemoved,
-            int versionsRemoved, int filesRemoved, List<String> failures, long durationMillis) {
+    public record Report(
+            Outcome outcome,
+            TableHealth health,
+            int versions,
+            Due due,
+            String leaseHolder,
+            int fragmentsFolded,
+            int fragmentsMerged,
+            int fragmentsCompacted,
+            long overlaysRemoved,
+            int versionsRemoved,
+            int filesRemoved,
+            List<String> failures,
+            long durationMillis) {
         public Report {
             failures = List.copyOf(failures);
         }
@@ -114,15 +126,17 @@ public final class TableMaintainer {
         /** One line for the log. */
         public String describe() {
             return switch (outcome) {
-                case NOTHING_DUE -> "nothing due (" + health.fragments() + " fragments, max "
-                        + health.maxOverlaysPerFragment() + " overlays per fragment, " + versions + " versions)";
-                case SKIPPED_FOR_LEASE -> "skipped: " + due.reasons() + " is due, but the maintenance lease is "
-                        + leaseHolder;
-                case RAN -> "folded " + fragmentsFolded + " and merged " + fragmentsMerged + " fragments ("
-                        + overlaysRemoved + " overlays removed), compacted " + fragmentsCompacted
-                        + " fragments, removed " + versionsRemoved + " versions and "
-                        + filesRemoved + " files in " + durationMillis + " ms; due: " + due.reasons()
-                        + (failures.isEmpty() ? "" : "; FAILED: " + failures);
+                case NOTHING_DUE ->
+                    "nothing due (" + health.fragments() + " fragments, max " + health.maxOverlaysPerFragment()
+                            + " overlays per fragment, " + versions + " versions)";
+                case SKIPPED_FOR_LEASE ->
+                    "skipped: " + due.reasons() + " is due, but the maintenance lease is " + leaseHolder;
+                case RAN ->
+                    "folded " + fragmentsFolded + " and merged " + fragmentsMerged + " fragments ("
+                            + overlaysRemoved + " overlays removed), compacted " + fragmentsCompacted
+                            + " fragments, removed " + versionsRemoved + " versions and "
+                            + filesRemoved + " files in " + durationMillis + " ms; due: " + due.reasons()
+                            + (failures.isEmpty() ? "" : "; FAILED: " + failures);
             };
         }
     }
@@ -142,23 +156,48 @@ public final class TableMaintainer {
         TableHealth health = TableHealth.of(latest);
         List<ListedVersion> versions = listVersions();
         int removable = 0;
-        if (settings.cleanupEnabled() && commitUser != null
+        if (settings.cleanupEnabled()
+                && commitUser != null
                 && MaintenanceTriggers.removableVersions(versions, settings, clock.instant(), Long.MAX_VALUE) > 0) {
-            removable = MaintenanceTriggers.removableVersions(versions, settings, clock.instant(),
-                    keepFrom(commitUser, latest));
+            removable = MaintenanceTriggers.removableVersions(
+                    versions, settings, clock.instant(), keepFrom(commitUser, latest));
         }
         Due due = MaintenanceTriggers.decide(latest, mergeEarlyEnough(latest), sinceLastCommit, removable);
         if (due.isEmpty()) {
             if (lease.holdsLocally()) {
                 lease.release(); // nothing to do: let another maintainer in
             }
-            return new Report(Outcome.NOTHING_DUE, health, versions.size(), due, null, 0, 0, 0, 0, 0, 0, List.of(),
+            return new Report(
+                    Outcome.NOTHING_DUE,
+                    health,
+                    versions.size(),
+                    due,
+                    null,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    List.of(),
                     millisSince(start));
         }
         MaintenanceLease.Outcome taken = lease.acquire();
         if (!taken.acquired()) {
-            return new Report(Outcome.SKIPPED_FOR_LEASE, health, versions.size(), due, taken.lease().toString(), 0, 0,
-                    0, 0, 0, 0, List.of(), millisSince(start));
+            return new Report(
+                    Outcome.SKIPPED_FOR_LEASE,
+                    health,
+                    versions.size(),
+                    due,
+                    taken.lease().toString(),
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    List.of(),
+                    millisSince(start));
         }
         List<String> failures = new ArrayList<>();
         Map<String, String> properties = Map.of(OWNER_PROPERTY, lease.owner());
@@ -198,7 +237,8 @@ public final class TableMaintainer {
                 filesRemoved = r.totalFilesDeleted() - r.versionsRemoved();
                 if (!r.failedDeletes().isEmpty()) {
                     failures.add("cleanup: " + r.failedDeletes().size() + " deletes failed, first "
-                            + r.failedDeletes().get(0).path() + ": " + r.failedDeletes().get(0).error());
+                            + r.failedDeletes().get(0).path() + ": "
+                            + r.failedDeletes().get(0).error());
                 }
             } catch (IOException | RuntimeException e) {
                 failures.add("cleanup: " + e);
@@ -206,8 +246,20 @@ public final class TableMaintainer {
             }
         }
         int versionsAfter = versionsRemoved > 0 ? listVersions().size() : versions.size();
-        return new Report(Outcome.RAN, health, versionsAfter, due, null, folded, merged, compacted, overlaysRemoved,
-                versionsRemoved, filesRemoved, failures, millisSince(start));
+        return new Report(
+                Outcome.RAN,
+                health,
+                versionsAfter,
+                due,
+                null,
+                folded,
+                merged,
+                compacted,
+                overlaysRemoved,
+                versionsRemoved,
+                filesRemoved,
+                failures,
+                millisSince(start));
     }
 
     /**
@@ -236,8 +288,8 @@ public final class TableMaintainer {
         if (settings.mergeMaxOverlays() == 0 || recent == 0) {
             return settings;
         }
-        return settings.withOverlayMerge(Math.max(2, settings.mergeMaxOverlays() - recent),
-                settings.mergeMaxOverlayBytes());
+        return settings.withOverlayMerge(
+                Math.max(2, settings.mergeMaxOverlays() - recent), settings.mergeMaxOverlayBytes());
     }
 
     /** Gives the lease up if held (the sink stops). */
@@ -259,19 +311,30 @@ public final class TableMaintainer {
         return false;
     }
 
-    private CompactionSummary compact(CompactionMode mode, int minOverlays, Set<Long> fragments,
-            Map<String, String> properties, List<String> failures) {
+    private CompactionSummary compact(
+            CompactionMode mode,
+            int minOverlays,
+            Set<Long> fragments,
+            Map<String, String> properties,
+            List<String> failures) {
         try {
-            CompactionPolicy policy = mode == CompactionMode.FRAGMENTS ? MaintenanceTriggers.fragmentPolicy(settings)
+            CompactionPolicy policy = mode == CompactionMode.FRAGMENTS
+                    ? MaintenanceTriggers.fragmentPolicy(settings)
                     : new CompactionPolicy(minOverlays, 0, 0, settings.maxFragmentsPerRun(), Long.MAX_VALUE);
             // A fold of a fragment the sink overlaid meanwhile is written anew on each re-plan;
             // one re-plan is enough work for one check (the next check tries again).
             int replans = mode == CompactionMode.OVERLAY_FOLD ? 1 : 3;
-            CompactionRun run = new CompactionRun(store, store.rootUri(), mode, policy,
-                    CommitOptions.defaults().withMaxAttempts(20), replans).onlyFragments(fragments)
+            CompactionRun run = new CompactionRun(
+                            store,
+                            store.rootUri(),
+                            mode,
+                            policy,
+                            CommitOptions.defaults().withMaxAttempts(20),
+                            replans)
+                    .onlyFragments(fragments)
                     .withCommitProperties(properties);
-            TaskExecutor executor = new LocalTaskExecutor(store, allocator, FileWriterOptions.defaults(),
-                    settings.parallelism());
+            TaskExecutor executor =
+                    new LocalTaskExecutor(store, allocator, FileWriterOptions.defaults(), settings.parallelism());
             return run.execute(executor, TaskExecutor.ProgressListener.NONE);
         } catch (IOException | RuntimeException e) {
             failures.add(mode.cliName() + ": " + e);
@@ -340,8 +403,8 @@ public final class TableMaintainer {
                 keep = v; // not surely learned by the key map yet
                 continue;
             }
-            Optional<CommitMarker> marker = CommitMarker.fromProperties(txn.get().properties(),
-                    "version " + v + " of " + store.rootUri());
+            Optional<CommitMarker> marker =
+                    CommitMarker.fromProperties(txn.get().properties(), "version " + v + " of " + store.rootUri());
             if (marker.isEmpty() || !commitUser.equals(marker.get().commitUser())) {
                 continue;
             }

@@ -39,7 +39,6 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.types.RowKind;
 
 /**
  * The keyed half of the upsert sink: turns a changelog stream keyed by the primary key into
@@ -107,6 +106,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private transient ValueState<long[]> locations;
     /** The map in BATCH execution, where keyed state holds the current key only; null in streaming. */
     private transient KeyLocationIndex batchLocations;
+
     private transient DeletedRowCheck batchDeletedRows;
     private transient Map<RowData, KeyedChange> pending;
     private transient RowDataSerializer rowSerializer;
@@ -119,6 +119,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private transient ColumnSet updatableColumns;
     /** Every column of the table. */
     private transient ColumnSet allColumns;
+
     private transient Random random;
     private transient long currentFileId;
     private transient long currentFileRows;
@@ -130,9 +131,11 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private transient Counter relocated;
     /** How long this subtask's bootstrap of the key map took (0 when restored): what delays its first record. */
     private transient volatile long bootstrapMillis;
+
     private transient ObjectStore store;
     /** Where compactions moved rows, learned once for the operator's life. */
     private transient MovedRows movedRows;
+
     private transient TableHistory history;
     /**
      * The moves of the compactions seen since the key map's locations were taken, kept in (union)
@@ -140,6 +143,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
      * after the compaction's version is cleaned up from the table's history.
      */
     private transient RewriteLog rewriteLog;
+
     private transient ListState<byte[]> rewriteLogState;
     /** Whether the latest version was read (and the compactions learned) since the last barrier. */
     private transient boolean tableRead;
@@ -153,8 +157,14 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
      * @param rowsPerFile rows per new data file
      * @param rewriteRows updates move the row (delete + insert) instead of overlaying cells
      */
-    public ChangelogKeyResolver(TableLocation table, RowType rowType, int[] keyPositions, ColumnSet writtenColumns,
-            boolean sparse, long rowsPerFile, boolean rewriteRows) {
+    public ChangelogKeyResolver(
+            TableLocation table,
+            RowType rowType,
+            int[] keyPositions,
+            ColumnSet writtenColumns,
+            boolean sparse,
+            long rowsPerFile,
+            boolean rewriteRows) {
         this.table = requireNonNull(table, "table is null");
         this.rowType = requireNonNull(rowType, "rowType is null");
         this.keyPositions = keyPositions.clone();
@@ -167,13 +177,15 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
-        locations = context.getKeyedStateStore().getState(
-                new ValueStateDescriptor<>("lance-row-location", PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+        locations = context.getKeyedStateStore()
+                .getState(new ValueStateDescriptor<>(
+                        "lance-row-location", PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
         bootstrap = !context.isRestored();
         // Union: after a rescale every subtask holds keys that others located, so each gets every
         // subtask's log (the same table history: RewriteLog.restore merges them).
-        rewriteLogState = context.getOperatorStateStore().getUnionListState(
-                new ListStateDescriptor<>(REWRITE_LOG_STATE, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+        rewriteLogState = context.getOperatorStateStore()
+                .getUnionListState(new ListStateDescriptor<>(
+                        REWRITE_LOG_STATE, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
         if (context.isRestored()) {
             rewriteLog = RewriteLog.restore(rewriteLogState.get()).orElse(null);
         }
@@ -222,8 +234,12 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             rewriteLog = new RewriteLog(bootstrap ? latest : Math.max(0, latest - MIGRATION_HISTORY));
             if (!bootstrap) {
                 int learned = rewriteLog.learn(history, latest);
-                LOG.info("Lance upsert sink for {}: restored key map without a rewrite log; learned {} compactions"
-                        + " from the table's history up to version {}", table, learned, latest);
+                LOG.info(
+                        "Lance upsert sink for {}: restored key map without a rewrite log; learned {} compactions"
+                                + " from the table's history up to version {}",
+                        table,
+                        learned,
+                        latest);
             }
         }
         group.gauge("rewriteLogFragments", (Gauge<Integer>) () -> rewriteLog.movedFragments());
@@ -232,7 +248,11 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         }
         if (bootstrap) {
             long started = System.nanoTime();
-            long loaded = KeyMapBootstrap.load(table, rowType, keyPositions, bootstrapTarget(),
+            long loaded = KeyMapBootstrap.load(
+                    table,
+                    rowType,
+                    keyPositions,
+                    bootstrapTarget(),
                     getRuntimeContext().getTaskInfo(),
                     KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
                             getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks(),
@@ -240,14 +260,21 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
                             getRuntimeContext().getTaskInfo().getIndexOfThisSubtask()),
                     batchLocations == null && !(getKeyedStateBackend() instanceof HeapKeyedStateBackend));
             bootstrapMillis = Math.max(1, (System.nanoTime() - started) / 1_000_000);
-            LOG.info("Lance upsert sink for {}: key map of subtask {} bootstrapped with {} keys in {} ms", table,
-                    getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), loaded, bootstrapMillis);
+            LOG.info(
+                    "Lance upsert sink for {}: key map of subtask {} bootstrapped with {} keys in {} ms",
+                    table,
+                    getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                    loaded,
+                    bootstrapMillis);
             if (loaded >= LARGE_HEAP_KEY_MAP && getKeyedStateBackend() instanceof HeapKeyedStateBackend) {
                 // Heap keyed state has no incremental checkpoints: each one writes the whole map.
-                LOG.warn("Lance upsert sink for {}: the key map ({} keys in subtask {}) is on heap state, which"
-                        + " writes all of it at every checkpoint; for large tables use RocksDB with incremental"
-                        + " checkpoints (state.backend.type: rocksdb, execution.checkpointing.incremental: true)",
-                        table, loaded, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+                LOG.warn(
+                        "Lance upsert sink for {}: the key map ({} keys in subtask {}) is on heap state, which"
+                                + " writes all of it at every checkpoint; for large tables use RocksDB with incremental"
+                                + " checkpoints (state.backend.type: rocksdb, execution.checkpointing.incremental: true)",
+                        table,
+                        loaded,
+                        getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
             }
         }
     }
@@ -342,15 +369,17 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     /** A NULL in a written NOT NULL column is refused with the column's name, before anything is kept. */
     private void checkNotNull(RowData record) {
         if (record.getArity() != getters.length) {
-            throw new IllegalArgumentException("A record for " + table + " has " + record.getArity() + " fields, but the"
+            throw new IllegalArgumentException("A record for " + table + " has " + record.getArity()
+                    + " fields, but the"
                     + " table has " + getters.length + " columns " + rowType.getFieldNames() + "; write exactly the"
                     + " table's columns, in its order");
         }
         for (int i = 0; i < getters.length; i++) {
             if (notNull[i] && record.isNullAt(i) && writtenColumns.contains(i)) {
-                throw new IllegalArgumentException("Column '" + rowType.getFieldNames().get(i) + "' of " + table
-                        + " is NOT NULL, but a record (" + record.getRowKind() + ") has NULL in it (field " + i
-                        + "); filter or fill such records before the sink");
+                throw new IllegalArgumentException(
+                        "Column '" + rowType.getFieldNames().get(i) + "' of " + table
+                                + " is NOT NULL, but a record (" + record.getRowKind() + ") has NULL in it (field " + i
+                                + "); filter or fill such records before the sink");
             }
         }
     }
@@ -459,14 +488,16 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
                             droppedUpdates.inc();
                         } else if (rewriteRows) {
                             long[] to = nextNewRowLocation();
-                            output.collect(out.replace(LocatedChange.move(original[0], original[1], to[0], to[1],
-                                    writtenColumns, c.row)));
+                            output.collect(out.replace(
+                                    LocatedChange.move(original[0], original[1], to[0], to[1], writtenColumns, c.row)));
                             remember(e.getKey(), to);
                             updates.inc();
                         } else {
-                            output.collect(out.replace(
-                                    LocatedChange.update(original[0], original[1], c.columns,
-                                            WrittenColumnsRow.of(c.columns, c.row)))); // only the cells written
+                            output.collect(out.replace(LocatedChange.update(
+                                    original[0],
+                                    original[1],
+                                    c.columns,
+                                    WrittenColumnsRow.of(c.columns, c.row)))); // only the cells written
                             updates.inc();
                         }
                     }
@@ -505,9 +536,13 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private void learn(long latestVersion) throws IOException {
         int learned = rewriteLog.learn(history, latestVersion);
         if (learned > 0) {
-            LOG.info("Lance upsert sink for {}: {} compactions up to version {} moved rows; the key map's locations"
-                    + " are brought up to date as their keys change ({} moved fragments known)", table, learned,
-                    latestVersion, rewriteLog.movedFragments());
+            LOG.info(
+                    "Lance upsert sink for {}: {} compactions up to version {} moved rows; the key map's locations"
+                            + " are brought up to date as their keys change ({} moved fragments known)",
+                    table,
+                    learned,
+                    latestVersion,
+                    rewriteLog.movedFragments());
         }
     }
 

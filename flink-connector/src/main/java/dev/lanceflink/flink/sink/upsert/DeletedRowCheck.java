@@ -67,13 +67,13 @@ final class DeletedRowCheck {
             if (f == null) {
                 // Rows moved by a compaction: checked where they are now. All rows deleted by
                 // another writer: deleted. Anything else: FragmentRemoval fails.
-                Optional<MovedRows.Destination> moved = movedRows.follow(fragmentId,
-                        RoaringBitmap.bitmapOf((int) offset), latest);
+                Optional<MovedRows.Destination> moved =
+                        movedRows.follow(fragmentId, RoaringBitmap.bitmapOf((int) offset), latest);
                 if (moved.isEmpty()) {
                     Boolean deleted = removedByDelete.get(fragmentId);
                     if (deleted == null) {
-                        deleted = FragmentRemoval.rowsWereDeleted(movedRows.history(), fragmentId, latest,
-                                "An update of the upsert sink");
+                        deleted = FragmentRemoval.rowsWereDeleted(
+                                movedRows.history(), fragmentId, latest, "An update of the upsert sink");
                         removedByDelete.put(fragmentId, deleted);
                     }
                     return deleted;
@@ -81,8 +81,10 @@ final class DeletedRowCheck {
                 if (moved.get().offsets().isEmpty()) {
                     return true; // deleted before the compaction, or its new fragment lost every row
                 }
-                Map.Entry<Long, RoaringBitmap> now = moved.get().offsets().entrySet().iterator().next();
-                long address = RowAddress.of(now.getKey(), Integer.toUnsignedLong(now.getValue().first()));
+                Map.Entry<Long, RoaringBitmap> now =
+                        moved.get().offsets().entrySet().iterator().next();
+                long address = RowAddress.of(
+                        now.getKey(), Integer.toUnsignedLong(now.getValue().first()));
                 return isDeleted(new long[] {0, address});
             }
         } else {

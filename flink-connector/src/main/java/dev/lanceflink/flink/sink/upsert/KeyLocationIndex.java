@@ -27,6 +27,7 @@ final class KeyLocationIndex {
 
     /** Per slot: arena index << 32 | offset (-1 = empty), key length, key hash, location. */
     private long[] refs;
+
     private int[] lengths;
     private int[] hashes;
     private long[] fileIds;

@@ -41,8 +41,14 @@ final class KeyMapBootstrap {
     }
 
     /** @return how many keys this subtask loaded */
-    static long load(TableLocation table, RowType rowType, int[] keyPositions, Locations locations, TaskInfo task,
-            KeyGroupRange ownGroups) throws Exception {
+    static long load(
+            TableLocation table,
+            RowType rowType,
+            int[] keyPositions,
+            Locations locations,
+            TaskInfo task,
+            KeyGroupRange ownGroups)
+            throws Exception {
         return load(table, rowType, keyPositions, locations, task, ownGroups, false);
     }
 
@@ -53,8 +59,15 @@ final class KeyMapBootstrap {
      *     first checkpoints upload the map about once instead of several times
      * @return how many keys this subtask loaded
      */
-    static long load(TableLocation table, RowType rowType, int[] keyPositions, Locations locations, TaskInfo task,
-            KeyGroupRange ownGroups, boolean inKeyGroupOrder) throws Exception {
+    static long load(
+            TableLocation table,
+            RowType rowType,
+            int[] keyPositions,
+            Locations locations,
+            TaskInfo task,
+            KeyGroupRange ownGroups,
+            boolean inKeyGroupOrder)
+            throws Exception {
         List<String> keyColumns = new ArrayList<>();
         for (int p : keyPositions) {
             keyColumns.add(rowType.getFieldNames().get(p));
@@ -75,7 +88,8 @@ final class KeyMapBootstrap {
                 Scanner scan = ds.scan(ScanOptions.all().withColumns(keyColumns).withRowAddress(true))) {
             while (scan.hasNext()) {
                 try (VectorSchemaRoot batch = scan.next()) {
-                    List<FieldVector> keyVectors = new ArrayList<>(batch.getFieldVectors().subList(0, keyColumns.size()));
+                    List<FieldVector> keyVectors =
+                            new ArrayList<>(batch.getFieldVectors().subList(0, keyColumns.size()));
                     UInt8Vector addresses = (UInt8Vector) batch.getVector(ScanOptions.ROW_ADDRESS);
                     VectorizedColumnBatch columns = ArrowColumnVectors.batch(keyVectors, batch.getRowCount());
                     ColumnarRowData row = new ColumnarRowData(columns);
@@ -128,8 +142,14 @@ final class KeyMapBootstrap {
         return loaded;
     }
 
-    private static void putUnique(TableLocation table, List<String> keyColumns, Locations locations, RowData key,
-            long[] earlier, long address) throws Exception {
+    private static void putUnique(
+            TableLocation table,
+            List<String> keyColumns,
+            Locations locations,
+            RowData key,
+            long[] earlier,
+            long address)
+            throws Exception {
         if (earlier != null) {
             throw new IllegalStateException("The table " + table + " has two rows with the same primary key "
                     + keyColumns + " (row addresses " + earlier[1] + " and " + address + "). The upsert sink needs a"

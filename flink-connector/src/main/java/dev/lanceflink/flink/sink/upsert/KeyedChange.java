@@ -19,6 +19,7 @@ final class KeyedChange {
 
     /** Where the key's row was at the checkpoint's start ({fileId, position}), or null. */
     final long[] original;
+
     State state;
     /** The original row must be deleted. */
     boolean deleteOriginal;

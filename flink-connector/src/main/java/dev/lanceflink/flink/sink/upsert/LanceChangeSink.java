@@ -28,8 +28,13 @@ public final class LanceChangeSink extends CommittingLanceSink<LocatedChange> {
      * @param rewriteRows updates arrive as moves ({@link dev.lanceflink.flink.sink.UpdateMode#REWRITE_ROWS}):
      *     each checkpoint commits the old rows' deletions and the new rows as one Lance Update
      */
-    public LanceChangeSink(TableLocation table, int batchRows, long rowsPerFile, CommitSettings commitSettings,
-            String uidSuffix, boolean rewriteRows) {
+    public LanceChangeSink(
+            TableLocation table,
+            int batchRows,
+            long rowsPerFile,
+            CommitSettings commitSettings,
+            String uidSuffix,
+            boolean rewriteRows) {
         super(table, commitSettings, uidSuffix, false, rewriteRows);
         this.batchRows = batchRows;
         this.rowsPerFile = rowsPerFile;
@@ -40,8 +45,9 @@ public final class LanceChangeSink extends CommittingLanceSink<LocatedChange> {
     public CommittingSinkWriter<LocatedChange, WrittenChanges> createWriter(WriterInitContext context)
             throws IOException {
         String tag = "j" + context.getJobInfo().getJobId().toString().substring(0, 8) + "-s"
-                + context.getTaskInfo().getIndexOfThisSubtask() + "-a" + context.getTaskInfo().getAttemptNumber();
-        return new LanceChangeWriter(table, tag, batchRows, commitSettings.readVersion(), rowsPerFile, rewriteRows,
-                context.metricGroup());
+                + context.getTaskInfo().getIndexOfThisSubtask() + "-a"
+                + context.getTaskInfo().getAttemptNumber();
+        return new LanceChangeWriter(
+                table, tag, batchRows, commitSettings.readVersion(), rowsPerFile, rewriteRows, context.metricGroup());
     }
 }

@@ -80,6 +80,7 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
     private final long readVersion;
     /** Rows per data file of rows this writer places itself (moves of rows no key map tracks). */
     private final long rowsPerFile;
+
     private final boolean rewriteRows;
     private final ObjectStore store;
     private final BufferAllocator allocator;
@@ -90,6 +91,7 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
     private final ColumnSet structColumns;
     /** Updates per target: fileId (0 = committed) and fragment id or file id. */
     private final Map<RowTarget, OverlayBuffer> updates = new LinkedHashMap<>();
+
     private final Map<RowTarget, RoaringBitmap> deletions = new LinkedHashMap<>();
     private final List<Fragment> newFragments = new ArrayList<>();
     /**
@@ -97,6 +99,7 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
      * lacks columns on, until the batch is encoded and their missing values read.
      */
     private final List<LocatedChange> awaitingValues = new ArrayList<>();
+
     private final MovedRowValues movedRowValues;
     private final Counter rowsWritten;
     private final Counter cellsWritten;
@@ -111,6 +114,7 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
     private long checkpoint;
     /** The file and next offset for rows this writer places itself (0: none open). */
     private long ownFileId;
+
     private long ownFileRows;
     private final Random random = new SecureRandom();
 
@@ -132,8 +136,15 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
      * @param rewriteRows the changes come in update mode rewrite-rows (moves instead of updates):
      *     refused for tables with stable row ids, whose moved rows would have to keep their ids
      */
-    public LanceChangeWriter(TableLocation table, String fileTag, int batchRows, long readVersion, long rowsPerFile,
-            boolean rewriteRows, SinkWriterMetricGroup metrics) throws IOException {
+    public LanceChangeWriter(
+            TableLocation table,
+            String fileTag,
+            int batchRows,
+            long readVersion,
+            long rowsPerFile,
+            boolean rewriteRows,
+            SinkWriterMetricGroup metrics)
+            throws IOException {
         this.table = requireNonNull(table, "table is null");
         this.fileTag = requireNonNull(fileTag, "fileTag is null");
         this.batchRows = batchRows;
@@ -151,8 +162,8 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
             this.fileVersion = FileVersion.parse(latest.dataFormat().version());
             this.inserts = new RowDataToArrow(schema.toArrow(), allocator, table.uri());
             this.structColumns = structColumns(schema);
-            this.movedRowValues = new MovedRowValues(store, table, schema,
-                    LanceTypeMapping.toRowType(schema.toArrow()), allocator, readVersion);
+            this.movedRowValues = new MovedRowValues(
+                    store, table, schema, LanceTypeMapping.toRowType(schema.toArrow()), allocator, readVersion);
         } catch (IOException | RuntimeException e) {
             close();
             throw e;
@@ -178,7 +189,8 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
             }
             case DELETE -> delete(target(change), offset(change));
             case MOVE -> {
-                delete(target(change.fromFileId(), change.fromPosition()),
+                delete(
+                        target(change.fromFileId(), change.fromPosition()),
                         offset(change.fromFileId(), change.fromPosition()));
                 insert(change.placedByWriter() ? placeAtEndOfOwnFile(change) : change);
             }
@@ -197,8 +209,8 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
             } while (ownFileId == 0);
             ownFileRows = 0;
         }
-        return LocatedChange.move(move.fromFileId(), move.fromPosition(), ownFileId, ownFileRows++, move.columns(),
-                move.row());
+        return LocatedChange.move(
+                move.fromFileId(), move.fromPosition(), ownFileId, ownFileRows++, move.columns(), move.row());
     }
 
     private static ColumnSet structColumns(LanceSchema schema) {
@@ -220,7 +232,9 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
      */
     private void requireNoStructColumn(ColumnSet columns) {
         if (columns.intersects(structColumns)) {
-            String name = schema.fields().get(columns.intersection(structColumns).first()).name();
+            String name = schema.fields()
+                    .get(columns.intersection(structColumns).first())
+                    .name();
             throw new IllegalArgumentException("An update of " + table + " sets ROW column '" + name + "', but"
                     + " updates are written as data overlay files, which cannot replace a struct column (Lance"
                     + " resolves each of its fields separately and keeps the struct's NULL in the base file). Leave '"
@@ -252,8 +266,8 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
             fileId = change.fileId();
             nextOffset = 0;
             String name = PendingFiles.fileName(fileId, fileTag + "-f" + checkpoint);
-            file = new FragmentWriter(store, schema, fileVersion, Long.MAX_VALUE, allocator,
-                    FileWriterOptions.defaults(), () -> name);
+            file = new FragmentWriter(
+                    store, schema, fileVersion, Long.MAX_VALUE, allocator, FileWriterOptions.defaults(), () -> name);
         }
         if (change.position() != nextOffset) {
             throw new IllegalStateException("The Lance writer for " + table + " got row " + change.position()
@@ -328,8 +342,9 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
         List<TargetedOverlay> overlays = new ArrayList<>();
         long cells = 0;
         if (!updates.isEmpty()) {
-            Manifest latest = ManifestIO.read(store, readVersion > 0 ? VersionResolver.version(store, readVersion)
-                    : VersionResolver.latest(store));
+            Manifest latest = ManifestIO.read(
+                    store,
+                    readVersion > 0 ? VersionResolver.version(store, readVersion) : VersionResolver.latest(store));
             Map<Long, Fragment> pendingIndex = PendingFiles.index(latest);
             for (Map.Entry<RowTarget, OverlayBuffer> e : updates.entrySet()) {
                 Optional<TargetedOverlay> o = writeOverlay(latest, pendingIndex, e.getKey(), e.getValue());
@@ -337,7 +352,8 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
                     overlays.add(o.get());
                     bytes += o.get().overlay().dataFile().fileSizeBytes();
                     cells += o.get().overlay().coverage() instanceof OverlayCoverage.Dense d
-                            ? d.union().getLongCardinality() * o.get().overlay().dataFile().fields().length
+                            ? d.union().getLongCardinality()
+                                    * o.get().overlay().dataFile().fields().length
                             : perFieldCells(o.get().overlay());
                 }
             }
@@ -380,8 +396,9 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
      * <p>Only the columns the updates set are converted to Arrow; ordering, de-duplication and
      * the overlay's shape are the {@link OverlayStager}'s.
      */
-    private Optional<TargetedOverlay> writeOverlay(Manifest latest, Map<Long, Fragment> pendingIndex, RowTarget target,
-            OverlayBuffer buffer) throws IOException {
+    private Optional<TargetedOverlay> writeOverlay(
+            Manifest latest, Map<Long, Fragment> pendingIndex, RowTarget target, OverlayBuffer buffer)
+            throws IOException {
         Fragment fragment = null;
         if (target.isPending()) {
             fragment = pendingIndex.get(target.pendingFileId());
@@ -420,9 +437,17 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
             for (int i = 0; i < n; i++) {
                 values.append(written.replaceRow(buffer.row(i)));
             }
-            Optional<OverlayStager.StagedOverlay> staged = OverlayStager.stage(store, latest,
-                    fragment != null ? OverlayStager.Target.fragment(fragment.id()) : OverlayStager.Target.uncommitted(),
-                    buffer.offsets(), n, values.batch().getFieldVectors(), set, allocator,
+            Optional<OverlayStager.StagedOverlay> staged = OverlayStager.stage(
+                    store,
+                    latest,
+                    fragment != null
+                            ? OverlayStager.Target.fragment(fragment.id())
+                            : OverlayStager.Target.uncommitted(),
+                    buffer.offsets(),
+                    n,
+                    values.batch().getFieldVectors(),
+                    set,
+                    allocator,
                     FileWriterOptions.defaults());
             RowTarget attachTo = fragment != null ? RowTarget.committed(fragment.id()) : target;
             return staged.map(o -> new TargetedOverlay(attachTo, o.overlay()));

@@ -29,8 +29,8 @@ import org.apache.flink.table.data.RowData;
  * @param columns table column positions (UPDATE and MOVE; empty otherwise)
  * @param row the new values (INSERT, UPDATE, MOVE); null for DELETE
  */
-public record LocatedChange(Kind kind, long fileId, long position, ColumnSet columns, RowData row, long fromFileId,
-        long fromPosition) {
+public record LocatedChange(
+        Kind kind, long fileId, long position, ColumnSet columns, RowData row, long fromFileId, long fromPosition) {
     /** What the change does. */
     public enum Kind {
         INSERT,
@@ -49,8 +49,8 @@ public record LocatedChange(Kind kind, long fileId, long position, ColumnSet col
             throw new IllegalArgumentException("An insert names the new file it goes to");
         }
         if (position < 0 || fromPosition < 0) {
-            throw new IllegalArgumentException("positions must not be negative, got " + position + " and "
-                    + fromPosition);
+            throw new IllegalArgumentException(
+                    "positions must not be negative, got " + position + " and " + fromPosition);
         }
         if (kind != Kind.MOVE && (fromFileId != 0 || fromPosition != 0)) {
             throw new IllegalArgumentException("Only a move names the row it comes from; a " + kind + " does not");
@@ -78,8 +78,8 @@ public record LocatedChange(Kind kind, long fileId, long position, ColumnSet col
      * The row at ({@code fromFileId}, {@code fromPosition}) moves to row {@code offset} of the new
      * file {@code fileId} (0: where the writer appends), with {@code columns} set from {@code row}.
      */
-    public static LocatedChange move(long fromFileId, long fromPosition, long fileId, long offset, ColumnSet columns,
-            RowData row) {
+    public static LocatedChange move(
+            long fromFileId, long fromPosition, long fileId, long offset, ColumnSet columns, RowData row) {
         return new LocatedChange(Kind.MOVE, fileId, offset, columns, row, fromFileId, fromPosition);
     }
 

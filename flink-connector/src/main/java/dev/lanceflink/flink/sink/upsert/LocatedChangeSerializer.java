@@ -61,8 +61,14 @@ public final class LocatedChangeSerializer extends TypeSerializer<LocatedChange>
 
     @Override
     public LocatedChange copy(LocatedChange from) {
-        return new LocatedChange(from.kind(), from.fileId(), from.position(), from.columns(),
-                from.row() == null ? null : rows.copy(from.row()), from.fromFileId(), from.fromPosition());
+        return new LocatedChange(
+                from.kind(),
+                from.fileId(),
+                from.position(),
+                from.columns(),
+                from.row() == null ? null : rows.copy(from.row()),
+                from.fromFileId(),
+                from.fromPosition());
     }
 
     @Override

@@ -56,6 +56,7 @@ final class MovedRowValues {
     private final RowData.FieldGetter[] getters;
     /** Every column of the table: a move whose record carries fewer needs the others read. */
     private final ColumnSet allColumns;
+
     private final Map<Long, Fragment> ownFiles = new LinkedHashMap<>(16, 0.75f, false) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<Long, Fragment> eldest) {
@@ -71,8 +72,13 @@ final class MovedRowValues {
      * @param rowType the table's row type (the rows' layout)
      * @param readVersion the version the changes were computed from, or 0 for the latest
      */
-    MovedRowValues(ObjectStore store, TableLocation table, LanceSchema schema, RowType rowType,
-            BufferAllocator allocator, long readVersion) {
+    MovedRowValues(
+            ObjectStore store,
+            TableLocation table,
+            LanceSchema schema,
+            RowType rowType,
+            BufferAllocator allocator,
+            long readVersion) {
         this.store = requireNonNull(store, "store is null");
         this.table = requireNonNull(table, "table is null");
         this.schema = requireNonNull(schema, "schema is null");
@@ -112,7 +118,8 @@ final class MovedRowValues {
         for (int i = 0; i < changes.size(); i++) {
             LocatedChange c = changes.get(i);
             if (needsValues(c)) {
-                bySource.computeIfAbsent(SourceKey.of(c), k -> new ArrayList<>()).add(i);
+                bySource.computeIfAbsent(SourceKey.of(c), k -> new ArrayList<>())
+                        .add(i);
             }
         }
         RowData[] out = new RowData[changes.size()];
@@ -129,7 +136,8 @@ final class MovedRowValues {
     /** The source of moved rows: a committed fragment (fileId 0) or a data file of this sink. */
     private record SourceKey(long fileId, long fragmentId) {
         static SourceKey of(LocatedChange move) {
-            return move.fromFileId() == 0 ? new SourceKey(0, RowAddress.fragmentId(move.fromPosition()))
+            return move.fromFileId() == 0
+                    ? new SourceKey(0, RowAddress.fragmentId(move.fromPosition()))
                     : new SourceKey(move.fromFileId(), 0);
         }
 
@@ -138,8 +146,8 @@ final class MovedRowValues {
         }
     }
 
-    private void completeFromFragment(SourceKey source, List<Integer> positions, List<LocatedChange> changes,
-            RowData[] out) throws IOException {
+    private void completeFromFragment(
+            SourceKey source, List<Integer> positions, List<LocatedChange> changes, RowData[] out) throws IOException {
         Fragment fragment = fragment(source);
         // The columns every move carries; all others are read (no allocation while the moves
         // carry the same columns).
@@ -173,8 +181,11 @@ final class MovedRowValues {
                 existing.setRowId(Arrays.binarySearch(offsets, source.offset(move)));
                 GenericRowData row = new GenericRowData(move.row().getRowKind(), getters.length);
                 for (int c = 0; c < getters.length; c++) {
-                    row.setField(c, move.columns().contains(c) ? getters[c].getFieldOrNull(move.row())
-                            : existingGetters[c].getFieldOrNull(existing));
+                    row.setField(
+                            c,
+                            move.columns().contains(c)
+                                    ? getters[c].getFieldOrNull(move.row())
+                                    : existingGetters[c].getFieldOrNull(existing));
                 }
                 // A heap copy: the existing values are views over vectors closed below.
                 out[i] = serializer.toBinaryRow(row).copy();
@@ -189,11 +200,13 @@ final class MovedRowValues {
             readManifest();
         }
         if (source.fileId() == 0) {
-            return manifest.fragment(source.fragmentId()).orElseThrow(() -> new IllegalStateException("Rows of "
-                    + table + " to rewrite are in fragment " + source.fragmentId() + ", which version "
-                    + manifest.version() + " no longer has: another writer deleted all its rows (or rewrote them)"
-                    + " during this checkpoint, so the columns this sink does not write cannot be carried over. The"
-                    + " job fails and restarts from its last checkpoint, which then sees the deletion"));
+            return manifest.fragment(source.fragmentId())
+                    .orElseThrow(() -> new IllegalStateException("Rows of "
+                            + table + " to rewrite are in fragment " + source.fragmentId() + ", which version "
+                            + manifest.version()
+                            + " no longer has: another writer deleted all its rows (or rewrote them)"
+                            + " during this checkpoint, so the columns this sink does not write cannot be carried over. The"
+                            + " job fails and restarts from its last checkpoint, which then sees the deletion"));
         }
         Fragment f = committedFiles.get(source.fileId());
         if (f == null) {
@@ -215,8 +228,8 @@ final class MovedRowValues {
 
     /** Reads the version to read from, and forgets the own files it shows committed. */
     private void readManifest() throws IOException {
-        manifest = ManifestIO.read(store, readVersion > 0 ? VersionResolver.version(store, readVersion)
-                : VersionResolver.latest(store));
+        manifest = ManifestIO.read(
+                store, readVersion > 0 ? VersionResolver.version(store, readVersion) : VersionResolver.latest(store));
         committedFiles = PendingFiles.index(manifest);
         ownFiles.keySet().removeAll(committedFiles.keySet());
     }

@@ -15,6 +15,7 @@ final class OverlayBuffer {
     private long[] offsets = new long[16];
     /** Mostly one shared object: the updates of a checkpoint tend to set the same columns. */
     private ColumnSet[] columns = new ColumnSet[16];
+
     private final List<RowData> rows = new ArrayList<>();
     /** Union of the columns the updates set. */
     private ColumnSet union = ColumnSet.EMPTY;

@@ -55,8 +55,9 @@ public final class RowAddressChanges implements MapFunction<RowData, LocatedChan
         }
         int n = rowType.getFieldCount();
         if (row.getArity() != n + 1) {
-            throw new IllegalArgumentException("A row-address record has " + row.getArity() + " fields; it needs the"
-                    + " table's " + n + " columns " + rowType.getFieldNames() + " followed by the row address (_rowaddr)");
+            throw new IllegalArgumentException(
+                    "A row-address record has " + row.getArity() + " fields; it needs the" + " table's " + n
+                            + " columns " + rowType.getFieldNames() + " followed by the row address (_rowaddr)");
         }
         if (row.isNullAt(n)) {
             throw new IllegalArgumentException("A row-address record has NULL as its row address (_rowaddr, field " + n
@@ -65,18 +66,21 @@ public final class RowAddressChanges implements MapFunction<RowData, LocatedChan
         long address = row.getLong(n);
         return switch (row.getRowKind()) {
             case DELETE -> LocatedChange.delete(0, address);
-            case UPDATE_BEFORE -> throw new IllegalArgumentException("Row-address records are the rows' new values or"
-                    + " deletions; UPDATE_BEFORE (row " + address + ") is not expected. Drop before-images");
+            case UPDATE_BEFORE ->
+                throw new IllegalArgumentException("Row-address records are the rows' new values or"
+                        + " deletions; UPDATE_BEFORE (row " + address + ") is not expected. Drop before-images");
             default -> {
                 for (int i = writtenColumns.first(); i >= 0 && i < n; i = writtenColumns.next(i + 1)) {
                     if (row.isNullAt(i) && !rowType.getTypeAt(i).isNullable()) {
-                        throw new IllegalArgumentException("Column '" + rowType.getFieldNames().get(i)
-                                + "' is NOT NULL, but the update of row " + address + " sets it to NULL");
+                        throw new IllegalArgumentException(
+                                "Column '" + rowType.getFieldNames().get(i) + "' is NOT NULL, but the update of row "
+                                        + address + " sets it to NULL");
                     }
                 }
                 // Only the written cells cross the shuffle to the writers (see WrittenColumnsRow).
                 RowData values = WrittenColumnsRow.of(writtenColumns, row, n);
-                yield rewriteRows ? LocatedChange.move(0, address, 0, 0, writtenColumns, values)
+                yield rewriteRows
+                        ? LocatedChange.move(0, address, 0, 0, writtenColumns, values)
                         : LocatedChange.update(0, address, writtenColumns, values);
             }
         };

@@ -78,6 +78,7 @@ abstract class ArrowValueWriter {
     final String table;
     /** Dotted path of the value in the table ({@code col.field.item}), for messages. */
     final String path;
+
     final FieldVector vector;
     private final boolean nullable;
     /** The message of a NULL where the stored field is NOT NULL. */
@@ -129,8 +130,13 @@ abstract class ArrowValueWriter {
      */
     record Target(String table, String path, Field field, FieldVector vector, String notNullMessage) {
         static Target of(String table, String path, Field field, FieldVector vector) {
-            return new Target(table, path, field, vector, "'" + path + "' of " + table + " is NOT NULL, but a record"
-                    + " has NULL in it; filter or fill such records before the sink");
+            return new Target(
+                    table,
+                    path,
+                    field,
+                    vector,
+                    "'" + path + "' of " + table + " is NOT NULL, but a record"
+                            + " has NULL in it; filter or fill such records before the sink");
         }
 
         /** Child {@code k} of the field, written into {@code child}. */
@@ -202,7 +208,8 @@ abstract class ArrowValueWriter {
                     return new BinaryWriter(target, b);
                 } else if (v instanceof LargeVarBinaryVector b) {
                     return new LargeBinaryWriter(target, b);
-                } else if (v instanceof FixedSizeBinaryVector b && declared instanceof BinaryType bt
+                } else if (v instanceof FixedSizeBinaryVector b
+                        && declared instanceof BinaryType bt
                         && bt.getLength() == b.getByteWidth()) {
                     return new FixedBinaryWriter(target, b);
                 }
@@ -239,7 +246,8 @@ abstract class ArrowValueWriter {
                 DecimalType d = (DecimalType) declared;
                 if ((v instanceof DecimalVector || v instanceof Decimal256Vector)
                         && v.getField().getType() instanceof ArrowType.Decimal stored
-                        && stored.getScale() == d.getScale() && stored.getPrecision() >= d.getPrecision()) {
+                        && stored.getScale() == d.getScale()
+                        && stored.getPrecision() >= d.getPrecision()) {
                     return new DecimalWriter(target, (BaseFixedWidthVector) v, d.getPrecision(), d.getScale());
                 }
                 break;
@@ -252,11 +260,9 @@ abstract class ArrowValueWriter {
                 } else if (v instanceof MapVector) {
                     break; // a MapVector is a ListVector too; MAP is matched below
                 } else if (v instanceof ListVector l) {
-                    return new ListWriter(target, l,
-                            forColumn(target.child(0, l.getDataVector()), elementType));
+                    return new ListWriter(target, l, forColumn(target.child(0, l.getDataVector()), elementType));
                 } else if (v instanceof LargeListVector l) {
-                    return new LargeListWriter(target, l,
-                            forColumn(target.child(0, l.getDataVector()), elementType));
+                    return new LargeListWriter(target, l, forColumn(target.child(0, l.getDataVector()), elementType));
                 }
                 break;
             }
@@ -275,16 +281,30 @@ abstract class ArrowValueWriter {
             }
             case MAP: {
                 MapType map = (MapType) declared;
-                if (v instanceof MapVector m && m.getDataVector() instanceof StructVector entries
-                        && entries.size() == 2 && target.field.getChildren().size() == 1) {
+                if (v instanceof MapVector m
+                        && m.getDataVector() instanceof StructVector entries
+                        && entries.size() == 2
+                        && target.field.getChildren().size() == 1) {
                     Target entriesTarget = target.child(0, entries);
-                    Target keys = entriesTarget.child(0, entries.getChildrenFromFields().get(0));
-                    Target keyTarget = new Target(target.table, keys.path, keys.field, keys.vector, "Column '"
-                            + target.path + "' of " + target.table + " is a MAP, whose keys cannot be NULL in Lance,"
-                            + " but a record has an entry with a NULL key; drop such entries (or records) before the"
-                            + " sink");
-                    Target values = entriesTarget.child(1, entries.getChildrenFromFields().get(1));
-                    return new MapWriter(target, m, entries, forColumn(keyTarget, map.getKeyType()),
+                    Target keys = entriesTarget.child(
+                            0, entries.getChildrenFromFields().get(0));
+                    Target keyTarget = new Target(
+                            target.table,
+                            keys.path,
+                            keys.field,
+                            keys.vector,
+                            "Column '"
+                                    + target.path + "' of " + target.table
+                                    + " is a MAP, whose keys cannot be NULL in Lance,"
+                                    + " but a record has an entry with a NULL key; drop such entries (or records) before the"
+                                    + " sink");
+                    Target values = entriesTarget.child(
+                            1, entries.getChildrenFromFields().get(1));
+                    return new MapWriter(
+                            target,
+                            m,
+                            entries,
+                            forColumn(keyTarget, map.getKeyType()),
                             forColumn(values, map.getValueType()));
                 }
                 break;
@@ -303,7 +323,9 @@ abstract class ArrowValueWriter {
 
     private static String describe(FieldVector v) {
         ArrowType t = v.getField().getType();
-        return v.getField().getChildren().isEmpty() ? t.toString() : t + " " + v.getField().getChildren();
+        return v.getField().getChildren().isEmpty()
+                ? t.toString()
+                : t + " " + v.getField().getChildren();
     }
 
     // ------------------------------------------------------------------------------------------
@@ -722,10 +744,13 @@ abstract class ArrowValueWriter {
                         ? Math.addExact(Math.multiplyExact(millis + 1, 1_000_000L), nanos - 1_000_000L)
                         : Math.addExact(Math.multiplyExact(millis, 1_000_000L), nanos);
             } catch (ArithmeticException e) {
-                throw new IllegalArgumentException("'" + path + "' of " + table + " stores nanoseconds since"
-                        + " 1970-01-01, which hold 1677-09-21T00:12:43.145224192 to 2262-04-11T23:47:16.854775807,"
-                        + " but a record has " + TimestampData.fromEpochMillis(millis, nanos) + "; filter or clamp"
-                        + " such values before the sink", e);
+                throw new IllegalArgumentException(
+                        "'" + path + "' of " + table + " stores nanoseconds since"
+                                + " 1970-01-01, which hold 1677-09-21T00:12:43.145224192 to 2262-04-11T23:47:16.854775807,"
+                                + " but a record has " + TimestampData.fromEpochMillis(millis, nanos)
+                                + "; filter or clamp"
+                                + " such values before the sink",
+                        e);
             }
         }
 
@@ -932,8 +957,9 @@ abstract class ArrowValueWriter {
                 floats.reAlloc();
             }
             int valuesOffset = b.getOffset() + BinaryArrayData.calculateHeaderInBytes(size);
-            floats.getDataBuffer().setBytes((long) base * Float.BYTES, segments[0].getArray(), valuesOffset,
-                    (long) size * Float.BYTES);
+            floats.getDataBuffer()
+                    .setBytes(
+                            (long) base * Float.BYTES, segments[0].getArray(), valuesOffset, (long) size * Float.BYTES);
             ArrowBuf validity = floats.getValidityBuffer();
             for (int k = base; k < end; k++) {
                 BitVectorHelper.setBit(validity, k);

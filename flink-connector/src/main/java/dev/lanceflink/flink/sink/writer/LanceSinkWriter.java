@@ -62,12 +62,13 @@ public final class LanceSinkWriter implements CommittingSinkWriter<RowData, Writ
      * @param inputType the declared type of the rows, or null for the types the table's columns
      *     read as in Flink (see {@link RowDataToArrow})
      */
-    public LanceSinkWriter(TableLocation table, long rowsPerFile, int batchRows, RowType inputType,
-            SinkWriterMetricGroup metrics) throws IOException {
+    public LanceSinkWriter(
+            TableLocation table, long rowsPerFile, int batchRows, RowType inputType, SinkWriterMetricGroup metrics)
+            throws IOException {
         this.table = requireNonNull(table, "table is null");
         if (rowsPerFile < 1 || batchRows < 1) {
-            throw new IllegalArgumentException("rowsPerFile and batchRows must be positive, got " + rowsPerFile + " and "
-                    + batchRows);
+            throw new IllegalArgumentException(
+                    "rowsPerFile and batchRows must be positive, got " + rowsPerFile + " and " + batchRows);
         }
         this.rowsPerFile = rowsPerFile;
         this.batchRows = batchRows;
@@ -105,7 +106,8 @@ public final class LanceSinkWriter implements CommittingSinkWriter<RowData, Writ
             return;
         }
         if (files == null) {
-            files = new FragmentWriter(store, schema, fileVersion, rowsPerFile, allocator, FileWriterOptions.defaults());
+            files = new FragmentWriter(
+                    store, schema, fileVersion, rowsPerFile, allocator, FileWriterOptions.defaults());
         }
         files.write(batch.batch());
         rowsWritten.inc(batch.rowCount());

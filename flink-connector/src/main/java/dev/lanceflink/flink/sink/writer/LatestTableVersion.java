@@ -16,8 +16,10 @@ public final class LatestTableVersion {
         try {
             return ManifestIO.read(store, VersionResolver.latest(store));
         } catch (VersionNotFoundException e) {
-            throw new IOException("The Lance sink writes to an existing table, but " + table + " has no versions."
-                    + " Create the table (with its schema) first", e);
+            throw new IOException(
+                    "The Lance sink writes to an existing table, but " + table + " has no versions."
+                            + " Create the table (with its schema) first",
+                    e);
         }
     }
 }

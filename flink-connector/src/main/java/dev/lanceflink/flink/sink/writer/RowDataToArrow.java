@@ -61,10 +61,11 @@ public final class RowDataToArrow implements AutoCloseable {
         this.table = requireNonNull(table, "table is null");
         List<Field> fields = schema.getFields();
         if (inputType != null && inputType.getFieldCount() != fields.size()) {
-            throw new IllegalArgumentException("The rows for " + table + " are declared with " + inputType.getFieldCount()
-                    + " fields " + inputType + ", but the table has " + fields.size() + " columns "
-                    + schema.getFields().stream().map(Field::getName).toList() + "; write exactly the table's"
-                    + " columns, in its order");
+            throw new IllegalArgumentException(
+                    "The rows for " + table + " are declared with " + inputType.getFieldCount()
+                            + " fields " + inputType + ", but the table has " + fields.size() + " columns "
+                            + schema.getFields().stream().map(Field::getName).toList() + "; write exactly the table's"
+                            + " columns, in its order");
         }
         this.root = VectorSchemaRoot.create(schema, allocator);
         try {
@@ -90,9 +91,12 @@ public final class RowDataToArrow implements AutoCloseable {
         try {
             return LanceTypeMapping.toLogicalType(f.getName(), f);
         } catch (LanceTypeException e) {
-            throw new IllegalArgumentException("Column '" + f.getName() + "' of " + table + " has Arrow type "
-                    + f.getType() + ", which the Lance sink cannot write from Flink RowData: Flink has no type for"
-                    + " it (" + e.getMessage() + ")", e);
+            throw new IllegalArgumentException(
+                    "Column '" + f.getName() + "' of " + table + " has Arrow type "
+                            + f.getType()
+                            + ", which the Lance sink cannot write from Flink RowData: Flink has no type for"
+                            + " it (" + e.getMessage() + ")",
+                    e);
         }
     }
 

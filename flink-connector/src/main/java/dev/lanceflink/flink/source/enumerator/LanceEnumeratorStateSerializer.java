@@ -41,8 +41,8 @@ public final class LanceEnumeratorStateSerializer implements SimpleVersionedSeri
         int count = in.getInt();
         int splitSize = LanceSplitSerializer.INSTANCE.serialize(LanceSplit.of(0, 0, 0, 0)).length;
         if (count < 0 || in.remaining() != (long) count * splitSize) {
-            throw new IOException("Corrupt Lance enumerator state: " + count + " splits announced, "
-                    + in.remaining() + " bytes follow");
+            throw new IOException("Corrupt Lance enumerator state: " + count + " splits announced, " + in.remaining()
+                    + " bytes follow");
         }
         List<LanceSplit> splits = new ArrayList<>(count);
         byte[] buf = new byte[splitSize];

@@ -23,7 +23,8 @@ public final class LanceSplitPlanner {
                 continue;
             }
             for (long start = 0; start < f.physicalRows(); start += maxRowsPerSplit) {
-                out.add(LanceSplit.of(tableVersion, f.id(), start, Math.min(f.physicalRows(), start + maxRowsPerSplit)));
+                out.add(LanceSplit.of(
+                        tableVersion, f.id(), start, Math.min(f.physicalRows(), start + maxRowsPerSplit)));
             }
         }
         return out;

@@ -22,15 +22,17 @@ final class LanceBatchRecords implements RecordsWithSplitIds<LanceRecord> {
     private boolean splitHandedOut;
     private int next;
 
-    private LanceBatchRecords(String splitId, FragmentScanner.Batch batch, Set<String> finished,
-            Consumer<LanceBatchRecords> onRecycle) {
+    private LanceBatchRecords(
+            String splitId, FragmentScanner.Batch batch, Set<String> finished, Consumer<LanceBatchRecords> onRecycle) {
         this.splitId = splitId;
         this.batch = batch;
         this.finished = finished;
         this.onRecycle = onRecycle;
         this.rows = batch == null ? 0 : batch.rows().getRowCount();
-        this.record = batch == null ? null : new LanceRecord(new ColumnarRowData(
-                ArrowColumnVectors.batch(batch.rows().getFieldVectors(), rows)));
+        this.record = batch == null
+                ? null
+                : new LanceRecord(new ColumnarRowData(
+                        ArrowColumnVectors.batch(batch.rows().getFieldVectors(), rows)));
     }
 
     static LanceBatchRecords of(String splitId, FragmentScanner.Batch batch, Consumer<LanceBatchRecords> onRecycle) {
@@ -38,11 +40,11 @@ final class LanceBatchRecords implements RecordsWithSplitIds<LanceRecord> {
     }
 
     static LanceBatchRecords finished(String splitId) {
-        return new LanceBatchRecords(null, null, Set.of(splitId), r -> { });
+        return new LanceBatchRecords(null, null, Set.of(splitId), r -> {});
     }
 
     static LanceBatchRecords nothing() {
-        return new LanceBatchRecords(null, null, Set.of(), r -> { });
+        return new LanceBatchRecords(null, null, Set.of(), r -> {});
     }
 
     @Override

@@ -33,6 +33,7 @@ public final class LanceSplitReader implements SplitReader<LanceRecord, LanceSpl
     private final ArrayDeque<LanceSplit> splits = new ArrayDeque<>();
     /** Batches handed to the main thread and not yet recycled: released on close. */
     private final Set<LanceBatchRecords> outstanding = ConcurrentHashMap.newKeySet();
+
     private Dataset table;
     private Dataset tableAtVersion;
     private FragmentScanner.Columns columns;
@@ -74,15 +75,24 @@ public final class LanceSplitReader implements SplitReader<LanceRecord, LanceSpl
 
     private void openSplit(LanceSplit split) throws IOException {
         Dataset at = datasetAt(split.tableVersion());
-        Fragment fragment = at.manifest().fragment(split.fragmentId()).orElseThrow(() -> new IOException(
-                "Split " + split.splitId() + " names fragment " + split.fragmentId() + ", which version "
+        Fragment fragment = at.manifest()
+                .fragment(split.fragmentId())
+                .orElseThrow(() -> new IOException("Split " + split.splitId() + " names fragment " + split.fragmentId()
+                        + ", which version "
                         + split.tableVersion() + " of " + spec.uri() + " does not have: the table's metadata changed "
                         + "under a running read"));
         long[] stableRowIds = FragmentScanner.stableRowIds(at.store(), at.manifest(), fragment, columns.metadata());
         fragmentReader = new FragmentReader(at.files(), fragment, at.allocator());
         long remaining = spec.limit() < 0 ? Long.MAX_VALUE : Math.max(0, spec.limit() - split.rowsEmitted());
-        scanner = new FragmentScanner(fragmentReader, columns, stableRowIds, spec.batchSize(), split.nextOffset(),
-                split.end(), remaining, at.allocator());
+        scanner = new FragmentScanner(
+                fragmentReader,
+                columns,
+                stableRowIds,
+                spec.batchSize(),
+                split.nextOffset(),
+                split.end(),
+                remaining,
+                at.allocator());
     }
 
     private Dataset datasetAt(long version) throws IOException {
@@ -96,7 +106,9 @@ public final class LanceSplitReader implements SplitReader<LanceRecord, LanceSpl
         tableAtVersion = table.version() == version ? table : table.checkoutVersion(version);
         LanceSchema schema = tableAtVersion.schema();
         Expr filter = spec.filter();
-        columns = new FragmentScanner.Columns(resolve(schema, spec.columns()), filter,
+        columns = new FragmentScanner.Columns(
+                resolve(schema, spec.columns()),
+                filter,
                 filter == null ? List.of() : resolve(schema, PredicateEvaluator.referencedColumns(filter)),
                 spec.metadataColumns().stream().map(MetadataColumn::scanColumn).toList());
         return tableAtVersion;
@@ -105,8 +117,9 @@ public final class LanceSplitReader implements SplitReader<LanceRecord, LanceSpl
     private List<LanceField> resolve(LanceSchema schema, List<String> names) throws IOException {
         List<LanceField> out = new ArrayList<>();
         for (String n : names) {
-            out.add(schema.fieldByName(n).orElseThrow(() -> new IOException("Column '" + n + "' does not exist at "
-                    + "version " + tableAtVersion.version() + " of " + spec.uri())));
+            out.add(schema.fieldByName(n)
+                    .orElseThrow(() -> new IOException("Column '" + n + "' does not exist at " + "version "
+                            + tableAtVersion.version() + " of " + spec.uri())));
         }
         return out;
     }

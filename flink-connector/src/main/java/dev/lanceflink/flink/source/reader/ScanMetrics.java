@@ -28,7 +28,8 @@ public final class ScanMetrics {
     /** Counters registered under {@code parent}'s group {@link #GROUP}. */
     static ScanMetrics register(MetricGroup parent) {
         MetricGroup g = parent.addGroup(GROUP);
-        return new ScanMetrics(g.counter(ROWS_SCANNED, new ThreadSafeSimpleCounter()),
+        return new ScanMetrics(
+                g.counter(ROWS_SCANNED, new ThreadSafeSimpleCounter()),
                 g.counter(ROWS_EMITTED, new ThreadSafeSimpleCounter()));
     }
 

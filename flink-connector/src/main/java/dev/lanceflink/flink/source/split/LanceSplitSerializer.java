@@ -17,8 +17,14 @@ public final class LanceSplitSerializer implements SimpleVersionedSerializer<Lan
 
     @Override
     public byte[] serialize(LanceSplit s) {
-        return ByteBuffer.allocate(SIZE).putLong(s.tableVersion()).putLong(s.fragmentId()).putLong(s.start())
-                .putLong(s.end()).putLong(s.nextOffset()).putLong(s.rowsEmitted()).array();
+        return ByteBuffer.allocate(SIZE)
+                .putLong(s.tableVersion())
+                .putLong(s.fragmentId())
+                .putLong(s.start())
+                .putLong(s.end())
+                .putLong(s.nextOffset())
+                .putLong(s.rowsEmitted())
+                .array();
     }
 
     @Override

@@ -52,7 +52,9 @@ class MaintenanceSettingsTest {
         assertThat(on.mergeEnabled()).isTrue();
         assertThat(on.foldEnabled()).isTrue();
         assertThat(on.withOverlayFold(0, Duration.ZERO).foldEnabled()).isFalse();
-        assertThat(on.fragments().enabled()).as("fragment compaction is off unless asked for").isFalse();
+        assertThat(on.fragments().enabled())
+                .as("fragment compaction is off unless asked for")
+                .isFalse();
         assertThat(on.fragments().targetRowsPerFragment()).isEqualTo(1024 * 1024);
         assertThat(on.fragments().minDeletedRatio()).isEqualTo(0.1);
         assertThat(on.fragments().minFragments()).isEqualTo(8);
@@ -73,8 +75,8 @@ class MaintenanceSettingsTest {
         assertThatThrownBy(() -> on.withOverlayFold(0.5, Duration.ofSeconds(-1)))
                 .hasMessageStartingWith("'sink.maintenance.overlay-fold.quiet-period' must not be negative");
         assertThatThrownBy(() -> on.withChecks(0, Duration.ZERO))
-                .hasMessageContaining("'sink.maintenance.check-every-commits' and 'sink.maintenance.check-interval'"
-                        + " are both 0");
+                .hasMessageContaining(
+                        "'sink.maintenance.check-every-commits' and 'sink.maintenance.check-interval'" + " are both 0");
         assertThatThrownBy(() -> on.withChecks(-1, Duration.ZERO))
                 .hasMessageStartingWith("'sink.maintenance.check-every-commits' must be at least 0");
         assertThatThrownBy(() -> on.withCleanup(true, 0, Duration.ZERO, Duration.ofHours(1)))
@@ -87,8 +89,9 @@ class MaintenanceSettingsTest {
                 .hasMessageStartingWith("'sink.maintenance.parallelism' must be at least 1");
         assertThatThrownBy(() -> on.withExecution(Duration.ofMinutes(1), 1, 0))
                 .hasMessageStartingWith("'sink.maintenance.max-fragments-per-run' must be at least 1");
-        assertThatThrownBy(() -> on.withOverlayMerge(0, 0).withOverlayFold(0, Duration.ZERO)
-                .withCleanup(false, 1, Duration.ZERO, Duration.ofHours(1)))
+        assertThatThrownBy(() -> on.withOverlayMerge(0, 0)
+                        .withOverlayFold(0, Duration.ZERO)
+                        .withCleanup(false, 1, Duration.ZERO, Duration.ofHours(1)))
                 .hasMessageContaining("'sink.maintenance.enabled' is true but every kind of maintenance is off");
         assertThatThrownBy(() -> new MaintenanceSettings.FragmentCompaction(true, 0, 0, 0.1, 1))
                 .hasMessageStartingWith("'sink.maintenance.fragments.target-rows-per-fragment' must be at least 1");
@@ -102,24 +105,34 @@ class MaintenanceSettingsTest {
                 .hasMessageStartingWith("'sink.maintenance.fragments.min-fragments' must be at least 1");
         // Fragment compaction alone is a kind of maintenance.
         assertThat(on.withFragmentCompaction(new MaintenanceSettings.FragmentCompaction(true, 100, 0, 0.1, 2))
-                .withOverlayMerge(0, 0).withOverlayFold(0, Duration.ZERO)
-                .withCleanup(false, 1, Duration.ZERO, Duration.ofHours(1))
-                .fragments().effectiveSmallFragmentRows()).isEqualTo(100);
+                        .withOverlayMerge(0, 0)
+                        .withOverlayFold(0, Duration.ZERO)
+                        .withCleanup(false, 1, Duration.ZERO, Duration.ofHours(1))
+                        .fragments()
+                        .effectiveSmallFragmentRows())
+                .isEqualTo(100);
         // Off: the same values are fine, nothing runs.
-        assertThat(on.withEnabled(false).withOverlayMerge(0, 0).withOverlayFold(0, Duration.ZERO)
-                .withCleanup(false, 1, Duration.ZERO, Duration.ofHours(1)).enabled()).isFalse();
+        assertThat(on.withEnabled(false)
+                        .withOverlayMerge(0, 0)
+                        .withOverlayFold(0, Duration.ZERO)
+                        .withCleanup(false, 1, Duration.ZERO, Duration.ofHours(1))
+                        .enabled())
+                .isFalse();
     }
 
     @Test
     void theBuilderRefusesAGraceShorterThanThreeCheckpointIntervals() throws Exception {
         String uri = dir.resolve("t.lance").toString();
-        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE)).close();
+        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE))
+                .close();
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.enableCheckpointing(Duration.ofMinutes(1).toMillis());
-        MaintenanceSettings settings = MaintenanceSettings.enabledWithDefaults()
-                .withCleanup(true, 5, Duration.ZERO, Duration.ofMinutes(2));
-        assertThatThrownBy(() -> LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.APPEND).maintenance(settings)
-                .sinkTo(env.fromData((RowData) GenericRowData.of(1L, null, 1))))
+        MaintenanceSettings settings =
+                MaintenanceSettings.enabledWithDefaults().withCleanup(true, 5, Duration.ZERO, Duration.ofMinutes(2));
+        assertThatThrownBy(() -> LanceSinkBuilder.forTable(uri)
+                        .mode(LanceSinkMode.APPEND)
+                        .maintenance(settings)
+                        .sinkTo(env.fromData((RowData) GenericRowData.of(1L, null, 1))))
                 .hasMessageStartingWith("'sink.maintenance.cleanup.grace' (PT2M) must be at least three checkpoint"
                         + " intervals (3 x PT1M)");
     }
@@ -127,7 +140,8 @@ class MaintenanceSettingsTest {
     @Test
     void sqlRefusesAnOutOfRangeMaintenanceOptionWhenTheStatementIsPlanned() throws Exception {
         String uri = dir.resolve("users.lance").toString();
-        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE)).close();
+        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE))
+                .close();
         TableEnvironment t = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
         t.executeSql("CREATE TABLE users (id BIGINT NOT NULL, name STRING, age INT) WITH ('connector' = 'lance',"
                 + " 'path' = '" + uri + "', 'sink.maintenance.enabled' = 'true',"

@@ -20,8 +20,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 /** Small tables {@code (k INT NOT NULL, v BIGINT)} whose updates land as overlays, for the maintenance tests. */
 final class MaintenanceTables {
     static final Schema SCHEMA = new Schema(List.of(
-            Field.notNullable("k", new ArrowType.Int(32, true)),
-            Field.nullable("v", new ArrowType.Int(64, true))));
+            Field.notNullable("k", new ArrowType.Int(32, true)), Field.nullable("v", new ArrowType.Int(64, true))));
 
     private MaintenanceTables() {}
 
@@ -35,8 +34,12 @@ final class MaintenanceTables {
                 ((BigIntVector) root.getVector("v")).setSafe(k, k);
             }
             root.setRowCount(n);
-            Dataset.write(store, allocator, List.of(root), SCHEMA, WriteParams.of(WriteMode.CREATE)
-                    .withMaxRowsPerFile(rows));
+            Dataset.write(
+                    store,
+                    allocator,
+                    List.of(root),
+                    SCHEMA,
+                    WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(rows));
         }
         return Dataset.open(store, allocator);
     }
@@ -65,8 +68,16 @@ final class MaintenanceTables {
 
     /** A commit that looks like the Flink sink's (it carries the commit user's marker): deletes key {@code k}. */
     static Dataset sinkCommit(Dataset ds, String commitUser, int k) throws Exception {
-        Dataset next = ds.delete("k = " + k, Map.of("flink.commit-user", commitUser, "flink.checkpoint-id",
-                String.valueOf(k), "flink.commit-step", "3"), dev.lanceflink.txn.CommitOptions.defaults());
+        Dataset next = ds.delete(
+                "k = " + k,
+                Map.of(
+                        "flink.commit-user",
+                        commitUser,
+                        "flink.checkpoint-id",
+                        String.valueOf(k),
+                        "flink.commit-step",
+                        "3"),
+                dev.lanceflink.txn.CommitOptions.defaults());
         ds.close();
         return next;
     }

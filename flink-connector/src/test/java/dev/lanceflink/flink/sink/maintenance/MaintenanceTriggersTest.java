@@ -31,8 +31,8 @@ class MaintenanceTriggersTest {
 
     private BufferAllocator allocator;
     private Dataset ds;
-    private static final MaintenanceSettings ON = MaintenanceSettings.enabledWithDefaults()
-            .withOverlayFold(0, Duration.ZERO);
+    private static final MaintenanceSettings ON =
+            MaintenanceSettings.enabledWithDefaults().withOverlayFold(0, Duration.ZERO);
 
     @BeforeEach
     void table() throws Exception {
@@ -62,30 +62,46 @@ class MaintenanceTriggersTest {
     void fragmentCompactionIsDueForEnoughSmallFragmentsAndTheyAreNotAlsoMergedOrFolded() throws Exception {
         rounds(3);
         Manifest m = ds.manifest();
-        MaintenanceSettings.FragmentCompaction small = new MaintenanceSettings.FragmentCompaction(true, 1000, 0, 0.1,
-                4);
+        MaintenanceSettings.FragmentCompaction small =
+                new MaintenanceSettings.FragmentCompaction(true, 1000, 0, 0.1, 4);
         // Four fragments of 100 rows, all below 1000: one group of the standalone planner.
-        Due due = MaintenanceTriggers.decide(m, ON.withOverlayMerge(3, 0).withFragmentCompaction(small),
-                Duration.ZERO, 0);
+        Due due = MaintenanceTriggers.decide(
+                m, ON.withOverlayMerge(3, 0).withFragmentCompaction(small), Duration.ZERO, 0);
         assertThat(due.compact()).containsExactlyInAnyOrder(0L, 1L, 2L, 3L);
         assertThat(due.merge()).as("rewritten fragments need no merge").isEmpty();
         assertThat(due.reasons()).singleElement().asString().startsWith("compact 4 fragments into 1 group(s)");
         // Fewer candidates than min-fragments: not yet.
-        assertThat(MaintenanceTriggers.decide(m, ON.withOverlayMerge(0, 0).withFragmentCompaction(
-                new MaintenanceSettings.FragmentCompaction(true, 1000, 0, 0.1, 5)), Duration.ZERO, 0).isEmpty())
+        assertThat(MaintenanceTriggers.decide(
+                                m,
+                                ON.withOverlayMerge(0, 0)
+                                        .withFragmentCompaction(
+                                                new MaintenanceSettings.FragmentCompaction(true, 1000, 0, 0.1, 5)),
+                                Duration.ZERO,
+                                0)
+                        .isEmpty())
                 .isTrue();
         // Fragments at the target: nothing to compact (and with it off, nothing either).
-        assertThat(MaintenanceTriggers.decide(m, ON.withOverlayMerge(0, 0).withFragmentCompaction(
-                new MaintenanceSettings.FragmentCompaction(true, 100, 0, 0.1, 1)), Duration.ZERO, 0).isEmpty())
+        assertThat(MaintenanceTriggers.decide(
+                                m,
+                                ON.withOverlayMerge(0, 0)
+                                        .withFragmentCompaction(
+                                                new MaintenanceSettings.FragmentCompaction(true, 100, 0, 0.1, 1)),
+                                Duration.ZERO,
+                                0)
+                        .isEmpty())
                 .isTrue();
-        assertThat(MaintenanceTriggers.decide(m, ON.withOverlayMerge(0, 0), Duration.ZERO, 0).compact()).isEmpty();
+        assertThat(MaintenanceTriggers.decide(m, ON.withOverlayMerge(0, 0), Duration.ZERO, 0)
+                        .compact())
+                .isEmpty();
     }
 
     @Test
     void mergeIsDueAtTheOverlayCountOfAFragment() throws Exception {
         rounds(3);
         Manifest m = ds.manifest();
-        assertThat(MaintenanceTriggers.decide(m, ON.withOverlayMerge(4, 0), Duration.ZERO, 0).isEmpty()).isTrue();
+        assertThat(MaintenanceTriggers.decide(m, ON.withOverlayMerge(4, 0), Duration.ZERO, 0)
+                        .isEmpty())
+                .isTrue();
         Due due = MaintenanceTriggers.decide(m, ON.withOverlayMerge(3, 0), Duration.ZERO, 0);
         assertThat(due.merge()).containsExactlyInAnyOrder(0L, 1L);
         assertThat(due.fold()).isEmpty();
@@ -107,7 +123,8 @@ class MaintenanceTriggersTest {
         long fragment1Bytes = MaintenanceTriggers.overlayBytes(m.fragment(1).orElseThrow());
         MaintenanceSettings byBytes = ON.withOverlayMerge(0, 1);
         assertThat(MaintenanceTriggers.decide(m, byBytes, Duration.ZERO, 0).isEmpty())
-                .as("one overlay each: nothing to merge").isTrue();
+                .as("one overlay each: nothing to merge")
+                .isTrue();
         rounds(1);
         m = ds.manifest();
         long fragment0Bytes = MaintenanceTriggers.overlayBytes(m.fragment(0).orElseThrow());
@@ -123,16 +140,22 @@ class MaintenanceTriggersTest {
             throws Exception {
         rounds(3);
         Manifest m = ds.manifest();
-        assertThat(MaintenanceTriggers.maxColumnCoverage(m.fragment(0).orElseThrow())).isEqualTo(0.1);
-        assertThat(MaintenanceTriggers.maxColumnCoverage(m.fragment(1).orElseThrow())).isEqualTo(0.6);
-        Due due = MaintenanceTriggers.decide(m, ON.withOverlayMerge(3, 0).withOverlayFold(0.5, Duration.ZERO),
-                Duration.ZERO, 0);
+        assertThat(MaintenanceTriggers.maxColumnCoverage(m.fragment(0).orElseThrow()))
+                .isEqualTo(0.1);
+        assertThat(MaintenanceTriggers.maxColumnCoverage(m.fragment(1).orElseThrow()))
+                .isEqualTo(0.6);
+        Due due = MaintenanceTriggers.decide(
+                m, ON.withOverlayMerge(3, 0).withOverlayFold(0.5, Duration.ZERO), Duration.ZERO, 0);
         assertThat(due.fold()).containsExactly(1L);
         assertThat(due.merge()).containsExactlyInAnyOrder(0L, 1L);
-        assertThat(due.reasons()).containsExactly("fold 1 fragments: overlays cover >= 0.5 of a column (max 0.60)",
-                "merge 2 fragments: >= 3 overlays");
-        assertThat(MaintenanceTriggers.decide(m, ON.withOverlayMerge(0, 0).withOverlayFold(0.61, Duration.ZERO),
-                Duration.ZERO, 0).isEmpty()).isTrue();
+        assertThat(due.reasons())
+                .containsExactly(
+                        "fold 1 fragments: overlays cover >= 0.5 of a column (max 0.60)",
+                        "merge 2 fragments: >= 3 overlays");
+        assertThat(MaintenanceTriggers.decide(
+                                m, ON.withOverlayMerge(0, 0).withOverlayFold(0.61, Duration.ZERO), Duration.ZERO, 0)
+                        .isEmpty())
+                .isTrue();
     }
 
     @Test
@@ -140,7 +163,9 @@ class MaintenanceTriggersTest {
         rounds(1);
         Manifest m = ds.manifest();
         MaintenanceSettings quiet = ON.withOverlayMerge(0, 0).withOverlayFold(0, Duration.ofMinutes(10));
-        assertThat(MaintenanceTriggers.decide(m, quiet, Duration.ofMinutes(9), 0).isEmpty()).isTrue();
+        assertThat(MaintenanceTriggers.decide(m, quiet, Duration.ofMinutes(9), 0)
+                        .isEmpty())
+                .isTrue();
         Due due = MaintenanceTriggers.decide(m, quiet, Duration.ofMinutes(10), 0);
         assertThat(due.fold()).containsExactlyInAnyOrder(0L, 1L);
         assertThat(due.reasons()).containsExactly("fold 2 fragments: no commit for 600 s >= 600 s");
@@ -152,25 +177,40 @@ class MaintenanceTriggersTest {
         List<ListedVersion> versions = new ArrayList<>();
         for (long v = 1; v <= 10; v++) {
             // versions 1..10, one minute apart, the newest committed a minute ago
-            versions.add(new ListedVersion(v, now.minus(Duration.ofMinutes(11 - v)).toEpochMilli()));
+            versions.add(
+                    new ListedVersion(v, now.minus(Duration.ofMinutes(11 - v)).toEpochMilli()));
         }
         MaintenanceSettings keep3 = ON.withCleanup(true, 3, Duration.ZERO, Duration.ofHours(1));
-        assertThat(MaintenanceTriggers.removableVersions(versions, keep3, now, Long.MAX_VALUE)).isEqualTo(7);
-        assertThat(MaintenanceTriggers.removableVersions(versions, keep3, now, 6)).as("the sink committed version 6")
+        assertThat(MaintenanceTriggers.removableVersions(versions, keep3, now, Long.MAX_VALUE))
+                .isEqualTo(7);
+        assertThat(MaintenanceTriggers.removableVersions(versions, keep3, now, 6))
+                .as("the sink committed version 6")
                 .isEqualTo(5);
         MaintenanceSettings young = ON.withCleanup(true, 3, Duration.ofMinutes(5), Duration.ofHours(1));
         assertThat(MaintenanceTriggers.removableVersions(versions, young, now, Long.MAX_VALUE))
-                .as("versions 6..10 are younger than 5 minutes").isEqualTo(5);
+                .as("versions 6..10 are younger than 5 minutes")
+                .isEqualTo(5);
         versions.set(0, new ListedVersion(1, 0));
         assertThat(MaintenanceTriggers.removableVersions(versions, keep3, now, Long.MAX_VALUE))
-                .as("unknown age is young").isEqualTo(6);
-        assertThat(MaintenanceTriggers.decide(ds.manifest(), keep3, Duration.ZERO, 6).cleanup()).isTrue();
+                .as("unknown age is young")
+                .isEqualTo(6);
+        assertThat(MaintenanceTriggers.decide(ds.manifest(), keep3, Duration.ZERO, 6)
+                        .cleanup())
+                .isTrue();
         MaintenanceSettings keep10 = ON.withCleanup(true, 10, Duration.ZERO, Duration.ofHours(1));
-        assertThat(MaintenanceTriggers.decide(ds.manifest(), keep10, Duration.ZERO, 4).cleanup())
-                .as("batched until half the retention can go").isFalse();
-        assertThat(MaintenanceTriggers.decide(ds.manifest(), keep10, Duration.ZERO, 5).reasons())
+        assertThat(MaintenanceTriggers.decide(ds.manifest(), keep10, Duration.ZERO, 4)
+                        .cleanup())
+                .as("batched until half the retention can go")
+                .isFalse();
+        assertThat(MaintenanceTriggers.decide(ds.manifest(), keep10, Duration.ZERO, 5)
+                        .reasons())
                 .containsExactly("cleanup: 5 versions beyond the retention");
-        assertThat(MaintenanceTriggers.decide(ds.manifest(), keep3.withCleanup(false, 3, Duration.ZERO,
-                Duration.ofHours(1)), Duration.ZERO, 6).isEmpty()).isTrue();
+        assertThat(MaintenanceTriggers.decide(
+                                ds.manifest(),
+                                keep3.withCleanup(false, 3, Duration.ZERO, Duration.ofHours(1)),
+                                Duration.ZERO,
+                                6)
+                        .isEmpty())
+                .isTrue();
     }
 }

@@ -50,7 +50,9 @@ class TableMaintainerTest {
     }
 
     private static MaintenanceSettings settings() {
-        return MaintenanceSettings.enabledWithDefaults().withOverlayMerge(3, 0).withOverlayFold(0, Duration.ZERO)
+        return MaintenanceSettings.enabledWithDefaults()
+                .withOverlayMerge(3, 0)
+                .withOverlayFold(0, Duration.ZERO)
                 .withCleanup(true, 2, Duration.ZERO, Duration.ofHours(1));
     }
 
@@ -63,23 +65,33 @@ class TableMaintainerTest {
         ds = MaintenanceTables.sinkCommit(ds, USER, 49);
         long commit49 = ds.version();
         dev.lanceflink.table.Manifest read = ds.manifest();
-        dev.lanceflink.overlay.StagedWrite staged = dev.lanceflink.compact.FragmentRewriter.rewrite(store, read,
-                List.of(0L, 1L), 1000, allocator, dev.lanceflink.file.writer.FileWriterOptions.defaults());
-        long rewrite = dev.lanceflink.txn.TableCommitter.commit(store, Transaction.of(read.version(),
-                staged.operation(), java.util.Map.of()), dev.lanceflink.txn.CommitOptions.defaults()).version();
+        dev.lanceflink.overlay.StagedWrite staged = dev.lanceflink.compact.FragmentRewriter.rewrite(
+                store, read, List.of(0L, 1L), 1000, allocator, dev.lanceflink.file.writer.FileWriterOptions.defaults());
+        long rewrite = dev.lanceflink.txn.TableCommitter.commit(
+                        store,
+                        Transaction.of(read.version(), staged.operation(), java.util.Map.of()),
+                        dev.lanceflink.txn.CommitOptions.defaults())
+                .version();
         Dataset latest = ds.checkoutLatest();
         ds.close();
         ds = latest;
         TableMaintainer m = maintainer(store, settings(), "flink sink t");
-        assertThat(m.keepFrom(USER, ds.manifest())).as("the compaction is the newest version").isEqualTo(commit49);
+        assertThat(m.keepFrom(USER, ds.manifest()))
+                .as("the compaction is the newest version")
+                .isEqualTo(commit49);
         ds = MaintenanceTables.sinkCommit(ds, USER, 50);
         assertThat(m.keepFrom(USER, ds.manifest())).as("one checkpoint later").isEqualTo(rewrite);
         ds = MaintenanceTables.sinkCommit(ds, USER, 51);
-        assertThat(m.keepFrom(USER, ds.manifest())).as("checkpoint 51 may have started before it").isEqualTo(rewrite);
+        assertThat(m.keepFrom(USER, ds.manifest()))
+                .as("checkpoint 51 may have started before it")
+                .isEqualTo(rewrite);
         ds = MaintenanceTables.sinkCommit(ds, USER, 52);
-        assertThat(m.keepFrom(USER, ds.manifest())).as("checkpoint 52 started after checkpoint 50 was committed")
+        assertThat(m.keepFrom(USER, ds.manifest()))
+                .as("checkpoint 52 started after checkpoint 50 was committed")
                 .isEqualTo(ds.version());
-        assertThat(m.keepFrom("another sink", ds.manifest())).as("no commit of that sink").isZero();
+        assertThat(m.keepFrom("another sink", ds.manifest()))
+                .as("no commit of that sink")
+                .isZero();
     }
 
     @Test
@@ -94,8 +106,8 @@ class TableMaintainerTest {
         Thread.sleep(20); // versions must be older than the (zero) minimum age
 
         // Retain only the newest version: the sink's commit, older than the merge, must stay all the same.
-        TableMaintainer m = maintainer(store, settings().withCleanup(true, 1, Duration.ZERO, Duration.ofHours(1)),
-                "flink sink t of job 1");
+        TableMaintainer m = maintainer(
+                store, settings().withCleanup(true, 1, Duration.ZERO, Duration.ofHours(1)), "flink sink t of job 1");
         TableMaintainer.Report r = m.check(USER, Duration.ofSeconds(1));
         assertThat(r.outcome()).as(r.describe()).isEqualTo(TableMaintainer.Outcome.RAN);
         assertThat(r.failures()).isEmpty();
@@ -103,38 +115,46 @@ class TableMaintainerTest {
         assertThat(r.overlaysRemoved()).isEqualTo(6);
         assertThat(r.health().maxOverlaysPerFragment()).isEqualTo(4);
         assertThat(r.due().reasons()).contains("merge 2 fragments: >= 3 overlays");
-        assertThat(r.versionsRemoved()).as("every version before the sink's commit").isEqualTo((int) sinkCommit - 1);
+        assertThat(r.versionsRemoved())
+                .as("every version before the sink's commit")
+                .isEqualTo((int) sinkCommit - 1);
 
         try (Dataset after = ds.checkoutLatest()) {
             assertThat(MaintenanceTables.rows(after)).isEqualTo(before);
             assertThat(after.fragments()).extracting(f -> f.overlays().size()).containsExactly(1, 1, 1);
             Transaction merge = TransactionStore.readForVersion(store, after.version());
-            assertThat(merge.properties()).containsEntry(TableMaintainer.OWNER_PROPERTY, "flink sink t of job 1")
+            assertThat(merge.properties())
+                    .containsEntry(TableMaintainer.OWNER_PROPERTY, "flink sink t of job 1")
                     .containsEntry(Transaction.COMPACTION_MODE_PROPERTY, "overlay-merge");
-            List<Long> versions = after.versions().stream().map(VersionInfo::version).toList();
-            assertThat(versions).as("the sink's commit and everything after it stay")
+            List<Long> versions =
+                    after.versions().stream().map(VersionInfo::version).toList();
+            assertThat(versions)
+                    .as("the sink's commit and everything after it stay")
                     .containsExactly(sinkCommit, after.version());
         }
         // Nothing is due any more: the check releases the lease for other maintainers.
         TableMaintainer.Report again = m.check(USER, Duration.ofSeconds(1));
         assertThat(again.outcome()).as(again.describe()).isEqualTo(TableMaintainer.Outcome.NOTHING_DUE);
         assertThat(new MaintenanceLease(store, "reader", Duration.ofMinutes(1), Clock.systemUTC()).current())
-                .get().satisfies(h -> assertThat(h.released()).isTrue());
+                .get()
+                .satisfies(h -> assertThat(h.released()).isTrue());
 
         // A quiet table: every fragment's overlays are folded.
-        TableMaintainer folding = maintainer(store, settings().withOverlayFold(0, Duration.ofMinutes(1)), "flink sink t");
+        TableMaintainer folding =
+                maintainer(store, settings().withOverlayFold(0, Duration.ofMinutes(1)), "flink sink t");
         TableMaintainer.Report fold = folding.check(USER, Duration.ofMinutes(2));
         assertThat(fold.fragmentsFolded()).as(fold.describe()).isEqualTo(3);
         try (Dataset after = ds.checkoutLatest()) {
             assertThat(MaintenanceTables.rows(after)).isEqualTo(before);
-            assertThat(after.fragments()).allSatisfy(f -> assertThat(f.overlays()).isEmpty());
+            assertThat(after.fragments())
+                    .allSatisfy(f -> assertThat(f.overlays()).isEmpty());
         }
     }
 
     @Test
     void theMergeTriggerIsLoweredByTheOverlaysThatArrivedBetweenChecks() throws Exception {
-        MaintenanceSettings bound8 = settings().withOverlayMerge(8, 0).withCleanup(false, 1, Duration.ZERO,
-                Duration.ofHours(1));
+        MaintenanceSettings bound8 =
+                settings().withOverlayMerge(8, 0).withCleanup(false, 1, Duration.ZERO, Duration.ofHours(1));
         TableMaintainer m = maintainer(store, bound8, "flink sink t");
         ds = MaintenanceTables.update(ds, new long[] {0}, ROWS, 1);
         assertThat(m.check(USER, Duration.ZERO).outcome()).isEqualTo(TableMaintainer.Outcome.NOTHING_DUE);
@@ -151,7 +171,9 @@ class TableMaintainerTest {
         for (int i = 0; i < 5; i++) {
             ds = MaintenanceTables.update(ds, new long[] {1}, ROWS, 20 + i);
         }
-        assertThat(maintainer(store, bound8, "flink sink t").check(USER, Duration.ZERO).outcome())
+        assertThat(maintainer(store, bound8, "flink sink t")
+                        .check(USER, Duration.ZERO)
+                        .outcome())
                 .isEqualTo(TableMaintainer.Outcome.NOTHING_DUE);
     }
 
@@ -165,7 +187,8 @@ class TableMaintainerTest {
         TableMaintainer.Report unknownUser = maintainer(store, cleanupOnly, "a").check(null, Duration.ZERO);
         assertThat(unknownUser.outcome()).isEqualTo(TableMaintainer.Outcome.NOTHING_DUE);
         TableMaintainer.Report noMarker = maintainer(store, cleanupOnly, "a").check(USER, Duration.ZERO);
-        assertThat(noMarker.outcome()).as("no version carries the sink's marker: keep all")
+        assertThat(noMarker.outcome())
+                .as("no version carries the sink's marker: keep all")
                 .isEqualTo(TableMaintainer.Outcome.NOTHING_DUE);
         assertThat(noMarker.versions()).isEqualTo(6);
     }
@@ -175,8 +198,8 @@ class TableMaintainerTest {
         for (int r = 0; r < 4; r++) {
             ds = MaintenanceTables.update(ds, new long[] {0}, ROWS, r);
         }
-        MaintenanceLease other = new MaintenanceLease(store, "lance-flink compact --mode fragments", Duration.ofHours(1),
-                Clock.systemUTC());
+        MaintenanceLease other = new MaintenanceLease(
+                store, "lance-flink compact --mode fragments", Duration.ofHours(1), Clock.systemUTC());
         assertThat(other.acquire().acquired()).isTrue();
         long version = ds.version();
 
@@ -205,11 +228,14 @@ class TableMaintainerTest {
                 return super.create(path);
             }
         };
-        TableMaintainer m = maintainer(failing, settings().withCleanup(false, 1, Duration.ZERO, Duration.ofHours(1)),
-                "flink sink t");
+        TableMaintainer m = maintainer(
+                failing, settings().withCleanup(false, 1, Duration.ZERO, Duration.ofHours(1)), "flink sink t");
         TableMaintainer.Report r = m.check(USER, Duration.ZERO);
         assertThat(r.outcome()).isEqualTo(TableMaintainer.Outcome.RAN);
-        assertThat(r.failures()).singleElement().asString().startsWith("overlay-merge: ")
+        assertThat(r.failures())
+                .singleElement()
+                .asString()
+                .startsWith("overlay-merge: ")
                 .contains("injected: the store refuses new data files");
         assertThat(r.describe()).contains("FAILED");
         try (Dataset after = ds.checkoutLatest()) {

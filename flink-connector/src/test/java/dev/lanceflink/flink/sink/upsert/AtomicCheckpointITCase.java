@@ -63,10 +63,19 @@ class AtomicCheckpointITCase {
         }
         UsersTable.create(uri, initial, 400);
         StreamExecutionEnvironment env = JobEnvironments.noRestarts(2, 100);
-        LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").updateMode(mode)
-                .uidSuffix("atomic-" + mode).commitRetryBackoff(Duration.ZERO)
-                .sinkTo(env.fromSequence(0, GROUPS - 1).setParallelism(1).uid("groups")
-                        .flatMap(new Groups()).setParallelism(1).uid("group-rows").returns(RowData.class));
+        LanceSinkBuilder.forTable(uri)
+                .mode(LanceSinkMode.UPSERT)
+                .primaryKey("id")
+                .updateMode(mode)
+                .uidSuffix("atomic-" + mode)
+                .commitRetryBackoff(Duration.ZERO)
+                .sinkTo(env.fromSequence(0, GROUPS - 1)
+                        .setParallelism(1)
+                        .uid("groups")
+                        .flatMap(new Groups())
+                        .setParallelism(1)
+                        .uid("group-rows")
+                        .returns(RowData.class));
         env.execute("whole checkpoints, " + mode);
 
         List<VersionInfo> sinkVersions;
@@ -76,12 +85,14 @@ class AtomicCheckpointITCase {
         assertThat(sinkVersions).as("versions the sink committed").hasSizeGreaterThan(3);
         for (VersionInfo v : sinkVersions) {
             long[] countAndSum = countAndSum(uri, v.version());
-            assertThat(countAndSum).as("rows and total age at version %s (%s)", v.version(), v.operation())
+            assertThat(countAndSum)
+                    .as("rows and total age at version %s (%s)", v.version(), v.operation())
                     .containsExactly(ROWS, (long) ROWS * AGE);
         }
         long[] last = countAndSum(uri, sinkVersions.get(sinkVersions.size() - 1).version());
         assertThat(last).containsExactly(ROWS, (long) ROWS * AGE);
-        try (Dataset ds = Dataset.open(uri, Map.of()); Scanner s = ds.scan(ScanOptions.all().withColumns(List.of("id")))) {
+        try (Dataset ds = Dataset.open(uri, Map.of());
+                Scanner s = ds.scan(ScanOptions.all().withColumns(List.of("id")))) {
             long inserted = 0;
             while (s.hasNext()) {
                 try (VectorSchemaRoot b = s.next()) {
@@ -99,7 +110,8 @@ class AtomicCheckpointITCase {
     private static long[] countAndSum(String uri, long version) throws Exception {
         long rows = 0;
         long sum = 0;
-        try (Dataset ds = Dataset.open(uri, Map.of()); Dataset at = ds.checkoutVersion(version);
+        try (Dataset ds = Dataset.open(uri, Map.of());
+                Dataset at = ds.checkoutVersion(version);
                 Scanner s = at.scan(ScanOptions.all().withColumns(List.of("age")))) {
             while (s.hasNext()) {
                 try (VectorSchemaRoot b = s.next()) {

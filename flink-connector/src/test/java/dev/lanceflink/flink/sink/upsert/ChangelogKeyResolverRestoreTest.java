@@ -53,8 +53,10 @@ import org.junit.jupiter.api.io.TempDir;
  * moved its fragment gets no update.
  */
 class ChangelogKeyResolverRestoreTest {
-    private static final RowType ROW = RowType.of(new LogicalType[] {new BigIntType(false),
-            new VarCharType(VarCharType.MAX_LENGTH), new IntType(), new DoubleType()},
+    private static final RowType ROW = RowType.of(
+            new LogicalType[] {
+                new BigIntType(false), new VarCharType(VarCharType.MAX_LENGTH), new IntType(), new DoubleType()
+            },
             new String[] {"id", "name", "age", "score"});
     private static final int[] KEY = {0};
 
@@ -73,22 +75,24 @@ class ChangelogKeyResolverRestoreTest {
             bootstrapped = h.snapshot(1, 1);
         }
         // Another writer deletes id 3, then a compaction moves fragments 0 and 1.
-        try (BufferAllocator a = new RootAllocator(); ObjectStore store = new LocalObjectStore(Path.of(uri))) {
+        try (BufferAllocator a = new RootAllocator();
+                ObjectStore store = new LocalObjectStore(Path.of(uri))) {
             try (Dataset ds = Dataset.open(store, a)) {
                 ds.deleteRows(new long[] {before.get(3L)}).close();
             }
             Manifest read = ManifestIO.read(store, VersionResolver.latest(store));
-            StagedWrite rewrite = FragmentRewriter.rewrite(store, read, List.of(0L, 1L), 1000, a,
-                    FileWriterOptions.defaults());
-            TableCommitter.commit(store, Transaction.of(read.version(), rewrite.operation(), Map.of()),
-                    CommitOptions.defaults());
+            StagedWrite rewrite =
+                    FragmentRewriter.rewrite(store, read, List.of(0L, 1L), 1000, a, FileWriterOptions.defaults());
+            TableCommitter.commit(
+                    store, Transaction.of(read.version(), rewrite.operation(), Map.of()), CommitOptions.defaults());
         }
         Map<Long, Long> now = addresses(uri);
         assertThat(now.get(5L)).isNotEqualTo(before.get(5L));
 
         // State of the layout before the rewrite log: the log is learned from the history.
         OperatorSubtaskState oldLayout = OperatorSubtaskState.builder()
-                .setManagedKeyedState(bootstrapped.getManagedKeyedState()).build();
+                .setManagedKeyedState(bootstrapped.getManagedKeyedState())
+                .build();
         try (var h = harness(uri)) {
             h.initializeState(oldLayout);
             h.open();
@@ -103,7 +107,8 @@ class ChangelogKeyResolverRestoreTest {
             withLog = h.snapshot(2, 2);
         }
         // One more commit, then a cleanup removes every version but the latest: the compaction's too.
-        try (BufferAllocator a = new RootAllocator(); ObjectStore store = new LocalObjectStore(Path.of(uri))) {
+        try (BufferAllocator a = new RootAllocator();
+                ObjectStore store = new LocalObjectStore(Path.of(uri))) {
             try (Dataset ds = Dataset.open(store, a)) {
                 ds.deleteRows(new long[] {now.get(35L)}).close();
             }
@@ -125,18 +130,23 @@ class ChangelogKeyResolverRestoreTest {
     private static KeyedOneInputStreamOperatorTestHarness<RowData, RowData, LocatedChange> harness(String uri)
             throws Exception {
         PrimaryKeySelector keys = new PrimaryKeySelector(ROW, KEY);
-        var h = new KeyedOneInputStreamOperatorTestHarness<>(new ChangelogKeyResolver(TableLocation.of(uri), ROW, KEY,
-                ColumnSet.firstColumns(4), false, 100, false), keys, InternalTypeInfo.of(keys.keyType()));
-        h.setup(new LocatedChangeTypeInfo(ROW).createSerializer(h.getExecutionConfig().getSerializerConfig()));
+        var h = new KeyedOneInputStreamOperatorTestHarness<>(
+                new ChangelogKeyResolver(TableLocation.of(uri), ROW, KEY, ColumnSet.firstColumns(4), false, 100, false),
+                keys,
+                InternalTypeInfo.of(keys.keyType()));
+        h.setup(new LocatedChangeTypeInfo(ROW)
+                .createSerializer(h.getExecutionConfig().getSerializerConfig()));
         return h;
     }
 
     /** Updates the age of {@code ids}, passes a barrier, and returns the row addresses the updates name. */
-    private static List<Long> updates(KeyedOneInputStreamOperatorTestHarness<RowData, RowData, LocatedChange> h,
-            long checkpoint, long... ids) throws Exception {
+    private static List<Long> updates(
+            KeyedOneInputStreamOperatorTestHarness<RowData, RowData, LocatedChange> h, long checkpoint, long... ids)
+            throws Exception {
         h.getOutput().clear();
         for (long id : ids) {
-            h.processElement(GenericRowData.ofKind(RowKind.UPDATE_AFTER, id, StringData.fromString("n" + id), 99, 1.0),
+            h.processElement(
+                    GenericRowData.ofKind(RowKind.UPDATE_AFTER, id, StringData.fromString("n" + id), 99, 1.0),
                     checkpoint);
         }
         h.prepareSnapshotPreBarrier(checkpoint);

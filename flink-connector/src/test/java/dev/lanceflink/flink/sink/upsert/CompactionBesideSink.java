@@ -43,11 +43,11 @@ final class CompactionBesideSink {
     static Optional<Manifest> compactAll(ObjectStore store, BufferAllocator allocator) throws IOException {
         Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
         List<Long> ids = latest.fragments().stream().map(Fragment::id).toList();
-        StagedWrite rewrite = FragmentRewriter.rewrite(store, latest, ids, 1_500, allocator,
-                FileWriterOptions.defaults());
+        StagedWrite rewrite =
+                FragmentRewriter.rewrite(store, latest, ids, 1_500, allocator, FileWriterOptions.defaults());
         try {
-            return Optional.of(TableCommitter.commit(store, Transaction.of(latest.version(), rewrite.operation(),
-                    Map.of()), CommitOptions.defaults()));
+            return Optional.of(TableCommitter.commit(
+                    store, Transaction.of(latest.version(), rewrite.operation(), Map.of()), CommitOptions.defaults()));
         } catch (CommitConflictException e) {
             rewrite.discard(store); // lost to the sink's commit: plan again
             return Optional.empty();
@@ -61,10 +61,17 @@ final class CompactionBesideSink {
     static void runSink(String uri, int changes, MapFunction<Long, RowData> phases, String uidSuffix, String jobName)
             throws Exception {
         StreamExecutionEnvironment env = JobEnvironments.noRestarts(2, 150);
-        LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").rowsPerFile(500)
-                .uidSuffix(uidSuffix).commitRetries(30).commitRetryBackoff(Duration.ofMillis(10))
-                .sinkTo(env.fromSequence(0, changes - 1).setParallelism(1)
-                        .map(phases).setParallelism(1)
+        LanceSinkBuilder.forTable(uri)
+                .mode(LanceSinkMode.UPSERT)
+                .primaryKey("id")
+                .rowsPerFile(500)
+                .uidSuffix(uidSuffix)
+                .commitRetries(30)
+                .commitRetryBackoff(Duration.ofMillis(10))
+                .sinkTo(env.fromSequence(0, changes - 1)
+                        .setParallelism(1)
+                        .map(phases)
+                        .setParallelism(1)
                         .returns(RowData.class));
         env.execute(jobName);
     }

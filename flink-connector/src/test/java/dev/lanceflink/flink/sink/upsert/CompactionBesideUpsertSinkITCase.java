@@ -6,7 +6,6 @@ import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.VersionInfo;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
-import dev.lanceflink.table.Fragment;
 import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.testkit.users.UsersChangelog;
 import dev.lanceflink.testkit.users.UsersChangelog.Mix;
@@ -56,24 +55,32 @@ class CompactionBesideUpsertSinkITCase {
         WANTED.set(0);
         // Compacts every fragment whenever the source asks for one more compaction (between its
         // phases), retrying when it loses to the sink's commit.
-        Thread compactor = new Thread(() -> {
-            try (BufferAllocator allocator = new RootAllocator(); ObjectStore store = new LocalObjectStore(Path.of(uri))) {
-                while (!stop.get()) {
-                    Thread.sleep(50);
-                    if (COMPACTIONS.get() < WANTED.get()
-                            && CompactionBesideSink.compactAll(store, allocator).isPresent()) {
-                        COMPACTIONS.incrementAndGet();
+        Thread compactor = new Thread(
+                () -> {
+                    try (BufferAllocator allocator = new RootAllocator();
+                            ObjectStore store = new LocalObjectStore(Path.of(uri))) {
+                        while (!stop.get()) {
+                            Thread.sleep(50);
+                            if (COMPACTIONS.get() < WANTED.get()
+                                    && CompactionBesideSink.compactAll(store, allocator)
+                                            .isPresent()) {
+                                COMPACTIONS.incrementAndGet();
+                            }
+                        }
+                    } catch (Throwable t) {
+                        compactorError.set(t);
                     }
-                }
-            } catch (Throwable t) {
-                compactorError.set(t);
-            }
-        }, "compactor");
+                },
+                "compactor");
 
         compactor.start();
         try {
-            CompactionBesideSink.runSink(uri, m.changes.size(), new PhasedChange(m.changes.size() / PHASES),
-                    "beside-compaction", "upsert beside a compaction");
+            CompactionBesideSink.runSink(
+                    uri,
+                    m.changes.size(),
+                    new PhasedChange(m.changes.size() / PHASES),
+                    "beside-compaction",
+                    "upsert beside a compaction");
         } finally {
             stop.set(true);
             compactor.join();
@@ -83,10 +90,16 @@ class CompactionBesideUpsertSinkITCase {
         UsersTable.assertLatestEquals(uri, Map.of(), m.model);
         try (Dataset ds = Dataset.open(uri, Map.of())) {
             List<VersionInfo> versions = ds.versions();
-            long lastSink = versions.stream().filter(v -> !v.operation().equals("Rewrite"))
-                    .mapToLong(VersionInfo::version).max().orElseThrow();
-            assertThat(versions.stream().filter(v -> v.operation().equals("Rewrite") && v.version() < lastSink)
-                    .count()).as("compactions followed by commits of the sink").isEqualTo(PHASES - 1);
+            long lastSink = versions.stream()
+                    .filter(v -> !v.operation().equals("Rewrite"))
+                    .mapToLong(VersionInfo::version)
+                    .max()
+                    .orElseThrow();
+            assertThat(versions.stream()
+                            .filter(v -> v.operation().equals("Rewrite") && v.version() < lastSink)
+                            .count())
+                    .as("compactions followed by commits of the sink")
+                    .isEqualTo(PHASES - 1);
         }
     }
 

@@ -50,6 +50,7 @@ class CompactionThenCleanupBesideUpsertSinkITCase {
     private static final int PHASES = 3;
     /** Sink commits after a compaction before the cleanup runs: the resolver has then surely seen it. */
     private static final int SINK_COMMITS_BEFORE_CLEANUP = 3;
+
     static final AtomicInteger COMPACTIONS = new AtomicInteger();
     static final AtomicInteger CLEANED = new AtomicInteger();
     static final AtomicInteger WANTED = new AtomicInteger();
@@ -76,52 +77,70 @@ class CompactionThenCleanupBesideUpsertSinkITCase {
         // When the source asks for phase k: compacts every fragment (retrying when it loses to
         // the sink's commit), waits for a few sink commits on top, then removes every version but
         // the latest and the sink's last commit, the compaction's included.
-        Thread maintenance = new Thread(() -> {
-            try (BufferAllocator allocator = new RootAllocator(); ObjectStore store = new LocalObjectStore(Path.of(uri))) {
-                while (!stop.get()) {
-                    Thread.sleep(50);
-                    if (COMPACTIONS.get() < WANTED.get()) {
-                        Optional<Manifest> done = CompactionBesideSink.compactAll(store, allocator);
-                        if (done.isPresent()) {
-                            rewriteVersions.add(done.get().version());
-                            COMPACTIONS.incrementAndGet();
+        Thread maintenance = new Thread(
+                () -> {
+                    try (BufferAllocator allocator = new RootAllocator();
+                            ObjectStore store = new LocalObjectStore(Path.of(uri))) {
+                        while (!stop.get()) {
+                            Thread.sleep(50);
+                            if (COMPACTIONS.get() < WANTED.get()) {
+                                Optional<Manifest> done = CompactionBesideSink.compactAll(store, allocator);
+                                if (done.isPresent()) {
+                                    rewriteVersions.add(done.get().version());
+                                    COMPACTIONS.incrementAndGet();
+                                }
+                            } else if (CLEANED.get() < COMPACTIONS.get()) {
+                                long rewritten = rewriteVersions.get(rewriteVersions.size() - 1);
+                                if (VersionResolver.latest(store).version() < rewritten + SINK_COMMITS_BEFORE_CLEANUP) {
+                                    continue;
+                                }
+                                CleanupPolicy policy = new CleanupPolicy(
+                                        Duration.ZERO,
+                                        1,
+                                        Duration.ofHours(1),
+                                        Instant.now(),
+                                        "flink.commit-user",
+                                        Set.of());
+                                versionsRemoved.add(TableCleanup.execute(store, TableCleanup.plan(store, policy))
+                                        .versionsRemoved());
+                                assertThat(VersionResolver.find(store, rewritten))
+                                        .as("the compaction's version %s after the" + " cleanup", rewritten)
+                                        .isEmpty();
+                                CLEANED.incrementAndGet();
+                            }
                         }
-                    } else if (CLEANED.get() < COMPACTIONS.get()) {
-                        long rewritten = rewriteVersions.get(rewriteVersions.size() - 1);
-                        if (VersionResolver.latest(store).version() < rewritten + SINK_COMMITS_BEFORE_CLEANUP) {
-                            continue;
-                        }
-                        CleanupPolicy policy = new CleanupPolicy(Duration.ZERO, 1, Duration.ofHours(1), Instant.now(),
-                                "flink.commit-user", Set.of());
-                        versionsRemoved.add(TableCleanup.execute(store, TableCleanup.plan(store, policy))
-                                .versionsRemoved());
-                        assertThat(VersionResolver.find(store, rewritten)).as("the compaction's version %s after the"
-                                + " cleanup", rewritten).isEmpty();
-                        CLEANED.incrementAndGet();
+                    } catch (Throwable t) {
+                        maintenanceError.set(t);
                     }
-                }
-            } catch (Throwable t) {
-                maintenanceError.set(t);
-            }
-        }, "compactor-and-cleanup");
+                },
+                "compactor-and-cleanup");
 
         maintenance.start();
         try {
-            CompactionBesideSink.runSink(uri, m.changes.size(), new CleanedPhases(m.changes.size() / (PHASES + 1)),
-                    "beside-cleanup", "upsert beside a compaction and a cleanup");
+            CompactionBesideSink.runSink(
+                    uri,
+                    m.changes.size(),
+                    new CleanedPhases(m.changes.size() / (PHASES + 1)),
+                    "beside-cleanup",
+                    "upsert beside a compaction and a cleanup");
         } finally {
             stop.set(true);
             maintenance.join();
         }
 
-        assertThat(maintenanceError.get()).as("the compactor's or cleanup's failure").isNull();
+        assertThat(maintenanceError.get())
+                .as("the compactor's or cleanup's failure")
+                .isNull();
         assertThat(CLEANED.get()).isEqualTo(PHASES);
         assertThat(versionsRemoved).allSatisfy(n -> assertThat(n).isPositive());
         UsersTable.assertLatestEquals(uri, Map.of(), m.model);
         try (Dataset ds = Dataset.open(uri, Map.of())) {
             List<VersionInfo> versions = ds.versions();
-            assertThat(versions.stream().filter(v -> v.operation().equals("Rewrite")).toList())
-                    .as("compactions still in the history").isEmpty();
+            assertThat(versions.stream()
+                            .filter(v -> v.operation().equals("Rewrite"))
+                            .toList())
+                    .as("compactions still in the history")
+                    .isEmpty();
         }
     }
 

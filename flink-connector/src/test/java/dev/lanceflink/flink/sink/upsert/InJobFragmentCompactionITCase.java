@@ -47,6 +47,7 @@ class InJobFragmentCompactionITCase {
     private static final int KEYS = 4_000;
     /** Fragments below this many rows are compacted, 4 at least per run. */
     private static final int TARGET_ROWS = 1_500;
+
     private static final int MIN_FRAGMENTS = 4;
     /** Fragments any version may have. */
     private static final int BOUND = 40;
@@ -72,10 +73,10 @@ class InJobFragmentCompactionITCase {
                     .withOverlayFold(0, Duration.ZERO)
                     .withCleanup(true, 6, Duration.ZERO, Duration.ofMinutes(1))
                     .withExecution(Duration.ofSeconds(30), 2, 64)
-                    .withFragmentCompaction(new MaintenanceSettings.FragmentCompaction(true, TARGET_ROWS, 0, 0.3,
-                            MIN_FRAGMENTS));
-            job = MaintainedUpsertJob.start(uri, m.changes, maintenance, "compacted-in-job", 2,
-                    "upsert with in-job fragment compaction");
+                    .withFragmentCompaction(
+                            new MaintenanceSettings.FragmentCompaction(true, TARGET_ROWS, 0, 0.3, MIN_FRAGMENTS));
+            job = MaintainedUpsertJob.start(
+                    uri, m.changes, maintenance, "compacted-in-job", 2, "upsert with in-job fragment compaction");
             job.getJobExecutionResult().get();
         } finally {
             poller.stop.set(true);
@@ -84,20 +85,33 @@ class InJobFragmentCompactionITCase {
 
         UsersTable.assertLatestEquals(uri, Map.of(), m.model);
         assertThat(poller.failure).isNull();
-        System.out.printf("in-job fragment compaction: %d versions read, %d sink commits, %d compactions, max %d"
-                + " fragments (version %d), %d fragment ids used, %d compactions cleaned up while the job ran%n",
-                poller.read, poller.sinkVersions, poller.rewrites.size(), poller.maxFragments, poller.worstVersion,
-                poller.fragmentIdsUsed, poller.rewritesGone);
+        System.out.printf(
+                "in-job fragment compaction: %d versions read, %d sink commits, %d compactions, max %d"
+                        + " fragments (version %d), %d fragment ids used, %d compactions cleaned up while the job ran%n",
+                poller.read,
+                poller.sinkVersions,
+                poller.rewrites.size(),
+                poller.maxFragments,
+                poller.worstVersion,
+                poller.fragmentIdsUsed,
+                poller.rewritesGone);
         assertThat(poller.sinkVersions).as("checkpoints committed").isGreaterThan(20);
-        assertThat(poller.rewrites).as("fragment compactions the maintenance committed").hasSizeGreaterThan(2);
-        assertThat(poller.fragmentIdsUsed).as("fragments created, the sink's and the compactions'")
+        assertThat(poller.rewrites)
+                .as("fragment compactions the maintenance committed")
+                .hasSizeGreaterThan(2);
+        assertThat(poller.fragmentIdsUsed)
+                .as("fragments created, the sink's and the compactions'")
                 .isGreaterThan(2 * BOUND);
-        assertThat(poller.maxFragments).as("fragments in any version (worst: version %s)", poller.worstVersion)
+        assertThat(poller.maxFragments)
+                .as("fragments in any version (worst: version %s)", poller.worstVersion)
                 .isLessThanOrEqualTo(BOUND);
-        assertThat(poller.rewritesGone).as("compactions whose version a cleanup removed while the sink ran")
+        assertThat(poller.rewritesGone)
+                .as("compactions whose version a cleanup removed while the sink ran")
                 .isPositive();
         assertThat(counter(job, "failures")).isZero();
-        assertThat(gauge(job, "lastRunFragmentsCompacted")).as("metric of the last run").isNotNull();
+        assertThat(gauge(job, "lastRunFragmentsCompacted"))
+                .as("metric of the last run")
+                .isNotNull();
     }
 
     private static long counter(JobClient job, String name) {

@@ -67,8 +67,8 @@ class InJobMaintenanceITCase {
     }
 
     private static JobClient start(String uri, UsersChangelog m, int perMilli) throws Exception {
-        return MaintainedUpsertJob.start(uri, m.changes, maintenance(), "maintained", perMilli,
-                "upsert with in-job maintenance");
+        return MaintainedUpsertJob.start(
+                uri, m.changes, maintenance(), "maintained", perMilli, "upsert with in-job maintenance");
     }
 
     @Test
@@ -93,20 +93,27 @@ class InJobMaintenanceITCase {
         assertThat(poller.failure).isNull();
         assertThat(poller.sinkVersions).as("checkpoints committed").isGreaterThan(20);
         assertThat(poller.merges).as("overlay merges the maintenance committed").isGreaterThan(3);
-        assertThat(poller.missed).as("versions removed before the poller read them").isZero();
-        assertThat(poller.maxAddedByOneCheckpoint).as("overlays one checkpoint adds to a fragment").isBetween(1, 4);
+        assertThat(poller.missed)
+                .as("versions removed before the poller read them")
+                .isZero();
+        assertThat(poller.maxAddedByOneCheckpoint)
+                .as("overlays one checkpoint adds to a fragment")
+                .isBetween(1, 4);
         // Maintenance never holds up the sink, so the checkpoints that commit while a check runs add
         // to the bound. Measured on a loaded 2-core machine (checks of 80-1200 ms against 200 ms
         // checkpoints), a few versions go past bound + one checkpoint; none runs away (without
         // maintenance the overlays grow with every checkpoint, see the leased test).
         int strict = BOUND + poller.maxAddedByOneCheckpoint;
-        System.out.printf("in-job maintenance: %d versions read, max %d overlays per fragment (version %d), %d"
-                + " versions above %d%n", poller.read, poller.maxOverlays, poller.worstVersion,
-                poller.above(strict), strict);
-        assertThat(poller.maxOverlays).as("overlays per fragment in any version (worst: version %s)",
-                poller.worstVersion).isLessThanOrEqualTo(3 * BOUND);
-        assertThat(poller.above(strict)).as("versions with more than %s overlays in a fragment, of %s", strict,
-                poller.read).isLessThanOrEqualTo(poller.read / 5);
+        System.out.printf(
+                "in-job maintenance: %d versions read, max %d overlays per fragment (version %d), %d"
+                        + " versions above %d%n",
+                poller.read, poller.maxOverlays, poller.worstVersion, poller.above(strict), strict);
+        assertThat(poller.maxOverlays)
+                .as("overlays per fragment in any version (worst: version %s)", poller.worstVersion)
+                .isLessThanOrEqualTo(3 * BOUND);
+        assertThat(poller.above(strict))
+                .as("versions with more than %s overlays in a fragment, of %s", strict, poller.read)
+                .isLessThanOrEqualTo(poller.read / 5);
 
         try (ObjectStore store = new LocalObjectStore(Path.of(uri))) {
             List<ManifestLocation> left = VersionResolver.list(store);
@@ -117,7 +124,10 @@ class InJobMaintenanceITCase {
             // versions of the last checkpoints.
             assertThat(left).as("versions left of %s", latest).hasSizeLessThanOrEqualTo(RETAIN + RETAIN / 2 + 4);
             assertThat(new MaintenanceLease(store, "reader", Duration.ofMinutes(1), Clock.systemUTC()).current())
-                    .get().satisfies(h -> assertThat(h.released()).as("released when the job ended").isTrue());
+                    .get()
+                    .satisfies(h -> assertThat(h.released())
+                            .as("released when the job ended")
+                            .isTrue());
         }
         assertThat(counter(job, "runs")).isPositive();
         assertThat(counter(job, "failures")).isZero();
@@ -131,8 +141,8 @@ class InJobMaintenanceITCase {
         UsersTable.create(uri, initial, KEYS / 4);
         UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(23, 15_000, KEYS, false);
         try (ObjectStore store = new LocalObjectStore(Path.of(uri))) {
-            MaintenanceLease other = new MaintenanceLease(store, "lance-flink compact on another host",
-                    Duration.ofHours(1), Clock.systemUTC());
+            MaintenanceLease other = new MaintenanceLease(
+                    store, "lance-flink compact on another host", Duration.ofHours(1), Clock.systemUTC());
             assertThat(other.acquire().acquired()).isTrue();
 
             JobClient job = start(uri, m, 2);
@@ -151,11 +161,16 @@ class InJobMaintenanceITCase {
             for (ManifestLocation loc : versions) {
                 Manifest v = ManifestIO.read(store, loc);
                 Optional<Transaction> txn = TransactionStore.read(store, v);
-                assertThat(txn).get().satisfies(t -> assertThat(t.properties())
-                        .doesNotContainKeys(TableMaintainer.OWNER_PROPERTY, Transaction.COMPACTION_MODE_PROPERTY));
+                assertThat(txn)
+                        .get()
+                        .satisfies(t -> assertThat(t.properties())
+                                .doesNotContainKeys(
+                                        TableMaintainer.OWNER_PROPERTY, Transaction.COMPACTION_MODE_PROPERTY));
                 maxOverlays = Math.max(maxOverlays, maxOverlays(v));
             }
-            assertThat(maxOverlays).as("overlays piled up with maintenance skipped").isGreaterThan(3 * BOUND);
+            assertThat(maxOverlays)
+                    .as("overlays piled up with maintenance skipped")
+                    .isGreaterThan(3 * BOUND);
         }
     }
 

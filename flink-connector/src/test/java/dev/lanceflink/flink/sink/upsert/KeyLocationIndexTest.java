@@ -16,11 +16,12 @@ import org.apache.flink.table.types.logical.VarCharType;
 import org.junit.jupiter.api.Test;
 
 class KeyLocationIndexTest {
-    private static final RowDataSerializer KEYS = new RowDataSerializer(RowType.of(new BigIntType(false),
-            new VarCharType(false, VarCharType.MAX_LENGTH)));
+    private static final RowDataSerializer KEYS =
+            new RowDataSerializer(RowType.of(new BigIntType(false), new VarCharType(false, VarCharType.MAX_LENGTH)));
 
     private static BinaryRowData key(long id, String name) {
-        return KEYS.toBinaryRow(GenericRowData.of(id, StringData.fromString(name))).copy();
+        return KEYS.toBinaryRow(GenericRowData.of(id, StringData.fromString(name)))
+                .copy();
     }
 
     @Test

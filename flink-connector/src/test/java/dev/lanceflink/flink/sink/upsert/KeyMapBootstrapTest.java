@@ -79,20 +79,29 @@ class KeyMapBootstrapTest {
         long loaded = 0;
         int gets = 0;
         for (int subtask = 0; subtask < 2; subtask++) {
-            KeyGroupRange range = KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(MAX_PARALLELISM, 2,
-                    subtask);
+            KeyGroupRange range =
+                    KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(MAX_PARALLELISM, 2, subtask);
             MapLocations locations = new MapLocations();
-            loaded += KeyMapBootstrap.load(table, rowType, new int[] {0}, locations,
-                    new TaskInfoImpl("resolver", MAX_PARALLELISM, subtask, 2, 0), range, inKeyGroupOrder);
+            loaded += KeyMapBootstrap.load(
+                    table,
+                    rowType,
+                    new int[] {0},
+                    locations,
+                    new TaskInfoImpl("resolver", MAX_PARALLELISM, subtask, 2, 0),
+                    range,
+                    inKeyGroupOrder);
             if (inKeyGroupOrder) {
-                assertThat(locations.groupsInOrder).as("key groups put one after the other").isTrue();
+                assertThat(locations.groupsInOrder)
+                        .as("key groups put one after the other")
+                        .isTrue();
             }
             gets += locations.gets;
             for (Map.Entry<RowData, long[]> e : locations.map.entrySet()) {
                 assertThat(range.contains(KeyGroupRangeAssignment.assignToKeyGroup(e.getKey(), MAX_PARALLELISM)))
                         .isTrue();
                 assertThat(e.getValue()[0]).isZero();
-                assertThat(addresses.put(e.getKey().getLong(0), e.getValue()[1])).isNull();
+                assertThat(addresses.put(e.getKey().getLong(0), e.getValue()[1]))
+                        .isNull();
             }
         }
         assertThat(loaded).isEqualTo(3_000);
@@ -101,7 +110,9 @@ class KeyMapBootstrapTest {
             // Files of 1,000 rows: fragment id / 1000, offset id % 1000.
             assertThat(addresses.get(id)).as("address of key %s", id).isEqualTo((id / 1_000) << 32 | id % 1_000);
         }
-        assertThat(gets).as("look-ups only for keys whose hash was seen (none here)").isLessThan(10);
+        assertThat(gets)
+                .as("look-ups only for keys whose hash was seen (none here)")
+                .isLessThan(10);
     }
 
     @ParameterizedTest(name = "in key-group order: {0}")
@@ -118,9 +129,14 @@ class KeyMapBootstrapTest {
             Dataset.write(uri, Map.of(), List.of(root), UsersTable.SCHEMA, WriteParams.of(WriteMode.APPEND))
                     .close();
         }
-        assertThatThrownBy(() -> KeyMapBootstrap.load(new TableLocation(uri, Map.of()), rowType(uri), new int[] {0},
-                new MapLocations(), new TaskInfoImpl("resolver", MAX_PARALLELISM, 0, 1, 0),
-                KeyGroupRange.of(0, MAX_PARALLELISM - 1), inKeyGroupOrder))
+        assertThatThrownBy(() -> KeyMapBootstrap.load(
+                        new TableLocation(uri, Map.of()),
+                        rowType(uri),
+                        new int[] {0},
+                        new MapLocations(),
+                        new TaskInfoImpl("resolver", MAX_PARALLELISM, 0, 1, 0),
+                        KeyGroupRange.of(0, MAX_PARALLELISM - 1),
+                        inKeyGroupOrder))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("two rows with the same primary key [id]")
                 .hasMessageContaining("row addresses " + ((1L << 32) | 234) + " and " + (2L << 32));

@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
  * and column sets of a 300-column table survive the trip.
  */
 class LocatedChangeSerializerTest {
-    private static final RowType NARROW = RowType.of(new BigIntType(false), new VarCharType(VarCharType.MAX_LENGTH),
-            new IntType(), new DoubleType());
+    private static final RowType NARROW =
+            RowType.of(new BigIntType(false), new VarCharType(VarCharType.MAX_LENGTH), new IntType(), new DoubleType());
 
     private static RowType wide(int columns) {
         LogicalType[] types = new LogicalType[columns];
@@ -53,12 +53,14 @@ class LocatedChangeSerializerTest {
     private static RowData wideRow(int columns, long seed) {
         GenericRowData row = new GenericRowData(columns);
         for (int i = 0; i < columns; i++) {
-            row.setField(i, switch (i % 4) {
-                case 0 -> seed * 1_000 + i;
-                case 1 -> i % 7 == 0 ? null : StringData.fromString("c" + i + "-" + seed);
-                case 2 -> (int) (seed + i);
-                default -> seed + i / 8.0;
-            });
+            row.setField(
+                    i,
+                    switch (i % 4) {
+                        case 0 -> seed * 1_000 + i;
+                        case 1 -> i % 7 == 0 ? null : StringData.fromString("c" + i + "-" + seed);
+                        case 2 -> (int) (seed + i);
+                        default -> seed + i / 8.0;
+                    });
         }
         return row;
     }
@@ -97,11 +99,13 @@ class LocatedChangeSerializerTest {
 
     /** Kind, locations, columns and the row's fields as text (rows of different classes compare alike). */
     private static String text(RowType rowType, LocatedChange c) {
-        StringBuilder b = new StringBuilder(c.kind() + " " + c.fileId() + " " + c.position() + " " + c.columns()
-                + " " + c.fromFileId() + " " + c.fromPosition());
+        StringBuilder b = new StringBuilder(c.kind() + " " + c.fileId() + " " + c.position() + " " + c.columns() + " "
+                + c.fromFileId() + " " + c.fromPosition());
         if (c.row() != null) {
             for (int i = 0; i < rowType.getFieldCount(); i++) {
-                b.append(',').append(RowData.createFieldGetter(rowType.getTypeAt(i), i).getFieldOrNull(c.row()));
+                b.append(',')
+                        .append(RowData.createFieldGetter(rowType.getTypeAt(i), i)
+                                .getFieldOrNull(c.row()));
             }
         }
         return b.toString();
@@ -130,8 +134,10 @@ class LocatedChangeSerializerTest {
         }
         List<LocatedChange> read = readAll(new LocatedChangeSerializer(NARROW), old.getCopyOfBuffer());
 
-        assertThat(read).extracting(c -> text(NARROW, c))
-                .containsExactlyElementsOf(narrowChanges().stream().map(c -> text(NARROW, c)).toList());
+        assertThat(read)
+                .extracting(c -> text(NARROW, c))
+                .containsExactlyElementsOf(
+                        narrowChanges().stream().map(c -> text(NARROW, c)).toList());
         assertThat(read.get(1).columns()).isEqualTo(ColumnSet.of(2));
         assertThat(read.get(2).columns()).isEqualTo(ColumnSet.fromMask(0b1010));
     }
@@ -166,12 +172,16 @@ class LocatedChangeSerializerTest {
             s.serialize(c, out);
         }
         byte[] bytes = out.getCopyOfBuffer();
-        assertThat(bytes[0] & LocatedChangeSerializer.WIDE_COLUMNS).as("a set beyond 63 is flagged").isNotZero();
+        assertThat(bytes[0] & LocatedChangeSerializer.WIDE_COLUMNS)
+                .as("a set beyond 63 is flagged")
+                .isNotZero();
 
         List<LocatedChange> read = readAll((LocatedChangeSerializer) s.duplicate(), bytes);
 
-        assertThat(read).extracting(c -> text(rowType, c))
-                .containsExactlyElementsOf(changes.stream().map(c -> text(rowType, c)).toList());
+        assertThat(read)
+                .extracting(c -> text(rowType, c))
+                .containsExactlyElementsOf(
+                        changes.stream().map(c -> text(rowType, c)).toList());
         assertThat(read.get(0).columns().toArray()).containsExactly(0, 65, 299);
         assertThat(read.get(5).columns().size()).isEqualTo(300);
 
@@ -213,13 +223,14 @@ class LocatedChangeSerializerTest {
                 new DataInputDeserializer(out.getCopyOfBuffer()), getClass().getClassLoader());
 
         assertThat(old.restoreSerializer()).isEqualTo(new LocatedChangeSerializer(NARROW));
-        TypeSerializerSchemaCompatibility<LocatedChange> compatibility = new LocatedChangeSerializer(NARROW)
-                .snapshotConfiguration().resolveSchemaCompatibility(old);
+        TypeSerializerSchemaCompatibility<LocatedChange> compatibility =
+                new LocatedChangeSerializer(NARROW).snapshotConfiguration().resolveSchemaCompatibility(old);
         assertThat(compatibility.isCompatibleAsIs()).isTrue();
 
         LocatedChangeSerializer restored = (LocatedChangeSerializer) old.restoreSerializer();
         LocatedChange c = LocatedChange.update(0, 4, ColumnSet.of(1, 2), narrowRow(4));
-        assertThat(readAll(restored, version1Bytes(NARROW, c))).extracting(x -> text(NARROW, x))
+        assertThat(readAll(restored, version1Bytes(NARROW, c)))
+                .extracting(x -> text(NARROW, x))
                 .containsExactly(text(NARROW, c));
     }
 
@@ -235,15 +246,20 @@ class LocatedChangeSerializerTest {
 
         DataOutputSerializer future = new DataOutputSerializer(256);
         future.writeUTF(NARROW.asSerializableString());
-        assertThatThrownBy(() -> new LocatedChangeSerializer.Snapshot().readSnapshot(3,
-                new DataInputDeserializer(future.getCopyOfBuffer()), getClass().getClassLoader()))
-                .isInstanceOf(IOException.class).hasMessageContaining("version 3");
+        assertThatThrownBy(() -> new LocatedChangeSerializer.Snapshot()
+                        .readSnapshot(
+                                3,
+                                new DataInputDeserializer(future.getCopyOfBuffer()),
+                                getClass().getClassLoader()))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("version 3");
     }
 
     @Test
     void aCorruptKindByteIsRefused() {
         byte[] bad = HexFormat.of().parseHex("07" + "00".repeat(24));
-        assertThatThrownBy(() -> readAll(new LocatedChangeSerializer(NARROW), bad)).isInstanceOf(IOException.class)
+        assertThatThrownBy(() -> readAll(new LocatedChangeSerializer(NARROW), bad))
+                .isInstanceOf(IOException.class)
                 .hasMessageContaining("kind byte 7");
     }
 }

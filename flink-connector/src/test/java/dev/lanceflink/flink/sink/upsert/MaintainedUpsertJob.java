@@ -30,14 +30,31 @@ final class MaintainedUpsertJob {
     private MaintainedUpsertJob() {}
 
     /** Starts the job upserting {@code changes} into {@code uri}, sleeping 1 ms per {@code perMilli} changes. */
-    static JobClient start(String uri, List<RowData> changes, MaintenanceSettings maintenance, String uidSuffix,
-            int perMilli, String jobName) throws Exception {
+    static JobClient start(
+            String uri,
+            List<RowData> changes,
+            MaintenanceSettings maintenance,
+            String uidSuffix,
+            int perMilli,
+            String jobName)
+            throws Exception {
         CHANGES = changes;
         StreamExecutionEnvironment env = JobEnvironments.noRestarts(2, 200);
-        LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").rowsPerFile(500).batchRows(256)
-                .uidSuffix(uidSuffix).commitRetryBackoff(Duration.ofMillis(20)).maintenance(maintenance)
-                .sinkTo(env.fromSequence(0, changes.size() - 1).setParallelism(1).uid("changes")
-                        .map(new Throttled(perMilli)).setParallelism(1).uid("throttled").returns(RowData.class));
+        LanceSinkBuilder.forTable(uri)
+                .mode(LanceSinkMode.UPSERT)
+                .primaryKey("id")
+                .rowsPerFile(500)
+                .batchRows(256)
+                .uidSuffix(uidSuffix)
+                .commitRetryBackoff(Duration.ofMillis(20))
+                .maintenance(maintenance)
+                .sinkTo(env.fromSequence(0, changes.size() - 1)
+                        .setParallelism(1)
+                        .uid("changes")
+                        .map(new Throttled(perMilli))
+                        .setParallelism(1)
+                        .uid("throttled")
+                        .returns(RowData.class));
         return env.executeAsync(jobName);
     }
 

@@ -77,20 +77,26 @@ class MovedRowValuesTest {
     }
 
     private static LocatedChange move(long fromFileId, long fromPosition, long id, int age) {
-        return LocatedChange.move(fromFileId, fromPosition, 77, 0, ID_AND_AGE,
+        return LocatedChange.move(
+                fromFileId,
+                fromPosition,
+                77,
+                0,
+                ID_AND_AGE,
                 GenericRowData.of(id, StringData.fromString("noise"), age, -1.0));
     }
 
     private static String text(RowData row) {
-        return row.getLong(0) + "," + (row.isNullAt(1) ? "null" : row.getString(1).toString()) + ","
-                + row.getInt(2) + "," + (row.isNullAt(3) ? "null" : Double.toString(row.getDouble(3)));
+        return row.getLong(0) + ","
+                + (row.isNullAt(1) ? "null" : row.getString(1).toString()) + "," + row.getInt(2) + ","
+                + (row.isNullAt(3) ? "null" : Double.toString(row.getDouble(3)));
     }
 
     @Test
     void movesOfCommittedRowsTakeTheOtherColumnsAsTheyReadNowAndCompleteRowsPassThrough() throws Exception {
         // Row 3's name was overlaid since it was written: the moved row keeps the overlaid name.
-        try (VectorSchemaRoot names = VectorSchemaRoot.create(new Schema(List.of(
-                dataset.schema().toArrow().getFields().get(1))), allocator)) {
+        try (VectorSchemaRoot names = VectorSchemaRoot.create(
+                new Schema(List.of(dataset.schema().toArrow().getFields().get(1))), allocator)) {
             ((VarCharVector) names.getVector(0)).setSafe(0, "overlaid-3".getBytes(StandardCharsets.UTF_8));
             names.setRowCount(1);
             dataset.update(new long[] {3}, names).close();
@@ -100,10 +106,12 @@ class MovedRowValuesTest {
 
         List<RowData> rows = values.complete(changes);
 
-        assertThat(rows).extracting(MovedRowValuesTest::text)
+        assertThat(rows)
+                .extracting(MovedRowValuesTest::text)
                 .containsExactly("7,init-7,70,3.5", "8,whole,80,8.5", "3,overlaid-3,30,1.5");
         assertThat(values.needsValues(changes.get(0))).isTrue();
-        assertThat(values.needsValues(LocatedChange.move(0, 1, 77, 0, ColumnSet.firstColumns(4), whole))).isFalse();
+        assertThat(values.needsValues(LocatedChange.move(0, 1, 77, 0, ColumnSet.firstColumns(4), whole)))
+                .isFalse();
     }
 
     @Test
@@ -111,9 +119,14 @@ class MovedRowValuesTest {
         long fileId = 0x0123_4567_89ab_cdefL;
         List<Fragment> written;
         try (RowDataToArrow batch = new RowDataToArrow(dataset.schema().toArrow(), allocator, table.uri());
-                FragmentWriter w = new FragmentWriter(store, dataset.schema(),
-                        FileVersion.parse(dataset.manifest().dataFormat().version()), Long.MAX_VALUE, allocator,
-                        FileWriterOptions.defaults(), () -> PendingFiles.fileName(fileId, "test"))) {
+                FragmentWriter w = new FragmentWriter(
+                        store,
+                        dataset.schema(),
+                        FileVersion.parse(dataset.manifest().dataFormat().version()),
+                        Long.MAX_VALUE,
+                        allocator,
+                        FileWriterOptions.defaults(),
+                        () -> PendingFiles.fileName(fileId, "test"))) {
             batch.append(GenericRowData.of(100L, StringData.fromString("new-100"), 1, 10.0));
             batch.append(GenericRowData.of(101L, null, 2, 20.0));
             w.write(batch.batch());

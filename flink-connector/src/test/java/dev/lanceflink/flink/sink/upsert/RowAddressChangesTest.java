@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
  * holds the whole row, the embedding included), a rewrite of every column carries them all.
  */
 class RowAddressChangesTest {
-    private static final RowType TABLE = RowType.of(new BigIntType(false), new IntType(),
-            new ArrayType(new FloatType()));
+    private static final RowType TABLE =
+            RowType.of(new BigIntType(false), new IntType(), new ArrayType(new FloatType()));
     private static final int DIMS = 768;
 
     private static GenericRowData record(long id, int age) {
@@ -58,7 +58,8 @@ class RowAddressChangesTest {
 
     @Test
     void aRewriteOfEveryColumnShipsTheWholeRow() throws Exception {
-        LocatedChange c = RowAddressChanges.rewrites(TABLE, ColumnSet.firstColumns(3)).map(record(7, 42));
+        LocatedChange c =
+                RowAddressChanges.rewrites(TABLE, ColumnSet.firstColumns(3)).map(record(7, 42));
         int[] bytes = new int[1];
         LocatedChange read = roundTrip(c, bytes);
         assertThat(bytes[0]).isGreaterThan(DIMS * 4);

@@ -69,7 +69,8 @@ class RowAddressSinkITCase {
             assertThat(f.overlays()).hasSize(1);
             DataOverlayFile o = f.overlays().get(0);
             assertThat(o.committedVersion()).isEqualTo(ds.version());
-            assertThat(o.dataFile().fields()).containsExactly(m.schema().fields().get(2).id());
+            assertThat(o.dataFile().fields())
+                    .containsExactly(m.schema().fields().get(2).id());
             assertThat(o.coverage()).isInstanceOf(OverlayCoverage.Dense.class);
             assertThat(o.coverage().union()).isEqualTo(RoaringBitmap.bitmapOf(1, 3));
         }
@@ -90,7 +91,10 @@ class RowAddressSinkITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);
         env.setParallelism(2);
-        LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.ROW_ADDRESS).writtenColumns(columns).uidSuffix("ra")
+        LanceSinkBuilder.forTable(uri)
+                .mode(LanceSinkMode.ROW_ADDRESS)
+                .writtenColumns(columns)
+                .uidSuffix("ra")
                 .sinkTo(env.fromData(rows).returns(RowData.class));
         env.execute("row-address changes");
     }

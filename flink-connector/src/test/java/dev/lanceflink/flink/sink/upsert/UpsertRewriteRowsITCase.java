@@ -62,14 +62,24 @@ class UpsertRewriteRowsITCase {
     }
 
     private static LanceSinkBuilder sink(String tableUri) {
-        return LanceSinkBuilder.forTable(tableUri).mode(LanceSinkMode.UPSERT).primaryKey("id").rowsPerFile(900)
-                .batchRows(256).uidSuffix("rewrite-it").commitRetries(2).commitRetryBackoff(Duration.ZERO)
+        return LanceSinkBuilder.forTable(tableUri)
+                .mode(LanceSinkMode.UPSERT)
+                .primaryKey("id")
+                .rowsPerFile(900)
+                .batchRows(256)
+                .uidSuffix("rewrite-it")
+                .commitRetries(2)
+                .commitRetryBackoff(Duration.ZERO)
                 .updateMode(UpdateMode.REWRITE_ROWS);
     }
 
     private static void pipeline(StreamExecutionEnvironment env, int perMilli, int failAfter, LanceSinkBuilder sink) {
-        sink.sinkTo(env.fromSequence(0, UpsertSinkITCase.CHANGES.size() - 1).setParallelism(1).uid("changes")
-                .map(new UpsertSinkITCase.ChangeAt(perMilli, failAfter)).setParallelism(1).uid("change-at")
+        sink.sinkTo(env.fromSequence(0, UpsertSinkITCase.CHANGES.size() - 1)
+                .setParallelism(1)
+                .uid("changes")
+                .map(new UpsertSinkITCase.ChangeAt(perMilli, failAfter))
+                .setParallelism(1)
+                .uid("change-at")
                 .returns(RowData.class));
     }
 
@@ -86,9 +96,11 @@ class UpsertRewriteRowsITCase {
         UsersTable.assertLatestEquals(uri, Map.of(), m.model);
         assertNoVersionHasOverlays();
         Manifest manifest = manifest();
-        long physical = manifest.fragments().stream().mapToLong(Fragment::physicalRows).sum();
-        assertThat(physical - m.model.size()).as("rows hidden by deletion vectors: deleted rows and the old"
-                + " versions of updated rows").isGreaterThan(m.deletes);
+        long physical =
+                manifest.fragments().stream().mapToLong(Fragment::physicalRows).sum();
+        assertThat(physical - m.model.size())
+                .as("rows hidden by deletion vectors: deleted rows and the old" + " versions of updated rows")
+                .isGreaterThan(m.deletes);
         assertThat(operations()).contains("Update").doesNotContain("DataOverlay");
     }
 
@@ -130,7 +142,11 @@ class UpsertRewriteRowsITCase {
 
     @Test
     void aTableWithStableRowIdsIsRefusedWhenTheJobIsBuilt() throws Exception {
-        try (Dataset ds = Dataset.write(uri, Map.of(), List.of(), UsersTable.SCHEMA,
+        try (Dataset ds = Dataset.write(
+                uri,
+                Map.of(),
+                List.of(),
+                UsersTable.SCHEMA,
                 WriteParams.of(WriteMode.CREATE).withStableRowIds(true))) {
             assertThat(ds.manifest().usesStableRowIds()).isTrue();
         }
@@ -150,10 +166,12 @@ class UpsertRewriteRowsITCase {
             for (long v = 1; v <= latest.version(); v++) {
                 try (Dataset at = latest.checkoutVersion(v)) {
                     Manifest m = at.manifest();
-                    assertThat(m.fragments()).as("fragments of version %s", v)
+                    assertThat(m.fragments())
+                            .as("fragments of version %s", v)
                             .allSatisfy(f -> assertThat(f.overlays()).isEmpty());
                     assertThat(m.readerFeatureFlags() & FeatureFlags.UNSTABLE_DATA_OVERLAY_FILES)
-                            .as("reader flag 64 of version %s", v).isZero();
+                            .as("reader flag 64 of version %s", v)
+                            .isZero();
                 }
             }
         }

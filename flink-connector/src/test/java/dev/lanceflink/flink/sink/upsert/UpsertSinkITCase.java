@@ -54,6 +54,7 @@ class UpsertSinkITCase {
 
     /** The changelog the source emits (static: the source function is serialized). */
     static volatile List<RowData> CHANGES;
+
     static final AtomicInteger WRITER_FAILURES = new AtomicInteger();
 
     @TempDir
@@ -77,14 +78,24 @@ class UpsertSinkITCase {
     }
 
     private LanceSinkBuilder sink(String tableUri) {
-        return LanceSinkBuilder.forTable(tableUri).mode(LanceSinkMode.UPSERT).primaryKey("id").rowsPerFile(900)
-                .batchRows(256).uidSuffix("upsert-it").commitRetries(2).commitRetryBackoff(Duration.ZERO);
+        return LanceSinkBuilder.forTable(tableUri)
+                .mode(LanceSinkMode.UPSERT)
+                .primaryKey("id")
+                .rowsPerFile(900)
+                .batchRows(256)
+                .uidSuffix("upsert-it")
+                .commitRetries(2)
+                .commitRetryBackoff(Duration.ZERO);
     }
 
     /** The changelog, in order (one source subtask), throttled so that it spans many checkpoints. */
     private static void pipeline(StreamExecutionEnvironment env, int perMilli, int failAfter, LanceSinkBuilder sink) {
-        sink.sinkTo(env.fromSequence(0, CHANGES.size() - 1).setParallelism(1).uid("changes")
-                .map(new ChangeAt(perMilli, failAfter)).setParallelism(1).uid("change-at")
+        sink.sinkTo(env.fromSequence(0, CHANGES.size() - 1)
+                .setParallelism(1)
+                .uid("changes")
+                .map(new ChangeAt(perMilli, failAfter))
+                .setParallelism(1)
+                .uid("change-at")
                 .returns(RowData.class));
     }
 
@@ -101,7 +112,9 @@ class UpsertSinkITCase {
         assertTableEquals(m.model);
         Manifest manifest = manifest();
         assertRowsOnlyInsertedForNewKeys(manifest, initial.size(), m);
-        long overlays = manifest.fragments().stream().mapToLong(f -> f.overlays().size()).sum();
+        long overlays = manifest.fragments().stream()
+                .mapToLong(f -> f.overlays().size())
+                .sum();
         assertThat(overlays).as("updates land as overlays").isGreaterThan(0);
         assertThat(m.updates).isGreaterThan(100_000);
     }
@@ -119,7 +132,9 @@ class UpsertSinkITCase {
         assertTableEquals(m.model);
         Manifest manifest = manifest();
         int ageId = manifest.schema().fields().get(2).id();
-        assertThat(manifest.fragments()).flatMap(Fragment::overlays).isNotEmpty()
+        assertThat(manifest.fragments())
+                .flatMap(Fragment::overlays)
+                .isNotEmpty()
                 .allSatisfy(o -> assertThat(o.dataFile().fields()).containsExactly(ageId));
     }
 
@@ -136,7 +151,9 @@ class UpsertSinkITCase {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(20));
         conf.setString("state.backend.type", "rocksdb");
         conf.setString("execution.checkpointing.incremental", "true");
-        conf.setString("execution.checkpointing.dir", dir.resolve("checkpoints").toUri().toString());
+        conf.setString(
+                "execution.checkpointing.dir",
+                dir.resolve("checkpoints").toUri().toString());
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
         env.enableCheckpointing(300);
@@ -178,8 +195,9 @@ class UpsertSinkITCase {
         pipeline(first, 5, 0, sink(uri));
         JobClient job = first.executeAsync("before savepoint");
         waitForVersions(4);
-        String savepoint = job.stopWithSavepoint(false, dir.resolve("sp").toUri().toString(),
-                SavepointFormatType.CANONICAL).get(60, TimeUnit.SECONDS);
+        String savepoint = job.stopWithSavepoint(
+                        false, dir.resolve("sp").toUri().toString(), SavepointFormatType.CANONICAL)
+                .get(60, TimeUnit.SECONDS);
 
         StreamExecutionEnvironment second = env(3, 0, savepoint);
         pipeline(second, 100, 0, sink(uri));
@@ -210,8 +228,9 @@ class UpsertSinkITCase {
         pipeline(heap, 5, 0, sink(uri));
         JobClient heapJob = heap.executeAsync("heap state");
         waitForVersions(3);
-        String savepoint = heapJob.stopWithSavepoint(false, dir.resolve("sp").toUri().toString(),
-                SavepointFormatType.CANONICAL).get(60, TimeUnit.SECONDS);
+        String savepoint = heapJob.stopWithSavepoint(
+                        false, dir.resolve("sp").toUri().toString(), SavepointFormatType.CANONICAL)
+                .get(60, TimeUnit.SECONDS);
 
         Path checkpoints = dir.resolve("rocksdb-checkpoints");
         StreamExecutionEnvironment rocks = rocksDbIncremental(savepoint, checkpoints);
@@ -225,7 +244,8 @@ class UpsertSinkITCase {
             assertThat(System.nanoTime()).as("waiting for the cancellation").isLessThan(deadline);
             Thread.sleep(20);
         }
-        String retained = retainedCheckpoint(checkpoints.resolve(rocksJob.getJobID().toString()));
+        String retained =
+                retainedCheckpoint(checkpoints.resolve(rocksJob.getJobID().toString()));
 
         StreamExecutionEnvironment resumed = rocksDbIncremental(retained, dir.resolve("rocksdb-checkpoints-2"));
         pipeline(resumed, 100, 0, sink(uri));
@@ -256,8 +276,9 @@ class UpsertSinkITCase {
     /** The one completed checkpoint a cancelled job left (Flink retains the latest). */
     private static String retainedCheckpoint(Path jobCheckpoints) throws Exception {
         try (var chk = Files.list(jobCheckpoints)) {
-            List<Path> done = chk.filter(p -> p.getFileName().toString().startsWith("chk-")
-                    && Files.exists(p.resolve("_metadata"))).toList();
+            List<Path> done = chk.filter(
+                            p -> p.getFileName().toString().startsWith("chk-") && Files.exists(p.resolve("_metadata")))
+                    .toList();
             assertThat(done).as("retained checkpoints in %s", jobCheckpoints).hasSize(1);
             return done.get(0).toUri().toString();
         }
@@ -274,12 +295,19 @@ class UpsertSinkITCase {
         }
         CHANGES = first;
         StreamExecutionEnvironment env1 = env(2, 0, null);
-        sink(uri).sinkTo(env1.fromSequence(0, 1_000_000).setParallelism(1).uid("changes-1")
-                .flatMap(new ChangesThenIdle()).setParallelism(1).uid("to-change-1").returns(RowData.class));
+        sink(uri)
+                .sinkTo(env1.fromSequence(0, 1_000_000)
+                        .setParallelism(1)
+                        .uid("changes-1")
+                        .flatMap(new ChangesThenIdle())
+                        .setParallelism(1)
+                        .uid("to-change-1")
+                        .returns(RowData.class));
         JobClient job = env1.executeAsync("bootstrap");
         waitForVersions(2);
-        String savepoint = job.stopWithSavepoint(false, dir.resolve("sp").toUri().toString(),
-                SavepointFormatType.CANONICAL).get(60, TimeUnit.SECONDS);
+        String savepoint = job.stopWithSavepoint(
+                        false, dir.resolve("sp").toUri().toString(), SavepointFormatType.CANONICAL)
+                .get(60, TimeUnit.SECONDS);
 
         // Another writer deletes keys 10..19 while the sink is down.
         try (Dataset ds = Dataset.open(uri, Map.of())) {
@@ -298,8 +326,14 @@ class UpsertSinkITCase {
         StreamExecutionEnvironment env2 = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env2.setParallelism(2);
         env2.enableCheckpointing(200);
-        sink(uri).sinkTo(env2.fromSequence(0, second.size() - 1).setParallelism(1).uid("changes-2")
-                .map(new ChangeAt(100, 0)).setParallelism(1).uid("to-change-2").returns(RowData.class));
+        sink(uri)
+                .sinkTo(env2.fromSequence(0, second.size() - 1)
+                        .setParallelism(1)
+                        .uid("changes-2")
+                        .map(new ChangeAt(100, 0))
+                        .setParallelism(1)
+                        .uid("to-change-2")
+                        .returns(RowData.class));
         env2.execute("after the other writer's delete");
 
         TreeMap<Long, UsersTable.Row> expected = new TreeMap<>(initial);
@@ -337,12 +371,13 @@ class UpsertSinkITCase {
         StreamExecutionEnvironment env = env(2, 0, null);
         pipeline(env, 100, 0, sink(uri));
         assertThatThrownBy(() -> env.execute("null key"))
-                .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
-                        .contains("NULL in primary key column 'id'"));
+                .satisfies(e ->
+                        assertThat(ExceptionUtils.stringifyException(e)).contains("NULL in primary key column 'id'"));
         assertThat(versions()).isEqualTo(versionsBefore);
 
-        assertThatThrownBy(() -> sink(uri).primaryKey("nope").sinkTo(env(1, 0, null).fromData(
-                (RowData) GenericRowData.of(1L, null, 1, 1.0))))
+        assertThatThrownBy(() -> sink(uri)
+                        .primaryKey("nope")
+                        .sinkTo(env(1, 0, null).fromData((RowData) GenericRowData.of(1L, null, 1, 1.0))))
                 .hasMessageContaining("The primary key column 'nope' is not a column of");
     }
 
@@ -357,11 +392,11 @@ class UpsertSinkITCase {
      * and deleted within one checkpoint), and only deletes hide rows.
      */
     private static void assertRowsOnlyInsertedForNewKeys(Manifest manifest, long initialRows, UsersChangelog m) {
-        long physical = manifest.fragments().stream().mapToLong(Fragment::physicalRows).sum();
+        long physical =
+                manifest.fragments().stream().mapToLong(Fragment::physicalRows).sum();
         assertThat(physical).as("rows written").isLessThanOrEqualTo(initialRows + m.inserts);
         long live = m.model.size();
-        assertThat(physical - live).as("rows hidden by deletion vectors")
-                .isLessThanOrEqualTo(m.deletes);
+        assertThat(physical - live).as("rows hidden by deletion vectors").isLessThanOrEqualTo(m.deletes);
     }
 
     private Manifest manifest() throws Exception {

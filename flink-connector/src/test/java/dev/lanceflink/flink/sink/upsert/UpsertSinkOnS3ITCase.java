@@ -52,12 +52,19 @@ class UpsertSinkOnS3ITCase {
         FaultyStoreProvider.FAULTS.crashAfterNextPublications(5);
 
         StreamExecutionEnvironment env = JobEnvironments.streaming(3, 500, 60, Duration.ofMillis(20), null);
-        LanceSinkBuilder.forTable("faulty://" + uri).storageOptions(storage).mode(LanceSinkMode.UPSERT)
-                .primaryKey("id").rowsPerFile(2_000).uidSuffix("s3-upsert-faults").commitRetries(2)
+        LanceSinkBuilder.forTable("faulty://" + uri)
+                .storageOptions(storage)
+                .mode(LanceSinkMode.UPSERT)
+                .primaryKey("id")
+                .rowsPerFile(2_000)
+                .uidSuffix("s3-upsert-faults")
+                .commitRetries(2)
                 .commitRetryBackoff(Duration.ZERO)
-                .sinkTo(env.fromSequence(0, m.changes.size() - 1).setParallelism(1)
+                .sinkTo(env.fromSequence(0, m.changes.size() - 1)
+                        .setParallelism(1)
                         // Slow enough for 15 publication faults: one version per checkpoint.
-                        .map(new UpsertSinkITCase.ChangeAt(100, 25_000)).setParallelism(1)
+                        .map(new UpsertSinkITCase.ChangeAt(100, 25_000))
+                        .setParallelism(1)
                         .returns(RowData.class));
         env.execute("200k upserts on S3 with failures");
 
@@ -65,9 +72,13 @@ class UpsertSinkOnS3ITCase {
         assertThat(FaultyStoreProvider.FAULTS.injected()).isEqualTo(15);
         UsersTable.assertLatestEquals(uri, storage, m.model);
         try (Dataset ds = Dataset.open(uri, storage)) {
-            long physical = ds.manifest().fragments().stream().mapToLong(Fragment::physicalRows).sum();
+            long physical = ds.manifest().fragments().stream()
+                    .mapToLong(Fragment::physicalRows)
+                    .sum();
             assertThat(physical).as("rows written only for new keys").isLessThanOrEqualTo(initial.size() + m.inserts);
-            assertThat(physical - m.model.size()).as("rows hidden by deletion vectors").isLessThanOrEqualTo(m.deletes);
+            assertThat(physical - m.model.size())
+                    .as("rows hidden by deletion vectors")
+                    .isLessThanOrEqualTo(m.deletes);
         }
     }
 
@@ -80,10 +91,15 @@ class UpsertSinkOnS3ITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(3); // the cluster has 3 slots
         env.enableCheckpointing(1_000);
-        LanceSinkBuilder.forTable(uri).storageOptions(storage).rowsPerFile(250_000).uidSuffix("s3-append")
+        LanceSinkBuilder.forTable(uri)
+                .storageOptions(storage)
+                .rowsPerFile(250_000)
+                .uidSuffix("s3-append")
                 .sinkTo(env.fromSequence(1, 1_000_000)
-                        .map(id -> (RowData) org.apache.flink.table.data.GenericRowData.of(id,
-                                org.apache.flink.table.data.StringData.fromString("e" + id), (int) (id % 100),
+                        .map(id -> (RowData) org.apache.flink.table.data.GenericRowData.of(
+                                id,
+                                org.apache.flink.table.data.StringData.fromString("e" + id),
+                                (int) (id % 100),
                                 id / 2.0))
                         .returns(RowData.class));
         env.execute("a million rows into S3");
@@ -92,8 +108,8 @@ class UpsertSinkOnS3ITCase {
             assertThat(ds.countRows()).isEqualTo(1_000_000);
             java.util.BitSet seen = new java.util.BitSet(1_000_001);
             long duplicates = 0;
-            try (dev.lanceflink.read.Scanner sc = ds.scan(dev.lanceflink.read.ScanOptions.all()
-                    .withColumns(List.of("id")))) {
+            try (dev.lanceflink.read.Scanner sc =
+                    ds.scan(dev.lanceflink.read.ScanOptions.all().withColumns(List.of("id")))) {
                 while (sc.hasNext()) {
                     try (org.apache.arrow.vector.VectorSchemaRoot b = sc.next()) {
                         org.apache.arrow.vector.BigIntVector id = (org.apache.arrow.vector.BigIntVector) b.getVector(0);
@@ -123,19 +139,30 @@ class UpsertSinkOnS3ITCase {
         UpsertSinkITCase.WRITER_FAILURES.set(3);
 
         StreamExecutionEnvironment env = JobEnvironments.streaming(2, 300, 10, Duration.ofMillis(20), null);
-        LanceSinkBuilder.forTable(uri).storageOptions(storage).mode(LanceSinkMode.UPSERT).primaryKey("id")
-                .rowsPerFile(1000).uidSuffix("s3-upsert")
-                .sinkTo(env.fromSequence(0, m.changes.size() - 1).setParallelism(1)
-                        .map(new UpsertSinkITCase.ChangeAt(30, 4_000)).setParallelism(1)
+        LanceSinkBuilder.forTable(uri)
+                .storageOptions(storage)
+                .mode(LanceSinkMode.UPSERT)
+                .primaryKey("id")
+                .rowsPerFile(1000)
+                .uidSuffix("s3-upsert")
+                .sinkTo(env.fromSequence(0, m.changes.size() - 1)
+                        .setParallelism(1)
+                        .map(new UpsertSinkITCase.ChangeAt(30, 4_000))
+                        .setParallelism(1)
                         .returns(RowData.class));
         env.execute("upsert on S3");
 
         assertThat(UpsertSinkITCase.WRITER_FAILURES.get()).isZero();
         UsersTable.assertLatestEquals(uri, storage, m.model);
         try (Dataset ds = Dataset.open(uri, storage)) {
-            long physical = ds.manifest().fragments().stream().mapToLong(Fragment::physicalRows).sum();
+            long physical = ds.manifest().fragments().stream()
+                    .mapToLong(Fragment::physicalRows)
+                    .sum();
             assertThat(physical).isLessThanOrEqualTo(initial.size() + m.inserts);
-            assertThat(ds.manifest().fragments().stream().mapToLong(f -> f.overlays().size()).sum()).isPositive();
+            assertThat(ds.manifest().fragments().stream()
+                            .mapToLong(f -> f.overlays().size())
+                            .sum())
+                    .isPositive();
             // Checkpoints with new rows, deletions and overlays commit them as one Update.
             assertThat(ds.versions().stream().map(v -> v.operation()).distinct().toList())
                     .containsAnyOf("Update", "DataOverlay");

@@ -56,6 +56,7 @@ final class WideTable {
     static final int DIMENSION = 4;
     /** The declared columns; the table reads back as {@link #rowType()}. */
     static final RowType DECLARED;
+
     static final Map<String, Integer> VECTORS = new LinkedHashMap<>();
     static final Schema SCHEMA;
 
@@ -166,7 +167,8 @@ final class WideTable {
 
     /** Creates the table at {@code uri} holding {@code rows}, {@code rowsPerFile} rows per fragment. */
     static void create(String uri, Map<Long, Object[]> rows, long rowsPerFile) throws Exception {
-        try (BufferAllocator a = new RootAllocator(); RowDataToArrow batch = new RowDataToArrow(SCHEMA, a, uri)) {
+        try (BufferAllocator a = new RootAllocator();
+                RowDataToArrow batch = new RowDataToArrow(SCHEMA, a, uri)) {
             for (Object[] row : rows.values()) {
                 batch.append(toRowData(RowKind.INSERT, row));
             }
@@ -179,7 +181,8 @@ final class WideTable {
     /** Every row of the latest version equals the model's, cell by cell; no key twice, none missing. */
     static void assertTableEquals(String uri, TreeMap<Long, Object[]> expected) throws Exception {
         TreeMap<Long, String[]> actual = new TreeMap<>();
-        try (Dataset ds = Dataset.open(uri, Map.of()); Scanner s = ds.scan(ScanOptions.all())) {
+        try (Dataset ds = Dataset.open(uri, Map.of());
+                Scanner s = ds.scan(ScanOptions.all())) {
             while (s.hasNext()) {
                 try (VectorSchemaRoot b = s.next()) {
                     assertThat(b.getFieldVectors()).hasSize(COLUMNS);
@@ -189,7 +192,9 @@ final class WideTable {
                         for (int c = 0; c < COLUMNS; c++) {
                             row[c] = cell(b.getVector(c), i);
                         }
-                        assertThat(actual.put(id.get(i), row)).as("duplicate key %s", id.get(i)).isNull();
+                        assertThat(actual.put(id.get(i), row))
+                                .as("duplicate key %s", id.get(i))
+                                .isNull();
                     }
                 }
             }

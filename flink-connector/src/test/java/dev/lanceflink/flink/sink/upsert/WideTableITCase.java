@@ -54,6 +54,7 @@ class WideTableITCase {
 
     /** Written columns: on both sides of 63/64/65, one of each type, the last column too. */
     private static final int[] OVERLAID = {0, 3, 6, 63, 64, 65, 130, 200, 206, 234, 239, 295, 299};
+
     private static final int[] REWRITTEN = {0, 2, 66, 130, 234, 299};
 
     @TempDir
@@ -123,15 +124,25 @@ class WideTableITCase {
 
     private void runUpsert(LanceSinkBuilder sink) throws Exception {
         StreamExecutionEnvironment env = JobEnvironments.noRestarts(2, 200);
-        sink.sinkTo(env.fromSequence(0, CHANGES.size() - 1).setParallelism(1).uid("changes")
-                .map(new ChangeAt()).setParallelism(1).uid("change-at")
+        sink.sinkTo(env.fromSequence(0, CHANGES.size() - 1)
+                .setParallelism(1)
+                .uid("changes")
+                .map(new ChangeAt())
+                .setParallelism(1)
+                .uid("change-at")
                 .returns(InternalTypeInfo.of(WideTable.rowType())));
         env.execute("wide upsert");
     }
 
     private LanceSinkBuilder sink(int[] written) {
-        return LanceSinkBuilder.forTable(uri).mode(LanceSinkMode.UPSERT).primaryKey("id").rowsPerFile(150)
-                .batchRows(64).uidSuffix("wide-it").commitRetries(2).commitRetryBackoff(Duration.ZERO)
+        return LanceSinkBuilder.forTable(uri)
+                .mode(LanceSinkMode.UPSERT)
+                .primaryKey("id")
+                .rowsPerFile(150)
+                .batchRows(64)
+                .uidSuffix("wide-it")
+                .commitRetries(2)
+                .commitRetryBackoff(Duration.ZERO)
                 .writtenColumns(Arrays.stream(written).mapToObj(WideTable::name).toArray(String[]::new));
     }
 
@@ -145,7 +156,8 @@ class WideTableITCase {
 
         WideTable.assertTableEquals(uri, model);
         Manifest m = manifest();
-        List<DataOverlayFile> overlays = m.fragments().stream().flatMap(f -> f.overlays().stream()).toList();
+        List<DataOverlayFile> overlays =
+                m.fragments().stream().flatMap(f -> f.overlays().stream()).toList();
         assertThat(overlays).as("updates land as overlays").isNotEmpty();
         // The columns the overlays' field ids belong to (a list column's file names its item).
         Map<Integer, Integer> columnOfField = new HashMap<>();
@@ -154,11 +166,13 @@ class WideTableITCase {
             m.schema().fields().get(c).preOrder().forEach(f -> columnOfField.put(f.id(), column));
         }
         Set<Integer> overlaidColumns = new HashSet<>();
-        overlays.forEach(o -> Arrays.stream(o.dataFile().fields()).forEach(id -> overlaidColumns.add(
-                columnOfField.get(id))));
-        assertThat(overlaidColumns).as("the written columns, the key excluded, and no other")
+        overlays.forEach(
+                o -> Arrays.stream(o.dataFile().fields()).forEach(id -> overlaidColumns.add(columnOfField.get(id))));
+        assertThat(overlaidColumns)
+                .as("the written columns, the key excluded, and no other")
                 .isEqualTo(IntStream.of(OVERLAID).filter(c -> c != 0).boxed().collect(Collectors.toSet()));
-        assertThat(overlays).as("before-images changing one column make sparse overlays")
+        assertThat(overlays)
+                .as("before-images changing one column make sparse overlays")
                 .anyMatch(o -> o.coverage() instanceof OverlayCoverage.PerField);
         long physical = m.fragments().stream().mapToLong(Fragment::physicalRows).sum();
         assertThat(physical).as("rows are only written for new keys").isLessThanOrEqualTo(400 + 60);
@@ -176,7 +190,8 @@ class WideTableITCase {
         Manifest m = manifest();
         assertThat(m.fragments()).allSatisfy(f -> assertThat(f.overlays()).isEmpty());
         long physical = m.fragments().stream().mapToLong(Fragment::physicalRows).sum();
-        assertThat(physical - model.size()).as("old versions of updated rows are deleted, not overlaid")
+        assertThat(physical - model.size())
+                .as("old versions of updated rows are deleted, not overlaid")
                 .isGreaterThan(100);
     }
 
@@ -187,7 +202,8 @@ class WideTableITCase {
 
         // c73 INT, c211 STRING, c284 BOOLEAN: past the first 64 columns.
         sql("").executeSql("UPDATE wide SET c73 = c73 + 1, c211 = CONCAT('sql-', CAST(id AS STRING)),"
-                + " c284 = NOT c284 WHERE MOD(id, 4) = 1").await();
+                        + " c284 = NOT c284 WHERE MOD(id, 4) = 1")
+                .await();
         for (Map.Entry<Long, Object[]> e : model.entrySet()) {
             if (e.getKey() % 4 == 1) {
                 Object[] row = e.getValue();
@@ -199,12 +215,14 @@ class WideTableITCase {
         WideTable.assertTableEquals(uri, model);
         Manifest m = manifest();
         int[] c211 = {m.schema().fields().get(211).id()};
-        assertThat(m.fragments()).flatMap(Fragment::overlays)
+        assertThat(m.fragments())
+                .flatMap(Fragment::overlays)
                 .anySatisfy(o -> assertThat(o.dataFile().fields()).contains(c211));
 
         // c66 DOUBLE, c299 BIGINT, in whole rewritten rows.
-        sql(", 'sink.update-mode' = 'rewrite-rows'").executeSql("UPDATE wide SET c66 = CAST(-1.5 AS DOUBLE), c299 = id * 10"
-                + " WHERE MOD(id, 5) = 2").await();
+        sql(", 'sink.update-mode' = 'rewrite-rows'")
+                .executeSql("UPDATE wide SET c66 = CAST(-1.5 AS DOUBLE), c299 = id * 10" + " WHERE MOD(id, 5) = 2")
+                .await();
         for (Map.Entry<Long, Object[]> e : model.entrySet()) {
             if (e.getKey() % 5 == 2) {
                 e.getValue()[66] = -1.5;
@@ -212,8 +230,11 @@ class WideTableITCase {
             }
         }
         WideTable.assertTableEquals(uri, model);
-        assertThat(manifest().fragments().stream().mapToLong(Fragment::physicalRows).sum())
-                .as("rewritten rows are appended").isEqualTo(200 + 40);
+        assertThat(manifest().fragments().stream()
+                        .mapToLong(Fragment::physicalRows)
+                        .sum())
+                .as("rewritten rows are appended")
+                .isEqualTo(200 + 40);
     }
 
     private TableEnvironment sql(String options) {
@@ -222,7 +243,8 @@ class WideTableITCase {
         String columns = WideTable.DECLARED.getFields().stream()
                 .map(f -> "`" + f.getName() + "` " + f.getType().asSerializableString())
                 .collect(Collectors.joining(", "));
-        String vectors = WideTable.VECTORS.entrySet().stream().map(e -> e.getKey() + ":" + e.getValue())
+        String vectors = WideTable.VECTORS.entrySet().stream()
+                .map(e -> e.getKey() + ":" + e.getValue())
                 .collect(Collectors.joining(","));
         t.executeSql("CREATE TABLE wide (" + columns + ") WITH ('connector' = 'lance', 'path' = '" + uri + "',"
                 + " 'vector-dimensions' = '" + vectors + "'" + options + ")");

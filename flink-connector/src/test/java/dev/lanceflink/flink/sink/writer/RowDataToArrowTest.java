@@ -73,8 +73,9 @@ class RowDataToArrowTest {
             new Field("at", FieldType.nullable(new ArrowType.Timestamp(TimeUnit.MICROSECOND, null)), null),
             new Field("at_utc", FieldType.nullable(new ArrowType.Timestamp(TimeUnit.MILLISECOND, "UTC")), null)));
 
-    private static final TimeUnit[] UNITS = {TimeUnit.SECOND, TimeUnit.MILLISECOND, TimeUnit.MICROSECOND,
-        TimeUnit.NANOSECOND};
+    private static final TimeUnit[] UNITS = {
+        TimeUnit.SECOND, TimeUnit.MILLISECOND, TimeUnit.MICROSECOND, TimeUnit.NANOSECOND
+    };
 
     private final RootAllocator allocator = new RootAllocator();
 
@@ -112,11 +113,22 @@ class RowDataToArrowTest {
     void convertsEveryCellOfEverySupportedTypeAndNulls() {
         LocalDateTime at = LocalDateTime.of(2024, 5, 6, 7, 8, 9, 123_456_000);
         try (RowDataToArrow converter = new RowDataToArrow(ALL_TYPES, allocator, "t")) {
-            converter.append(GenericRowData.of(7L, (byte) -3, (short) 300, 70_000, 1.5f, 2.25, true, 19_000,
-                    s("zoë"), new byte[] {1, 2}, DecimalData.fromBigDecimal(new BigDecimal("12.34"),
-                            10, 2), TimestampData.fromLocalDateTime(at), TimestampData.fromEpochMillis(1_700_000_000_123L)));
-            converter.append(GenericRowData.of(8L, null, null, null, null, null, null, null, null, null, null, null,
-                    null));
+            converter.append(GenericRowData.of(
+                    7L,
+                    (byte) -3,
+                    (short) 300,
+                    70_000,
+                    1.5f,
+                    2.25,
+                    true,
+                    19_000,
+                    s("zoë"),
+                    new byte[] {1, 2},
+                    DecimalData.fromBigDecimal(new BigDecimal("12.34"), 10, 2),
+                    TimestampData.fromLocalDateTime(at),
+                    TimestampData.fromEpochMillis(1_700_000_000_123L)));
+            converter.append(
+                    GenericRowData.of(8L, null, null, null, null, null, null, null, null, null, null, null, null));
 
             VectorSchemaRoot batch = converter.batch();
 
@@ -135,10 +147,13 @@ class RowDataToArrowTest {
             assertThat(((DecimalVector) batch.getVector("price")).getObject(0)).isEqualTo(new BigDecimal("12.34"));
             assertThat(((TimeStampMicroVector) batch.getVector("at")).get(0))
                     .isEqualTo(at.toEpochSecond(java.time.ZoneOffset.UTC) * 1_000_000L + 123_456L);
-            assertThat(((TimeStampMilliTZVector) batch.getVector("at_utc")).get(0)).isEqualTo(1_700_000_000_123L);
+            assertThat(((TimeStampMilliTZVector) batch.getVector("at_utc")).get(0))
+                    .isEqualTo(1_700_000_000_123L);
             assertThat(batch.getVector("id").isNull(1)).isFalse();
             for (int c = 1; c < ALL_TYPES.getFields().size(); c++) {
-                assertThat(batch.getVector(c).isNull(1)).as(ALL_TYPES.getFields().get(c).getName()).isTrue();
+                assertThat(batch.getVector(c).isNull(1))
+                        .as(ALL_TYPES.getFields().get(c).getName())
+                        .isTrue();
             }
         }
     }
@@ -153,13 +168,20 @@ class RowDataToArrowTest {
                 leaf("dec", true, new ArrowType.Decimal(12, 2, 128)),
                 leaf("big", true, new ArrowType.Decimal(30, 2, 128)),
                 leaf("name", true, ArrowType.Utf8.INSTANCE)));
-        RowType declared = rowType(DataTypes.TIMESTAMP(3).getLogicalType(),
-                DataTypes.TIMESTAMP_LTZ(3).getLogicalType(), DataTypes.DECIMAL(5, 2).getLogicalType(),
-                DataTypes.DECIMAL(30, 2).getLogicalType(), DataTypes.STRING().getLogicalType());
-        BinaryRowData row = binary(declared, GenericRowData.of(TimestampData.fromEpochMillis(-1L),
-                TimestampData.fromEpochMillis(1_700_000_000_123L), DecimalData.fromBigDecimal(new BigDecimal("-123.45"),
-                        5, 2), DecimalData.fromBigDecimal(new BigDecimal("-1234567890123456789012345678.90"), 30, 2),
-                s("日本")));
+        RowType declared = rowType(
+                DataTypes.TIMESTAMP(3).getLogicalType(),
+                DataTypes.TIMESTAMP_LTZ(3).getLogicalType(),
+                DataTypes.DECIMAL(5, 2).getLogicalType(),
+                DataTypes.DECIMAL(30, 2).getLogicalType(),
+                DataTypes.STRING().getLogicalType());
+        BinaryRowData row = binary(
+                declared,
+                GenericRowData.of(
+                        TimestampData.fromEpochMillis(-1L),
+                        TimestampData.fromEpochMillis(1_700_000_000_123L),
+                        DecimalData.fromBigDecimal(new BigDecimal("-123.45"), 5, 2),
+                        DecimalData.fromBigDecimal(new BigDecimal("-1234567890123456789012345678.90"), 30, 2),
+                        s("日本")));
         try (RowDataToArrow converter = new RowDataToArrow(schema, declared, allocator, "t")) {
             converter.append(row);
             converter.append(binary(declared, GenericRowData.of(null, null, null, null, null)));
@@ -186,16 +208,18 @@ class RowDataToArrowTest {
     void timestampsOfEveryPrecisionGoIntoEveryUnitTruncatedTowardsNegativeInfinity() {
         long[][] expected = {
             // s, ms, us, ns
-            {-2L, -2_000L, -2_000_000L, -2_000_000_000L},                // TIMESTAMP(0): 23:59:58
-            {-2L, -1_877L, -1_877_000L, -1_877_000_000L},                // TIMESTAMP(3): 23:59:58.123
-            {-2L, -1_877L, -1_876_544L, -1_876_544_000L},                // TIMESTAMP(6): 23:59:58.123456
-            {-2L, -1_877L, -1_876_544L, -1_876_543_211L}};               // TIMESTAMP(9)
+            {-2L, -2_000L, -2_000_000L, -2_000_000_000L}, // TIMESTAMP(0): 23:59:58
+            {-2L, -1_877L, -1_877_000L, -1_877_000_000L}, // TIMESTAMP(3): 23:59:58.123
+            {-2L, -1_877L, -1_876_544L, -1_876_544_000L}, // TIMESTAMP(6): 23:59:58.123456
+            {-2L, -1_877L, -1_876_544L, -1_876_543_211L}
+        }; // TIMESTAMP(9)
         long[][] positive = {
             // 2026-11-29T21:00:00.987654321
             {1_795_986_000L, 1_795_986_000_000L, 1_795_986_000_000_000L, 1_795_986_000_000_000_000L},
             {1_795_986_000L, 1_795_986_000_987L, 1_795_986_000_987_000L, 1_795_986_000_987_000_000L},
             {1_795_986_000L, 1_795_986_000_987L, 1_795_986_000_987_654L, 1_795_986_000_987_654_000L},
-            {1_795_986_000L, 1_795_986_000_987L, 1_795_986_000_987_654L, 1_795_986_000_987_654_321L}};
+            {1_795_986_000L, 1_795_986_000_987L, 1_795_986_000_987_654L, 1_795_986_000_987_654_321L}
+        };
         int[] precisions = {0, 3, 6, 9};
         for (boolean zoned : new boolean[] {false, true}) {
             List<Field> fields = new ArrayList<>();
@@ -204,20 +228,28 @@ class RowDataToArrowTest {
             GenericRowData positiveRow = new GenericRowData(16);
             for (int p = 0; p < 4; p++) {
                 for (int u = 0; u < 4; u++) {
-                    fields.add(leaf("p" + precisions[p] + "_" + UNITS[u], true,
+                    fields.add(leaf(
+                            "p" + precisions[p] + "_" + UNITS[u],
+                            true,
                             new ArrowType.Timestamp(UNITS[u], zoned ? "UTC" : null)));
-                    types.add(zoned ? DataTypes.TIMESTAMP_LTZ(precisions[p]).getLogicalType()
-                            : DataTypes.TIMESTAMP(precisions[p]).getLogicalType());
+                    types.add(
+                            zoned
+                                    ? DataTypes.TIMESTAMP_LTZ(precisions[p]).getLogicalType()
+                                    : DataTypes.TIMESTAMP(precisions[p]).getLogicalType());
                     ChronoUnit truncation = switch (precisions[p]) {
                         case 0 -> ChronoUnit.SECONDS;
                         case 3 -> ChronoUnit.MILLIS;
                         case 6 -> ChronoUnit.MICROS;
                         default -> ChronoUnit.NANOS;
                     };
-                    negativeRow.setField(p * 4 + u, TimestampData.fromLocalDateTime(
-                            LocalDateTime.of(1969, 12, 31, 23, 59, 58, 123_456_789).truncatedTo(truncation)));
-                    positiveRow.setField(p * 4 + u, TimestampData.fromLocalDateTime(
-                            LocalDateTime.of(2026, 11, 29, 21, 0, 0, 987_654_321).truncatedTo(truncation)));
+                    negativeRow.setField(
+                            p * 4 + u,
+                            TimestampData.fromLocalDateTime(LocalDateTime.of(1969, 12, 31, 23, 59, 58, 123_456_789)
+                                    .truncatedTo(truncation)));
+                    positiveRow.setField(
+                            p * 4 + u,
+                            TimestampData.fromLocalDateTime(LocalDateTime.of(2026, 11, 29, 21, 0, 0, 987_654_321)
+                                    .truncatedTo(truncation)));
                 }
             }
             RowType declared = rowType(types.toArray(new LogicalType[0]));
@@ -228,8 +260,12 @@ class RowDataToArrowTest {
                 for (int p = 0; p < 4; p++) {
                     for (int u = 0; u < 4; u++) {
                         TimeStampVector v = (TimeStampVector) batch.getVector(p * 4 + u);
-                        assertThat(v.get(0)).as("%s zoned=%s", v.getName(), zoned).isEqualTo(expected[p][u]);
-                        assertThat(v.get(1)).as("%s zoned=%s", v.getName(), zoned).isEqualTo(positive[p][u]);
+                        assertThat(v.get(0))
+                                .as("%s zoned=%s", v.getName(), zoned)
+                                .isEqualTo(expected[p][u]);
+                        assertThat(v.get(1))
+                                .as("%s zoned=%s", v.getName(), zoned)
+                                .isEqualTo(positive[p][u]);
                     }
                 }
             }
@@ -241,14 +277,16 @@ class RowDataToArrowTest {
         Schema schema = new Schema(List.of(leaf("ns", true, new ArrowType.Timestamp(TimeUnit.NANOSECOND, null))));
         RowType declared = rowType(DataTypes.TIMESTAMP(9).getLogicalType());
         try (RowDataToArrow converter = new RowDataToArrow(schema, declared, allocator, "s3://b/t.lance")) {
-            converter.append(GenericRowData.of(TimestampData.fromLocalDateTime(
-                    LocalDateTime.of(1677, 9, 21, 0, 12, 43, 145_224_192))));
-            converter.append(GenericRowData.of(TimestampData.fromLocalDateTime(
-                    LocalDateTime.of(2262, 4, 11, 23, 47, 16, 854_775_807))));
-            assertThat(((TimeStampVector) converter.batch().getVector(0)).get(0)).isEqualTo(Long.MIN_VALUE);
-            assertThat(((TimeStampVector) converter.batch().getVector(0)).get(1)).isEqualTo(Long.MAX_VALUE);
-            assertThatThrownBy(() -> converter.append(GenericRowData.of(TimestampData.fromLocalDateTime(
-                    LocalDateTime.of(2262, 4, 11, 23, 47, 16, 854_775_808)))))
+            converter.append(GenericRowData.of(
+                    TimestampData.fromLocalDateTime(LocalDateTime.of(1677, 9, 21, 0, 12, 43, 145_224_192))));
+            converter.append(GenericRowData.of(
+                    TimestampData.fromLocalDateTime(LocalDateTime.of(2262, 4, 11, 23, 47, 16, 854_775_807))));
+            assertThat(((TimeStampVector) converter.batch().getVector(0)).get(0))
+                    .isEqualTo(Long.MIN_VALUE);
+            assertThat(((TimeStampVector) converter.batch().getVector(0)).get(1))
+                    .isEqualTo(Long.MAX_VALUE);
+            assertThatThrownBy(() -> converter.append(GenericRowData.of(
+                            TimestampData.fromLocalDateTime(LocalDateTime.of(2262, 4, 11, 23, 47, 16, 854_775_808)))))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("'ns' of s3://b/t.lance stores nanoseconds since 1970-01-01, which hold"
                             + " 1677-09-21T00:12:43.145224192 to 2262-04-11T23:47:16.854775807, but a record has"
@@ -269,8 +307,8 @@ class RowDataToArrowTest {
         LogicalType t3 = DataTypes.TIME(3).getLogicalType();
         LogicalType t0 = DataTypes.TIME(0).getLogicalType();
         RowType declared = rowType(t3, t0, t3, t0, t3, t0, t3, t0);
-        GenericRowData row = GenericRowData.of(47_655_678, 47_655_000, 47_655_678, 47_655_000, 47_655_678,
-                47_655_000, 47_655_678, 47_655_000);
+        GenericRowData row = GenericRowData.of(
+                47_655_678, 47_655_000, 47_655_678, 47_655_000, 47_655_678, 47_655_000, 47_655_678, 47_655_000);
         try (RowDataToArrow converter = new RowDataToArrow(new Schema(fields), declared, allocator, "t")) {
             converter.append(binary(declared, row));
             converter.append(binary(declared, new GenericRowData(8)));
@@ -293,19 +331,38 @@ class RowDataToArrowTest {
     }
 
     /** st ROW<a INT, inner ROW<b STRING, tags ARRAY<INT>>, pts ARRAY<ROW<x DOUBLE NOT NULL>>>. */
-    private static final Field NESTED = node("st", true, ArrowType.Struct.INSTANCE,
+    private static final Field NESTED = node(
+            "st",
+            true,
+            ArrowType.Struct.INSTANCE,
             leaf("a", true, new ArrowType.Int(32, true)),
-            node("inner", true, ArrowType.Struct.INSTANCE,
+            node(
+                    "inner",
+                    true,
+                    ArrowType.Struct.INSTANCE,
                     leaf("b", true, ArrowType.Utf8.INSTANCE),
                     node("tags", true, ArrowType.List.INSTANCE, leaf("item", true, new ArrowType.Int(32, true)))),
-            node("pts", true, ArrowType.List.INSTANCE, node("item", true, ArrowType.Struct.INSTANCE,
-                    leaf("x", false, new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)))));
+            node(
+                    "pts",
+                    true,
+                    ArrowType.List.INSTANCE,
+                    node(
+                            "item",
+                            true,
+                            ArrowType.Struct.INSTANCE,
+                            leaf("x", false, new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)))));
 
     private static final RowType NESTED_TYPE = rowType(DataTypes.ROW(
-            DataTypes.FIELD("a", DataTypes.INT()),
-            DataTypes.FIELD("inner", DataTypes.ROW(DataTypes.FIELD("b", DataTypes.STRING()),
-                    DataTypes.FIELD("tags", DataTypes.ARRAY(DataTypes.INT())))),
-            DataTypes.FIELD("pts", DataTypes.ARRAY(DataTypes.ROW(DataTypes.FIELD("x", DataTypes.DOUBLE().notNull())))))
+                    DataTypes.FIELD("a", DataTypes.INT()),
+                    DataTypes.FIELD(
+                            "inner",
+                            DataTypes.ROW(
+                                    DataTypes.FIELD("b", DataTypes.STRING()),
+                                    DataTypes.FIELD("tags", DataTypes.ARRAY(DataTypes.INT())))),
+                    DataTypes.FIELD(
+                            "pts",
+                            DataTypes.ARRAY(DataTypes.ROW(
+                                    DataTypes.FIELD("x", DataTypes.DOUBLE().notNull())))))
             .getLogicalType());
 
     private static GenericRowData nested(Integer a, GenericRowData inner, GenericArrayData pts) {
@@ -314,7 +371,9 @@ class RowDataToArrowTest {
 
     @Test
     void nestedRowsWithNullsAtEachLevelAreWrittenFromGenericAndBinaryRows() {
-        GenericRowData full = nested(1, GenericRowData.of(s("x"), new GenericArrayData(new Object[] {10, null, 30})),
+        GenericRowData full = nested(
+                1,
+                GenericRowData.of(s("x"), new GenericArrayData(new Object[] {10, null, 30})),
                 new GenericArrayData(new Object[] {GenericRowData.of(1.5), null, GenericRowData.of(-2.5)}));
         GenericRowData nullStruct = GenericRowData.of((Object) null);
         GenericRowData nullInner = nested(2, null, new GenericArrayData(new Object[0]));
@@ -325,8 +384,8 @@ class RowDataToArrowTest {
                 "{\"a\":2,\"pts\":[]}",
                 "{\"inner\":{}}");
         for (boolean asBinary : new boolean[] {false, true}) {
-            try (RowDataToArrow converter = new RowDataToArrow(new Schema(List.of(NESTED)), NESTED_TYPE, allocator,
-                    "t")) {
+            try (RowDataToArrow converter =
+                    new RowDataToArrow(new Schema(List.of(NESTED)), NESTED_TYPE, allocator, "t")) {
                 for (GenericRowData r : List.of(full, nullStruct, nullInner, nullLeaves)) {
                     converter.append(asBinary ? binary(NESTED_TYPE, r) : r);
                 }
@@ -352,11 +411,12 @@ class RowDataToArrowTest {
 
     @Test
     void aNullInANotNullNestedFieldIsRefusedNamingItsPathAndTheBatchStaysUsable() {
-        try (RowDataToArrow converter = new RowDataToArrow(new Schema(List.of(NESTED)), NESTED_TYPE, allocator,
-                "s3://b/t.lance")) {
+        try (RowDataToArrow converter =
+                new RowDataToArrow(new Schema(List.of(NESTED)), NESTED_TYPE, allocator, "s3://b/t.lance")) {
             converter.append(nested(1, null, null));
-            GenericRowData bad = nested(2, GenericRowData.of(s("y"), null),
-                    new GenericArrayData(new Object[] {GenericRowData.of((Object) null)}));
+            GenericRowData bad = nested(2, GenericRowData.of(s("y"), null), new GenericArrayData(new Object[] {
+                GenericRowData.of((Object) null)
+            }));
             assertThatThrownBy(() -> converter.append(bad))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("'st.pts.item.x' of s3://b/t.lance is NOT NULL, but a record has NULL in it; filter or"
@@ -373,39 +433,54 @@ class RowDataToArrowTest {
     void listsOfDecimalsTimestampsListsAndStructsAreWritten() {
         Schema schema = new Schema(List.of(
                 node("decs", true, ArrowType.List.INSTANCE, leaf("item", true, new ArrowType.Decimal(7, 3, 128))),
-                node("times", true, ArrowType.List.INSTANCE,
+                node(
+                        "times",
+                        true,
+                        ArrowType.List.INSTANCE,
                         leaf("item", true, new ArrowType.Timestamp(TimeUnit.MICROSECOND, null))),
-                node("grid", true, ArrowType.List.INSTANCE, node("item", true, ArrowType.List.INSTANCE,
-                        leaf("item", true, new ArrowType.Int(32, true))))));
-        RowType declared = rowType(DataTypes.ARRAY(DataTypes.DECIMAL(7, 3)).getLogicalType(),
+                node(
+                        "grid",
+                        true,
+                        ArrowType.List.INSTANCE,
+                        node("item", true, ArrowType.List.INSTANCE, leaf("item", true, new ArrowType.Int(32, true))))));
+        RowType declared = rowType(
+                DataTypes.ARRAY(DataTypes.DECIMAL(7, 3)).getLogicalType(),
                 DataTypes.ARRAY(DataTypes.TIMESTAMP(3)).getLogicalType(),
                 DataTypes.ARRAY(DataTypes.ARRAY(DataTypes.INT())).getLogicalType());
         GenericRowData row = GenericRowData.of(
                 new GenericArrayData(new Object[] {DecimalData.fromBigDecimal(new BigDecimal("-1.5"), 7, 3), null}),
-                new GenericArrayData(new Object[] {TimestampData.fromEpochMillis(-1L), TimestampData.fromEpochMillis(2L)}),
-                new GenericArrayData(new Object[] {new GenericArrayData(new int[] {1, 2}), null,
-                    new GenericArrayData(new int[0])}));
+                new GenericArrayData(
+                        new Object[] {TimestampData.fromEpochMillis(-1L), TimestampData.fromEpochMillis(2L)}),
+                new GenericArrayData(
+                        new Object[] {new GenericArrayData(new int[] {1, 2}), null, new GenericArrayData(new int[0])}));
         try (RowDataToArrow converter = new RowDataToArrow(schema, declared, allocator, "t")) {
             converter.append(binary(declared, row));
             converter.append(row);
             VectorSchemaRoot b = converter.batch();
             for (int i = 0; i < 2; i++) {
-                assertThat(String.valueOf(((ListVector) b.getVector("decs")).getObject(i))).isEqualTo("[-1.500,null]");
+                assertThat(String.valueOf(((ListVector) b.getVector("decs")).getObject(i)))
+                        .isEqualTo("[-1.500,null]");
                 ListVector times = (ListVector) b.getVector("times");
                 TimeStampVector micros = (TimeStampVector) times.getDataVector();
                 assertThat(micros.get(2 * i)).isEqualTo(-1_000L);
                 assertThat(micros.get(2 * i + 1)).isEqualTo(2_000L);
-                assertThat(String.valueOf(((ListVector) b.getVector("grid")).getObject(i))).isEqualTo("[[1,2],null,[]]");
+                assertThat(String.valueOf(((ListVector) b.getVector("grid")).getObject(i)))
+                        .isEqualTo("[[1,2],null,[]]");
             }
         }
     }
 
     @Test
     void mapsKeepTheirEntryOrderAndNullValuesAndANullKeyNamesTheColumn() {
-        Field entries = node("entries", false, ArrowType.Struct.INSTANCE, leaf("key", false, ArrowType.Utf8.INSTANCE),
+        Field entries = node(
+                "entries",
+                false,
+                ArrowType.Struct.INSTANCE,
+                leaf("key", false, ArrowType.Utf8.INSTANCE),
                 leaf("value", true, new ArrowType.Int(64, true)));
         Schema schema = new Schema(List.of(node("m", true, new ArrowType.Map(false), entries)));
-        RowType declared = rowType(DataTypes.MAP(DataTypes.STRING(), DataTypes.BIGINT()).getLogicalType());
+        RowType declared =
+                rowType(DataTypes.MAP(DataTypes.STRING(), DataTypes.BIGINT()).getLogicalType());
         Map<Object, Object> ordered = new LinkedHashMap<>();
         ordered.put(s("z"), 1L);
         ordered.put(s("a"), null);
@@ -420,8 +495,9 @@ class RowDataToArrowTest {
             nullKey.put(null, 2L);
             assertThatThrownBy(() -> converter.append(GenericRowData.of(new GenericMapData(nullKey))))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("Column 'm' of s3://b/t.lance is a MAP, whose keys cannot be NULL in Lance, but a record"
-                            + " has an entry with a NULL key; drop such entries (or records) before the sink");
+                    .hasMessage(
+                            "Column 'm' of s3://b/t.lance is a MAP, whose keys cannot be NULL in Lance, but a record"
+                                    + " has an entry with a NULL key; drop such entries (or records) before the sink");
             MapVector m = (MapVector) converter.batch().getVector(0);
             assertThat(converter.rowCount()).isEqualTo(4);
             assertThat(String.valueOf(m.getObject(0)))
@@ -437,15 +513,19 @@ class RowDataToArrowTest {
 
     @Test
     void floatVectorsAreCopiedFromBinaryArraysAndGenericOnesWithNullsElementByElement() {
-        Schema schema = new Schema(List.of(node("v", true, new ArrowType.FixedSizeList(3),
+        Schema schema = new Schema(List.of(node(
+                "v",
+                true,
+                new ArrowType.FixedSizeList(3),
                 leaf("item", true, new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)))));
         RowType declared = rowType(DataTypes.ARRAY(DataTypes.FLOAT()).getLogicalType());
         int rows = 5000; // beyond the vectors' first allocation
         try (RowDataToArrow converter = new RowDataToArrow(schema, declared, allocator, "t")) {
             for (int i = 0; i < rows; i++) {
-                GenericRowData row = i % 3 == 2 ? GenericRowData.of((Object) null)
-                        : GenericRowData.of(new GenericArrayData(new Object[] {(float) i, i % 3 == 1 ? null : -0.5f,
-                            Float.NaN}));
+                GenericRowData row = i % 3 == 2
+                        ? GenericRowData.of((Object) null)
+                        : GenericRowData.of(
+                                new GenericArrayData(new Object[] {(float) i, i % 3 == 1 ? null : -0.5f, Float.NaN}));
                 converter.append(i % 2 == 0 ? binary(declared, row) : row);
             }
             FixedSizeListVector v = (FixedSizeListVector) converter.batch().getVector(0);
@@ -472,13 +552,19 @@ class RowDataToArrowTest {
 
     @Test
     void manyNestedRowsGrowEveryBufferAndResetStartsOver() {
-        try (RowDataToArrow converter = new RowDataToArrow(new Schema(List.of(NESTED)), NESTED_TYPE, allocator,
-                "t")) {
+        try (RowDataToArrow converter = new RowDataToArrow(new Schema(List.of(NESTED)), NESTED_TYPE, allocator, "t")) {
             for (int round = 0; round < 2; round++) {
                 for (int i = 0; i < 5000; i++) {
-                    converter.append(i % 4 == 0 ? GenericRowData.of((Object) null) : nested(i,
-                            i % 4 == 1 ? null : GenericRowData.of(s("s" + i), new GenericArrayData(new Object[] {i})),
-                            new GenericArrayData(new Object[] {GenericRowData.of((double) i)})));
+                    converter.append(
+                            i % 4 == 0
+                                    ? GenericRowData.of((Object) null)
+                                    : nested(
+                                            i,
+                                            i % 4 == 1
+                                                    ? null
+                                                    : GenericRowData.of(
+                                                            s("s" + i), new GenericArrayData(new Object[] {i})),
+                                            new GenericArrayData(new Object[] {GenericRowData.of((double) i)})));
                 }
                 StructVector st = (StructVector) converter.batch().getVector(0);
                 assertThat(st.getValueCount()).isEqualTo(5000);
@@ -493,8 +579,8 @@ class RowDataToArrowTest {
 
     @Test
     void resetStartsANewBatch() {
-        try (RowDataToArrow converter = new RowDataToArrow(new Schema(ALL_TYPES.getFields().subList(0, 1)), allocator,
-                "t")) {
+        try (RowDataToArrow converter =
+                new RowDataToArrow(new Schema(ALL_TYPES.getFields().subList(0, 1)), allocator, "t")) {
             converter.append(GenericRowData.of(1L));
             converter.append(GenericRowData.of(2L));
             converter.reset();
@@ -508,8 +594,8 @@ class RowDataToArrowTest {
 
     @Test
     void nullInNotNullColumnIsRejectedNamingTheColumnAndKeepsNothingOfTheRow() {
-        try (RowDataToArrow converter = new RowDataToArrow(new Schema(ALL_TYPES.getFields().subList(0, 2)), allocator,
-                "s3://b/t.lance")) {
+        try (RowDataToArrow converter =
+                new RowDataToArrow(new Schema(ALL_TYPES.getFields().subList(0, 2)), allocator, "s3://b/t.lance")) {
             assertThatThrownBy(() -> converter.append(GenericRowData.of(null, (byte) 1)))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("Column 'id' of s3://b/t.lance is NOT NULL, but a record has NULL in it (field 0);"
@@ -520,8 +606,8 @@ class RowDataToArrowTest {
 
     @Test
     void recordOfTheWrongWidthIsRejectedListingTheColumns() {
-        try (RowDataToArrow converter = new RowDataToArrow(new Schema(ALL_TYPES.getFields().subList(0, 2)), allocator,
-                "t")) {
+        try (RowDataToArrow converter =
+                new RowDataToArrow(new Schema(ALL_TYPES.getFields().subList(0, 2)), allocator, "t")) {
             assertThatThrownBy(() -> converter.append(GenericRowData.of(1L)))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("A record for t has 1 fields, but the table has 2 columns [id, i8]; write exactly the"
@@ -531,16 +617,25 @@ class RowDataToArrowTest {
 
     @Test
     void aDeclaredTypeTheColumnDoesNotHoldIsRejectedWhenTheWriterStarts() {
-        Schema point = new Schema(List.of(node("point", true, ArrowType.Struct.INSTANCE,
-                leaf("x", true, new ArrowType.Int(32, true)))));
-        assertThatThrownBy(() -> new RowDataToArrow(point, rowType(DataTypes.ROW(
-                DataTypes.FIELD("x", DataTypes.BIGINT())).getLogicalType()), allocator, "t"))
+        Schema point = new Schema(
+                List.of(node("point", true, ArrowType.Struct.INSTANCE, leaf("x", true, new ArrowType.Int(32, true)))));
+        assertThatThrownBy(() -> new RowDataToArrow(
+                        point,
+                        rowType(DataTypes.ROW(DataTypes.FIELD("x", DataTypes.BIGINT()))
+                                .getLogicalType()),
+                        allocator,
+                        "t"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("'point.x' of t is declared BIGINT but the Lance table stores Arrow type Int(32, true),"
                         + " which does not hold such values unchanged; declare the type the table stores (for a ROW"
                         + " the same number of fields, for a DECIMAL the same scale and at most its precision)");
-        assertThatThrownBy(() -> new RowDataToArrow(point, rowType(DataTypes.INT().getLogicalType(),
-                DataTypes.INT().getLogicalType()), allocator, "t"))
+        assertThatThrownBy(() -> new RowDataToArrow(
+                        point,
+                        rowType(
+                                DataTypes.INT().getLogicalType(),
+                                DataTypes.INT().getLogicalType()),
+                        allocator,
+                        "t"))
                 .hasMessageStartingWith("The rows for t are declared with 2 fields");
         Schema unsigned = new Schema(List.of(leaf("u", true, new ArrowType.Int(64, false))));
         assertThatThrownBy(() -> new RowDataToArrow(unsigned, allocator, "t"))
@@ -550,7 +645,9 @@ class RowDataToArrowTest {
 
     @Test
     void listsOfStringsAreWritten() {
-        Schema withList = new Schema(List.of(new Field("tags", FieldType.nullable(ArrowType.List.INSTANCE),
+        Schema withList = new Schema(List.of(new Field(
+                "tags",
+                FieldType.nullable(ArrowType.List.INSTANCE),
                 List.of(new Field("item", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)))));
         try (RowDataToArrow converter = new RowDataToArrow(withList, allocator, "t")) {
             converter.append(GenericRowData.of(new GenericArrayData(new Object[] {s("a"), null})));

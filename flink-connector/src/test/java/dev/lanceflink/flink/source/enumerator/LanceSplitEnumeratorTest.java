@@ -43,8 +43,9 @@ class LanceSplitEnumeratorTest {
 
         @Override
         public void assignSplits(SplitsAssignment<LanceSplit> assignment) {
-            assignment.assignment().forEach((subtask, splits) ->
-                    splits.forEach(s -> events.add(subtask + ":" + s.splitId())));
+            assignment
+                    .assignment()
+                    .forEach((subtask, splits) -> splits.forEach(s -> events.add(subtask + ":" + s.splitId())));
         }
 
         @Override
@@ -83,16 +84,19 @@ class LanceSplitEnumeratorTest {
         e.handleSplitRequest(1, "h");
         e.handleSplitRequest(1, "h");
         e.handleSplitRequest(1, "h");
-        assertThat(ctx.events).containsExactly("0:v3-f0-0-10", "1:v3-f1-0-10", "1:v3-f0-0-10", "1:v3-f2-0-10",
-                "1:done");
+        assertThat(ctx.events)
+                .containsExactly("0:v3-f0-0-10", "1:v3-f1-0-10", "1:v3-f0-0-10", "1:v3-f2-0-10", "1:done");
     }
 
     @Test
     void plannerCutsLargeFragmentsAndSkipsEmptyOnes() {
         var f0 = dev.lanceflink.table.Fragment.of(0, List.of(), 10);
         var f1 = dev.lanceflink.table.Fragment.of(5, List.of(), 4);
-        assertThat(LanceSplitPlanner.plan(7, List.of(f0, f1), 4)).containsExactly(
-                LanceSplit.of(7, 0, 0, 4), LanceSplit.of(7, 0, 4, 8), LanceSplit.of(7, 0, 8, 10),
-                LanceSplit.of(7, 5, 0, 4));
+        assertThat(LanceSplitPlanner.plan(7, List.of(f0, f1), 4))
+                .containsExactly(
+                        LanceSplit.of(7, 0, 0, 4),
+                        LanceSplit.of(7, 0, 4, 8),
+                        LanceSplit.of(7, 0, 8, 10),
+                        LanceSplit.of(7, 5, 0, 4));
     }
 }

@@ -49,7 +49,8 @@ class LanceSplitReaderTest {
                 while (records.nextSplit() != null) {
                     LanceRecord r;
                     while ((r = records.nextRecordFromSplit()) != null) {
-                        out.add(r.row().getLong(0) + "@" + r.offset() + "/" + r.row().getLong(1));
+                        out.add(r.row().getLong(0) + "@" + r.offset() + "/"
+                                + r.row().getLong(1));
                     }
                 }
                 records.recycle();
@@ -98,7 +99,8 @@ class LanceSplitReaderTest {
             while (records.nextSplit() != null) {
                 LanceRecord r;
                 while ((r = records.nextRecordFromSplit()) != null) {
-                    out.add(r.row().getLong(0) + ":" + r.row().getString(1) + "/" + r.row().getLong(2));
+                    out.add(r.row().getLong(0) + ":" + r.row().getString(1) + "/"
+                            + r.row().getLong(2));
                 }
             }
             records.recycle();
@@ -110,7 +112,8 @@ class LanceSplitReaderTest {
     void deletedRowsAreSkippedAtTheVersionThatDeletedThem() throws Exception {
         String uri = dir.resolve("d.lance").toString();
         SampleTable.write(uri);
-        try (Dataset d = Dataset.open(uri, Map.of()); Dataset after = d.delete("id = 1")) {
+        try (Dataset d = Dataset.open(uri, Map.of());
+                Dataset after = d.delete("id = 1")) {
             assertThat(after.version()).isEqualTo(3);
         }
         LanceReadSpec spec = new LanceReadSpec(uri, Map.of(), List.of("id"), null, -1, true, 8);
@@ -122,7 +125,8 @@ class LanceSplitReaderTest {
     void aShallowCloneIsReadFromTheFilesOfItsSource() throws Exception {
         String source = dir.resolve("src.lance").toString();
         SampleTable.write(source);
-        try (Dataset d = Dataset.open(source, Map.of()); Dataset after = d.delete("id = 1")) {
+        try (Dataset d = Dataset.open(source, Map.of());
+                Dataset after = d.delete("id = 1")) {
             assertThat(after.version()).isEqualTo(3);
         }
         // Version 3 of the source as pylance's shallow_clone lays it out: the manifest alone, every
@@ -136,16 +140,33 @@ class LanceSplitReaderTest {
             for (Fragment f : m.fragments()) {
                 List<DataFile> files = new ArrayList<>();
                 for (DataFile x : f.files()) {
-                    files.add(new DataFile(x.path(), x.fields(), x.columnIndices(), x.fileMajorVersion(),
-                            x.fileMinorVersion(), x.fileSizeBytes(), OptionalInt.of(0)));
+                    files.add(new DataFile(
+                            x.path(),
+                            x.fields(),
+                            x.columnIndices(),
+                            x.fileMajorVersion(),
+                            x.fileMinorVersion(),
+                            x.fileSizeBytes(),
+                            OptionalInt.of(0)));
                 }
                 DeletionFile del = f.deletionFile();
-                fragments.add(f.withFiles(files).withDeletionFile(del == null ? null : new DeletionFile(del.type(),
-                        del.readVersion(), del.id(), del.numDeletedRows(), OptionalInt.of(0))));
+                fragments.add(f.withFiles(files)
+                        .withDeletionFile(
+                                del == null
+                                        ? null
+                                        : new DeletionFile(
+                                                del.type(),
+                                                del.readVersion(),
+                                                del.id(),
+                                                del.numDeletedRows(),
+                                                OptionalInt.of(0))));
             }
-            Manifest cloned = m.toBuilder().fragments(fragments).basePaths(List.of(new BasePath(0, null, true, source)))
+            Manifest cloned = m.toBuilder()
+                    .fragments(fragments)
+                    .basePaths(List.of(new BasePath(0, null, true, source)))
                     .readerFeatureFlags(m.readerFeatureFlags() | FeatureFlags.BASE_PATHS)
-                    .writerFeatureFlags(m.writerFeatureFlags() | FeatureFlags.BASE_PATHS).build();
+                    .writerFeatureFlags(m.writerFeatureFlags() | FeatureFlags.BASE_PATHS)
+                    .build();
             dst.putIfAbsent(loc.path(), ManifestIO.serialize(cloned));
         }
         LanceReadSpec spec = new LanceReadSpec(clone, Map.of(), List.of("id"), null, -1, true, 8);

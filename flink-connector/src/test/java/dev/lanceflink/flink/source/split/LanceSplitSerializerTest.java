@@ -31,7 +31,8 @@ class LanceSplitSerializerTest {
     @Test
     void enumeratorStateRoundTrips() throws IOException {
         LanceEnumeratorStateSerializer ser = new LanceEnumeratorStateSerializer();
-        LanceEnumeratorState st = new LanceEnumeratorState(List.of(LanceSplit.of(2, 0, 0, 5), LanceSplit.of(2, 1, 0, 9)));
+        LanceEnumeratorState st =
+                new LanceEnumeratorState(List.of(LanceSplit.of(2, 0, 0, 5), LanceSplit.of(2, 1, 0, 9)));
         assertThat(ser.deserialize(1, ser.serialize(st))).isEqualTo(st);
         assertThatThrownBy(() -> ser.deserialize(1, new byte[] {0, 0, 0, 1}))
                 .hasMessageContaining("1 splits announced, 0 bytes follow");

@@ -196,6 +196,11 @@ public final class PublicationFaultStore extends ForwardingObjectStore {
             return this;
         }
 
+        /** Faults still to inject: publications that will fail, crash or lose their response. */
+        public int pending() {
+            return failBefore.get() + loseResponse.get() + crashAfter.get();
+        }
+
         /** Faults injected so far: failed, crashed or lost publications. */
         public int injected() {
             return injected.get();

@@ -74,7 +74,7 @@ class UpsertRewriteRowsITCase {
     }
 
     private static void pipeline(StreamExecutionEnvironment env, int perMilli, int failAfter, LanceSinkBuilder sink) {
-        sink.sinkTo(env.fromSequence(0, UpsertSinkITCase.CHANGES.size() - 1)
+        sink.sinkTo(env.fromSequence(0, UpsertSinkITCase.ChangeAt.sequenceEnd())
                 .setParallelism(1)
                 .uid("changes")
                 .map(new UpsertSinkITCase.ChangeAt(perMilli, failAfter))

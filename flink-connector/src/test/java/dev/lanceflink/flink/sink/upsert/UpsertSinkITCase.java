@@ -90,7 +90,7 @@ class UpsertSinkITCase {
 
     /** The changelog, in order (one source subtask), throttled so that it spans many checkpoints. */
     private static void pipeline(StreamExecutionEnvironment env, int perMilli, int failAfter, LanceSinkBuilder sink) {
-        sink.sinkTo(env.fromSequence(0, CHANGES.size() - 1)
+        sink.sinkTo(env.fromSequence(0, ChangeAt.sequenceEnd())
                 .setParallelism(1)
                 .uid("changes")
                 .map(new ChangeAt(perMilli, failAfter))
@@ -419,8 +419,18 @@ class UpsertSinkITCase {
         }
     }
 
-    /** Emits change {@code i}; sleeps 1 ms per {@code perMilli} changes; optionally fails now and then. */
+    /**
+     * Emits change {@code i}; sleeps 1 ms per {@code perMilli} changes; optionally fails now and
+     * then. Past the changelog's end ({@link #sequenceEnd}) it repeats the last change, which is
+     * idempotent (that key's final state), slowly while injected faults are still pending and
+     * quickly after: a fault budget must meet enough commits however fast the machine ran the
+     * changelog, and since a checkpoint commits as one version there are fewer commits than changes
+     * suggest.
+     */
     static final class ChangeAt extends RichMapFunction<Long, RowData> {
+        /** Changes past the changelog: up to 10 s of slow repetitions while faults are pending. */
+        private static final int TAIL = 100_000;
+
         private static final long serialVersionUID = 1L;
         private final int perMilli;
         private final int failAfter;
@@ -431,16 +441,27 @@ class UpsertSinkITCase {
             this.failAfter = failAfter;
         }
 
+        /** The last index a source feeding this function emits: the changelog, then the tail. */
+        static long sequenceEnd() {
+            return CHANGES.size() - 1L + TAIL;
+        }
+
         @Override
         public RowData map(Long i) throws Exception {
             seen++;
-            if (seen % perMilli == 0) {
+            boolean tail = i >= CHANGES.size();
+            int pace = tail ? 10 : perMilli;
+            if (seen % pace == 0 && (!tail || faultsPending())) {
                 Thread.sleep(1);
             }
             if (failAfter > 0 && seen % failAfter == 0 && WRITER_FAILURES.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 throw new IllegalStateException("injected failure upstream of the writers after " + seen + " records");
             }
-            return CHANGES.get((int) (long) i);
+            return CHANGES.get((int) Math.min(i, CHANGES.size() - 1L));
+        }
+
+        private static boolean faultsPending() {
+            return FaultyStoreProvider.FAULTS.pending() > 0 || WRITER_FAILURES.get() > 0;
         }
     }
 }

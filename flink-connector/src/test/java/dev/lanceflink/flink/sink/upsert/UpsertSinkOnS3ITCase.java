@@ -60,9 +60,8 @@ class UpsertSinkOnS3ITCase {
                 .uidSuffix("s3-upsert-faults")
                 .commitRetries(2)
                 .commitRetryBackoff(Duration.ZERO)
-                .sinkTo(env.fromSequence(0, m.changes.size() - 1)
+                .sinkTo(env.fromSequence(0, UpsertSinkITCase.ChangeAt.sequenceEnd())
                         .setParallelism(1)
-                        // Slow enough for 15 publication faults: one version per checkpoint.
                         .map(new UpsertSinkITCase.ChangeAt(100, 25_000))
                         .setParallelism(1)
                         .returns(RowData.class));
@@ -145,7 +144,7 @@ class UpsertSinkOnS3ITCase {
                 .primaryKey("id")
                 .rowsPerFile(1000)
                 .uidSuffix("s3-upsert")
-                .sinkTo(env.fromSequence(0, m.changes.size() - 1)
+                .sinkTo(env.fromSequence(0, UpsertSinkITCase.ChangeAt.sequenceEnd())
                         .setParallelism(1)
                         .map(new UpsertSinkITCase.ChangeAt(30, 4_000))
                         .setParallelism(1)

@@ -7,6 +7,7 @@ import dev.lanceflink.schema.LanceSchema;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,6 +46,12 @@ public final class Manifest {
     private final Map<String, String> tableMetadata;
     private final String branch;
     private final byte[] inlineTransaction;
+    /**
+     * Fragments by id, built on the first {@link #fragment} look-up of a manifest with many
+     * fragments: the upsert sink looks up a fragment per changed key (thousands per checkpoint),
+     * and a linear search made that cost grow with the table's fragment count.
+     */
+    private volatile Map<Long, Fragment> fragmentsById;
 
     private Manifest(Builder b) {
         this.version = b.version;
@@ -133,13 +140,27 @@ public final class Manifest {
 
     /** The fragment with {@code id}, if present. */
     public Optional<Fragment> fragment(long id) {
-        for (Fragment f : fragments) {
-            if (f.id() == id) {
-                return Optional.of(f);
+        if (fragments.size() <= LINEAR_FRAGMENT_LOOKUP) {
+            for (Fragment f : fragments) {
+                if (f.id() == id) {
+                    return Optional.of(f);
+                }
             }
+            return Optional.empty();
         }
-        return Optional.empty();
+        Map<Long, Fragment> index = fragmentsById;
+        if (index == null) {
+            index = new HashMap<>(fragments.size() * 2);
+            for (Fragment f : fragments) {
+                index.putIfAbsent(f.id(), f); // the first of a (corrupt) duplicate id, as the linear search
+            }
+            fragmentsById = index;
+        }
+        return Optional.ofNullable(index.get(id));
     }
+
+    /** Up to this many fragments a linear search is as fast as building and probing an index. */
+    private static final int LINEAR_FRAGMENT_LOOKUP = 8;
 
     public long versionAuxData() {
         return versionAuxData;

@@ -61,6 +61,14 @@ public final class LocatedChangeSerializer extends TypeSerializer<LocatedChange>
 
     @Override
     public LocatedChange copy(LocatedChange from) {
+        if (from.row() == null || from.row() instanceof WrittenColumnsRow) {
+            // Nothing to copy: a change is a record of final fields, and a WrittenColumnsRow is a
+            // read-only view that only the resolver and RowAddressChanges make, each over a row
+            // of its own that nothing changes afterwards. Flink copies every record between the
+            // resolver and the writer chained to it; deep-copying the view materialized a
+            // full-width binary row per updated key.
+            return from;
+        }
         return new LocatedChange(
                 from.kind(),
                 from.fileId(),

@@ -58,7 +58,12 @@ public final class LanceCommitter implements Committer<CheckpointCommit> {
         this.store = table.open();
         this.committer = new CheckpointCommitter(
                 store,
-                CommitOptions.defaults(),
+                // The transaction only inline in the manifest (writer flag 32), not also in a
+                // _transactions/*.txn file: a sink commits every checkpoint, and an overlay commit's
+                // transaction holds every new cell's coverage bitmap, so the second copy was a fifth
+                // of what a stream of small updates wrote. Lance readers and writers read the inline
+                // copy first.
+                CommitOptions.defaults().withTransactionStorage(false, true),
                 settings.commitAttempts(),
                 settings.retryBackoff(),
                 settings.readVersion());

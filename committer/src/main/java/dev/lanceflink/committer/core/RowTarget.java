@@ -44,6 +44,18 @@ public record RowTarget(long fragmentId, long pendingFileId) {
         return Optional.ofNullable(isPending() ? pendingIndex.get(pendingFileId) : fragments.get(fragmentId));
     }
 
+    // Written out: the upsert writer looks its buffer up by target for every change, and the
+    // record's generated equals (through method handles) showed in its profile.
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof RowTarget t && t.fragmentId == fragmentId && t.pendingFileId == pendingFileId;
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(fragmentId * 31 + pendingFileId);
+    }
+
     @Override
     public String toString() {
         return isPending() ? "uncommitted file " + String.format("%016x", pendingFileId) : "fragment " + fragmentId;

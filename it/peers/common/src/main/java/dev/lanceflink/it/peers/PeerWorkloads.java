@@ -3,6 +3,7 @@ package dev.lanceflink.it.peers;
 import dev.lanceflink.it.peers.PeerData.Change;
 import dev.lanceflink.it.peers.PeerData.Expected;
 import dev.lanceflink.it.peers.PeerRun.Sizes;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -151,6 +152,7 @@ public abstract class PeerWorkloads {
         }
         emit(report, "update.rows_per_s", s.updates() / updateTiming.seconds());
         emit(report, "update.wall_s", updateTiming.wallSeconds());
+        emit(report, "update.cpu_s", updateTiming.cpuSeconds());
         emit(report, "update.bytes_written", PeerRun.bytesWrittenSince(before, tableDir(update)));
 
         double full = timedScan(update, List.of("id", "name", "age", "score", "vec"), s.updateDim(), afterUpdates);
@@ -190,15 +192,27 @@ public abstract class PeerWorkloads {
      * submission ({@code wallSeconds}: deployment and whatever a sink does before it takes records,
      * such as loading a key index, included).
      */
-    private record Timing(double seconds, double wallSeconds) {}
+    private record Timing(double seconds, double wallSeconds, double cpuSeconds) {}
+
+    /**
+     * CPU time of this JVM so far (every thread: the job's tasks, checkpoints, JIT, GC), in ns:
+     * on a machine that other work shares, a job's wall time swings with the load, the CPU it
+     * needed much less.
+     */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
 
     private static Timing timedRun(StreamExecutionEnvironment env, String name) throws Exception {
         FIRST_RECORD_NANOS.set(0);
+        long cpu = processCpuNanos();
         long submitted = System.nanoTime();
         env.execute("peer " + name);
         long end = System.nanoTime();
+        cpu = processCpuNanos() - cpu;
         long first = FIRST_RECORD_NANOS.get();
-        return new Timing((end - (first == 0 ? submitted : first)) / 1e9, (end - submitted) / 1e9);
+        return new Timing((end - (first == 0 ? submitted : first)) / 1e9, (end - submitted) / 1e9, cpu / 1e9);
     }
 
     /**

@@ -262,4 +262,23 @@ class LocatedChangeSerializerTest {
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("kind byte 7");
     }
+
+    @Test
+    void copyKeepsAnUpdateOfWrittenColumnsAndDeepCopiesOtherRows() {
+        LocatedChangeSerializer s = new LocatedChangeSerializer(NARROW);
+        GenericRowData full = GenericRowData.of(7L, StringData.fromString("x"), 41, 1.5);
+        ColumnSet age = ColumnSet.of(2);
+        LocatedChange update = LocatedChange.update(0, 12, age, WrittenColumnsRow.of(age, full));
+        assertThat(s.copy(update)).isSameAs(update);
+        LocatedChange delete = LocatedChange.delete(0, 12);
+        assertThat(s.copy(delete)).isSameAs(delete);
+
+        // A row that is not the resolver's read-only view may be reused upstream: copied.
+        LocatedChange insert = LocatedChange.insert(5, 0, full);
+        LocatedChange copied = s.copy(insert);
+        assertThat(copied).isNotSameAs(insert);
+        assertThat(copied.row()).isNotSameAs(full);
+        full.setField(2, 99);
+        assertThat(copied.row().getInt(2)).isEqualTo(41);
+    }
 }

@@ -13,6 +13,7 @@ import dev.lanceflink.committer.core.TestTable;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.VersionInfo;
 import dev.lanceflink.io.LocalObjectStore;
+import dev.lanceflink.table.FeatureFlags;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,6 +71,11 @@ class LanceCommitterTest {
             assertThat(versions)
                     .extracting(v -> v.properties().get(CommitMarker.CHECKPOINT_ID_KEY))
                     .containsExactly(null, "2", "3");
+            // Each transaction only inline: no second copy in _transactions/ (writer flag 32).
+            assertThat(ds.manifest().transactionFile()).isEmpty();
+            assertThat(ds.manifest().inlineTransaction()).isPresent();
+            assertThat(ds.manifest().writerFeatureFlags() & FeatureFlags.DISABLE_TRANSACTION_FILE)
+                    .isEqualTo(FeatureFlags.DISABLE_TRANSACTION_FILE);
         }
         assertThat(three.events).isEmpty();
         assertThat(two.events).isEmpty();

@@ -9,7 +9,6 @@ import dev.lanceflink.table.DataFile;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
-import dev.lanceflink.table.OverlayCoverage;
 import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.txn.TableHistory;
 import dev.lanceflink.txn.Transaction;
@@ -210,7 +209,7 @@ final class CommitProgress implements AutoCloseable {
             for (DataOverlayFile overlay : f.overlays()) {
                 if (overlay.committedVersion() == current.version()) {
                     overlayFiles++;
-                    cells += cells(overlay);
+                    cells += overlay.cellCount();
                 }
             }
         }
@@ -220,18 +219,6 @@ final class CommitProgress implements AutoCloseable {
             }
         }
         return new Figures(appended, cells, overlayFiles, deleted);
-    }
-
-    private static long cells(DataOverlayFile overlay) throws IOException {
-        OverlayCoverage coverage = overlay.coverage();
-        if (coverage instanceof OverlayCoverage.Dense dense) {
-            return dense.union().getLongCardinality() * overlay.dataFile().fieldCount();
-        }
-        long n = 0;
-        for (int i = 0; i < overlay.dataFile().fieldCount(); i++) {
-            n += coverage.bitmap(i).getLongCardinality();
-        }
-        return n;
     }
 
     /**

@@ -43,6 +43,8 @@ import java.util.Optional;
 final class CommitProgress implements AutoCloseable {
     /** How often the tables are probed for a new version. */
     static final Duration POLL_INTERVAL = Duration.ofMillis(500);
+    /** Versions each table's history keeps: the walk only moves forward. */
+    private static final int HISTORY_CAPACITY = 8;
     /** At most this many files are asked for their modification time per version (for the lag). */
     private static final int MAX_LAG_PROBES = 64;
 
@@ -267,7 +269,10 @@ final class CommitProgress implements AutoCloseable {
     private static final class Watched {
         final TableLocation location;
         final ObjectStore store;
-        /** The versions read, with their transactions; walked forward from the last one. */
+        /**
+         * The versions read, with their transactions; walked forward from the last one, each
+         * version once, so the cache keeps only a few (a running job's transactions may be large).
+         */
         final TableHistory history;
 
         Manifest last;
@@ -284,7 +289,7 @@ final class CommitProgress implements AutoCloseable {
         Watched(TableLocation location) throws IOException {
             this.location = location;
             this.store = location.open();
-            this.history = new TableHistory(store);
+            this.history = new TableHistory(store, HISTORY_CAPACITY);
             // 0 if not created yet: the statement's first commit creates it.
             lastVersion = history.latestVersion();
             last = lastVersion == 0

@@ -9,14 +9,9 @@ import dev.lanceflink.table.DataFile;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
-import dev.lanceflink.table.ManifestIO;
-import dev.lanceflink.table.ManifestLocation;
-import dev.lanceflink.table.OverlayCoverage;
 import dev.lanceflink.table.TableFiles;
-import dev.lanceflink.table.VersionNotFoundException;
-import dev.lanceflink.table.VersionResolver;
+import dev.lanceflink.txn.TableHistory;
 import dev.lanceflink.txn.Transaction;
-import dev.lanceflink.txn.TransactionStore;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -48,6 +43,8 @@ import java.util.Optional;
 final class CommitProgress implements AutoCloseable {
     /** How often the tables are probed for a new version. */
     static final Duration POLL_INTERVAL = Duration.ofMillis(500);
+    /** Versions each table's history keeps: the walk only moves forward. */
+    private static final int HISTORY_CAPACITY = 8;
     /** At most this many files are asked for their modification time per version (for the lag). */
     private static final int MAX_LAG_PROBES = 64;
 
@@ -214,7 +211,7 @@ final class CommitProgress implements AutoCloseable {
             for (DataOverlayFile overlay : f.overlays()) {
                 if (overlay.committedVersion() == current.version()) {
                     overlayFiles++;
-                    cells += cells(overlay);
+                    cells += overlay.cellCount();
                 }
             }
         }
@@ -224,18 +221,6 @@ final class CommitProgress implements AutoCloseable {
             }
         }
         return new Figures(appended, cells, overlayFiles, deleted);
-    }
-
-    private static long cells(DataOverlayFile overlay) throws IOException {
-        OverlayCoverage coverage = overlay.coverage();
-        if (coverage instanceof OverlayCoverage.Dense dense) {
-            return dense.union().getLongCardinality() * overlay.dataFile().fieldCount();
-        }
-        long n = 0;
-        for (int i = 0; i < overlay.dataFile().fieldCount(); i++) {
-            n += coverage.bitmap(i).getLongCardinality();
-        }
-        return n;
     }
 
     /**
@@ -284,6 +269,12 @@ final class CommitProgress implements AutoCloseable {
     private static final class Watched {
         final TableLocation location;
         final ObjectStore store;
+        /**
+         * The versions read, with their transactions; walked forward from the last one, each
+         * version once, so the cache keeps only a few (a running job's transactions may be large).
+         */
+        final TableHistory history;
+
         Manifest last;
         long lastVersion;
         boolean warned;
@@ -298,25 +289,26 @@ final class CommitProgress implements AutoCloseable {
         Watched(TableLocation location) throws IOException {
             this.location = location;
             this.store = location.open();
-            try {
-                ManifestLocation latest = VersionResolver.latest(store);
-                last = ManifestIO.read(store, latest);
-                lastVersion = last.version();
-            } catch (VersionNotFoundException e) {
-                // Not created yet: the statement's first commit creates it.
-                last = null;
-                lastVersion = 0;
-            }
+            this.history = new TableHistory(store, HISTORY_CAPACITY);
+            // 0 if not created yet: the statement's first commit creates it.
+            lastVersion = history.latestVersion();
+            last = lastVersion == 0
+                    ? null
+                    : history.load(lastVersion)
+                            .map(TableHistory.Loaded::manifest)
+                            .orElse(null);
         }
 
         void readNewVersions(String jobId, PrintStream err) throws IOException {
             while (true) {
-                Optional<ManifestLocation> next = VersionResolver.find(store, lastVersion + 1);
+                Optional<TableHistory.Loaded> next = history.load(lastVersion + 1);
                 if (next.isEmpty()) {
                     return;
                 }
-                Manifest current = ManifestIO.read(store, next.get());
-                Optional<CommitMarker> marker = TransactionStore.read(store, current)
+                Manifest current = next.get().manifest();
+                Optional<CommitMarker> marker = next.get()
+                        .committed()
+                        .transaction()
                         .map(Transaction::properties)
                         .flatMap(p ->
                                 CommitMarker.fromProperties(p, "version " + current.version() + " of " + location));

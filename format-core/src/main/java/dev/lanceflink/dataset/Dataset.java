@@ -69,7 +69,7 @@ public final class Dataset implements AutoCloseable {
 
     private final BufferAllocator allocator;
     private final boolean ownsAllocator;
-    /** The versions {@link #findCommittedVersion} read, kept for the next call; created on first use. */
+    /** The versions {@link #findCommittedVersion} and {@link #versions} read, kept for the next call. */
     private TableHistory history;
 
     private Dataset(
@@ -180,20 +180,30 @@ public final class Dataset implements AutoCloseable {
         return manifest.countLiveRows();
     }
 
-    /** Every version, oldest first, with its operation and transaction properties. */
-    public List<VersionInfo> versions() throws IOException {
+    /**
+     * Every version, oldest first, with its operation and transaction properties. Read through
+     * this dataset's {@link TableHistory}: asked again, only versions committed since are read.
+     */
+    public synchronized List<VersionInfo> versions() throws IOException {
         List<VersionInfo> out = new ArrayList<>();
-        for (ManifestLocation loc : VersionResolver.list(store)) {
-            Manifest m = ManifestIO.read(store, loc);
-            Optional<Transaction> t = TransactionStore.read(store, m);
+        for (TableHistory.Committed c : history().list()) {
+            Optional<Transaction> t = c.transaction();
             out.add(new VersionInfo(
-                    m.version(),
-                    m.timestamp(),
+                    c.version(),
+                    c.timestamp(),
                     t.map(x -> x.operation().name()).orElse(""),
-                    m.countLiveRows(),
+                    c.liveRows(),
                     t.map(Transaction::properties).orElse(Map.of())));
         }
         return out;
+    }
+
+    /** The history of this table, created on first use; callers hold this dataset's lock. */
+    private TableHistory history() {
+        if (history == null) {
+            history = new TableHistory(store);
+        }
+        return history;
     }
 
     /**
@@ -205,12 +215,9 @@ public final class Dataset implements AutoCloseable {
     public synchronized Optional<Long> findCommittedVersion(String propertyKey, String value, long afterVersion)
             throws IOException {
         long latest = VersionResolver.latest(store).version();
-        if (history == null) {
-            history = new TableHistory(store);
-        }
         for (long v = afterVersion + 1; v <= latest; v++) {
             // Asked each time: a version removed by cleanup is skipped, as on the first call.
-            Optional<TableHistory.Committed> c = history.present(v);
+            Optional<TableHistory.Committed> c = history().present(v);
             if (c.isEmpty()) {
                 continue; // removed by cleanup
             }

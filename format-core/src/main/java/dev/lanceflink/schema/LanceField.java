@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Stream;
+import lance.file.Dictionary;
 import lance.file.Encoding;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -53,7 +54,7 @@ public final class LanceField {
     private final List<LanceField> children;
     private final String extensionName;
     private final int legacyEncodingValue;
-    private final lance.file.Dictionary legacyDictionary;
+    private final Dictionary legacyDictionary;
     private final int nodeTypeValue;
     private final boolean unenforcedPrimaryKey;
     private final int unenforcedPrimaryKeyPosition;
@@ -367,7 +368,7 @@ public final class LanceField {
     }
 
     /** The legacy v1 dictionary page location, if the field carries one. */
-    public Optional<lance.file.Dictionary> legacyDictionary() {
+    public Optional<Dictionary> legacyDictionary() {
         return Optional.ofNullable(legacyDictionary);
     }
 
@@ -540,7 +541,7 @@ public final class LanceField {
         private final List<Object> children = new ArrayList<>();
         private String extensionName;
         private Integer legacyEncodingValue;
-        private lance.file.Dictionary legacyDictionary;
+        private Dictionary legacyDictionary;
         private int nodeTypeValue;
         private boolean unenforcedPrimaryKey;
         private int unenforcedPrimaryKeyPosition;
@@ -627,7 +628,7 @@ public final class LanceField {
             return this;
         }
 
-        public Builder legacyDictionary(lance.file.Dictionary value) {
+        public Builder legacyDictionary(Dictionary value) {
             this.legacyDictionary = value;
             return this;
         }

@@ -2,6 +2,8 @@ package dev.lanceflink.table;
 
 import static java.util.Objects.requireNonNull;
 
+import java.io.IOException;
+
 /**
  * A data overlay file of a fragment ({@code DataOverlayFile} in table.proto): new values for some
  * cells {@code (physical offset, field id)}, addressed by rank within the coverage bitmap.
@@ -31,5 +33,20 @@ public record DataOverlayFile(DataFile dataFile, OverlayCoverage coverage, long 
 
     public DataOverlayFile withCommittedVersion(long version) {
         return new DataOverlayFile(dataFile, coverage, version);
+    }
+
+    /**
+     * The cells {@code (offset, field)} this overlay sets: for each of its fields, the offsets its
+     * coverage holds for it (a dense coverage holds the same offsets for every field).
+     */
+    public long cellCount() throws IOException {
+        if (coverage instanceof OverlayCoverage.Dense dense) {
+            return dense.union().getLongCardinality() * dataFile.fieldCount();
+        }
+        long n = 0;
+        for (int i = 0; i < dataFile.fieldCount(); i++) {
+            n += coverage.bitmap(i).getLongCardinality();
+        }
+        return n;
     }
 }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import lance.file.Field;
 
 /**
  * One version of a table: the decoded content of a {@code _versions/*.manifest} file (the
@@ -26,7 +27,7 @@ import java.util.OptionalLong;
 public final class Manifest {
     private final long version;
     // The protobuf field type stays qualified: a bare "Field" reads as Arrow's everywhere else.
-    private final List<lance.file.Field> schemaFields;
+    private final List<Field> schemaFields;
     private final Map<String, byte[]> schemaMetadata;
     private final List<Fragment> fragments;
     private final long versionAuxData;
@@ -115,7 +116,7 @@ public final class Manifest {
     }
 
     /** The schema, flattened in pre-order as stored ({@code Manifest.fields}). */
-    public List<lance.file.Field> schemaFields() {
+    public List<Field> schemaFields() {
         return schemaFields;
     }
 
@@ -279,7 +280,7 @@ public final class Manifest {
      */
     public int maxFieldId() {
         int max = -1;
-        for (lance.file.Field f : schemaFields) {
+        for (Field f : schemaFields) {
             max = Math.max(max, f.getId());
         }
         for (Fragment fr : fragments) {
@@ -316,7 +317,7 @@ public final class Manifest {
     /** Mutable builder; unset fields take proto3 defaults. */
     public static final class Builder {
         private long version;
-        private List<lance.file.Field> schemaFields = new ArrayList<>();
+        private List<Field> schemaFields = new ArrayList<>();
         private Map<String, byte[]> schemaMetadata = new LinkedHashMap<>();
         private List<Fragment> fragments = new ArrayList<>();
         private long versionAuxData;
@@ -344,7 +345,7 @@ public final class Manifest {
             return this;
         }
 
-        public Builder schemaFields(List<lance.file.Field> v) {
+        public Builder schemaFields(List<Field> v) {
             this.schemaFields = new ArrayList<>(v);
             return this;
         }

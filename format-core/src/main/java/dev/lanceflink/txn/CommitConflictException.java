@@ -4,7 +4,9 @@ import java.io.IOException;
 
 /**
  * A commit lost against concurrent commits and could not be rebased. Nothing of it was published:
- * its transaction file and any deletion files it wrote have been removed (best effort).
+ * its transaction file and any deletion files it wrote have been removed (best effort), and a
+ * caller may delete what it staged for the commit. (The commit loop never ends in this exception
+ * while a publication of the commit may still land: that is {@link CommitOutcomeUnknownException}.)
  *
  * <p>{@link #isRetryable()}: the caller may re-read the table, recompute its change and commit
  * again. Otherwise the two operations contradict each other and retrying would change meaning.

@@ -46,7 +46,9 @@ public interface CommitPlan {
     /**
      * Called when another writer published the version an attempt built {@code op} for: the loop
      * checks and builds again. Files written only for {@code op} may be deleted. (A commit that
-     * fails is not reported here: whoever called the loop decides about its files.)
+     * fails is not reported here: whoever called the loop decides about its files, by the
+     * exception: after a {@link CommitConflictException} nothing of the commit was published;
+     * after any other failure it may have been, or may still be.)
      */
     default void lost(Operation op) {}
 

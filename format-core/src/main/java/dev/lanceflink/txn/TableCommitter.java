@@ -38,6 +38,13 @@ import org.slf4j.LoggerFactory;
  * conflict, keeping the transaction: a publication whose response was lost is then recognised by
  * its uuid as this commit's own version (directly at its version number, or among the concurrent
  * versions if it landed late), never published again as another version.
+ *
+ * <p>A publication whose outcome the store could not tell, and that was not there when looked for,
+ * stays in doubt until its version is seen taken by another writer: until then nothing it
+ * references is deleted or rewritten (a rebuilt transaction gets a {@code .txn} file of its own),
+ * and a commit that stops meanwhile, for whatever reason, ends in {@link
+ * CommitOutcomeUnknownException} rather than a conflict, so that no caller deletes what it staged
+ * for a version that may still appear.
  */
 public final class TableCommitter {
     private static final Logger LOG = LoggerFactory.getLogger(TableCommitter.class);
@@ -132,6 +139,21 @@ public final class TableCommitter {
         private String txnFilePath;
         /** The transaction whose {@code .txn} file is at {@link #txnFilePath}. */
         private Transaction txnFileOf;
+        /** Every {@code .txn} file this commit wrote and has not deleted (paths under the root). */
+        private final List<String> txnFiles = new ArrayList<>();
+
+        /**
+         * The version a publication of ours went to whose outcome the store could not tell and that
+         * was not found there afterwards, or -1. Such a publication may still land (its request
+         * still in flight), so it stays in doubt until that version is seen holding another
+         * writer's transaction (ours can then never land there) or ours (then that is the commit).
+         */
+        private long inDoubtVersion = -1;
+        /**
+         * What that publication references (its {@code .txn} file, rebased deletion files): while
+         * it is in doubt these are neither deleted nor rewritten, whatever becomes of the commit.
+         */
+        private final Set<String> inDoubtFiles = new HashSet<>();
 
         private long uncertainVersion = -1;
         /** The last version a publish of ours went to with an unknown outcome that is unresolved, or -1. */
@@ -192,6 +214,28 @@ public final class TableCommitter {
                     done = true;
                     throw outcomeUnknown(e);
                 }
+                if (inDoubtVersion >= 0) {
+                    // Whatever ended the commit (a conflict, giving up on lost races, a refusal of
+                    // the plan), a publication of it may still land: look once more.
+                    Optional<Manifest> ours;
+                    try {
+                        ours = landed(inDoubtVersion);
+                    } catch (IOException | RuntimeException checkFailed) {
+                        e.addSuppressed(checkFailed);
+                        ours = Optional.empty();
+                    }
+                    if (ours.isPresent()) {
+                        done = true;
+                        return finish(ours.get()).orElseThrow();
+                    }
+                    if (inDoubtVersion >= 0) {
+                        // Reported as unknown, not as the failure: a caller that deletes what it
+                        // staged after a conflict, or commits the change again, would corrupt or
+                        // duplicate the version should it land. Its files are kept.
+                        done = true;
+                        throw stillInDoubt(e);
+                    }
+                }
                 throw e;
             } finally {
                 if (!done) {
@@ -249,6 +293,28 @@ public final class TableCommitter {
                     cause);
         }
 
+        private CommitOutcomeUnknownException stillInDoubt(Throwable cause) {
+            return new CommitOutcomeUnknownException(
+                    "Commit of " + current.operation().name() + " (transaction "
+                            + current.uuid() + ") to " + store.rootUri() + " may still be published as version "
+                            + inDoubtVersion + ": the store could not tell whether that publication applied, and"
+                            + " the version was not there when the commit stopped (" + cause.getMessage()
+                            + "). Its files are kept. Look for a version whose transaction has uuid "
+                            + current.uuid() + " before committing the change again",
+                    current.uuid(),
+                    inDoubtVersion,
+                    cause);
+        }
+
+        /** Notes that the publication to {@code version} is in doubt, with everything it references. */
+        private void markInDoubt(long version) {
+            inDoubtVersion = version;
+            if (txnFilePath != null) {
+                inDoubtFiles.add(txnFilePath);
+            }
+            inDoubtFiles.addAll(writtenFiles);
+        }
+
         /** One attempt: the committed manifest, or empty if another writer won the race. */
         private Optional<Manifest> attempt() throws IOException {
             ManifestLocation latestLoc = latestOrNull();
@@ -260,6 +326,12 @@ public final class TableCommitter {
                 }
                 uncertainVersion = -1;
                 doubtfulVersion = -1; // checked: that version is not ours (the next publish may retry it)
+            }
+            if (inDoubtVersion >= 0 && latest != null && Long.compareUnsigned(latest.version(), inDoubtVersion) >= 0) {
+                Optional<Manifest> ours = landed(inDoubtVersion); // another writer's: no longer in doubt
+                if (ours.isPresent()) {
+                    return finish(ours.get());
+                }
             }
             if (plan != null) {
                 if (latest == null) {
@@ -305,12 +377,25 @@ public final class TableCommitter {
                 // The file name holds the read version, which never changes: write it again only
                 // when a rebase changed the transaction.
                 if (txnFileOf != current) {
-                    deleteQuietly(txnFilePath);
-                    TransactionStore.writeFile(store, current);
-                    txnFilePath = current.filePath();
+                    String name;
+                    if (txnFilePath != null && inDoubtFiles.contains(txnFilePath)) {
+                        // A publication that may still land names that file: it must go on saying
+                        // what that publication committed. The changed transaction gets a new name.
+                        name = Long.toUnsignedString(current.readVersion()) + "-" + current.uuid() + "-"
+                                + txnFiles.size() + ".txn";
+                    } else {
+                        name = txnFilePath == null
+                                ? current.fileName()
+                                : txnFilePath.substring(Transaction.TRANSACTIONS_DIR.length() + 1);
+                        deleteQuietly(txnFilePath);
+                        txnFiles.remove(txnFilePath);
+                    }
+                    TransactionStore.writeFile(store, current, name);
+                    txnFilePath = Transaction.TRANSACTIONS_DIR + "/" + name;
+                    txnFiles.add(txnFilePath);
                     txnFileOf = current;
                 }
-                txnFileName = current.fileName();
+                txnFileName = txnFilePath.substring(Transaction.TRANSACTIONS_DIR.length() + 1);
             }
             ManifestBuilder.Options buildOptions = new ManifestBuilder.Options(
                     options.clock().instant(),
@@ -334,6 +419,7 @@ public final class TableCommitter {
                 doubtfulVersion = newVersion; // until a check says otherwise, version newVersion may be ours
                 built = null; // it may land later: keep what it references
                 publishedInDoubt = true;
+                markInDoubt(newVersion); // until that version is seen to be another writer's
                 Optional<Manifest> ours = landed(newVersion);
                 if (ours.isPresent()) {
                     return finish(ours.get());
@@ -347,7 +433,13 @@ public final class TableCommitter {
                 // Any other failure of the publish may also have happened after the store applied
                 // it: look before letting the cleanup delete files that version would reference.
                 doubtfulVersion = newVersion;
-                Optional<Manifest> ours = landed(newVersion);
+                Optional<Manifest> ours;
+                try {
+                    ours = landed(newVersion);
+                } catch (IOException | RuntimeException checkFailed) {
+                    markInDoubt(newVersion);
+                    throw checkFailed;
+                }
                 if (ours.isPresent()) {
                     return finish(ours.get());
                 }
@@ -490,7 +582,11 @@ public final class TableCommitter {
                     version);
         }
 
-        /** The manifest at {@code version} if it exists and was produced by our transaction. */
+        /**
+         * The manifest at {@code version} if it exists and was produced by our transaction. A
+         * version found holding another writer's transaction ends the doubt about a publication of
+         * ours to it: ours can never land there.
+         */
         private Optional<Manifest> landed(long version) throws IOException {
             Optional<ManifestLocation> loc = VersionResolver.find(store, version);
             if (loc.isEmpty()) {
@@ -498,7 +594,14 @@ public final class TableCommitter {
             }
             Manifest m = ManifestIO.read(store, loc.get());
             Optional<Transaction> t = TransactionStore.read(store, m);
-            return t.isPresent() && t.get().uuid().equals(current.uuid()) ? Optional.of(m) : Optional.empty();
+            if (t.isPresent() && t.get().uuid().equals(current.uuid())) {
+                return Optional.of(m);
+            }
+            if (version == inDoubtVersion) {
+                inDoubtVersion = -1;
+                inDoubtFiles.clear();
+            }
+            return Optional.empty();
         }
 
         private Optional<Manifest> finish(Manifest committed) {
@@ -510,7 +613,12 @@ public final class TableCommitter {
             return Optional.of(committed);
         }
 
-        /** Deletes files this commit wrote that {@code committed} (null = nothing) does not reference. */
+        /**
+         * Deletes files this commit wrote that {@code committed} (null = nothing) does not
+         * reference. Without a committed version, those of a publication still in doubt stay: it
+         * may land. (Once a version is committed, no earlier publication can: each went to a
+         * version that is now taken.)
+         */
         private void cleanup(Manifest committed) {
             Set<String> referenced = new HashSet<>();
             if (committed != null) {
@@ -524,8 +632,13 @@ public final class TableCommitter {
                     }
                 });
             }
-            if (txnFilePath != null && !referenced.contains(txnFilePath)) {
-                deleteQuietly(txnFilePath);
+            if (committed == null && inDoubtVersion >= 0) {
+                referenced.addAll(inDoubtFiles);
+            }
+            for (String p : txnFiles) {
+                if (!referenced.contains(p)) {
+                    deleteQuietly(p);
+                }
             }
             for (String p : writtenFiles) {
                 if (!referenced.contains(p)) {

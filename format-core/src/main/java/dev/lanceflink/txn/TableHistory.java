@@ -9,7 +9,10 @@ import dev.lanceflink.table.ManifestLocation;
 import dev.lanceflink.table.VersionNotFoundException;
 import dev.lanceflink.table.VersionResolver;
 import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -38,8 +41,18 @@ public final class TableHistory {
      * One committed version.
      *
      * @param transaction the transaction it records, or empty if it records none
+     * @param timestamp when it was committed (its manifest's timestamp)
+     * @param liveRows the rows it holds, deleted ones not counted
      */
-    public record Committed(long version, ManifestLocation location, Optional<Transaction> transaction) {}
+    public record Committed(
+            long version,
+            ManifestLocation location,
+            Optional<Transaction> transaction,
+            Instant timestamp,
+            long liveRows) {}
+
+    /** A committed version with its manifest, read for a walk over manifests. */
+    public record Loaded(Committed committed, Manifest manifest) {}
 
     private final ObjectStore store;
     private final Map<Long, Committed> versions;
@@ -79,10 +92,45 @@ public final class TableHistory {
     }
 
     private Committed read(long version, ManifestLocation loc) throws IOException {
+        return load(version, loc).committed();
+    }
+
+    private Loaded load(long version, ManifestLocation loc) throws IOException {
         Manifest m = ManifestIO.read(store, loc);
-        Committed c = new Committed(version, loc, TransactionStore.read(store, m));
+        Committed known = versions.get(version);
+        Committed c = known != null && known.location().path().equals(loc.path())
+                ? known
+                : new Committed(version, loc, TransactionStore.read(store, m), m.timestamp(), m.countLiveRows());
         versions.put(version, c);
-        return c;
+        return new Loaded(c, m);
+    }
+
+    /**
+     * Every version the store holds now, oldest first: one listing of the versions directory,
+     * and each version's manifest and transaction read only if not known yet (so listing a long
+     * history again reads only the versions committed since, as far as the cache holds).
+     */
+    public List<Committed> list() throws IOException {
+        List<Committed> out = new ArrayList<>();
+        for (ManifestLocation loc : VersionResolver.list(store)) {
+            Committed known = versions.get(loc.version());
+            out.add(known != null && known.location().path().equals(loc.path()) ? known : read(loc.version(), loc));
+        }
+        return out;
+    }
+
+    /**
+     * Version {@code version} with its manifest if it exists now (as {@link #present}): for a walk
+     * that compares manifests and needs the transaction too (e.g. a progress report). The manifest
+     * is read from the store each time, the transaction only once.
+     */
+    public Optional<Loaded> load(long version) throws IOException {
+        Optional<ManifestLocation> loc = VersionResolver.find(store, version);
+        if (loc.isEmpty()) {
+            versions.remove(version);
+            return Optional.empty();
+        }
+        return Optional.of(load(version, loc.get()));
     }
 
     /**

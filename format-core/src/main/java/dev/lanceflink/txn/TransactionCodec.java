@@ -16,6 +16,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import lance.file.Field;
 import lance.table.CompactedSsTable;
 import lance.table.IndexMetadata;
 
@@ -276,7 +277,7 @@ public final class TransactionCodec {
                 + " or above in its Transaction message), so what it committed cannot be told");
     }
 
-    private static LanceSchema schema(List<lance.file.Field> fields, Map<String, ByteString> metadata, String ctx)
+    private static LanceSchema schema(List<Field> fields, Map<String, ByteString> metadata, String ctx)
             throws CorruptTableException {
         try {
             return LanceSchema.fromProto(fields, metadata);

@@ -17,10 +17,20 @@ public final class TransactionStore {
 
     /** Writes the {@code .txn} file of {@code t} and returns its file name (relative to {@code _transactions/}). */
     public static String writeFile(ObjectStore store, Transaction t) throws IOException {
-        try (OutputStream out = store.create(t.filePath())) {
+        return writeFile(store, t, t.fileName());
+    }
+
+    /**
+     * Writes the {@code .txn} file of {@code t} under {@code fileName} (relative to
+     * {@code _transactions/}) and returns that name: for a commit whose usual file name is taken by
+     * an earlier version of its transaction that must stay as it is (a manifest that may still be
+     * published names it). A manifest names its transaction file, so any name reads back.
+     */
+    public static String writeFile(ObjectStore store, Transaction t, String fileName) throws IOException {
+        try (OutputStream out = store.create(Transaction.TRANSACTIONS_DIR + "/" + fileName)) {
             out.write(TransactionCodec.encode(t));
         }
-        return t.fileName();
+        return fileName;
     }
 
     /**

@@ -234,6 +234,8 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
         final List<String> retried = new ArrayList<>();
         boolean mayRetry = true;
         CommitConflictException checkFails;
+        /** Builds after this many refuse with a conflict that is not retryable. */
+        int refuseAfterBuilds = Integer.MAX_VALUE;
 
         AppendPlan(long readVersion) {
             this.readVersion = readVersion;
@@ -252,7 +254,10 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
         }
 
         @Override
-        public java.util.Optional<Operation> build(Manifest latest) {
+        public java.util.Optional<Operation> build(Manifest latest) throws CommitConflictException {
+            if (builds >= refuseAfterBuilds) {
+                throw new CommitConflictException("refused after " + builds + " builds", false, latest.version());
+            }
             builds++;
             return java.util.Optional.of(new Operation.Append(List.of(TxnFixtures.fragment("p" + builds, 1))));
         }
@@ -384,15 +389,92 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
         assertThat(m.version()).isEqualTo(2);
         assertThat(VersionResolver.list(store)).hasSize(2);
 
+        // The store never tells, and the version is not there when looked for: the request may
+        // still be in flight. Giving up is then an unknown outcome, and nothing the publication
+        // references is deleted, so that the version is whole should it land after all.
+        byte[][] inFlight = {null};
         CommitOptions lost = OPTS.withMaxAttempts(2).withCommitHandler((s, path, bytes) -> {
+            inFlight[0] = bytes;
             throw new PutOutcomeUnknownException("no response", null);
         });
-        assertThatThrownBy(() -> TableCommitter.commit(
-                        store, Transaction.of(2, new Operation.Append(List.of(TxnFixtures.fragment("b", 1)))), lost))
-                .isInstanceOf(CommitConflictException.class)
-                .hasMessageContaining("gave up after 2 attempts");
+        Transaction b = Transaction.of(2, new Operation.Append(List.of(TxnFixtures.fragment("b", 1))));
+        assertThatThrownBy(() -> TableCommitter.commit(store, b, lost))
+                .isInstanceOf(CommitOutcomeUnknownException.class)
+                .hasMessageContaining("gave up after 2 attempts")
+                .hasMessageContaining("may still be published as version 3")
+                .satisfies(e -> assertThat(((CommitOutcomeUnknownException) e).transactionUuid())
+                        .isEqualTo(b.uuid()));
         assertThat(VersionResolver.list(store)).hasSize(2);
-        assertThat(names(store, "_transactions")).hasSize(2);
+        assertThat(names(store, "_transactions"))
+                .as("the transaction file is kept")
+                .hasSize(3);
+
+        assertThat(store.putIfAbsent(ManifestNamingScheme.V2.path(3), inFlight[0]))
+                .isTrue(); // it lands
+        Manifest landed = latest(store);
+        assertThat(landed.version()).isEqualTo(3);
+        assertThat(TransactionCodec.decode(
+                                store.readAll(Transaction.TRANSACTIONS_DIR + "/" + landed.transactionFile()), "txn")
+                        .uuid())
+                .isEqualTo(b.uuid());
+    }
+
+    @Test
+    void aRebuiltTransactionNeverRewritesTheFileOfAPublicationThatMayStillLand() throws Exception {
+        ObjectStore store = newStore();
+        create(store, 1, 10);
+        String v2 = ManifestNamingScheme.V2.path(2);
+        byte[][] inFlight = {null};
+        CommitOptions late = OPTS.withCommitHandler((s, path, bytes) -> {
+            if (inFlight[0] == null) {
+                inFlight[0] = bytes; // not applied yet, and the store cannot tell
+                throw new PutOutcomeUnknownException("no response for " + path, null);
+            }
+            s.putIfAbsent(v2, inFlight[0]); // the first publication lands late, before the second
+            return s.putIfAbsent(path, bytes);
+        });
+        AppendPlan plan = new AppendPlan(1);
+
+        Manifest m = TableCommitter.commit(store, plan, new TableHistory(store), late)
+                .orElseThrow();
+
+        assertThat(plan.builds).as("built again after the unknown outcome").isEqualTo(2);
+        assertThat(m.version()).isEqualTo(2);
+        assertThat(m.fragments()).extracting(f -> f.files().get(0).path()).contains("p1.lance");
+        Transaction inFile = TransactionCodec.decode(
+                store.readAll(Transaction.TRANSACTIONS_DIR + "/" + m.transactionFile()), m.transactionFile());
+        assertThat(((Operation.Append) inFile.operation()).fragments())
+                .as("the transaction file of the version that landed describes that version's change")
+                .extracting(f -> f.files().get(0).path())
+                .containsExactly("p1.lance");
+        assertThat(names(store, "_transactions"))
+                .as("the rebuilt transaction's file, never published, is deleted")
+                .hasSize(2);
+    }
+
+    @Test
+    void aConflictAfterAPublicationInDoubtKeepsWhatThatPublicationReferences() throws Exception {
+        ObjectStore store = newStore();
+        create(store, 1, 10);
+        byte[][] inFlight = {null};
+        CommitOptions neverTells = OPTS.withCommitHandler((s, path, bytes) -> {
+            inFlight[0] = bytes;
+            throw new PutOutcomeUnknownException("no response for " + path, null);
+        });
+        AppendPlan plan = new AppendPlan(1);
+        plan.refuseAfterBuilds = 1; // the attempt after the unknown outcome is refused by the plan's check
+
+        assertThatThrownBy(() -> TableCommitter.commit(store, plan, new TableHistory(store), neverTells))
+                .isInstanceOf(CommitOutcomeUnknownException.class)
+                .hasMessageContaining("may still be published as version 2")
+                .hasRootCauseMessage("refused after 1 builds");
+
+        assertThat(store.putIfAbsent(ManifestNamingScheme.V2.path(2), inFlight[0]))
+                .isTrue();
+        Manifest landed = latest(store);
+        assertThat(store.exists(Transaction.TRANSACTIONS_DIR + "/" + landed.transactionFile()))
+                .as("the version that landed late still has its transaction file")
+                .isTrue();
     }
 
     @Test

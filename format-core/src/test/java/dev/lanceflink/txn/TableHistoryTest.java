@@ -108,4 +108,76 @@ class TableHistoryTest {
         assertThat(history.version(1)).as("forgotten once found removed").isEmpty();
         assertThat(history.presentManifest(1)).isEmpty();
     }
+
+    @Test
+    void listReadsEachVersionOnceAndLoadReadsTheManifestWithTheKnownTransaction() throws Exception {
+        LocalObjectStore files = new LocalObjectStore(dir);
+        int[] manifestReads = {0};
+        int[] txnReads = {0};
+        ObjectStore store = new ForwardingObjectStore(files) {
+            @Override
+            public RangeReader openReader(String path) throws IOException {
+                count(path);
+                return super.openReader(path);
+            }
+
+            @Override
+            public RangeReader openReader(String path, long knownSize) throws IOException {
+                count(path);
+                return super.openReader(path, knownSize);
+            }
+
+            @Override
+            public byte[] readAll(String path) throws IOException {
+                count(path);
+                return super.readAll(path);
+            }
+
+            private void count(String path) {
+                if (path.endsWith(".manifest")) {
+                    manifestReads[0]++;
+                } else if (path.endsWith(".txn")) {
+                    txnReads[0]++;
+                }
+            }
+        };
+        CommitOptions fileOnly = CommitOptions.defaults().withTransactionStorage(true, false);
+        TableCommitter.commit(
+                store,
+                Transaction.of(0, new Operation.Overwrite(List.of(TxnFixtures.fragment("a", 3)), TxnFixtures.schema())),
+                fileOnly);
+        Transaction append =
+                Transaction.of(1, new Operation.Append(List.of(TxnFixtures.fragment("b", 2))), Map.of("k", "v"));
+        TableCommitter.commit(store, append, fileOnly);
+        TableHistory history = new TableHistory(store);
+
+        manifestReads[0] = 0;
+        txnReads[0] = 0;
+        List<TableHistory.Committed> listed = history.list();
+        assertThat(listed).extracting(TableHistory.Committed::version).containsExactly(1L, 2L);
+        assertThat(listed).extracting(TableHistory.Committed::liveRows).containsExactly(3L, 5L);
+        assertThat(listed.get(1).transaction().orElseThrow().properties()).containsEntry("k", "v");
+        assertThat(listed.get(1).timestamp()).isNotNull();
+        assertThat(manifestReads[0]).isEqualTo(2);
+        assertThat(txnReads[0]).isEqualTo(2);
+
+        TableCommitter.commit(
+                store, Transaction.of(2, new Operation.Append(List.of(TxnFixtures.fragment("c", 1)))), fileOnly);
+        manifestReads[0] = 0;
+        txnReads[0] = 0;
+        assertThat(history.list()).extracting(TableHistory.Committed::version).containsExactly(1L, 2L, 3L);
+        assertThat(manifestReads[0]).as("only the new version's manifest").isEqualTo(1);
+        assertThat(txnReads[0]).isEqualTo(1);
+
+        manifestReads[0] = 0;
+        txnReads[0] = 0;
+        TableHistory.Loaded second = history.load(2).orElseThrow();
+        assertThat(second.manifest().version()).isEqualTo(2);
+        assertThat(second.committed().transaction().map(Transaction::uuid)).contains(append.uuid());
+        assertThat(manifestReads[0])
+                .as("a walk over manifests reads the manifest")
+                .isEqualTo(1);
+        assertThat(txnReads[0]).as("but not the transaction it knows").isZero();
+        assertThat(history.load(4)).isEmpty();
+    }
 }

@@ -18,6 +18,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       ({@link Faults#failReadBacksAfterLostResponse});
  *   <li>{@link Faults#crashAfterNextPublications}: it is applied, then the caller dies (not an I/O
  *       error: a committer task crashing with the version published);
+ *   <li>{@link Faults#holdNextPublications}: it is not applied yet, and the caller gets the
+ *       {@link PutOutcomeUnknownException} of a store that cannot tell; the request is still in
+ *       flight, and {@link #landHeld()} applies it later (after the caller looked and found
+ *       nothing, or gave up);
  *   <li>{@link Faults#beforeNextPublication}: something runs right before the next publication
  *       (e.g. another writer's commit, so that the publication loses the race).
  * </ul>
@@ -61,6 +65,31 @@ public final class PublicationFaultStore extends ForwardingObjectStore {
         faults.beforeNextPublication(action);
     }
 
+    /** Shorthand for {@code faults().holdNextPublications(n)}. */
+    public void holdNextPublications(int n) {
+        faults.holdNextPublications(n);
+    }
+
+    /**
+     * Applies the last publication held back ({@link Faults#holdNextPublications}): the request
+     * that was still in flight lands now. Returns whether it created its manifest (false if the
+     * version was taken meanwhile).
+     *
+     * @throws IllegalStateException if no publication is held
+     */
+    public boolean landHeld() throws IOException {
+        Held held = faults.held;
+        if (held == null) {
+            throw new IllegalStateException("no publication is held");
+        }
+        faults.held = null;
+        boolean created = delegate().putIfAbsent(held.path(), held.content());
+        if (created) {
+            faults.publications.incrementAndGet();
+        }
+        return created;
+    }
+
     /** Manifests this store (or another sharing its {@link Faults}) created. */
     public int publications() {
         return faults.publications.get();
@@ -87,6 +116,13 @@ public final class PublicationFaultStore extends ForwardingObjectStore {
         if (take(faults.failBefore)) {
             faults.injected.incrementAndGet();
             throw new IOException("injected: connection refused before publishing " + path);
+        }
+        if (take(faults.hold)) {
+            faults.injected.incrementAndGet();
+            faults.held = new Held(path, content.clone());
+            throw new PutOutcomeUnknownException(
+                    "injected: no response for " + path + " (the request is still in flight)",
+                    new IOException("read timed out"));
         }
         boolean created = delegate().putIfAbsent(path, content);
         if (created) {
@@ -119,6 +155,8 @@ public final class PublicationFaultStore extends ForwardingObjectStore {
         return delegate().head(path);
     }
 
+    private record Held(String path, byte[] content) {}
+
     /** Something a test runs against the store. */
     public interface IoAction {
         void run() throws IOException;
@@ -129,6 +167,8 @@ public final class PublicationFaultStore extends ForwardingObjectStore {
         private final AtomicInteger failBefore = new AtomicInteger();
         private final AtomicInteger loseResponse = new AtomicInteger();
         private final AtomicInteger crashAfter = new AtomicInteger();
+        private final AtomicInteger hold = new AtomicInteger();
+        private volatile Held held;
         private final AtomicInteger readBacksToFail = new AtomicInteger();
         private final AtomicInteger failReadBack = new AtomicInteger();
         private final AtomicInteger publications = new AtomicInteger();
@@ -142,6 +182,8 @@ public final class PublicationFaultStore extends ForwardingObjectStore {
             failBefore.set(0);
             loseResponse.set(0);
             crashAfter.set(0);
+            hold.set(0);
+            held = null;
             readBacksToFail.set(0);
             failReadBack.set(0);
             publications.set(0);
@@ -181,6 +223,16 @@ public final class PublicationFaultStore extends ForwardingObjectStore {
             return this;
         }
 
+        /**
+         * The next {@code n} manifest publications are held back: not applied, reported as
+         * {@link PutOutcomeUnknownException}. The last one held lands when the test calls
+         * {@link PublicationFaultStore#landHeld()}.
+         */
+        public Faults holdNextPublications(int n) {
+            hold.set(n);
+            return this;
+        }
+
         /** The next {@code n} manifest publications that create their manifest then crash the caller. */
         public Faults crashAfterNextPublications(int n) {
             crashAfter.set(n);
@@ -196,12 +248,12 @@ public final class PublicationFaultStore extends ForwardingObjectStore {
             return this;
         }
 
-        /** Faults still to inject: publications that will fail, crash or lose their response. */
+        /** Faults still to inject: publications that will fail, crash, lose their response or be held. */
         public int pending() {
-            return failBefore.get() + loseResponse.get() + crashAfter.get();
+            return failBefore.get() + loseResponse.get() + crashAfter.get() + hold.get();
         }
 
-        /** Faults injected so far: failed, crashed or lost publications. */
+        /** Faults injected so far: failed, crashed, lost or held publications. */
         public int injected() {
             return injected.get();
         }

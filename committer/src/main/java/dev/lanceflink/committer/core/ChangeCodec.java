@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import lance.table.DataOverlayFile;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
@@ -36,9 +37,7 @@ public final class ChangeCodec {
             byte[] bytes = readBytes(in, context + ", overlay " + i);
             try {
                 out.add(new TargetedOverlay(
-                        target,
-                        TableProtoCodec.overlay(
-                                lance.table.DataOverlayFile.parseFrom(bytes), context + ", overlay " + i)));
+                        target, TableProtoCodec.overlay(DataOverlayFile.parseFrom(bytes), context + ", overlay " + i)));
             } catch (CorruptTableException e) {
                 throw new IOException("Corrupt overlay " + i + " in " + context + ": " + e.getMessage(), e);
             }

@@ -128,7 +128,9 @@ public final class CheckpointCommitter {
             plan.discardBuilt(); // refused before its publication
             throw e;
         } catch (CommitConflictException e) {
-            plan.discardBuilt(); // certainly not published
+            // Certainly not published: while a publication is in doubt the loop ends in
+            // CommitOutcomeUnknownException instead (below), which keeps the files.
+            plan.discardBuilt();
             if (!e.isRetryable()) {
                 throw new CheckpointCommitException(
                         capitalized(commit.describe()) + " cannot be committed to "

@@ -8,11 +8,15 @@ import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.ManifestNamingScheme;
+import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.CommitOutcomeUnknownException;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.Test;
+import org.roaringbitmap.RoaringBitmap;
 
 class CheckpointCommitterTest extends FaultyTableFixture {
     private static final String USER = "user-a";
@@ -78,6 +82,42 @@ class CheckpointCommitterTest extends FaultyTableFixture {
 
         assertThat(retry).isEqualTo(new CommitOutcome(7, CommitOutcome.Kind.ALREADY_COMMITTED, 2, 0, 0));
         assertThat(TestTable.ids(store, allocator)).containsExactly(1L, 2L, 10L, 11L);
+    }
+
+    @Test
+    void givingUpWhileAPublicationIsStillInFlightKeepsWhatItReferences() throws IOException {
+        // Deleting row 1 (fragment 0, offset 0): each build writes a deletion file.
+        CheckpointCommit cp = new CheckpointCommit(
+                USER,
+                "job-1",
+                7,
+                1,
+                List.of(),
+                List.of(),
+                List.of(new TargetedDeletion(RowTarget.committed(0), RoaringBitmap.bitmapOf(0))),
+                0,
+                0,
+                0);
+        store.holdNextPublications(2); // neither publication is applied before the committer stops
+        CheckpointCommitter givesUpAfterTwoRaces = new CheckpointCommitter(
+                store,
+                CommitOptions.defaults().withMaxAttempts(2).withBackoff(Duration.ZERO, Duration.ZERO),
+                1,
+                Duration.ZERO);
+
+        assertThatThrownBy(() -> givesUpAfterTwoRaces.commit(cp))
+                .isInstanceOf(CheckpointCommitException.class)
+                .hasMessageContaining("could not be committed")
+                .cause()
+                .as("not a conflict: the last publication may still land")
+                .isInstanceOf(CommitOutcomeUnknownException.class)
+                .hasMessageContaining("may still be published as version 2");
+
+        assertThat(store.landHeld()).as("the request in flight lands after all").isTrue();
+        assertThat(TestTable.ids(store, allocator))
+                .as("the version that landed reads: its deletion file was kept")
+                .containsExactly(2L);
+        assertThat(committer(3).commit(cp).kind()).isEqualTo(CommitOutcome.Kind.ALREADY_COMMITTED);
     }
 
     @Test

@@ -13,24 +13,19 @@ import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.schema.LanceSchemaException;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Collectors;
-import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
-import org.apache.flink.table.api.Schema;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.catalog.UniqueConstraint;
 import org.apache.flink.table.catalog.exceptions.CatalogException;
-import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.utils.TypeConversions;
 
 /**
  * Converts table schemas between a Flink catalog table and the Lance schema stored in the
@@ -72,7 +67,7 @@ public final class CatalogSchemas {
             VectorDimensions dimensions,
             FileVersion fileVersion,
             boolean stableRowIds) {
-        org.apache.arrow.vector.types.pojo.Schema arrow = toArrowSchema(table, schema, dimensions);
+        Schema arrow = toArrowSchema(table, schema, dimensions);
         LanceSchema lance;
         try {
             lance = LanceSchema.fromArrow(arrow, 0);
@@ -128,8 +123,7 @@ public final class CatalogSchemas {
     }
 
     /** The first way the {@code declared} columns differ from the {@code existing} ones, or empty. */
-    static Optional<String> difference(
-            org.apache.arrow.vector.types.pojo.Schema existing, org.apache.arrow.vector.types.pojo.Schema declared) {
+    static Optional<String> difference(Schema existing, Schema declared) {
         List<String> have = existing.getFields().stream().map(Field::getName).toList();
         List<String> want = declared.getFields().stream().map(Field::getName).toList();
         if (!have.equals(want)) {
@@ -182,8 +176,7 @@ public final class CatalogSchemas {
     }
 
     /** The Lance (Arrow) schema a new catalog table is created with. */
-    public static org.apache.arrow.vector.types.pojo.Schema toArrowSchema(
-            String table, ResolvedSchema schema, VectorDimensions dimensions) {
+    public static Schema toArrowSchema(String table, ResolvedSchema schema, VectorDimensions dimensions) {
         List<String> notStorable = schema.getColumns().stream()
                 .filter(c -> !c.isPhysical())
                 .map(Column::getName)
@@ -202,7 +195,7 @@ public final class CatalogSchemas {
         for (Column c : schema.getColumns()) {
             fields.add(new RowType.RowField(c.getName(), c.getDataType().getLogicalType()));
         }
-        org.apache.arrow.vector.types.pojo.Schema arrow;
+        Schema arrow;
         try {
             arrow = LanceTypeMapping.toArrowSchema(new RowType(false, fields), dimensions);
         } catch (LanceTypeException e) {
@@ -229,7 +222,7 @@ public final class CatalogSchemas {
                     new FieldType(f.isNullable(), f.getType(), f.getDictionary(), metadata),
                     f.getChildren()));
         }
-        return new org.apache.arrow.vector.types.pojo.Schema(out, arrow.getCustomMetadata());
+        return new Schema(out, arrow.getCustomMetadata());
     }
 
     /**
@@ -238,71 +231,6 @@ public final class CatalogSchemas {
      */
     static FileVersion dataStorageVersion() {
         return FileVersion.DEFAULT_FOR_NEW_TABLES;
-    }
-
-    /**
-     * The Flink view of a Lance schema.
-     *
-     * @param schema columns (those Flink can read) and the primary key
-     * @param vectorDimensions {@code 'vector-dimensions'} for the fixed-size list columns, or empty
-     * @param unreadable columns left out because Flink has no type for them, with the reason
-     */
-    record FlinkView(Schema schema, String vectorDimensions, Map<String, String> unreadable) {}
-
-    static FlinkView toFlink(LanceSchema lance) {
-        Schema.Builder builder = Schema.newBuilder();
-        Map<String, String> unreadable = new LinkedHashMap<>();
-        Map<String, Integer> dims = new LinkedHashMap<>();
-        List<LanceField> keyFields = new ArrayList<>();
-        for (LanceField f : lance.fields()) {
-            Field arrow = f.toArrow();
-            LogicalType type;
-            try {
-                type = LanceTypeMapping.toLogicalType(f.name(), arrow);
-            } catch (LanceTypeException e) {
-                unreadable.put(f.name(), e.getMessage());
-                continue;
-            }
-            builder.column(f.name(), TypeConversions.fromLogicalToDataType(type));
-            collectDimensions(f.name(), arrow, dims);
-            if (f.isUnenforcedPrimaryKey()) {
-                keyFields.add(f);
-            }
-        }
-        if (!keyFields.isEmpty()) {
-            // Key order: the 1-based position; fields in the key without a position (0) follow, by field id.
-            keyFields.sort(Comparator.comparingInt((LanceField f) -> f.unenforcedPrimaryKeyPosition() == 0
-                            ? Integer.MAX_VALUE
-                            : f.unenforcedPrimaryKeyPosition())
-                    .thenComparingInt(LanceField::id));
-            List<String> names = keyFields.stream().map(LanceField::name).toList();
-            builder.primaryKeyNamed("PK_" + String.join("_", names), names);
-        }
-        String dimensionOption = dims.entrySet().stream()
-                .map(e -> e.getKey() + ":" + e.getValue())
-                .collect(Collectors.joining(","));
-        return new FlinkView(builder.build(), dimensionOption, unreadable);
-    }
-
-    /** Paths as {@link LanceTypeMapping} names them: {@code a.b} for struct fields, {@code .item} for list elements. */
-    private static void collectDimensions(String path, Field field, Map<String, Integer> out) {
-        ArrowType type = field.getType();
-        if (type instanceof ArrowType.FixedSizeList fsl) {
-            out.put(path, fsl.getListSize());
-        }
-        if (type instanceof ArrowType.Map) {
-            Field entries = field.getChildren().get(0);
-            for (Field kv : entries.getChildren()) {
-                collectDimensions(path + "." + kv.getName(), kv, out);
-            }
-            return;
-        }
-        for (Field child : field.getChildren()) {
-            String childPath = type instanceof ArrowType.Struct
-                    ? path + "." + child.getName()
-                    : path + "." + LanceTypeMapping.LIST_ELEMENT_NAME;
-            collectDimensions(childPath, child, out);
-        }
     }
 
     /** Options map {@code 'vector-dimensions'} value ("a:1,b:2") as the map {@link VectorDimensions#parse} takes. */

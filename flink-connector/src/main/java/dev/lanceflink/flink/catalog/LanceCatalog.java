@@ -258,7 +258,7 @@ public final class LanceCatalog extends AbstractCatalog {
                 return ManifestIO.read(store, VersionResolver.latest(store));
             }
         });
-        CatalogSchemas.FlinkView view = CatalogSchemas.toFlink(manifest.schema());
+        FlinkView view = FlinkView.of(manifest.schema());
         if (!view.unreadable().isEmpty()) {
             LOG.warn(
                     "Table {} of catalog {}: columns {} are left out of the Flink schema: {}",

@@ -132,7 +132,7 @@ public abstract class CommittingLanceSink<IN>
 
     /** Sets the in-job maintenance (default: off); call before the job is built. */
     public void maintenance(MaintenanceSettings settings) {
-        this.maintenance = java.util.Objects.requireNonNull(settings, "settings is null");
+        this.maintenance = requireNonNull(settings, "settings is null");
     }
 
     /** The in-job maintenance settings. */

@@ -227,7 +227,7 @@ public final class LanceSinkBuilder {
      * Not attached to an overwriting sink (one commit at the end of a batch job).
      */
     public LanceSinkBuilder maintenance(MaintenanceSettings settings) {
-        this.maintenance = java.util.Objects.requireNonNull(settings, "settings is null");
+        this.maintenance = Objects.requireNonNull(settings, "settings is null");
         return this;
     }
 

@@ -1,5 +1,7 @@
 package dev.lanceflink.flink.table;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.UpdateMode;
 import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
@@ -29,7 +31,7 @@ record LanceSinkConfig(
         MaintenanceSettings maintenance) {
     LanceSinkConfig {
         storageOptions = Map.copyOf(storageOptions);
-        java.util.Objects.requireNonNull(maintenance, "maintenance is null");
+        requireNonNull(maintenance, "maintenance is null");
     }
 
     /** A builder of the exactly-once append sink with these options. */

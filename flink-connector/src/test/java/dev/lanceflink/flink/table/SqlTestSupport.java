@@ -1,10 +1,8 @@
 package dev.lanceflink.flink.table;
 
+import dev.lanceflink.testkit.users.UsersTable;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.types.Row;
@@ -13,10 +11,7 @@ import org.apache.flink.util.CloseableIterator;
 /** What the SQL tests of this package share: the worked example's table and result collection. */
 final class SqlTestSupport {
     /** The spec's worked {@code users} table: {@code id BIGINT NOT NULL, name STRING, age INT}. */
-    static final Schema USERS = new Schema(List.of(
-            new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
-            new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
-            new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null)));
+    static final Schema USERS = UsersTable.EXAMPLE_SCHEMA;
 
     private SqlTestSupport() {}
 

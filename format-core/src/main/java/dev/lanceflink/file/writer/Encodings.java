@@ -3,7 +3,12 @@ package dev.lanceflink.file.writer;
 import com.google.protobuf.Any;
 import com.google.protobuf.Empty;
 import com.google.protobuf.Message;
+import lance.encodings.ArrayEncoding;
+import lance.encodings.Buffer;
+import lance.encodings.ColumnEncoding;
+import lance.encodings.Nullable;
 import lance.encodings21.CompressiveEncoding;
+import lance.encodings21.FixedSizeList;
 import lance.encodings21.Flat;
 import lance.encodings21.Variable;
 
@@ -31,7 +36,7 @@ final class Encodings {
     static byte[] plainColumnEncoding() {
         return any(
                 COLUMN_ENCODING_URL,
-                lance.encodings.ColumnEncoding.newBuilder()
+                ColumnEncoding.newBuilder()
                         .setValues(Empty.getDefaultInstance())
                         .build());
     }
@@ -50,7 +55,7 @@ final class Encodings {
 
     static CompressiveEncoding fixedSizeList(long dimension, long itemBits, boolean hasValidity) {
         return CompressiveEncoding.newBuilder()
-                .setFixedSizeList(lance.encodings21.FixedSizeList.newBuilder()
+                .setFixedSizeList(FixedSizeList.newBuilder()
                         .setItemsPerValue(dimension)
                         .setHasValidity(hasValidity)
                         .setValues(flat(itemBits)))
@@ -59,37 +64,34 @@ final class Encodings {
 
     // ---- 2.0 ArrayEncoding helpers (qualified: lance.encodings and lance.encodings21 share names like Flat)
 
-    static lance.encodings.ArrayEncoding flat20(long bits, int bufferIndex) {
-        return lance.encodings.ArrayEncoding.newBuilder()
+    static ArrayEncoding flat20(long bits, int bufferIndex) {
+        return ArrayEncoding.newBuilder()
                 .setFlat(lance.encodings.Flat.newBuilder()
                         .setBitsPerValue(bits)
-                        .setBuffer(lance.encodings.Buffer.newBuilder()
-                                .setBufferIndex(bufferIndex)
-                                .setBufferType(lance.encodings.Buffer.BufferType.page)))
+                        .setBuffer(
+                                Buffer.newBuilder().setBufferIndex(bufferIndex).setBufferType(Buffer.BufferType.page)))
                 .build();
     }
 
-    static lance.encodings.ArrayEncoding noNull(lance.encodings.ArrayEncoding values) {
-        return lance.encodings.ArrayEncoding.newBuilder()
-                .setNullable(lance.encodings.Nullable.newBuilder()
-                        .setNoNulls(lance.encodings.Nullable.NoNull.newBuilder().setValues(values)))
+    static ArrayEncoding noNull(ArrayEncoding values) {
+        return ArrayEncoding.newBuilder()
+                .setNullable(Nullable.newBuilder()
+                        .setNoNulls(Nullable.NoNull.newBuilder().setValues(values)))
                 .build();
     }
 
-    static lance.encodings.ArrayEncoding someNull(
-            lance.encodings.ArrayEncoding validity, lance.encodings.ArrayEncoding values) {
-        return lance.encodings.ArrayEncoding.newBuilder()
-                .setNullable(lance.encodings.Nullable.newBuilder()
-                        .setSomeNulls(lance.encodings.Nullable.SomeNull.newBuilder()
+    static ArrayEncoding someNull(ArrayEncoding validity, ArrayEncoding values) {
+        return ArrayEncoding.newBuilder()
+                .setNullable(Nullable.newBuilder()
+                        .setSomeNulls(Nullable.SomeNull.newBuilder()
                                 .setValidity(validity)
                                 .setValues(values)))
                 .build();
     }
 
-    static lance.encodings.ArrayEncoding allNull() {
-        return lance.encodings.ArrayEncoding.newBuilder()
-                .setNullable(lance.encodings.Nullable.newBuilder()
-                        .setAllNulls(lance.encodings.Nullable.AllNull.getDefaultInstance()))
+    static ArrayEncoding allNull() {
+        return ArrayEncoding.newBuilder()
+                .setNullable(Nullable.newBuilder().setAllNulls(Nullable.AllNull.getDefaultInstance()))
                 .build();
     }
 }

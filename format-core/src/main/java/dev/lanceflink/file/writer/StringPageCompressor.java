@@ -1,5 +1,6 @@
 package dev.lanceflink.file.writer;
 
+import com.google.protobuf.ByteString;
 import dev.lanceflink.encoding.compression.FsstSymbolTable;
 import dev.lanceflink.encoding.compression.GeneralCompression;
 import dev.lanceflink.file.FileVersion;
@@ -190,7 +191,7 @@ final class StringPageCompressor {
     static CompressiveEncoding fsstEncoding(byte[] table, int offsetBits) {
         return CompressiveEncoding.newBuilder()
                 .setFsst(Fsst.newBuilder()
-                        .setSymbolTable(com.google.protobuf.ByteString.copyFrom(table))
+                        .setSymbolTable(ByteString.copyFrom(table))
                         .setValues(Encodings.variable(offsetBits)))
                 .build();
     }

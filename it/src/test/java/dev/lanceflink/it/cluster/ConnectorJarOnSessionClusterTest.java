@@ -9,6 +9,7 @@ import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.read.ScanOptions;
 import dev.lanceflink.read.Scanner;
 import dev.lanceflink.s3.S3ProxyExtension;
+import dev.lanceflink.testkit.users.UsersTable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -28,9 +29,6 @@ import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -68,10 +66,7 @@ class ConnectorJarOnSessionClusterTest {
 
     private static final String SHADED = "dev/lanceflink/shaded/";
 
-    private static final Schema USERS = new Schema(List.of(
-            new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
-            new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
-            new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null)));
+    private static final Schema USERS = UsersTable.EXAMPLE_SCHEMA;
     private static final String WRITE_JOB = "insert-into_default_catalog.default_database.users";
 
     @RegisterExtension

@@ -8,12 +8,10 @@ import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.testkit.users.UsersTable;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
@@ -26,10 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code INSERT OVERWRITE}, and the SDK reads exactly the new rows that our reader reads.
  */
 class InsertOverwriteInteropTest {
-    private static final Schema USERS = new Schema(List.of(
-            new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
-            new Field("name", FieldType.nullable(new ArrowType.Utf8()), null),
-            new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null)));
+    private static final Schema USERS = UsersTable.EXAMPLE_SCHEMA;
 
     @TempDir
     Path dir;

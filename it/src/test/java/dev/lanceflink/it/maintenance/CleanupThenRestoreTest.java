@@ -99,7 +99,7 @@ class CleanupThenRestoreTest {
         String savepoint = job.stopWithSavepoint(
                         false, dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
                 .get(2, TimeUnit.MINUTES);
-        TableHistory beforeCompaction = TableHistory.read(uri, storage);
+        VersionsByWriter beforeCompaction = VersionsByWriter.read(uri, storage);
         String commitUser = beforeCompaction.assertSinkCommitsExactlyOnce();
         long sinkVersion = beforeCompaction
                 .sinkCommits()
@@ -210,7 +210,7 @@ class CleanupThenRestoreTest {
         second.execute("upsert restored after cleanup (" + storeKind + ")");
 
         UsersTable.assertLatestEquals(uri, storage, log.model);
-        TableHistory after = TableHistory.read(uri, storage);
+        VersionsByWriter after = VersionsByWriter.read(uri, storage);
         assertThat(after.assertSinkCommitsExactlyOnce())
                 .as("the restored sink's commit user")
                 .isEqualTo(commitUser);
@@ -264,7 +264,7 @@ class CleanupThenRestoreTest {
 
     private static void waitForSinkOverlayCommits(String uri, Map<String, String> storage, int count) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-        while (TableHistory.sinkOverlayCommits(uri, storage) < count) {
+        while (VersionsByWriter.sinkOverlayCommits(uri, storage) < count) {
             assertThat(System.nanoTime())
                     .as("waiting for %s overlay commits of the sink on %s", count, uri)
                     .isLessThan(deadline);

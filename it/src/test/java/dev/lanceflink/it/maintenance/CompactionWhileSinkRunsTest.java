@@ -135,7 +135,7 @@ class CompactionWhileSinkRunsTest {
                 .isEmpty();
         UsersTable.assertLatestEquals(uri, storage, log.model);
 
-        TableHistory history = TableHistory.read(uri, storage);
+        VersionsByWriter history = VersionsByWriter.read(uri, storage);
         history.assertContiguous();
         history.assertSinkCommitsExactlyOnce();
         assertThat(history.others())
@@ -155,7 +155,7 @@ class CompactionWhileSinkRunsTest {
                 .as("overlay folds committed while the sink ran; runs %s", describe(runs))
                 .isNotEmpty()
                 .allSatisfy(v -> assertThat(v.operation()).isEqualTo("Update"));
-        assertThat(TableHistory.sinkOverlayCommits(uri, storage))
+        assertThat(VersionsByWriter.sinkOverlayCommits(uri, storage))
                 .as("overlay commits of the sink")
                 .isGreaterThan(3);
 
@@ -185,7 +185,7 @@ class CompactionWhileSinkRunsTest {
 
     private static String describeVersions(String uri, Map<String, String> storage) {
         try {
-            return TableHistory.read(uri, storage).all().stream()
+            return VersionsByWriter.read(uri, storage).all().stream()
                     .map(v -> v.version() + ":" + v.operation())
                     .collect(Collectors.joining(", "));
         } catch (Exception e) {

@@ -303,7 +303,7 @@ class SinkSoakRunTest {
 
             // -- the end: the model, cell by cell; each checkpoint once -------------------------------
             UsersTable.assertLatestEquals(uri, storage, log.finalModel());
-            TableHistory history = TableHistory.read(uri, storage);
+            VersionsByWriter history = VersionsByWriter.read(uri, storage);
             history.assertContiguous();
             history.assertSinkCommitsExactlyOnce();
             assertThat(compactorFailures)

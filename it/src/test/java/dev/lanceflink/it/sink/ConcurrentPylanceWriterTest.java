@@ -10,7 +10,7 @@ import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.it.interop.DumpComparator;
 import dev.lanceflink.it.interop.OurCli;
 import dev.lanceflink.it.interop.PylanceOracle;
-import dev.lanceflink.it.maintenance.TableHistory;
+import dev.lanceflink.it.maintenance.VersionsByWriter;
 import dev.lanceflink.s3.S3ProxyExtension;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.testkit.flink.JobEnvironments;
@@ -185,7 +185,7 @@ class ConcurrentPylanceWriterTest {
         JsonNode pyLog = churned.json();
 
         // 1. Versions: pylance's logged commits are exactly the versions without the sink's marker.
-        TableHistory history = TableHistory.read(uri, storage);
+        VersionsByWriter history = VersionsByWriter.read(uri, storage);
         history.assertContiguous();
         history.assertSinkCommitsExactlyOnce();
         Map<Long, String> foreign = new TreeMap<>();
@@ -237,7 +237,7 @@ class ConcurrentPylanceWriterTest {
                 .as("pylance compactions between the sink's first and last commit (rows moved"
                         + " under the running sink)")
                 .isPositive();
-        long sinkOverlays = TableHistory.sinkOverlayCommits(uri, storage);
+        long sinkOverlays = VersionsByWriter.sinkOverlayCommits(uri, storage);
         long longestSinkGap = 0;
         for (int i = 1; i < history.sinkCommits().size(); i++) {
             longestSinkGap = Math.max(

@@ -40,6 +40,12 @@ public final class UsersTable {
             new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null),
             new Field("score", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)), null)));
 
+    /**
+     * The overlay spec's worked example, {@code users(id BIGINT NOT NULL, name STRING, age INT)}:
+     * the table the SQL tests create, UPDATE and DELETE from ({@link #SCHEMA} without the score).
+     */
+    public static final Schema EXAMPLE_SCHEMA = new Schema(SCHEMA.getFields().subList(0, 3));
+
     /** One row's non-key cells; {@code null} cells are SQL NULLs. */
     public record Row(String name, Integer age, Double score) {}
 

@@ -20,11 +20,9 @@ import dev.lanceflink.schema.ColumnSet;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.table.DataFile;
-import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
-import dev.lanceflink.table.OverlayCoverage;
 import dev.lanceflink.table.RowAddress;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.write.FragmentWriter;
@@ -351,10 +349,7 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
                 if (o.isPresent()) {
                     overlays.add(o.get());
                     bytes += o.get().overlay().dataFile().fileSizeBytes();
-                    cells += o.get().overlay().coverage() instanceof OverlayCoverage.Dense d
-                            ? d.union().getLongCardinality()
-                                    * o.get().overlay().dataFile().fields().length
-                            : perFieldCells(o.get().overlay());
+                    cells += o.get().overlay().cellCount();
                 }
             }
             updates.clear();
@@ -374,15 +369,6 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
             return List.of();
         }
         return List.of(new WrittenChanges(fragments, overlays, deleted, rows, cells, bytes));
-    }
-
-    private static long perFieldCells(DataOverlayFile o) throws IOException {
-        OverlayCoverage.PerField p = (OverlayCoverage.PerField) o.coverage();
-        long n = 0;
-        for (int i = 0; i < p.size(); i++) {
-            n += p.bitmap(i).getLongCardinality();
-        }
-        return n;
     }
 
     /**

@@ -22,10 +22,10 @@ import java.util.stream.Stream;
  * anything else (the initial write, another writer's commits). Public: the sink package's
  * concurrent-writer tests judge the sink's commits with the same rules.
  */
-public record TableHistory(
+public record VersionsByWriter(
         List<VersionInfo> all, List<VersionInfo> sinkCommits, List<VersionInfo> compactions, List<VersionInfo> others) {
 
-    public static TableHistory read(String uri, Map<String, String> storage) throws IOException {
+    public static VersionsByWriter read(String uri, Map<String, String> storage) throws IOException {
         try (Dataset ds = Dataset.open(uri, storage)) {
             List<VersionInfo> all = ds.versions();
             List<VersionInfo> sink = new ArrayList<>();
@@ -40,7 +40,8 @@ public record TableHistory(
                     others.add(v);
                 }
             }
-            return new TableHistory(List.copyOf(all), List.copyOf(sink), List.copyOf(compactions), List.copyOf(others));
+            return new VersionsByWriter(
+                    List.copyOf(all), List.copyOf(sink), List.copyOf(compactions), List.copyOf(others));
         }
     }
 
@@ -49,7 +50,7 @@ public record TableHistory(
      * whose fragments carry staged overlays (a checkpoint with overlays and other changes).
      */
     public static long sinkOverlayCommits(String uri, Map<String, String> storage) throws IOException {
-        TableHistory history = read(uri, storage);
+        VersionsByWriter history = read(uri, storage);
         long n = 0;
         try (Dataset ds = Dataset.open(uri, storage)) {
             for (VersionInfo v : history.sinkCommits()) {

@@ -320,6 +320,35 @@ class TableCleanupSafetyTest {
         assertThat(CleanupTestTables.scan(v3, 3)).hasSize(30);
     }
 
+    /**
+     * Many files are deleted several at a time; a file whose delete fails is reported and stays,
+     * the others go, and the counts are those of the files deleted.
+     */
+    @Test
+    void manyFilesAreDeletedAndAFailedDeleteIsReportedWithoutStoppingTheOthers() throws Exception {
+        Dataset v1 = CleanupTestTables.create(store, allocator, 10, 10);
+        CleanupTestTables.append(v1, 10, 20, Map.of());
+        int orphans = 3 * TableCleanup.PARALLEL_DELETES_FROM;
+        for (int i = 0; i < orphans; i++) {
+            CleanupTestTables.writeFile(store, "data/orphan-" + i + ".lance", "old " + i);
+        }
+        CleanupPlan plan = TableCleanup.plan(store, keepLast(1));
+        assertThat(plan.filesToDelete().size()).isGreaterThan(orphans);
+        String denied = "data/orphan-7.lance";
+
+        CleanupResult result = TableCleanup.execute(new FailingDeletes(store, denied), plan);
+
+        assertThat(result.failedDeletes())
+                .singleElement()
+                .satisfies(f -> assertThat(f.path()).isEqualTo(denied));
+        assertThat(store.exists(denied)).isTrue();
+        for (CleanupCandidate c : plan.filesToDelete()) {
+            assertThat(store.exists(c.path())).as(c.path()).isEqualTo(c.path().equals(denied));
+        }
+        assertThat(result.filesDeleted(CleanupFileKind.DATA)).isEqualTo(orphans - 1);
+        assertThat(CleanupTestTables.scan(v1, 2)).hasSize(20);
+    }
+
     @Test
     void planForAnotherTableIsRefused() throws Exception {
         CleanupTestTables.create(store, allocator, 10, 10);

@@ -132,6 +132,7 @@ public final class TableCleanup {
             } else {
                 retained.add(new RetainedVersion(m.version(), reasons));
                 retainedRefs.addManifest(m, where);
+                addRewriteSources(store, m, retainedRefs, where);
             }
         }
         Collections.reverse(retained);
@@ -306,6 +307,22 @@ public final class TableCleanup {
         }
     }
 
+    /** {@link ReferencedFiles#addRewriteSources} for a kept version whose transaction is readable. */
+    private static void addRewriteSources(ObjectStore store, Manifest m, ReferencedFiles into, String where)
+            throws IOException {
+        Optional<Transaction> txn;
+        try {
+            txn = TransactionStore.read(store, m);
+        } catch (IOException e) {
+            // No readable transaction, no rewrite to interpret (whether a version without one may
+            // be removed is decided where markers are read).
+            return;
+        }
+        if (txn.isPresent()) {
+            into.addRewriteSources(m, txn.get(), where);
+        }
+    }
+
     // ---- planning helpers -----------------------------------------------------------------------
 
     /** A manifest from the listing, with the modification time the listing reported. */
@@ -463,6 +480,7 @@ public final class TableCleanup {
             Manifest m = readManifest(store, lv.location(), consequence);
             checkUnderstood(m, where, consequence);
             into.addManifest(m, where);
+            addRewriteSources(store, m, into, where);
             if (Long.compareUnsigned(v, newest) > 0) {
                 newest = v;
             }

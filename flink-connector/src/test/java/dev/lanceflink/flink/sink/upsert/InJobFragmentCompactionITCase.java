@@ -124,10 +124,12 @@ class InJobFragmentCompactionITCase {
     @Test
     void compactionsLandWhileTheSinkChangesEveryFragment() throws Exception {
         String uri = dir.resolve("updated-everywhere.lance").toString();
-        int keys = 2_000;
+        // Fragments large enough that reading 8 of them takes longer than a checkpoint interval,
+        // and changes spread over all of them: every compaction races the sink's commits.
+        int keys = 20_000;
         TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(keys);
-        UsersTable.create(uri, initial, keys / 40); // 40 fragments of 50 rows
-        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(31, 16_000, keys, false);
+        UsersTable.create(uri, initial, keys / 40); // 40 fragments of 500 rows
+        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(31, 24_000, keys, false);
 
         RewritePoller poller = new RewritePoller(new LocalObjectStore(Path.of(uri)));
         Thread polling = new Thread(poller, "rewrite-poller");
@@ -140,7 +142,7 @@ class InJobFragmentCompactionITCase {
                     .withOverlayFold(0, Duration.ZERO)
                     .withCleanup(true, 6, Duration.ZERO, Duration.ofMinutes(1))
                     .withExecution(Duration.ofSeconds(30), 2, 8)
-                    .withFragmentCompaction(new MaintenanceSettings.FragmentCompaction(true, 400, 0, 0.3, 4));
+                    .withFragmentCompaction(new MaintenanceSettings.FragmentCompaction(true, 4_000, 0, 0.3, 4));
             job = MaintainedUpsertJob.start(
                     uri, m.changes, maintenance, "updated-everywhere", 2, "upsert updating every fragment");
             job.getJobExecutionResult().get();

@@ -10,6 +10,7 @@ import dev.lanceflink.table.IndexEntry;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.RowIdMeta;
 import dev.lanceflink.table.SequenceSource;
+import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.Transaction;
 import java.util.HashSet;
 import java.util.List;
@@ -76,6 +77,27 @@ final class ReferencedFiles {
             }
             if (isUnderRoot(index.baseId(), bases, where)) {
                 indexUuids.add(uuid);
+            }
+        }
+    }
+
+    /**
+     * Adds the deletion files a kept version's {@code Rewrite} names for its old fragments: a reader
+     * of the history (the upsert sink's key map) derives the compaction's row moves from them. They
+     * are usually also the previous version's, but a compaction that carried deletions other
+     * writers committed after it read the fragments names files that only older versions reference.
+     */
+    void addRewriteSources(Manifest manifest, Transaction txn, String where) throws CleanupAbortedException {
+        if (!(txn.operation() instanceof Operation.Rewrite rw)) {
+            return;
+        }
+        List<BasePath> bases = manifest.basePaths();
+        for (Operation.RewriteGroup g : rw.groups()) {
+            for (Fragment old : g.oldFragments()) {
+                DeletionFile del = old.deletionFile();
+                if (del != null) {
+                    addLocation(locate(() -> FileLocation.ofDeletionFile(old.id(), del, bases), where));
+                }
             }
         }
     }

@@ -320,6 +320,67 @@ class TableCleanupSafetyTest {
         assertThat(CleanupTestTables.scan(v3, 3)).hasSize(30);
     }
 
+    /**
+     * Many files are deleted several at a time; a file whose delete fails is reported and stays,
+     * the others go, and the counts are those of the files deleted.
+     */
+    @Test
+    void manyFilesAreDeletedAndAFailedDeleteIsReportedWithoutStoppingTheOthers() throws Exception {
+        Dataset v1 = CleanupTestTables.create(store, allocator, 10, 10);
+        CleanupTestTables.append(v1, 10, 20, Map.of());
+        int orphans = 3 * TableCleanup.PARALLEL_DELETES_FROM;
+        for (int i = 0; i < orphans; i++) {
+            CleanupTestTables.writeFile(store, "data/orphan-" + i + ".lance", "old " + i);
+        }
+        CleanupPlan plan = TableCleanup.plan(store, keepLast(1));
+        assertThat(plan.filesToDelete().size()).isGreaterThan(orphans);
+        String denied = "data/orphan-7.lance";
+
+        CleanupResult result = TableCleanup.execute(new FailingDeletes(store, denied), plan);
+
+        assertThat(result.failedDeletes())
+                .singleElement()
+                .satisfies(f -> assertThat(f.path()).isEqualTo(denied));
+        assertThat(store.exists(denied)).isTrue();
+        for (CleanupCandidate c : plan.filesToDelete()) {
+            assertThat(store.exists(c.path())).as(c.path()).isEqualTo(c.path().equals(denied));
+        }
+        assertThat(result.filesDeleted(CleanupFileKind.DATA)).isEqualTo(orphans - 1);
+        assertThat(CleanupTestTables.scan(v1, 2)).hasSize(20);
+    }
+
+    /**
+     * A compaction that carried a deletion committed after it read its fragment names, in its
+     * transaction, the deletion file it read, which only older versions reference: cleanup keeps
+     * it while the compaction's version is kept, so the row moves can still be derived.
+     */
+    @Test
+    void theDeletionFilesAKeptRewriteReadAreKept() throws Exception {
+        Dataset v1 = CleanupTestTables.create(store, allocator, 10, 10);
+        Dataset v2 = v1.delete("id = 1"); // deletion file A of fragment 0
+        dev.lanceflink.overlay.StagedWrite rewrite = dev.lanceflink.compact.FragmentRewriter.rewrite(
+                store, v2.manifest(), List.of(0L), 100, allocator, FileWriterOptions.defaults());
+        Dataset v3 = v2.delete("id = 2"); // file B: the rewrite read A
+        Operation.Rewrite rebased = dev.lanceflink.compact.RewriteRebase.rebase(
+                        store, v3.manifest(), (Operation.Rewrite) rewrite.operation(), allocator)
+                .orElseThrow()
+                .operation();
+        TableCommitter.commit(store, Transaction.of(3, rebased, Map.of()), CommitOptions.defaults());
+        String fileA = v2.manifest().fragments().get(0).deletionFile().rootRelativePath(0);
+
+        CleanupResult result = TableCleanup.execute(store, TableCleanup.plan(store, keepLast(1)));
+
+        assertThat(result.versionsRemoved()).isEqualTo(3);
+        assertThat(store.exists(fileA)).isTrue();
+        try (Dataset v4 = v1.checkoutLatest()) {
+            assertThat(dev.lanceflink.txn.RewriteMoves.of(store, v4.manifest(), rebased)
+                            .newAddress(0, 3))
+                    .hasValue(dev.lanceflink.table.RowAddress.of(
+                            v4.manifest().fragments().get(0).id(), 2));
+            assertThat(CleanupTestTables.scan(v4, 4)).hasSize(8);
+        }
+    }
+
     @Test
     void planForAnotherTableIsRefused() throws Exception {
         CleanupTestTables.create(store, allocator, 10, 10);

@@ -176,6 +176,162 @@ class OverlayRelocatorTest {
         }
     }
 
+    /** An overlay of column {@code a} on {@code fragment}: {@code values[i]} at {@code offsets[i]} (ascending). */
+    private DataOverlayFile overlayOfA(ObjectStore store, Dataset ds, long fragment, long[] offsets, long[] values)
+            throws Exception {
+        int a = ds.manifest().schema().fieldByName("a").orElseThrow().id();
+        try (OverlayStager.FieldStream out = OverlayStager.open(
+                        store,
+                        ds.manifest(),
+                        OverlayStager.Target.fragment(fragment),
+                        new int[] {a},
+                        allocator,
+                        FileWriterOptions.defaults());
+                BigIntVector v = new BigIntVector("a", allocator)) {
+            v.allocateNew(values.length);
+            for (int i = 0; i < values.length; i++) {
+                v.set(i, values[i]);
+            }
+            v.setValueCount(values.length);
+            out.add(a, offsets, offsets.length, v);
+            return out.finish().orElseThrow().overlay();
+        }
+    }
+
+    @Test
+    void overlaysOfSeveralFragmentsMovingIntoOneFragmentBecomeOneOverlayTheNewestWinningPerCell() throws Exception {
+        ObjectStore store = new LocalObjectStore(dir.resolve("t.lance"));
+        try (Dataset one = SmallTable.create(store, allocator, 10);
+                VectorSchemaRoot more = SmallTable.rows(allocator, 10, 10);
+                VectorSchemaRoot most = SmallTable.rows(allocator, 20, 10);
+                Dataset two = one.append(List.of(more), WriteParams.of(WriteMode.APPEND));
+                Dataset three = two.append(List.of(most), WriteParams.of(WriteMode.APPEND))) {
+            DataOverlayFile older;
+            DataOverlayFile ofOne;
+            try (BigIntVector a = SmallTable.longs(allocator, "a", 1001L, 1002L);
+                    VarCharVector s = SmallTable.strings(allocator, "s", "unused", "x2")) {
+                older = OverlayStager.stage(
+                                store,
+                                three.manifest(),
+                                OverlayStager.Target.fragment(0),
+                                new long[] {1, 2},
+                                2,
+                                List.of(a, s),
+                                new ColumnSet[] {ColumnSet.of(0), ColumnSet.of(0, 1)},
+                                allocator,
+                                FileWriterOptions.defaults())
+                        .orElseThrow()
+                        .overlay();
+            }
+            DataOverlayFile newer = overlayOfA(store, three, 0, new long[] {2}, new long[] {2002});
+            try (VarCharVector s = SmallTable.strings(allocator, "s", "y10", "y15")) {
+                ofOne = OverlayStager.stage(
+                                store,
+                                three.manifest(),
+                                OverlayStager.Target.fragment(1),
+                                new long[] {0, 5},
+                                2,
+                                List.of(s),
+                                null,
+                                allocator,
+                                FileWriterOptions.defaults())
+                        .orElseThrow()
+                        .overlay();
+            }
+            // Rows 0..4 of fragment 0 moved to offsets 0..4 of fragment 2, rows 0..4 of fragment 1
+            // to offsets 5..9; row 5 of fragment 1 did not move (its cell stays behind).
+            List<OverlayRelocator.Source> sources = List.of(
+                    new OverlayRelocator.Source(
+                            0,
+                            older,
+                            Map.of(2L, RoaringBitmap.bitmapOf(1, 2)),
+                            Map.of(2L, RoaringBitmap.bitmapOf(1, 2))),
+                    new OverlayRelocator.Source(
+                            0, newer, Map.of(2L, RoaringBitmap.bitmapOf(2)), Map.of(2L, RoaringBitmap.bitmapOf(2))),
+                    new OverlayRelocator.Source(
+                            1, ofOne, Map.of(2L, RoaringBitmap.bitmapOf(0)), Map.of(2L, RoaringBitmap.bitmapOf(5))));
+            OverlayRelocator.Relocated r = OverlayRelocator.relocate(store, three.manifest(), sources, allocator);
+
+            assertThat(r.overlays().keySet()).containsExactly(2L);
+            assertThat(r.writtenPaths()).hasSize(1);
+            DataOverlayFile merged = r.overlays().get(2L);
+            assertThat(merged.coverage().union()).isEqualTo(RoaringBitmap.bitmapOf(1, 2, 5));
+            int aPos = OverlayFields.positionOf(
+                    merged.dataFile(),
+                    three.manifest().schema().fieldByName("a").orElseThrow());
+            int sPos = OverlayFields.positionOf(
+                    merged.dataFile(),
+                    three.manifest().schema().fieldByName("s").orElseThrow());
+            assertThat(merged.coverage().bitmap(aPos)).isEqualTo(RoaringBitmap.bitmapOf(1, 2));
+            assertThat(merged.coverage().bitmap(sPos)).isEqualTo(RoaringBitmap.bitmapOf(2, 5));
+            commit(store, three, r.overlays(), r.writtenPaths());
+            List<String> rows = read(store);
+            assertThat(rows.subList(20, 30))
+                    .containsExactly(
+                            "200/s20",
+                            "1001/s21",
+                            "2002/x2",
+                            "230/s23",
+                            "240/s24",
+                            "250/y10",
+                            "260/s26",
+                            "270/s27",
+                            "280/s28",
+                            "290/s29");
+            for (int k = 0; k < 20; k++) { // the old fragments are not touched
+                assertThat(rows.get(k)).isEqualTo(10L * k + "/s" + k);
+            }
+        }
+    }
+
+    @Test
+    void interleavedSourcesAcrossBatchesAreWrittenInOffsetOrder() throws Exception {
+        ObjectStore store = new LocalObjectStore(dir.resolve("big.lance"));
+        int rows = 100_000;
+        int half = rows / 2;
+        try (Dataset ds = SmallTable.create(store, allocator, rows)) {
+            long[] offsets = new long[half];
+            long[] first = new long[half];
+            long[] second = new long[half];
+            for (int o = 0; o < half; o++) {
+                offsets[o] = o;
+                first[o] = 1_000_000L + o;
+                second[o] = 2_000_000L + o;
+            }
+            DataOverlayFile evens = overlayOfA(store, ds, 0, offsets, first);
+            DataOverlayFile odds = overlayOfA(store, ds, 0, offsets, second);
+            DataOverlayFile newest = overlayOfA(store, ds, 0, new long[] {0, 1, 2, 3}, new long[] {-1, -2, -3, -4});
+            // Old row o of the first overlay's rows went to 2o, of the second's to 2o+1 (as if they
+            // had been two fragments interleaved); the newest overlay's rows stayed where they were.
+            RoaringBitmap origins = new RoaringBitmap();
+            origins.add(0L, half);
+            RoaringBitmap even = new RoaringBitmap();
+            RoaringBitmap odd = new RoaringBitmap();
+            for (int o = 0; o < half; o++) {
+                even.add(2 * o);
+                odd.add(2 * o + 1);
+            }
+            RoaringBitmap four = RoaringBitmap.bitmapOf(0, 1, 2, 3);
+            OverlayRelocator.Relocated r = OverlayRelocator.relocate(
+                    store,
+                    ds.manifest(),
+                    List.of(
+                            new OverlayRelocator.Source(0, evens, Map.of(0L, origins), Map.of(0L, even)),
+                            new OverlayRelocator.Source(0, odds, Map.of(0L, origins), Map.of(0L, odd)),
+                            new OverlayRelocator.Source(0, newest, Map.of(0L, four), Map.of(0L, four))),
+                    allocator);
+            assertThat(r.overlays()).hasSize(1);
+            assertThat(r.overlays().get(0L).coverage().union().getLongCardinality())
+                    .isGreaterThan(OverlayRelocator.CHUNK_CELLS);
+            commit(store, ds, r.overlays(), r.writtenPaths());
+            List<String> all = read(store);
+            for (int t = 0; t < rows; t++) {
+                long expected = t < 4 ? -(t + 1) : (t % 2 == 0 ? 1_000_000L : 2_000_000L) + t / 2;
+                assertThat(all.get(t)).isEqualTo(expected + "/s" + t);
+            }
+        }
+    }
+
     @Test
     void oldAndNewOffsetsMustPairUp() throws Exception {
         ObjectStore store = new LocalObjectStore(dir.resolve("t.lance"));

@@ -11,6 +11,7 @@ import dev.lanceflink.txn.Operation;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -93,6 +94,12 @@ final class CheckpointOperation {
         return changes.build(steps);
     }
 
+    /**
+     * An overlay aimed at a committed fragment: at the fragment it was written for, or
+     * ({@code moved}) following rows a compaction moved.
+     */
+    private record PendingOverlay(OverlayRelocator.Source source, boolean moved) {}
+
     /** The changes gathered per fragment, then turned into one operation. */
     private static final class Changes {
         private final CheckpointCommit commit;
@@ -109,6 +116,8 @@ final class CheckpointOperation {
         private final Map<Integer, RoaringBitmap> deletedFresh = new LinkedHashMap<>();
         private final Map<Integer, List<DataOverlayFile>> overlaidFresh = new LinkedHashMap<>();
         private final MovedRows movedRows;
+        /** The overlays on committed fragments, in the commit's order, until {@link #attachOverlays}. */
+        private final List<PendingOverlay> overlays = new ArrayList<>();
         /** Overlay files written to follow rows a compaction moved. */
         final List<String> relocatedFiles = new ArrayList<>();
 
@@ -184,26 +193,63 @@ final class CheckpointOperation {
             if (f.isEmpty()) {
                 Optional<MovedRows.Destination> moved = follow(o.target(), covered, "overlay", what);
                 if (moved.isPresent() && !moved.get().offsets().isEmpty()) {
-                    try (BufferAllocator allocator = new RootAllocator()) {
-                        OverlayRelocator.Relocated r = OverlayRelocator.relocate(
-                                store,
-                                latest,
-                                movedFrom(o.target()),
-                                staged,
-                                moved.get().from(),
-                                moved.get().offsets(),
-                                allocator);
-                        relocatedFiles.addAll(r.writtenPaths());
-                        r.overlays()
-                                .forEach((id, ov) -> overlaid.computeIfAbsent(id, k -> new ArrayList<>())
-                                        .add(ov));
-                    }
+                    overlays.add(new PendingOverlay(
+                            new OverlayRelocator.Source(
+                                    movedFrom(o.target()),
+                                    staged,
+                                    moved.get().from(),
+                                    moved.get().offsets()),
+                            true));
                 }
                 return;
             }
             requireWithin(
                     covered, f.get().physicalRows(), what, "fragment " + f.get().id() + " (" + o.target() + ")");
-            overlaid.computeIfAbsent(f.get().id(), k -> new ArrayList<>()).add(staged);
+            long id = f.get().id();
+            overlays.add(new PendingOverlay(
+                    new OverlayRelocator.Source(id, staged, Map.of(id, covered), Map.of(id, covered)), false));
+        }
+
+        /**
+         * Attaches the gathered overlays to their fragments. A fragment that receives cells of
+         * rows a compaction moved gets one overlay for everything this commit sets in it: the
+         * relocated cells of every moved overlay and the overlays aimed at it directly, merged
+         * (the newer overlay winning per cell, as in the fragment). One relocated overlay per
+         * moved overlay would add one overlay per compacted fragment and writer to the new
+         * fragment in a single commit, far past the bound maintenance keeps. Fragments without
+         * moved cells keep the writers' overlays as they are (no rewrite).
+         */
+        private void attachOverlays() throws IOException {
+            Set<Long> merged = new HashSet<>();
+            for (PendingOverlay p : overlays) {
+                if (p.moved()) {
+                    p.source().from().forEach((id, rows) -> {
+                        if (!rows.isEmpty()) {
+                            merged.add(id);
+                        }
+                    });
+                }
+            }
+            List<OverlayRelocator.Source> sources = new ArrayList<>();
+            for (PendingOverlay p : overlays) {
+                long id = p.source().fragmentId();
+                if (!p.moved() && !merged.contains(id)) {
+                    overlaid.computeIfAbsent(id, k -> new ArrayList<>())
+                            .add(p.source().overlay());
+                } else {
+                    sources.add(p.source());
+                }
+            }
+            if (sources.isEmpty()) {
+                return;
+            }
+            try (BufferAllocator allocator = new RootAllocator()) {
+                OverlayRelocator.Relocated r = OverlayRelocator.relocate(store, latest, sources, allocator);
+                relocatedFiles.addAll(r.writtenPaths());
+                r.overlays()
+                        .forEach((id, ov) -> overlaid.computeIfAbsent(id, k -> new ArrayList<>())
+                                .add(ov));
+            }
         }
 
         /** The fragment id the target's rows were in when a compaction moved them. */
@@ -269,6 +315,7 @@ final class CheckpointOperation {
             List<Fragment> added = new ArrayList<>();
             boolean deletesRows = false;
             try (TableFiles files = TableFiles.of(store, latest)) {
+                attachOverlays();
                 Map<Long, Fragment> changed = new LinkedHashMap<>();
                 // Current deletion files are read where the manifest says (a clone's source keeps
                 // some); the new ones are written to the table root.

@@ -192,9 +192,70 @@ class CheckpointStepsTest extends FaultyTableFixture {
         try (Dataset ds = Dataset.open(store, allocator)) {
             assertThat(ds.manifest().fragments()).singleElement().satisfies(f -> {
                 assertThat(f.physicalRows()).isEqualTo(5);
-                assertThat(f.overlays()).hasSize(2); // one per relocated overlay, stamped with the commit
+                // both relocated overlays' cells in one overlay, stamped with the commit
+                assertThat(f.overlays()).hasSize(1);
                 assertThat(f.deletionFile()).isNotNull();
             });
+        }
+    }
+
+    /** An overlay of fragment {@code fragment}: {@code id := value} at {@code offset}. */
+    private DataOverlayFile overlayOn(long fragment, long offset, long value) throws IOException {
+        try (Dataset ds = Dataset.open(store, allocator)) {
+            Manifest m = ds.manifest();
+            int[] fields = {m.schema().fields().get(0).id()};
+            try (OverlayWriter w = OverlayWriter.create(store, m, fragment, fields, allocator);
+                    VectorSchemaRoot values = TestTable.batch(allocator, value)) {
+                w.write(new long[] {dev.lanceflink.table.RowAddress.of(fragment, offset)}, values);
+                return w.finish().orElseThrow();
+            }
+        }
+    }
+
+    /**
+     * A compaction merged fragments that the checkpoint's writers overlaid, each of them with
+     * overlays of two writers: the commit adds one overlay to the new fragment, not one per moved
+     * overlay, with every cell's newest value (issue #15: the overlay bound held per commit); an
+     * overlay of a fragment that did not move stays as it was written.
+     */
+    @Test
+    void overlaysOfSeveralFragmentsMovedIntoOneFragmentLandAsOneOverlay() throws IOException {
+        try (Dataset ds = Dataset.open(store, allocator)) {
+            Dataset at = ds;
+            for (long first : new long[] {10, 20, 30, 40}) { // fragments 1..4
+                try (VectorSchemaRoot rows = TestTable.batch(allocator, first, first + 1)) {
+                    Dataset next = at.append(List.of(rows), WriteParams.of(WriteMode.APPEND));
+                    if (at != ds) {
+                        at.close();
+                    }
+                    at = next;
+                }
+            }
+            at.close();
+        }
+        List<TargetedOverlay> overlays = new java.util.ArrayList<>();
+        overlays.add(new TargetedOverlay(RowTarget.committed(0), overlayOn(0, 1, 200))); // does not move
+        for (long f = 1; f <= 4; f++) {
+            overlays.add(new TargetedOverlay(RowTarget.committed(f), overlayOn(f, 0, f * 1000))); // writer A
+            overlays.add(new TargetedOverlay(RowTarget.committed(f), overlayOn(f, 1, f * 1000 + 1))); // writer B
+        }
+        // A later result of writer A for a cell it set before (a late checkpoint merged in): newest wins.
+        overlays.add(new TargetedOverlay(RowTarget.committed(2), overlayOn(2, 0, 2222)));
+        CheckpointCommit cp = new CheckpointCommit(USER, "job", 8, 1, List.of(), overlays, List.of(), 0, 10, 0);
+        compact(List.of(1L, 2L, 3L, 4L), 1000); // their 8 rows in one new fragment
+
+        assertThat(committer().commit(cp).kind()).isEqualTo(CommitOutcome.Kind.COMMITTED);
+
+        assertThat(TestTable.ids(store, allocator))
+                .containsExactly(1L, 200L, 1000L, 1001L, 2222L, 2001L, 3000L, 3001L, 4000L, 4001L);
+        try (Dataset ds = Dataset.open(store, allocator)) {
+            assertThat(ds.manifest().fragments()).hasSize(2);
+            assertThat(ds.manifest().fragment(0).orElseThrow().overlays()).hasSize(1);
+            Fragment compacted = ds.manifest().fragments().get(1);
+            assertThat(compacted.physicalRows()).isEqualTo(8);
+            assertThat(compacted.overlays()).hasSize(1);
+            assertThat(compacted.overlays().get(0).coverage().union())
+                    .isEqualTo(RoaringBitmap.bitmapOf(0, 1, 2, 3, 4, 5, 6, 7));
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.lanceflink.compactor.core;
 
 import dev.lanceflink.compact.OverlayCompactor;
+import dev.lanceflink.compact.RewriteRebase;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.DataFile;
@@ -11,6 +12,7 @@ import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.CommitConflictException;
 import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.CommitOutcomeUnknownException;
 import dev.lanceflink.txn.CommitPlan;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.TableCommitter;
@@ -26,6 +28,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 
 /**
  * Commits the staged results of a compaction run in as few versions as the table format allows:
@@ -40,8 +44,11 @@ import java.util.Set;
  * overlay result over to it with {@link OverlayCompactor#rebase}. A streaming sink that deletes
  * rows or appends overlays every checkpoint thus does not starve the compactor: its newer deletion
  * files and overlays are kept as they are (a fold only when the newer overlays leave the folded
- * fields alone, since its {@code Update} tombstones those fields in every overlay). A result whose
- * fragment changed in any other way, and a rewrite whose fragments changed at all, is dropped: its
+ * fields alone, since its {@code Update} tombstones those fields in every overlay). A rewrite,
+ * when asked to, carries the sink's newer deletions and overlays of its old fragments over to its
+ * new fragments ({@link RewriteRebase}, on every attempt, so nothing committed meanwhile is lost),
+ * and thus lands under continuous updates too. A result whose fragment changed in any other way
+ * (a rewrite: without the carry, at all) is dropped: its
  * staged files are deleted and it is reported stale, to be planned again on the newer version.
  * Each group is one {@link CommitPlan} of the commit loop, so the manifest is published as exactly
  * the version after the one checked; another writer getting there first makes the loop check again.
@@ -65,6 +72,23 @@ public final class CompactionCommitter {
     public static CommitReport commit(
             ObjectStore store, List<TaskResult> results, Map<String, String> properties, CommitOptions options)
             throws IOException {
+        return commit(store, results, properties, options, false);
+    }
+
+    /**
+     * As {@link #commit(ObjectStore, List, Map, CommitOptions)}; with {@code carryConcurrentChanges}
+     * a rewrite whose old fragments only grew deletions and overlays since the compaction read
+     * them is not stale: those changes are carried to its new fragments ({@link RewriteRebase}).
+     * The in-job maintenance of a streaming sink needs it, as the sink changes every fragment
+     * every checkpoint.
+     */
+    public static CommitReport commit(
+            ObjectStore store,
+            List<TaskResult> results,
+            Map<String, String> properties,
+            CommitOptions options,
+            boolean carryConcurrentChanges)
+            throws IOException {
         if (results.isEmpty()) {
             return new CommitReport(List.of(), List.of(), List.of());
         }
@@ -83,7 +107,8 @@ public final class CompactionCommitter {
         List<List<Staged>> groups = group(results);
         for (int g = 0; g < groups.size(); g++) {
             try {
-                Manifest m = commitGroup(store, planned, groups.get(g), properties, options, stale);
+                Manifest m =
+                        commitGroup(store, planned, groups.get(g), properties, options, stale, carryConcurrentChanges);
                 if (m != null) {
                     versions.add(m.version());
                     groups.get(g).forEach(s -> committed.add(s.result));
@@ -139,9 +164,12 @@ public final class CompactionCommitter {
             List<Staged> group,
             Map<String, String> properties,
             CommitOptions options,
-            List<Long> stale)
+            List<Long> stale,
+            boolean carry)
             throws IOException {
         List<Staged> pending = new ArrayList<>(group);
+        // Files the current attempt wrote to carry concurrent changes over (rewrites only).
+        List<String> attemptFiles = new ArrayList<>();
         Map<String, String> props = new LinkedHashMap<>(properties);
         props.put(MODE_PROPERTY, pending.get(0).result.task().mode().cliName());
         props.put(READ_VERSION_PROPERTY, Long.toString(planned.version()));
@@ -157,14 +185,57 @@ public final class CompactionCommitter {
             }
 
             @Override
-            public Optional<Operation> build(Manifest latest) {
-                Map<Long, Fragment> rebased = dropStale(store, planned, latest, pending, stale);
+            public Optional<Operation> build(Manifest latest) throws IOException {
+                Map<Long, Fragment> rebased = dropStale(store, planned, latest, pending, stale, carry);
                 group.retainAll(pending);
-                return pending.isEmpty() ? Optional.empty() : Optional.of(combine(pending, latest, rebased));
+                if (pending.isEmpty()) {
+                    return Optional.empty();
+                }
+                Operation op = combine(pending, latest, rebased);
+                if (carry && op instanceof Operation.Rewrite rw) {
+                    // Deletions and overlays the sink committed on the old fragments since the
+                    // compaction read them move to the new fragments: the rewrite lands instead of
+                    // losing to a writer that changes every fragment every checkpoint.
+                    Optional<RewriteRebase.Rebased> r;
+                    try (BufferAllocator allocator = new RootAllocator()) {
+                        r = RewriteRebase.rebase(store, latest, rw, allocator);
+                    }
+                    // dropStale kept only rewrites whose fragments can be carried
+                    RewriteRebase.Rebased done = r.orElseThrow();
+                    attemptFiles.addAll(done.writtenPaths());
+                    return Optional.of(done.operation());
+                }
+                return Optional.of(op);
+            }
+
+            @Override
+            public void lost(Operation op) {
+                discardAttemptFiles();
+            }
+
+            @Override
+            public void retrying(int failedAttempts, IOException failure, Operation op, boolean mayBePublished) {
+                if (mayBePublished) {
+                    attemptFiles.clear(); // a version may reference them: garbage for cleanup at worst
+                } else {
+                    discardAttemptFiles();
+                }
+            }
+
+            private void discardAttemptFiles() {
+                StagedWrite.discard(store, attemptFiles);
+                attemptFiles.clear();
             }
         };
-        return TableCommitter.commit(store, plan, new TableHistory(store), options)
-                .orElse(null);
+        try {
+            return TableCommitter.commit(store, plan, new TableHistory(store), options)
+                    .orElse(null);
+        } catch (CommitOutcomeUnknownException e) {
+            throw e; // the files of the attempt may be referenced
+        } catch (IOException | RuntimeException e) {
+            StagedWrite.discard(store, attemptFiles);
+            throw e;
+        }
     }
 
     /**
@@ -173,20 +244,31 @@ public final class CompactionCommitter {
      * OverlayCompactor#rebase}: the latest fragment with the compacted overlays replaced, keeping
      * concurrent deletions and newer overlays). A rewrite needs its old fragments exactly
      * unchanged: a concurrent overlay or delete on one of them would be lost by materializing the
-     * planned version (transactions.md §5.4: retryable). Any result needs the planned schema.
+     * planned version (transactions.md §5.4: retryable), unless {@code carry} is set and they only
+     * grew deletions and appended overlays, which {@link RewriteRebase} carries to the new
+     * fragments. Any result needs the planned schema.
      */
     private static Map<Long, Fragment> dropStale(
-            ObjectStore store, Manifest planned, Manifest latest, List<Staged> pending, List<Long> stale) {
+            ObjectStore store,
+            Manifest planned,
+            Manifest latest,
+            List<Staged> pending,
+            List<Long> stale,
+            boolean carry) {
         boolean schemaSame = latest.schema().equals(planned.schema());
         Map<Long, Fragment> rebased = new LinkedHashMap<>();
         for (var it = pending.iterator(); it.hasNext(); ) {
             Staged s = it.next();
             boolean same = schemaSame;
-            if (s.staged.operation() instanceof Operation.Rewrite) {
-                for (long id : s.fragmentIds()) {
-                    same &= latest.fragment(id)
-                            .map(now -> now.equals(planned.fragment(id).orElseThrow()))
-                            .orElse(false);
+            if (s.staged.operation() instanceof Operation.Rewrite rw) {
+                if (carry) {
+                    same &= RewriteRebase.carriable(latest, rw);
+                } else {
+                    for (long id : s.fragmentIds()) {
+                        same &= latest.fragment(id)
+                                .map(now -> now.equals(planned.fragment(id).orElseThrow()))
+                                .orElse(false);
+                    }
                 }
             } else if (same) {
                 long id = s.fragmentId();
@@ -229,7 +311,8 @@ public final class CompactionCommitter {
      */
     private static Operation combine(List<Staged> pending, Manifest latest, Map<Long, Fragment> rebased) {
         if (pending.get(0).staged.operation() instanceof Operation.Rewrite) {
-            // The old fragments of every group equal the latest ones (checked by dropStale). Groups
+            // The old fragments of every group equal the latest ones, or differ only by what the
+            // carry moves to the new fragments (checked by dropStale). Groups
             // go in table order, whatever order the tasks finished in: new fragment ids are handed
             // out in group order and scans follow ids, so the rows keep their insertion order.
             List<Staged> ordered = new ArrayList<>(pending);

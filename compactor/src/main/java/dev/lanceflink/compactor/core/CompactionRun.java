@@ -37,6 +37,8 @@ public final class CompactionRun {
     private final Set<Long> only;
     /** Extra transaction properties of every commit (e.g. who maintains). */
     private final Map<String, String> properties;
+    /** Whether rewrites carry concurrent deletions and overlays instead of going stale. */
+    private final boolean carry;
 
     public CompactionRun(
             ObjectStore store,
@@ -45,7 +47,7 @@ public final class CompactionRun {
             CompactionPolicy policy,
             CommitOptions commitOptions,
             int maxReplanRounds) {
-        this(store, tableUri, mode, policy, commitOptions, maxReplanRounds, null, Map.of());
+        this(store, tableUri, mode, policy, commitOptions, maxReplanRounds, null, Map.of(), false);
     }
 
     private CompactionRun(
@@ -56,7 +58,8 @@ public final class CompactionRun {
             CommitOptions commitOptions,
             int maxReplanRounds,
             Set<Long> only,
-            Map<String, String> properties) {
+            Map<String, String> properties,
+            boolean carry) {
         this.store = requireNonNull(store, "store is null");
         this.tableUri = requireNonNull(tableUri, "tableUri is null");
         this.mode = requireNonNull(mode, "mode is null");
@@ -68,6 +71,7 @@ public final class CompactionRun {
         this.maxReplanRounds = maxReplanRounds;
         this.only = only == null ? null : Set.copyOf(only);
         this.properties = Map.copyOf(properties);
+        this.carry = carry;
     }
 
     /**
@@ -83,12 +87,23 @@ public final class CompactionRun {
                 commitOptions,
                 maxReplanRounds,
                 requireNonNull(fragmentIds, "fragmentIds is null"),
-                properties);
+                properties,
+                carry);
     }
 
     /** The same run committing with these extra transaction properties. */
     public CompactionRun withCommitProperties(Map<String, String> extra) {
-        return new CompactionRun(store, tableUri, mode, policy, commitOptions, maxReplanRounds, only, extra);
+        return new CompactionRun(store, tableUri, mode, policy, commitOptions, maxReplanRounds, only, extra, carry);
+    }
+
+    /**
+     * The same run, whose fragment compactions carry deletions and overlays other writers
+     * committed on their fragments meanwhile over to the new fragments instead of going stale
+     * ({@link CompactionCommitter#commit(ObjectStore, List, Map, CommitOptions, boolean)}): for a
+     * table a streaming sink changes everywhere, every checkpoint.
+     */
+    public CompactionRun carryingConcurrentChanges() {
+        return new CompactionRun(store, tableUri, mode, policy, commitOptions, maxReplanRounds, only, properties, true);
     }
 
     /** The plan on the latest version. */
@@ -124,7 +139,7 @@ public final class CompactionRun {
         List<Long> stale = List.of();
         for (int round = 0; round <= maxReplanRounds && !plan.isEmpty(); round++) {
             List<TaskResult> results = executor.execute(plan, progress);
-            CommitReport report = CompactionCommitter.commit(store, results, properties, commitOptions);
+            CommitReport report = CompactionCommitter.commit(store, results, properties, commitOptions, carry);
             versions.addAll(report.committedVersions());
             for (TaskResult r : report.committed()) {
                 compacted += r.task().fragmentIds().size();

@@ -68,7 +68,10 @@ public final class FragmentCompactionPlanner {
         long bytes = 0;
         boolean deferring = false;
         for (Bin bin : bins) {
-            for (Bin group : bin.splitForSize(policy.targetRowsPerFragment())) {
+            for (Bin group : bin.splitForSize(policy.targetRowsPerFragment(), Math.max(2, policy.maxFragments()))) {
+                if (group.isNoop()) {
+                    continue; // a lone small fragment cut off by the fragment bound
+                }
                 CompactionTask t = group.toTask(policy);
                 int n = group.fragments.size();
                 boolean overFragments = !tasks.isEmpty() && fragments + n > policy.maxFragments();
@@ -189,9 +192,13 @@ public final class FragmentCompactionPlanner {
 
         /**
          * Splits into groups of at least {@code target} live rows, cutting only where the rest
-         * can still form such a group (so the last group absorbs the remainder).
+         * can still form such a group (so the last group absorbs the remainder), and of at most
+         * {@code maxFragments} fragments: a run's fragment budget bounds each task too, so that a
+         * table of many small fragments is compacted in short tasks (a task over all of them
+         * would run for long and, next to a sink that changes them every checkpoint, carry over
+         * ever more of its changes) instead of one task that the budget let through whole.
          */
-        List<Bin> splitForSize(long target) {
+        List<Bin> splitForSize(long target, int maxFragments) {
             long remaining = 0;
             for (Fragment f : fragments) {
                 remaining += f.liveRows();
@@ -204,7 +211,8 @@ public final class FragmentCompactionPlanner {
                 cur.add(f, candidacy.get(i));
                 rows += f.liveRows();
                 remaining -= f.liveRows();
-                if (rows >= target && remaining > 0 && remaining >= target && i + 1 < fragments.size()) {
+                boolean full = rows >= target && remaining > 0 && remaining >= target;
+                if ((full || cur.fragments.size() >= maxFragments) && i + 1 < fragments.size()) {
                     out.add(cur);
                     cur = new Bin(coverage);
                     rows = 0;

@@ -114,6 +114,87 @@ class InJobFragmentCompactionITCase {
                 .isNotNull();
     }
 
+    /**
+     * Issue #15: the sink updates and deletes rows of every fragment every checkpoint (few new keys:
+     * only deleted keys come back), so every fragment a compaction reads has changed by the time it
+     * commits. The compactions carry those changes to their new fragments and land; they are
+     * planned in groups of at most {@code max-fragments-per-run} fragments; the table ends equal to
+     * the model cell by cell.
+     */
+    @Test
+    void compactionsLandWhileTheSinkChangesEveryFragment() throws Exception {
+        String uri = dir.resolve("updated-everywhere.lance").toString();
+        // Fragments large enough that reading 8 of them takes longer than a checkpoint interval,
+        // and changes spread over all of them: every compaction races the sink's commits.
+        int keys = 20_000;
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(keys);
+        UsersTable.create(uri, initial, keys / 40); // 40 fragments of 500 rows
+        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(31, 24_000, keys, false);
+
+        RewritePoller poller = new RewritePoller(new LocalObjectStore(Path.of(uri)));
+        Thread polling = new Thread(poller, "rewrite-poller");
+        polling.start();
+        JobClient job;
+        try {
+            MaintenanceSettings maintenance = MaintenanceSettings.enabledWithDefaults()
+                    .withChecks(1, Duration.ofSeconds(1))
+                    .withOverlayMerge(8, 0)
+                    .withOverlayFold(0, Duration.ZERO)
+                    .withCleanup(true, 6, Duration.ZERO, Duration.ofMinutes(1))
+                    .withExecution(Duration.ofSeconds(30), 2, 8)
+                    .withFragmentCompaction(new MaintenanceSettings.FragmentCompaction(true, 4_000, 0, 0.3, 4));
+            job = MaintainedUpsertJob.start(
+                    uri, m.changes, maintenance, "updated-everywhere", 2, "upsert updating every fragment");
+            job.getJobExecutionResult().get();
+        } finally {
+            poller.stop.set(true);
+            polling.join();
+        }
+
+        UsersTable.assertLatestEquals(uri, Map.of(), m.model);
+        assertThat(poller.failure).isNull();
+        System.out.printf(
+                "compaction under updates of every fragment: %d versions read, %d sink commits, %d compactions"
+                        + " (%d carrying the sink's concurrent changes), at most %d fragments per compaction%n",
+                poller.read, poller.sinkVersions, poller.rewrites, poller.carrying, poller.maxOldFragments);
+        assertThat(poller.sinkVersions).as("checkpoints committed").isGreaterThan(20);
+        assertThat(poller.rewrites).as("fragment compactions that landed").isGreaterThan(2);
+        assertThat(poller.carrying)
+                .as("compactions whose new fragments carry overlays or deletions the sink committed meanwhile")
+                .isPositive();
+        assertThat(poller.maxOldFragments)
+                .as("fragments one compaction rewrote (max-fragments-per-run)")
+                .isLessThanOrEqualTo(8);
+        assertThat(counter(job, "failures")).isZero();
+    }
+
+    /** Reads every version as it appears: compactions, and whether they carried concurrent changes. */
+    static final class RewritePoller extends VersionPoller {
+        int sinkVersions;
+        int rewrites;
+        int carrying;
+        int maxOldFragments;
+
+        RewritePoller(ObjectStore store) {
+            super(store, 5);
+        }
+
+        @Override
+        protected void onVersion(Manifest m, Optional<Transaction> txn) {
+            if (txn.isPresent() && txn.get().operation() instanceof Operation.Rewrite rw) {
+                rewrites++;
+                maxOldFragments = Math.max(maxOldFragments, rw.oldFragmentIds().size());
+                boolean carried = rw.groups().stream()
+                        .flatMap(g -> g.newFragments().stream())
+                        .anyMatch(f -> f.deletionFile() != null || !f.overlays().isEmpty());
+                carrying += carried ? 1 : 0;
+            }
+            if (txn.isPresent() && txn.get().properties().containsKey("flink.commit-user")) {
+                sinkVersions++;
+            }
+        }
+    }
+
     private static long counter(JobClient job, String name) {
         return MaintainedUpsertJob.counter(METRICS, job, name);
     }

@@ -11,6 +11,7 @@ import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.txn.Operation;
+import dev.lanceflink.txn.RewriteMoves;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -31,7 +32,7 @@ import org.roaringbitmap.RoaringBitmap;
  *
  * <p>What can be carried: deletions (the old fragment's deletion vector grew) and overlays
  * appended after the ones the compaction read (the rewrite materialized those). Both are moved
- * through the rewrite's row mapping ({@link dev.lanceflink.txn.RewriteMoves}: a group's live rows
+ * through the rewrite's row mapping ({@link RewriteMoves}: a group's live rows
  * in order, as read): new deletions become the new fragment's deletion file, new overlays become
  * one overlay per new fragment ({@link OverlayRelocator}, the newest value winning per cell,
  * stamped with the newest carried overlay's version). Any other change of an old fragment (its
@@ -242,7 +243,7 @@ public final class RewriteRebase {
     }
 
     /**
-     * The moves of one old fragment (see {@link dev.lanceflink.txn.RewriteMoves}): its live rows,
+     * The moves of one old fragment (see {@link RewriteMoves}): its live rows,
      * in offset order, are the group's live rows from {@code firstLive} on, which the new
      * fragments hold one after the other.
      */
@@ -256,26 +257,11 @@ public final class RewriteRebase {
                     continue; // not moved: the compaction left it out
                 }
                 long index = firstLive + Integer.toUnsignedLong(o) - wasDeleted.rankLong(o);
-                int i = upperBound(firstIndex, index) - 1;
+                int i = RewriteMoves.newFragmentAt(firstIndex, index);
                 long id = fresh.get(i).id();
                 from.computeIfAbsent(id, k -> new RoaringBitmap()).add(o);
                 to.computeIfAbsent(id, k -> new RoaringBitmap()).add((int) (index - firstIndex[i]));
             }
         }
-    }
-
-    /** The first position whose value is greater than {@code key} (values ascending). */
-    private static int upperBound(long[] values, long key) {
-        int lo = 0;
-        int hi = values.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (values[mid] <= key) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
     }
 }

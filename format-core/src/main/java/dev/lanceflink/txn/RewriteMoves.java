@@ -218,8 +218,16 @@ public final class RewriteMoves {
         // Live rows before this one in its fragment: offset minus the deleted offsets below it.
         long index = s.firstLiveIndex() + o - (o == 0 ? 0 : s.deleted().rankLong(offset - 1));
         Group g = s.group();
-        int i = upperBound(g.firstIndex(), index) - 1;
+        int i = newFragmentAt(g.firstIndex(), index);
         return OptionalLong.of(RowAddress.of(g.newIds()[i], index - g.firstIndex()[i]));
+    }
+
+    /**
+     * Which of a group's new fragments holds the group's {@code index}-th moved row, given the
+     * index of each new fragment's first row (ascending, the first 0).
+     */
+    public static int newFragmentAt(long[] firstIndex, long index) {
+        return upperBound(firstIndex, index) - 1;
     }
 
     /** The first position whose value is greater than {@code key} (values ascending). */

@@ -11,6 +11,7 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -36,6 +37,21 @@ public abstract class VersionPoller implements Runnable {
     protected VersionPoller(ObjectStore store, long pauseMillis) {
         this.store = store;
         this.pauseMillis = pauseMillis;
+    }
+
+    /**
+     * Runs {@code work} (typically a job, to its end) while this poller reads every version in a
+     * thread of its own; then lets it read the last versions and waits for it.
+     */
+    public final <T> T during(Callable<T> work) throws Exception {
+        Thread polling = new Thread(this, getClass().getSimpleName());
+        polling.start();
+        try {
+            return work.call();
+        } finally {
+            stop.set(true);
+            polling.join();
+        }
     }
 
     @Override

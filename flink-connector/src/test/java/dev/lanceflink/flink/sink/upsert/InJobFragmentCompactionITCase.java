@@ -63,25 +63,20 @@ class InJobFragmentCompactionITCase {
         UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(29, 24_000, KEYS, false);
 
         FragmentPoller poller = new FragmentPoller(new LocalObjectStore(Path.of(uri)));
-        Thread polling = new Thread(poller, "fragment-poller");
-        polling.start();
-        JobClient job;
-        try {
-            MaintenanceSettings maintenance = MaintenanceSettings.enabledWithDefaults()
-                    .withChecks(1, Duration.ofSeconds(1))
-                    .withOverlayMerge(8, 0)
-                    .withOverlayFold(0, Duration.ZERO)
-                    .withCleanup(true, 6, Duration.ZERO, Duration.ofMinutes(1))
-                    .withExecution(Duration.ofSeconds(30), 2, 64)
-                    .withFragmentCompaction(
-                            new MaintenanceSettings.FragmentCompaction(true, TARGET_ROWS, 0, 0.3, MIN_FRAGMENTS));
-            job = MaintainedUpsertJob.start(
+        MaintenanceSettings maintenance = MaintenanceSettings.enabledWithDefaults()
+                .withChecks(1, Duration.ofSeconds(1))
+                .withOverlayMerge(8, 0)
+                .withOverlayFold(0, Duration.ZERO)
+                .withCleanup(true, 6, Duration.ZERO, Duration.ofMinutes(1))
+                .withExecution(Duration.ofSeconds(30), 2, 64)
+                .withFragmentCompaction(
+                        new MaintenanceSettings.FragmentCompaction(true, TARGET_ROWS, 0, 0.3, MIN_FRAGMENTS));
+        JobClient job = poller.during(() -> {
+            JobClient started = MaintainedUpsertJob.start(
                     uri, m.changes, maintenance, "compacted-in-job", 2, "upsert with in-job fragment compaction");
-            job.getJobExecutionResult().get();
-        } finally {
-            poller.stop.set(true);
-            polling.join();
-        }
+            started.getJobExecutionResult().get();
+            return started;
+        });
 
         UsersTable.assertLatestEquals(uri, Map.of(), m.model);
         assertThat(poller.failure).isNull();
@@ -132,24 +127,19 @@ class InJobFragmentCompactionITCase {
         UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(31, 24_000, keys, false);
 
         RewritePoller poller = new RewritePoller(new LocalObjectStore(Path.of(uri)));
-        Thread polling = new Thread(poller, "rewrite-poller");
-        polling.start();
-        JobClient job;
-        try {
-            MaintenanceSettings maintenance = MaintenanceSettings.enabledWithDefaults()
-                    .withChecks(1, Duration.ofSeconds(1))
-                    .withOverlayMerge(8, 0)
-                    .withOverlayFold(0, Duration.ZERO)
-                    .withCleanup(true, 6, Duration.ZERO, Duration.ofMinutes(1))
-                    .withExecution(Duration.ofSeconds(30), 2, 8)
-                    .withFragmentCompaction(new MaintenanceSettings.FragmentCompaction(true, 4_000, 0, 0.3, 4));
-            job = MaintainedUpsertJob.start(
+        MaintenanceSettings maintenance = MaintenanceSettings.enabledWithDefaults()
+                .withChecks(1, Duration.ofSeconds(1))
+                .withOverlayMerge(8, 0)
+                .withOverlayFold(0, Duration.ZERO)
+                .withCleanup(true, 6, Duration.ZERO, Duration.ofMinutes(1))
+                .withExecution(Duration.ofSeconds(30), 2, 8)
+                .withFragmentCompaction(new MaintenanceSettings.FragmentCompaction(true, 4_000, 0, 0.3, 4));
+        JobClient job = poller.during(() -> {
+            JobClient started = MaintainedUpsertJob.start(
                     uri, m.changes, maintenance, "updated-everywhere", 2, "upsert updating every fragment");
-            job.getJobExecutionResult().get();
-        } finally {
-            poller.stop.set(true);
-            polling.join();
-        }
+            started.getJobExecutionResult().get();
+            return started;
+        });
 
         UsersTable.assertLatestEquals(uri, Map.of(), m.model);
         assertThat(poller.failure).isNull();

@@ -79,15 +79,11 @@ class InJobMaintenanceITCase {
         UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(17, 30_000, KEYS, false);
 
         OverlayPoller poller = new OverlayPoller(new LocalObjectStore(Path.of(uri)));
-        Thread polling = new Thread(poller, "version-poller");
-        polling.start();
-        JobClient job = start(uri, m, 2);
-        try {
-            job.getJobExecutionResult().get();
-        } finally {
-            poller.stop.set(true);
-            polling.join();
-        }
+        JobClient job = poller.during(() -> {
+            JobClient started = start(uri, m, 2);
+            started.getJobExecutionResult().get();
+            return started;
+        });
 
         UsersTable.assertLatestEquals(uri, Map.of(), m.model);
         assertThat(poller.failure).isNull();

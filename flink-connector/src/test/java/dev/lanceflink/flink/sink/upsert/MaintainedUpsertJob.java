@@ -9,6 +9,7 @@ import dev.lanceflink.testkit.flink.JobEnvironments;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.metrics.Counter;
@@ -27,6 +28,12 @@ final class MaintainedUpsertJob {
     /** The changelog the source emits (static: the map function is serialized). */
     static volatile List<RowData> CHANGES;
 
+    /** Emitted after {@link #CHANGES}, see {@link #start(String, List, List, MaintenanceSettings, String, int, String)}. */
+    static volatile List<RowData> TAIL = List.of();
+
+    /** Whether the tail is still wanted: paced while set, run through unpaced once a test clears it. */
+    static final AtomicBoolean TAIL_WANTED = new AtomicBoolean();
+
     private MaintainedUpsertJob() {}
 
     /** Starts the job upserting {@code changes} into {@code uri}, sleeping 1 ms per {@code perMilli} changes. */
@@ -38,7 +45,28 @@ final class MaintainedUpsertJob {
             int perMilli,
             String jobName)
             throws Exception {
+        return start(uri, changes, List.of(), maintenance, uidSuffix, perMilli, jobName);
+    }
+
+    /**
+     * Starts the job upserting {@code changes} and then {@code tail}: changes that leave the table as
+     * {@code changes} did (each key's last tail change is its final state) and keep the sink writing,
+     * 1 ms per 10 changes, while {@link #TAIL_WANTED} is set. A test clears it once it has seen what
+     * it waits for (an event that depends on timing, like a compaction racing a commit), and the
+     * rest of the tail then goes through at full speed.
+     */
+    static JobClient start(
+            String uri,
+            List<RowData> changes,
+            List<RowData> tail,
+            MaintenanceSettings maintenance,
+            String uidSuffix,
+            int perMilli,
+            String jobName)
+            throws Exception {
         CHANGES = changes;
+        TAIL = tail;
+        TAIL_WANTED.set(!tail.isEmpty());
         StreamExecutionEnvironment env = JobEnvironments.noRestarts(2, 200);
         LanceSinkBuilder.forTable(uri)
                 .mode(LanceSinkMode.UPSERT)
@@ -48,7 +76,7 @@ final class MaintainedUpsertJob {
                 .uidSuffix(uidSuffix)
                 .commitRetryBackoff(Duration.ofMillis(20))
                 .maintenance(maintenance)
-                .sinkTo(env.fromSequence(0, changes.size() - 1)
+                .sinkTo(env.fromSequence(0, changes.size() + tail.size() - 1L)
                         .setParallelism(1)
                         .uid("changes")
                         .map(new Throttled(perMilli))
@@ -86,10 +114,11 @@ final class MaintainedUpsertJob {
 
         @Override
         public RowData map(Long i) throws Exception {
-            if (++seen % perMilli == 0) {
+            boolean tail = i >= CHANGES.size();
+            if (++seen % (tail ? 10 : perMilli) == 0 && (!tail || TAIL_WANTED.get())) {
                 Thread.sleep(1);
             }
-            return CHANGES.get((int) (long) i);
+            return tail ? TAIL.get((int) (i - CHANGES.size())) : CHANGES.get((int) (long) i);
         }
     }
 }

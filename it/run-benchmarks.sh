@@ -19,6 +19,9 @@
 #                                               upsert checkpoints vs table size, heap vs RocksDB incremental,
 #                                               issue #17 (default 100000,10000000 heap,rocksdb 10000 6;
 #                                               backends heap, changelog, rocksdb, rocksdb-small-l1)
+#        it/run-benchmarks.sh key-resolver [rows [changes [perCheckpoint [rounds]]]]
+#                                               the upsert key resolver alone: CPU ns and bytes per record, per
+#                                               barrier and per snapshot, issue #17 (default 200000 200000 50000 3)
 #        it/run-benchmarks.sh update-column [rows [dims [runs]]]
 #                                               UPDATE of one INT column beside a float vector: bytes shuffled
 #                                               and writer CPU per million rows, issue #16 (default 200000 768 3)
@@ -51,6 +54,9 @@ elif [[ "${1:-}" == "scan" ]]; then
   # pylance scans in its own process, from the venv the it module's tests use.
   bash it/pylance/setup-venv.sh it/target/pylance-venv >&2
   main=dev.lanceflink.it.bench.ScanBenchmark
+  shift
+elif [[ "${1:-}" == "key-resolver" ]]; then
+  main=dev.lanceflink.it.bench.KeyResolverProfile
   shift
 elif [[ "${1:-}" == "update-column" ]]; then
   main=dev.lanceflink.it.bench.UpdateColumnBenchmark

@@ -29,8 +29,14 @@
 #                                               streaming upsert+append job without and with in-job maintenance:
 #                                               scans, manifest size and throughput over time, issue #15
 #                                               (default 30 30 off,merge,on)
+#
+# Set LF_BENCH_OFFLINE=1 to build with Maven offline (-o), from what the local repository already holds.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+offline=()
+if [[ "${LF_BENCH_OFFLINE:-}" == "1" ]]; then
+  offline=(-o)
+fi
 main=dev.lanceflink.it.bench.FormatBenchmark
 if [[ "${1:-}" == "overlay" ]]; then
   main=dev.lanceflink.it.bench.OverlayBenchmark
@@ -42,7 +48,7 @@ elif [[ "${1:-}" == "peers" ]]; then
   # The peers are standalone Maven projects (own Flink, dependencies from Maven Central), built here
   # and started by PeerBenchmark in JVMs of their own; nothing of them is on the connector's class path.
   for peer in paimon iceberg; do
-    mvn -B -q -ntp -f "it/peers/$peer/pom.xml" compile dependency:build-classpath \
+    mvn -B -q -ntp ${offline[@]+"${offline[@]}"} -f "it/peers/$peer/pom.xml" compile dependency:build-classpath \
       -Dmdep.outputFile=target/peer.classpath >&2
   done
   main=dev.lanceflink.it.bench.PeerBenchmark
@@ -73,7 +79,7 @@ elif [[ "${1:-}" == "compaction" ]]; then
   main=dev.lanceflink.it.bench.CompactionBenchmark
   shift
 fi
-mvn -B -q -ntp -pl it -am -DskipTests test-compile dependency:build-classpath \
+mvn -B -q -ntp ${offline[@]+"${offline[@]}"} -pl it -am -DskipTests test-compile dependency:build-classpath \
   -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test >&2
 cp="it/target/test-classes:it/target/classes:$(cat it/target/bench.classpath)"
 exec java --add-opens=java.base/java.nio=ALL-UNNAMED -Xmx8g -XX:MaxDirectMemorySize=8g \

@@ -118,6 +118,13 @@ public final class PeerBenchmark {
             List<SystemSpec> chosen = systems;
             columns = columns.stream().filter(chosen::contains).toList();
         }
+        for (SystemSpec s : systems) {
+            if (s.classPath() == null) {
+                throw new IllegalStateException("The class path of " + s.title() + " is missing; run"
+                        + " it/run-benchmarks.sh peers, which builds it/peers/* and writes it, or leave it out with"
+                        + " --systems");
+            }
+        }
         Files.createDirectories(OUT.resolve("logs"));
 
         // results.get(system).get(key) = one value per round
@@ -197,11 +204,11 @@ public final class PeerBenchmark {
                 .collect(Collectors.joining(":"));
     }
 
+    /** The runner class path of a peer project, or null when it was not built (only a selected system needs it). */
     private static String peerClassPath(String project) throws IOException {
         Path f = Path.of("it/peers", project, "target/peer.classpath");
         if (!Files.exists(f)) {
-            throw new IllegalStateException(
-                    f + " is missing; run it/run-benchmarks.sh peers, which builds it/peers/" + project);
+            return null;
         }
         return "it/peers/" + project + "/target/classes:" + Files.readString(f).trim();
     }

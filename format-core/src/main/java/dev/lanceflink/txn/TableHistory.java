@@ -11,6 +11,8 @@ import dev.lanceflink.table.VersionResolver;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,9 +22,13 @@ import java.util.Optional;
  * The committed versions of one table and the transactions that produced them, read once and
  * kept: a committed version never changes, and every walk over the history (the commit loop's
  * conflict check, a sink's idempotency and concurrent-change checks, following moved rows) reads
- * the same recent versions again and again. The cache is bounded ({@link #DEFAULT_CAPACITY}
- * versions unless told otherwise), least recently used dropped first; a version that does not
- * exist is not cached (one above the latest may be committed at any moment).
+ * the same recent versions again and again. The cache is bounded by a number of versions
+ * ({@link #DEFAULT_CAPACITY} unless told otherwise) and by the encoded bytes of the transactions
+ * it holds ({@link #DEFAULT_BYTE_BUDGET}), least recently used dropped first: a transaction that
+ * lists updated fragments carries their overlays' metadata, so on a table whose fragments pile up
+ * overlays each one weighs megabytes, and a count alone let a long-running sink run out of heap.
+ * A version that does not exist is not cached (one above the latest may be committed at any
+ * moment).
  *
  * <p>Not thread-safe: one instance per committer.
  */
@@ -36,6 +42,15 @@ public final class TableHistory {
 
     /** Versions kept by default: the longest walk ({@link #WALK_LIMIT}) several times over. */
     public static final int DEFAULT_CAPACITY = 4096;
+
+    /**
+     * Encoded transaction bytes kept by default: thousands of a streaming sink's small commits, or
+     * a few dozen of the multi-megabyte ones a table without overlay maintenance ends up with.
+     */
+    public static final long DEFAULT_BYTE_BUDGET = 32L << 20;
+
+    /** What an entry weighs besides its transaction's bytes (the record, its location, the map entry). */
+    private static final int ENTRY_OVERHEAD = 256;
 
     /**
      * One committed version.
@@ -55,23 +70,61 @@ public final class TableHistory {
     public record Loaded(Committed committed, Manifest manifest) {}
 
     private final ObjectStore store;
-    private final Map<Long, Committed> versions;
+    private final int capacity;
+    private final long byteBudget;
+    /** Access-ordered: the least recently used version first. */
+    private final LinkedHashMap<Long, Committed> versions = new LinkedHashMap<>(16, 0.75f, true);
+
+    private final Map<Long, Integer> weights = new HashMap<>();
+    private long weight;
 
     public TableHistory(ObjectStore store) {
         this(store, DEFAULT_CAPACITY);
     }
 
     public TableHistory(ObjectStore store, int capacity) {
+        this(store, capacity, DEFAULT_BYTE_BUDGET);
+    }
+
+    /**
+     * @param capacity versions kept at most
+     * @param byteBudget encoded transaction bytes kept at most (the newest version is kept whatever it weighs)
+     */
+    public TableHistory(ObjectStore store, int capacity, long byteBudget) {
         this.store = requireNonNull(store, "store is null");
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be at least 1, got " + capacity);
         }
-        this.versions = new LinkedHashMap<>(16, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<Long, Committed> eldest) {
-                return size() > capacity;
-            }
-        };
+        if (byteBudget < 1) {
+            throw new IllegalArgumentException("byteBudget must be at least 1, got " + byteBudget);
+        }
+        this.capacity = capacity;
+        this.byteBudget = byteBudget;
+    }
+
+    /** Versions the cache holds now. */
+    int cachedVersions() {
+        return versions.size();
+    }
+
+    private void cache(Committed c, int encodedBytes) {
+        forget(c.version());
+        int w = ENTRY_OVERHEAD + encodedBytes;
+        versions.put(c.version(), c);
+        weights.put(c.version(), w);
+        weight += w;
+        Iterator<Long> eldest = versions.keySet().iterator();
+        while (versions.size() > 1 && (versions.size() > capacity || weight > byteBudget)) {
+            long v = eldest.next();
+            eldest.remove();
+            weight -= weights.remove(v);
+        }
+    }
+
+    private void forget(long version) {
+        if (versions.remove(version) != null) {
+            weight -= weights.remove(version);
+        }
     }
 
     public ObjectStore store() {
@@ -98,10 +151,12 @@ public final class TableHistory {
     private Loaded load(long version, ManifestLocation loc) throws IOException {
         Manifest m = ManifestIO.read(store, loc);
         Committed known = versions.get(version);
-        Committed c = known != null && known.location().path().equals(loc.path())
-                ? known
-                : new Committed(version, loc, TransactionStore.read(store, m), m.timestamp(), m.countLiveRows());
-        versions.put(version, c);
+        if (known != null && known.location().path().equals(loc.path())) {
+            return new Loaded(known, m);
+        }
+        TransactionStore.Read txn = TransactionStore.readEncoded(store, m);
+        Committed c = new Committed(version, loc, txn.transaction(), m.timestamp(), m.countLiveRows());
+        cache(c, txn.encodedBytes());
         return new Loaded(c, m);
     }
 
@@ -127,7 +182,7 @@ public final class TableHistory {
     public Optional<Loaded> load(long version) throws IOException {
         Optional<ManifestLocation> loc = VersionResolver.find(store, version);
         if (loc.isEmpty()) {
-            versions.remove(version);
+            forget(version);
             return Optional.empty();
         }
         return Optional.of(load(version, loc.get()));
@@ -142,7 +197,7 @@ public final class TableHistory {
     public Optional<Committed> present(long version) throws IOException {
         Optional<ManifestLocation> loc = VersionResolver.find(store, version);
         if (loc.isEmpty()) {
-            versions.remove(version);
+            forget(version);
             return Optional.empty();
         }
         Committed known = versions.get(version);
@@ -169,7 +224,7 @@ public final class TableHistory {
     public Optional<Manifest> presentManifest(long version) throws IOException {
         Optional<ManifestLocation> loc = VersionResolver.find(store, version);
         if (loc.isEmpty()) {
-            versions.remove(version);
+            forget(version);
             return Optional.empty();
         }
         return Optional.of(ManifestIO.read(store, loc.get()));

@@ -38,17 +38,32 @@ public final class TransactionStore {
      * else the {@code .txn} file it names, else empty.
      */
     public static Optional<Transaction> read(ObjectStore store, Manifest manifest) throws IOException {
+        return readEncoded(store, manifest).transaction();
+    }
+
+    /**
+     * A transaction as read, with the size of its encoded form: what a cache of transactions
+     * weighs them by (a transaction that lists updated fragments grows with their overlays).
+     */
+    public record Read(Optional<Transaction> transaction, int encodedBytes) {}
+
+    /** As {@link #read}, with the encoded size of what was read. */
+    public static Read readEncoded(ObjectStore store, Manifest manifest) throws IOException {
         String where = "version " + manifest.version() + " of " + store.rootUri();
         Optional<byte[]> inline = manifest.inlineTransaction();
         if (inline.isPresent()) {
-            return Optional.of(TransactionCodec.decode(inline.get(), "the inline transaction of " + where));
+            return new Read(
+                    Optional.of(TransactionCodec.decode(inline.get(), "the inline transaction of " + where)),
+                    inline.get().length);
         }
         if (manifest.transactionFile().isEmpty()) {
-            return Optional.empty();
+            return new Read(Optional.empty(), 0);
         }
         String path = Transaction.TRANSACTIONS_DIR + "/" + manifest.transactionFile();
         try {
-            return Optional.of(TransactionCodec.decode(store.readAll(path), store.rootUri() + "/" + path));
+            byte[] encoded = store.readAll(path);
+            return new Read(
+                    Optional.of(TransactionCodec.decode(encoded, store.rootUri() + "/" + path)), encoded.length);
         } catch (FileNotFoundException e) {
             throw new CorruptTableException(
                     "The manifest of " + where + " names transaction file " + path + ", which does not exist", e);

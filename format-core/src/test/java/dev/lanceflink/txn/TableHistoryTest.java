@@ -50,6 +50,42 @@ class TableHistoryTest {
     }
 
     @Test
+    void theCacheDropsTheLeastRecentlyUsedTransactionsPastItsByteBudgetButKeepsTheNewest() throws Exception {
+        LocalObjectStore store = new LocalObjectStore(dir);
+        TableCommitter.commit(
+                store,
+                Transaction.of(0, new Operation.Overwrite(List.of(TxnFixtures.fragment("a", 3)), TxnFixtures.schema())),
+                CommitOptions.defaults());
+        // Transactions that weigh about 20 KB each (a long property, as a big fragment list would).
+        String big = "x".repeat(20_000);
+        for (long v = 1; v <= 5; v++) {
+            TableCommitter.commit(
+                    store,
+                    Transaction.of(
+                            v, new Operation.Append(List.of(TxnFixtures.fragment("f" + v, 1))), Map.of("k", big)),
+                    CommitOptions.defaults());
+        }
+        TableHistory history = new TableHistory(store, 1000, 50_000);
+        for (long v = 1; v <= 6; v++) {
+            assertThat(history.version(v)).isPresent();
+        }
+        assertThat(history.cachedVersions())
+                .as("two 20 KB transactions fit in 50 KB, not three")
+                .isEqualTo(2);
+
+        TableHistory tiny = new TableHistory(store, 1000, 1);
+        assertThat(tiny.version(6)).isPresent();
+        assertThat(tiny.cachedVersions())
+                .as("the newest stays whatever it weighs")
+                .isEqualTo(1);
+        assertThat(tiny.version(5)).isPresent();
+        assertThat(tiny.cachedVersions()).isEqualTo(1);
+        // Evicted, so answered from the store again: gone from the store means gone.
+        store.delete(ManifestNamingScheme.V2.path(6));
+        assertThat(tiny.version(6)).isEmpty();
+    }
+
+    @Test
     void presentAsksTheStoreEachTimeButReadsEachVersionOnce() throws Exception {
         LocalObjectStore files = new LocalObjectStore(dir);
         int[] manifestReads = {0};

@@ -9,7 +9,11 @@ import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.read.ScanOptions;
+import dev.lanceflink.read.Scanner;
+import dev.lanceflink.rowid.FragmentRowIds;
 import dev.lanceflink.rowid.RowIdSequenceCodec;
+import dev.lanceflink.rowid.RowVersionSequenceCodec;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.IndexEntry;
 import dev.lanceflink.table.SequenceSource;
@@ -22,14 +26,18 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.LongStream;
 import lance.table.IndexMetadata;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -289,22 +297,16 @@ class FragmentsCompactionTest {
             CompactionSummary summary =
                     run(TARGET_25).carryingConcurrentChanges().execute(racing, TaskExecutor.ProgressListener.NONE);
             List<String> model; // the table the compaction read, with the sink's changes: version 8
+            Map<Integer, String> modelLineage = null;
             try (Dataset sinkLeftIt = ds.checkoutVersion(8)) {
                 model = OverlayTables.scanByKey(sinkLeftIt);
+                if (stableRowIds) {
+                    modelLineage = lineageByKey(sinkLeftIt);
+                }
             }
 
-            if (stableRowIds) {
-                // The sink's updates changed the rows' last-updated-at versions, which the rewrite
-                // does not carry (yet): both groups go stale, are planned again and land then.
-                assertThat(calls[0]).isEqualTo(2);
-                assertThat(summary.replannedFragments()).containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L);
-                try (Dataset after = ds.checkoutLatest()) {
-                    assertThat(OverlayTables.scanByKey(after)).isEqualTo(model);
-                    assertThat(after.fragments())
-                            .allSatisfy(f -> assertThat(f.overlays()).isEmpty());
-                }
-                return;
-            }
+            // With stable row ids too: the sink's overlay commits also set the covered rows'
+            // last-updated-at versions, which the rewrite carries with the rows.
             assertThat(calls[0]).isEqualTo(1);
             assertThat(summary.replannedFragments()).isEmpty();
             assertThat(summary.uncompactedFragments()).isEmpty();
@@ -332,8 +334,60 @@ class FragmentsCompactionTest {
                 Set<String> added = listData();
                 added.removeAll(dataBefore);
                 assertThat(added).hasSize(2 + 6 + 2);
+                if (stableRowIds) {
+                    Map<Integer, String> lineage = lineageByKey(after);
+                    assertThat(lineage).isEqualTo(modelLineage).hasSize(52);
+                    // Row k was appended with id k and keeps it; the last-updated-at version is the
+                    // last commit that overlaid the row: the sink's (5: k 1; 6: k 42, also updated
+                    // at 5; 8: k 18 and 38), the table's before the compaction (2: k 4, 4: k 15), or
+                    // its creation (1).
+                    assertThat(lineage)
+                            .allSatisfy((k, v) -> assertThat(v).startsWith(k + "@"))
+                            .containsEntry(1, "1@5")
+                            .containsEntry(42, "42@6")
+                            .containsEntry(18, "18@8")
+                            .containsEntry(38, "38@8")
+                            .containsEntry(4, "4@2")
+                            .containsEntry(15, "15@4")
+                            .containsEntry(3, "3@1");
+                    assertThat(after.manifest().nextRowId()).isEqualTo(60);
+                }
             }
         }
+    }
+
+    /**
+     * Every live row's stable row id ({@code _rowid}) and last-updated-at version as "id@version",
+     * by key k: what a rewrite must keep for each row, wherever it moves the row.
+     */
+    private Map<Integer, String> lineageByKey(Dataset ds) throws Exception {
+        Map<Long, long[]> ids = new HashMap<>();
+        Map<Long, long[]> updated = new HashMap<>();
+        for (Fragment f : ds.fragments()) {
+            ids.put(f.id(), FragmentRowIds.load(store, f));
+            updated.put(
+                    f.id(),
+                    RowVersionSequenceCodec.decode(
+                            ((SequenceSource.Inline) f.rowIdMeta().lastUpdatedAtVersions()).bytes(),
+                            f.physicalRows(),
+                            "test"));
+        }
+        Map<Integer, String> out = new TreeMap<>();
+        try (Scanner sc = ds.scan(ScanOptions.all().withRowAddress(true))) {
+            while (sc.hasNext()) {
+                try (VectorSchemaRoot b = sc.next()) {
+                    IntVector k = (IntVector) b.getVector("k");
+                    UInt8Vector addr = (UInt8Vector) b.getVector(ScanOptions.ROW_ADDRESS);
+                    for (int r = 0; r < b.getRowCount(); r++) {
+                        long a = addr.get(r);
+                        long fragment = a >>> 32;
+                        int offset = (int) a;
+                        out.put(k.get(r), ids.get(fragment)[offset] + "@" + updated.get(fragment)[offset]);
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     @Test

@@ -18,6 +18,7 @@ import dev.lanceflink.maintenance.TableCleanup;
 import dev.lanceflink.txn.CommitOptions;
 import java.io.PrintStream;
 import java.time.Instant;
+import java.util.function.UnaryOperator;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
@@ -59,6 +60,15 @@ public final class CompactorMain {
 
     /** Runs the CLI; the JSON summary goes to {@code out}, progress and usage to {@code err}. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
+        return run(args, out, err, UnaryOperator.identity());
+    }
+
+    /**
+     * As {@link #run(String[], PrintStream, PrintStream)}, running the tasks through {@code
+     * executor} applied to the engine's executor: tests use it to let another writer commit
+     * between the tasks and the commit, where a concurrent sink's commits land.
+     */
+    static int run(String[] args, PrintStream out, PrintStream err, UnaryOperator<TaskExecutor> executor) {
         for (String a : args) {
             if (a.equals("--help") || a.equals("-h")) {
                 out.print(CompactorOptions.usage());
@@ -84,11 +94,14 @@ public final class CompactorMain {
             CommitOptions commit = CommitOptions.defaults().withMaxAttempts(options.maxCommitAttempts());
             CompactionRun run = new CompactionRun(
                     store, options.tableUri(), options.mode(), options.policy(), commit, options.maxReplanRounds());
+            if (!options.carryConcurrentChanges()) {
+                run = run.replanningConcurrentChanges();
+            }
             CompactionSummary summary;
             if (options.dryRun()) {
                 summary = run.dryRun();
             } else {
-                TaskExecutor executor = options.engine().equals("threads")
+                TaskExecutor engine = options.engine().equals("threads")
                         ? new LocalTaskExecutor(
                                 store,
                                 allocator,
@@ -98,9 +111,10 @@ public final class CompactorMain {
                                         : Runtime.getRuntime().availableProcessors())
                         : new FlinkTaskExecutor(
                                 options.tableUri(), options.storageOptions(), store, options.parallelism());
+                TaskExecutor tasks = executor.apply(engine);
                 try (RunLease lease = RunLease.take(store, options.modeName(), err)) {
                     summary = run.execute(
-                            executor,
+                            tasks,
                             (result, finished, total) -> err.println("compact: "
                                     + (result.task().group() != null
                                             ? result.task().fragmentIds().size() + " fragments rewritten"

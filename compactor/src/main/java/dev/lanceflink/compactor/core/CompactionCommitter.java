@@ -45,7 +45,8 @@ import org.apache.arrow.memory.RootAllocator;
  * rows or appends overlays every checkpoint thus does not starve the compactor: its newer deletion
  * files and overlays are kept as they are (a fold only when the newer overlays leave the folded
  * fields alone, since its {@code Update} tombstones those fields in every overlay). A rewrite,
- * when asked to, carries the sink's newer deletions and overlays of its old fragments over to its
+ * when asked to ({@link CompactionRun} asks by default), carries the sink's newer deletions and
+ * overlays of its old fragments over to its
  * new fragments ({@link RewriteRebase}, on every attempt, so nothing committed meanwhile is lost),
  * and thus lands under continuous updates too. A result whose fragment changed in any other way
  * (a rewrite: without the carry, at all) is dropped: its
@@ -79,8 +80,8 @@ public final class CompactionCommitter {
      * As {@link #commit(ObjectStore, List, Map, CommitOptions)}; with {@code carryConcurrentChanges}
      * a rewrite whose old fragments only grew deletions and overlays since the compaction read
      * them is not stale: those changes are carried to its new fragments ({@link RewriteRebase}).
-     * The in-job maintenance of a streaming sink needs it, as the sink changes every fragment
-     * every checkpoint.
+     * Any compaction beside a streaming sink needs it (the in-job maintenance and, by default, the
+     * standalone job), as the sink changes every fragment every checkpoint.
      */
     public static CommitReport commit(
             ObjectStore store,

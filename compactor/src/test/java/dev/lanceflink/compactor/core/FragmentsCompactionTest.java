@@ -221,8 +221,16 @@ class FragmentsCompactionTest {
         }
     }
 
-    @Test
-    void aConcurrentOverlayOnARewrittenFragmentIsReplannedAndNothingIsLost() throws Exception {
+    /**
+     * A sink overlays a row of fragment 4 between the compaction's tasks and its commit. By default
+     * the rewrite carries the overlay to its new fragment and lands in the same round; with
+     * {@link CompactionRun#replanningConcurrentChanges()} the group of fragment 4 goes stale and is
+     * planned again on the newer version. Either way the table equals the table the sink left,
+     * cell by cell, and no staged file of a lost attempt is left.
+     */
+    @ParameterizedTest(name = "carry: {0}")
+    @ValueSource(booleans = {true, false})
+    void aConcurrentOverlayOnARewrittenFragmentIsCarriedOrReplannedAndNothingIsLost(boolean carry) throws Exception {
         try (Dataset ds = smallFragments(false)) {
             TaskExecutor local = local();
             int[] calls = {0};
@@ -240,26 +248,42 @@ class FragmentsCompactionTest {
                 return results;
             };
             Set<String> dataBefore = listData();
-            CompactionSummary summary = run(TARGET_25).execute(racing, TaskExecutor.ProgressListener.NONE);
+            CompactionRun run = carry ? run(TARGET_25) : run(TARGET_25).replanningConcurrentChanges();
+            CompactionSummary summary = run.execute(racing, TaskExecutor.ProgressListener.NONE);
+            List<String> model; // version 5 is the sink's overlay
+            try (Dataset sinkLeftIt = ds.checkoutVersion(5)) {
+                model = OverlayTables.scanByKey(sinkLeftIt);
+            }
 
-            assertThat(calls[0]).isEqualTo(2);
-            assertThat(summary.replannedFragments()).containsExactly(3L, 4L, 5L);
             assertThat(summary.uncompactedFragments()).isEmpty();
-            // version 5 is the sink's overlay; group [0, 1, 2] commits at 6, the re-planned [3, 4, 5] at 7
-            assertThat(summary.committedVersions()).containsExactly(6L, 7L);
             assertThat(summary.fragmentsCompacted()).isEqualTo(6);
             try (Dataset after = ds.checkoutLatest()) {
                 assertThat(after.fragments()).extracting(Fragment::id).containsExactly(6L, 7L);
-                assertThat(after.fragments())
-                        .allSatisfy(f -> assertThat(f.overlays()).isEmpty());
                 List<String> rows = OverlayTables.scanByKey(after);
-                assertThat(rows).hasSize(56);
-                assertThat(rows).contains("42|9002|u9000", "15|8005|null", "1|7001|null");
-                // The first round's staged files of the stale group were deleted: exactly the two live
-                // new files and the sink's overlay were added.
+                assertThat(rows).isEqualTo(model);
+                assertThat(rows).hasSize(56).contains("42|9002|u9000", "15|8005|null", "1|7001|null");
                 Set<String> added = listData();
                 added.removeAll(dataBefore);
-                assertThat(added).hasSize(3);
+                if (carry) {
+                    assertThat(calls[0]).isEqualTo(1);
+                    assertThat(summary.replannedFragments()).isEmpty();
+                    // both groups commit together right after the sink's overlay
+                    assertThat(summary.committedVersions()).containsExactly(6L);
+                    // The new fragment of [3, 4, 5] holds the sink's overlay, relocated; [0, 1, 2]'s
+                    // fragments did not change and its new fragment has none.
+                    assertThat(OverlayTables.overlayCounts(after)).containsExactly(0, 1);
+                    // the two new data files, the sink's overlay and its relocated copy
+                    assertThat(added).hasSize(4);
+                } else {
+                    assertThat(calls[0]).isEqualTo(2);
+                    assertThat(summary.replannedFragments()).containsExactly(3L, 4L, 5L);
+                    // group [0, 1, 2] commits at 6, the re-planned [3, 4, 5] at 7
+                    assertThat(summary.committedVersions()).containsExactly(6L, 7L);
+                    assertThat(OverlayTables.overlayCounts(after)).containsExactly(0, 0);
+                    // The first round's staged files of the stale group were deleted: exactly the two
+                    // live new files and the sink's overlay were added.
+                    assertThat(added).hasSize(3);
+                }
             }
         }
     }
@@ -418,8 +442,16 @@ class FragmentsCompactionTest {
         }
     }
 
-    @Test
-    void aConcurrentDeleteOnARewrittenFragmentIsReplannedAndTheRowStaysDeleted() throws Exception {
+    /**
+     * A sink deletes a row of fragment 0 between the compaction's tasks and its commit: carried (by
+     * default) into the new fragment's deletion file in the same round, or, re-planning, the group
+     * of fragment 0 is rewritten again without the row. Either way the row stays deleted and the
+     * table equals the table the sink left.
+     */
+    @ParameterizedTest(name = "carry: {0}")
+    @ValueSource(booleans = {true, false})
+    void aConcurrentDeleteOnARewrittenFragmentIsCarriedOrReplannedAndTheRowStaysDeleted(boolean carry)
+            throws Exception {
         try (Dataset ds = smallFragments(false)) {
             TaskExecutor local = local();
             int[] calls = {0};
@@ -434,14 +466,31 @@ class FragmentsCompactionTest {
                 }
                 return results;
             };
-            CompactionSummary summary = run(TARGET_25).execute(racing, TaskExecutor.ProgressListener.NONE);
-            assertThat(summary.replannedFragments()).containsExactly(0L, 1L, 2L);
-            assertThat(summary.committedVersions()).containsExactly(6L, 7L);
+            CompactionRun run = carry ? run(TARGET_25) : run(TARGET_25).replanningConcurrentChanges();
+            CompactionSummary summary = run.execute(racing, TaskExecutor.ProgressListener.NONE);
+            List<String> model;
+            try (Dataset sinkLeftIt = ds.checkoutVersion(5)) {
+                model = OverlayTables.scanByKey(sinkLeftIt);
+            }
             try (Dataset after = ds.checkoutLatest()) {
                 List<String> rows = OverlayTables.scanByKey(after);
+                assertThat(rows).isEqualTo(model);
                 assertThat(rows).hasSize(55).noneMatch(r -> r.startsWith("6|"));
-                assertThat(after.fragments())
-                        .allSatisfy(f -> assertThat(f.deletionFile()).isNull());
+                assertThat(after.fragments()).extracting(Fragment::id).containsExactly(6L, 7L);
+                if (carry) {
+                    assertThat(calls[0]).isEqualTo(1);
+                    assertThat(summary.replannedFragments()).isEmpty();
+                    assertThat(summary.committedVersions()).containsExactly(6L);
+                    // k = 6 is the 7th row of group [0, 1, 2]'s new fragment 6, deleted there
+                    assertThat(after.fragments().get(0).deletionFile()).isNotNull();
+                    assertThat(after.fragments().get(1).deletionFile()).isNull();
+                    assertThat(after.fragments().get(0).physicalRows()).isEqualTo(28);
+                } else {
+                    assertThat(summary.replannedFragments()).containsExactly(0L, 1L, 2L);
+                    assertThat(summary.committedVersions()).containsExactly(6L, 7L);
+                    assertThat(after.fragments())
+                            .allSatisfy(f -> assertThat(f.deletionFile()).isNull());
+                }
             }
         }
     }

@@ -30,7 +30,9 @@ import org.apache.arrow.memory.RootAllocator;
  * <p>Prints one JSON object on stdout: {@code status} ({@code committed}, {@code nothing-to-do},
  * {@code dry-run}), {@code table}, {@code mode}, {@code planVersion}, {@code fragmentsPlanned},
  * {@code fragmentsCompacted}, {@code overlaysBefore}, {@code overlaysAfter}, {@code inputBytes},
- * {@code bytesWritten}, (mode {@code fragments}) {@code fragmentsAdded} and {@code rowsWritten},
+ * {@code bytesWritten}, (mode {@code fragments}) {@code fragmentsAdded}, {@code rowsWritten},
+ * {@code carriedDeletions} and {@code carriedOverlays} (what other writers changed on the rewritten
+ * fragments meanwhile, carried to the new fragments),
  * {@code committedVersions}, {@code replannedFragments}, {@code uncompactedFragments},
  * {@code durationMillis} and the {@code plan} (tasks with positions or fragment groups, triggers
  * and sizes; skipped fragments with reasons). {@code --mode cleanup} prints the cleanup plan and

@@ -476,6 +476,8 @@ class CompactorMainTest {
                         assertThat(OverlayTables.overlayCounts(after)).containsExactly(0, 0);
                         assertThat(after.fragments())
                                 .allSatisfy(f -> assertThat(f.deletionFile()).isNull());
+                        assertThat(s.get("carriedDeletions").asLong()).isZero();
+                        assertThat(s.get("carriedOverlays").asLong()).isZero();
                     } else {
                         assertThat(calls[0]).as("one attempt").isEqualTo(1);
                         assertThat(s.get("replannedFragments")).isEmpty();
@@ -487,6 +489,9 @@ class CompactorMainTest {
                         assertThat(after.fragments())
                                 .extracting(Fragment::physicalRows)
                                 .containsExactly(28L, 28L);
+                        // k 6, 24, 57 and 30; the sink's overlays of fragments 0 and 4, then 1 and 3
+                        assertThat(s.get("carriedDeletions").asLong()).isEqualTo(4);
+                        assertThat(s.get("carriedOverlays").asLong()).isEqualTo(4);
                     }
                     if (stableRowIds) {
                         Map<Integer, Long> rowIds = rowIdsByKey(store, after);

@@ -106,10 +106,11 @@ public final class CompactionCommitter {
         List<Long> versions = new ArrayList<>();
         List<Long> stale = new ArrayList<>();
         List<List<Staged>> groups = group(results);
+        long[] carried = new long[2]; // deletions and overlays the committed rewrites carried
         for (int g = 0; g < groups.size(); g++) {
             try {
-                Manifest m =
-                        commitGroup(store, planned, groups.get(g), properties, options, stale, carryConcurrentChanges);
+                Manifest m = commitGroup(
+                        store, planned, groups.get(g), properties, options, stale, carryConcurrentChanges, carried);
                 if (m != null) {
                     versions.add(m.version());
                     groups.get(g).forEach(s -> committed.add(s.result));
@@ -121,7 +122,7 @@ public final class CompactionCommitter {
                 throw e;
             }
         }
-        return new CommitReport(committed, versions, stale);
+        return new CommitReport(committed, versions, stale, carried[0], carried[1]);
     }
 
     /** A result with its decoded operation. */
@@ -158,7 +159,11 @@ public final class CompactionCommitter {
         return new ArrayList<>(groups.values());
     }
 
-    /** Commits one group; returns the new manifest, or null if every fragment of it went stale. */
+    /**
+     * Commits one group; returns the new manifest, or null if every fragment of it went stale. Adds
+     * the deletions and overlays the committed attempt carried to {@code carried[0]} and {@code
+     * carried[1]}.
+     */
     private static Manifest commitGroup(
             ObjectStore store,
             Manifest planned,
@@ -166,9 +171,12 @@ public final class CompactionCommitter {
             Map<String, String> properties,
             CommitOptions options,
             List<Long> stale,
-            boolean carry)
+            boolean carry,
+            long[] carried)
             throws IOException {
         List<Staged> pending = new ArrayList<>(group);
+        // What the latest attempt carried: the published one is the last attempt built.
+        long[] attemptCarried = new long[2];
         // Files the current attempt wrote to carry concurrent changes over (rewrites only).
         List<String> attemptFiles = new ArrayList<>();
         Map<String, String> props = new LinkedHashMap<>(properties);
@@ -204,6 +212,8 @@ public final class CompactionCommitter {
                     // dropStale kept only rewrites whose fragments can be carried
                     RewriteRebase.Rebased done = r.orElseThrow();
                     attemptFiles.addAll(done.writtenPaths());
+                    attemptCarried[0] = done.carriedDeletions();
+                    attemptCarried[1] = done.carriedOverlays();
                     return Optional.of(done.operation());
                 }
                 return Optional.of(op);
@@ -229,8 +239,13 @@ public final class CompactionCommitter {
             }
         };
         try {
-            return TableCommitter.commit(store, plan, new TableHistory(store), options)
+            Manifest m = TableCommitter.commit(store, plan, new TableHistory(store), options)
                     .orElse(null);
+            if (m != null) {
+                carried[0] += attemptCarried[0];
+                carried[1] += attemptCarried[1];
+            }
+            return m;
         } catch (CommitOutcomeUnknownException e) {
             throw e; // the files of the attempt may be referenced
         } catch (IOException | RuntimeException e) {

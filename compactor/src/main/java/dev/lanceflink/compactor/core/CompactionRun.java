@@ -153,12 +153,16 @@ public final class CompactionRun {
         long bytesWritten = 0;
         int fragmentsAdded = 0;
         long rowsWritten = 0;
+        long carriedDeletions = 0;
+        long carriedOverlays = 0;
         CompactionPlan plan = first;
         List<Long> stale = List.of();
         for (int round = 0; round <= maxReplanRounds && !plan.isEmpty(); round++) {
             List<TaskResult> results = executor.execute(plan, progress);
             CommitReport report = CompactionCommitter.commit(store, results, properties, commitOptions, carry);
             versions.addAll(report.committedVersions());
+            carriedDeletions += report.carriedDeletions();
+            carriedOverlays += report.carriedOverlays();
             for (TaskResult r : report.committed()) {
                 compacted += r.task().fragmentIds().size();
                 before += r.task().overlayPaths().size();
@@ -187,7 +191,9 @@ public final class CompactionRun {
                 new ArrayList<>(replanned),
                 stale,
                 (System.nanoTime() - start) / 1_000_000,
-                new TaskResult.Output(bytesWritten, fragmentsAdded, rowsWritten));
+                new TaskResult.Output(bytesWritten, fragmentsAdded, rowsWritten),
+                carriedDeletions,
+                carriedOverlays);
     }
 
     /** A plan of the given fragments on the latest version (those that still need compaction). */

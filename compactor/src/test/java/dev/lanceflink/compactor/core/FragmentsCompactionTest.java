@@ -269,6 +269,8 @@ class FragmentsCompactionTest {
                     assertThat(summary.replannedFragments()).isEmpty();
                     // both groups commit together right after the sink's overlay
                     assertThat(summary.committedVersions()).containsExactly(6L);
+                    assertThat(summary.carriedOverlays()).isEqualTo(1);
+                    assertThat(summary.carriedDeletions()).isZero();
                     // The new fragment of [3, 4, 5] holds the sink's overlay, relocated; [0, 1, 2]'s
                     // fragments did not change and its new fragment has none.
                     assertThat(OverlayTables.overlayCounts(after)).containsExactly(0, 1);
@@ -337,6 +339,9 @@ class FragmentsCompactionTest {
             // versions 5..8 are the sink's; both groups commit together at 9
             assertThat(summary.committedVersions()).containsExactly(9L);
             assertThat(summary.fragmentsCompacted()).isEqualTo(6);
+            // the sink's 4 deleted rows and its 6 overlays (two per overlay commit)
+            assertThat(summary.carriedDeletions()).isEqualTo(4);
+            assertThat(summary.carriedOverlays()).isEqualTo(6);
             try (Dataset after = ds.checkoutLatest()) {
                 assertThat(after.version()).isEqualTo(9);
                 assertThat(after.fragments()).extracting(Fragment::id).containsExactly(6L, 7L);
@@ -481,6 +486,8 @@ class FragmentsCompactionTest {
                     assertThat(calls[0]).isEqualTo(1);
                     assertThat(summary.replannedFragments()).isEmpty();
                     assertThat(summary.committedVersions()).containsExactly(6L);
+                    assertThat(summary.carriedDeletions()).isEqualTo(1);
+                    assertThat(summary.carriedOverlays()).isZero();
                     // k = 6 is the 7th row of group [0, 1, 2]'s new fragment 6, deleted there
                     assertThat(after.fragments().get(0).deletionFile()).isNotNull();
                     assertThat(after.fragments().get(1).deletionFile()).isNull();

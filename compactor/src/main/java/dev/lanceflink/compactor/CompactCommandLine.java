@@ -107,6 +107,7 @@ public final class CompactCommandLine {
     private int parallelism;
     private int rounds = 3;
     private int attempts = 20;
+    private boolean carry = true;
 
     @Option(names = "--dry-run", order = 92, description = "print the plan as JSON and change nothing")
     private boolean dryRun;
@@ -356,6 +357,18 @@ public final class CompactCommandLine {
         attempts = (int) number("--max-commit-attempts", v, 1000);
     }
 
+    @Option(
+            names = "--replan-concurrent-changes",
+            order = 23,
+            description = "fragments: when another writer (a streaming sink) deleted or overlaid rows of"
+                    + " fragments being rewritten, plan them again instead of carrying those changes to the"
+                    + " new fragments (default: carried, as deletion files and one overlay per new fragment,"
+                    + " and the rewrite lands)")
+    private void replanConcurrentChanges(boolean replan) {
+        fragmentOptions.add("--replan-concurrent-changes");
+        carry = !replan;
+    }
+
     /** The checks across options, then the options record. */
     CompactorOptions toOptions() {
         if (mode == null && !cleanupMode) {
@@ -398,7 +411,8 @@ public final class CompactCommandLine {
             throw new CompactorOptions.UsageException(e.getMessage());
         }
         CleanupSettings cleanup = cleanupMode ? new CleanupSettings(olderThan, retainVersions, grace, released) : null;
-        return new CompactorOptions(uri, mode, policy, storage, engine, parallelism, dryRun, rounds, attempts, cleanup);
+        return new CompactorOptions(
+                uri, mode, policy, storage, engine, parallelism, dryRun, rounds, attempts, cleanup, carry);
     }
 
     private ParameterException usage(String message) {

@@ -18,6 +18,7 @@ import dev.lanceflink.maintenance.TableCleanup;
 import dev.lanceflink.txn.CommitOptions;
 import java.io.PrintStream;
 import java.time.Instant;
+import java.util.function.UnaryOperator;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
@@ -29,7 +30,9 @@ import org.apache.arrow.memory.RootAllocator;
  * <p>Prints one JSON object on stdout: {@code status} ({@code committed}, {@code nothing-to-do},
  * {@code dry-run}), {@code table}, {@code mode}, {@code planVersion}, {@code fragmentsPlanned},
  * {@code fragmentsCompacted}, {@code overlaysBefore}, {@code overlaysAfter}, {@code inputBytes},
- * {@code bytesWritten}, (mode {@code fragments}) {@code fragmentsAdded} and {@code rowsWritten},
+ * {@code bytesWritten}, (mode {@code fragments}) {@code fragmentsAdded}, {@code rowsWritten},
+ * {@code carriedDeletions} and {@code carriedOverlays} (what other writers changed on the rewritten
+ * fragments meanwhile, carried to the new fragments),
  * {@code committedVersions}, {@code replannedFragments}, {@code uncompactedFragments},
  * {@code durationMillis} and the {@code plan} (tasks with positions or fragment groups, triggers
  * and sizes; skipped fragments with reasons). {@code --mode cleanup} prints the cleanup plan and
@@ -59,6 +62,15 @@ public final class CompactorMain {
 
     /** Runs the CLI; the JSON summary goes to {@code out}, progress and usage to {@code err}. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
+        return run(args, out, err, UnaryOperator.identity());
+    }
+
+    /**
+     * As {@link #run(String[], PrintStream, PrintStream)}, running the tasks through {@code
+     * executor} applied to the engine's executor: tests use it to let another writer commit
+     * between the tasks and the commit, where a concurrent sink's commits land.
+     */
+    static int run(String[] args, PrintStream out, PrintStream err, UnaryOperator<TaskExecutor> executor) {
         for (String a : args) {
             if (a.equals("--help") || a.equals("-h")) {
                 out.print(CompactorOptions.usage());
@@ -84,11 +96,14 @@ public final class CompactorMain {
             CommitOptions commit = CommitOptions.defaults().withMaxAttempts(options.maxCommitAttempts());
             CompactionRun run = new CompactionRun(
                     store, options.tableUri(), options.mode(), options.policy(), commit, options.maxReplanRounds());
+            if (!options.carryConcurrentChanges()) {
+                run = run.replanningConcurrentChanges();
+            }
             CompactionSummary summary;
             if (options.dryRun()) {
                 summary = run.dryRun();
             } else {
-                TaskExecutor executor = options.engine().equals("threads")
+                TaskExecutor engine = options.engine().equals("threads")
                         ? new LocalTaskExecutor(
                                 store,
                                 allocator,
@@ -98,9 +113,10 @@ public final class CompactorMain {
                                         : Runtime.getRuntime().availableProcessors())
                         : new FlinkTaskExecutor(
                                 options.tableUri(), options.storageOptions(), store, options.parallelism());
+                TaskExecutor tasks = executor.apply(engine);
                 try (RunLease lease = RunLease.take(store, options.modeName(), err)) {
                     summary = run.execute(
-                            executor,
+                            tasks,
                             (result, finished, total) -> err.println("compact: "
                                     + (result.task().group() != null
                                             ? result.task().fragmentIds().size() + " fragments rewritten"

@@ -21,6 +21,9 @@ import java.util.Map;
  * @param maxReplanRounds how often fragments changed by concurrent writers are planned again
  * @param maxCommitAttempts commit attempts per commit when other writers keep winning
  * @param cleanup the settings of {@code --mode cleanup}; null for the compaction modes
+ * @param carryConcurrentChanges whether fragment rewrites carry deletions and overlays committed
+ *     on their fragments meanwhile to the new fragments (default) instead of being planned again
+ *     ({@code --replan-concurrent-changes})
  */
 public record CompactorOptions(
         String tableUri,
@@ -32,7 +35,8 @@ public record CompactorOptions(
         boolean dryRun,
         int maxReplanRounds,
         int maxCommitAttempts,
-        CleanupSettings cleanup) {
+        CleanupSettings cleanup,
+        boolean carryConcurrentChanges) {
 
     /** The help text ({@code compact --help}), generated from the command line's definition. */
     public static String usage() {

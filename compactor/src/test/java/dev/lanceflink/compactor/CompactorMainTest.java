@@ -6,20 +6,37 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.lanceflink.compactor.core.MaintenanceLease;
 import dev.lanceflink.compactor.core.OverlayTables;
+import dev.lanceflink.compactor.core.TaskExecutor;
+import dev.lanceflink.compactor.core.TaskResult;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.read.ScanOptions;
+import dev.lanceflink.read.Scanner;
+import dev.lanceflink.rowid.FragmentRowIds;
+import dev.lanceflink.table.Fragment;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.UInt8Vector;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The CLI end to end; the Flink engine runs on an in-process MiniCluster. */
 class CompactorMainTest {
@@ -240,6 +257,11 @@ class CompactorMainTest {
         assertThat(err.toString(StandardCharsets.UTF_8))
                 .contains("Option(s) [--target-rows-per-fragment] apply only to --mode fragments");
         err.reset();
+        assertThat(run(dir.toString(), "--mode", "overlay-merge", "--replan-concurrent-changes"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("Option(s) [--replan-concurrent-changes] apply only to --mode fragments");
+        err.reset();
         assertThat(run(dir.toString(), "--mode", "fragments", "--older-than", "7d"))
                 .isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8))
@@ -285,6 +307,10 @@ class CompactorMainTest {
         assertThat(f.policy().minDeletedRatio()).isEqualTo(0.25);
         assertThat(f.policy().targetRowsPerFragment()).isEqualTo(5000);
         assertThat(f.policy().smallFragmentRows()).isEqualTo(5000); // defaults to the target
+        assertThat(f.carryConcurrentChanges()).as("carried by default").isTrue();
+        assertThat(CompactorOptions.parse(new String[] {"t", "--mode", "fragments", "--replan-concurrent-changes"})
+                        .carryConcurrentChanges())
+                .isFalse();
         CompactorOptions c = CompactorOptions.parse(new String[] {
             "t",
             "--mode",
@@ -358,6 +384,145 @@ class CompactorMainTest {
                 }
             }
         }
+    }
+
+    /**
+     * Issue #15, the standalone job: {@code compact --mode fragments} beside a streaming sink that
+     * overlays and deletes rows of the very fragments being rewritten, committing after the run's
+     * tasks read them and before its commit (three commits: overlays, deletions, overlays). By
+     * default the run carries the sink's changes to the new fragments and lands in one attempt,
+     * without a re-plan; with stable row ids too, where every row also keeps its {@code _rowid}.
+     * With {@code --replan-concurrent-changes} both groups go stale and are planned again. Either
+     * way the table equals, cell by cell, the table the sink left.
+     */
+    @ParameterizedTest(name = "stable row ids: {0}, --replan-concurrent-changes: {1}")
+    @CsvSource({"false, false", "true, false", "false, true"})
+    void fragmentsBesideASinkChangingTheSameFragmentsLandCarryingItsChanges(boolean stableRowIds, boolean replan)
+            throws Exception {
+        try (BufferAllocator allocator = new RootAllocator();
+                ObjectStore store = new LocalObjectStore(dir)) {
+            // Six fragments of 10 rows (k = row number = stable row id), with overlays and deletions: version 4.
+            Dataset ds = OverlayTables.create(store, allocator, 6, 10, stableRowIds);
+            ds = OverlayTables.update(ds, new long[] {0, 2}, new int[] {1, 4}, 7000);
+            ds = ds.deleteRows(new long[] {1L << 32 | 3, 1L << 32 | 4, 4L << 32, 4L << 32 | 9});
+            ds = OverlayTables.update(ds, new long[] {1}, new int[] {5}, 8000);
+            try (Dataset before = ds) {
+                int[] calls = {0};
+                UnaryOperator<TaskExecutor> besideSink = engine -> (plan, progress) -> {
+                    List<TaskResult> results = engine.execute(plan, progress);
+                    if (calls[0]++ == 0) {
+                        try (Dataset latest = before.checkoutLatest()) {
+                            Dataset d = OverlayTables.update(latest, new long[] {0, 4}, new int[] {1, 2}, 9000);
+                            d = d.deleteRows(new long[] {0L << 32 | 6, 2L << 32 | 4, 5L << 32 | 7, 3L << 32});
+                            d = OverlayTables.update(d, new long[] {1, 3}, new int[] {8}, 9900);
+                            d.close();
+                        } catch (Exception e) {
+                            throw new IOException(e);
+                        }
+                    }
+                    return results;
+                };
+                List<String> args = new ArrayList<>(List.of(
+                        dir.toString(),
+                        "--mode",
+                        "fragments",
+                        "--target-rows-per-fragment",
+                        "25",
+                        "--engine",
+                        "threads"));
+                if (replan) {
+                    args.add("--replan-concurrent-changes");
+                }
+                int code = CompactorMain.run(
+                        args.toArray(String[]::new),
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8),
+                        besideSink);
+                assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+                List<String> model; // the table the run planned on, with the sink's changes: version 7
+                Map<Integer, Long> modelRowIds = null;
+                try (Dataset sinkLeftIt = before.checkoutVersion(7)) {
+                    model = OverlayTables.scanByKey(sinkLeftIt);
+                    if (stableRowIds) {
+                        modelRowIds = rowIdsByKey(store, sinkLeftIt);
+                    }
+                }
+
+                JsonNode s = summary();
+                assertThat(s.get("status").asText()).isEqualTo("committed");
+                assertThat(s.get("planVersion").asLong()).isEqualTo(4);
+                assertThat(s.get("fragmentsCompacted").asInt()).isEqualTo(6);
+                // both groups in one Rewrite right after the sink's commits, in either case
+                assertThat(s.get("committedVersions").toString()).isEqualTo("[8]");
+                assertThat(s.get("uncompactedFragments")).isEmpty();
+                try (Dataset after = before.checkoutLatest()) {
+                    assertThat(after.version()).isEqualTo(8);
+                    assertThat(after.fragments()).extracting(Fragment::id).containsExactly(6L, 7L);
+                    List<String> rows = OverlayTables.scanByKey(after);
+                    assertThat(rows).isEqualTo(model);
+                    assertThat(rows)
+                            .hasSize(52)
+                            .contains("1|9001|null", "42|9002|u9000", "18|9908|u9900", "38|9908|u9900")
+                            .noneMatch(r -> r.startsWith("6|")
+                                    || r.startsWith("24|")
+                                    || r.startsWith("57|")
+                                    || r.startsWith("30|"));
+                    if (replan) {
+                        assertThat(calls[0]).isEqualTo(2);
+                        List<Long> replanned = new ArrayList<>();
+                        s.get("replannedFragments").forEach(n -> replanned.add(n.asLong()));
+                        assertThat(replanned).containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L);
+                        // planned again on version 7: the sink's changes materialized
+                        assertThat(OverlayTables.overlayCounts(after)).containsExactly(0, 0);
+                        assertThat(after.fragments())
+                                .allSatisfy(f -> assertThat(f.deletionFile()).isNull());
+                        assertThat(s.get("carriedDeletions").asLong()).isZero();
+                        assertThat(s.get("carriedOverlays").asLong()).isZero();
+                    } else {
+                        assertThat(calls[0]).as("one attempt").isEqualTo(1);
+                        assertThat(s.get("replannedFragments")).isEmpty();
+                        // carried: each new fragment has the sink's overlays of its group as one
+                        // relocated overlay and the sink's deletions in its deletion file
+                        assertThat(OverlayTables.overlayCounts(after)).containsExactly(1, 1);
+                        assertThat(after.fragments())
+                                .allSatisfy(f -> assertThat(f.deletionFile()).isNotNull());
+                        assertThat(after.fragments())
+                                .extracting(Fragment::physicalRows)
+                                .containsExactly(28L, 28L);
+                        // k 6, 24, 57 and 30; the sink's overlays of fragments 0 and 4, then 1 and 3
+                        assertThat(s.get("carriedDeletions").asLong()).isEqualTo(4);
+                        assertThat(s.get("carriedOverlays").asLong()).isEqualTo(4);
+                    }
+                    if (stableRowIds) {
+                        Map<Integer, Long> rowIds = rowIdsByKey(store, after);
+                        assertThat(rowIds).isEqualTo(modelRowIds).hasSize(52);
+                        rowIds.forEach((k, id) -> assertThat(id).isEqualTo((long) k));
+                    }
+                }
+            }
+        }
+    }
+
+    /** The stable row id ({@code _rowid}) of every live row, by key k. */
+    private static Map<Integer, Long> rowIdsByKey(ObjectStore store, Dataset ds) throws Exception {
+        Map<Long, long[]> ids = new HashMap<>();
+        for (Fragment f : ds.fragments()) {
+            ids.put(f.id(), FragmentRowIds.load(store, f));
+        }
+        Map<Integer, Long> out = new TreeMap<>();
+        try (Scanner sc = ds.scan(ScanOptions.all().withRowAddress(true))) {
+            while (sc.hasNext()) {
+                try (VectorSchemaRoot b = sc.next()) {
+                    IntVector k = (IntVector) b.getVector("k");
+                    UInt8Vector addr = (UInt8Vector) b.getVector(ScanOptions.ROW_ADDRESS);
+                    for (int r = 0; r < b.getRowCount(); r++) {
+                        long a = addr.get(r);
+                        out.put(k.get(r), ids.get(a >>> 32)[(int) a]);
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     @Test

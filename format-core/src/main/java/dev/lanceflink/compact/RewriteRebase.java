@@ -5,10 +5,13 @@ import dev.lanceflink.deletion.DeletionVector;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.overlay.OverlayRelocator;
 import dev.lanceflink.overlay.StagedWrite;
+import dev.lanceflink.rowid.RowVersionSequenceCodec;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.DeletionFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.RowIdMeta;
+import dev.lanceflink.table.SequenceSource;
 import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.RewriteMoves;
@@ -19,6 +22,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.roaringbitmap.IntIterator;
@@ -36,10 +40,17 @@ import org.roaringbitmap.RoaringBitmap;
  * in order, as read): new deletions become the new fragment's deletion file, new overlays become
  * one overlay per new fragment ({@link OverlayRelocator}, the newest value winning per cell,
  * stamped with the newest carried overlay's version). Any other change of an old fragment (its
- * files or row ids, overlays merged or folded away, deletions undone, the fragment gone) cannot be
- * carried: the rewrite is then stale. With stable row ids, an update also changes the rows'
- * last-updated-at versions, which the new fragments' row id metadata would have to follow; that is
- * not carried yet, so there only deletions are (an overlay commit makes the rewrite stale).
+ * files, row ids or created-at versions, overlays merged or folded away, deletions undone, the
+ * fragment gone) cannot be carried: the rewrite is then stale.
+ *
+ * <p>Stable row ids (feature flag 2): the rewrite already gave each new fragment the row ids and
+ * created-at / last-updated-at versions of the rows it holds, in the same order the moves use
+ * ({@link RowLineage}: the group's live rows as read), so a moved row keeps its id and a relocated
+ * overlay cell and a carried deletion address the same row as its id does. A concurrent overlay
+ * commit also set the covered rows' last-updated-at versions ({@code DataOverlayApplier}); those
+ * versions are carried with the rows, through the same moves, so the new fragments hold the
+ * lineage a rewrite planned on the latest version would have written. A concurrent deletion
+ * changes no lineage (the sequences cover deleted rows too; the deletion file masks them).
  *
  * <p>The rewrite's old fragments stay as the compaction read them (their deletion files say which
  * rows it moved, from which the moves are derived). New fragments that receive a deletion file get
@@ -96,7 +107,7 @@ public final class RewriteRebase {
                 for (Fragment f : g.newFragments()) {
                     fresh.add(f.withId(nextId++));
                 }
-                Carried c = carry(files, latest, g, fresh);
+                Carried c = carry(store, files, latest, g, fresh);
                 deletions += c.deletedRows;
                 overlays += c.sources.size();
                 List<Fragment> out = new ArrayList<>();
@@ -108,6 +119,14 @@ public final class RewriteRebase {
                 }
                 for (Fragment f : fresh) {
                     Fragment next = f;
+                    long[] updated = c.lastUpdated.get(f.id());
+                    if (updated != null) {
+                        RowIdMeta meta = f.rowIdMeta();
+                        next = next.withRowIdMeta(new RowIdMeta(
+                                meta.rowIds(),
+                                new SequenceSource.Inline(RowVersionSequenceCodec.encode(updated)),
+                                meta.createdAtVersions()));
+                    }
                     RoaringBitmap deleted = c.deleted.get(f.id());
                     if (deleted != null && !deleted.isEmpty()) {
                         // Written even when every row is deleted: the group's new fragments must
@@ -158,7 +177,7 @@ public final class RewriteRebase {
         }
         if (!now.files().equals(read.files())
                 || now.physicalRows() != read.physicalRows()
-                || !now.rowIdMeta().equals(read.rowIdMeta())
+                || !lineageCarriable(read.rowIdMeta(), now.rowIdMeta())
                 || now.overlays().size() < read.overlays().size()
                 || !now.overlays().subList(0, read.overlays().size()).equals(read.overlays())) {
             return false;
@@ -166,15 +185,34 @@ public final class RewriteRebase {
         return read.deletionFile() == null || now.deletionFile() != null;
     }
 
+    /**
+     * Whether {@code now}'s row lineage is {@code read}'s with, at most, other last-updated-at
+     * versions (what an overlay commit changes). The ids and created-at versions must be the same:
+     * the moved rows keep those as the rewrite read them.
+     */
+    private static boolean lineageCarriable(RowIdMeta read, RowIdMeta now) {
+        if (now.equals(read)) {
+            return true;
+        }
+        return Objects.equals(now.rowIds(), read.rowIds())
+                && Objects.equals(now.createdAtVersions(), read.createdAtVersions())
+                && read.lastUpdatedAtVersions() != null
+                && now.lastUpdatedAtVersions() != null;
+    }
+
     /** What one group carries: deletions per new fragment id and the overlays to relocate. */
     private static final class Carried {
+        /** Per new fragment id: its last-updated-at versions with the carried ones set (null: unchanged). */
+        final Map<Long, long[]> lastUpdated = new HashMap<>();
+
         final Map<Long, RoaringBitmap> deleted = new HashMap<>();
         final List<OverlayRelocator.Source> sources = new ArrayList<>();
         long deletedRows;
         long newestVersion;
     }
 
-    private static Carried carry(TableFiles files, Manifest latest, Operation.RewriteGroup g, List<Fragment> fresh)
+    private static Carried carry(
+            ObjectStore store, TableFiles files, Manifest latest, Operation.RewriteGroup g, List<Fragment> fresh)
             throws IOException {
         Carried c = new Carried();
         long[] firstIndex = new long[fresh.size()];
@@ -195,7 +233,7 @@ public final class RewriteRebase {
             if (now.equals(read)) {
                 continue;
             }
-            if (!java.util.Objects.equals(now.deletionFile(), read.deletionFile())) {
+            if (!Objects.equals(now.deletionFile(), read.deletionFile())) {
                 RoaringBitmap isDeleted =
                         DeletionFiles.read(files, now.id(), now.deletionFile()).toBitmap();
                 if (!RoaringBitmap.andNot(wasDeleted, isDeleted).isEmpty()) {
@@ -209,6 +247,10 @@ public final class RewriteRebase {
                 to.forEach((id, offsets) ->
                         c.deleted.computeIfAbsent(id, k -> new RoaringBitmap()).or(offsets));
                 c.deletedRows += added.getLongCardinality();
+            }
+            if (!Objects.equals(
+                    now.rowIdMeta().lastUpdatedAtVersions(), read.rowIdMeta().lastUpdatedAtVersions())) {
+                carryLastUpdated(store, read, now, moves, fresh, c);
             }
             for (DataOverlayFile o : now.overlays()
                     .subList(read.overlays().size(), now.overlays().size())) {
@@ -243,13 +285,70 @@ public final class RewriteRebase {
     }
 
     /**
+     * Sets, in the new fragments' last-updated-at versions, the version {@code now} has for every
+     * row the rewrite moved out of {@code read} where it differs from what the rewrite read (rows
+     * a concurrent overlay commit updated). Rows deleted when the rewrite read them were not moved.
+     */
+    private static void carryLastUpdated(
+            ObjectStore store, Fragment read, Fragment now, Moves moves, List<Fragment> fresh, Carried c)
+            throws IOException {
+        String context = "Fragment " + read.id() + " of " + store.rootUri();
+        long[] was = RowVersionSequenceCodec.decode(
+                RowLineage.bytes(store, read.rowIdMeta().lastUpdatedAtVersions(), context),
+                read.physicalRows(),
+                context + " last_updated_at version sequence as the compaction read it");
+        long[] is = RowVersionSequenceCodec.decode(
+                RowLineage.bytes(store, now.rowIdMeta().lastUpdatedAtVersions(), context),
+                now.physicalRows(),
+                context + " last_updated_at version sequence");
+        RoaringBitmap changed = new RoaringBitmap();
+        for (int o = 0; o < was.length; o++) {
+            if (was[o] != is[o]) {
+                changed.add(o);
+            }
+        }
+        moves.forEach(changed, (o, i, newOffset) -> {
+            Fragment f = fresh.get(i);
+            long[] versions = c.lastUpdated.get(f.id());
+            if (versions == null) {
+                SequenceSource seq = f.rowIdMeta().lastUpdatedAtVersions();
+                if (seq == null) {
+                    throw new IllegalStateException("New fragment " + f.id() + " carries no last_updated_at"
+                            + " versions, but rows it took from fragment " + read.id()
+                            + " were updated since the compaction read them");
+                }
+                String ctx = "New fragment " + f.id() + " of " + store.rootUri();
+                versions = RowVersionSequenceCodec.decode(
+                        RowLineage.bytes(store, seq, ctx), f.physicalRows(), ctx + " last_updated_at version sequence");
+                c.lastUpdated.put(f.id(), versions);
+            }
+            versions[(int) newOffset] = is[o];
+        });
+    }
+
+    /** A moved row: its old offset, the index of its new fragment in the group and its offset there. */
+    @FunctionalInterface
+    private interface Move {
+        void accept(int oldOffset, int freshIndex, long newOffset) throws IOException;
+    }
+
+    /**
      * The moves of one old fragment (see {@link RewriteMoves}): its live rows,
      * in offset order, are the group's live rows from {@code firstLive} on, which the new
      * fragments hold one after the other.
      */
     private record Moves(long firstLive, RoaringBitmap wasDeleted, long[] firstIndex, List<Fragment> fresh) {
         /** Per new fragment id: the old offsets of {@code offsets} there and their new offsets. */
-        void map(RoaringBitmap offsets, Map<Long, RoaringBitmap> from, Map<Long, RoaringBitmap> to) {
+        void map(RoaringBitmap offsets, Map<Long, RoaringBitmap> from, Map<Long, RoaringBitmap> to) throws IOException {
+            forEach(offsets, (o, i, newOffset) -> {
+                long id = fresh.get(i).id();
+                from.computeIfAbsent(id, k -> new RoaringBitmap()).add(o);
+                to.computeIfAbsent(id, k -> new RoaringBitmap()).add((int) newOffset);
+            });
+        }
+
+        /** Every moved row of {@code offsets}, by ascending old offset. */
+        void forEach(RoaringBitmap offsets, Move move) throws IOException {
             IntIterator it = offsets.getIntIterator();
             while (it.hasNext()) {
                 int o = it.next();
@@ -258,9 +357,7 @@ public final class RewriteRebase {
                 }
                 long index = firstLive + Integer.toUnsignedLong(o) - wasDeleted.rankLong(o);
                 int i = RewriteMoves.newFragmentAt(firstIndex, index);
-                long id = fresh.get(i).id();
-                from.computeIfAbsent(id, k -> new RoaringBitmap()).add(o);
-                to.computeIfAbsent(id, k -> new RoaringBitmap()).add((int) (index - firstIndex[i]));
+                move.accept(o, i, index - firstIndex[i]);
             }
         }
     }

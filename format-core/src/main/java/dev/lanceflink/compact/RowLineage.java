@@ -119,7 +119,7 @@ final class RowLineage {
     }
 
     /** The serialized sequence, inline or from a range of another file ({@code ExternalFile}). */
-    private static byte[] bytes(ObjectStore store, SequenceSource source, String context) throws IOException {
+    static byte[] bytes(ObjectStore store, SequenceSource source, String context) throws IOException {
         if (source instanceof SequenceSource.Inline inline) {
             return inline.bytes();
         }

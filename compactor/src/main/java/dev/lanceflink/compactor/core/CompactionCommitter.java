@@ -45,7 +45,8 @@ import org.apache.arrow.memory.RootAllocator;
  * rows or appends overlays every checkpoint thus does not starve the compactor: its newer deletion
  * files and overlays are kept as they are (a fold only when the newer overlays leave the folded
  * fields alone, since its {@code Update} tombstones those fields in every overlay). A rewrite,
- * when asked to, carries the sink's newer deletions and overlays of its old fragments over to its
+ * when asked to ({@link CompactionRun} asks by default), carries the sink's newer deletions and
+ * overlays of its old fragments over to its
  * new fragments ({@link RewriteRebase}, on every attempt, so nothing committed meanwhile is lost),
  * and thus lands under continuous updates too. A result whose fragment changed in any other way
  * (a rewrite: without the carry, at all) is dropped: its
@@ -79,8 +80,8 @@ public final class CompactionCommitter {
      * As {@link #commit(ObjectStore, List, Map, CommitOptions)}; with {@code carryConcurrentChanges}
      * a rewrite whose old fragments only grew deletions and overlays since the compaction read
      * them is not stale: those changes are carried to its new fragments ({@link RewriteRebase}).
-     * The in-job maintenance of a streaming sink needs it, as the sink changes every fragment
-     * every checkpoint.
+     * Any compaction beside a streaming sink needs it (the in-job maintenance and, by default, the
+     * standalone job), as the sink changes every fragment every checkpoint.
      */
     public static CommitReport commit(
             ObjectStore store,
@@ -105,10 +106,11 @@ public final class CompactionCommitter {
         List<Long> versions = new ArrayList<>();
         List<Long> stale = new ArrayList<>();
         List<List<Staged>> groups = group(results);
+        long[] carried = new long[2]; // deletions and overlays the committed rewrites carried
         for (int g = 0; g < groups.size(); g++) {
             try {
-                Manifest m =
-                        commitGroup(store, planned, groups.get(g), properties, options, stale, carryConcurrentChanges);
+                Manifest m = commitGroup(
+                        store, planned, groups.get(g), properties, options, stale, carryConcurrentChanges, carried);
                 if (m != null) {
                     versions.add(m.version());
                     groups.get(g).forEach(s -> committed.add(s.result));
@@ -120,7 +122,7 @@ public final class CompactionCommitter {
                 throw e;
             }
         }
-        return new CommitReport(committed, versions, stale);
+        return new CommitReport(committed, versions, stale, carried[0], carried[1]);
     }
 
     /** A result with its decoded operation. */
@@ -157,7 +159,11 @@ public final class CompactionCommitter {
         return new ArrayList<>(groups.values());
     }
 
-    /** Commits one group; returns the new manifest, or null if every fragment of it went stale. */
+    /**
+     * Commits one group; returns the new manifest, or null if every fragment of it went stale. Adds
+     * the deletions and overlays the committed attempt carried to {@code carried[0]} and {@code
+     * carried[1]}.
+     */
     private static Manifest commitGroup(
             ObjectStore store,
             Manifest planned,
@@ -165,9 +171,12 @@ public final class CompactionCommitter {
             Map<String, String> properties,
             CommitOptions options,
             List<Long> stale,
-            boolean carry)
+            boolean carry,
+            long[] carried)
             throws IOException {
         List<Staged> pending = new ArrayList<>(group);
+        // What the latest attempt carried: the published one is the last attempt built.
+        long[] attemptCarried = new long[2];
         // Files the current attempt wrote to carry concurrent changes over (rewrites only).
         List<String> attemptFiles = new ArrayList<>();
         Map<String, String> props = new LinkedHashMap<>(properties);
@@ -203,6 +212,8 @@ public final class CompactionCommitter {
                     // dropStale kept only rewrites whose fragments can be carried
                     RewriteRebase.Rebased done = r.orElseThrow();
                     attemptFiles.addAll(done.writtenPaths());
+                    attemptCarried[0] = done.carriedDeletions();
+                    attemptCarried[1] = done.carriedOverlays();
                     return Optional.of(done.operation());
                 }
                 return Optional.of(op);
@@ -228,8 +239,13 @@ public final class CompactionCommitter {
             }
         };
         try {
-            return TableCommitter.commit(store, plan, new TableHistory(store), options)
+            Manifest m = TableCommitter.commit(store, plan, new TableHistory(store), options)
                     .orElse(null);
+            if (m != null) {
+                carried[0] += attemptCarried[0];
+                carried[1] += attemptCarried[1];
+            }
+            return m;
         } catch (CommitOutcomeUnknownException e) {
             throw e; // the files of the attempt may be referenced
         } catch (IOException | RuntimeException e) {

@@ -23,6 +23,12 @@ import java.util.Set;
  * version, up to {@code maxReplanRounds} times (mode {@code fragments}: the changed groups are
  * re-formed from their fragments only).
  *
+ * <p>Fragment rewrites carry deletions and overlays other writers committed on their fragments
+ * meanwhile over to the new fragments by default ({@link #replanningConcurrentChanges()} turns
+ * that off): next to a streaming sink that changes every fragment every checkpoint, a rewrite
+ * that needs its fragments unchanged is re-planned again and again and never lands, and Lance's
+ * own compaction likewise rebases its {@code Rewrite} over concurrent deletions.
+ *
  * <p>Re-running is safe: a run that failed before its commit left only unreferenced files; a run
  * that committed left fragments below the triggers, so the next plan is empty.
  */
@@ -47,7 +53,7 @@ public final class CompactionRun {
             CompactionPolicy policy,
             CommitOptions commitOptions,
             int maxReplanRounds) {
-        this(store, tableUri, mode, policy, commitOptions, maxReplanRounds, null, Map.of(), false);
+        this(store, tableUri, mode, policy, commitOptions, maxReplanRounds, null, Map.of(), true);
     }
 
     private CompactionRun(
@@ -100,10 +106,22 @@ public final class CompactionRun {
      * The same run, whose fragment compactions carry deletions and overlays other writers
      * committed on their fragments meanwhile over to the new fragments instead of going stale
      * ({@link CompactionCommitter#commit(ObjectStore, List, Map, CommitOptions, boolean)}): for a
-     * table a streaming sink changes everywhere, every checkpoint.
+     * table a streaming sink changes everywhere, every checkpoint. The default.
      */
     public CompactionRun carryingConcurrentChanges() {
         return new CompactionRun(store, tableUri, mode, policy, commitOptions, maxReplanRounds, only, properties, true);
+    }
+
+    /**
+     * The same run, whose fragment compactions go stale when another writer changed one of their
+     * fragments in any way meanwhile, and are planned again on the newer version (up to {@code
+     * maxReplanRounds} times): the new fragments then hold every row materialized, without
+     * deletion files or overlays, at the price of rewriting again (and, next to a sink that
+     * changes those fragments every checkpoint, of rarely landing).
+     */
+    public CompactionRun replanningConcurrentChanges() {
+        return new CompactionRun(
+                store, tableUri, mode, policy, commitOptions, maxReplanRounds, only, properties, false);
     }
 
     /** The plan on the latest version. */
@@ -135,12 +153,16 @@ public final class CompactionRun {
         long bytesWritten = 0;
         int fragmentsAdded = 0;
         long rowsWritten = 0;
+        long carriedDeletions = 0;
+        long carriedOverlays = 0;
         CompactionPlan plan = first;
         List<Long> stale = List.of();
         for (int round = 0; round <= maxReplanRounds && !plan.isEmpty(); round++) {
             List<TaskResult> results = executor.execute(plan, progress);
             CommitReport report = CompactionCommitter.commit(store, results, properties, commitOptions, carry);
             versions.addAll(report.committedVersions());
+            carriedDeletions += report.carriedDeletions();
+            carriedOverlays += report.carriedOverlays();
             for (TaskResult r : report.committed()) {
                 compacted += r.task().fragmentIds().size();
                 before += r.task().overlayPaths().size();
@@ -169,7 +191,9 @@ public final class CompactionRun {
                 new ArrayList<>(replanned),
                 stale,
                 (System.nanoTime() - start) / 1_000_000,
-                new TaskResult.Output(bytesWritten, fragmentsAdded, rowsWritten));
+                new TaskResult.Output(bytesWritten, fragmentsAdded, rowsWritten),
+                carriedDeletions,
+                carriedOverlays);
     }
 
     /** A plan of the given fragments on the latest version (those that still need compaction). */

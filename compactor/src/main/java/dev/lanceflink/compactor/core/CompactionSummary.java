@@ -23,6 +23,10 @@ import java.util.List;
  * @param durationMillis wall time of the run
  * @param written what the committed tasks wrote (bytes; for mode {@code fragments} also the new
  *     fragments and their rows)
+ * @param carriedDeletions mode {@code fragments}: rows other writers deleted in the rewritten
+ *     fragments while the run was in flight, deleted in the new fragments by the committed rewrites
+ * @param carriedOverlays mode {@code fragments}: overlays other writers committed on the rewritten
+ *     fragments while the run was in flight, relocated to the new fragments
  */
 public record CompactionSummary(
         String status,
@@ -34,7 +38,9 @@ public record CompactionSummary(
         List<Long> replannedFragments,
         List<Long> uncompactedFragments,
         long durationMillis,
-        TaskResult.Output written) {
+        TaskResult.Output written,
+        long carriedDeletions,
+        long carriedOverlays) {
     public static final String DRY_RUN = "dry-run";
     public static final String NOTHING_TO_DO = "nothing-to-do";
     public static final String COMMITTED = "committed";
@@ -51,7 +57,18 @@ public record CompactionSummary(
     /** A summary of a run that wrote nothing. */
     static CompactionSummary empty(String status, CompactionPlan plan, long durationMillis) {
         return new CompactionSummary(
-                status, plan, 0, 0, 0, List.of(), List.of(), List.of(), durationMillis, new TaskResult.Output(0, 0, 0));
+                status,
+                plan,
+                0,
+                0,
+                0,
+                List.of(),
+                List.of(),
+                List.of(),
+                durationMillis,
+                new TaskResult.Output(0, 0, 0),
+                0,
+                0);
     }
 
     public ObjectNode toJson() {
@@ -72,6 +89,8 @@ public record CompactionSummary(
         if (plan.mode() == CompactionMode.FRAGMENTS) {
             root.put("fragmentsAdded", written.newFragments());
             root.put("rowsWritten", written.rowsWritten());
+            root.put("carriedDeletions", carriedDeletions);
+            root.put("carriedOverlays", carriedOverlays);
         }
         ArrayNode v = root.putArray("committedVersions");
         committedVersions.forEach(v::add);

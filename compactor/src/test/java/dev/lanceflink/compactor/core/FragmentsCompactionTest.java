@@ -9,7 +9,11 @@ import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.read.ScanOptions;
+import dev.lanceflink.read.Scanner;
+import dev.lanceflink.rowid.FragmentRowIds;
 import dev.lanceflink.rowid.RowIdSequenceCodec;
+import dev.lanceflink.rowid.RowVersionSequenceCodec;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.IndexEntry;
 import dev.lanceflink.table.SequenceSource;
@@ -22,14 +26,18 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.LongStream;
 import lance.table.IndexMetadata;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -213,8 +221,16 @@ class FragmentsCompactionTest {
         }
     }
 
-    @Test
-    void aConcurrentOverlayOnARewrittenFragmentIsReplannedAndNothingIsLost() throws Exception {
+    /**
+     * A sink overlays a row of fragment 4 between the compaction's tasks and its commit. By default
+     * the rewrite carries the overlay to its new fragment and lands in the same round; with
+     * {@link CompactionRun#replanningConcurrentChanges()} the group of fragment 4 goes stale and is
+     * planned again on the newer version. Either way the table equals the table the sink left,
+     * cell by cell, and no staged file of a lost attempt is left.
+     */
+    @ParameterizedTest(name = "carry: {0}")
+    @ValueSource(booleans = {true, false})
+    void aConcurrentOverlayOnARewrittenFragmentIsCarriedOrReplannedAndNothingIsLost(boolean carry) throws Exception {
         try (Dataset ds = smallFragments(false)) {
             TaskExecutor local = local();
             int[] calls = {0};
@@ -232,26 +248,44 @@ class FragmentsCompactionTest {
                 return results;
             };
             Set<String> dataBefore = listData();
-            CompactionSummary summary = run(TARGET_25).execute(racing, TaskExecutor.ProgressListener.NONE);
+            CompactionRun run = carry ? run(TARGET_25) : run(TARGET_25).replanningConcurrentChanges();
+            CompactionSummary summary = run.execute(racing, TaskExecutor.ProgressListener.NONE);
+            List<String> model; // version 5 is the sink's overlay
+            try (Dataset sinkLeftIt = ds.checkoutVersion(5)) {
+                model = OverlayTables.scanByKey(sinkLeftIt);
+            }
 
-            assertThat(calls[0]).isEqualTo(2);
-            assertThat(summary.replannedFragments()).containsExactly(3L, 4L, 5L);
             assertThat(summary.uncompactedFragments()).isEmpty();
-            // version 5 is the sink's overlay; group [0, 1, 2] commits at 6, the re-planned [3, 4, 5] at 7
-            assertThat(summary.committedVersions()).containsExactly(6L, 7L);
             assertThat(summary.fragmentsCompacted()).isEqualTo(6);
             try (Dataset after = ds.checkoutLatest()) {
                 assertThat(after.fragments()).extracting(Fragment::id).containsExactly(6L, 7L);
-                assertThat(after.fragments())
-                        .allSatisfy(f -> assertThat(f.overlays()).isEmpty());
                 List<String> rows = OverlayTables.scanByKey(after);
-                assertThat(rows).hasSize(56);
-                assertThat(rows).contains("42|9002|u9000", "15|8005|null", "1|7001|null");
-                // The first round's staged files of the stale group were deleted: exactly the two live
-                // new files and the sink's overlay were added.
+                assertThat(rows).isEqualTo(model);
+                assertThat(rows).hasSize(56).contains("42|9002|u9000", "15|8005|null", "1|7001|null");
                 Set<String> added = listData();
                 added.removeAll(dataBefore);
-                assertThat(added).hasSize(3);
+                if (carry) {
+                    assertThat(calls[0]).isEqualTo(1);
+                    assertThat(summary.replannedFragments()).isEmpty();
+                    // both groups commit together right after the sink's overlay
+                    assertThat(summary.committedVersions()).containsExactly(6L);
+                    assertThat(summary.carriedOverlays()).isEqualTo(1);
+                    assertThat(summary.carriedDeletions()).isZero();
+                    // The new fragment of [3, 4, 5] holds the sink's overlay, relocated; [0, 1, 2]'s
+                    // fragments did not change and its new fragment has none.
+                    assertThat(OverlayTables.overlayCounts(after)).containsExactly(0, 1);
+                    // the two new data files, the sink's overlay and its relocated copy
+                    assertThat(added).hasSize(4);
+                } else {
+                    assertThat(calls[0]).isEqualTo(2);
+                    assertThat(summary.replannedFragments()).containsExactly(3L, 4L, 5L);
+                    // group [0, 1, 2] commits at 6, the re-planned [3, 4, 5] at 7
+                    assertThat(summary.committedVersions()).containsExactly(6L, 7L);
+                    assertThat(OverlayTables.overlayCounts(after)).containsExactly(0, 0);
+                    // The first round's staged files of the stale group were deleted: exactly the two
+                    // live new files and the sink's overlay were added.
+                    assertThat(added).hasSize(3);
+                }
             }
         }
     }
@@ -289,28 +323,25 @@ class FragmentsCompactionTest {
             CompactionSummary summary =
                     run(TARGET_25).carryingConcurrentChanges().execute(racing, TaskExecutor.ProgressListener.NONE);
             List<String> model; // the table the compaction read, with the sink's changes: version 8
+            Map<Integer, String> modelLineage = null;
             try (Dataset sinkLeftIt = ds.checkoutVersion(8)) {
                 model = OverlayTables.scanByKey(sinkLeftIt);
+                if (stableRowIds) {
+                    modelLineage = lineageByKey(sinkLeftIt);
+                }
             }
 
-            if (stableRowIds) {
-                // The sink's updates changed the rows' last-updated-at versions, which the rewrite
-                // does not carry (yet): both groups go stale, are planned again and land then.
-                assertThat(calls[0]).isEqualTo(2);
-                assertThat(summary.replannedFragments()).containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L);
-                try (Dataset after = ds.checkoutLatest()) {
-                    assertThat(OverlayTables.scanByKey(after)).isEqualTo(model);
-                    assertThat(after.fragments())
-                            .allSatisfy(f -> assertThat(f.overlays()).isEmpty());
-                }
-                return;
-            }
+            // With stable row ids too: the sink's overlay commits also set the covered rows'
+            // last-updated-at versions, which the rewrite carries with the rows.
             assertThat(calls[0]).isEqualTo(1);
             assertThat(summary.replannedFragments()).isEmpty();
             assertThat(summary.uncompactedFragments()).isEmpty();
             // versions 5..8 are the sink's; both groups commit together at 9
             assertThat(summary.committedVersions()).containsExactly(9L);
             assertThat(summary.fragmentsCompacted()).isEqualTo(6);
+            // the sink's 4 deleted rows and its 6 overlays (two per overlay commit)
+            assertThat(summary.carriedDeletions()).isEqualTo(4);
+            assertThat(summary.carriedOverlays()).isEqualTo(6);
             try (Dataset after = ds.checkoutLatest()) {
                 assertThat(after.version()).isEqualTo(9);
                 assertThat(after.fragments()).extracting(Fragment::id).containsExactly(6L, 7L);
@@ -332,8 +363,60 @@ class FragmentsCompactionTest {
                 Set<String> added = listData();
                 added.removeAll(dataBefore);
                 assertThat(added).hasSize(2 + 6 + 2);
+                if (stableRowIds) {
+                    Map<Integer, String> lineage = lineageByKey(after);
+                    assertThat(lineage).isEqualTo(modelLineage).hasSize(52);
+                    // Row k was appended with id k and keeps it; the last-updated-at version is the
+                    // last commit that overlaid the row: the sink's (5: k 1; 6: k 42, also updated
+                    // at 5; 8: k 18 and 38), the table's before the compaction (2: k 4, 4: k 15), or
+                    // its creation (1).
+                    assertThat(lineage)
+                            .allSatisfy((k, v) -> assertThat(v).startsWith(k + "@"))
+                            .containsEntry(1, "1@5")
+                            .containsEntry(42, "42@6")
+                            .containsEntry(18, "18@8")
+                            .containsEntry(38, "38@8")
+                            .containsEntry(4, "4@2")
+                            .containsEntry(15, "15@4")
+                            .containsEntry(3, "3@1");
+                    assertThat(after.manifest().nextRowId()).isEqualTo(60);
+                }
             }
         }
+    }
+
+    /**
+     * Every live row's stable row id ({@code _rowid}) and last-updated-at version as "id@version",
+     * by key k: what a rewrite must keep for each row, wherever it moves the row.
+     */
+    private Map<Integer, String> lineageByKey(Dataset ds) throws Exception {
+        Map<Long, long[]> ids = new HashMap<>();
+        Map<Long, long[]> updated = new HashMap<>();
+        for (Fragment f : ds.fragments()) {
+            ids.put(f.id(), FragmentRowIds.load(store, f));
+            updated.put(
+                    f.id(),
+                    RowVersionSequenceCodec.decode(
+                            ((SequenceSource.Inline) f.rowIdMeta().lastUpdatedAtVersions()).bytes(),
+                            f.physicalRows(),
+                            "test"));
+        }
+        Map<Integer, String> out = new TreeMap<>();
+        try (Scanner sc = ds.scan(ScanOptions.all().withRowAddress(true))) {
+            while (sc.hasNext()) {
+                try (VectorSchemaRoot b = sc.next()) {
+                    IntVector k = (IntVector) b.getVector("k");
+                    UInt8Vector addr = (UInt8Vector) b.getVector(ScanOptions.ROW_ADDRESS);
+                    for (int r = 0; r < b.getRowCount(); r++) {
+                        long a = addr.get(r);
+                        long fragment = a >>> 32;
+                        int offset = (int) a;
+                        out.put(k.get(r), ids.get(fragment)[offset] + "@" + updated.get(fragment)[offset]);
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     @Test
@@ -364,8 +447,16 @@ class FragmentsCompactionTest {
         }
     }
 
-    @Test
-    void aConcurrentDeleteOnARewrittenFragmentIsReplannedAndTheRowStaysDeleted() throws Exception {
+    /**
+     * A sink deletes a row of fragment 0 between the compaction's tasks and its commit: carried (by
+     * default) into the new fragment's deletion file in the same round, or, re-planning, the group
+     * of fragment 0 is rewritten again without the row. Either way the row stays deleted and the
+     * table equals the table the sink left.
+     */
+    @ParameterizedTest(name = "carry: {0}")
+    @ValueSource(booleans = {true, false})
+    void aConcurrentDeleteOnARewrittenFragmentIsCarriedOrReplannedAndTheRowStaysDeleted(boolean carry)
+            throws Exception {
         try (Dataset ds = smallFragments(false)) {
             TaskExecutor local = local();
             int[] calls = {0};
@@ -380,14 +471,33 @@ class FragmentsCompactionTest {
                 }
                 return results;
             };
-            CompactionSummary summary = run(TARGET_25).execute(racing, TaskExecutor.ProgressListener.NONE);
-            assertThat(summary.replannedFragments()).containsExactly(0L, 1L, 2L);
-            assertThat(summary.committedVersions()).containsExactly(6L, 7L);
+            CompactionRun run = carry ? run(TARGET_25) : run(TARGET_25).replanningConcurrentChanges();
+            CompactionSummary summary = run.execute(racing, TaskExecutor.ProgressListener.NONE);
+            List<String> model;
+            try (Dataset sinkLeftIt = ds.checkoutVersion(5)) {
+                model = OverlayTables.scanByKey(sinkLeftIt);
+            }
             try (Dataset after = ds.checkoutLatest()) {
                 List<String> rows = OverlayTables.scanByKey(after);
+                assertThat(rows).isEqualTo(model);
                 assertThat(rows).hasSize(55).noneMatch(r -> r.startsWith("6|"));
-                assertThat(after.fragments())
-                        .allSatisfy(f -> assertThat(f.deletionFile()).isNull());
+                assertThat(after.fragments()).extracting(Fragment::id).containsExactly(6L, 7L);
+                if (carry) {
+                    assertThat(calls[0]).isEqualTo(1);
+                    assertThat(summary.replannedFragments()).isEmpty();
+                    assertThat(summary.committedVersions()).containsExactly(6L);
+                    assertThat(summary.carriedDeletions()).isEqualTo(1);
+                    assertThat(summary.carriedOverlays()).isZero();
+                    // k = 6 is the 7th row of group [0, 1, 2]'s new fragment 6, deleted there
+                    assertThat(after.fragments().get(0).deletionFile()).isNotNull();
+                    assertThat(after.fragments().get(1).deletionFile()).isNull();
+                    assertThat(after.fragments().get(0).physicalRows()).isEqualTo(28);
+                } else {
+                    assertThat(summary.replannedFragments()).containsExactly(0L, 1L, 2L);
+                    assertThat(summary.committedVersions()).containsExactly(6L, 7L);
+                    assertThat(after.fragments())
+                            .allSatisfy(f -> assertThat(f.deletionFile()).isNull());
+                }
             }
         }
     }

@@ -33,6 +33,15 @@ interface KeyLocations {
     int size();
 
     /**
+     * Whether the map uses the {@code hash} argument. {@link LongKeyLocationMap} does not (it mixes
+     * the key's long), so a caller that hashes a key only for the map may pass 0 then: in the
+     * micro-benchmark a murmur of a cold key row cost more than the whole probe.
+     */
+    default boolean usesHash() {
+        return true;
+    }
+
+    /**
      * Visits every entry. {@code key} is valid during the call only (it may be reused). Not for the
      * hot path: the long map writes a binary row per entry.
      */

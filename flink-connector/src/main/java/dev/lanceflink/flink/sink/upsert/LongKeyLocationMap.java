@@ -137,6 +137,11 @@ final class LongKeyLocationMap implements KeyLocations {
         return remove(keyType.read(key));
     }
 
+    @Override
+    public boolean usesHash() {
+        return false;
+    }
+
     /** The key of {@code key}'s one column, as this map stores it. */
     long longKey(BinaryRowData key) {
         return keyType.read(key);

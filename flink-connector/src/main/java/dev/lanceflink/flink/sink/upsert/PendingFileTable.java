@@ -13,8 +13,8 @@ import java.util.Map;
  * instead of 8 more bytes in every key's entry.
  *
  * <p>A slot's location stays valid after its file is committed: {@link #current} turns it into a
- * row address when the key is next touched; the table itself keeps its slots for the operator's
- * life (16 bytes each).
+ * row address when the key is next touched, and {@link #compact} turns all of a map's at once and
+ * frees the slots of committed files.
  */
 final class PendingFileTable {
     private static final long UNRESOLVED = -1;
@@ -100,6 +100,46 @@ final class PendingFileTable {
             }
         }
         return resolved;
+    }
+
+    /**
+     * Rewrites {@code map}'s locations in files {@link #resolve} has seen committed as row
+     * addresses, drops those files' slots and renumbers the others (in {@code map} too). Any
+     * packed location held outside {@code map} is invalid afterwards: call it where there is none
+     * (at a barrier, after the checkpoint's changes are emitted).
+     *
+     * @return how many slots were freed
+     */
+    int compact(KeyLocations map) {
+        int[] newSlot = new int[size];
+        int kept = 0;
+        for (int slot = 0; slot < size; slot++) {
+            newSlot[slot] = fragments[slot] == UNRESOLVED ? kept++ : -1;
+        }
+        if (kept == size) {
+            return 0;
+        }
+        map.replaceLocations(location -> {
+            if (!PackedLocation.isPending(location)) {
+                return location;
+            }
+            int slot = PackedLocation.slot(location);
+            long offset = PackedLocation.offset(location);
+            return newSlot[slot] >= 0
+                    ? PackedLocation.ofPending(newSlot[slot], offset)
+                    : PackedLocation.ofRowAddress(RowAddress.of(fragments[slot], offset));
+        });
+        int freed = size - kept;
+        slotOfFile.clear();
+        for (int slot = 0; slot < size; slot++) {
+            if (newSlot[slot] >= 0) {
+                fileIds[newSlot[slot]] = fileIds[slot];
+                fragments[newSlot[slot]] = UNRESOLVED;
+                slotOfFile.put(fileIds[slot], newSlot[slot]);
+            }
+        }
+        size = kept;
+        return freed;
     }
 
     /**

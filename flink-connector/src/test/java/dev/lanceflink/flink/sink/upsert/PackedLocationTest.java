@@ -72,4 +72,32 @@ class PackedLocationTest {
         assertThat(files.resolve(Map.of(fileB, holdingB))).isZero();
         assertThatThrownBy(() -> files.pack(0, 1)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void compactingTurnsCommittedFilesRowsIntoAddressesAndRenumbersTheRest() {
+        PendingFileTable files = new PendingFileTable();
+        LongKeyLocationMap map = new LongKeyLocationMap(LongKeyLocationMap.IntegralKey.BIGINT);
+        long[] fileIds = {11, 22, 33, 44};
+        for (int k = 0; k < 40; k++) {
+            map.put(k, files.pack(fileIds[k % 4], k));
+        }
+        map.put(100, PackedLocation.ofRowAddress(RowAddress.of(1, 5)));
+        files.resolve(Map.of(22L, Fragment.of(7, List.of(), 40), 44L, Fragment.of(8, List.of(), 40)));
+
+        assertThat(files.compact(map)).isEqualTo(2);
+
+        assertThat(files.size()).isEqualTo(2);
+        for (int k = 0; k < 40; k++) {
+            long l = map.get(k);
+            switch (k % 4) {
+                case 1 -> assertThat(l).isEqualTo(RowAddress.of(7, k));
+                case 3 -> assertThat(l).isEqualTo(RowAddress.of(8, k));
+                default -> assertThat(files.unpack(l)).containsExactly(fileIds[k % 4], k);
+            }
+        }
+        assertThat(map.get(100)).isEqualTo(RowAddress.of(1, 5));
+        assertThat(files.slotOf(33)).isEqualTo(1);
+        assertThat(files.slotOf(55)).isEqualTo(2);
+        assertThat(files.compact(map)).isZero();
+    }
 }

@@ -50,6 +50,8 @@ public final class RewriteLog {
     private final Map<Long, Long> oldFragmentOfFile = new HashMap<>();
     /** Every Rewrite committed up to this version that the history still had when learned is in the log. */
     private long through;
+    /** The version of the newest Overwrite or Restore {@link #learn} met (0: none). */
+    private long lastReplacement;
 
     /** An empty log that has seen the table up to version {@code through}. */
     public RewriteLog(long through) {
@@ -59,6 +61,27 @@ public final class RewriteLog {
     /** The version up to which this log has read the table's history. */
     public long through() {
         return through;
+    }
+
+    /**
+     * The version of the newest {@code Overwrite} or {@code Restore} that {@link #learn} met since
+     * this log was made or restored, 0 if none: whoever keeps locations beside the log drops them
+     * when this grows, as the log dropped its Rewrites.
+     */
+    public long lastReplacement() {
+        return lastReplacement;
+    }
+
+    /**
+     * The version of the logged Rewrite that compacted the fragment whose first data file has the
+     * sink file id {@code fileId} (see {@link PendingFiles}), if the log holds one: proof that the
+     * file was committed by that version, after the fragment itself is gone from the manifest.
+     */
+    public OptionalLong rewriteOfFile(long fileId) {
+        Long fragment = oldFragmentOfFile.get(fileId);
+        return fragment == null
+                ? OptionalLong.empty()
+                : OptionalLong.of(byOldFragment.get(fragment).version());
     }
 
     /** How many old fragments the log can translate locations out of. */
@@ -89,6 +112,7 @@ public final class RewriteLog {
             Operation op = c.get().transaction().get().operation();
             if (op instanceof Operation.Overwrite || op instanceof Operation.Restore) {
                 clear(); // every fragment replaced: no location from before may be translated
+                lastReplacement = v;
             } else if (op instanceof Operation.Rewrite r) {
                 Manifest committed = ManifestIO.read(history.store(), c.get().location());
                 add(v, RewriteMoves.of(history.store(), committed, r), r);

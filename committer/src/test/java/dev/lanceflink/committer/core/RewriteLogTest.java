@@ -107,6 +107,33 @@ class RewriteLogTest {
                 .isEmpty();
     }
 
+    @Test
+    void anOverwriteClearsTheLogAndIsReportedByItsVersion() throws Exception {
+        try (VectorSchemaRoot batch = TestTable.batch(allocator, 1, 2, 3, 4)) {
+            Dataset.write(
+                    store,
+                    allocator,
+                    List.of(batch),
+                    TestTable.SCHEMA,
+                    WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(2));
+        }
+        RewriteLog log = new RewriteLog(latest().version());
+        rewrite(List.of(0L, 1L), 1000);
+        TableHistory history = new TableHistory(store);
+        assertThat(log.learn(history, history.latestVersion())).isEqualTo(1);
+        assertThat(log.lastReplacement()).isZero();
+        assertThat(log.rewriteOfFile(0x1234L))
+                .as("no file of the sink's naming")
+                .isEmpty();
+        try (VectorSchemaRoot batch = TestTable.batch(allocator, 9)) {
+            Dataset.write(store, allocator, List.of(batch), TestTable.SCHEMA, WriteParams.of(WriteMode.OVERWRITE));
+        }
+        long overwrite = latest().version();
+        log.learn(history, overwrite);
+        assertThat(log.lastReplacement()).isEqualTo(overwrite);
+        assertThat(log.rewrites()).isZero();
+    }
+
     private void assertTranslated(RewriteLog log, Map<Long, Long> before, Map<Long, Long> now) throws Exception {
         Manifest latest = latest();
         for (Map.Entry<Long, Long> e : before.entrySet()) {

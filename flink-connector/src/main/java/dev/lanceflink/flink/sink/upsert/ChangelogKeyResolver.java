@@ -106,6 +106,8 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private transient ValueState<long[]> locations;
     /** The map in BATCH execution, where keyed state holds the current key only; null in streaming. */
     private transient KeyLocationIndex batchLocations;
+    /** The data files {@link #batchLocations}' pending locations name. */
+    private transient PendingFileTable batchPendingFiles;
 
     private transient DeletedRowCheck batchDeletedRows;
     private transient Map<RowData, KeyedChange> pending;
@@ -244,7 +246,8 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         }
         group.gauge("rewriteLogFragments", (Gauge<Integer>) () -> rewriteLog.movedFragments());
         if (getKeyedStateBackend() instanceof BatchExecutionKeyedStateBackend) {
-            batchLocations = new KeyLocationIndex();
+            batchLocations = new KeyLocationIndex(keyPositions.length);
+            batchPendingFiles = new PendingFileTable();
         }
         if (bootstrap) {
             long started = System.nanoTime();
@@ -284,12 +287,12 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             return new KeyMapBootstrap.Locations() {
                 @Override
                 public long[] get(RowData key) {
-                    return batchLocations.get((BinaryRowData) key);
+                    return batchLocation((BinaryRowData) key);
                 }
 
                 @Override
-                public void put(RowData key, long[] location) {
-                    batchLocations.put((BinaryRowData) key, location);
+                public void put(RowData key, long[] location) throws Exception {
+                    remember(key, location);
                 }
             };
         }
@@ -317,7 +320,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             if (batchLocations != null && !pending.isEmpty()) {
                 emitPending(); // BATCH: input sorted by key, so the previous key's change is final
             }
-            long[] loc = batchLocations != null ? batchLocations.get((BinaryRowData) key) : locations.value();
+            long[] loc = batchLocations != null ? batchLocation((BinaryRowData) key) : locations.value();
             c = new KeyedChange(loc == null ? null : loc.clone());
             pending.put(key, c);
         }
@@ -555,10 +558,17 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         return new long[] {currentFileId, currentFileRows++};
     }
 
+    /** {@code key}'s location in the BATCH map, as {fileId, position}, or null. */
+    private long[] batchLocation(BinaryRowData key) {
+        long packed = batchLocations.get(key, key.hashCode());
+        return packed == KeyLocations.NONE ? null : batchPendingFiles.unpack(packed);
+    }
+
     /** Records {@code key}'s new location (keyed state: {@code key} is the current key). */
     private void remember(RowData key, long[] location) throws Exception {
         if (batchLocations != null) {
-            batchLocations.put((BinaryRowData) key, location);
+            BinaryRowData k = (BinaryRowData) key;
+            batchLocations.put(k, k.hashCode(), batchPendingFiles.pack(location));
         } else {
             locations.update(location);
         }
@@ -566,7 +576,8 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
 
     private void forget(RowData key) throws Exception {
         if (batchLocations != null) {
-            batchLocations.remove((BinaryRowData) key);
+            BinaryRowData k = (BinaryRowData) key;
+            batchLocations.remove(k, k.hashCode());
         } else {
             locations.clear();
         }

@@ -23,7 +23,7 @@ import org.roaringbitmap.RoaringBitmap;
  * table version (read once per checkpoint, deletion vectors read once per fragment). An update
  * of such a row must not be written: the row is gone, and an update never resurrects it.
  */
-final class DeletedRowCheck {
+final class DeletedRowCheck implements UncommittedKeyChanges.RowDeletions {
     private final ObjectStore store;
     private final Manifest latest;
     private final Map<Long, Fragment> pending;
@@ -54,6 +54,11 @@ final class DeletedRowCheck {
     /** The version rows are checked against. */
     Manifest manifest() {
         return latest;
+    }
+
+    @Override
+    public boolean isDeleted(long fileId, long position) throws IOException {
+        return isDeleted(new long[] {fileId, position});
     }
 
     /** @param location {fileId, position} as the key map stores it */

@@ -3,89 +3,158 @@ package dev.lanceflink.flink.sink.upsert;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.LongUnaryOperator;
 import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinarySegmentUtils;
 
 /**
- * The key → row location map of the upsert sink when the job runs in BATCH execution mode.
+ * The key map for keys of any type, compared by their binary row bytes (as keyed state compares
+ * them), with no object per key: key bytes are copied into large arenas, and an open-addressing
+ * table of primitive arrays points at them: 24 bytes per slot (arena reference, key length, key
+ * hash, {@link PackedLocation}), at most 70% full, plus the key's binary size.
  *
- * <p>Why not keyed state there: Flink's batch execution state backend keeps the state of the
- * current key only (inputs arrive sorted by key), so the map bootstrapped from the table on start
- * would be gone by the first record. This index holds the same entries on the heap instead, for
- * the keys of the subtask's own key groups, with no object per key: key bytes are copied into
- * large arenas, and an open-addressing table of primitive arrays points at them (about
- * 50 bytes per key plus the key's binary size). Keys compare by their binary row bytes, as the
- * keyed state does.
+ * <p>Used today in BATCH execution, where Flink's batch keyed state keeps the current key only
+ * (inputs arrive sorted by key) and the map bootstrapped from the table would be gone by the
+ * first record.
+ *
+ * <p>The probe uses the caller's {@code key.hashCode()}, the hash Flink computes for the key group
+ * anyway, so a record's key is hashed once. Removal shifts the rest of the probe run back (no
+ * tombstones, see {@link LongKeyLocationMap}); the removed key's bytes become garbage in their
+ * arena, and the arenas are rewritten once garbage outweighs live bytes.
  */
-final class KeyLocationIndex {
+final class KeyLocationIndex implements KeyLocations {
     private static final int ARENA_BYTES = 4 << 20;
+    private static final double MAX_LOAD = 0.7;
+    private static final int MAX_CAPACITY = 1 << 30;
 
-    private final List<byte[]> arenas = new ArrayList<>();
+    private final int keyArity;
+    private List<byte[]> arenas = new ArrayList<>();
+    private List<MemorySegment> arenaSegments = new ArrayList<>();
     private byte[] arena;
     private int arenaUsed;
+    private long liveBytes;
+    private long garbageBytes;
 
     /** Per slot: arena index << 32 | offset (-1 = empty), key length, key hash, location. */
     private long[] refs;
 
     private int[] lengths;
     private int[] hashes;
-    private long[] fileIds;
-    private long[] positions;
-    private boolean[] present;
+    private long[] locations;
     private int size;
     private int mask;
+    private int growAt;
+    private transient BinaryRowData row;
 
-    KeyLocationIndex() {
+    /** @param keyArity the key rows' field count (for {@link #forEach}'s rows) */
+    KeyLocationIndex(int keyArity) {
+        this.keyArity = keyArity;
         allocate(1 << 10);
     }
 
-    int size() {
+    @Override
+    public int size() {
         return size;
     }
 
-    /** The location of {@code key} ({fileId, position}), or null if it has none. */
-    long[] get(BinaryRowData key) {
-        int slot = find(key, hash(key));
-        return refs[slot] >= 0 && present[slot] ? new long[] {fileIds[slot], positions[slot]} : null;
+    @Override
+    public long get(BinaryRowData key, int hash) {
+        int slot = find(key, hash);
+        return refs[slot] >= 0 ? locations[slot] : NONE;
     }
 
-    /** Sets the location of {@code key}. */
-    void put(BinaryRowData key, long[] location) {
-        int h = hash(key);
-        int slot = find(key, h);
-        if (refs[slot] < 0) {
-            refs[slot] = store(key);
-            lengths[slot] = key.getSizeInBytes();
-            hashes[slot] = h;
-            size++;
+    @Override
+    public long put(BinaryRowData key, int hash, long location) {
+        if (location == NONE) {
+            throw new IllegalArgumentException("NONE is not a location; remove the key instead");
         }
-        fileIds[slot] = location[0];
-        positions[slot] = location[1];
-        present[slot] = true;
-        if (size * 2 > refs.length) {
+        int slot = find(key, hash);
+        if (refs[slot] >= 0) {
+            long previous = locations[slot];
+            locations[slot] = location;
+            return previous;
+        }
+        refs[slot] = store(key);
+        lengths[slot] = key.getSizeInBytes();
+        hashes[slot] = hash;
+        locations[slot] = location;
+        liveBytes += key.getSizeInBytes();
+        if (++size > growAt) {
             grow();
         }
+        return NONE;
     }
 
-    /** {@code key} has no row any more (its row was deleted); the key's bytes stay for reuse. */
-    void remove(BinaryRowData key) {
-        int slot = find(key, hash(key));
-        if (refs[slot] >= 0) {
-            present[slot] = false;
+    @Override
+    public long remove(BinaryRowData key, int hash) {
+        int slot = find(key, hash);
+        if (refs[slot] < 0) {
+            return NONE;
+        }
+        long previous = locations[slot];
+        liveBytes -= lengths[slot];
+        garbageBytes += lengths[slot];
+        // Backward shift: see LongKeyLocationMap.remove.
+        int hole = slot;
+        for (int j = (slot + 1) & mask; refs[j] >= 0; j = (j + 1) & mask) {
+            int home = spread(hashes[j]) & mask;
+            if (((j - home) & mask) >= ((j - hole) & mask)) {
+                move(j, hole);
+                hole = j;
+            }
+        }
+        refs[hole] = -1;
+        size--;
+        if (garbageBytes > ARENA_BYTES && garbageBytes > liveBytes) {
+            compactArenas();
+        }
+        return previous;
+    }
+
+    @Override
+    public void forEach(Visitor visitor) {
+        if (row == null) {
+            row = new BinaryRowData(keyArity);
+        }
+        for (int i = 0; i < refs.length; i++) {
+            if (refs[i] >= 0) {
+                row.pointTo(arenaSegments.get((int) (refs[i] >>> 32)), (int) refs[i], lengths[i]);
+                visitor.visit(row, locations[i]);
+            }
         }
     }
 
-    private static int hash(BinaryRowData key) {
-        int h = key.hashCode();
-        return h ^ (h >>> 16);
+    @Override
+    public void replaceLocations(LongUnaryOperator f) {
+        for (int i = 0; i < refs.length; i++) {
+            if (refs[i] >= 0) {
+                long location = f.applyAsLong(locations[i]);
+                if (location == NONE) {
+                    throw new IllegalArgumentException("replaceLocations must map a location to a location, not NONE");
+                }
+                locations[i] = location;
+            }
+        }
+    }
+
+    @Override
+    public long heapBytes() {
+        return 24L * refs.length + (long) arenas.size() * ARENA_BYTES;
+    }
+
+    private static int spread(int hash) {
+        return hash ^ (hash >>> 16);
     }
 
     /** The slot holding {@code key}, or the empty slot where it would go. */
-    private int find(BinaryRowData key, int h) {
-        int slot = h & mask;
+    private int find(BinaryRowData key, int hash) {
+        assert hash == key.hashCode() : "the hash passed is not the key's hashCode()";
+        int length = key.getSizeInBytes();
+        int slot = spread(hash) & mask;
         while (refs[slot] >= 0) {
-            if (hashes[slot] == h && lengths[slot] == key.getSizeInBytes() && sameBytes(slot, key)) {
+            if (hashes[slot] == hash && lengths[slot] == length && sameBytes(slot, key)) {
                 return slot;
             }
             slot = (slot + 1) & mask;
@@ -99,14 +168,7 @@ final class KeyLocationIndex {
         MemorySegment[] segments = key.getSegments();
         int length = key.getSizeInBytes();
         if (segments.length == 1) {
-            MemorySegment s = segments[0];
-            int base = key.getOffset();
-            for (int i = 0; i < length; i++) {
-                if (s.get(base + i) != a[offset + i]) {
-                    return false;
-                }
-            }
-            return true;
+            return segments[0].equalTo(arenaSegments.get((int) (refs[slot] >>> 32)), key.getOffset(), offset, length);
         }
         byte[] bytes = BinarySegmentUtils.copyToBytes(segments, key.getOffset(), length);
         return Arrays.equals(a, offset, offset + length, bytes, 0, length);
@@ -117,6 +179,7 @@ final class KeyLocationIndex {
         if (arena == null || arenaUsed + length > arena.length) {
             arena = new byte[Math.max(ARENA_BYTES, length)];
             arenas.add(arena);
+            arenaSegments.add(MemorySegmentFactory.wrap(arena));
             arenaUsed = 0;
         }
         BinarySegmentUtils.copyToBytes(key.getSegments(), key.getOffset(), arena, arenaUsed, length);
@@ -125,26 +188,55 @@ final class KeyLocationIndex {
         return ref;
     }
 
+    private void move(int from, int to) {
+        refs[to] = refs[from];
+        lengths[to] = lengths[from];
+        hashes[to] = hashes[from];
+        locations[to] = locations[from];
+    }
+
+    /** Copies the live keys into new arenas, dropping the bytes of removed ones. */
+    private void compactArenas() {
+        List<byte[]> oldArenas = arenas;
+        arenas = new ArrayList<>();
+        arenaSegments = new ArrayList<>();
+        arena = null;
+        arenaUsed = 0;
+        for (int i = 0; i < refs.length; i++) {
+            if (refs[i] >= 0) {
+                byte[] from = oldArenas.get((int) (refs[i] >>> 32));
+                int length = lengths[i];
+                if (arena == null || arenaUsed + length > arena.length) {
+                    arena = new byte[Math.max(ARENA_BYTES, length)];
+                    arenas.add(arena);
+                    arenaSegments.add(MemorySegmentFactory.wrap(arena));
+                    arenaUsed = 0;
+                }
+                System.arraycopy(from, (int) refs[i], arena, arenaUsed, length);
+                refs[i] = ((long) (arenas.size() - 1) << 32) | arenaUsed;
+                arenaUsed += length;
+            }
+        }
+        garbageBytes = 0;
+    }
+
     private void allocate(int capacity) {
         refs = new long[capacity];
         Arrays.fill(refs, -1L);
         lengths = new int[capacity];
         hashes = new int[capacity];
-        fileIds = new long[capacity];
-        positions = new long[capacity];
-        present = new boolean[capacity];
+        locations = new long[capacity];
         mask = capacity - 1;
+        growAt = (int) (capacity * MAX_LOAD);
     }
 
     private void grow() {
         long[] oldRefs = refs;
         int[] oldLengths = lengths;
         int[] oldHashes = hashes;
-        long[] oldFileIds = fileIds;
-        long[] oldPositions = positions;
-        boolean[] oldPresent = present;
-        if (oldRefs.length >= 1 << 30) {
-            throw new IllegalStateException("The upsert sink's batch key index is full (" + size + " keys in one"
+        long[] oldLocations = locations;
+        if (oldRefs.length >= MAX_CAPACITY) {
+            throw new IllegalStateException("The upsert sink's key index is full (" + size + " keys in one"
                     + " subtask); raise the sink's parallelism");
         }
         allocate(oldRefs.length * 2);
@@ -152,16 +244,14 @@ final class KeyLocationIndex {
             if (oldRefs[i] < 0) {
                 continue;
             }
-            int slot = oldHashes[i] & mask;
+            int slot = spread(oldHashes[i]) & mask;
             while (refs[slot] >= 0) {
                 slot = (slot + 1) & mask;
             }
             refs[slot] = oldRefs[i];
             lengths[slot] = oldLengths[i];
             hashes[slot] = oldHashes[i];
-            fileIds[slot] = oldFileIds[i];
-            positions[slot] = oldPositions[i];
-            present[slot] = oldPresent[i];
+            locations[slot] = oldLocations[i];
         }
     }
 }

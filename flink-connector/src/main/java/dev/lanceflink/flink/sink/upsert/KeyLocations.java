@@ -1,0 +1,78 @@
+package dev.lanceflink.flink.sink.upsert;
+
+import java.util.function.LongUnaryOperator;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * One subtask's key → {@link PackedLocation} map, on the heap with no object per key.
+ *
+ * <p>Keys are the keyBy key, a {@link BinaryRowData}, passed with its {@code hashCode()} (the
+ * word-wise murmur hash Flink also derives the key group from), so that a caller hashes a key
+ * once per record: {@link KeyLocationIndex} probes with it, {@link LongKeyLocationMap} reads the
+ * key's one integral field instead and ignores it. Nothing is allocated per call.
+ */
+interface KeyLocations {
+    /** What {@link #get}, {@link #put} and {@link #remove} return for an absent key. */
+    long NONE = PackedLocation.NONE;
+
+    /** The location of {@code key}, or {@link #NONE}. {@code hash} is {@code key.hashCode()}. */
+    long get(BinaryRowData key, int hash);
+
+    /**
+     * Sets the location of {@code key} (the map copies what it keeps of the key).
+     *
+     * @return the previous location, or {@link #NONE}
+     */
+    long put(BinaryRowData key, int hash, long location);
+
+    /** @return the removed location, or {@link #NONE} if {@code key} had none */
+    long remove(BinaryRowData key, int hash);
+
+    int size();
+
+    /**
+     * Whether the map uses the {@code hash} argument. {@link LongKeyLocationMap} does not (it mixes
+     * the key's long), so a caller that hashes a key only for the map may pass 0 then: in the
+     * micro-benchmark a murmur of a cold key row cost more than the whole probe.
+     */
+    default boolean usesHash() {
+        return true;
+    }
+
+    /**
+     * Visits every entry. {@code key} is valid during the call only (it may be reused). Not for the
+     * hot path: the long map writes a binary row per entry.
+     */
+    void forEach(Visitor visitor);
+
+    /**
+     * Replaces every location by {@code f(location)}, which must be a location too (not {@link
+     * #NONE}): for turning resolved pending locations into row addresses in one pass.
+     */
+    void replaceLocations(LongUnaryOperator f);
+
+    /** Bytes of the map's arrays (and key arenas): what it holds on the heap, about. */
+    long heapBytes();
+
+    /** One entry of {@link #forEach}. */
+    @FunctionalInterface
+    interface Visitor {
+        void visit(BinaryRowData key, long location);
+    }
+
+    /**
+     * The map for keys of {@code keyType}: a {@link LongKeyLocationMap} when the key is one
+     * TINYINT, SMALLINT, INTEGER or BIGINT column, else a {@link KeyLocationIndex}.
+     */
+    static KeyLocations forKey(RowType keyType) {
+        if (keyType.getFieldCount() == 1) {
+            LogicalType t = keyType.getTypeAt(0);
+            if (LongKeyLocationMap.IntegralKey.supports(t)) {
+                return new LongKeyLocationMap(LongKeyLocationMap.IntegralKey.of(t));
+            }
+        }
+        return new KeyLocationIndex(keyType.getFieldCount());
+    }
+}

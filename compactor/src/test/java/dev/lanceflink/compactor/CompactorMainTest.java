@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.lanceflink.compactor.core.MaintenanceLease;
 import dev.lanceflink.compactor.core.OverlayTables;
+import dev.lanceflink.compactor.core.SinkBetweenTasksAndCommit;
 import dev.lanceflink.compactor.core.TaskExecutor;
-import dev.lanceflink.compactor.core.TaskResult;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
@@ -16,7 +16,6 @@ import dev.lanceflink.read.Scanner;
 import dev.lanceflink.rowid.FragmentRowIds;
 import dev.lanceflink.table.Fragment;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -407,21 +406,14 @@ class CompactorMainTest {
             ds = ds.deleteRows(new long[] {1L << 32 | 3, 1L << 32 | 4, 4L << 32, 4L << 32 | 9});
             ds = OverlayTables.update(ds, new long[] {1}, new int[] {5}, 8000);
             try (Dataset before = ds) {
-                int[] calls = {0};
-                UnaryOperator<TaskExecutor> besideSink = engine -> (plan, progress) -> {
-                    List<TaskResult> results = engine.execute(plan, progress);
-                    if (calls[0]++ == 0) {
-                        try (Dataset latest = before.checkoutLatest()) {
+                SinkBetweenTasksAndCommit[] racing = new SinkBetweenTasksAndCommit[1];
+                UnaryOperator<TaskExecutor> besideSink =
+                        engine -> racing[0] = new SinkBetweenTasksAndCommit(engine, before, latest -> {
                             Dataset d = OverlayTables.update(latest, new long[] {0, 4}, new int[] {1, 2}, 9000);
                             d = d.deleteRows(new long[] {0L << 32 | 6, 2L << 32 | 4, 5L << 32 | 7, 3L << 32});
                             d = OverlayTables.update(d, new long[] {1, 3}, new int[] {8}, 9900);
                             d.close();
-                        } catch (Exception e) {
-                            throw new IOException(e);
-                        }
-                    }
-                    return results;
-                };
+                        });
                 List<String> args = new ArrayList<>(List.of(
                         dir.toString(),
                         "--mode",
@@ -468,7 +460,7 @@ class CompactorMainTest {
                                     || r.startsWith("57|")
                                     || r.startsWith("30|"));
                     if (replan) {
-                        assertThat(calls[0]).isEqualTo(2);
+                        assertThat(racing[0].rounds()).isEqualTo(2);
                         List<Long> replanned = new ArrayList<>();
                         s.get("replannedFragments").forEach(n -> replanned.add(n.asLong()));
                         assertThat(replanned).containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L);
@@ -479,7 +471,7 @@ class CompactorMainTest {
                         assertThat(s.get("carriedDeletions").asLong()).isZero();
                         assertThat(s.get("carriedOverlays").asLong()).isZero();
                     } else {
-                        assertThat(calls[0]).as("one attempt").isEqualTo(1);
+                        assertThat(racing[0].rounds()).as("one attempt").isEqualTo(1);
                         assertThat(s.get("replannedFragments")).isEmpty();
                         // carried: each new fragment has the sink's overlays of its group as one
                         // relocated overlay and the sink's deletions in its deletion file

@@ -168,24 +168,15 @@ class CompactionRunTest {
     void aConcurrentOverlayCommitBetweenPlanAndCommitIsReplannedAndNothingIsLost() throws Exception {
         try (Dataset ds = tableWithOverlays()) {
             TaskExecutor local = local();
-            int[] calls = {0};
             // The "streaming sink": after the first round's tasks ran, it commits a new overlay to fragment 0.
-            TaskExecutor racing = (plan, progress) -> {
-                List<TaskResult> results = local.execute(plan, progress);
-                if (calls[0]++ == 0) {
-                    try (Dataset latest = ds.checkoutLatest()) {
-                        OverlayTables.update(latest, new long[] {0}, new int[] {2, 9}, 5000)
-                                .close();
-                    } catch (Exception e) {
-                        throw new java.io.IOException(e);
-                    }
-                }
-                return results;
-            };
+            SinkBetweenTasksAndCommit racing = new SinkBetweenTasksAndCommit(local, ds, latest -> {
+                OverlayTables.update(latest, new long[] {0}, new int[] {2, 9}, 5000)
+                        .close();
+            });
             CompactionSummary summary =
                     run(CompactionMode.OVERLAY_FOLD, TWO_OVERLAYS).execute(racing, TaskExecutor.ProgressListener.NONE);
 
-            assertThat(calls[0]).isEqualTo(2);
+            assertThat(racing.rounds()).isEqualTo(2);
             assertThat(summary.replannedFragments()).containsExactly(0L);
             assertThat(summary.uncompactedFragments()).isEmpty();
             assertThat(summary.committedVersions()).containsExactly(7L, 8L); // fragment 1 first, then re-planned 0
@@ -345,33 +336,13 @@ class CompactionRunTest {
         return out;
     }
 
-    /** Commits, between the tasks and the compaction's commit, what a busy sink would: deletes, then overlays. */
-    private static TaskExecutor withSinkCommits(TaskExecutor local, Dataset ds, int[] calls, SinkCommits sink) {
-        return (plan, progress) -> {
-            List<TaskResult> results = local.execute(plan, progress);
-            if (calls[0]++ == 0) {
-                try (Dataset latest = ds.checkoutLatest()) {
-                    sink.commit(latest);
-                } catch (Exception e) {
-                    throw new java.io.IOException(e);
-                }
-            }
-            return results;
-        };
-    }
-
-    private interface SinkCommits {
-        void commit(Dataset latest) throws Exception;
-    }
-
     @Test
     void aMergeIsCarriedOverAConcurrentDeleteAndANewerOverlayInOneRound() throws Exception {
         try (Dataset ds = tableWithOverlays()) {
             List<String> before = OverlayTables.scan(ds);
-            int[] calls = {0};
             // Keys 2 and 40 are overlaid in fragment 0, 99 (fragment 1 offset 49) too: the merged overlay
             // holds values for them, which must not bring them back.
-            TaskExecutor racing = withSinkCommits(local(), ds, calls, latest -> {
+            SinkBetweenTasksAndCommit racing = new SinkBetweenTasksAndCommit(local(), ds, latest -> {
                 try (Dataset deleted = latest.deleteRows(new long[] {2, 40, 1L << 32 | 49})) {
                     OverlayTables.update(deleted, new long[] {0, 1}, new int[] {3, 8}, 8000)
                             .close();
@@ -380,7 +351,7 @@ class CompactionRunTest {
             CompactionSummary summary =
                     run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS).execute(racing, TaskExecutor.ProgressListener.NONE);
 
-            assertThat(calls[0]).as("one planning round").isEqualTo(1);
+            assertThat(racing.rounds()).as("one planning round").isEqualTo(1);
             assertThat(summary.replannedFragments()).isEmpty();
             assertThat(summary.uncompactedFragments()).isEmpty();
             assertThat(summary.committedVersions()).containsExactly(8L); // delete = 6, overlay = 7
@@ -409,9 +380,8 @@ class CompactionRunTest {
     void aFoldIsCarriedOverAConcurrentDeleteAndANewerOverlayOnAnotherField() throws Exception {
         try (Dataset ds = tableWithOverlays()) {
             List<String> before = OverlayTables.scan(ds);
-            int[] calls = {0};
             // The sink's newer overlay sets k only; the fold rewrites a and s, so the overlay stays valid.
-            TaskExecutor racing = withSinkCommits(local(), ds, calls, latest -> {
+            SinkBetweenTasksAndCommit racing = new SinkBetweenTasksAndCommit(local(), ds, latest -> {
                 try (Dataset deleted = latest.deleteRows(new long[] {2});
                         IntVector k = new IntVector("k", latest.allocator())) {
                     k.allocateNew(1);
@@ -426,7 +396,7 @@ class CompactionRunTest {
             CompactionSummary summary =
                     run(CompactionMode.OVERLAY_FOLD, TWO_OVERLAYS).execute(racing, TaskExecutor.ProgressListener.NONE);
 
-            assertThat(calls[0]).isEqualTo(1);
+            assertThat(racing.rounds()).isEqualTo(1);
             assertThat(summary.replannedFragments()).isEmpty();
             assertThat(summary.committedVersions()).containsExactly(8L);
             List<String> expected = new ArrayList<>(model(before, Set.of(2), Set.of(), 0));

@@ -233,20 +233,11 @@ class FragmentsCompactionTest {
     void aConcurrentOverlayOnARewrittenFragmentIsCarriedOrReplannedAndNothingIsLost(boolean carry) throws Exception {
         try (Dataset ds = smallFragments(false)) {
             TaskExecutor local = local();
-            int[] calls = {0};
             // The "streaming sink": after the first round's tasks ran, it commits an overlay to fragment 4.
-            TaskExecutor racing = (plan, progress) -> {
-                List<TaskResult> results = local.execute(plan, progress);
-                if (calls[0]++ == 0) {
-                    try (Dataset latest = ds.checkoutLatest()) {
-                        OverlayTables.update(latest, new long[] {4}, new int[] {2}, 9000)
-                                .close();
-                    } catch (Exception e) {
-                        throw new IOException(e);
-                    }
-                }
-                return results;
-            };
+            SinkBetweenTasksAndCommit racing = new SinkBetweenTasksAndCommit(local, ds, latest -> {
+                OverlayTables.update(latest, new long[] {4}, new int[] {2}, 9000)
+                        .close();
+            });
             Set<String> dataBefore = listData();
             CompactionRun run = carry ? run(TARGET_25) : run(TARGET_25).replanningConcurrentChanges();
             CompactionSummary summary = run.execute(racing, TaskExecutor.ProgressListener.NONE);
@@ -265,7 +256,7 @@ class FragmentsCompactionTest {
                 Set<String> added = listData();
                 added.removeAll(dataBefore);
                 if (carry) {
-                    assertThat(calls[0]).isEqualTo(1);
+                    assertThat(racing.rounds()).isEqualTo(1);
                     assertThat(summary.replannedFragments()).isEmpty();
                     // both groups commit together right after the sink's overlay
                     assertThat(summary.committedVersions()).containsExactly(6L);
@@ -277,7 +268,7 @@ class FragmentsCompactionTest {
                     // the two new data files, the sink's overlay and its relocated copy
                     assertThat(added).hasSize(4);
                 } else {
-                    assertThat(calls[0]).isEqualTo(2);
+                    assertThat(racing.rounds()).isEqualTo(2);
                     assertThat(summary.replannedFragments()).containsExactly(3L, 4L, 5L);
                     // group [0, 1, 2] commits at 6, the re-planned [3, 4, 5] at 7
                     assertThat(summary.committedVersions()).containsExactly(6L, 7L);
@@ -303,22 +294,13 @@ class FragmentsCompactionTest {
     void aRewriteCarriesTheSinksConcurrentOverlaysAndDeletionsToItsNewFragments(boolean stableRowIds) throws Exception {
         try (Dataset ds = smallFragments(stableRowIds)) {
             TaskExecutor local = local();
-            int[] calls = {0};
-            TaskExecutor racing = (plan, progress) -> {
-                List<TaskResult> results = local.execute(plan, progress);
-                if (calls[0]++ == 0) {
-                    try (Dataset latest = ds.checkoutLatest()) {
-                        Dataset d = OverlayTables.update(latest, new long[] {0, 4}, new int[] {1, 2}, 9000);
-                        d = OverlayTables.update(d, new long[] {4, 5}, new int[] {2, 7}, 9500);
-                        d = d.deleteRows(new long[] {0L << 32 | 6, 2L << 32 | 4, 5L << 32 | 7, 3L << 32});
-                        d = OverlayTables.update(d, new long[] {1, 3}, new int[] {8}, 9900);
-                        d.close();
-                    } catch (Exception e) {
-                        throw new IOException(e);
-                    }
-                }
-                return results;
-            };
+            SinkBetweenTasksAndCommit racing = new SinkBetweenTasksAndCommit(local, ds, latest -> {
+                Dataset d = OverlayTables.update(latest, new long[] {0, 4}, new int[] {1, 2}, 9000);
+                d = OverlayTables.update(d, new long[] {4, 5}, new int[] {2, 7}, 9500);
+                d = d.deleteRows(new long[] {0L << 32 | 6, 2L << 32 | 4, 5L << 32 | 7, 3L << 32});
+                d = OverlayTables.update(d, new long[] {1, 3}, new int[] {8}, 9900);
+                d.close();
+            });
             Set<String> dataBefore = listData();
             CompactionSummary summary =
                     run(TARGET_25).carryingConcurrentChanges().execute(racing, TaskExecutor.ProgressListener.NONE);
@@ -333,7 +315,7 @@ class FragmentsCompactionTest {
 
             // With stable row ids too: the sink's overlay commits also set the covered rows'
             // last-updated-at versions, which the rewrite carries with the rows.
-            assertThat(calls[0]).isEqualTo(1);
+            assertThat(racing.rounds()).isEqualTo(1);
             assertThat(summary.replannedFragments()).isEmpty();
             assertThat(summary.uncompactedFragments()).isEmpty();
             // versions 5..8 are the sink's; both groups commit together at 9
@@ -459,18 +441,9 @@ class FragmentsCompactionTest {
             throws Exception {
         try (Dataset ds = smallFragments(false)) {
             TaskExecutor local = local();
-            int[] calls = {0};
-            TaskExecutor racing = (plan, progress) -> {
-                List<TaskResult> results = local.execute(plan, progress);
-                if (calls[0]++ == 0) {
-                    try (Dataset latest = ds.checkoutLatest()) {
-                        latest.deleteRows(new long[] {0L << 32 | 6}).close(); // k = 6
-                    } catch (Exception e) {
-                        throw new IOException(e);
-                    }
-                }
-                return results;
-            };
+            SinkBetweenTasksAndCommit racing = new SinkBetweenTasksAndCommit(local, ds, latest -> {
+                latest.deleteRows(new long[] {0L << 32 | 6}).close(); // k = 6
+            });
             CompactionRun run = carry ? run(TARGET_25) : run(TARGET_25).replanningConcurrentChanges();
             CompactionSummary summary = run.execute(racing, TaskExecutor.ProgressListener.NONE);
             List<String> model;
@@ -483,7 +456,7 @@ class FragmentsCompactionTest {
                 assertThat(rows).hasSize(55).noneMatch(r -> r.startsWith("6|"));
                 assertThat(after.fragments()).extracting(Fragment::id).containsExactly(6L, 7L);
                 if (carry) {
-                    assertThat(calls[0]).isEqualTo(1);
+                    assertThat(racing.rounds()).isEqualTo(1);
                     assertThat(summary.replannedFragments()).isEmpty();
                     assertThat(summary.committedVersions()).containsExactly(6L);
                     assertThat(summary.carriedDeletions()).isEqualTo(1);

@@ -11,8 +11,6 @@ import dev.lanceflink.compactor.core.TaskExecutor;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
-import dev.lanceflink.read.ScanOptions;
-import dev.lanceflink.read.Scanner;
 import dev.lanceflink.rowid.FragmentRowIds;
 import dev.lanceflink.table.Fragment;
 import java.io.ByteArrayOutputStream;
@@ -29,9 +27,6 @@ import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.UInt8Vector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -502,18 +497,7 @@ class CompactorMainTest {
             ids.put(f.id(), FragmentRowIds.load(store, f));
         }
         Map<Integer, Long> out = new TreeMap<>();
-        try (Scanner sc = ds.scan(ScanOptions.all().withRowAddress(true))) {
-            while (sc.hasNext()) {
-                try (VectorSchemaRoot b = sc.next()) {
-                    IntVector k = (IntVector) b.getVector("k");
-                    UInt8Vector addr = (UInt8Vector) b.getVector(ScanOptions.ROW_ADDRESS);
-                    for (int r = 0; r < b.getRowCount(); r++) {
-                        long a = addr.get(r);
-                        out.put(k.get(r), ids.get(a >>> 32)[(int) a]);
-                    }
-                }
-            }
-        }
+        OverlayTables.addressesByKey(ds).forEach((k, a) -> out.put(k, ids.get(a >>> 32)[(int) (long) a]));
         return out;
     }
 

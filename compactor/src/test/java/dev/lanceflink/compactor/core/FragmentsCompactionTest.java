@@ -9,8 +9,6 @@ import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
-import dev.lanceflink.read.ScanOptions;
-import dev.lanceflink.read.Scanner;
 import dev.lanceflink.rowid.FragmentRowIds;
 import dev.lanceflink.rowid.RowIdSequenceCodec;
 import dev.lanceflink.rowid.RowVersionSequenceCodec;
@@ -36,8 +34,6 @@ import java.util.stream.LongStream;
 import lance.table.IndexMetadata;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -384,20 +380,11 @@ class FragmentsCompactionTest {
                             "test"));
         }
         Map<Integer, String> out = new TreeMap<>();
-        try (Scanner sc = ds.scan(ScanOptions.all().withRowAddress(true))) {
-            while (sc.hasNext()) {
-                try (VectorSchemaRoot b = sc.next()) {
-                    IntVector k = (IntVector) b.getVector("k");
-                    UInt8Vector addr = (UInt8Vector) b.getVector(ScanOptions.ROW_ADDRESS);
-                    for (int r = 0; r < b.getRowCount(); r++) {
-                        long a = addr.get(r);
-                        long fragment = a >>> 32;
-                        int offset = (int) a;
-                        out.put(k.get(r), ids.get(fragment)[offset] + "@" + updated.get(fragment)[offset]);
-                    }
-                }
-            }
-        }
+        OverlayTables.addressesByKey(ds).forEach((k, a) -> {
+            long fragment = a >>> 32;
+            int offset = (int) (long) a;
+            out.put(k, ids.get(fragment)[offset] + "@" + updated.get(fragment)[offset]);
+        });
         return out;
     }
 

@@ -8,9 +8,12 @@ import dev.lanceflink.read.ScanOptions;
 import dev.lanceflink.read.Scanner;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
@@ -117,6 +120,23 @@ public final class OverlayTables {
         List<String> rows = new ArrayList<>(scan(ds));
         rows.sort(java.util.Comparator.comparingInt(r -> Integer.parseInt(r.substring(0, r.indexOf('|')))));
         return rows;
+    }
+
+    /** Every live row's row address ({@code _rowaddr}), by key k. */
+    public static Map<Integer, Long> addressesByKey(Dataset ds) throws Exception {
+        Map<Integer, Long> out = new TreeMap<>();
+        try (Scanner sc = ds.scan(ScanOptions.all().withRowAddress(true))) {
+            while (sc.hasNext()) {
+                try (VectorSchemaRoot b = sc.next()) {
+                    IntVector k = (IntVector) b.getVector("k");
+                    UInt8Vector addr = (UInt8Vector) b.getVector(ScanOptions.ROW_ADDRESS);
+                    for (int r = 0; r < b.getRowCount(); r++) {
+                        out.put(k.get(r), addr.get(r));
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     /** Number of overlays per fragment, in fragment order. */

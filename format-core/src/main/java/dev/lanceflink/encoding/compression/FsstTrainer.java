@@ -43,23 +43,71 @@ final class FsstTrainer {
     private final byte[] sample;
     private final int[] sampleOffsets;
     private final int sampleCount;
-    private final int[] count1 = new int[EXT];
-    private final int[] count2 = new int[EXT * EXT];
+    private final Scratch scratch;
+    private final int[] count1;
+    private final int[] count2;
     private final CandidateSet candidates;
 
-    private FsstTrainer(byte[] sample, int[] sampleOffsets, int sampleCount) {
+    private FsstTrainer(byte[] sample, int[] sampleOffsets, int sampleCount, Scratch scratch) {
         this.sample = sample;
         this.sampleOffsets = sampleOffsets;
         this.sampleCount = sampleCount;
+        this.scratch = scratch;
+        this.count1 = scratch.count1;
+        this.count2 = scratch.count2;
         // Distinct candidates ≤ 512 symbols + 2 pairs per greedy step (≤ 2 per sample byte): keep the load ≤ 1/2.
         int maxCandidates = 2 * sample.length + EXT;
-        this.candidates = new CandidateSet(Integer.highestOneBit(2 * maxCandidates - 1) << 1);
+        this.candidates = scratch.candidates(Integer.highestOneBit(2 * maxCandidates - 1) << 1);
+        // A greedy step counts at most 2 pairs, and steps ≤ sample bytes.
+        scratch.pairCapacity(2 * sample.length + 2);
+    }
+
+    /**
+     * The counters, candidate set and matcher, shared by the trials of one page. They are large
+     * (1 MiB of pair counters, a candidate set of some MiB, 128 KiB of 2-byte codes) next to the
+     * 16 KiB sample, and allocating and clearing them for every trial and round cost more than
+     * the training's matching: the pair counters are cleared where they were counted, the
+     * candidates where they were added, the matcher where its last table was loaded.
+     */
+    private static final class Scratch {
+        final int[] count1 = new int[EXT];
+        final int[] count2 = new int[EXT * EXT];
+        /** Indices of {@link #count2} that are not 0, in the order they were first counted. */
+        int[] pairs = new int[0];
+
+        int pairCount;
+        final FsstMatcher matcher = new FsstMatcher();
+        private CandidateSet candidates;
+
+        /** An empty candidate set of exactly {@code capacity} slots (the slots decide ties, so the capacity is kept). */
+        CandidateSet candidates(int capacity) {
+            if (candidates == null || candidates.values.length != capacity) {
+                candidates = new CandidateSet(capacity);
+            }
+            candidates.clear();
+            return candidates;
+        }
+
+        void pairCapacity(int capacity) {
+            clearPairs();
+            if (pairs.length < capacity) {
+                pairs = new int[capacity];
+            }
+        }
+
+        void clearPairs() {
+            for (int i = 0; i < pairCount; i++) {
+                count2[pairs[i]] = 0;
+            }
+            pairCount = 0;
+        }
     }
 
     static FsstSymbolTable train(byte[] data, long[] offsets, int count) {
         long total = offsets[count] - offsets[0];
+        Scratch scratch = new Scratch();
         if (total <= SAMPLE_TARGET) {
-            FsstTrainer trainer = sample(data, offsets, count, SAMPLE_SEED);
+            FsstTrainer trainer = sample(data, offsets, count, SAMPLE_SEED, scratch);
             return trainer.run(terminator(trainer.sample));
         }
         // A 16 KiB sample is a small part of a page, and which part it is moves the result by a few
@@ -68,7 +116,7 @@ final class FsstTrainer {
         FsstSymbolTable best = null;
         long bestSize = Long.MAX_VALUE;
         for (int t = 0; t < TRIALS; t++) {
-            FsstTrainer trainer = sample(data, offsets, count, SAMPLE_SEED + t);
+            FsstTrainer trainer = sample(data, offsets, count, SAMPLE_SEED + t, scratch);
             FsstSymbolTable table = trainer.run(terminator(trainer.sample));
             long size = validationSize(table, data, offsets, count);
             if (size < bestSize) {
@@ -98,7 +146,7 @@ final class FsstTrainer {
     }
 
     /** Whole strings, about {@link #SAMPLE_TARGET} bytes; long strings are cut into 512-byte pieces. */
-    private static FsstTrainer sample(byte[] data, long[] offsets, int count, long seed) {
+    private static FsstTrainer sample(byte[] data, long[] offsets, int count, long seed, Scratch scratch) {
         long total = offsets[count] - offsets[0];
         int cap = (int) Math.min(total, 2L * SAMPLE_TARGET + 512);
         byte[] buf = new byte[cap];
@@ -134,7 +182,7 @@ final class FsstTrainer {
             }
             offs = grown;
         }
-        return new FsstTrainer(Arrays.copyOf(buf, size), offs, n);
+        return new FsstTrainer(Arrays.copyOf(buf, size), offs, n, scratch);
     }
 
     /** The least frequent byte of the sample (stored in the header as an encoder hint). */
@@ -178,9 +226,12 @@ final class FsstTrainer {
     private long compressCount(Table table, boolean countPairs) {
         Arrays.fill(count1, 0);
         if (countPairs) {
-            Arrays.fill(count2, 0);
+            scratch.clearPairs();
         }
-        FsstMatcher matcher = new FsstMatcher(table.count, table.symbols, table.lengths);
+        int[] pairs = scratch.pairs;
+        int pairCount = 0;
+        FsstMatcher matcher = scratch.matcher;
+        matcher.reload(table.count, table.symbols, table.lengths);
         long gain = 0;
         for (int s = 0; s < sampleCount; s++) {
             int p = sampleOffsets[s];
@@ -204,14 +255,23 @@ final class FsstTrainer {
                     count1[256 + (sample[p] & 0xFF)]++;
                 }
                 if (countPairs && prev >= 0) {
-                    count2[prev * EXT + ext]++;
+                    int pair = prev * EXT + ext;
+                    if (count2[pair]++ == 0) {
+                        pairs[pairCount++] = pair;
+                    }
                     if (len > 1) {
-                        count2[prev * EXT + 256 + (sample[p] & 0xFF)]++;
+                        pair = prev * EXT + 256 + (sample[p] & 0xFF);
+                        if (count2[pair]++ == 0) {
+                            pairs[pairCount++] = pair;
+                        }
                     }
                 }
                 prev = ext;
                 p += len;
             }
+        }
+        if (countPairs) {
+            scratch.pairCount = pairCount;
         }
         return gain;
     }
@@ -219,6 +279,12 @@ final class FsstTrainer {
     private Table makeTable(Table table, int frac) {
         candidates.clear();
         int threshold = 5 * frac / 128;
+        // The counted pairs in (first, second) order, which is the order a scan of the whole
+        // counter matrix visits them in (candidates are added in that order, as always).
+        int[] pairs = scratch.pairs;
+        int pairCount = frac >= 128 ? 0 : scratch.pairCount;
+        Arrays.sort(pairs, 0, pairCount);
+        int next = 0;
         for (int c1 = 0; c1 < EXT; c1++) {
             int n1 = count1[c1];
             if (n1 == 0) {
@@ -229,13 +295,17 @@ final class FsstTrainer {
             if (n1 >= threshold) {
                 candidates.add(v1, l1, (long) n1 * l1 * (l1 == 1 ? 8 : 1));
             }
+            int row = c1 * EXT;
+            while (next < pairCount && pairs[next] < row) {
+                next++; // pairs of a first symbol whose count is 0 (none are counted so)
+            }
             if (frac >= 128 || l1 == 8) {
                 continue;
             }
-            int row = c1 * EXT;
-            for (int c2 = 0; c2 < EXT; c2++) {
-                int n2 = count2[row + c2];
-                if (n2 == 0 || n2 < threshold) {
+            for (; next < pairCount && pairs[next] < row + EXT; next++) {
+                int c2 = pairs[next] - row;
+                int n2 = count2[pairs[next]];
+                if (n2 < threshold) {
                     continue;
                 }
                 int l2 = symbolLength(table, c2);

@@ -28,6 +28,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -125,6 +126,7 @@ public final class AppendWriterProfile {
                 if (rep >= 0) {
                     sinkWriter[rep] = (double) cpu / rows;
                 }
+                deleteTree(Path.of(uri));
             }
             // Its steps one by one.
             String uri = createTable(dir.resolve("steps-" + rep + ".lance"), dim);
@@ -140,6 +142,7 @@ public final class AppendWriterProfile {
                 }
                 steps[5][rep] = (double) (mx.getThreadAllocatedBytes(tid) - alloc0) / rows;
             }
+            deleteTree(Path.of(uri));
         }
         System.out.printf(
                 Locale.ROOT,
@@ -161,6 +164,19 @@ public final class AppendWriterProfile {
         System.out.printf(Locale.ROOT, "    of write + flush: file writes (I/O) %s%n", fmt(steps[4]));
         System.out.printf(Locale.ROOT, "  allocated bytes per row (steps)       %s%n", fmt(steps[5]));
         sampler.print();
+        Files.delete(dir);
+    }
+
+    /**
+     * Removes a repetition's table: hundreds of MB of new files per repetition would otherwise
+     * fill the page cache, and the kernel's reclaim then shows as CPU of the next writes.
+     */
+    private static void deleteTree(Path dir) throws IOException {
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 
     private static String fmt(double[] values) {

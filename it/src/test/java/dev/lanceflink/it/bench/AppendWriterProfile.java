@@ -113,8 +113,9 @@ public final class AppendWriterProfile {
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
 
         double[] sinkWriter = new double[reps];
-        // deserialize, convert, encode, flush, of which file writes, allocated bytes
-        double[][] steps = new double[6][reps];
+        // CPU of deserialize, convert, encode, flush, of which file writes; allocated bytes of the
+        // four steps; allocated bytes in all
+        double[][] steps = new double[10][reps];
         Sampler sampler = new Sampler(mx, tid);
         for (int rep = -2; rep < reps; rep++) { // two warm-up repetitions
             // The real writer.
@@ -137,10 +138,10 @@ public final class AppendWriterProfile {
             long[] cpu = runSteps(uri, type, serialized, rowsPerCheckpoint, checkpoints, stringCompression, mx);
             if (rep >= 0) {
                 sampler.stop();
-                for (int k = 0; k < 5; k++) {
+                for (int k = 0; k < 9; k++) {
                     steps[k][rep] = (double) cpu[k] / rows;
                 }
-                steps[5][rep] = (double) (mx.getThreadAllocatedBytes(tid) - alloc0) / rows;
+                steps[9][rep] = (double) (mx.getThreadAllocatedBytes(tid) - alloc0) / rows;
             }
             deleteTree(Path.of(uri));
         }
@@ -162,7 +163,11 @@ public final class AppendWriterProfile {
         System.out.printf(Locale.ROOT, "    FragmentWriter.write (encoding)     %s%n", fmt(steps[2]));
         System.out.printf(Locale.ROOT, "    FragmentWriter.flush (checkpoint)   %s%n", fmt(steps[3]));
         System.out.printf(Locale.ROOT, "    of write + flush: file writes (I/O) %s%n", fmt(steps[4]));
-        System.out.printf(Locale.ROOT, "  allocated bytes per row (steps)       %s%n", fmt(steps[5]));
+        System.out.printf(Locale.ROOT, "  allocated bytes per row, steps        %s%n", fmt(steps[9]));
+        System.out.printf(Locale.ROOT, "    deserialize                         %s%n", fmt(steps[5]));
+        System.out.printf(Locale.ROOT, "    RowDataToArrow.append               %s%n", fmt(steps[6]));
+        System.out.printf(Locale.ROOT, "    FragmentWriter.write                %s%n", fmt(steps[7]));
+        System.out.printf(Locale.ROOT, "    FragmentWriter.flush                %s%n", fmt(steps[8]));
         sampler.print();
         Files.delete(dir);
     }
@@ -275,7 +280,9 @@ public final class AppendWriterProfile {
         DataInputDeserializer in = new DataInputDeserializer();
         int batchRows = LanceSinkBuilder.DEFAULT_BATCH_ROWS;
         RowData[] batchRowsIn = new RowData[batchRows];
-        long[] cpu = new long[5];
+        // CPU: deserialize, convert, encode, flush, file writes; allocated bytes of the first four
+        long[] cpu = new long[9];
+        long tid = Thread.currentThread().getId();
         long written = 0;
         try (Dataset ds = Dataset.open(uri, Map.of());
                 ObjectStore store = new IoTimingStore(new LocalObjectStore(Path.of(uri)), mx);
@@ -293,26 +300,34 @@ public final class AppendWriterProfile {
                     in.setBuffer(serialized);
                     for (int done = 0; done < n; ) {
                         int m = Math.min(batchRows, n - done);
+                        long a0 = mx.getThreadAllocatedBytes(tid);
                         long t0 = mx.getCurrentThreadCpuTime();
                         for (int i = 0; i < m; i++) {
                             batchRowsIn[i] = serializer.deserialize(in);
                         }
                         long t1 = mx.getCurrentThreadCpuTime();
+                        long a1 = mx.getThreadAllocatedBytes(tid);
                         for (int i = 0; i < m; i++) {
                             batch.append(batchRowsIn[i]);
                         }
                         long t2 = mx.getCurrentThreadCpuTime();
+                        long a2 = mx.getThreadAllocatedBytes(tid);
                         files.write(batch.batch());
                         batch.reset();
                         long t3 = mx.getCurrentThreadCpuTime();
                         cpu[0] += t1 - t0;
                         cpu[1] += t2 - t1;
                         cpu[2] += t3 - t2;
+                        cpu[5] += a1 - a0;
+                        cpu[6] += a2 - a1;
+                        cpu[7] += mx.getThreadAllocatedBytes(tid) - a2;
                         done += m;
                     }
+                    long a0 = mx.getThreadAllocatedBytes(tid);
                     long t0 = mx.getCurrentThreadCpuTime();
                     List<Fragment> fragments = files.flush();
                     cpu[3] += mx.getCurrentThreadCpuTime() - t0;
+                    cpu[8] += mx.getThreadAllocatedBytes(tid) - a0;
                     for (Fragment f : fragments) {
                         written += f.physicalRows();
                     }

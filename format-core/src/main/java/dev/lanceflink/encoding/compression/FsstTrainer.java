@@ -58,8 +58,7 @@ final class FsstTrainer {
         // Distinct candidates ≤ 512 symbols + 2 pairs per greedy step (≤ 2 per sample byte): keep the load ≤ 1/2.
         int maxCandidates = 2 * sample.length + EXT;
         this.candidates = scratch.candidates(Integer.highestOneBit(2 * maxCandidates - 1) << 1);
-        // A greedy step counts at most 2 pairs, and steps ≤ sample bytes.
-        scratch.pairCapacity(2 * sample.length + 2);
+        scratch.clearPairs();
     }
 
     /**
@@ -72,10 +71,13 @@ final class FsstTrainer {
     private static final class Scratch {
         final int[] count1 = new int[EXT];
         final int[] count2 = new int[EXT * EXT];
-        /** Indices of {@link #count2} that are not 0, in the order they were first counted. */
-        int[] pairs = new int[0];
+        /**
+         * One bit per cell of {@link #count2}, set where it is not 0: the counted pairs are
+         * found (and cleared) word by word in (first, second) order, without scanning or
+         * sorting the 1 MiB of counters.
+         */
+        final long[] counted = new long[EXT * EXT / 64];
 
-        int pairCount;
         final FsstMatcher matcher = new FsstMatcher();
         private CandidateSet candidates;
 
@@ -88,18 +90,15 @@ final class FsstTrainer {
             return candidates;
         }
 
-        void pairCapacity(int capacity) {
-            clearPairs();
-            if (pairs.length < capacity) {
-                pairs = new int[capacity];
-            }
-        }
-
         void clearPairs() {
-            for (int i = 0; i < pairCount; i++) {
-                count2[pairs[i]] = 0;
+            for (int w = 0; w < counted.length; w++) {
+                long bits = counted[w];
+                while (bits != 0) {
+                    count2[(w << 6) + Long.numberOfTrailingZeros(bits)] = 0;
+                    bits &= bits - 1;
+                }
+                counted[w] = 0;
             }
-            pairCount = 0;
         }
     }
 
@@ -228,8 +227,7 @@ final class FsstTrainer {
         if (countPairs) {
             scratch.clearPairs();
         }
-        int[] pairs = scratch.pairs;
-        int pairCount = 0;
+        long[] counted = scratch.counted;
         FsstMatcher matcher = scratch.matcher;
         matcher.reload(table.count, table.symbols, table.lengths);
         long gain = 0;
@@ -256,22 +254,17 @@ final class FsstTrainer {
                 }
                 if (countPairs && prev >= 0) {
                     int pair = prev * EXT + ext;
-                    if (count2[pair]++ == 0) {
-                        pairs[pairCount++] = pair;
-                    }
+                    count2[pair]++;
+                    counted[pair >>> 6] |= 1L << pair;
                     if (len > 1) {
                         pair = prev * EXT + 256 + (sample[p] & 0xFF);
-                        if (count2[pair]++ == 0) {
-                            pairs[pairCount++] = pair;
-                        }
+                        count2[pair]++;
+                        counted[pair >>> 6] |= 1L << pair;
                     }
                 }
                 prev = ext;
                 p += len;
             }
-        }
-        if (countPairs) {
-            scratch.pairCount = pairCount;
         }
         return gain;
     }
@@ -279,12 +272,7 @@ final class FsstTrainer {
     private Table makeTable(Table table, int frac) {
         candidates.clear();
         int threshold = 5 * frac / 128;
-        // The counted pairs in (first, second) order, which is the order a scan of the whole
-        // counter matrix visits them in (candidates are added in that order, as always).
-        int[] pairs = scratch.pairs;
-        int pairCount = frac >= 128 ? 0 : scratch.pairCount;
-        Arrays.sort(pairs, 0, pairCount);
-        int next = 0;
+        long[] counted = scratch.counted;
         for (int c1 = 0; c1 < EXT; c1++) {
             int n1 = count1[c1];
             if (n1 == 0) {
@@ -295,26 +283,27 @@ final class FsstTrainer {
             if (n1 >= threshold) {
                 candidates.add(v1, l1, (long) n1 * l1 * (l1 == 1 ? 8 : 1));
             }
-            int row = c1 * EXT;
-            while (next < pairCount && pairs[next] < row) {
-                next++; // pairs of a first symbol whose count is 0 (none are counted so)
-            }
             if (frac >= 128 || l1 == 8) {
                 continue;
             }
-            for (; next < pairCount && pairs[next] < row + EXT; next++) {
-                int c2 = pairs[next] - row;
-                int n2 = count2[pairs[next]];
-                if (n2 < threshold) {
-                    continue;
+            int row = c1 * EXT;
+            // The counted pairs of this first symbol in ascending second symbol, the order a
+            // scan of the row visits them in (candidates are added in that order, as always).
+            for (int w = row >>> 6; w < (row + EXT) >>> 6; w++) {
+                for (long bits = counted[w]; bits != 0; bits &= bits - 1) {
+                    int c2 = (w << 6) + Long.numberOfTrailingZeros(bits) - row;
+                    int n2 = count2[row + c2];
+                    if (n2 < threshold) {
+                        continue;
+                    }
+                    int l2 = symbolLength(table, c2);
+                    int len = Math.min(8, l1 + l2);
+                    long v = v1 | (symbolValue(table, c2) << (8 * l1));
+                    if (len < 8) {
+                        v &= (1L << (8 * len)) - 1;
+                    }
+                    candidates.add(v, len, (long) n2 * len);
                 }
-                int l2 = symbolLength(table, c2);
-                int len = Math.min(8, l1 + l2);
-                long v = v1 | (symbolValue(table, c2) << (8 * l1));
-                if (len < 8) {
-                    v &= (1L << (8 * len)) - 1;
-                }
-                candidates.add(v, len, (long) n2 * len);
             }
         }
         int[] chosen = candidates.top(MAX_SYMBOLS);

@@ -8,70 +8,113 @@ import java.util.Arrays;
 /**
  * Greedy longest-symbol lookup over an FSST table, used to compress and, during training, to
  * measure a candidate table. Symbols of 3 … 8 bytes are found through an open-addressing hash of
- * their first three bytes, each bucket listing its symbols longest first; 2-byte symbols through a
- * 65536-entry table; 1-byte symbols through a 256-entry table. Unlike the reference FSST builder,
- * several long symbols may share a 3-byte prefix, so any valid table (also one parsed from a file)
- * compresses correctly.
+ * their first three bytes, which tells the lengths of the symbols starting with them, and a
+ * second open-addressing hash of (bytes, length) that is probed for each of those lengths,
+ * longest first; 2-byte symbols through a 65536-entry table; 1-byte symbols through a 256-entry
+ * table. Unlike the reference FSST builder, several long symbols may share a 3-byte prefix, so
+ * any valid table (also one parsed from a file) compresses correctly.
+ *
+ * <p>Why two hashes rather than a list of symbols per prefix: trained on similar strings (names
+ * like {@code user-123456}), dozens of symbols share their first three bytes, and scanning them
+ * at every position made compression cost ~100 ns per 11-byte string; with at most six probes per
+ * position it does not depend on how many symbols share a prefix.
  */
 final class FsstMatcher {
     private static final VarHandle LONG_LE =
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final int HASH_SLOTS = 1024;
+    /** Slots of the (bytes, length) hash: at most 255 long symbols, so the load stays at most 1/4. */
+    private static final int SYMBOL_SLOTS = 1024;
 
-    private final long[] symbols;
-    private final byte[] lengths;
+    private static final int SYMBOL_SHIFT = 64 - Integer.numberOfTrailingZeros(SYMBOL_SLOTS);
+
     /** code of the 1-byte symbol per byte value, or -1. */
     private final short[] byteCode = new short[256];
     /** code of the 2-byte symbol per (second byte << 8 | first byte), or -1. */
     private final short[] shortCode = new short[65536];
     /** 24-bit prefix per slot, -1 when empty. */
     private final int[] slotKey = new int[HASH_SLOTS];
+    /** Per prefix slot: bit {@code len - 3} set when a symbol of {@code len} bytes starts with the prefix. */
+    private final byte[] slotLengths = new byte[HASH_SLOTS];
+    /** The (bytes, length) hash of the long symbols: bytes, length (0 = empty slot) and code. */
+    private final long[] symbolWord = new long[SYMBOL_SLOTS];
 
-    private final short[] slotStart = new short[HASH_SLOTS];
-    private final short[] slotEnd = new short[HASH_SLOTS];
-    /** codes of the long symbols, grouped by bucket, each group longest first. */
-    private final short[] longCodes;
+    private final byte[] symbolLength = new byte[SYMBOL_SLOTS];
+    private final short[] symbolCode = new short[SYMBOL_SLOTS];
+    private boolean anyLong;
+    /** The keys {@link #shortCode} holds codes at, for {@link #reload}. */
+    private int[] loadedShort = new int[0];
+
+    private int loadedShorts;
 
     FsstMatcher(int symbolCount, long[] symbols, byte[] lengths) {
-        this.symbols = symbols;
-        this.lengths = lengths;
         Arrays.fill(byteCode, (short) -1);
         Arrays.fill(shortCode, (short) -1);
         Arrays.fill(slotKey, -1);
-        int longCount = 0;
+        load(symbolCount, symbols, lengths);
+    }
+
+    /**
+     * An empty matcher for {@link #reload}: the trainer matches with a new table every round, and
+     * reloading clears only what the last table set instead of allocating and filling the 128 KiB
+     * of 2-byte codes again.
+     */
+    FsstMatcher() {
+        this(0, new long[0], new byte[0]);
+    }
+
+    /** Replaces the table this matcher looks symbols up in. */
+    void reload(int symbolCount, long[] symbols, byte[] lengths) {
+        for (int i = 0; i < loadedShorts; i++) {
+            shortCode[loadedShort[i]] = -1;
+        }
+        Arrays.fill(byteCode, (short) -1);
+        Arrays.fill(slotKey, -1);
+        Arrays.fill(slotLengths, (byte) 0);
+        Arrays.fill(symbolLength, (byte) 0);
+        load(symbolCount, symbols, lengths);
+    }
+
+    private void load(int symbolCount, long[] symbols, byte[] lengths) {
+        if (loadedShort.length < symbolCount) {
+            loadedShort = new int[symbolCount];
+        }
+        loadedShorts = 0;
+        boolean longs = false;
+        // Codes in ascending order; a long symbol is kept only if new, so equal long symbols match
+        // the lowest code, equal short ones the highest (as the matcher always did).
         for (int c = 0; c < symbolCount; c++) {
             int len = lengths[c];
             if (len == 1) {
                 byteCode[(int) symbols[c] & 0xFF] = (short) c;
             } else if (len == 2) {
-                shortCode[(int) symbols[c] & 0xFFFF] = (short) c;
+                int key = (int) symbols[c] & 0xFFFF;
+                shortCode[key] = (short) c;
+                loadedShort[loadedShorts++] = key;
             } else {
-                longCount++;
-            }
-        }
-        // Order long symbols by (slot, length desc) so each bucket is one contiguous run.
-        long[] order = new long[longCount];
-        int k = 0;
-        for (int c = 0; c < symbolCount; c++) {
-            if (lengths[c] >= 3) {
+                longs = true;
                 int slot = findSlot((int) symbols[c] & 0xFFFFFF, true);
-                order[k++] = ((long) slot << 16) | ((long) (8 - lengths[c]) << 8) | c;
+                slotLengths[slot] |= (byte) (1 << (len - 3));
+                int h = symbolSlot(symbols[c], len);
+                while (symbolLength[h] != 0 && !(symbolLength[h] == len && symbolWord[h] == symbols[c])) {
+                    h = (h + 1) & (SYMBOL_SLOTS - 1);
+                }
+                if (symbolLength[h] == 0) {
+                    symbolWord[h] = symbols[c];
+                    symbolLength[h] = (byte) len;
+                    symbolCode[h] = (short) c;
+                }
             }
         }
-        Arrays.sort(order);
-        longCodes = new short[longCount];
-        for (int i = 0; i < longCount; i++) {
-            int slot = (int) (order[i] >>> 16);
-            longCodes[i] = (short) (order[i] & 0xFF);
-            if (i == 0 || (int) (order[i - 1] >>> 16) != slot) {
-                slotStart[slot] = (short) i;
-            }
-            slotEnd[slot] = (short) (i + 1);
-        }
+        this.anyLong = longs;
     }
 
     private static int hash(int key) {
         return (key * 0x9E3779B1) >>> 22;
+    }
+
+    private static int symbolSlot(long word, int len) {
+        return (int) (((word + len) * 0x9E3779B97F4A7C15L) >>> SYMBOL_SHIFT);
     }
 
     /** Slot of a 24-bit prefix: its slot if present, else (when inserting) the free slot claimed for it, else -1. */
@@ -93,6 +136,21 @@ final class FsstMatcher {
         }
     }
 
+    /** The code of the {@code len}-byte symbol {@code word} (higher bytes zero), or -1. */
+    private int longCode(long word, int len) {
+        int h = symbolSlot(word, len);
+        while (true) {
+            int l = symbolLength[h];
+            if (l == 0) {
+                return -1;
+            }
+            if (l == len && symbolWord[h] == word) {
+                return symbolCode[h];
+            }
+            h = (h + 1) & (SYMBOL_SLOTS - 1);
+        }
+    }
+
     /**
      * The longest symbol matching {@code src} at {@code pos} (with {@code end} the end of the
      * string): {@code code | length << 8}, or -1 when no symbol matches (the byte must be escaped).
@@ -108,18 +166,21 @@ final class FsstMatcher {
                 word |= (src[pos + k] & 0xFFL) << (8 * k);
             }
         }
-        if (remaining >= 3 && longCodes.length > 0) {
+        if (remaining >= 3 && anyLong) {
             int slot = findSlot((int) word & 0xFFFFFF, false);
             if (slot >= 0) {
-                for (int i = slotStart[slot], e = slotEnd[slot]; i < e; i++) {
-                    int c = longCodes[i];
-                    int len = lengths[c];
-                    if (len <= remaining) {
-                        long masked = len == 8 ? word : word & ((1L << (8 * len)) - 1);
-                        if (masked == symbols[c]) {
-                            return c | len << 8;
-                        }
+                int lens = slotLengths[slot] & 0xFF;
+                if (remaining < 8) {
+                    lens &= (1 << (remaining - 2)) - 1; // only symbols of at most `remaining` bytes
+                }
+                while (lens != 0) {
+                    int bit = 31 - Integer.numberOfLeadingZeros(lens);
+                    int len = bit + 3;
+                    int c = longCode(len == 8 ? word : word & ((1L << (8 * len)) - 1), len);
+                    if (c >= 0) {
+                        return c | len << 8;
                     }
+                    lens &= ~(1 << bit);
                 }
             }
         }

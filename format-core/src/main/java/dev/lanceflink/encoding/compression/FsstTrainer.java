@@ -43,23 +43,70 @@ final class FsstTrainer {
     private final byte[] sample;
     private final int[] sampleOffsets;
     private final int sampleCount;
-    private final int[] count1 = new int[EXT];
-    private final int[] count2 = new int[EXT * EXT];
+    private final Scratch scratch;
+    private final int[] count1;
+    private final int[] count2;
     private final CandidateSet candidates;
 
-    private FsstTrainer(byte[] sample, int[] sampleOffsets, int sampleCount) {
+    private FsstTrainer(byte[] sample, int[] sampleOffsets, int sampleCount, Scratch scratch) {
         this.sample = sample;
         this.sampleOffsets = sampleOffsets;
         this.sampleCount = sampleCount;
+        this.scratch = scratch;
+        this.count1 = scratch.count1;
+        this.count2 = scratch.count2;
         // Distinct candidates ≤ 512 symbols + 2 pairs per greedy step (≤ 2 per sample byte): keep the load ≤ 1/2.
         int maxCandidates = 2 * sample.length + EXT;
-        this.candidates = new CandidateSet(Integer.highestOneBit(2 * maxCandidates - 1) << 1);
+        this.candidates = scratch.candidates(Integer.highestOneBit(2 * maxCandidates - 1) << 1);
+        scratch.clearPairs();
+    }
+
+    /**
+     * The counters, candidate set and matcher, shared by the trials of one page. They are large
+     * (1 MiB of pair counters, a candidate set of some MiB, 128 KiB of 2-byte codes) next to the
+     * 16 KiB sample, and allocating and clearing them for every trial and round cost more than
+     * the training's matching: the pair counters are cleared where they were counted, the
+     * candidates where they were added, the matcher where its last table was loaded.
+     */
+    private static final class Scratch {
+        final int[] count1 = new int[EXT];
+        final int[] count2 = new int[EXT * EXT];
+        /**
+         * One bit per cell of {@link #count2}, set where it is not 0: the counted pairs are
+         * found (and cleared) word by word in (first, second) order, without scanning or
+         * sorting the 1 MiB of counters.
+         */
+        final long[] counted = new long[EXT * EXT / 64];
+
+        final FsstMatcher matcher = new FsstMatcher();
+        private CandidateSet candidates;
+
+        /** An empty candidate set of exactly {@code capacity} slots (the slots decide ties, so the capacity is kept). */
+        CandidateSet candidates(int capacity) {
+            if (candidates == null || candidates.values.length != capacity) {
+                candidates = new CandidateSet(capacity);
+            }
+            candidates.clear();
+            return candidates;
+        }
+
+        void clearPairs() {
+            for (int w = 0; w < counted.length; w++) {
+                long bits = counted[w];
+                while (bits != 0) {
+                    count2[(w << 6) + Long.numberOfTrailingZeros(bits)] = 0;
+                    bits &= bits - 1;
+                }
+                counted[w] = 0;
+            }
+        }
     }
 
     static FsstSymbolTable train(byte[] data, long[] offsets, int count) {
         long total = offsets[count] - offsets[0];
+        Scratch scratch = new Scratch();
         if (total <= SAMPLE_TARGET) {
-            FsstTrainer trainer = sample(data, offsets, count, SAMPLE_SEED);
+            FsstTrainer trainer = sample(data, offsets, count, SAMPLE_SEED, scratch);
             return trainer.run(terminator(trainer.sample));
         }
         // A 16 KiB sample is a small part of a page, and which part it is moves the result by a few
@@ -68,7 +115,7 @@ final class FsstTrainer {
         FsstSymbolTable best = null;
         long bestSize = Long.MAX_VALUE;
         for (int t = 0; t < TRIALS; t++) {
-            FsstTrainer trainer = sample(data, offsets, count, SAMPLE_SEED + t);
+            FsstTrainer trainer = sample(data, offsets, count, SAMPLE_SEED + t, scratch);
             FsstSymbolTable table = trainer.run(terminator(trainer.sample));
             long size = validationSize(table, data, offsets, count);
             if (size < bestSize) {
@@ -98,7 +145,7 @@ final class FsstTrainer {
     }
 
     /** Whole strings, about {@link #SAMPLE_TARGET} bytes; long strings are cut into 512-byte pieces. */
-    private static FsstTrainer sample(byte[] data, long[] offsets, int count, long seed) {
+    private static FsstTrainer sample(byte[] data, long[] offsets, int count, long seed, Scratch scratch) {
         long total = offsets[count] - offsets[0];
         int cap = (int) Math.min(total, 2L * SAMPLE_TARGET + 512);
         byte[] buf = new byte[cap];
@@ -134,7 +181,7 @@ final class FsstTrainer {
             }
             offs = grown;
         }
-        return new FsstTrainer(Arrays.copyOf(buf, size), offs, n);
+        return new FsstTrainer(Arrays.copyOf(buf, size), offs, n, scratch);
     }
 
     /** The least frequent byte of the sample (stored in the header as an encoder hint). */
@@ -178,9 +225,11 @@ final class FsstTrainer {
     private long compressCount(Table table, boolean countPairs) {
         Arrays.fill(count1, 0);
         if (countPairs) {
-            Arrays.fill(count2, 0);
+            scratch.clearPairs();
         }
-        FsstMatcher matcher = new FsstMatcher(table.count, table.symbols, table.lengths);
+        long[] counted = scratch.counted;
+        FsstMatcher matcher = scratch.matcher;
+        matcher.reload(table.count, table.symbols, table.lengths);
         long gain = 0;
         for (int s = 0; s < sampleCount; s++) {
             int p = sampleOffsets[s];
@@ -204,9 +253,13 @@ final class FsstTrainer {
                     count1[256 + (sample[p] & 0xFF)]++;
                 }
                 if (countPairs && prev >= 0) {
-                    count2[prev * EXT + ext]++;
+                    int pair = prev * EXT + ext;
+                    count2[pair]++;
+                    counted[pair >>> 6] |= 1L << pair;
                     if (len > 1) {
-                        count2[prev * EXT + 256 + (sample[p] & 0xFF)]++;
+                        pair = prev * EXT + 256 + (sample[p] & 0xFF);
+                        count2[pair]++;
+                        counted[pair >>> 6] |= 1L << pair;
                     }
                 }
                 prev = ext;
@@ -219,6 +272,7 @@ final class FsstTrainer {
     private Table makeTable(Table table, int frac) {
         candidates.clear();
         int threshold = 5 * frac / 128;
+        long[] counted = scratch.counted;
         for (int c1 = 0; c1 < EXT; c1++) {
             int n1 = count1[c1];
             if (n1 == 0) {
@@ -233,18 +287,23 @@ final class FsstTrainer {
                 continue;
             }
             int row = c1 * EXT;
-            for (int c2 = 0; c2 < EXT; c2++) {
-                int n2 = count2[row + c2];
-                if (n2 == 0 || n2 < threshold) {
-                    continue;
+            // The counted pairs of this first symbol in ascending second symbol, the order a
+            // scan of the row visits them in (candidates are added in that order, as always).
+            for (int w = row >>> 6; w < (row + EXT) >>> 6; w++) {
+                for (long bits = counted[w]; bits != 0; bits &= bits - 1) {
+                    int c2 = (w << 6) + Long.numberOfTrailingZeros(bits) - row;
+                    int n2 = count2[row + c2];
+                    if (n2 < threshold) {
+                        continue;
+                    }
+                    int l2 = symbolLength(table, c2);
+                    int len = Math.min(8, l1 + l2);
+                    long v = v1 | (symbolValue(table, c2) << (8 * l1));
+                    if (len < 8) {
+                        v &= (1L << (8 * len)) - 1;
+                    }
+                    candidates.add(v, len, (long) n2 * len);
                 }
-                int l2 = symbolLength(table, c2);
-                int len = Math.min(8, l1 + l2);
-                long v = v1 | (symbolValue(table, c2) << (8 * l1));
-                if (len < 8) {
-                    v &= (1L << (8 * len)) - 1;
-                }
-                candidates.add(v, len, (long) n2 * len);
             }
         }
         int[] chosen = candidates.top(MAX_SYMBOLS);

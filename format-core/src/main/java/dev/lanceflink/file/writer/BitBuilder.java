@@ -35,9 +35,23 @@ final class BitBuilder {
     void addRepeated(boolean bit, long count) {
         ensure(size + count);
         if (bit) {
-            for (long i = 0; i < count; i++) {
-                long p = size + i;
+            // Whole bytes at once (a page of non-null vectors adds dim bits per row), bit by bit
+            // only up to the first byte boundary and after the last one.
+            long p = size;
+            long end = size + count;
+            while (p < end && (p & 7) != 0) {
                 data[(int) (p >>> 3)] |= (byte) (1 << (p & 7));
+                p++;
+            }
+            int wholeBytes = (int) ((end - p) >>> 3);
+            if (wholeBytes > 0) {
+                int from = (int) (p >>> 3);
+                Arrays.fill(data, from, from + wholeBytes, (byte) 0xFF);
+                p += (long) wholeBytes << 3;
+            }
+            while (p < end) {
+                data[(int) (p >>> 3)] |= (byte) (1 << (p & 7));
+                p++;
             }
         }
         size += count;

@@ -18,6 +18,15 @@ import lance.encodings21.RepDefLayer;
 final class FullZipEncoder {
     private FullZipEncoder() {}
 
+    private static boolean allVisible(short[] raw, int n, boolean[] visibleRaw) {
+        for (int i = 0; i < n; i++) {
+            if (!visibleRaw[raw[i]]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     static EncodedPage encode(LeafPage page, short[] def, int maxDef, boolean[] visibleRaw, RepDefLayer[] layers) {
         WriterField leaf = page.leaf;
         short[] rep = page.rep == null ? null : page.rep.array();
@@ -40,44 +49,58 @@ final class FullZipEncoder {
         int nl = page.numLevels();
         boolean hasRepIndex = rep != null || variable;
         long[] rowStarts = hasRepIndex ? new long[(int) page.numRows + 1] : null;
-        int row = 0;
 
-        ByteBuilder zipped = page.encodeBuffer(page.estimatedBytes() + (long) nl * (ctrlWidth + lengthWidth) + 64);
-        int slot = 0;
-        for (int i = 0; i < nl; i++) {
-            if (rowStarts != null && (rep == null || rep[i] == maxRep)) {
-                rowStarts[row++] = zipped.size();
-            }
-            int d = def == null ? 0 : def[i];
-            if (ctrlWidth > 0) {
-                int r = rep == null ? 0 : rep[i];
-                zipped.putUnsigned(((long) r << bitsDef) | d, ctrlWidth);
-            }
-            if (!visibleRaw[raw[i]]) {
-                continue;
-            }
-            switch (leaf.kind()) {
-                case BOOL -> zipped.put(page.bools.get(slot) ? 1 : 0);
-                case FIXED -> zipped.putBytes(page.fixed.array(), slot * leaf.byteWidth(), leaf.byteWidth());
-                case FSL -> {
-                    int dim = leaf.dimension();
-                    if (fslValidity) {
-                        page.itemValidity.copyTo(zipped, (long) slot * dim, dim);
-                    }
-                    int rowBytes = dim * leaf.byteWidth();
-                    zipped.putBytes(page.fixed.array(), slot * rowBytes, rowBytes);
+        ByteBuilder zipped;
+        int row = 0;
+        if (ctrlWidth == 0
+                && !hasRepIndex
+                && (leaf.kind() == WriterField.Kind.FIXED || leaf.kind() == WriterField.Kind.FSL)
+                && !fslValidity
+                && page.fixed.size() == nl * valueBytes
+                && allVisible(raw, nl, visibleRaw)) {
+            // Without levels every entry is just its value's bytes, in order: the zipped page is
+            // the page's value buffer as it is (a wide vector column's pages when no vector is
+            // NULL), written without copying it first. The page is written out before the
+            // buffer takes new rows (see EncodedPage).
+            zipped = page.fixed;
+        } else {
+            zipped = page.encodeBuffer(page.estimatedBytes() + (long) nl * (ctrlWidth + lengthWidth) + 64);
+            int slot = 0;
+            for (int i = 0; i < nl; i++) {
+                if (rowStarts != null && (rep == null || rep[i] == maxRep)) {
+                    rowStarts[row++] = zipped.size();
                 }
-                case VARIABLE -> {
-                    if (raw[i] == 0) {
-                        long start = page.varStart(slot);
-                        long len = page.ends.get(slot) - start;
-                        zipped.putUnsigned(len, lengthWidth);
-                        zipped.putBytes(page.fixed.array(), (int) start, (int) len);
-                    }
+                int d = def == null ? 0 : def[i];
+                if (ctrlWidth > 0) {
+                    int r = rep == null ? 0 : rep[i];
+                    zipped.putUnsigned(((long) r << bitsDef) | d, ctrlWidth);
                 }
-                default -> throw new IllegalStateException(leaf.kind().name());
+                if (!visibleRaw[raw[i]]) {
+                    continue;
+                }
+                switch (leaf.kind()) {
+                    case BOOL -> zipped.put(page.bools.get(slot) ? 1 : 0);
+                    case FIXED -> zipped.putBytes(page.fixed.array(), slot * leaf.byteWidth(), leaf.byteWidth());
+                    case FSL -> {
+                        int dim = leaf.dimension();
+                        if (fslValidity) {
+                            page.itemValidity.copyTo(zipped, (long) slot * dim, dim);
+                        }
+                        int rowBytes = dim * leaf.byteWidth();
+                        zipped.putBytes(page.fixed.array(), slot * rowBytes, rowBytes);
+                    }
+                    case VARIABLE -> {
+                        if (raw[i] == 0) {
+                            long start = page.varStart(slot);
+                            long len = page.ends.get(slot) - start;
+                            zipped.putUnsigned(len, lengthWidth);
+                            zipped.putBytes(page.fixed.array(), (int) start, (int) len);
+                        }
+                    }
+                    default -> throw new IllegalStateException(leaf.kind().name());
+                }
+                slot++;
             }
-            slot++;
         }
         CompressiveEncoding values = switch (leaf.kind()) {
             case BOOL -> Encodings.flat(8);

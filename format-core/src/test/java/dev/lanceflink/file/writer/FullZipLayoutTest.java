@@ -4,16 +4,21 @@ import static dev.lanceflink.file.writer.WrittenFile.hex;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanceflink.file.FileVersion;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.List;
 import lance.encodings21.FullZipLayout;
 import lance.encodings21.RepDefLayer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.junit.jupiter.api.AfterEach;
@@ -110,5 +115,82 @@ class FullZipLayoutTest {
         assertThat(fz.getValueCompression()).isEqualTo(Encodings.variable(32));
         assertThat(f.buffer(0, 0, 0)).isEqualTo(hex("00 02000000 6162 01 00 01000000 63"));
         assertThat(f.buffer(0, 0, 1)).isEqualTo(hex("00 07 08 0e"));
+    }
+
+    /** A nullable vector column of {@code rows} 2-d vectors (item r*10 + k), NULL where {@code nulls} says. */
+    private VectorSchemaRoot vectors(int rows, boolean... nulls) {
+        FixedSizeListVector v = FixedSizeListVector.empty("vec", 2, allocator);
+        Float4Vector items = (Float4Vector)
+                v.addOrGetVector(FieldType.notNullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)))
+                        .getVector();
+        v.allocateNew();
+        for (int r = 0; r < rows; r++) {
+            items.setSafe(2 * r, r * 10f);
+            items.setSafe(2 * r + 1, r * 10f + 1);
+            if (r < nulls.length && nulls[r]) {
+                v.setNull(r);
+            } else {
+                v.setNotNull(r);
+            }
+        }
+        items.setValueCount(2 * rows);
+        v.setValueCount(rows);
+        VectorSchemaRoot root = VectorSchemaRoot.of(v);
+        root.setRowCount(rows);
+        return root;
+    }
+
+    private static byte[] floats(int fromRow, int toRow) {
+        ByteBuffer b = ByteBuffer.allocate((toRow - fromRow) * 8).order(ByteOrder.LITTLE_ENDIAN);
+        for (int r = fromRow; r < toRow; r++) {
+            b.putFloat(r * 10f).putFloat(r * 10f + 1);
+        }
+        return b.array();
+    }
+
+    /**
+     * Without NULL vectors a page has no levels, and its zipped buffer is the page's values as
+     * they are (written without a copy): page after page, also when pages are cut inside batches.
+     */
+    @Test
+    void vectorsWithoutNullsAreTheirValuesPageByPage() throws Exception {
+        try (VectorSchemaRoot root = vectors(10)) {
+            WrittenFile f = WriterTestSupport.write(
+                            dir,
+                            allocator,
+                            FileVersion.V2_1,
+                            FileWriterOptions.defaults()
+                                    .withFullZipMinValueBytes(1)
+                                    .withTargetPageBytes(32)
+                                    .withRowsPerSlice(4),
+                            List.of(root))
+                    .parse();
+            int row = 0;
+            for (int page = 0; page < 3; page++) {
+                FullZipLayout fz = f.layout(0, page).getFullZipLayout();
+                int rows = (int) f.page(0, page).getLength();
+                assertThat(fz.getBitsDef()).isZero();
+                assertThat(fz.getBitsRep()).isZero();
+                assertThat(fz.getBitsPerValue()).isEqualTo(64);
+                assertThat(f.page(0, page).getBufferSizesCount()).isEqualTo(1); // no repetition index
+                assertThat(f.buffer(0, page, 0)).isEqualTo(floats(row, row + rows));
+                row += rows;
+            }
+            assertThat(row).isEqualTo(10);
+        }
+    }
+
+    /** A NULL vector gives the page a def level: a control byte per row, placeholder bytes for the NULL. */
+    @Test
+    void aNullVectorZipsControlBytesWithTheValues() throws Exception {
+        WrittenFile f = write(vectors(3, false, true, false));
+        FullZipLayout fz = f.layout(0, 0).getFullZipLayout();
+        assertThat(fz.getBitsDef()).isEqualTo(1);
+        byte[] values = floats(0, 3);
+        ByteBuffer expected = ByteBuffer.allocate(3 * 9);
+        for (int r = 0; r < 3; r++) {
+            expected.put((byte) (r == 1 ? 1 : 0)).put(values, 8 * r, 8);
+        }
+        assertThat(f.buffer(0, 0, 0)).isEqualTo(expected.array());
     }
 }

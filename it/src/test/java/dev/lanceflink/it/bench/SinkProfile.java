@@ -5,6 +5,7 @@ import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
+import dev.lanceflink.it.peers.PeerData;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
@@ -40,6 +41,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.GenericArrayData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
@@ -55,13 +57,15 @@ import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
  * <p>Not part of the test suite (no test name). Run with the test classpath of this module:
  * <pre>
  * java --add-opens=java.base/java.nio=ALL-UNNAMED -Xmx4g -cp "$cp" dev.lanceflink.it.bench.SinkProfile \
- *     [rows [topology [batchRows]]]
+ *     [rows [topology [batchRows [shape]]]]
  * </pre>
  * {@code rows} defaults to 5,000,000; {@code topology} is {@code bench} (as SinkBenchmark: a
  * sequence source and row mapper at parallelism 1, the sink at 2, so rows cross a network
  * exchange and are serialized) or {@code chained} (source, mapper and sink at parallelism 2,
  * chained: no serialization, but each record is copied between chained operators) or
- * {@code chained-reuse} (chained with object reuse: no copies either). The JFR recording stays in
+ * {@code chained-reuse} (chained with object reuse: no copies either); {@code shape} is
+ * {@code issue5} (the default) or {@code peer}, the peer benchmark's append rows with a 128-d
+ * vector (issue #17). The JFR recording stays in
  * the printed temporary directory.
  */
 public final class SinkProfile {
@@ -76,6 +80,11 @@ public final class SinkProfile {
         int rows = args.length > 0 ? Integer.parseInt(args[0]) : 5_000_000;
         String topology = args.length > 1 ? args[1] : "bench";
         int batchRows = args.length > 2 ? Integer.parseInt(args[2]) : LanceSinkBuilder.DEFAULT_BATCH_ROWS;
+        boolean peer = args.length > 3 && args[3].equals("peer");
+        if (args.length > 3 && !peer && !args[3].equals("issue5")) {
+            throw new IllegalArgumentException("shape must be 'issue5' or 'peer', got '" + args[3] + "'");
+        }
+        shape = peer ? Shape.PEER : Shape.ISSUE5;
         if (!List.of("bench", "chained", "chained-reuse").contains(topology)) {
             throw new IllegalArgumentException(
                     "topology must be 'bench', 'chained' or 'chained-reuse', got '" + topology + "'");
@@ -108,7 +117,7 @@ public final class SinkProfile {
             recording.dump(jfr);
             long gc = gcMillis() - gcBefore;
             try (Dataset ds = Dataset.open(uri, Map.of())) {
-                long expected = (long) KEYS + rows;
+                long expected = (shape == Shape.PEER ? 0L : KEYS) + rows;
                 if (ds.countRows() != expected) {
                     throw new IllegalStateException("the table has " + ds.countRows() + " rows, expected " + expected);
                 }
@@ -160,14 +169,32 @@ public final class SinkProfile {
                 .sinkTo(env.fromSequence(0, rows - 1)
                         .setParallelism(sourceParallelism)
                         .uid("sequence")
-                        .map(new ProfileRows(rows))
+                        .map(new ProfileRows(rows, shape == Shape.PEER ? PEER_DIM : 0))
                         .setParallelism(sourceParallelism)
                         .uid("rows")
-                        .returns(InternalTypeInfo.of(SinkBenchmark.ROW_TYPE)));
+                        .returns(InternalTypeInfo.of(
+                                shape == Shape.PEER ? AppendWriterProfile.rowType(PEER_DIM) : SinkBenchmark.ROW_TYPE)));
         env.execute("sink profile");
     }
 
-    private static void createTable(String uri) throws IOException {
+    /**
+     * The rows profiled: issue #5's {@code (id, name, age, score)} into a table of {@value #KEYS}
+     * rows, or the peer benchmark's append rows (issue #17: those plus a 128-d float vector, made
+     * by {@link PeerData}) into an empty table.
+     */
+    private enum Shape {
+        ISSUE5,
+        PEER
+    }
+
+    private static final int PEER_DIM = 128;
+    private static Shape shape = Shape.ISSUE5;
+
+    private static void createTable(String uri) throws Exception {
+        if (shape == Shape.PEER) {
+            AppendWriterProfile.createTable(Path.of(uri), PEER_DIM);
+            return;
+        }
         try (BufferAllocator a = new RootAllocator();
                 VectorSchemaRoot root = VectorSchemaRoot.create(SinkBenchmark.SCHEMA, a)) {
             root.allocateNew();
@@ -291,9 +318,12 @@ public final class SinkProfile {
         static final AtomicLong FIRST = new AtomicLong();
         static final AtomicLong LAST = new AtomicLong();
         private final long rows;
+        /** 0: issue #5's rows; else the peer benchmark's append rows with vectors of this size. */
+        private final int dim;
 
-        ProfileRows(long rows) {
+        ProfileRows(long rows, int dim) {
             this.rows = rows;
+            this.dim = dim;
             FIRST.set(0);
             LAST.set(0);
         }
@@ -306,6 +336,16 @@ public final class SinkProfile {
             }
             if (i == rows - 1) {
                 LAST.set(System.nanoTime());
+            }
+            if (dim > 0) {
+                float[] vec = new float[dim];
+                PeerData.vector(i, vec);
+                return GenericRowData.of(
+                        i,
+                        StringData.fromString(PeerData.name(i)),
+                        PeerData.age(i),
+                        PeerData.score(i),
+                        new GenericArrayData(vec));
             }
             return GenericRowData.of(KEYS + i, StringData.fromString("r-" + i), (int) (i % 100), i / 4.0);
         }

@@ -43,6 +43,8 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.binary.BinaryArrayData;
+import org.apache.flink.table.data.binary.BinaryFormat;
+import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinaryStringData;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BinaryType;
@@ -122,6 +124,51 @@ abstract class ArrowValueWriter {
         }
         // Every Arrow vector's setNull grows the validity (and offset) buffers as needed.
         vector.setNull(index);
+    }
+
+    /**
+     * The one heap segment a {@link BinaryRowData} lies in (what Flink's network deserializer and
+     * its serializers produce: a byte array per record), or null when the row is another kind or
+     * spans several segments or off-heap memory. Writers read strings and vectors of such a row
+     * straight from its bytes, without the {@code StringData} and {@code ArrayData} objects its
+     * getters make per cell.
+     */
+    static MemorySegment heapSegment(RowData row) {
+        if (row instanceof BinaryRowData b) {
+            MemorySegment[] segments = b.getSegments();
+            if (segments.length == 1 && !segments[0].isOffHeap()) {
+                return segments[0];
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The offset of field {@code pos}'s 8-byte slot in a binary row's segment (Flink's layout: a
+     * header byte and the null bits, then one slot per field).
+     */
+    static int slotOffset(BinaryRowData row, int pos) {
+        return row.getOffset() + BinaryRowData.calculateBitSetWidthInBytes(row.getArity()) + 8 * pos;
+    }
+
+    /**
+     * Sets bits {@code [from, to)} of an Arrow validity bitmap: whole bytes at once, bit by bit
+     * only at the two ends. Marking a vector's {@code size} values valid one {@code setBit} at a
+     * time cost more than copying the values themselves.
+     */
+    static void setBits(ArrowBuf bitmap, long from, long to) {
+        long bit = from;
+        while (bit < to && (bit & 7) != 0) {
+            BitVectorHelper.setBit(bitmap, bit++);
+        }
+        long wholeBytes = (to - bit) >>> 3;
+        if (wholeBytes > 0) {
+            bitmap.setOne(bit >>> 3, wholeBytes);
+            bit += wholeBytes << 3;
+        }
+        while (bit < to) {
+            BitVectorHelper.setBit(bitmap, bit++);
+        }
     }
 
     /**
@@ -491,7 +538,24 @@ abstract class ArrowValueWriter {
 
         @Override
         void writeField(RowData row, int pos, int index) {
-            put(index, row.getString(pos));
+            MemorySegment segment = heapSegment(row);
+            if (segment == null) {
+                put(index, row.getString(pos));
+                return;
+            }
+            // Flink's binary layout (BinarySegmentUtils.readStringData): a slot with the highest
+            // bit set holds the string itself (up to 7 bytes, length in the next 7 bits), else
+            // the string's offset from the row's start and its length.
+            BinaryRowData b = (BinaryRowData) row;
+            int slot = slotOffset(b, pos);
+            long offsetAndLength = segment.getLong(slot);
+            if ((offsetAndLength & BinaryFormat.HIGHEST_FIRST_BIT) == 0) {
+                v.setSafe(index, segment.getArray(), b.getOffset() + (int) (offsetAndLength >> 32), (int)
+                        offsetAndLength);
+            } else {
+                int length = (int) ((offsetAndLength & BinaryFormat.HIGHEST_SECOND_TO_EIGHTH_BIT) >>> 56);
+                v.setSafe(index, segment.getArray(), LITTLE_ENDIAN ? slot : slot + 1, length);
+            }
         }
 
         @Override
@@ -952,24 +1016,50 @@ abstract class ArrowValueWriter {
             if (segments.length != 1 || segments[0].isOffHeap() || b.anyNull()) {
                 return false;
             }
+            copy(segments[0].getArray(), b.getOffset() + BinaryArrayData.calculateHeaderInBytes(size), base);
+            return true;
+        }
+
+        /** {@code size} little-endian floats at {@code from} into the items from {@code base}, all valid. */
+        private void copy(byte[] bytes, int from, int base) {
             int end = base + size;
             while (floats.getValueCapacity() < end) {
                 floats.reAlloc();
             }
-            int valuesOffset = b.getOffset() + BinaryArrayData.calculateHeaderInBytes(size);
-            floats.getDataBuffer()
-                    .setBytes(
-                            (long) base * Float.BYTES, segments[0].getArray(), valuesOffset, (long) size * Float.BYTES);
-            ArrowBuf validity = floats.getValidityBuffer();
-            for (int k = base; k < end; k++) {
-                BitVectorHelper.setBit(validity, k);
-            }
-            return true;
+            floats.getDataBuffer().setBytes((long) base * Float.BYTES, bytes, from, (long) size * Float.BYTES);
+            setBits(floats.getValidityBuffer(), base, end);
         }
 
         @Override
         void writeField(RowData row, int pos, int index) {
-            put(index, row.getArray(pos));
+            MemorySegment segment = floats != null ? heapSegment(row) : null;
+            if (segment == null || !copyFloats((BinaryRowData) row, segment, pos, index)) {
+                put(index, row.getArray(pos));
+            }
+        }
+
+        /**
+         * The bulk copy straight from a binary row's bytes (Flink's layout,
+         * BinarySegmentUtils.readArrayData: the slot holds the array's offset from the row's start
+         * and its byte size; the array starts with its element count and null bits). False, with
+         * nothing written, when an element is NULL or the size is wrong: then the general path
+         * writes the elements or names the column.
+         */
+        private boolean copyFloats(BinaryRowData row, MemorySegment segment, int pos, int index) {
+            long offsetAndSize = segment.getLong(slotOffset(row, pos));
+            int start = row.getOffset() + (int) (offsetAndSize >> 32);
+            if (segment.getInt(start) != size) {
+                return false;
+            }
+            int header = BinaryArrayData.calculateHeaderInBytes(size);
+            for (int k = start + 4; k < start + header; k += 4) {
+                if (segment.getInt(k) != 0) {
+                    return false;
+                }
+            }
+            v.setNotNull(index);
+            copy(segment.getArray(), start + header, index * size);
+            return true;
         }
 
         @Override

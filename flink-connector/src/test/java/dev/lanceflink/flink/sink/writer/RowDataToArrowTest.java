@@ -43,6 +43,8 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericArrayData;
@@ -657,6 +659,168 @@ class RowDataToArrowTest {
             assertThat(v.getObject(0).toString()).isEqualTo("[\"a\",null]");
             assertThat(v.isNull(1)).isTrue();
             assertThat(v.getObject(2).toString()).isEqualTo("[\"bc\"]");
+        }
+    }
+
+    // ---- binary rows read straight from their bytes ----------------------------------------------
+
+    /** The same row at {@code shift} bytes into a larger array (rows of a network buffer do not start at 0). */
+    private static BinaryRowData shifted(BinaryRowData r, int shift) {
+        byte[] bytes = new byte[shift + r.getSizeInBytes() + 5];
+        r.getSegments()[0].get(r.getOffset(), bytes, shift, r.getSizeInBytes());
+        BinaryRowData out = new BinaryRowData(r.getArity());
+        out.pointTo(MemorySegmentFactory.wrap(bytes), shift, r.getSizeInBytes());
+        return out;
+    }
+
+    /** The same row over several equal segments, the fixed part in the first (as Flink's pages hold rows). */
+    private static BinaryRowData split(BinaryRowData r) {
+        int size = r.getSizeInBytes();
+        int segmentSize = BinaryRowData.calculateFixPartSizeInBytes(r.getArity()) + 8;
+        int n = (size + segmentSize - 1) / segmentSize;
+        MemorySegment[] segments = new MemorySegment[n];
+        for (int k = 0; k < n; k++) {
+            byte[] part = new byte[segmentSize];
+            r.getSegments()[0].get(
+                    r.getOffset() + k * segmentSize, part, 0, Math.min(segmentSize, size - k * segmentSize));
+            segments[k] = MemorySegmentFactory.wrap(part);
+        }
+        BinaryRowData out = new BinaryRowData(r.getArity());
+        out.pointTo(segments, 0, size);
+        return out;
+    }
+
+    /** The same row in off-heap memory. */
+    private static BinaryRowData offHeap(BinaryRowData r) {
+        MemorySegment segment = MemorySegmentFactory.allocateUnpooledOffHeapMemory(r.getSizeInBytes());
+        segment.put(0, r.getSegments()[0].getArray(), r.getOffset(), r.getSizeInBytes());
+        BinaryRowData out = new BinaryRowData(r.getArity());
+        out.pointTo(segment, 0, r.getSizeInBytes());
+        return out;
+    }
+
+    /**
+     * Strings of every length around Flink's 7-byte inline limit, multi-byte UTF-8, empty and NULL,
+     * from binary rows at offset 0, shifted, split over segments and off heap, and from generic rows.
+     */
+    @Test
+    void stringsAreReadFromBinaryRowsOfEveryLayout() {
+        Schema schema = new Schema(List.of(
+                leaf("a", true, ArrowType.Utf8.INSTANCE),
+                leaf("id", false, new ArrowType.Int(64, true)),
+                leaf("b", true, ArrowType.Utf8.INSTANCE)));
+        RowType declared = rowType(
+                DataTypes.STRING().getLogicalType(),
+                DataTypes.BIGINT().notNull().getLogicalType(),
+                DataTypes.STRING().getLogicalType());
+        List<String> values = new ArrayList<>();
+        values.add(null);
+        values.add("");
+        for (int len = 1; len <= 20; len++) {
+            values.add("x".repeat(len - 1) + (len % 3 == 0 ? "é" : "z"));
+        }
+        values.add("ü€😀");
+        try (RowDataToArrow converter = new RowDataToArrow(schema, declared, allocator, "t")) {
+            List<String[]> expected = new ArrayList<>();
+            int row = 0;
+            for (int layout = 0; layout < 5; layout++) {
+                for (int i = 0; i < values.size(); i++) {
+                    String a = values.get(i);
+                    String b = values.get(values.size() - 1 - i);
+                    GenericRowData generic =
+                            GenericRowData.of(a == null ? null : s(a), (long) row, b == null ? null : s(b));
+                    BinaryRowData binary = binary(declared, generic);
+                    converter.append(
+                            switch (layout) {
+                                case 0 -> binary;
+                                case 1 -> shifted(binary, 13);
+                                case 2 -> split(binary);
+                                case 3 -> offHeap(binary);
+                                default -> generic;
+                            });
+                    expected.add(new String[] {a, b});
+                    row++;
+                }
+            }
+            VectorSchemaRoot batch = converter.batch();
+            VarCharVector a = (VarCharVector) batch.getVector(0);
+            VarCharVector b = (VarCharVector) batch.getVector(2);
+            for (int r = 0; r < row; r++) {
+                assertThat(a.isNull(r) ? null : new String(a.get(r), StandardCharsets.UTF_8))
+                        .as("a, row %d", r)
+                        .isEqualTo(expected.get(r)[0]);
+                assertThat(b.isNull(r) ? null : new String(b.get(r), StandardCharsets.UTF_8))
+                        .as("b, row %d", r)
+                        .isEqualTo(expected.get(r)[1]);
+                assertThat(((BigIntVector) batch.getVector(1)).get(r)).isEqualTo(r);
+            }
+        }
+    }
+
+    /**
+     * Float vectors copied from binary rows: of 3 and of 40 floats (two words of element null
+     * bits), NULL vectors, vectors with a NULL element (written element by element), rows
+     * shifted, split over segments and off heap; a vector of the wrong size names the column.
+     */
+    @Test
+    void floatVectorsAreCopiedFromBinaryRowsOfEveryLayout() {
+        for (int dim : new int[] {3, 40}) {
+            Schema schema = new Schema(List.of(
+                    leaf("id", false, new ArrowType.Int(32, true)),
+                    node(
+                            "v",
+                            true,
+                            new ArrowType.FixedSizeList(dim),
+                            leaf("item", true, new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)))));
+            RowType declared = rowType(
+                    DataTypes.INT().notNull().getLogicalType(),
+                    DataTypes.ARRAY(DataTypes.FLOAT()).getLogicalType());
+            int rows = 3000; // beyond the vectors' first allocation
+            try (RowDataToArrow converter = new RowDataToArrow(schema, declared, allocator, "t")) {
+                for (int i = 0; i < rows; i++) {
+                    Object[] items = new Object[dim];
+                    for (int k = 0; k < dim; k++) {
+                        items[k] = i % 7 == 1 && k == dim - 1 ? null : (float) (i * 100 + k);
+                    }
+                    GenericRowData generic = GenericRowData.of(i, i % 5 == 2 ? null : new GenericArrayData(items));
+                    BinaryRowData binary = binary(declared, generic);
+                    converter.append(
+                            switch (i % 4) {
+                                case 0 -> binary;
+                                case 1 -> shifted(binary, 7);
+                                case 2 -> split(binary);
+                                default -> offHeap(binary);
+                            });
+                }
+                FixedSizeListVector v = (FixedSizeListVector) converter.batch().getVector(1);
+                Float4Vector items = (Float4Vector) v.getDataVector();
+                for (int i = 0; i < rows; i++) {
+                    if (i % 5 == 2) {
+                        assertThat(v.isNull(i)).as("dim %d, row %d", dim, i).isTrue();
+                        continue;
+                    }
+                    assertThat(v.isNull(i)).as("dim %d, row %d", dim, i).isFalse();
+                    for (int k = 0; k < dim; k++) {
+                        if (i % 7 == 1 && k == dim - 1) {
+                            assertThat(items.isNull(i * dim + k))
+                                    .as("dim %d, row %d", dim, i)
+                                    .isTrue();
+                        } else {
+                            assertThat(items.get(i * dim + k))
+                                    .as("dim %d, row %d, item %d", dim, i, k)
+                                    .isEqualTo((float) (i * 100 + k));
+                        }
+                    }
+                }
+                int wrong = dim + 1;
+                BinaryRowData tooLong = binary(declared, GenericRowData.of(-1, new GenericArrayData(new float[wrong])));
+                for (BinaryRowData r : List.of(tooLong, shifted(tooLong, 3), split(tooLong))) {
+                    assertThatThrownBy(() -> converter.append(r))
+                            .hasMessage("Column 'v' of t holds vectors of " + dim + " values, but a record has " + wrong
+                                    + "; every vector of the column must have exactly " + dim);
+                }
+                assertThat(converter.rowCount()).isEqualTo(rows);
+            }
         }
     }
 }

@@ -364,14 +364,15 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             if (delta != null) {
                 // The restored delta's files may have been compacted since: known by then.
                 learn(pinned.version());
+                DeletedRowCheck deletedAtPinned = DeletedRowCheck.of(store, pinned, movedRows);
+                // Pruned first: what the pinned version shows committed is left to the scan
+                // anyway, and an Overwrite since the checkpoint drops every segment before any
+                // is replayed.
+                delta.prune(pinned, rewriteLog, deletedAtPinned);
                 replayed = delta.segments();
-                delta.applyTo(
-                        heapLocations,
-                        heapPendingFiles,
-                        pinned,
-                        rewriteLog,
-                        DeletedRowCheck.of(store, pinned, movedRows));
-                pruneDelta(pinned);
+                delta.applyTo(heapLocations, heapPendingFiles, pinned, rewriteLog, deletedAtPinned);
+                heapPendingFiles.resolve(PendingFiles.index(pinned));
+                heapPendingFiles.compact(heapLocations);
             }
             bootstrapMillis = Math.max(1, (System.nanoTime() - started) / 1_000_000);
             if (delta != null) {

@@ -92,6 +92,9 @@ class ChangelogKeyResolverInMemoryTest {
             h.processElement(row(RowKind.DELETE, 7), 1);
             h.prepareSnapshotPreBarrier(1); // the harness's snapshot does not
             OperatorSubtaskState state = h.snapshot(1, 1);
+            assertThat(h.numKeyedStateEntries())
+                    .as("the keyed backend stays empty")
+                    .isZero();
             List<LocatedChange> out = h.extractOutputValues();
             assertThat(out)
                     .extracting(LocatedChange::kind)
@@ -130,6 +133,7 @@ class ChangelogKeyResolverInMemoryTest {
             assertThat(out.get(2).kind()).isEqualTo(LocatedChange.Kind.UPDATE);
             assertThat(out.get(2).fileId()).isZero();
             assertThat(out.get(2).position()).isEqualTo(RowAddress.of(0, 5));
+            assertThat(h.numKeyedStateEntries()).isZero();
         }
     }
 
@@ -249,6 +253,7 @@ class ChangelogKeyResolverInMemoryTest {
         OperatorSubtaskState keyed;
         try (var h = harness(KeyMapMode.KEYED_STATE, 1, 0)) {
             h.open(); // bootstraps 20 keys into keyed state
+            assertThat(h.numKeyedStateEntries()).isEqualTo(20);
             keyed = h.snapshot(1, 1);
         }
         try (var h = harness(KeyMapMode.IN_MEMORY, 1, 0)) {

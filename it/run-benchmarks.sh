@@ -15,7 +15,7 @@
 #                                               report in it/target/peers-report.md
 #        it/run-benchmarks.sh bytes [rows [tables]] bytes on disk, ours vs pylance at 2.1 and 2.2, per column, and our
 #                                               write CPU time, issue #17 (default 200000 rows per table)
-#        it/run-benchmarks.sh keymap [rows,rows,... [heap,rocksdb [changes [checkpoints]]]]
+#        it/run-benchmarks.sh keymap [rows,rows,... [heap,in-memory,rocksdb [changes [checkpoints]]]]
 #                                               upsert checkpoints vs table size, heap vs RocksDB incremental,
 #                                               issue #17 (default 100000,10000000 heap,rocksdb 10000 6;
 #                                               backends heap, changelog, rocksdb, rocksdb-small-l1)

@@ -55,6 +55,7 @@ public final class LanceSinkBuilder {
     private List<String> inputColumns;
     private OverlayShape overlayShape = OverlayShape.SPARSE;
     private UpdateMode updateMode = UpdateMode.OVERLAY;
+    private KeyMapMode keyMap = KeyMapMode.KEYED_STATE;
     private int parallelism = -1;
     private boolean overwrite;
     private MaintenanceSettings maintenance = MaintenanceSettings.disabled();
@@ -190,6 +191,17 @@ public final class LanceSinkBuilder {
      */
     public LanceSinkBuilder updateMode(UpdateMode mode) {
         this.updateMode = Objects.requireNonNull(mode, "mode is null");
+        return this;
+    }
+
+    /**
+     * Where the UPSERT mode keeps its key → row location map in a streaming job (default {@link
+     * KeyMapMode#KEYED_STATE}). {@link KeyMapMode#IN_MEMORY} keeps it on the heap, rebuilds it from
+     * the table at every start and checkpoints only the changes not yet committed; state written
+     * in one mode is refused by the other. BATCH jobs always keep the map on the heap.
+     */
+    public LanceSinkBuilder keyMap(KeyMapMode mode) {
+        this.keyMap = Objects.requireNonNull(mode, "mode is null");
         return this;
     }
 
@@ -383,7 +395,8 @@ public final class LanceSinkBuilder {
                                 written,
                                 overlayShape == OverlayShape.SPARSE,
                                 rowsPerFile,
-                                rewriteRows))
+                                rewriteRows,
+                                keyMap))
                 .uid("lance-key-resolver-" + suffix)
                 .name("Lance key resolver");
         if (parallelism > 0) {

@@ -1,6 +1,7 @@
 package dev.lanceflink.flink.table;
 
 import dev.lanceflink.flink.catalog.CatalogSchemas;
+import dev.lanceflink.flink.sink.KeyMapMode;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.UpdateMode;
 import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
@@ -100,6 +101,15 @@ public final class LanceConnectorOptions {
             .noDefaultValue()
             .withDescription("Suffix of the sink operators' uids, to which the sink's commit "
                     + "state is bound; keep it stable across versions of a job. Default: derived from 'path'.");
+
+    public static final ConfigOption<String> SINK_KEY_MAP = ConfigOptions.key("sink.key-map")
+            .stringType()
+            .defaultValue(KeyMapMode.KEYED_STATE.optionValue())
+            .withDescription("Where the upsert sink (PRIMARY KEY table, streaming) keeps its key -> row map."
+                    + " 'keyed-state': Flink keyed state, the whole map in every checkpoint (incremental with"
+                    + " RocksDB); for tables whose keys do not fit in the heap. 'in-memory': a map on the heap,"
+                    + " built from the table at every start; checkpoints hold only the changes not yet committed."
+                    + " State written in one mode does not restore in the other.");
 
     public static final ConfigOption<String> SINK_UPDATE_MODE = ConfigOptions.key("sink.update-mode")
             .stringType()

@@ -4,6 +4,7 @@ import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.NotADatasetException;
 import dev.lanceflink.file.FileVersion;
 import dev.lanceflink.flink.catalog.CatalogSchemas;
+import dev.lanceflink.flink.sink.KeyMapMode;
 import dev.lanceflink.flink.sink.UpdateMode;
 import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
 import dev.lanceflink.flink.types.LanceTypeException;
@@ -88,6 +89,7 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                 LanceConnectorOptions.SINK_ALLOW_RESTORE_FROM_OLDER_STATE,
                 LanceConnectorOptions.SINK_UID_SUFFIX,
                 LanceConnectorOptions.SINK_UPDATE_MODE,
+                LanceConnectorOptions.SINK_KEY_MAP,
                 FactoryUtil.SINK_PARALLELISM,
                 LanceConnectorOptions.CREATE_FILE_VERSION,
                 LanceConnectorOptions.CREATE_STABLE_ROW_IDS,
@@ -304,6 +306,7 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                 uidSuffix,
                 parallelism,
                 updateMode(table, options.get(LanceConnectorOptions.SINK_UPDATE_MODE)),
+                keyMap(table, options.get(LanceConnectorOptions.SINK_KEY_MAP)),
                 maintenance(table, options));
     }
 
@@ -346,6 +349,14 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                         + UpdateMode.REWRITE_ROWS.optionValue()
                         + "' (delete and re-append updated rows, readable by every"
                         + " Lance release)"));
+    }
+
+    private static KeyMapMode keyMap(String table, String value) {
+        return KeyMapMode.ofOptionValue(value)
+                .orElseThrow(() -> new ValidationException("Table " + table + " sets '"
+                        + LanceConnectorOptions.SINK_KEY_MAP.key() + "' = '" + value + "', which is not a key map mode;"
+                        + " use '" + KeyMapMode.KEYED_STATE.optionValue() + "' (Flink keyed state, the default) or '"
+                        + KeyMapMode.IN_MEMORY.optionValue() + "' (a heap map built from the table at start)"));
     }
 
     private static void positive(ConfigOption<?> option, long value) {

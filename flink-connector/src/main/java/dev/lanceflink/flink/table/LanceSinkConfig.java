@@ -2,6 +2,7 @@ package dev.lanceflink.flink.table;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.lanceflink.flink.sink.KeyMapMode;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.UpdateMode;
 import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
@@ -15,6 +16,7 @@ import java.util.Map;
  * @param uidSuffix the sink's operator uid suffix, or null for the default derived from the URI
  * @param parallelism the writers' parallelism, or null for the planner's choice
  * @param updateMode how updates of existing rows are stored
+ * @param keyMap where the upsert sink keeps its key map ({@code sink.key-map})
  * @param maintenance the in-job maintenance ({@code sink.maintenance.*})
  */
 record LanceSinkConfig(
@@ -28,9 +30,11 @@ record LanceSinkConfig(
         String uidSuffix,
         Integer parallelism,
         UpdateMode updateMode,
+        KeyMapMode keyMap,
         MaintenanceSettings maintenance) {
     LanceSinkConfig {
         storageOptions = Map.copyOf(storageOptions);
+        requireNonNull(keyMap, "keyMap is null");
         requireNonNull(maintenance, "maintenance is null");
     }
 
@@ -44,6 +48,7 @@ record LanceSinkConfig(
                 .commitRetryBackoff(commitRetryBackoff)
                 .allowRestoreFromOlderState(allowRestoreFromOlderState)
                 .updateMode(updateMode)
+                .keyMap(keyMap)
                 .maintenance(maintenance);
         if (uidSuffix != null) {
             b.uidSuffix(uidSuffix);

@@ -149,6 +149,10 @@ class LanceTableSinkTest {
         assertThatThrownBy(() -> v.executeSql(FIVE_USERS).await())
                 .hasStackTraceContaining("sets 'version' (time travel), but INSERT INTO and DELETE always change the"
                         + " latest version");
+        TableEnvironment k = batch(COLUMNS, ", 'sink.key-map' = 'rocks'");
+        assertThatThrownBy(() -> k.executeSql(FIVE_USERS).await())
+                .hasStackTraceContaining("sets 'sink.key-map' = 'rocks', which is not a key map mode; use"
+                        + " 'keyed-state' (Flink keyed state, the default) or 'in-memory'");
         assertThat(latestVersion()).isEqualTo(1);
     }
 

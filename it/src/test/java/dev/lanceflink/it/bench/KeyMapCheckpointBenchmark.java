@@ -5,6 +5,7 @@ import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.VersionInfo;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
+import dev.lanceflink.flink.sink.KeyMapMode;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import java.io.IOException;
@@ -71,7 +72,8 @@ import org.apache.flink.util.Collector;
  * map's bootstrap time (the resolver's {@code keyMapBootstrapMillis} gauge, slowest subtask), the
  * time from submitting the job to its first commit (bootstrap included), and from submitting the
  * restored job to its first commit (a commit of a checkpoint the restored job took). Backends:
- * {@code heap} ({@code hashmap}, full snapshots, the default), {@code changelog} (heap state with
+ * {@code heap} ({@code hashmap}, full snapshots, the default), {@code in-memory} ({@code
+ * 'sink.key-map' = 'in-memory'}: the map on the heap, only the uncommitted delta in state), {@code changelog} (heap state with
  * Flink's changelog, periodic materialization at its default of 10 minutes) and {@code rocksdb}
  * (RocksDB with incremental checkpoints), {@code rocksdb-small-l1} (the same with a 4 MB level 1 of
  * 1 MB files and bloom filters, see {@link #submit}); the table
@@ -227,6 +229,8 @@ public final class KeyMapCheckpointBenchmark {
         conf.setString("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION");
         switch (backend) {
             case "heap" -> conf.setString("state.backend.type", "hashmap");
+            // The key map on the heap, rebuilt from the table at start; state: the uncommitted delta.
+            case "in-memory" -> conf.setString("state.backend.type", "hashmap");
             case "rocksdb" -> {
                 conf.setString("state.backend.type", "rocksdb");
                 conf.setString("execution.checkpointing.incremental", "true");
@@ -253,7 +257,7 @@ public final class KeyMapCheckpointBenchmark {
             }
             default ->
                 throw new IllegalArgumentException(
-                        "backend must be heap, changelog, rocksdb or rocksdb-small-l1," + " got " + backend);
+                        "backend must be heap, in-memory, changelog, rocksdb or rocksdb-small-l1," + " got " + backend);
         }
         if (restoreFrom != null) {
             conf.setString("execution.state-recovery.path", restoreFrom);
@@ -266,6 +270,7 @@ public final class KeyMapCheckpointBenchmark {
                 .mode(LanceSinkMode.UPSERT)
                 .primaryKey("id")
                 .uidSuffix("keymap-bench")
+                .keyMap("in-memory".equals(backend) ? KeyMapMode.IN_MEMORY : KeyMapMode.KEYED_STATE)
                 .sinkTo(env.fromSequence(0, Long.MAX_VALUE)
                         .setParallelism(1)
                         .uid("sequence")
@@ -489,6 +494,7 @@ public final class KeyMapCheckpointBenchmark {
                     r.rows(),
                     switch (r.backend()) {
                         case "heap" -> "heap (hashmap)";
+                        case "in-memory" -> "'sink.key-map' = 'in-memory' (heap map, delta in state)";
                         case "changelog" -> "heap + changelog";
                         case "rocksdb-small-l1" -> "RocksDB, incremental, L1 4 MB, files 1 MB, bloom filter";
                         default -> "RocksDB, incremental";

@@ -1,6 +1,7 @@
 package dev.lanceflink.it.bench;
 
 import dev.lanceflink.committer.core.TableLocation;
+import dev.lanceflink.flink.sink.KeyMapMode;
 import dev.lanceflink.flink.sink.upsert.ChangelogKeyResolver;
 import dev.lanceflink.flink.sink.upsert.LocatedChange;
 import dev.lanceflink.flink.sink.upsert.LocatedChangeTypeInfo;
@@ -44,8 +45,13 @@ import org.apache.flink.types.RowKind;
  * bytes (ThreadMXBean), median of {@code rounds} rounds, so a loaded machine moves them less than
  * wall times; the state size is what the snapshot reports.
  *
+ * <p>Both key map modes ({@code 'sink.key-map'}) side by side: {@code keyed-state} (heap keyed
+ * state) and {@code in-memory} (heap map; state is the uncommitted delta). Nothing commits here,
+ * so the in-memory delta keeps every checkpoint's inserts, moves and deletes (as a job whose
+ * commits lag would): its state bytes grow by one segment per checkpoint, an upper bound.
+ *
  * <p>Not part of the test suite: {@code java ... KeyResolverProfile [rows [changes [perCheckpoint
- * [rounds]]]]} (defaults 200000 200000 50000 3), or via the it module's benchmark class path as
+ * [rounds [modes]]]]]} (defaults 200000 200000 50000 3 keyed-state,in-memory), or via the it module's benchmark class path as
  * {@code it/run-benchmarks.sh} builds it. It is the gate of the design's later steps: they must
  * lower ns/record and bytes/checkpoint here.
  */
@@ -75,6 +81,12 @@ public final class KeyResolverProfile {
         int changes = args.length > 1 ? Integer.parseInt(args[1]) : 200_000;
         int perCheckpoint = args.length > 2 ? Integer.parseInt(args[2]) : 50_000;
         int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 3;
+        List<KeyMapMode> modes = args.length > 4
+                ? Stream.of(args[4].split(","))
+                        .map(m -> KeyMapMode.ofOptionValue(m)
+                                .orElseThrow(() -> new IllegalArgumentException("no key map mode " + m)))
+                        .toList()
+                : List.of(KeyMapMode.values());
         Path dir = Files.createTempDirectory("lance-key-resolver-profile");
         try {
             String uri = dir.resolve("t.lance").toString();
@@ -87,24 +99,27 @@ public final class KeyResolverProfile {
                     perCheckpoint,
                     rounds,
                     ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-            System.out.println("| workload | bootstrap CPU ms | CPU ns/record | allocated B/record"
+            System.out.println("| key map | workload | bootstrap CPU ms | CPU ns/record | allocated B/record"
                     + " | barrier CPU ns/record | snapshot CPU ms | state bytes/checkpoint |");
-            System.out.println("|---|---:|---:|---:|---:|---:|---:|");
+            System.out.println("|---|---|---:|---:|---:|---:|---:|---:|");
             for (boolean cells : new boolean[] {true, false}) {
-                List<Round> measured = new ArrayList<>();
-                for (int r = 0; r < rounds; r++) {
-                    measured.add(round(uri, rows, changes, perCheckpoint, cells, 7 + r));
+                for (KeyMapMode mode : modes) {
+                    List<Round> measured = new ArrayList<>();
+                    for (int r = 0; r < rounds; r++) {
+                        measured.add(round(uri, rows, changes, perCheckpoint, cells, 7 + r, mode));
+                    }
+                    System.out.printf(
+                            Locale.ROOT,
+                            "| %s | %s | %.0f | %.0f | %.0f | %.0f | %.1f | %,d |%n",
+                            mode.optionValue(),
+                            cells ? "cell updates of age" : "whole-row changelog (10% new, 5% deletes)",
+                            median(measured.stream().mapToDouble(Round::bootstrapCpuMs)),
+                            median(measured.stream().mapToDouble(Round::recordCpuNs)),
+                            median(measured.stream().mapToDouble(Round::recordAllocBytes)),
+                            median(measured.stream().mapToDouble(Round::barrierCpuNsPerRecord)),
+                            median(measured.stream().mapToDouble(Round::snapshotCpuMs)),
+                            (long) median(measured.stream().mapToDouble(Round::stateBytesPerCheckpoint)));
                 }
-                System.out.printf(
-                        Locale.ROOT,
-                        "| %s | %.0f | %.0f | %.0f | %.0f | %.1f | %,d |%n",
-                        cells ? "cell updates of age" : "whole-row changelog (10% new, 5% deletes)",
-                        median(measured.stream().mapToDouble(Round::bootstrapCpuMs)),
-                        median(measured.stream().mapToDouble(Round::recordCpuNs)),
-                        median(measured.stream().mapToDouble(Round::recordAllocBytes)),
-                        median(measured.stream().mapToDouble(Round::barrierCpuNsPerRecord)),
-                        median(measured.stream().mapToDouble(Round::snapshotCpuMs)),
-                        (long) median(measured.stream().mapToDouble(Round::stateBytesPerCheckpoint)));
             }
         } finally {
             try (Stream<Path> files = Files.walk(dir)) {
@@ -113,12 +128,13 @@ public final class KeyResolverProfile {
         }
     }
 
-    private static Round round(String uri, int rows, int changes, int perCheckpoint, boolean cells, long seed)
+    private static Round round(
+            String uri, int rows, int changes, int perCheckpoint, boolean cells, long seed, KeyMapMode mode)
             throws Exception {
         List<RowData> input = cells ? cellUpdates(rows, changes, seed) : changelog(rows, changes, seed);
         ColumnSet written = cells ? ColumnSet.of(0, 2) : ColumnSet.firstColumns(4);
         long thread = Thread.currentThread().getId();
-        try (var h = harness(uri, written)) {
+        try (var h = harness(uri, written, mode)) {
             long cpu0 = THREADS.getCurrentThreadCpuTime();
             h.open(); // bootstraps the key map from the table
             long bootstrap = THREADS.getCurrentThreadCpuTime() - cpu0;
@@ -183,10 +199,10 @@ public final class KeyResolverProfile {
     }
 
     private static KeyedOneInputStreamOperatorTestHarness<RowData, RowData, LocatedChange> harness(
-            String uri, ColumnSet written) throws Exception {
+            String uri, ColumnSet written, KeyMapMode mode) throws Exception {
         PrimaryKeySelector keys = new PrimaryKeySelector(ROW, KEY);
         var h = new KeyedOneInputStreamOperatorTestHarness<>(
-                new ChangelogKeyResolver(TableLocation.of(uri), ROW, KEY, written, false, 100_000, false),
+                new ChangelogKeyResolver(TableLocation.of(uri), ROW, KEY, written, false, 100_000, false, mode),
                 keys,
                 InternalTypeInfo.of(keys.keyType()));
         // In-memory checkpoint storage without the 5 MB bound: the snapshot is what is measured.

@@ -25,6 +25,7 @@ class DocJavaSnippetsTest {
 
     private static final String HEADER = String.join(
             "\n",
+            "import dev.lanceflink.flink.sink.KeyMapMode;",
             "import dev.lanceflink.flink.sink.LanceSinkBuilder;",
             "import dev.lanceflink.flink.sink.LanceSinkMode;",
             "import dev.lanceflink.flink.sink.OverlayShape;",

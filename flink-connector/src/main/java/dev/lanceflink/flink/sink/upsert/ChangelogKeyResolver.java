@@ -3,8 +3,10 @@ package dev.lanceflink.flink.sink.upsert;
 import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.committer.core.MovedRows;
+import dev.lanceflink.committer.core.PendingFiles;
 import dev.lanceflink.committer.core.RewriteLog;
 import dev.lanceflink.committer.core.TableLocation;
+import dev.lanceflink.flink.sink.KeyMapMode;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.schema.ColumnSet;
 import dev.lanceflink.table.Manifest;
@@ -17,16 +19,20 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
+import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.heap.HeapKeyedStateBackend;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
@@ -76,6 +82,14 @@ import org.apache.flink.table.types.logical.RowType;
  * The move carries all written columns; when those are not all of the table's, the writer fills
  * in the others from the old row.
  *
+ * <p>With {@link KeyMapMode#IN_MEMORY} ({@code 'sink.key-map' = 'in-memory'}) a streaming job keeps
+ * the map on the heap too ({@link KeyLocations}, no keyed state): {@link #open} always builds it
+ * from the latest version of the table, then replays the restored {@link UncommittedKeyChanges}
+ * (union operator state {@value #KEY_DELTA_STATE}: the inserts, deletes and moves of checkpoints
+ * the table does not show committed yet) over it. So a checkpoint holds only those changes, not
+ * the map, and the restore needs no ordering with the committer's re-commit of the restored
+ * checkpoint (design {@code docs/design/upsert-key-map.md}, §3(b)).
+ *
  * <p>In BATCH execution Flink's keyed state keeps only the current key, so the map lives in a
  * {@link KeyLocationIndex} on the heap instead; and since records then arrive grouped by key, each
  * key's net change is emitted as soon as the next key starts, so memory does not grow with the
@@ -88,6 +102,15 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private static final long LARGE_HEAP_KEY_MAP = 1_000_000;
     /** Operator state name of the {@link RewriteLog}. */
     static final String REWRITE_LOG_STATE = "lance-rewrite-log";
+    /** Keyed state name of the map in {@link KeyMapMode#KEYED_STATE}. */
+    static final String ROW_LOCATION_STATE = "lance-row-location";
+    /** Union operator state name of the {@link UncommittedKeyChanges} in {@link KeyMapMode#IN_MEMORY}. */
+    static final String KEY_DELTA_STATE = "lance-key-delta";
+    /**
+     * Union operator state naming the key map mode that wrote the state, so that the other mode
+     * refuses it (an in-memory delta may be empty, and an empty keyed map is no evidence either).
+     */
+    static final String KEY_MAP_MODE_STATE = "lance-key-map-mode";
     /**
      * How many versions back a key map restored from state without a rewrite log (written before
      * the log existed) looks for compactions its locations may predate: as far as the committer's
@@ -102,12 +125,29 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private final boolean sparse;
     private final long rowsPerFile;
     private final boolean rewriteRows;
+    private final KeyMapMode keyMap;
 
     private transient ValueState<long[]> locations;
-    /** The map in BATCH execution, where keyed state holds the current key only; null in streaming. */
-    private transient KeyLocationIndex batchLocations;
-    /** The data files {@link #batchLocations}' pending locations name. */
-    private transient PendingFileTable batchPendingFiles;
+    /**
+     * The map on the heap: in BATCH execution (where keyed state holds the current key only) and
+     * in streaming with {@link KeyMapMode#IN_MEMORY}; null with keyed state.
+     */
+    private transient KeyLocations heapLocations;
+    /** The data files {@link #heapLocations}' pending locations name. */
+    private transient PendingFileTable heapPendingFiles;
+    /** BATCH execution: records arrive grouped by key, the map is never checkpointed. */
+    private transient boolean batch;
+    /** {@link KeyMapMode#IN_MEMORY} in streaming: the changes not yet shown committed; else null. */
+    private transient UncommittedKeyChanges delta;
+
+    private transient ListState<byte[]> deltaState;
+    private transient ListState<String> keyMapModeState;
+    /** The restored {@link #deltaState} entries, read into {@link #delta} in {@link #open}. */
+    private transient java.util.List<byte[]> restoredDelta;
+    /** Whether the restored state holds keyed map entries (v1 layout, or {@link KeyMapMode#KEYED_STATE}). */
+    private transient boolean restoredKeyedEntries;
+    /** The modes named by the restored {@link #keyMapModeState}. */
+    private transient java.util.Set<String> restoredModes;
 
     private transient DeletedRowCheck batchDeletedRows;
     private transient Map<RowData, KeyedChange> pending;
@@ -167,6 +207,22 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             boolean sparse,
             long rowsPerFile,
             boolean rewriteRows) {
+        this(table, rowType, keyPositions, writtenColumns, sparse, rowsPerFile, rewriteRows, KeyMapMode.KEYED_STATE);
+    }
+
+    /**
+     * @param keyMap where a streaming job keeps the key map ({@code 'sink.key-map'})
+     */
+    public ChangelogKeyResolver(
+            TableLocation table,
+            RowType rowType,
+            int[] keyPositions,
+            ColumnSet writtenColumns,
+            boolean sparse,
+            long rowsPerFile,
+            boolean rewriteRows,
+            KeyMapMode keyMap) {
+        this.keyMap = requireNonNull(keyMap, "keyMap is null");
         this.table = requireNonNull(table, "table is null");
         this.rowType = requireNonNull(rowType, "rowType is null");
         this.keyPositions = keyPositions.clone();
@@ -179,10 +235,33 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
-        locations = context.getKeyedStateStore()
-                .getState(new ValueStateDescriptor<>(
-                        "lance-row-location", PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
-        bootstrap = !context.isRestored();
+        batch = getKeyedStateBackend() instanceof BatchExecutionKeyedStateBackend;
+        boolean inMemory = keyMap == KeyMapMode.IN_MEMORY && !batch;
+        if (!inMemory || context.isRestored()) {
+            // In memory, registered only to see whether restored state holds keyed map entries.
+            locations = context.getKeyedStateStore()
+                    .getState(new ValueStateDescriptor<>(
+                            ROW_LOCATION_STATE, PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+        }
+        keyMapModeState = context.getOperatorStateStore()
+                .getUnionListState(new ListStateDescriptor<>(KEY_MAP_MODE_STATE, Types.STRING));
+        if (inMemory) {
+            deltaState = context.getOperatorStateStore()
+                    .getUnionListState(new ListStateDescriptor<>(
+                            KEY_DELTA_STATE, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+        }
+        if (context.isRestored()) {
+            restoredModes = new java.util.HashSet<>();
+            keyMapModeState.get().forEach(restoredModes::add);
+            if (inMemory) {
+                restoredDelta = new java.util.ArrayList<>();
+                deltaState.get().forEach(restoredDelta::add);
+                try (Stream<Object> keys = getKeyedStateBackend().getKeys(ROW_LOCATION_STATE, VoidNamespace.INSTANCE)) {
+                    restoredKeyedEntries = keys.findAny().isPresent();
+                }
+            }
+        }
+        bootstrap = !context.isRestored() || inMemory;
         // Union: after a rescale every subtask holds keys that others located, so each gets every
         // subtask's log (the same table history: RewriteLog.restore merges them).
         rewriteLogState = context.getOperatorStateStore()
@@ -198,6 +277,13 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         super.snapshotState(context);
         if (rewriteLog != null) {
             rewriteLogState.update(rewriteLog.snapshot());
+        }
+        if (!batch) {
+            keyMapModeState.update(java.util.List.of(keyMap.optionValue()));
+        }
+        if (delta != null) {
+            delta.seal(context.getCheckpointId());
+            deltaState.update(delta.snapshot());
         }
     }
 
@@ -225,6 +311,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         droppedUpdates = group.counter("updatesOfRowsDeletedElsewhere");
         relocated = group.counter("locationsMovedByCompaction");
         group.gauge("keyMapBootstrapMillis", (Gauge<Long>) () -> bootstrapMillis);
+        checkRestoredMode();
         store = table.open();
         history = new TableHistory(store);
         movedRows = new MovedRows(history);
@@ -245,9 +332,22 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             }
         }
         group.gauge("rewriteLogFragments", (Gauge<Integer>) () -> rewriteLog.movedFragments());
-        if (getKeyedStateBackend() instanceof BatchExecutionKeyedStateBackend) {
-            batchLocations = new KeyLocationIndex(keyPositions.length);
-            batchPendingFiles = new PendingFileTable();
+        Manifest pinned = null;
+        if (batch) {
+            heapLocations = new KeyLocationIndex(keyPositions.length);
+            heapPendingFiles = new PendingFileTable();
+        } else if (keyMap == KeyMapMode.IN_MEMORY) {
+            heapLocations = KeyLocations.forKey(PrimaryKeySelector.keyType(rowType, keyPositions));
+            heapPendingFiles = new PendingFileTable();
+            // The scan and the replay of the restored delta are against one version.
+            pinned = ManifestIO.read(store, VersionResolver.latest(store));
+            delta = restoredDelta == null
+                    ? new UncommittedKeyChanges()
+                    : UncommittedKeyChanges.restore(
+                            restoredDelta,
+                            ownKeyGroups(),
+                            getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
+            restoredDelta = null;
         }
         if (bootstrap) {
             long started = System.nanoTime();
@@ -257,19 +357,44 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
                     keyPositions,
                     bootstrapTarget(),
                     getRuntimeContext().getTaskInfo(),
-                    KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
-                            getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks(),
-                            getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
-                            getRuntimeContext().getTaskInfo().getIndexOfThisSubtask()),
-                    batchLocations == null && !(getKeyedStateBackend() instanceof HeapKeyedStateBackend));
+                    ownKeyGroups(),
+                    heapLocations == null && !(getKeyedStateBackend() instanceof HeapKeyedStateBackend),
+                    pinned == null ? -1 : pinned.version());
+            int replayed = 0;
+            if (delta != null) {
+                // The restored delta's files may have been compacted since: known by then.
+                learn(pinned.version());
+                DeletedRowCheck deletedAtPinned = DeletedRowCheck.of(store, pinned, movedRows);
+                // Pruned first: what the pinned version shows committed is left to the scan
+                // anyway, and an Overwrite since the checkpoint drops every segment before any
+                // is replayed.
+                delta.prune(pinned, rewriteLog, deletedAtPinned);
+                replayed = delta.segments();
+                delta.applyTo(heapLocations, heapPendingFiles, pinned, rewriteLog, deletedAtPinned);
+                heapPendingFiles.resolve(PendingFiles.index(pinned));
+                heapPendingFiles.compact(heapLocations);
+            }
             bootstrapMillis = Math.max(1, (System.nanoTime() - started) / 1_000_000);
+            if (delta != null) {
+                LOG.info(
+                        "Lance upsert sink for {}: in-memory key map of subtask {} built from version {} with {}"
+                                + " uncommitted checkpoint segments replayed ({} keys, about {} bytes)",
+                        table,
+                        getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                        pinned.version(),
+                        replayed,
+                        heapLocations.size(),
+                        heapLocations.heapBytes());
+            }
             LOG.info(
                     "Lance upsert sink for {}: key map of subtask {} bootstrapped with {} keys in {} ms",
                     table,
                     getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
                     loaded,
                     bootstrapMillis);
-            if (loaded >= LARGE_HEAP_KEY_MAP && getKeyedStateBackend() instanceof HeapKeyedStateBackend) {
+            if (loaded >= LARGE_HEAP_KEY_MAP
+                    && heapLocations == null
+                    && getKeyedStateBackend() instanceof HeapKeyedStateBackend) {
                 // Heap keyed state has no incremental checkpoints: each one writes the whole map.
                 LOG.warn(
                         "Lance upsert sink for {}: the key map ({} keys in subtask {}) is on heap state, which"
@@ -282,17 +407,48 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         }
     }
 
+    private KeyGroupRange ownKeyGroups() {
+        return KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
+                getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks(),
+                getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
+                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+    }
+
+    /**
+     * Refuses state written in the other {@link KeyMapMode}: the keyed-state map restored into an
+     * in-memory resolver (its pending checkpoint has no tombstones, so a scan could revive a key it
+     * deleted), or an in-memory delta into a keyed-state resolver (which would start from an empty
+     * map and append every key again).
+     */
+    private void checkRestoredMode() {
+        if (restoredModes == null || batch) {
+            return;
+        }
+        String mode = keyMap.optionValue();
+        String other = keyMap == KeyMapMode.IN_MEMORY
+                ? KeyMapMode.KEYED_STATE.optionValue()
+                : KeyMapMode.IN_MEMORY.optionValue();
+        if (restoredModes.contains(other) || (keyMap == KeyMapMode.IN_MEMORY && restoredKeyedEntries)) {
+            throw new IllegalStateException("The upsert sink for " + table + " is restored from state written with"
+                    + " 'sink.key-map' = '" + other + "', but runs with 'sink.key-map' = '" + mode + "'; the"
+                    + " key map's state does not carry over between the two modes: restore with 'sink.key-map' = '"
+                    + other + "' (KeyMapMode." + KeyMapMode.ofOptionValue(other).orElseThrow() + " in the DataStream"
+                    + " builder), or start the job without state");
+        }
+    }
+
     private KeyMapBootstrap.Locations bootstrapTarget() {
-        if (batchLocations != null) {
+        if (heapLocations != null) {
             return new KeyMapBootstrap.Locations() {
                 @Override
                 public long[] get(RowData key) {
-                    return batchLocation((BinaryRowData) key);
+                    return heapLocation((BinaryRowData) key);
                 }
 
                 @Override
-                public void put(RowData key, long[] location) throws Exception {
-                    remember(key, location);
+                public void put(RowData key, long[] location) {
+                    BinaryRowData k = (BinaryRowData) key;
+                    heapLocations.put(k, heapHash(k), heapPendingFiles.pack(location));
                 }
             };
         }
@@ -317,10 +473,10 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         RowData key = (RowData) getCurrentKey();
         KeyedChange c = pending.get(key);
         if (c == null) {
-            if (batchLocations != null && !pending.isEmpty()) {
+            if (batch && !pending.isEmpty()) {
                 emitPending(); // BATCH: input sorted by key, so the previous key's change is final
             }
-            long[] loc = batchLocations != null ? batchLocation((BinaryRowData) key) : locations.value();
+            long[] loc = heapLocations != null ? heapLocation((BinaryRowData) key) : locations.value();
             c = new KeyedChange(loc == null ? null : loc.clone());
             pending.put(key, c);
         }
@@ -429,8 +585,13 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
         tableRead = false;
-        emitPending();
-        if (!tableRead) {
+        DeletedRowCheck read = emitPending();
+        if (delta != null) {
+            // The latest version is read at every barrier anyway (with learn): it drops the
+            // segments it shows committed, and turns the map's locations in committed files into
+            // row addresses (no packed location is held outside the map after emitPending).
+            pruneDelta(read != null ? read.manifest() : tableNow().manifest());
+        } else if (!tableRead) {
             // No change needed the table this time: the compactions are learned anyway, at every
             // checkpoint, so that one is known (and kept in state) while its version is surely
             // still in the history, not only when some key of it next changes.
@@ -438,21 +599,32 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         }
     }
 
+    /** Drops the delta's segments {@code latest} shows committed and frees the committed files' slots. */
+    private void pruneDelta(Manifest latest) throws IOException {
+        delta.prune(latest, rewriteLog, DeletedRowCheck.of(store, latest, movedRows));
+        heapPendingFiles.resolve(PendingFiles.index(latest));
+        heapPendingFiles.compact(heapLocations);
+    }
+
     @Override
     public void endInput() throws Exception {
         emitPending();
     }
 
-    /** Emits every key's net change and brings the key map up to date. */
-    private void emitPending() throws Exception {
+    /**
+     * Emits every key's net change and brings the key map up to date.
+     *
+     * @return the latest version read for the changes, or null if none was needed
+     */
+    private DeletedRowCheck emitPending() throws Exception {
         if (pending.isEmpty()) {
-            return;
+            return null;
         }
         StreamRecord<LocatedChange> out = new StreamRecord<>(null);
         DeletedRowCheck tableNow = batchDeletedRows;
         for (Map.Entry<RowData, KeyedChange> e : pending.entrySet()) {
             KeyedChange c = e.getValue();
-            if (batchLocations == null) {
+            if (heapLocations == null) {
                 setCurrentKey(e.getKey());
             }
             boolean updatesOriginal = c.state == KeyedChange.State.EXISTING && !c.columns.isEmpty();
@@ -462,7 +634,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             if (original != null && (c.deleteOriginal || updatesOriginal)) {
                 if (tableNow == null) {
                     tableNow = tableNow();
-                    if (batchLocations != null) {
+                    if (batch) {
                         batchDeletedRows = tableNow; // read once per run, not per key
                     }
                 }
@@ -480,6 +652,10 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             if (c.deleteOriginal && original != null && !goneBeforeMove) {
                 output.collect(out.replace(LocatedChange.delete(original[0], original[1])));
                 deletes.inc();
+                if (delta != null && c.state == KeyedChange.State.ABSENT) {
+                    // (Deleted then inserted again: the insert below is the key's entry.)
+                    delta.deleted((BinaryRowData) e.getKey(), original[0], original[1]);
+                }
             }
             switch (c.state) {
                 case EXISTING -> {
@@ -494,6 +670,9 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
                             output.collect(out.replace(
                                     LocatedChange.move(original[0], original[1], to[0], to[1], writtenColumns, c.row)));
                             remember(e.getKey(), to);
+                            if (delta != null) {
+                                delta.moved((BinaryRowData) e.getKey(), original[0], original[1], to[0], to[1]);
+                            }
                             updates.inc();
                         } else {
                             output.collect(out.replace(LocatedChange.update(
@@ -509,6 +688,9 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
                     long[] at = nextNewRowLocation();
                     output.collect(out.replace(LocatedChange.insert(at[0], at[1], c.row)));
                     remember(e.getKey(), at);
+                    if (delta != null) {
+                        delta.inserted((BinaryRowData) e.getKey(), at[0], at[1]);
+                    }
                     inserts.inc();
                 }
                 case ABSENT -> {
@@ -519,9 +701,10 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             }
         }
         pending.clear();
-        if (batchLocations == null) {
+        if (!batch) {
             currentFileId = 0; // a checkpoint always ends the open file
         }
+        return tableNow;
     }
 
     /**
@@ -558,26 +741,31 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         return new long[] {currentFileId, currentFileRows++};
     }
 
-    /** {@code key}'s location in the BATCH map, as {fileId, position}, or null. */
-    private long[] batchLocation(BinaryRowData key) {
-        long packed = batchLocations.get(key, key.hashCode());
-        return packed == KeyLocations.NONE ? null : batchPendingFiles.unpack(packed);
+    /** {@code key}'s location in the heap map, as {fileId, position}, or null. */
+    private long[] heapLocation(BinaryRowData key) {
+        long packed = heapLocations.get(key, heapHash(key));
+        return packed == KeyLocations.NONE ? null : heapPendingFiles.unpack(packed);
+    }
+
+    /** The hash the heap map takes: none for the long map, which mixes the key's long itself. */
+    private int heapHash(BinaryRowData key) {
+        return heapLocations.usesHash() ? key.hashCode() : 0;
     }
 
     /** Records {@code key}'s new location (keyed state: {@code key} is the current key). */
     private void remember(RowData key, long[] location) throws Exception {
-        if (batchLocations != null) {
+        if (heapLocations != null) {
             BinaryRowData k = (BinaryRowData) key;
-            batchLocations.put(k, k.hashCode(), batchPendingFiles.pack(location));
+            heapLocations.put(k, heapHash(k), heapPendingFiles.pack(location));
         } else {
             locations.update(location);
         }
     }
 
     private void forget(RowData key) throws Exception {
-        if (batchLocations != null) {
+        if (heapLocations != null) {
             BinaryRowData k = (BinaryRowData) key;
-            batchLocations.remove(k, k.hashCode());
+            heapLocations.remove(k, heapHash(k));
         } else {
             locations.clear();
         }

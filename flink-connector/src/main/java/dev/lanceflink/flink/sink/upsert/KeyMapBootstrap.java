@@ -68,6 +68,24 @@ final class KeyMapBootstrap {
             KeyGroupRange ownGroups,
             boolean inKeyGroupOrder)
             throws Exception {
+        return load(table, rowType, keyPositions, locations, task, ownGroups, inKeyGroupOrder, -1);
+    }
+
+    /**
+     * @param version the version to scan, or -1 for the latest: the in-memory key map replays its
+     *     uncommitted changes against the version it scanned
+     * @return how many keys this subtask loaded
+     */
+    static long load(
+            TableLocation table,
+            RowType rowType,
+            int[] keyPositions,
+            Locations locations,
+            TaskInfo task,
+            KeyGroupRange ownGroups,
+            boolean inKeyGroupOrder,
+            long version)
+            throws Exception {
         List<String> keyColumns = new ArrayList<>();
         for (int p : keyPositions) {
             keyColumns.add(rowType.getFieldNames().get(p));
@@ -84,7 +102,8 @@ final class KeyMapBootstrap {
         // Hashes seen more than once: in key-group order, those keys are looked up when put.
         IntSet collidedHashes = new IntSet();
         GroupBuffer[] buffers = inKeyGroupOrder ? new GroupBuffer[ownGroups.getNumberOfKeyGroups()] : null;
-        try (Dataset ds = Dataset.open(table.uri(), table.storageOptions());
+        try (Dataset latest = Dataset.open(table.uri(), table.storageOptions());
+                Dataset ds = version < 0 ? latest.checkoutLatest() : latest.checkoutVersion(version);
                 Scanner scan = ds.scan(ScanOptions.all().withColumns(keyColumns).withRowAddress(true))) {
             while (scan.hasNext()) {
                 try (VectorSchemaRoot batch = scan.next()) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.VersionInfo;
+import dev.lanceflink.flink.sink.KeyMapMode;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.flink.sink.UpdateMode;
@@ -18,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -32,7 +34,8 @@ import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A reader of any version sees whole checkpoints only. The input is a stream of groups, each
@@ -40,7 +43,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * insert a new one with the same age, and move one unit of age from one row to another. After
  * every whole group the table has the same number of rows and the same total age; a version with
  * a checkpoint's new rows but not its deletions, or its deletions but not its updates, breaks one
- * of the two. Every version the sink committed is read back and checked, in both update modes.
+ * of the two. Every version the sink committed is read back and checked, in both update modes and both key map modes.
  */
 class AtomicCheckpointITCase {
     private static final int ROWS = 1_200;
@@ -53,9 +56,14 @@ class AtomicCheckpointITCase {
     @TempDir
     Path dir;
 
+    static Stream<Arguments> modes() {
+        return Stream.of(UpdateMode.values())
+                .flatMap(u -> Stream.of(KeyMapMode.values()).map(k -> Arguments.of(u, k)));
+    }
+
     @ParameterizedTest
-    @EnumSource(UpdateMode.class)
-    void everyVersionHoldsWholeCheckpoints(UpdateMode mode) throws Exception {
+    @MethodSource("modes")
+    void everyVersionHoldsWholeCheckpoints(UpdateMode mode, KeyMapMode keyMap) throws Exception {
         String uri = dir.resolve("atomic.lance").toString();
         TreeMap<Long, UsersTable.Row> initial = new TreeMap<>();
         for (long id = 0; id < ROWS; id++) {
@@ -67,6 +75,7 @@ class AtomicCheckpointITCase {
                 .mode(LanceSinkMode.UPSERT)
                 .primaryKey("id")
                 .updateMode(mode)
+                .keyMap(keyMap)
                 .uidSuffix("atomic-" + mode)
                 .commitRetryBackoff(Duration.ZERO)
                 .sinkTo(env.fromSequence(0, GROUPS - 1)
@@ -76,7 +85,7 @@ class AtomicCheckpointITCase {
                         .setParallelism(1)
                         .uid("group-rows")
                         .returns(RowData.class));
-        env.execute("whole checkpoints, " + mode);
+        env.execute("whole checkpoints, " + mode + ", " + keyMap);
 
         List<VersionInfo> sinkVersions;
         try (Dataset ds = Dataset.open(uri, Map.of())) {

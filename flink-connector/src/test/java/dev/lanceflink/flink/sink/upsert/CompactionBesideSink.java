@@ -2,6 +2,7 @@ package dev.lanceflink.flink.sink.upsert;
 
 import dev.lanceflink.compact.FragmentRewriter;
 import dev.lanceflink.file.writer.FileWriterOptions;
+import dev.lanceflink.flink.sink.KeyMapMode;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.io.ObjectStore;
@@ -60,12 +61,25 @@ final class CompactionBesideSink {
      */
     static void runSink(String uri, int changes, MapFunction<Long, RowData> phases, String uidSuffix, String jobName)
             throws Exception {
+        runSink(uri, changes, phases, uidSuffix, jobName, KeyMapMode.KEYED_STATE);
+    }
+
+    /** {@link #runSink(String, int, MapFunction, String, String)} with the key map in {@code keyMap}. */
+    static void runSink(
+            String uri,
+            int changes,
+            MapFunction<Long, RowData> phases,
+            String uidSuffix,
+            String jobName,
+            KeyMapMode keyMap)
+            throws Exception {
         StreamExecutionEnvironment env = JobEnvironments.noRestarts(2, 150);
         LanceSinkBuilder.forTable(uri)
                 .mode(LanceSinkMode.UPSERT)
                 .primaryKey("id")
                 .rowsPerFile(500)
                 .uidSuffix(uidSuffix)
+                .keyMap(keyMap)
                 .commitRetries(30)
                 .commitRetryBackoff(Duration.ofMillis(10))
                 .sinkTo(env.fromSequence(0, changes - 1)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.VersionInfo;
+import dev.lanceflink.flink.sink.KeyMapMode;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.testkit.flink.MiniClusters;
@@ -22,16 +23,17 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Fragment compaction next to a running upsert sink: another writer rewrites every fragment (rows
  * move to new fragments at new offsets) three times while the sink runs, each time between two
  * phases of its changes, so that the next phase updates, deletes and inserts keys located before
  * the move. The sink follows the moved rows and ends equal to the model cell by
- * cell, with no restart (the job runs without restart strategy).
+ * cell, with no restart (the job runs without restart strategy), in both key map modes.
  */
 class CompactionBesideUpsertSinkITCase {
     @RegisterExtension
@@ -40,8 +42,9 @@ class CompactionBesideUpsertSinkITCase {
     @TempDir
     Path dir;
 
-    @Test
-    void theSinkFollowsRowsACompactionMovesUnderIt() throws Exception {
+    @ParameterizedTest
+    @EnumSource(KeyMapMode.class)
+    void theSinkFollowsRowsACompactionMovesUnderIt(KeyMapMode keyMap) throws Exception {
         String uri = dir.resolve("compacted.lance").toString();
         TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(3_000);
         UsersTable.create(uri, initial, 300);
@@ -80,7 +83,8 @@ class CompactionBesideUpsertSinkITCase {
                     m.changes.size(),
                     new PhasedChange(m.changes.size() / PHASES),
                     "beside-compaction",
-                    "upsert beside a compaction");
+                    "upsert beside a compaction, key map " + keyMap.optionValue(),
+                    keyMap);
         } finally {
             stop.set(true);
             compactor.join();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.flink.sink.FaultyStoreProvider;
+import dev.lanceflink.flink.sink.KeyMapMode;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.table.Fragment;
@@ -40,6 +41,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The upsert sink end to end on a MiniCluster: a seeded changelog (inserts, updates with and
@@ -138,8 +141,10 @@ class UpsertSinkITCase {
                 .allSatisfy(o -> assertThat(o.dataFile().fields()).containsExactly(ageId));
     }
 
-    @Test
-    void keyMapOnRocksDbWithARestartEndsEqualToTheModel() throws Exception {
+    /** In-memory mode on RocksDB too: its restore looks for keyed map entries in the RocksDB backend. */
+    @ParameterizedTest
+    @EnumSource(KeyMapMode.class)
+    void keyMapOnRocksDbWithARestartEndsEqualToTheModel(KeyMapMode keyMap) throws Exception {
         TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(3_000);
         createTable(initial);
         UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(314, 40_000, 6_000, false);
@@ -157,7 +162,7 @@ class UpsertSinkITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
         env.enableCheckpointing(300);
-        pipeline(env, 50, 15_000, sink(uri));
+        pipeline(env, 50, 15_000, sink(uri).keyMap(keyMap));
         env.execute("upsert with RocksDB");
 
         assertThat(WRITER_FAILURES.get()).isZero();
@@ -165,8 +170,9 @@ class UpsertSinkITCase {
         assertRowsOnlyInsertedForNewKeys(manifest(), initial.size(), m);
     }
 
-    @Test
-    void twentyFailuresOfWritersAndCommitterLeaveTheModelsTable() throws Exception {
+    @ParameterizedTest
+    @EnumSource(KeyMapMode.class)
+    void twentyFailuresOfWritersAndCommitterLeaveTheModelsTable(KeyMapMode keyMap) throws Exception {
         TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(3_000);
         createTable(initial);
         UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(99, 60_000, 6_000, false);
@@ -176,7 +182,7 @@ class UpsertSinkITCase {
         FaultyStoreProvider.FAULTS.loseNextResponses(5);
         FaultyStoreProvider.FAULTS.crashAfterNextPublications(5);
         StreamExecutionEnvironment env = env(3, 60, null);
-        pipeline(env, 30, 2_500, sink("faulty://" + uri));
+        pipeline(env, 30, 2_500, sink("faulty://" + uri).keyMap(keyMap));
         env.execute("upsert under failures");
 
         assertThat(WRITER_FAILURES.get()).isZero();
@@ -185,14 +191,15 @@ class UpsertSinkITCase {
         assertRowsOnlyInsertedForNewKeys(manifest(), initial.size(), m);
     }
 
-    @Test
-    void stopWithSavepointAndRestoreIntoANewJobKeepsTheModel() throws Exception {
+    @ParameterizedTest
+    @EnumSource(KeyMapMode.class)
+    void stopWithSavepointAndRestoreIntoANewJobKeepsTheModel(KeyMapMode keyMap) throws Exception {
         TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(1_000);
         createTable(initial);
         UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(5, 30_000, 2_000, false);
         CHANGES = m.changes;
         StreamExecutionEnvironment first = env(2, 0, null);
-        pipeline(first, 5, 0, sink(uri));
+        pipeline(first, 5, 0, sink(uri).keyMap(keyMap));
         JobClient job = first.executeAsync("before savepoint");
         waitForVersions(4);
         String savepoint = job.stopWithSavepoint(
@@ -200,12 +207,12 @@ class UpsertSinkITCase {
                 .get(60, TimeUnit.SECONDS);
 
         StreamExecutionEnvironment second = env(3, 0, savepoint);
-        pipeline(second, 100, 0, sink(uri));
+        pipeline(second, 100, 0, sink(uri).keyMap(keyMap));
         second.execute("restored with another parallelism");
         assertTableEquals(m.model);
 
         StreamExecutionEnvironment stale = env(2, 0, savepoint);
-        pipeline(stale, 100, 0, sink(uri));
+        pipeline(stale, 100, 0, sink(uri).keyMap(keyMap));
         assertThatThrownBy(() -> stale.execute("stale restore"))
                 .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
                         .contains("already holds its commit of checkpoint"));

@@ -15,6 +15,8 @@ import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.txn.TransactionStore;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.channels.ClosedByInterruptException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -361,6 +363,12 @@ public final class TableCleanup {
                     "Manifest " + where + " of version " + loc.version()
                             + " disappeared while cleanup was reading it (is another cleanup running?); " + consequence
                             + ". Run cleanup again when no other cleanup runs",
+                    e);
+        } catch (ClosedByInterruptException | InterruptedIOException e) {
+            // Not a damaged manifest: the cleanup's thread was stopped (a job cancelled mid-check).
+            throw new CleanupAbortedException(
+                    "Cleanup was interrupted while reading manifest " + where + " of version " + loc.version() + "; "
+                            + consequence + ". Run cleanup again",
                     e);
         } catch (IOException | RuntimeException e) {
             throw new CleanupAbortedException(

@@ -16,6 +16,7 @@ import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.ForwardingObjectStore;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.io.RangeReader;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.txn.CommitOptions;
 import dev.lanceflink.txn.Operation;
@@ -23,6 +24,7 @@ import dev.lanceflink.txn.TableCommitter;
 import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.write.FragmentWriter;
 import java.io.IOException;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -145,6 +147,28 @@ class TableCleanupSafetyTest {
                 .hasMessageContaining("Tag 'late'")
                 .hasMessageContaining("version 1")
                 .hasMessageContaining("Nothing was deleted");
+        assertThat(files(store)).isEqualTo(before);
+    }
+
+    @Test
+    void aReadInterruptedByAStoppingThreadIsNotCalledADamagedManifest() throws Exception {
+        Dataset v1 = CleanupTestTables.create(store, allocator, 10, 10);
+        CleanupTestTables.append(v1, 10, 20, Map.of());
+        ObjectStore interrupted = new ForwardingObjectStore(store) {
+            @Override
+            public RangeReader openReader(String path, long knownSize) throws IOException {
+                if (path.startsWith("_versions/")) {
+                    throw new ClosedByInterruptException(); // as a cancelled job's cleanup thread sees it
+                }
+                return super.openReader(path, knownSize);
+            }
+        };
+        Map<String, Long> before = files(store);
+
+        assertThatThrownBy(() -> TableCleanup.plan(interrupted, keepLast(1)))
+                .isInstanceOf(CleanupAbortedException.class)
+                .hasMessageContaining("interrupted while reading manifest")
+                .hasMessageNotContaining("Repair or restore");
         assertThat(files(store)).isEqualTo(before);
     }
 

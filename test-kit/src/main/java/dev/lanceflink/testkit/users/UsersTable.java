@@ -20,6 +20,7 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
@@ -103,6 +104,24 @@ public final class UsersTable {
         try (Dataset ds = Dataset.open(uri, storage)) {
             return read(ds);
         }
+    }
+
+    /** The row address ({@code _rowaddr}) of every live row of the latest version, by key. */
+    public static TreeMap<Long, Long> rowAddresses(String uri) throws IOException {
+        TreeMap<Long, Long> out = new TreeMap<>();
+        try (Dataset ds = Dataset.open(uri, Map.of());
+                Scanner s = ds.scan(ScanOptions.all().withColumns(List.of("id")).withRowAddress(true))) {
+            while (s.hasNext()) {
+                try (VectorSchemaRoot b = s.next()) {
+                    BigIntVector id = (BigIntVector) b.getVector("id");
+                    UInt8Vector addr = (UInt8Vector) b.getVector(ScanOptions.ROW_ADDRESS);
+                    for (int i = 0; i < b.getRowCount(); i++) {
+                        out.put(id.get(i), addr.get(i));
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     /** Every live row of {@code ds}'s version by key; fails on a key that appears twice. */

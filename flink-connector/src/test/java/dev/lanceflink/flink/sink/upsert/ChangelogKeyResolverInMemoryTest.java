@@ -13,8 +13,6 @@ import dev.lanceflink.flink.sink.KeyMapMode;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.overlay.StagedWrite;
-import dev.lanceflink.read.ScanOptions;
-import dev.lanceflink.read.Scanner;
 import dev.lanceflink.schema.ColumnSet;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
@@ -36,7 +34,6 @@ import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
@@ -165,7 +162,7 @@ class ChangelogKeyResolverInMemoryTest {
             TableCommitter.commit(
                     store, Transaction.of(read.version(), rewrite.operation(), Map.of()), CommitOptions.defaults());
         }
-        Map<Long, Long> now = addresses();
+        Map<Long, Long> now = UsersTable.rowAddresses(uri);
         assertThat(now.get(5L)).isNotEqualTo(RowAddress.of(0, 5));
         try (var h = harness(KeyMapMode.IN_MEMORY, 1, 0)) {
             h.initializeState(c.state());
@@ -351,23 +348,5 @@ class ChangelogKeyResolverInMemoryTest {
                     .get(fileId)
                     .id();
         }
-    }
-
-    /** id → row address of every live row. */
-    private Map<Long, Long> addresses() throws Exception {
-        Map<Long, Long> out = new HashMap<>();
-        try (Dataset ds = Dataset.open(uri, Map.of());
-                Scanner s = ds.scan(ScanOptions.all().withColumns(List.of("id")).withRowAddress(true))) {
-            while (s.hasNext()) {
-                try (VectorSchemaRoot b = s.next()) {
-                    BigIntVector id = (BigIntVector) b.getVector("id");
-                    UInt8Vector addr = (UInt8Vector) b.getVector(ScanOptions.ROW_ADDRESS);
-                    for (int i = 0; i < b.getRowCount(); i++) {
-                        out.put(id.get(i), addr.get(i));
-                    }
-                }
-            }
-        }
-        return out;
     }
 }

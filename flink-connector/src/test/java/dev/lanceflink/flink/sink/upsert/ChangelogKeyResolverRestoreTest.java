@@ -9,8 +9,6 @@ import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.overlay.StagedWrite;
-import dev.lanceflink.read.ScanOptions;
-import dev.lanceflink.read.Scanner;
 import dev.lanceflink.schema.ColumnSet;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
@@ -21,14 +19,10 @@ import dev.lanceflink.txn.CommitOptions;
 import dev.lanceflink.txn.TableCommitter;
 import dev.lanceflink.txn.Transaction;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.UInt8Vector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.GenericRowData;
@@ -67,7 +61,7 @@ class ChangelogKeyResolverRestoreTest {
     void locationsFollowACompactionAcrossRestoreAndCleanup() throws Exception {
         String uri = dir.resolve("t.lance").toString();
         UsersTable.create(uri, Mix.SINK_TESTS.initialRows(40), 10); // fragments 0..3
-        Map<Long, Long> before = addresses(uri);
+        Map<Long, Long> before = UsersTable.rowAddresses(uri);
 
         OperatorSubtaskState bootstrapped;
         try (var h = harness(uri)) {
@@ -86,7 +80,7 @@ class ChangelogKeyResolverRestoreTest {
             TableCommitter.commit(
                     store, Transaction.of(read.version(), rewrite.operation(), Map.of()), CommitOptions.defaults());
         }
-        Map<Long, Long> now = addresses(uri);
+        Map<Long, Long> now = UsersTable.rowAddresses(uri);
         assertThat(now.get(5L)).isNotEqualTo(before.get(5L));
 
         // State of the layout before the rewrite log: the log is learned from the history.
@@ -156,23 +150,5 @@ class ChangelogKeyResolverRestoreTest {
             assertThat(c.fileId()).isZero();
         });
         return out.stream().map(LocatedChange::position).toList();
-    }
-
-    /** id → row address of every live row. */
-    private static Map<Long, Long> addresses(String uri) throws Exception {
-        Map<Long, Long> out = new HashMap<>();
-        try (Dataset ds = Dataset.open(uri, Map.of());
-                Scanner s = ds.scan(ScanOptions.all().withColumns(List.of("id")).withRowAddress(true))) {
-            while (s.hasNext()) {
-                try (VectorSchemaRoot b = s.next()) {
-                    BigIntVector id = (BigIntVector) b.getVector("id");
-                    UInt8Vector addr = (UInt8Vector) b.getVector(ScanOptions.ROW_ADDRESS);
-                    for (int i = 0; i < b.getRowCount(); i++) {
-                        out.put(id.get(i), addr.get(i));
-                    }
-                }
-            }
-        }
-        return out;
     }
 }

@@ -18,9 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.UInt8Vector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -53,7 +51,7 @@ class RowAddressSinkITCase {
         users.put(3L, new UsersTable.Row("carol", 40, null));
         users.put(4L, new UsersTable.Row("dave", 22, null));
         UsersTable.create(uri, users, 4);
-        Map<Long, Long> address = addresses(uri);
+        Map<Long, Long> address = UsersTable.rowAddresses(uri);
 
         // UPDATE users SET age = age + 1 WHERE id IN (2, 4)
         List<RowData> changes = new ArrayList<>();
@@ -97,23 +95,6 @@ class RowAddressSinkITCase {
                 .uidSuffix("ra")
                 .sinkTo(env.fromData(rows).returns(RowData.class));
         env.execute("row-address changes");
-    }
-
-    private static Map<Long, Long> addresses(String uri) throws Exception {
-        Map<Long, Long> out = new TreeMap<>();
-        try (Dataset ds = Dataset.open(uri, Map.of());
-                Scanner s = ds.scan(ScanOptions.all().withColumns(List.of("id")).withRowAddress(true))) {
-            while (s.hasNext()) {
-                try (VectorSchemaRoot b = s.next()) {
-                    BigIntVector id = (BigIntVector) b.getVector("id");
-                    UInt8Vector addr = (UInt8Vector) b.getVector(ScanOptions.ROW_ADDRESS);
-                    for (int i = 0; i < b.getRowCount(); i++) {
-                        out.put(id.get(i), addr.get(i));
-                    }
-                }
-            }
-        }
-        return out;
     }
 
     private static List<Integer> ages(String uri) throws Exception {

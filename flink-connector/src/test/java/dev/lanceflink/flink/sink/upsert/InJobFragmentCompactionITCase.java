@@ -17,11 +17,13 @@ import dev.lanceflink.txn.Transaction;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.table.data.RowData;
@@ -138,9 +140,10 @@ class InJobFragmentCompactionITCase {
                 .withExecution(Duration.ofSeconds(30), 2, 8)
                 .withFragmentCompaction(new MaintenanceSettings.FragmentCompaction(true, 4_000, 0, 0.3, 4));
         // Whether a compaction overlaps a sink commit depends on timing: after the changelog the job
-        // goes on changing rows of every fragment (to a changed value, then back to the final one)
-        // until the poller has seen a compaction carry the sink's changes (15 s of pacing at most).
-        List<RowData> tail = changedAndBack(m.model, 150_000);
+        // goes on inserting new keys (small fragments to compact, every checkpoint), deleting them
+        // again and changing rows of every fragment, until the poller has seen a compaction carry
+        // the sink's changes (a minute at most).
+        Churn tail = new Churn(m.model);
         JobClient job = poller.during(() -> {
             JobClient started = MaintainedUpsertJob.start(
                     uri, m.changes, tail, maintenance, "updated-everywhere", 2, "upsert updating every fragment");
@@ -166,21 +169,55 @@ class InJobFragmentCompactionITCase {
     }
 
     /**
-     * {@code count} changes (even) that leave the rows of {@code model} as they are: an update of a
-     * key to a changed value, then of the key back to its row in the model, for keys spread over
-     * the key range.
+     * The tail of {@link #compactionsLandWhileTheSinkChangesEveryFragment}: each step inserts a new
+     * key (so every checkpoint appends small fragments and compactions keep being planned), deletes
+     * one of the new keys inserted before at random once more than {@link #LIVE} are live (deletions
+     * in the small fragments compactions read), and changes an existing key and changes it back
+     * (overlays on every fragment). The drain deletes the new keys left, so the table ends as the
+     * changelog's model.
      */
-    private static List<RowData> changedAndBack(TreeMap<Long, UsersTable.Row> model, int count) {
-        List<Long> keys = new ArrayList<>(model.keySet());
-        Random r = new Random(47);
-        List<RowData> tail = new ArrayList<>(count);
-        for (int i = 0; i < count / 2; i++) {
-            long key = keys.get(r.nextInt(keys.size()));
-            UsersTable.Row last = model.get(key);
-            tail.add(UsersChangelog.rowData(RowKind.UPDATE_AFTER, key, Mix.SINK_TESTS.updated.changed(last, r)));
-            tail.add(UsersChangelog.rowData(RowKind.UPDATE_AFTER, key, last));
+    static final class Churn implements MaintainedUpsertJob.Tail {
+        private static final int LIVE = 1_000;
+        private static final long FIRST_NEW_KEY = 1_000_000_000L;
+        private final List<Long> existing;
+        private final TreeMap<Long, UsersTable.Row> model;
+        private final List<Long> live = new ArrayList<>();
+        private final Map<Long, UsersTable.Row> liveRows = new HashMap<>();
+        private long nextKey = FIRST_NEW_KEY;
+
+        Churn(TreeMap<Long, UsersTable.Row> model) {
+            this.model = model;
+            this.existing = new ArrayList<>(model.keySet());
         }
-        return tail;
+
+        @Override
+        public void step(Random r, Consumer<RowData> out) {
+            long key = nextKey++;
+            UsersTable.Row row = Mix.SINK_TESTS.inserted.row(r);
+            out.accept(UsersChangelog.rowData(RowKind.INSERT, key, row));
+            live.add(key);
+            liveRows.put(key, row);
+            if (live.size() > LIVE) {
+                int at = r.nextInt(live.size());
+                long gone = live.get(at);
+                live.set(at, live.get(live.size() - 1));
+                live.remove(live.size() - 1);
+                out.accept(UsersChangelog.rowData(RowKind.DELETE, gone, liveRows.remove(gone)));
+            }
+            long id = existing.get(r.nextInt(existing.size()));
+            UsersTable.Row last = model.get(id);
+            out.accept(UsersChangelog.rowData(RowKind.UPDATE_AFTER, id, Mix.SINK_TESTS.updated.changed(last, r)));
+            out.accept(UsersChangelog.rowData(RowKind.UPDATE_AFTER, id, last));
+        }
+
+        @Override
+        public void drain(Consumer<RowData> out) {
+            for (long key : live) {
+                out.accept(UsersChangelog.rowData(RowKind.DELETE, key, liveRows.get(key)));
+            }
+            live.clear();
+            liveRows.clear();
+        }
     }
 
     /** Reads every version as it appears: compactions, and whether they carried concurrent changes. */

@@ -233,8 +233,9 @@ public final class LanceConnectorOptions {
             .intType()
             .defaultValue(MaintenanceSettings.DEFAULT_MAX_FRAGMENTS_PER_RUN)
             .withDescription("Fragments one merge or"
-                    + " fold takes at most (those with the most overlays first), and one fragment compaction (in table"
-                    + " order); the rest wait for the next check.");
+                    + " fold run takes at most (those with the most overlays first), and one fragment compaction run (in"
+                    + " table order). A check runs one run after another until what it found due is done or its"
+                    + " check interval has passed; the rest waits for the next check.");
 
     public static final ConfigOption<Boolean> SINK_MAINTENANCE_FRAGMENTS_ENABLED = ConfigOptions.key(
                     MaintenanceSettings.FRAGMENTS_ENABLED)

@@ -32,7 +32,8 @@ import java.time.Duration;
  * @param cleanupGrace files no version references are deleted only when older than this
  * @param leaseTimeout how long the maintenance lease lasts without renewal
  * @param parallelism maintenance tasks (threads) working on fragments at once
- * @param maxFragmentsPerRun fragments one merge, fold or fragment compaction run takes at most; the rest wait
+ * @param maxFragmentsPerRun fragments one merge, fold or fragment compaction run takes at most; a check
+ *     runs one run after another until what it found due is done or its interval has passed
  * @param fragments fragment compaction (the standalone job's mode {@code fragments}): off by default
  */
 public record MaintenanceSettings(

@@ -134,7 +134,14 @@ public final class MaintenanceTriggers {
         if (!s.fragments().enabled()) {
             return Set.of();
         }
-        CompactionPlan plan = FragmentCompactionPlanner.plan("(checked version)", m, fragmentPolicy(s), null);
+        // Planned without the run's fragment budget: a run takes a prefix of the table order, and
+        // when the prefix ended on a group below min-fragments (a few fragments with many deleted
+        // rows before a group of small ones too big for the rest of the budget), compaction was
+        // never due again and the sink's small fragments piled up (maintenance benchmark: 57 ->
+        // 115 fragments in 30 s). The check takes what is due in runs of the budget's size.
+        CompactionPolicy unbounded = fragmentPolicy(s);
+        unbounded = unbounded.withBudget(Integer.MAX_VALUE, unbounded.maxBytes());
+        CompactionPlan plan = FragmentCompactionPlanner.plan("(checked version)", m, unbounded, null);
         Set<Long> planned = new TreeSet<>();
         plan.tasks().forEach(t -> planned.addAll(t.fragmentIds()));
         if (planned.isEmpty() || planned.size() < s.fragments().minFragments()) {

@@ -38,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import org.apache.arrow.memory.BufferAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -207,27 +208,41 @@ public final class TableMaintainer {
         long overlaysRemoved = 0;
         // Merges first: they are cheap and keep the overlays per fragment bounded; a fold of a
         // fragment the sink keeps overlaying may need several rounds (or not land at all).
+        // Each step takes what is due in runs of at most max-fragments-per-run fragments (a run's
+        // commit stays small), one run after another until what the check found due is done or
+        // the check has used its interval (the default one if it checks by commit count only):
+        // with one run per check, a table whose fragments all
+        // take overlays every checkpoint (upserts of keys spread over the table) gained overlays
+        // faster than runs of 16 merged them once it had more than about 30 fragments.
+        long budgetEnds = start
+                + (settings.checkInterval().isZero()
+                                ? MaintenanceSettings.DEFAULT_CHECK_INTERVAL
+                                : settings.checkInterval())
+                        .toNanos();
         if (!due.merge().isEmpty()) {
-            CompactionSummary s = compact(CompactionMode.OVERLAY_MERGE, 2, due.merge(), properties, failures);
-            if (s != null) {
-                merged = s.fragmentsCompacted();
-                overlaysRemoved += s.overlaysBefore() - s.overlaysAfter();
-            }
+            StepTotals t =
+                    compactInRuns(CompactionMode.OVERLAY_MERGE, 2, due.merge(), properties, failures, budgetEnds, 1);
+            merged = t.fragments;
+            overlaysRemoved += t.overlaysRemoved;
         }
         if (!due.fold().isEmpty() && stillHeld(failures, "overlay-fold")) {
-            CompactionSummary s = compact(CompactionMode.OVERLAY_FOLD, 1, due.fold(), properties, failures);
-            if (s != null) {
-                folded = s.fragmentsCompacted();
-                overlaysRemoved += s.overlaysBefore() - s.overlaysAfter();
-            }
+            StepTotals t =
+                    compactInRuns(CompactionMode.OVERLAY_FOLD, 1, due.fold(), properties, failures, budgetEnds, 1);
+            folded = t.fragments;
+            overlaysRemoved += t.overlaysRemoved;
         }
         int compacted = 0;
         if (!due.compact().isEmpty() && stillHeld(failures, "fragments")) {
-            CompactionSummary s = compact(CompactionMode.FRAGMENTS, 1, due.compact(), properties, failures);
-            if (s != null) {
-                compacted = s.fragmentsCompacted();
-                overlaysRemoved += s.overlaysBefore() - s.overlaysAfter();
-            }
+            StepTotals t = compactInRuns(
+                    CompactionMode.FRAGMENTS,
+                    1,
+                    due.compact(),
+                    properties,
+                    failures,
+                    budgetEnds,
+                    settings.fragments().minFragments());
+            compacted = t.fragments;
+            overlaysRemoved += t.overlaysRemoved;
         }
         int versionsRemoved = 0;
         int filesRemoved = 0;
@@ -255,11 +270,10 @@ public final class TableMaintainer {
                 Manifest now = ManifestIO.read(store, VersionResolver.latest(store));
                 Due late = MaintenanceTriggers.decide(now, checkSettings, sinceLastCommit, 0);
                 if (!late.merge().isEmpty() && stillHeld(failures, "overlay-merge")) {
-                    CompactionSummary s = compact(CompactionMode.OVERLAY_MERGE, 2, late.merge(), properties, failures);
-                    if (s != null) {
-                        merged += s.fragmentsCompacted();
-                        overlaysRemoved += s.overlaysBefore() - s.overlaysAfter();
-                    }
+                    StepTotals t = compactInRuns(
+                            CompactionMode.OVERLAY_MERGE, 2, late.merge(), properties, failures, budgetEnds, 1);
+                    merged += t.fragments;
+                    overlaysRemoved += t.overlaysRemoved;
                 }
             } catch (IOException | RuntimeException e) {
                 failures.add("overlay-merge after the check's steps: " + e);
@@ -329,6 +343,46 @@ public final class TableMaintainer {
             failures.add(step + ": not run, the maintenance lease could not be renewed: " + e);
         }
         return false;
+    }
+
+    /** Fragments a step compacted over its runs, and the overlays that removed. */
+    private record StepTotals(int fragments, long overlaysRemoved) {}
+
+    /**
+     * Runs {@code mode} over {@code due} in runs of at most max-fragments-per-run fragments (each
+     * planned on the latest version, the fragments with the most overlays first), until every
+     * fragment of {@code due} has been planned once, a run fails or plans nothing, fewer than
+     * {@code minLeft} fragments are left, or {@code budgetEnds} (System.nanoTime) has passed; the
+     * first run always runs.
+     */
+    private StepTotals compactInRuns(
+            CompactionMode mode,
+            int minOverlays,
+            Set<Long> due,
+            Map<String, String> properties,
+            List<String> failures,
+            long budgetEnds,
+            int minLeft) {
+        Set<Long> left = new TreeSet<>(due);
+        int fragments = 0;
+        long overlaysRemoved = 0;
+        for (boolean first = true; ; first = false) {
+            if (!first && (left.size() < Math.max(1, minLeft) || System.nanoTime() - budgetEnds >= 0)) {
+                break;
+            }
+            CompactionSummary s = compact(mode, minOverlays, left, properties, failures);
+            if (s == null) {
+                break;
+            }
+            fragments += s.fragmentsCompacted();
+            overlaysRemoved += s.overlaysBefore() - s.overlaysAfter();
+            int before = left.size();
+            s.plan().tasks().forEach(task -> left.removeAll(task.fragmentIds()));
+            if (left.size() == before || !s.uncompactedFragments().isEmpty()) {
+                break; // nothing more to plan, or the run lost fragments to the sink: next check
+            }
+        }
+        return new StepTotals(fragments, overlaysRemoved);
     }
 
     private CompactionSummary compact(

@@ -80,6 +80,16 @@ class MaintenanceTriggersTest {
                                 0)
                         .isEmpty())
                 .isTrue();
+        // More candidates than one run takes (2 fragments here, so groups of 2): due once all the
+        // runs together reach min-fragments (3), not only the first run's share of the table.
+        Due inRuns = MaintenanceTriggers.decide(
+                m,
+                ON.withOverlayMerge(0, 0)
+                        .withExecution(MaintenanceSettings.DEFAULT_LEASE_TIMEOUT, 1, 2)
+                        .withFragmentCompaction(new MaintenanceSettings.FragmentCompaction(true, 1000, 0, 0.1, 3)),
+                Duration.ZERO,
+                0);
+        assertThat(inRuns.compact()).containsExactlyInAnyOrder(0L, 1L, 2L, 3L);
         // Fragments at the target: nothing to compact (and with it off, nothing either).
         assertThat(MaintenanceTriggers.decide(
                                 m,

@@ -151,6 +151,52 @@ class TableMaintainerTest {
         }
     }
 
+    /**
+     * More fragments are due than one run takes: the check runs one run after another (the
+     * fragments with the most overlays first), not one run per check, while its interval lasts.
+     */
+    @Test
+    void aCheckTakesWhatIsDueInSeveralRunsOfAtMostMaxFragmentsPerRun() throws Exception {
+        for (int r = 0; r < 3; r++) {
+            ds = MaintenanceTables.update(ds, new long[] {0, 1, 2}, ROWS, 100 + r);
+        }
+        ds = MaintenanceTables.update(ds, new long[] {2}, ROWS, 7);
+        List<String> before = MaintenanceTables.rows(ds);
+        long versionBefore = ds.version();
+        MaintenanceSettings oneAtATime = settings()
+                .withCleanup(false, 1, Duration.ZERO, Duration.ofHours(1))
+                .withExecution(MaintenanceSettings.DEFAULT_LEASE_TIMEOUT, 1, 1);
+        TableMaintainer.Report r = maintainer(store, oneAtATime, "flink sink t").check(USER, Duration.ZERO);
+        assertThat(r.outcome()).as(r.describe()).isEqualTo(TableMaintainer.Outcome.RAN);
+        assertThat(r.failures()).isEmpty();
+        assertThat(r.fragmentsMerged()).as(r.describe()).isEqualTo(3);
+        assertThat(r.overlaysRemoved()).isEqualTo(7);
+        try (Dataset after = ds.checkoutLatest()) {
+            assertThat(MaintenanceTables.rows(after)).isEqualTo(before);
+            assertThat(after.fragments()).extracting(f -> f.overlays().size()).containsExactly(1, 1, 1);
+            assertThat(after.version()).as("one commit per run").isEqualTo(versionBefore + 3);
+        }
+        try (Dataset first = ds.checkoutVersion(versionBefore + 1)) {
+            assertThat(first.fragments())
+                    .as("the fragment with the most overlays (4) went first")
+                    .extracting(f -> f.overlays().size())
+                    .containsExactly(3, 3, 1);
+        }
+        // With an interval already used up, one run only: the rest waits for the next check.
+        Dataset latest = ds.checkoutLatest();
+        ds.close();
+        ds = latest;
+        for (int round = 0; round < 3; round++) {
+            ds = MaintenanceTables.update(ds, new long[] {0, 1, 2}, ROWS, 200 + round);
+        }
+        TableMaintainer.Report once = maintainer(
+                        store,
+                        oneAtATime.withChecks(oneAtATime.checkEveryCommits(), Duration.ofNanos(1)),
+                        "flink sink t")
+                .check(USER, Duration.ZERO);
+        assertThat(once.fragmentsMerged()).as(once.describe()).isEqualTo(1);
+    }
+
     @Test
     void theMergeTriggerIsLoweredByTheOverlaysThatArrivedBetweenChecks() throws Exception {
         MaintenanceSettings bound8 =

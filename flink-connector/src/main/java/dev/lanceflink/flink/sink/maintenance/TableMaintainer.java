@@ -436,8 +436,14 @@ public final class TableMaintainer {
                 keep = Math.max(keep, (int) Math.min(Integer.MAX_VALUE, latest.version() - v.version() + 1));
             }
         }
-        CleanupSettings rules = new CleanupSettings(settings.retainMinAge(), keep, settings.cleanupGrace(), Set.of());
-        CleanupPlan plan = TableCleanup.plan(store, rules.toPolicy(clock.instant()));
+        CleanupPlan plan = cleanupPlan(keep);
+        // The plan counts the versions to retain from the latest version it reads itself: when
+        // the sink committed meanwhile, that count may no longer reach keepFrom. Count again from
+        // the plan's latest version (the sink commits every checkpoint; a few tries are plenty).
+        for (int attempt = 0; attempt < 3 && removesFrom(plan, keepFrom); attempt++) {
+            keep = (int) Math.min(Integer.MAX_VALUE, Math.max(keep, plan.latestVersion() - keepFrom + 1));
+            plan = cleanupPlan(keep);
+        }
         for (var removed : plan.versionsToRemove()) {
             if (removed.version() >= keepFrom) {
                 throw new IllegalStateException("Cleanup of " + store.rootUri() + " planned to remove version "
@@ -450,6 +456,16 @@ public final class TableMaintainer {
             return new CleanupResult(store.rootUri(), plan.latestVersion(), 0, Map.of(), 0, List.of(), List.of());
         }
         return TableCleanup.execute(store, plan);
+    }
+
+    private CleanupPlan cleanupPlan(int keepNewest) throws IOException {
+        CleanupSettings rules =
+                new CleanupSettings(settings.retainMinAge(), keepNewest, settings.cleanupGrace(), Set.of());
+        return TableCleanup.plan(store, rules.toPolicy(clock.instant()));
+    }
+
+    private static boolean removesFrom(CleanupPlan plan, long keepFrom) {
+        return plan.versionsToRemove().stream().anyMatch(v -> v.version() >= keepFrom);
     }
 
     /**

@@ -197,6 +197,62 @@ class TableMaintainerTest {
         assertThat(once.fragmentsMerged()).as(once.describe()).isEqualTo(1);
     }
 
+    /**
+     * A commit lands between the check's reading of the latest version and the cleanup's plan
+     * (which counts the versions to retain from the latest version it reads itself): the cleanup
+     * still keeps the compaction the sink's key map may not have learned yet, and does not fail.
+     */
+    @Test
+    void aCommitDuringTheCleanupsPlanningKeepsACompactionTheSinkMayNotHaveLearned() throws Exception {
+        for (int r = 0; r < 4; r++) {
+            ds = MaintenanceTables.update(ds, new long[] {2}, ROWS, r);
+        }
+        ds = MaintenanceTables.sinkCommit(ds, USER, 49);
+        dev.lanceflink.table.Manifest read = ds.manifest();
+        dev.lanceflink.overlay.StagedWrite staged = dev.lanceflink.compact.FragmentRewriter.rewrite(
+                store, read, List.of(0L, 1L), 1000, allocator, dev.lanceflink.file.writer.FileWriterOptions.defaults());
+        long rewrite = dev.lanceflink.txn.TableCommitter.commit(
+                        store,
+                        Transaction.of(read.version(), staged.operation(), java.util.Map.of()),
+                        dev.lanceflink.txn.CommitOptions.defaults())
+                .version();
+        Dataset latest = ds.checkoutLatest();
+        ds.close();
+        ds = MaintenanceTables.sinkCommit(latest, USER, 50);
+        Thread.sleep(20); // versions must be older than the (zero) minimum age
+        AtomicBoolean commitDuringPlan = new AtomicBoolean(true);
+        ObjectStore racing = new ForwardingObjectStore(store) {
+            @Override
+            public java.util.Iterator<dev.lanceflink.io.ObjectInfo> list(String directory) throws IOException {
+                boolean fromCleanupPlan = StackWalker.getInstance()
+                        .walk(frames -> frames.anyMatch(
+                                f -> f.getClassName().equals(dev.lanceflink.maintenance.TableCleanup.class.getName())
+                                        && f.getMethodName().equals("plan")));
+                if (fromCleanupPlan && commitDuringPlan.getAndSet(false)) {
+                    try {
+                        ds = MaintenanceTables.update(ds, new long[] {2}, ROWS, 77); // another writer
+                    } catch (Exception e) {
+                        throw new IOException(e);
+                    }
+                }
+                return super.list(directory);
+            }
+        };
+        TableMaintainer m = maintainer(
+                racing,
+                settings().withOverlayMerge(0, 0).withCleanup(true, 1, Duration.ZERO, Duration.ofHours(1)),
+                "flink sink t");
+        assertThat(m.keepFrom(USER, ds.manifest())).isEqualTo(rewrite);
+        TableMaintainer.Report r = m.check(USER, Duration.ofSeconds(1));
+        assertThat(commitDuringPlan).as("the commit was injected").isFalse();
+        assertThat(r.failures()).as(r.describe()).isEmpty();
+        assertThat(r.versionsRemoved()).as(r.describe()).isEqualTo((int) rewrite - 1);
+        try (Dataset after = ds.checkoutLatest()) {
+            assertThat(after.versions().stream().map(VersionInfo::version).toList())
+                    .containsExactly(rewrite, rewrite + 1, rewrite + 2);
+        }
+    }
+
     @Test
     void theMergeTriggerIsLoweredByTheOverlaysThatArrivedBetweenChecks() throws Exception {
         MaintenanceSettings bound8 =

@@ -162,6 +162,10 @@ public final class LanceMaintenanceOperator extends AbstractStreamOperator<Void>
                     lastSkipHolder = null;
                     if (r.failures().isEmpty()) {
                         LOG.info("Maintenance of {} {}", table, r.describe());
+                    } else if (Thread.currentThread().isInterrupted()) {
+                        // The sink is stopping (close interrupts the check): the steps it cut short
+                        // are not failures, and nothing was half-committed.
+                        LOG.info("Maintenance of {} stopped with the sink: {}", table, r.describe());
                     } else {
                         metrics.failures.inc(r.failures().size());
                         LOG.warn("Maintenance of {} {}; the next check retries", table, r.describe());

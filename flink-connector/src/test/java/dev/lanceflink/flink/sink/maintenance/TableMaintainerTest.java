@@ -60,18 +60,23 @@ class TableMaintainerTest {
         return new TableMaintainer(on, s, owner, Clock.systemUTC(), allocator);
     }
 
-    @Test
-    void aCompactionIsKeptUntilTheSinkCommittedTwoMoreCheckpoints() throws Exception {
-        ds = MaintenanceTables.sinkCommit(ds, USER, 49);
-        long commit49 = ds.version();
+    /** Commits a fragment compaction (a Rewrite) of fragments 0 and 1 on {@link #ds}'s version; its version. */
+    private long rewriteFragments0And1() throws Exception {
         dev.lanceflink.table.Manifest read = ds.manifest();
         dev.lanceflink.overlay.StagedWrite staged = dev.lanceflink.compact.FragmentRewriter.rewrite(
                 store, read, List.of(0L, 1L), 1000, allocator, dev.lanceflink.file.writer.FileWriterOptions.defaults());
-        long rewrite = dev.lanceflink.txn.TableCommitter.commit(
+        return dev.lanceflink.txn.TableCommitter.commit(
                         store,
                         Transaction.of(read.version(), staged.operation(), java.util.Map.of()),
                         dev.lanceflink.txn.CommitOptions.defaults())
                 .version();
+    }
+
+    @Test
+    void aCompactionIsKeptUntilTheSinkCommittedTwoMoreCheckpoints() throws Exception {
+        ds = MaintenanceTables.sinkCommit(ds, USER, 49);
+        long commit49 = ds.version();
+        long rewrite = rewriteFragments0And1();
         Dataset latest = ds.checkoutLatest();
         ds.close();
         ds = latest;
@@ -208,14 +213,7 @@ class TableMaintainerTest {
             ds = MaintenanceTables.update(ds, new long[] {2}, ROWS, r);
         }
         ds = MaintenanceTables.sinkCommit(ds, USER, 49);
-        dev.lanceflink.table.Manifest read = ds.manifest();
-        dev.lanceflink.overlay.StagedWrite staged = dev.lanceflink.compact.FragmentRewriter.rewrite(
-                store, read, List.of(0L, 1L), 1000, allocator, dev.lanceflink.file.writer.FileWriterOptions.defaults());
-        long rewrite = dev.lanceflink.txn.TableCommitter.commit(
-                        store,
-                        Transaction.of(read.version(), staged.operation(), java.util.Map.of()),
-                        dev.lanceflink.txn.CommitOptions.defaults())
-                .version();
+        long rewrite = rewriteFragments0And1();
         Dataset latest = ds.checkoutLatest();
         ds.close();
         ds = MaintenanceTables.sinkCommit(latest, USER, 50);

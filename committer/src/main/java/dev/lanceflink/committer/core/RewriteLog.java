@@ -15,10 +15,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -170,6 +173,51 @@ public final class RewriteLog {
      *     followed further
      */
     public long[] translate(long[] location, Manifest latest) {
+        return walk(location, latest, null);
+    }
+
+    /**
+     * The versions of the logged Rewrites that {@link #translate} passes on its way with {@code
+     * location}: those a location that cannot be made current (its row was deleted before a move,
+     * so it is kept as it was) still needs, see {@link #dropThrough}.
+     */
+    public Set<Long> chainOf(long[] location, Manifest latest) {
+        Set<Long> versions = new HashSet<>();
+        walk(location, latest, versions);
+        return versions;
+    }
+
+    /**
+     * Drops the logged Rewrites up to {@code version} but those in {@code keep}. For a holder that
+     * has just made every location it holds current ({@link #translate}) against a version at or
+     * after {@code version}: no location then needs a Rewrite that old, but for the ones in {@code
+     * keep} ({@link #chainOf} of each location that could not be made current). Without this the
+     * log grows with every compaction the holder lives through, and it is written at every
+     * checkpoint.
+     *
+     * @return how many Rewrites were dropped
+     */
+    public int dropThrough(long version, Set<Long> keep) {
+        int dropped = 0;
+        for (Iterator<Logged> it = byVersion.headMap(version, true).values().iterator(); it.hasNext(); ) {
+            Logged l = it.next();
+            if (keep.contains(l.version())) {
+                continue;
+            }
+            it.remove();
+            for (int i = 0; i < l.fragmentIds().length; i++) {
+                byOldFragment.remove(l.fragmentIds()[i], l);
+                if (l.fileIds()[i] != 0) {
+                    oldFragmentOfFile.remove(l.fileIds()[i], l.fragmentIds()[i]);
+                }
+            }
+            dropped++;
+        }
+        return dropped;
+    }
+
+    /** {@link #translate}, noting the versions of the Rewrites passed in {@code passed} if not null. */
+    private long[] walk(long[] location, Manifest latest, Set<Long> passed) {
         long fragment;
         long offset;
         if (location[0] != 0) {
@@ -188,6 +236,9 @@ public final class RewriteLog {
             Logged l = byOldFragment.get(fragment);
             if (l == null) {
                 break;
+            }
+            if (passed != null) {
+                passed.add(l.version());
             }
             OptionalLong to;
             try {

@@ -29,6 +29,8 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The pre-commit step (parallelism 1): gathers every writer's {@link WrittenChanges} of a
@@ -51,6 +53,9 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 public final class LanceWriteAggregator extends AbstractStreamOperator<CommittableMessage<CheckpointCommit>>
         implements OneInputStreamOperator<CommittableMessage<WrittenChanges>, CommittableMessage<CheckpointCommit>>,
                 BoundedOneInput {
+    /** Its own logger, not the inherited one of Flink's operator base class: users configure {@code dev.lanceflink}. */
+    private static final Logger LOG = LoggerFactory.getLogger(LanceWriteAggregator.class);
+
     private static final long serialVersionUID = 1L;
 
     private final TableLocation table;

@@ -107,6 +107,58 @@ class RewriteLogTest {
                 .isEmpty();
     }
 
+    /**
+     * A holder that made its locations current drops the Rewrites up to that version, but for the
+     * chain of a location that could not be made current (its row deleted before a move): that
+     * one still translates as before, to null.
+     */
+    @Test
+    void dropsWhatNoLocationNeedsButTheChainsOfUntranslatableOnes() throws Exception {
+        long[] ids = new long[40];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = i;
+        }
+        try (VectorSchemaRoot batch = TestTable.batch(allocator, ids)) {
+            Dataset.write(
+                    store,
+                    allocator,
+                    List.of(batch),
+                    TestTable.SCHEMA,
+                    WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(10)); // fragments 0..3
+        }
+        Map<Long, Long> before = addresses();
+        RewriteLog log = new RewriteLog(latest().version());
+        delete(before.get(5L)); // fragment 0, deleted before its move
+        long firstVersion = rewrite(List.of(0L, 1L), 1000).version();
+        long secondVersion = rewrite(List.of(2L, 3L), 1000).version();
+        TableHistory history = new TableHistory(store);
+        assertThat(log.learn(history, history.latestVersion())).isEqualTo(2);
+        Manifest latest = latest();
+
+        long[] gone = {0, before.get(5L)};
+        long[] moved = {0, before.get(25L)}; // fragment 2
+        assertThat(log.translate(gone, latest)).isNull();
+        assertThat(log.chainOf(gone, latest)).containsExactly(firstVersion);
+        assertThat(log.chainOf(moved, latest)).containsExactly(secondVersion);
+        long[] movedNow = log.translate(moved, latest);
+
+        assertThat(log.dropThrough(firstVersion - 1, Set.of()))
+                .as("nothing that old")
+                .isZero();
+        assertThat(log.dropThrough(latest.version(), log.chainOf(gone, latest))).isEqualTo(1);
+        assertThat(log.rewrites()).isEqualTo(1);
+        assertThat(log.translate(gone, latest)).as("its chain is kept").isNull();
+        assertThat(log.translate(moved, latest))
+                .as("an old location no longer translates: its holder made it current before the drop")
+                .isSameAs(moved);
+        assertThat(log.translate(movedNow, latest)).isSameAs(movedNow);
+        RewriteLog restored = RewriteLog.restore(log.snapshot()).orElseThrow();
+        assertThat(restored.rewrites()).as("the snapshot holds what is left").isEqualTo(1);
+        assertThat(restored.translate(gone, latest)).isNull();
+        assertThat(log.dropThrough(latest.version(), Set.of())).isEqualTo(1);
+        assertThat(log.movedFragments()).isZero();
+    }
+
     @Test
     void anOverwriteClearsTheLogAndIsReportedByItsVersion() throws Exception {
         try (VectorSchemaRoot batch = TestTable.batch(allocator, 1, 2, 3, 4)) {

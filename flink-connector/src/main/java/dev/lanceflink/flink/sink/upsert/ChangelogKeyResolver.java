@@ -33,6 +33,7 @@ import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.heap.HeapKeyedStateBackend;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
@@ -45,6 +46,8 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The keyed half of the upsert sink: turns a changelog stream keyed by the primary key into
@@ -98,6 +101,8 @@ import org.apache.flink.table.types.logical.RowType;
 public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedChange>
         implements OneInputStreamOperator<RowData, LocatedChange>, BoundedOneInput {
     private static final long serialVersionUID = 1L;
+    /** Its own logger, not the inherited one of Flink's operator base class: users configure {@code dev.lanceflink}. */
+    private static final Logger LOG = LoggerFactory.getLogger(ChangelogKeyResolver.class);
     /** Keys per subtask from which a key map on heap state is worth a warning (checkpoints of ~40 MB). */
     private static final long LARGE_HEAP_KEY_MAP = 1_000_000;
     /** Operator state name of the {@link RewriteLog}. */
@@ -117,6 +122,8 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
      * history walk goes.
      */
     private static final long MIGRATION_HISTORY = 1000;
+    /** See {@link #sweep}: with in-job compaction every few seconds, a pass over the keys every minute or so. */
+    static final int SWEEP_AFTER_REWRITES = 16;
 
     private final TableLocation table;
     private final RowType rowType;
@@ -187,6 +194,10 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private transient RewriteLog rewriteLog;
 
     private transient ListState<byte[]> rewriteLogState;
+    /** In memory: the latest version read at each barrier whose segment is not yet shown committed. */
+    private transient java.util.TreeMap<Long, Long> barrierVersions;
+    /** Rewrites in the log from which a barrier sweeps the key map ({@link #sweep}). */
+    private int sweepAfterRewrites = SWEEP_AFTER_REWRITES;
     /** Whether the latest version was read (and the compactions learned) since the last barrier. */
     private transient boolean tableRead;
 
@@ -291,6 +302,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     public void open() throws Exception {
         super.open();
         pending = new LinkedHashMap<>();
+        barrierVersions = new java.util.TreeMap<>();
         rowSerializer = new RowDataSerializer(rowType);
         int n = rowType.getFieldCount();
         getters = new RowData.FieldGetter[n];
@@ -581,22 +593,122 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         return a.equals(b);
     }
 
+    /** For tests: the Rewrites the log holds. */
+    int rewritesLogged() {
+        return rewriteLog.rewrites();
+    }
+
+    /** For tests: sweep the key map from {@code rewrites} Rewrites in the log on (default {@value #SWEEP_AFTER_REWRITES}). */
+    ChangelogKeyResolver sweepingAfter(int rewrites) {
+        this.sweepAfterRewrites = rewrites;
+        return this;
+    }
+
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
         tableRead = false;
         DeletedRowCheck read = emitPending();
+        Manifest latest = read != null ? read.manifest() : null;
         if (delta != null) {
             // The latest version is read at every barrier anyway (with learn): it drops the
             // segments it shows committed, and turns the map's locations in committed files into
             // row addresses (no packed location is held outside the map after emitPending).
-            pruneDelta(read != null ? read.manifest() : tableNow().manifest());
+            latest = latest != null ? latest : tableNow().manifest();
+            pruneDelta(latest);
+            barrierVersions.put(checkpointId, latest.version());
         } else if (!tableRead) {
             // No change needed the table this time: the compactions are learned anyway, at every
             // checkpoint, so that one is known (and kept in state) while its version is surely
             // still in the history, not only when some key of it next changes.
             learn(history.latestVersion());
         }
+        if (!batch && rewriteLog.rewrites() >= sweepAfterRewrites) {
+            if (latest == null) {
+                latest = ManifestIO.read(store, VersionResolver.latest(store));
+                learn(latest.version()); // the log must know every Rewrite up to the version swept against
+            }
+            sweep(latest, checkpointId);
+        }
+    }
+
+    /**
+     * Makes every location of the key map current against {@code latest} and drops the Rewrites
+     * the log then no longer needs ({@link RewriteLog#dropThrough}): the log is written at every
+     * checkpoint and would otherwise grow with every compaction the sink lives through (in-job
+     * maintenance compacts every few seconds). Runs at a barrier, after the checkpoint's changes
+     * are emitted, so no location is held outside the map; it costs one pass over the subtask's
+     * keys (keyed state: {@code applyToAllKeys}), every {@link #sweepAfterRewrites} Rewrites.
+     *
+     * <p>A location whose row was deleted before a compaction moved it stays as it is, with the
+     * Rewrites on its way: its key's next change finds it deleted, as without a sweep. In memory,
+     * the Rewrites newer than the barrier of the oldest uncommitted checkpoint stay too: the files
+     * of its segment may be compacted after they are committed, and its replay after a restore
+     * needs to know.
+     */
+    private void sweep(Manifest latest, long checkpointId) throws Exception {
+        long started = System.nanoTime();
+        long through = latest.version();
+        if (delta != null) {
+            java.util.Set<Long> uncommitted = new java.util.HashSet<>(delta.checkpointIds());
+            uncommitted.add(checkpointId); // sealed right after this barrier
+            barrierVersions.keySet().retainAll(uncommitted);
+            for (long sealed : delta.checkpointIds()) {
+                Long v = barrierVersions.get(sealed);
+                if (v == null) {
+                    return; // a segment restored from state: its barrier's version is unknown
+                }
+                through = Math.min(through, v);
+            }
+        }
+        java.util.Set<Long> keep = new java.util.HashSet<>();
+        long[] made = new long[1];
+        if (heapLocations != null) {
+            heapLocations.replaceLocations(packed -> {
+                long[] location = heapPendingFiles.unpack(packed);
+                long[] now = rewriteLog.translate(location, latest);
+                if (now == null) {
+                    keep.addAll(rewriteLog.chainOf(location, latest));
+                    return packed;
+                }
+                if (now == location) {
+                    return packed;
+                }
+                made[0]++;
+                return heapPendingFiles.pack(now);
+            });
+        } else {
+            getKeyedStateBackend()
+                    .applyToAllKeys(
+                            VoidNamespace.INSTANCE,
+                            VoidNamespaceSerializer.INSTANCE,
+                            new ValueStateDescriptor<>(
+                                    ROW_LOCATION_STATE, PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO),
+                            (key, state) -> {
+                                long[] location = state.value();
+                                long[] now = location == null ? null : rewriteLog.translate(location, latest);
+                                if (now == null) {
+                                    if (location != null) {
+                                        keep.addAll(rewriteLog.chainOf(location, latest));
+                                    }
+                                } else if (now != location) {
+                                    state.update(now);
+                                    made[0]++;
+                                }
+                            });
+        }
+        relocated.inc(made[0]);
+        int dropped = rewriteLog.dropThrough(through, keep);
+        LOG.info(
+                "Lance upsert sink for {}: key map of subtask {} made current against version {} ({} locations moved"
+                        + " by compactions) in {} ms; {} compactions dropped from its rewrite log, {} kept",
+                table,
+                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                latest.version(),
+                made[0],
+                (System.nanoTime() - started) / 1_000_000,
+                dropped,
+                rewriteLog.rewrites());
     }
 
     /** Drops the delta's segments {@code latest} shows committed and frees the committed files' slots. */

@@ -6,6 +6,7 @@ import dev.lanceflink.committer.core.TableLocation;
 import dev.lanceflink.compact.FragmentRewriter;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.file.writer.FileWriterOptions;
+import dev.lanceflink.flink.sink.KeyMapMode;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.overlay.StagedWrite;
@@ -38,6 +39,8 @@ import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.types.RowKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The key resolver's locations across a compaction, a restore and a cleanup, at the operator: a
@@ -69,17 +72,8 @@ class ChangelogKeyResolverRestoreTest {
             bootstrapped = h.snapshot(1, 1);
         }
         // Another writer deletes id 3, then a compaction moves fragments 0 and 1.
-        try (BufferAllocator a = new RootAllocator();
-                ObjectStore store = new LocalObjectStore(Path.of(uri))) {
-            try (Dataset ds = Dataset.open(store, a)) {
-                ds.deleteRows(new long[] {before.get(3L)}).close();
-            }
-            Manifest read = ManifestIO.read(store, VersionResolver.latest(store));
-            StagedWrite rewrite =
-                    FragmentRewriter.rewrite(store, read, List.of(0L, 1L), 1000, a, FileWriterOptions.defaults());
-            TableCommitter.commit(
-                    store, Transaction.of(read.version(), rewrite.operation(), Map.of()), CommitOptions.defaults());
-        }
+        deleteRow(uri, before.get(3L));
+        compact(uri, 0L, 1L);
         Map<Long, Long> now = UsersTable.rowAddresses(uri);
         assertThat(now.get(5L)).isNotEqualTo(before.get(5L));
 
@@ -121,13 +115,92 @@ class ChangelogKeyResolverRestoreTest {
         }
     }
 
+    /**
+     * Issue #15: a barrier with enough compactions in the rewrite log makes every location of the
+     * key map current and drops the compactions no location needs any more (the log is written at
+     * every checkpoint: without this it grows with every compaction the sink lives through), but
+     * those on the way of a row deleted before a compaction moved it. A restore from that state,
+     * after a cleanup removed the compactions' versions, still updates every row where it is.
+     */
+    @ParameterizedTest
+    @EnumSource(KeyMapMode.class)
+    void aSweepMakesTheKeyMapCurrentAndDropsTheCompactionsNoLocationNeeds(KeyMapMode mode) throws Exception {
+        String uri = dir.resolve("t.lance").toString();
+        UsersTable.create(uri, Mix.SINK_TESTS.initialRows(40), 10); // fragments 0..3
+        Map<Long, Long> before = UsersTable.rowAddresses(uri);
+        OperatorSubtaskState swept;
+        ChangelogKeyResolver resolver = resolver(uri, mode).sweepingAfter(1);
+        try (var h = harness(resolver)) {
+            h.open(); // bootstraps the key map from the table
+            deleteRow(uri, before.get(3L)); // another writer, before the compaction
+            compact(uri, 0L, 1L);
+            h.prepareSnapshotPreBarrier(1);
+            assertThat(resolver.rewritesLogged())
+                    .as("kept: id 3's row was deleted before it moved")
+                    .isEqualTo(1);
+            compact(uri, 2L, 3L);
+            h.prepareSnapshotPreBarrier(2);
+            assertThat(resolver.rewritesLogged())
+                    .as("the second compaction: every location it moved is made current")
+                    .isEqualTo(1);
+            swept = h.snapshot(2, 2);
+        }
+        Map<Long, Long> now = UsersTable.rowAddresses(uri);
+        assertThat(now.get(25L)).isNotEqualTo(before.get(25L));
+        try (BufferAllocator a = new RootAllocator();
+                ObjectStore store = new LocalObjectStore(Path.of(uri))) {
+            long latest = VersionResolver.latest(store).version();
+            for (long v = 1; v < latest; v++) {
+                store.delete(VersionResolver.version(store, v).path());
+            }
+        }
+        try (var h = harness(resolver(uri, mode))) {
+            h.initializeState(swept);
+            h.open();
+            if (mode == KeyMapMode.KEYED_STATE) {
+                // The key map still names id 3's deleted row: its update is dropped.
+                assertThat(updates(h, 3, 7L, 25L, 3L)).containsExactly(now.get(7L), now.get(25L));
+            } else {
+                // Rebuilt from the table at restore (id 3 is absent there: an upsert would insert it).
+                assertThat(updates(h, 3, 7L, 25L)).containsExactly(now.get(7L), now.get(25L));
+            }
+        }
+    }
+
+    private static ChangelogKeyResolver resolver(String uri, KeyMapMode mode) {
+        return new ChangelogKeyResolver(
+                TableLocation.of(uri), ROW, KEY, ColumnSet.firstColumns(4), false, 100, false, mode);
+    }
+
+    private static void deleteRow(String uri, long address) throws Exception {
+        try (BufferAllocator a = new RootAllocator();
+                ObjectStore store = new LocalObjectStore(Path.of(uri));
+                Dataset ds = Dataset.open(store, a)) {
+            ds.deleteRows(new long[] {address}).close();
+        }
+    }
+
+    /** Commits a fragment compaction (a Rewrite) of {@code fragments}. */
+    private static void compact(String uri, Long... fragments) throws Exception {
+        try (BufferAllocator a = new RootAllocator();
+                ObjectStore store = new LocalObjectStore(Path.of(uri))) {
+            Manifest read = ManifestIO.read(store, VersionResolver.latest(store));
+            StagedWrite rewrite =
+                    FragmentRewriter.rewrite(store, read, List.of(fragments), 1000, a, FileWriterOptions.defaults());
+            TableCommitter.commit(
+                    store, Transaction.of(read.version(), rewrite.operation(), Map.of()), CommitOptions.defaults());
+        }
+    }
+
     private static KeyedOneInputStreamOperatorTestHarness<RowData, RowData, LocatedChange> harness(String uri)
             throws Exception {
+        return harness(resolver(uri, KeyMapMode.KEYED_STATE));
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<RowData, RowData, LocatedChange> harness(
+            ChangelogKeyResolver resolver) throws Exception {
         PrimaryKeySelector keys = new PrimaryKeySelector(ROW, KEY);
-        var h = new KeyedOneInputStreamOperatorTestHarness<>(
-                new ChangelogKeyResolver(TableLocation.of(uri), ROW, KEY, ColumnSet.firstColumns(4), false, 100, false),
-                keys,
-                InternalTypeInfo.of(keys.keyType()));
+        var h = new KeyedOneInputStreamOperatorTestHarness<>(resolver, keys, InternalTypeInfo.of(keys.keyType()));
         h.setup(new LocatedChangeTypeInfo(ROW)
                 .createSerializer(h.getExecutionConfig().getSerializerConfig()));
         return h;

@@ -25,6 +25,7 @@ import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -40,7 +41,7 @@ import org.apache.flink.types.RowKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The key resolver's locations across a compaction, a restore and a cleanup, at the operator: a
@@ -123,14 +124,18 @@ class ChangelogKeyResolverRestoreTest {
      * after a cleanup removed the compactions' versions, still updates every row where it is.
      */
     @ParameterizedTest
-    @EnumSource(KeyMapMode.class)
-    void aSweepMakesTheKeyMapCurrentAndDropsTheCompactionsNoLocationNeeds(KeyMapMode mode) throws Exception {
+    @CsvSource({"KEYED_STATE, false", "KEYED_STATE, true", "IN_MEMORY, false"})
+    void aSweepMakesTheKeyMapCurrentAndDropsTheCompactionsNoLocationNeeds(KeyMapMode mode, boolean rocksDb)
+            throws Exception {
         String uri = dir.resolve("t.lance").toString();
         UsersTable.create(uri, Mix.SINK_TESTS.initialRows(40), 10); // fragments 0..3
         Map<Long, Long> before = UsersTable.rowAddresses(uri);
         OperatorSubtaskState swept;
         ChangelogKeyResolver resolver = resolver(uri, mode).sweepingAfter(1);
         try (var h = harness(resolver)) {
+            if (rocksDb) {
+                h.setStateBackend(new EmbeddedRocksDBStateBackend()); // applyToAllKeys over RocksDB
+            }
             h.open(); // bootstraps the key map from the table
             deleteRow(uri, before.get(3L)); // another writer, before the compaction
             compact(uri, 0L, 1L);
@@ -155,6 +160,9 @@ class ChangelogKeyResolverRestoreTest {
             }
         }
         try (var h = harness(resolver(uri, mode))) {
+            if (rocksDb) {
+                h.setStateBackend(new EmbeddedRocksDBStateBackend());
+            }
             h.initializeState(swept);
             h.open();
             if (mode == KeyMapMode.KEYED_STATE) {

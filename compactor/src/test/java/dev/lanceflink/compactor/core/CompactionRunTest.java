@@ -259,6 +259,33 @@ class CompactionRunTest {
     }
 
     @Test
+    void aMergeResultCarriesOnlyItsFragmentAndTheCommitKeepsEveryFragment() throws Exception {
+        try (Dataset ds = tableWithOverlays()) {
+            List<String> before = OverlayTables.scan(ds);
+            CompactionPlan plan = run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS.withMinOverlays(4))
+                    .plan();
+            List<TaskResult> results = local().execute(plan, TaskExecutor.ProgressListener.NONE);
+
+            // The staged Merge lists the whole table; the result keeps the task's fragment only
+            // (its size must not grow with the table), merged to one overlay.
+            assertThat(results).singleElement().satisfies(r -> {
+                Operation.Merge m = (Operation.Merge) r.staged().operation();
+                assertThat(m.fragments()).extracting(Fragment::id).containsExactly(1L);
+                assertThat(m.fragments().get(0).overlays()).hasSize(1);
+                assertThat(r.output().bytes()).isPositive();
+            });
+            CommitReport report =
+                    CompactionCommitter.commit(store, results, java.util.Map.of(), CommitOptions.defaults());
+            assertThat(report.committedVersions()).containsExactly(6L);
+            try (Dataset after = ds.checkoutLatest()) {
+                assertThat(after.fragments()).extracting(Fragment::id).containsExactly(0L, 1L);
+                assertThat(OverlayTables.overlayCounts(after)).containsExactly(3, 1);
+                assertThat(OverlayTables.scan(after)).isEqualTo(before);
+            }
+        }
+    }
+
+    @Test
     void theBytesRatioAndVersionGapTriggersSelectFragments() throws Exception {
         try (Dataset ds = tableWithOverlays()) {
             CompactionPolicy gapOnly = new CompactionPolicy(0, 0, 3, Integer.MAX_VALUE, Long.MAX_VALUE);

@@ -4,8 +4,11 @@ import dev.lanceflink.compact.OverlayCompactor;
 import dev.lanceflink.compactor.core.CompactionMode;
 import dev.lanceflink.compactor.core.CompactionPlanner;
 import dev.lanceflink.compactor.core.CompactionPolicy;
+import dev.lanceflink.compactor.core.CompactionRun;
+import dev.lanceflink.compactor.core.CompactionSummary;
 import dev.lanceflink.compactor.core.CompactionTask;
 import dev.lanceflink.compactor.core.CompactionTaskRunner;
+import dev.lanceflink.compactor.core.LocalTaskExecutor;
 import dev.lanceflink.compactor.core.TaskResult;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.WriteMode;
@@ -21,6 +24,7 @@ import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
+import dev.lanceflink.table.ManifestLocation;
 import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.CommitOptions;
@@ -33,11 +37,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 import org.apache.arrow.memory.BufferAllocator;
@@ -82,7 +88,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * properties, e.g. through {@code JAVA_TOOL_OPTIONS}): {@code lf.bench.timedFragments} (default 8)
  * fragments are timed per {@code k}; {@code lf.bench.sharedOverlayFiles=true} writes one overlay
  * file per commit that every fragment's entry names (see {@link #writeHistory}), for tables of
- * hundreds of fragments like the issue's.
+ * hundreds of fragments like the issue's; {@code lf.bench.table=<path>} reuses a table an earlier
+ * run wrote (with the same arguments) instead of writing one; {@code lf.bench.runJob=true} ends
+ * with one merge run of the timed fragments, committed ({@link #runJob}).
  *
  * <p>Run with {@code it/run-benchmarks.sh overlay-merge [rows [fragments [commits [cells]]]]}
  * (defaults 100,000, 8, 300, 30).
@@ -115,12 +123,24 @@ public final class OverlayMergeBenchmark {
                 .mapToInt(Integer::parseInt)
                 .filter(k -> k >= 2 && k <= commits)
                 .toArray();
-        Path dir = Files.createTempDirectory("lance-overlay-merge-bench");
-        String uri = dir.resolve("table.lance").toString();
-        writeBase(uri, rows, fragments);
-        long start = System.nanoTime();
-        long baseVersion = writeHistory(uri, commits, cells, shared);
-        double historySeconds = (System.nanoTime() - start) / 1e9;
+        String reuse = System.getProperty("lf.bench.table");
+        Path dir = reuse != null ? Path.of(reuse).getParent() : Files.createTempDirectory("lance-overlay-merge-bench");
+        String uri = reuse != null ? reuse : dir.resolve("table.lance").toString();
+        double historySeconds = Double.NaN;
+        if (reuse == null) {
+            writeBase(uri, rows, fragments);
+            long start = System.nanoTime();
+            writeHistory(uri, commits, cells, shared);
+            historySeconds = (System.nanoTime() - start) / 1e9;
+        }
+        long baseVersion;
+        try (Dataset ds = Dataset.open(uri, Map.of())) {
+            // The base table is the first version; commit c of the history made version first + 1 + c.
+            baseVersion = VersionResolver.list(ds.store()).stream()
+                    .mapToLong(ManifestLocation::version)
+                    .min()
+                    .orElseThrow();
+        }
         System.out.printf(
                 Locale.ROOT,
                 "History: %d commits of %d overlays (%d cells each) in %.1f s, %.1f ms per commit%n",
@@ -171,6 +191,9 @@ public final class OverlayMergeBenchmark {
                 Row r = new Row(k, covered / sample.size(), median(merges), median(tasks), median(folds));
                 out.add(r);
                 System.out.println(line(r));
+            }
+            if (Boolean.getBoolean("lf.bench.runJob")) {
+                runJob(store, uri, baseVersion + commits, timed, allocator);
             }
         }
         System.out.println();
@@ -344,6 +367,49 @@ public final class OverlayMergeBenchmark {
         Timing t = new Timing((System.nanoTime() - start) / 1e6, (THREADS.getCurrentThreadCpuTime() - cpu) / 1e6);
         staged.discard(store);
         return t;
+    }
+
+    /**
+     * With {@code lf.bench.runJob=true}, at the end (it commits): one maintenance-like check on the
+     * last history version, a {@link CompactionRun} merging the first {@code timed} fragments (plan,
+     * tasks on one thread, one commit), and how long reading that version's manifest takes (the
+     * run reads it three times: plan, tasks, commit, plus once per commit attempt).
+     */
+    private static void runJob(ObjectStore store, String uri, long version, int timed, BufferAllocator allocator)
+            throws IOException {
+        ManifestLocation at = VersionResolver.version(store, version);
+        long start = System.nanoTime();
+        Manifest m = ManifestIO.read(store, at);
+        double readMs = (System.nanoTime() - start) / 1e6;
+        Set<Long> ids = new HashSet<>();
+        m.fragments().stream().limit(timed).forEach(f -> ids.add(f.id()));
+        CompactionRun run = new CompactionRun(
+                        store,
+                        uri,
+                        CompactionMode.OVERLAY_MERGE,
+                        CompactionPolicy.defaults().withMinOverlays(2),
+                        CommitOptions.defaults(),
+                        0)
+                .onlyFragments(ids);
+        start = System.nanoTime();
+        CompactionSummary summary =
+                run.execute(new LocalTaskExecutor(store, allocator, FileWriterOptions.defaults(), 1), (r, d, n) -> {});
+        double jobMs = (System.nanoTime() - start) / 1e6;
+        if (!summary.status().equals(CompactionSummary.COMMITTED) || summary.fragmentsCompacted() != ids.size()) {
+            throw new IllegalStateException("The run compacted " + summary.fragmentsCompacted() + " of " + ids.size()
+                    + " fragments: " + summary.status());
+        }
+        System.out.printf(
+                Locale.ROOT,
+                "Manifest of version %d: %.1f MB, read in %.0f ms. A run merging %d fragments (%d overlays) on one"
+                        + " thread: %.0f ms (%.0f ms per fragment)%n",
+                version,
+                store.head(at.path()).orElseThrow().size() / 1e6,
+                readMs,
+                ids.size(),
+                summary.overlaysBefore(),
+                jobMs,
+                jobMs / ids.size());
     }
 
     /**

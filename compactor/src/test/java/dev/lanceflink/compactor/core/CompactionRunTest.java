@@ -286,6 +286,28 @@ class CompactionRunTest {
     }
 
     @Test
+    void theLocalExecutorRefusesAManifestOfAnotherVersionThanThePlans() throws Exception {
+        try (Dataset ds = tableWithOverlays()) {
+            CompactionPlan plan =
+                    run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS).plan();
+            try (Dataset older = ds.checkoutVersion(ds.version() - 1)) {
+                assertThatThrownBy(() -> local().execute(plan, older.manifest(), TaskExecutor.ProgressListener.NONE))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("made on version " + ds.version());
+            }
+            List<TaskResult> results = local().execute(plan, ds.manifest(), TaskExecutor.ProgressListener.NONE);
+            assertThat(results).hasSize(2);
+            results.forEach(r -> {
+                try {
+                    r.staged().discard(store);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+        }
+    }
+
+    @Test
     void theBytesRatioAndVersionGapTriggersSelectFragments() throws Exception {
         try (Dataset ds = tableWithOverlays()) {
             CompactionPolicy gapOnly = new CompactionPolicy(0, 0, 3, Integer.MAX_VALUE, Long.MAX_VALUE);

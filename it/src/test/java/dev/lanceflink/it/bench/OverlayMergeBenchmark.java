@@ -391,10 +391,14 @@ public final class OverlayMergeBenchmark {
                         CommitOptions.defaults(),
                         0)
                 .onlyFragments(ids);
+        com.sun.management.OperatingSystemMXBean os =
+                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        long cpuStart = os.getProcessCpuTime();
         start = System.nanoTime();
         CompactionSummary summary =
                 run.execute(new LocalTaskExecutor(store, allocator, FileWriterOptions.defaults(), 1), (r, d, n) -> {});
         double jobMs = (System.nanoTime() - start) / 1e6;
+        double jobCpuMs = (os.getProcessCpuTime() - cpuStart) / 1e6; // all threads: tasks, commit, GC
         if (!summary.status().equals(CompactionSummary.COMMITTED) || summary.fragmentsCompacted() != ids.size()) {
             throw new IllegalStateException("The run compacted " + summary.fragmentsCompacted() + " of " + ids.size()
                     + " fragments: " + summary.status());
@@ -402,14 +406,16 @@ public final class OverlayMergeBenchmark {
         System.out.printf(
                 Locale.ROOT,
                 "Manifest of version %d: %.1f MB, read in %.0f ms. A run merging %d fragments (%d overlays) on one"
-                        + " thread: %.0f ms (%.0f ms per fragment)%n",
+                        + " thread: %.0f ms, %.0f CPU ms of the process (%.0f ms, %.0f CPU ms per fragment)%n",
                 version,
                 store.head(at.path()).orElseThrow().size() / 1e6,
                 readMs,
                 ids.size(),
                 summary.overlaysBefore(),
                 jobMs,
-                jobMs / ids.size());
+                jobCpuMs,
+                jobMs / ids.size(),
+                jobCpuMs / ids.size());
     }
 
     /**

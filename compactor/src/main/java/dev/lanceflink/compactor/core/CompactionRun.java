@@ -137,8 +137,11 @@ public final class CompactionRun {
     private record Planned(CompactionPlan plan, Manifest manifest) {}
 
     private Planned planned() throws IOException {
-        Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
-        return new Planned(CompactionPlanner.plan(tableUri, latest, mode, policy, only), latest);
+        return plannedOn(ManifestIO.read(store, VersionResolver.latest(store)));
+    }
+
+    private Planned plannedOn(Manifest manifest) throws IOException {
+        return new Planned(CompactionPlanner.plan(tableUri, manifest, mode, policy, only), manifest);
     }
 
     /** Plans only: the summary of a {@code --dry-run}. */
@@ -151,7 +154,27 @@ public final class CompactionRun {
     /** Plans, runs and commits. */
     public CompactionSummary execute(TaskExecutor executor, TaskExecutor.ProgressListener progress) throws IOException {
         long start = System.nanoTime();
-        Planned planned = planned();
+        return execute(executor, progress, planned(), start);
+    }
+
+    /**
+     * Plans on {@code readOn} instead of reading the latest version, then runs and commits: for a
+     * caller that has just read the latest manifest to decide on the run (the sink's maintenance
+     * does), which saves reading it once more (tens of MB on a table with many overlays). Whatever
+     * was committed after {@code readOn} is handled as for any plan that other writers overtook
+     * while its tasks ran: carried over on commit, or planned again.
+     *
+     * @param readOn a version of this run's table, normally the latest the caller read
+     */
+    public CompactionSummary execute(TaskExecutor executor, TaskExecutor.ProgressListener progress, Manifest readOn)
+            throws IOException {
+        long start = System.nanoTime();
+        return execute(executor, progress, plannedOn(requireNonNull(readOn, "readOn is null")), start);
+    }
+
+    private CompactionSummary execute(
+            TaskExecutor executor, TaskExecutor.ProgressListener progress, Planned planned, long start)
+            throws IOException {
         CompactionPlan first = planned.plan();
         if (first.isEmpty()) {
             return CompactionSummary.empty(

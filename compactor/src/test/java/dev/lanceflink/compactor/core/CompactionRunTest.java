@@ -286,6 +286,31 @@ class CompactionRunTest {
     }
 
     @Test
+    void aRunPlannedOnAManifestTheCallerReadCarriesOverWhatWasCommittedSince() throws Exception {
+        try (Dataset ds = tableWithOverlays()) {
+            // The caller read version 5; an overlay on fragment 0 lands as version 6 before the run.
+            try (Dataset latest = ds.checkoutLatest()) {
+                OverlayTables.update(latest, new long[] {0}, new int[] {4}, 6000)
+                        .close();
+            }
+            CompactionSummary summary = run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS)
+                    .execute(local(), TaskExecutor.ProgressListener.NONE, ds.manifest());
+
+            assertThat(summary.plan().readVersion()).isEqualTo(5L);
+            assertThat(summary.fragmentsCompacted()).isEqualTo(2);
+            assertThat(summary.committedVersions()).containsExactly(7L);
+            try (Dataset after = ds.checkoutLatest()) {
+                // Fragment 0: its three overlays merged, the newer one kept after the merged one.
+                assertThat(OverlayTables.overlayCounts(after)).containsExactly(2, 1);
+                try (Dataset v6 = ds.checkoutVersion(6)) {
+                    assertThat(OverlayTables.scan(after)).isEqualTo(OverlayTables.scan(v6));
+                }
+                assertThat(OverlayTables.scan(after).get(4)).isEqualTo("4|6004|u6000");
+            }
+        }
+    }
+
+    @Test
     void theLocalExecutorRefusesAManifestOfAnotherVersionThanThePlans() throws Exception {
         try (Dataset ds = tableWithOverlays()) {
             CompactionPlan plan =

@@ -92,6 +92,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * run wrote (with the same arguments) instead of writing one; {@code lf.bench.runJob=true} ends
  * with one merge run of the timed fragments, committed ({@link #runJob}).
  *
+ * <p>Thread CPU time includes the page faults of a heap that is still growing, so a variant that
+ * allocates less can show more CPU for the same work; for comparable CPU figures pre-touch the
+ * heap ({@code -Xms4g -Xmx4g -XX:+AlwaysPreTouch}).
+ *
  * <p>Run with {@code it/run-benchmarks.sh overlay-merge [rows [fragments [commits [cells]]]]}
  * (defaults 100,000, 8, 300, 30).
  */

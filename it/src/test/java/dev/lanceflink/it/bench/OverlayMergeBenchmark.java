@@ -14,7 +14,9 @@ import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.file.writer.FileWriterOptions;
+import dev.lanceflink.io.FaultInjectingObjectStore;
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.io.StoreOperation;
 import dev.lanceflink.overlay.OverlayCommits;
 import dev.lanceflink.overlay.OverlayWriter;
 import dev.lanceflink.overlay.StagedWrite;
@@ -35,6 +37,7 @@ import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -90,7 +93,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * file per commit that every fragment's entry names (see {@link #writeHistory}), for tables of
  * hundreds of fragments like the issue's; {@code lf.bench.table=<path>} reuses a table an earlier
  * run wrote (with the same arguments) instead of writing one; {@code lf.bench.runJob=true} ends
- * with one merge run of the timed fragments, committed ({@link #runJob}).
+ * with one merge run of the timed fragments, committed ({@link #runJob}); {@code
+ * lf.bench.readLatencyMs} makes every read wait that long first ({@link #withReadLatency}).
  *
  * <p>Thread CPU time includes the page faults of a heap that is still growing, so a variant that
  * allocates less can show more CPU for the same work; for comparable CPU figures pre-touch the
@@ -155,7 +159,7 @@ public final class OverlayMergeBenchmark {
                 historySeconds * 1000 / commits);
         List<Row> out = new ArrayList<>();
         try (Dataset ds = Dataset.open(uri, Map.of())) {
-            ObjectStore store = ds.store();
+            ObjectStore store = withReadLatency(ds.store());
             BufferAllocator allocator = ds.allocator();
             Manifest warm = ManifestIO.read(store, VersionResolver.version(store, baseVersion + ks[0]));
             timeMerge(store, warm, warm.fragments().get(0), allocator);
@@ -371,6 +375,24 @@ public final class OverlayMergeBenchmark {
         Timing t = new Timing((System.nanoTime() - start) / 1e6, (THREADS.getCurrentThreadCpuTime() - cpu) / 1e6);
         staged.discard(store);
         return t;
+    }
+
+    /**
+     * With {@code lf.bench.readLatencyMs=n}, every read of the table's files (a range read or a
+     * whole-object read) first sleeps {@code n} ms, as a request to an object store waits for its
+     * round trip; the merges, folds and the run then read through it.
+     */
+    private static ObjectStore withReadLatency(ObjectStore store) {
+        long ms = Long.getLong("lf.bench.readLatencyMs", 0);
+        if (ms <= 0) {
+            return store;
+        }
+        return FaultInjectingObjectStore.scripted(store)
+                .withDelays(
+                        1.0,
+                        Duration.ofMillis(ms),
+                        Set.of(StoreOperation.RANGE_READ, StoreOperation.RANGES_READ, StoreOperation.READ_ALL),
+                        Set.of(FaultInjectingObjectStore.DelayPoint.BEFORE_CALL));
     }
 
     /**

@@ -6,6 +6,9 @@
 #                                               Flink sink vs SDK writes, issue #5 (default 1000000 200000 10000)
 #        it/run-benchmarks.sh compaction [rows [fragments [commits]]]
 #                                               scans with many overlays, merge and fold, issue #7 (default 1000000 8 50)
+#        it/run-benchmarks.sh overlay-merge [rows [fragments [commits [cells]]]]
+#                                               overlay-merge and fold of one fragment with 50/100/300 small random
+#                                               overlays, ms per fragment, issue #15 (default 100000 8 300 30)
 #        it/run-benchmarks.sh scan [rows [fragments [commits]]]
 #                                               full and narrow scans, ours vs pylance 14 (own process), with and
 #                                               without overlays, issue #17 (default 1000000 8 50)
@@ -74,6 +77,9 @@ elif [[ "${1:-}" == "bytes" ]]; then
   # pylance writes its copy in its own process, from the venv the it module's tests use.
   bash it/pylance/setup-venv.sh it/target/pylance-venv >&2
   main=dev.lanceflink.it.bench.BytesBenchmark
+  shift
+elif [[ "${1:-}" == "overlay-merge" ]]; then
+  main=dev.lanceflink.it.bench.OverlayMergeBenchmark
   shift
 elif [[ "${1:-}" == "compaction" ]]; then
   main=dev.lanceflink.it.bench.CompactionBenchmark

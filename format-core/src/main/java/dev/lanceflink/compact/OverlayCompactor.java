@@ -62,6 +62,12 @@ import org.roaringbitmap.RoaringBitmap;
 public final class OverlayCompactor {
     /** Rows read and written per step, bounding memory. */
     static final int CHUNK_ROWS = 65_536;
+    /**
+     * Overlay files read at once before a merge or fold: a fragment a streaming sink updates every
+     * checkpoint carries hundreds of small overlays, and read one after another each costs a round
+     * trip to the store (tens of ms on an object store).
+     */
+    static final int PREFETCH_PARALLELISM = 8;
 
     private OverlayCompactor() {}
 
@@ -114,6 +120,7 @@ public final class OverlayCompactor {
                 OverlayStager.FieldStream out = OverlayStager.open(
                         store, manifest, OverlayStager.Target.fragment(fragmentId), ids, allocator, fileOptions);
                 OverlayResolver resolver = new OverlayResolver(files, fragment, run, allocator)) {
+            resolver.prefetch(fields, PREFETCH_PARALLELISM);
             for (LanceField f : fields) {
                 RoaringBitmap union = new RoaringBitmap();
                 for (DataOverlayFile o : run) {
@@ -200,6 +207,7 @@ public final class OverlayCompactor {
                 LanceFileWriter writer = LanceFileWriter.create(
                         store, path, fileSchema, FileVersion.parse(format), allocator, fileOptions);
                 FragmentReader reader = new FragmentReader(files, fragment, allocator)) {
+            reader.prefetchOverlays(fields, PREFETCH_PARALLELISM);
             long rows = fragment.physicalRows();
             for (long start = 0; start < rows; start += CHUNK_ROWS) {
                 int n = (int) Math.min(CHUNK_ROWS, rows - start);

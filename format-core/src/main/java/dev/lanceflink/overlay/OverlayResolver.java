@@ -13,11 +13,17 @@ import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.OverlayCoverage;
 import dev.lanceflink.table.TableFiles;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
@@ -62,6 +68,8 @@ public final class OverlayResolver implements AutoCloseable {
     static final long COLUMN_CACHE_BYTES = 64L << 20;
     /** Overlay files up to this size are read whole on open (one request instead of one per range). */
     static final long WHOLE_FILE_BYTES = 1L << 20;
+    /** Bytes {@link #prefetch} holds at most; the files beyond are read when used, as without it. */
+    static final long PREFETCH_BYTES = 64L << 20;
 
     private final TableFiles files;
     private final Fragment fragment;
@@ -75,6 +83,8 @@ public final class OverlayResolver implements AutoCloseable {
     private final Map<String, LanceFileReader> readers = new HashMap<>();
     /** Whole value columns kept for the fragment, by overlay index (high half) and atomic field id. */
     private final Map<Long, FieldVector> columns = new HashMap<>();
+    /** Small overlay files read ahead by {@link #prefetch}, by path, until {@link #source} opens them. */
+    private final Map<String, RangeReader> prefetched = new HashMap<>();
 
     private long columnBytes;
     private int[] at = new int[0];
@@ -111,6 +121,125 @@ public final class OverlayResolver implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /**
+     * Reads ahead, {@code parallelism} at a time, the whole files of the overlays that supply at
+     * least one cell of {@code fields} (top-level, not structs; others are skipped) and that are
+     * small enough to be read whole anyway ({@value #WHOLE_FILE_BYTES} bytes): {@link #resolve}
+     * then opens them from memory. For a caller that will read every overlay of a long run (an
+     * overlay merge or fold of a fragment with hundreds of small overlays): one after another,
+     * each read waits a full round trip, which on an object store is tens of ms, i.e. seconds per
+     * fragment. Overlays that win no cell of the fields (fully shadowed) are not read, and at most
+     * {@value #PREFETCH_BYTES} bytes are read ahead (newest overlays first).
+     *
+     * @throws IOException if a read fails (files read so far are released)
+     */
+    public void prefetch(List<LanceField> fields, int parallelism) throws IOException {
+        if (parallelism < 1) {
+            throw new IllegalArgumentException("parallelism must be >= 1, got " + parallelism);
+        }
+        LinkedHashMap<String, TableFiles.StoredFile> wanted = new LinkedHashMap<>();
+        Map<String, Long> sizes = new HashMap<>();
+        long total = 0;
+        for (LanceField f : fields) {
+            if (f.isStruct()) {
+                continue;
+            }
+            CellWinners w = winners(f);
+            for (int e = 0; e < w.size(); e++) {
+                DataOverlayFile ov = overlays.get(w.overlay(e));
+                String path = ov.dataFile().path();
+                long size = ov.dataFile().fileSizeBytes();
+                if (w.won(e).isEmpty()
+                        || size <= 0
+                        || size > WHOLE_FILE_BYTES
+                        || readers.containsKey(path)
+                        || prefetched.containsKey(path)
+                        || wanted.containsKey(path)
+                        || total + size > PREFETCH_BYTES) {
+                    continue;
+                }
+                wanted.put(path, files.overlayFile(fragment.id(), ov));
+                sizes.put(path, size);
+                total += size;
+            }
+        }
+        if (wanted.size() < 2) {
+            return; // nothing to overlap
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(parallelism, wanted.size()), r -> {
+            Thread t = new Thread(r, "lance-overlay-prefetch");
+            t.setDaemon(true);
+            return t;
+        });
+        Map<String, Future<RangeReader>> reads = new LinkedHashMap<>();
+        try {
+            for (Map.Entry<String, TableFiles.StoredFile> e : wanted.entrySet()) {
+                long size = sizes.get(e.getKey());
+                TableFiles.StoredFile file = e.getValue();
+                reads.put(
+                        e.getKey(),
+                        pool.submit(() -> InMemoryRangeReader.readWhole(file.openReader(size), (int) size)));
+            }
+            IOException failure = null;
+            for (Map.Entry<String, Future<RangeReader>> e : reads.entrySet()) {
+                try {
+                    RangeReader r = e.getValue().get();
+                    if (failure == null) {
+                        prefetched.put(e.getKey(), r);
+                    } else {
+                        r.close();
+                    }
+                } catch (ExecutionException ex) {
+                    Throwable cause = ex.getCause();
+                    if (failure == null) {
+                        failure = cause instanceof IOException io
+                                ? io
+                                : new IOException(
+                                        "Reading overlay file " + e.getKey() + " of fragment " + fragment.id()
+                                                + " failed",
+                                        cause);
+                    }
+                }
+            }
+            if (failure != null) {
+                closePrefetched();
+                throw failure;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            pool.shutdownNow();
+            for (Future<RangeReader> f : reads.values()) {
+                closeQuietly(f);
+            }
+            closePrefetched();
+            throw new InterruptedIOException(
+                    "Interrupted while reading the overlay files of fragment " + fragment.id());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static void closeQuietly(Future<RangeReader> f) {
+        if (f.isDone() && !f.isCancelled()) {
+            try {
+                f.get().close();
+            } catch (Exception ignored) {
+                // a failed read left nothing open
+            }
+        }
+    }
+
+    private void closePrefetched() {
+        for (RangeReader r : prefetched.values()) {
+            try {
+                r.close();
+            } catch (IOException ignored) {
+                // in-memory readers hold no resources beyond their bytes
+            }
+        }
+        prefetched.clear();
     }
 
     /**
@@ -470,10 +599,13 @@ public final class OverlayResolver implements AutoCloseable {
         if (r == null) {
             TableFiles.StoredFile file = files.overlayFile(fragment.id(), ov);
             long size = ov.dataFile().fileSizeBytes();
-            RangeReader ranges = file.openReader(size);
-            if (size > 0 && size <= WHOLE_FILE_BYTES) {
-                // Footer, metadata and the value pages of a small overlay in one read instead of several.
-                ranges = InMemoryRangeReader.readWhole(ranges, (int) size);
+            RangeReader ranges = prefetched.remove(ov.dataFile().path());
+            if (ranges == null) {
+                ranges = file.openReader(size);
+                if (size > 0 && size <= WHOLE_FILE_BYTES) {
+                    // Footer, metadata and the value pages of a small overlay in one read instead of several.
+                    ranges = InMemoryRangeReader.readWhole(ranges, (int) size);
+                }
             }
             r = LanceFileReader.openOwning(ranges, file.uri(), allocator);
             readers.put(ov.dataFile().path(), r);
@@ -569,6 +701,7 @@ public final class OverlayResolver implements AutoCloseable {
     public void close() throws IOException {
         columns.values().forEach(FieldVector::close);
         columns.clear();
+        closePrefetched();
         sources.clear();
         columnBytes = 0;
         IOException first = null;

@@ -96,6 +96,21 @@ public final class FragmentReader implements AutoCloseable {
     }
 
     /**
+     * Reads ahead the small overlay files that supply cells of {@code fields}, {@code parallelism}
+     * at a time ({@link OverlayResolver#prefetch}), for a caller about to read every overlaid row
+     * of the fragment (a fold).
+     */
+    public void prefetchOverlays(List<LanceField> fields, int parallelism) throws IOException {
+        if (fragment.overlays().isEmpty()) {
+            return;
+        }
+        if (overlays == null) {
+            overlays = OverlayResolver.of(files, fragment, allocator);
+        }
+        overlays.prefetch(fields, parallelism);
+    }
+
+    /**
      * Values of a top-level field at the given ascending physical offsets, as a vector the
      * caller closes.
      */

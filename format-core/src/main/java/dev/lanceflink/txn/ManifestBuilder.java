@@ -36,13 +36,18 @@ public final class ManifestBuilder {
      * @param inlineTransaction whether to embed the transaction in the manifest file
      * @param dataFormatForNewTable data format of a table being created (ignored otherwise)
      * @param stableRowIdsForNewTable whether a table being created uses stable row ids
+     * @param encodedTransaction the encoding ({@link TransactionCodec#encode}) of the transaction
+     *     being built, to inline as it is, or null to encode it here: the commit loop already
+     *     encoded it for the {@code .txn} file, and a {@code Merge} lists every fragment of the
+     *     table, so a second encoding costs as much as serializing the manifest
      */
     public record Options(
             Instant timestamp,
             String transactionFile,
             boolean inlineTransaction,
             DataStorageFormat dataFormatForNewTable,
-            boolean stableRowIdsForNewTable) {
+            boolean stableRowIdsForNewTable,
+            byte[] encodedTransaction) {
         public Options {
             requireNonNull(timestamp, "timestamp is null");
             requireNonNull(transactionFile, "transactionFile is null");
@@ -50,6 +55,16 @@ public final class ManifestBuilder {
                 throw new IllegalArgumentException("A commit must record its transaction in a .txn file, inline, or"
                         + " both; concurrent writers cannot check conflicts otherwise");
             }
+        }
+
+        /** Options that encode the transaction when it is inlined. */
+        public Options(
+                Instant timestamp,
+                String transactionFile,
+                boolean inlineTransaction,
+                DataStorageFormat dataFormatForNewTable,
+                boolean stableRowIdsForNewTable) {
+            this(timestamp, transactionFile, inlineTransaction, dataFormatForNewTable, stableRowIdsForNewTable, null);
         }
     }
 
@@ -193,7 +208,8 @@ public final class ManifestBuilder {
                 .tableMetadata(d.tableMetadata)
                 .branch(d.current == null ? null : d.current.branch());
         if (options.inlineTransaction()) {
-            b.inlineTransaction(TransactionCodec.encode(txn));
+            byte[] encoded = options.encodedTransaction();
+            b.inlineTransaction(encoded != null ? encoded : TransactionCodec.encode(txn));
         }
         return b.build();
     }

@@ -139,6 +139,14 @@ public final class TableCommitter {
         private String txnFilePath;
         /** The transaction whose {@code .txn} file is at {@link #txnFilePath}. */
         private Transaction txnFileOf;
+        /**
+         * {@link #encodedOf}'s last result and its transaction: the {@code .txn} file and the
+         * manifest's inline copy take the same bytes, encoded once per changed transaction (an
+         * overlay merge's {@code Merge} lists the whole table: tens of MB to encode).
+         */
+        private byte[] encoded;
+
+        private Transaction encodedOf;
         /** Every {@code .txn} file this commit wrote and has not deleted (paths under the root). */
         private final List<String> txnFiles = new ArrayList<>();
 
@@ -315,6 +323,15 @@ public final class TableCommitter {
             inDoubtFiles.addAll(writtenFiles);
         }
 
+        /** The encoding of {@code t}, kept while {@code t} stays the transaction being committed. */
+        private byte[] encodedOf(Transaction t) {
+            if (encodedOf != t) {
+                encoded = TransactionCodec.encode(t);
+                encodedOf = t;
+            }
+            return encoded;
+        }
+
         /** One attempt: the committed manifest, or empty if another writer won the race. */
         private Optional<Manifest> attempt() throws IOException {
             ManifestLocation latestLoc = latestOrNull();
@@ -390,7 +407,7 @@ public final class TableCommitter {
                         deleteQuietly(txnFilePath);
                         txnFiles.remove(txnFilePath);
                     }
-                    TransactionStore.writeFile(store, current, name);
+                    TransactionStore.writeFile(store, encodedOf(current), name);
                     txnFilePath = Transaction.TRANSACTIONS_DIR + "/" + name;
                     txnFiles.add(txnFilePath);
                     txnFileOf = current;
@@ -402,7 +419,8 @@ public final class TableCommitter {
                     txnFileName,
                     options.inlineTransaction(),
                     options.dataFormat(),
-                    options.stableRowIds());
+                    options.stableRowIds(),
+                    options.inlineTransaction() ? encodedOf(current) : null);
             Manifest manifest;
             if (current.operation() instanceof Operation.Restore r && latest != null) {
                 Manifest restored = ManifestIO.read(store, VersionResolver.version(store, r.version()));

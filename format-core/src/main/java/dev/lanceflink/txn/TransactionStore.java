@@ -27,8 +27,13 @@ public final class TransactionStore {
      * published names it). A manifest names its transaction file, so any name reads back.
      */
     public static String writeFile(ObjectStore store, Transaction t, String fileName) throws IOException {
+        return writeFile(store, TransactionCodec.encode(t), fileName);
+    }
+
+    /** As {@link #writeFile(ObjectStore, Transaction, String)}, for a transaction already encoded. */
+    static String writeFile(ObjectStore store, byte[] encoded, String fileName) throws IOException {
         try (OutputStream out = store.create(Transaction.TRANSACTIONS_DIR + "/" + fileName)) {
-            out.write(TransactionCodec.encode(t));
+            out.write(encoded);
         }
         return fileName;
     }

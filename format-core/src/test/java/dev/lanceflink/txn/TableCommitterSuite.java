@@ -106,6 +106,27 @@ public abstract class TableCommitterSuite extends StoreBackedSuite {
     }
 
     @Test
+    void theInlineCopyAndTheTxnFileAreTheSameEncodingOfTheCommittedTransactionAlsoAfterARebase() throws Exception {
+        ObjectStore store = newStore();
+        Manifest v1 = create(store, 1, 10);
+        Transaction mine = deleteRows(store, v1, 0, 1, 2);
+        TableCommitter.commit(store, deleteRows(store, v1, 0, 5), OPTS);
+        // Read at version 1, committed as version 3: the rebase gives it a merged deletion file,
+        // i.e. a new transaction; the commit encodes it once for both copies, which must be of it.
+        Manifest v3 = TableCommitter.commit(store, mine, OPTS);
+        byte[] inline = v3.inlineTransaction().orElseThrow();
+        byte[] file = store.readAll("_transactions/" + v3.transactionFile());
+        assertThat(inline).isEqualTo(file);
+        Transaction stored = TransactionCodec.decode(inline, "inline");
+        assertThat(stored.uuid()).isEqualTo(mine.uuid());
+        assertThat(stored.operation()).isNotEqualTo(mine.operation());
+        Fragment deleted =
+                ((Operation.Delete) stored.operation()).updatedFragments().get(0);
+        assertThat(deleted.deletionFile())
+                .isEqualTo(v3.fragment(0).orElseThrow().deletionFile());
+    }
+
+    @Test
     void staleAppendIsRebasedOntoNewerVersions() throws Exception {
         ObjectStore store = newStore();
         create(store, 1, 10);

@@ -94,14 +94,38 @@ public final class CompactionCommitter {
             return new CommitReport(List.of(), List.of(), List.of());
         }
         long readVersion = results.get(0).readVersion();
+        Manifest planned = ManifestIO.read(store, VersionResolver.version(store, readVersion));
+        return commit(store, planned, results, properties, options, carryConcurrentChanges);
+    }
+
+    /**
+     * As {@link #commit(ObjectStore, List, Map, CommitOptions, boolean)}, with the manifest of the
+     * results' read version, which the caller already read (saves reading and decoding it again:
+     * tens of MB on a table with many overlays).
+     *
+     * @param planned the manifest of the version every result was computed on
+     */
+    public static CommitReport commit(
+            ObjectStore store,
+            Manifest planned,
+            List<TaskResult> results,
+            Map<String, String> properties,
+            CommitOptions options,
+            boolean carryConcurrentChanges)
+            throws IOException {
+        if (results.isEmpty()) {
+            return new CommitReport(List.of(), List.of(), List.of());
+        }
+        long readVersion = planned.version();
         for (TaskResult r : results) {
             if (r.readVersion() != readVersion) {
                 throw new IllegalArgumentException("Results of one commit must share their read version, but fragment "
                         + r.task().fragmentId() + " was compacted on version " + r.readVersion() + " and fragment "
-                        + results.get(0).task().fragmentId() + " on version " + readVersion);
+                        + results.get(0).task().fragmentId() + " on version "
+                        + results.get(0).readVersion()
+                        + " (the manifest given is version " + readVersion + ")");
             }
         }
-        Manifest planned = ManifestIO.read(store, VersionResolver.version(store, readVersion));
         List<TaskResult> committed = new ArrayList<>();
         List<Long> versions = new ArrayList<>();
         List<Long> stale = new ArrayList<>();

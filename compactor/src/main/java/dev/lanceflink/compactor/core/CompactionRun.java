@@ -126,8 +126,22 @@ public final class CompactionRun {
 
     /** The plan on the latest version. */
     public CompactionPlan plan() throws IOException {
-        Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
-        return CompactionPlanner.plan(tableUri, latest, mode, policy, only);
+        return planned().plan();
+    }
+
+    /**
+     * A plan with the manifest it was made on. The run hands that manifest to the executor and the
+     * committer instead of each reading the version again: on a table with many overlays a
+     * manifest is tens of MB and each read seconds, which a maintenance check paid three times.
+     */
+    private record Planned(CompactionPlan plan, Manifest manifest) {}
+
+    private Planned planned() throws IOException {
+        return plannedOn(ManifestIO.read(store, VersionResolver.latest(store)));
+    }
+
+    private Planned plannedOn(Manifest manifest) throws IOException {
+        return new Planned(CompactionPlanner.plan(tableUri, manifest, mode, policy, only), manifest);
     }
 
     /** Plans only: the summary of a {@code --dry-run}. */
@@ -140,7 +154,28 @@ public final class CompactionRun {
     /** Plans, runs and commits. */
     public CompactionSummary execute(TaskExecutor executor, TaskExecutor.ProgressListener progress) throws IOException {
         long start = System.nanoTime();
-        CompactionPlan first = plan();
+        return execute(executor, progress, planned(), start);
+    }
+
+    /**
+     * Plans on {@code readOn} instead of reading the latest version, then runs and commits: for a
+     * caller that has just read the latest manifest to decide on the run (the sink's maintenance
+     * does), which saves reading it once more (tens of MB on a table with many overlays). Whatever
+     * was committed after {@code readOn} is handled as for any plan that other writers overtook
+     * while its tasks ran: carried over on commit, or planned again.
+     *
+     * @param readOn a version of this run's table, normally the latest the caller read
+     */
+    public CompactionSummary execute(TaskExecutor executor, TaskExecutor.ProgressListener progress, Manifest readOn)
+            throws IOException {
+        long start = System.nanoTime();
+        return execute(executor, progress, plannedOn(requireNonNull(readOn, "readOn is null")), start);
+    }
+
+    private CompactionSummary execute(
+            TaskExecutor executor, TaskExecutor.ProgressListener progress, Planned planned, long start)
+            throws IOException {
+        CompactionPlan first = planned.plan();
         if (first.isEmpty()) {
             return CompactionSummary.empty(
                     CompactionSummary.NOTHING_TO_DO, first, (System.nanoTime() - start) / 1_000_000);
@@ -158,8 +193,9 @@ public final class CompactionRun {
         CompactionPlan plan = first;
         List<Long> stale = List.of();
         for (int round = 0; round <= maxReplanRounds && !plan.isEmpty(); round++) {
-            List<TaskResult> results = executor.execute(plan, progress);
-            CommitReport report = CompactionCommitter.commit(store, results, properties, commitOptions, carry);
+            List<TaskResult> results = executor.execute(plan, planned.manifest(), progress);
+            CommitReport report =
+                    CompactionCommitter.commit(store, planned.manifest(), results, properties, commitOptions, carry);
             versions.addAll(report.committedVersions());
             carriedDeletions += report.carriedDeletions();
             carriedOverlays += report.carriedOverlays();
@@ -177,7 +213,8 @@ public final class CompactionRun {
                 break;
             }
             replanned.addAll(stale);
-            plan = replan(stale);
+            planned = replan(stale);
+            plan = planned.plan();
             stale = plan.tasks().stream().flatMap(t -> t.fragmentIds().stream()).toList();
         }
         String status = versions.isEmpty() ? CompactionSummary.NOTHING_TO_DO : CompactionSummary.COMMITTED;
@@ -197,21 +234,31 @@ public final class CompactionRun {
     }
 
     /** A plan of the given fragments on the latest version (those that still need compaction). */
-    private CompactionPlan replan(List<Long> fragmentIds) throws IOException {
+    private Planned replan(List<Long> fragmentIds) throws IOException {
         Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
         if (mode == CompactionMode.FRAGMENTS) {
             // Groups are re-formed from the changed fragments only; fragments committed in an earlier
             // round are new fragments now and stay out of this run.
             CompactionPlan p = FragmentCompactionPlanner.plan(tableUri, latest, policy, new HashSet<>(fragmentIds));
-            return new CompactionPlan(
-                    tableUri, latest.version(), mode, policy, p.tasks(), List.of(), p.overlaysFound());
+            return new Planned(
+                    new CompactionPlan(
+                            tableUri, latest.version(), mode, policy, p.tasks(), List.of(), p.overlaysFound()),
+                    latest);
         }
         List<CompactionTask> tasks = new ArrayList<>();
         for (long id : fragmentIds) {
             Optional<CompactionTask> t = CompactionPlanner.planFragment(latest, id, mode, policy);
             t.ifPresent(tasks::add);
         }
-        return new CompactionPlan(
-                tableUri, latest.version(), mode, policy, tasks, List.of(), CompactionPlanner.overlayCount(latest));
+        return new Planned(
+                new CompactionPlan(
+                        tableUri,
+                        latest.version(),
+                        mode,
+                        policy,
+                        tasks,
+                        List.of(),
+                        CompactionPlanner.overlayCount(latest)),
+                latest);
     }
 }

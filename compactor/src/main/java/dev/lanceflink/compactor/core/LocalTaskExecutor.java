@@ -44,7 +44,19 @@ public final class LocalTaskExecutor implements TaskExecutor {
         if (plan.isEmpty()) {
             return List.of();
         }
-        Manifest manifest = ManifestIO.read(store, VersionResolver.version(store, plan.readVersion()));
+        return execute(plan, ManifestIO.read(store, VersionResolver.version(store, plan.readVersion())), progress);
+    }
+
+    @Override
+    public List<TaskResult> execute(CompactionPlan plan, Manifest manifest, ProgressListener progress)
+            throws IOException {
+        if (manifest.version() != plan.readVersion()) {
+            throw new IllegalArgumentException("The plan was made on version " + plan.readVersion()
+                    + " but the manifest given is version " + manifest.version());
+        }
+        if (plan.isEmpty()) {
+            return List.of();
+        }
         int threads = Math.min(parallelism, plan.tasks().size());
         ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "lance-compaction-task");

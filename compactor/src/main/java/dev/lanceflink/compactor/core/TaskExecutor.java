@@ -1,5 +1,6 @@
 package dev.lanceflink.compactor.core;
 
+import dev.lanceflink.table.Manifest;
 import java.io.IOException;
 import java.util.List;
 
@@ -10,6 +11,19 @@ import java.util.List;
  */
 public interface TaskExecutor {
     List<TaskResult> execute(CompactionPlan plan, ProgressListener progress) throws IOException;
+
+    /**
+     * As {@link #execute(CompactionPlan, ProgressListener)}, with the manifest of the plan's read
+     * version, which the caller already read: an executor running the tasks in this process uses
+     * it instead of reading and decoding it again (on a table with many overlays the manifest is
+     * tens of MB, seconds per read). The default ignores it.
+     *
+     * @param planned the manifest of {@code plan.readVersion()}
+     */
+    default List<TaskResult> execute(CompactionPlan plan, Manifest planned, ProgressListener progress)
+            throws IOException {
+        return execute(plan, progress);
+    }
 
     /** Told about every finished task, from the thread that collects the results. */
     @FunctionalInterface

@@ -23,7 +23,8 @@ import java.util.Set;
  *
  * @param task the task that produced it
  * @param readVersion the version the task ran against
- * @param encodedTransaction the staged operation, as an encoded {@code Transaction} at readVersion
+ * @param encodedTransaction the staged operation, as an encoded {@code Transaction} at readVersion (a
+ *     merge's {@code Merge} with the task's fragment only, see {@link #of})
  * @param writtenPaths files the task wrote (relative to the table root), deleted if not committed
  */
 public record TaskResult(CompactionTask task, long readVersion, byte[] encodedTransaction, List<String> writtenPaths)
@@ -36,9 +37,26 @@ public record TaskResult(CompactionTask task, long readVersion, byte[] encodedTr
         writtenPaths = List.copyOf(writtenPaths);
     }
 
-    /** Wraps a staged write of {@code task} computed on {@code readVersion}. */
+    /**
+     * Wraps a staged write of {@code task} computed on {@code readVersion}.
+     *
+     * <p>An overlay merge is staged as a {@code Merge}, which lists every fragment of the table
+     * (a Merge replaces the whole list). Only the task's own fragment of it is kept: the committer
+     * takes just that fragment from a staged merge ({@code OverlayCompactor.rebase}) and builds the
+     * Merge it commits from the latest fragment list on every attempt. Keeping the whole list made
+     * every merge task encode, and the run decode twice, a copy of the entire table's fragments and
+     * overlays: on a table of hundreds of fragments with hundreds of overlays each (a manifest of
+     * tens of MB) that cost seconds per fragment, ten times the merge itself (issue #15), and held
+     * one manifest-sized array per result until the commit.
+     */
     public static TaskResult of(CompactionTask task, long readVersion, StagedWrite staged) {
-        byte[] bytes = TransactionCodec.encode(Transaction.of(readVersion, staged.operation(), Map.of()));
+        Operation op = staged.operation();
+        if (op instanceof Operation.Merge m) {
+            Set<Long> own = Set.copyOf(task.fragmentIds());
+            op = new Operation.Merge(
+                    m.fragments().stream().filter(f -> own.contains(f.id())).toList(), m.schema());
+        }
+        byte[] bytes = TransactionCodec.encode(Transaction.of(readVersion, op, Map.of()));
         return new TaskResult(task, readVersion, bytes, staged.writtenPaths());
     }
 

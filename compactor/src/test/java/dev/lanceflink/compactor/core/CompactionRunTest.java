@@ -259,6 +259,80 @@ class CompactionRunTest {
     }
 
     @Test
+    void aMergeResultCarriesOnlyItsFragmentAndTheCommitKeepsEveryFragment() throws Exception {
+        try (Dataset ds = tableWithOverlays()) {
+            List<String> before = OverlayTables.scan(ds);
+            CompactionPlan plan = run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS.withMinOverlays(4))
+                    .plan();
+            List<TaskResult> results = local().execute(plan, TaskExecutor.ProgressListener.NONE);
+
+            // The staged Merge lists the whole table; the result keeps the task's fragment only
+            // (its size must not grow with the table), merged to one overlay.
+            assertThat(results).singleElement().satisfies(r -> {
+                Operation.Merge m = (Operation.Merge) r.staged().operation();
+                assertThat(m.fragments()).extracting(Fragment::id).containsExactly(1L);
+                assertThat(m.fragments().get(0).overlays()).hasSize(1);
+                assertThat(r.output().bytes()).isPositive();
+            });
+            CommitReport report =
+                    CompactionCommitter.commit(store, results, java.util.Map.of(), CommitOptions.defaults());
+            assertThat(report.committedVersions()).containsExactly(6L);
+            try (Dataset after = ds.checkoutLatest()) {
+                assertThat(after.fragments()).extracting(Fragment::id).containsExactly(0L, 1L);
+                assertThat(OverlayTables.overlayCounts(after)).containsExactly(3, 1);
+                assertThat(OverlayTables.scan(after)).isEqualTo(before);
+            }
+        }
+    }
+
+    @Test
+    void aRunPlannedOnAManifestTheCallerReadCarriesOverWhatWasCommittedSince() throws Exception {
+        try (Dataset ds = tableWithOverlays()) {
+            // The caller read version 5; an overlay on fragment 0 lands as version 6 before the run.
+            try (Dataset latest = ds.checkoutLatest()) {
+                OverlayTables.update(latest, new long[] {0}, new int[] {4}, 6000)
+                        .close();
+            }
+            CompactionSummary summary = run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS)
+                    .execute(local(), TaskExecutor.ProgressListener.NONE, ds.manifest());
+
+            assertThat(summary.plan().readVersion()).isEqualTo(5L);
+            assertThat(summary.fragmentsCompacted()).isEqualTo(2);
+            assertThat(summary.committedVersions()).containsExactly(7L);
+            try (Dataset after = ds.checkoutLatest()) {
+                // Fragment 0: its three overlays merged, the newer one kept after the merged one.
+                assertThat(OverlayTables.overlayCounts(after)).containsExactly(2, 1);
+                try (Dataset v6 = ds.checkoutVersion(6)) {
+                    assertThat(OverlayTables.scan(after)).isEqualTo(OverlayTables.scan(v6));
+                }
+                assertThat(OverlayTables.scan(after).get(4)).isEqualTo("4|6004|u6000");
+            }
+        }
+    }
+
+    @Test
+    void theLocalExecutorRefusesAManifestOfAnotherVersionThanThePlans() throws Exception {
+        try (Dataset ds = tableWithOverlays()) {
+            CompactionPlan plan =
+                    run(CompactionMode.OVERLAY_MERGE, TWO_OVERLAYS).plan();
+            try (Dataset older = ds.checkoutVersion(ds.version() - 1)) {
+                assertThatThrownBy(() -> local().execute(plan, older.manifest(), TaskExecutor.ProgressListener.NONE))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("made on version " + ds.version());
+            }
+            List<TaskResult> results = local().execute(plan, ds.manifest(), TaskExecutor.ProgressListener.NONE);
+            assertThat(results).hasSize(2);
+            results.forEach(r -> {
+                try {
+                    r.staged().discard(store);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+        }
+    }
+
+    @Test
     void theBytesRatioAndVersionGapTriggersSelectFragments() throws Exception {
         try (Dataset ds = tableWithOverlays()) {
             CompactionPolicy gapOnly = new CompactionPolicy(0, 0, 3, Integer.MAX_VALUE, Long.MAX_VALUE);

@@ -85,6 +85,7 @@ public final class PeerBenchmark {
         boolean jfr = false;
         boolean keep = false;
         boolean threadCpu = false;
+        long warmupUpdates = PeerRun.DEFAULT_WARMUP_UPDATES;
         List<String> only = null;
         String lanceKeyMap = "";
         for (int i = 0; i < argv.length; i++) {
@@ -98,6 +99,7 @@ public final class PeerBenchmark {
                 case "--jfr" -> jfr = true;
                 case "--keep" -> keep = true;
                 case "--thread-cpu" -> threadCpu = true;
+                case "--warmup-updates" -> warmupUpdates = Long.parseLong(argv[++i]);
                 case "--systems" -> only = List.of(argv[++i].split(","));
                 case "--lance-key-map" -> lanceKeyMap = argv[++i];
                 default ->
@@ -158,7 +160,7 @@ public final class PeerBenchmark {
                         round == 0 ? " (profiled, not counted)" : "",
                         s.title());
                 try {
-                    Map<String, String> r = runOnce(s, round, sizes, jfrDir, keep, threadCpu);
+                    Map<String, String> r = runOnce(s, round, sizes, jfrDir, keep, threadCpu, warmupUpdates);
                     for (Map.Entry<String, String> e : r.entrySet()) {
                         if (e.getKey().endsWith(".jfr")) {
                             profiles.put(s.id(), e.getValue().replace("\\n", "\n"));
@@ -178,10 +180,11 @@ public final class PeerBenchmark {
                 }
                 // Rewritten after every runner, so that a run cut short still leaves its figures.
                 Files.writeString(
-                        REPORT, report(columns, results, failures, profiles, threadProfiles, parsed, runs, jfr));
+                        REPORT,
+                        report(columns, results, failures, profiles, threadProfiles, parsed, runs, jfr, warmupUpdates));
             }
         }
-        String report = report(columns, results, failures, profiles, threadProfiles, parsed, runs, jfr);
+        String report = report(columns, results, failures, profiles, threadProfiles, parsed, runs, jfr, warmupUpdates);
         Files.writeString(REPORT, report);
         System.out.println(report);
         System.out.println("(written to " + REPORT + "; runner logs in " + OUT.resolve("logs") + ")");
@@ -234,7 +237,7 @@ public final class PeerBenchmark {
 
     /** Starts one runner JVM and returns its {@code @@peer} results; its output goes to a log file. */
     private static Map<String, String> runOnce(
-            SystemSpec s, int round, String sizes, Path jfrDir, boolean keep, boolean threadCpu)
+            SystemSpec s, int round, String sizes, Path jfrDir, boolean keep, boolean threadCpu, long warmupUpdates)
             throws IOException, InterruptedException {
         Path dir = OUT.resolve("run-" + round).resolve(s.id()).toAbsolutePath(); // Paimon wants an absolute URI
         deleteTree(dir);
@@ -250,6 +253,9 @@ public final class PeerBenchmark {
         }
         if (threadCpu) {
             cmd.add("--thread-cpu");
+        }
+        if (warmupUpdates != PeerRun.DEFAULT_WARMUP_UPDATES) {
+            cmd.addAll(List.of("--warmup-updates", Long.toString(warmupUpdates)));
         }
         Path log = OUT.resolve("logs").resolve(s.id() + "-round" + round + ".log");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -357,7 +363,8 @@ public final class PeerBenchmark {
             Map<String, String> threadProfiles,
             PeerRun.Sizes z,
             int runs,
-            boolean jfr)
+            boolean jfr,
+            long warmupUpdates)
             throws IOException {
         StringBuilder b = new StringBuilder();
         b.append("## Peer benchmark (issue #17)\n\n");
@@ -379,10 +386,14 @@ public final class PeerBenchmark {
                 pomProperty("it/peers/paimon/pom.xml", "flink.version"),
                 pomProperty("it/peers/iceberg/pom.xml", "iceberg.version"),
                 pomProperty("it/peers/iceberg/pom.xml", "flink.version")));
-        b.append("Embedded MiniCluster per JVM (1 task manager, 2 slots), parallelism 2, a checkpoint every"
-                + " 1 s, generator of parallelism 1 in the job; rates from the job's first record to its end (last"
-                + " commit included), scans from building the source to the job's end, every scan checked against"
-                + " the expected rows.\n\n");
+        b.append(String.format(
+                Locale.ROOT,
+                "Embedded MiniCluster per JVM (1 task manager, 2 slots), parallelism 2, a checkpoint every"
+                        + " 1 s, generator of parallelism 1 in the job; rates from the job's first record to its end"
+                        + " (last commit included), scans from building the source to the job's end, every scan checked"
+                        + " against the expected rows. The warm-up before the measured run updates %d cells of a table"
+                        + " of as many rows (--warmup-updates).%n%n",
+                warmupUpdates));
 
         List<Metric> metrics = metrics(z);
         b.append("| workload |");

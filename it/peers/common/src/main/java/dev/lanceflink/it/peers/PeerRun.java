@@ -26,6 +26,8 @@ import jdk.jfr.consumer.RecordingFile;
 public final class PeerRun {
     /** Prefix of the result lines the orchestrator reads; everything else on stdout is log. */
     public static final String RESULT_PREFIX = "@@peer ";
+    /** Rows of the warm-up's update table and its cell updates unless {@code --warmup-updates} says. */
+    public static final long DEFAULT_WARMUP_UPDATES = 5_000;
 
     /**
      * The sizes of one run: {@code appendRows} rows of {@code appendDim}-d vectors appended,
@@ -43,16 +45,29 @@ public final class PeerRun {
 
         /** Small sizes that load every class and JIT the hot paths before the measured run. */
         public Sizes warmup() {
-            return new Sizes(Math.min(appendRows, 20_000), appendDim, Math.min(updateRows, 5_000), updateDim,
-                    Math.min(updates, 5_000), Math.min(changes, 5_000));
+            return warmup(DEFAULT_WARMUP_UPDATES);
+        }
+
+        /**
+         * The warm-up's sizes with {@code warmupUpdates} rows in its update table and as many
+         * cell updates (at most the measured run's): 5,000 leave much of a sink's update path to
+         * be compiled during the measured job (our runner's C2 compiler threads took a third of
+         * that job's CPU time).
+         */
+        public Sizes warmup(long warmupUpdates) {
+            return new Sizes(Math.min(appendRows, 20_000), appendDim, Math.min(updateRows, warmupUpdates), updateDim,
+                    Math.min(updates, warmupUpdates), Math.min(changes, 5_000));
         }
     }
 
     /**
      * A runner's command line: {@code --dir D --sizes a,ad,u,ud,n,c [--jfr DIR] [--no-warmup] [--variant V]
-     * [--thread-cpu]}; {@code --thread-cpu} reports the update job's CPU per thread group ({@link ThreadCpu}).
+     * [--thread-cpu] [--warmup-updates N]}; {@code --thread-cpu} reports the update job's CPU per
+     * thread group ({@link ThreadCpu}), {@code --warmup-updates} sizes the warm-up's cell updates
+     * ({@link Sizes#warmup(long)}).
      */
-    public record Args(Path dir, Sizes sizes, Path jfrDir, boolean warmup, String variant, boolean threadCpu) {
+    public record Args(
+            Path dir, Sizes sizes, Path jfrDir, boolean warmup, String variant, boolean threadCpu, long warmupUpdates) {
         public static Args parse(String[] args) {
             Path dir = null;
             Sizes sizes = null;
@@ -60,6 +75,7 @@ public final class PeerRun {
             boolean warmup = true;
             String variant = "";
             boolean threadCpu = false;
+            long warmupUpdates = DEFAULT_WARMUP_UPDATES;
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--dir" -> dir = Path.of(args[++i]);
@@ -76,14 +92,16 @@ public final class PeerRun {
                     case "--no-warmup" -> warmup = false;
                     case "--variant" -> variant = args[++i];
                     case "--thread-cpu" -> threadCpu = true;
+                    case "--warmup-updates" -> warmupUpdates = Long.parseLong(args[++i]);
                     default -> throw new IllegalArgumentException("Unknown runner argument '" + args[i]
-                            + "'; expected --dir, --sizes, --jfr, --no-warmup, --variant or --thread-cpu");
+                            + "'; expected --dir, --sizes, --jfr, --no-warmup, --variant, --thread-cpu or"
+                            + " --warmup-updates");
                 }
             }
             if (dir == null || sizes == null) {
                 throw new IllegalArgumentException("A runner needs --dir and --sizes");
             }
-            return new Args(dir, sizes, jfr, warmup, variant, threadCpu);
+            return new Args(dir, sizes, jfr, warmup, variant, threadCpu, warmupUpdates);
         }
     }
 

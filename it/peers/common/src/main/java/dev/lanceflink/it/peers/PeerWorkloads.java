@@ -100,7 +100,7 @@ public abstract class PeerWorkloads {
         cluster.before();
         try {
             if (args.warmup()) {
-                runAll(args.sizes().warmup(), "warmup-", false, null);
+                runAll(args.sizes().warmup(args.warmupUpdates()), "warmup-", false, null);
             }
             runAll(args.sizes(), "", true, args.jfrDir());
         } finally {

@@ -50,7 +50,19 @@ elif [[ "${1:-}" == "sink" ]]; then
 elif [[ "${1:-}" == "peers" ]]; then
   # The peers are standalone Maven projects (own Flink, dependencies from Maven Central), built here
   # and started by PeerBenchmark in JVMs of their own; nothing of them is on the connector's class path.
-  for peer in paimon iceberg; do
+  # Only the peers that --systems selects (default: all) are built: a peer's dependencies may be
+  # missing from an offline local repository without stopping a run that leaves it out.
+  systems="lance,paimon-wo,paimon,iceberg"
+  args=("$@")
+  for ((i = 1; i + 1 < ${#args[@]}; i++)); do
+    if [[ "${args[i]}" == "--systems" ]]; then
+      systems="${args[i + 1]}"
+    fi
+  done
+  peers=()
+  [[ ",$systems," == *,paimon* ]] && peers+=(paimon)
+  [[ ",$systems," == *,iceberg,* ]] && peers+=(iceberg)
+  for peer in ${peers[@]+"${peers[@]}"}; do
     mvn -B -q -ntp ${offline[@]+"${offline[@]}"} -f "it/peers/$peer/pom.xml" compile dependency:build-classpath \
       -Dmdep.outputFile=target/peer.classpath >&2
   done

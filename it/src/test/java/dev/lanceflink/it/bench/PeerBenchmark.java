@@ -84,7 +84,10 @@ public final class PeerBenchmark {
         int runs = 3;
         boolean jfr = false;
         boolean keep = false;
+        boolean threadCpu = false;
+        long warmupUpdates = PeerRun.DEFAULT_WARMUP_UPDATES;
         List<String> only = null;
+        String lanceKeyMap = "";
         for (int i = 0; i < argv.length; i++) {
             switch (argv[i]) {
                 case "--quick" -> {
@@ -95,7 +98,10 @@ public final class PeerBenchmark {
                 case "--sizes" -> sizes = argv[++i];
                 case "--jfr" -> jfr = true;
                 case "--keep" -> keep = true;
+                case "--thread-cpu" -> threadCpu = true;
+                case "--warmup-updates" -> warmupUpdates = Long.parseLong(argv[++i]);
                 case "--systems" -> only = List.of(argv[++i].split(","));
+                case "--lance-key-map" -> lanceKeyMap = argv[++i];
                 default ->
                     throw new IllegalArgumentException("Unknown option '" + argv[i] + "'. Usage: "
                             + "it/run-benchmarks.sh peers [--quick] [--runs N] [--sizes appendRows,appendDim,updateRows,"
@@ -103,7 +109,7 @@ public final class PeerBenchmark {
             }
         }
         PeerRun.Sizes parsed = parseSizes(sizes);
-        List<SystemSpec> columns = systems();
+        List<SystemSpec> columns = systems(lanceKeyMap);
         // Runs follow --systems' order (the first round's; later rounds rotate), the report the usual one.
         List<SystemSpec> systems = columns;
         if (only != null) {
@@ -131,6 +137,7 @@ public final class PeerBenchmark {
         Map<String, Map<String, List<Double>>> results = new LinkedHashMap<>();
         Map<String, String> failures = new LinkedHashMap<>();
         Map<String, String> profiles = new LinkedHashMap<>();
+        Map<String, String> threadProfiles = new LinkedHashMap<>();
         for (SystemSpec s : systems) {
             results.put(s.id(), new LinkedHashMap<>());
         }
@@ -153,10 +160,14 @@ public final class PeerBenchmark {
                         round == 0 ? " (profiled, not counted)" : "",
                         s.title());
                 try {
-                    Map<String, String> r = runOnce(s, round, sizes, jfrDir, keep);
+                    Map<String, String> r = runOnce(s, round, sizes, jfrDir, keep, threadCpu, warmupUpdates);
                     for (Map.Entry<String, String> e : r.entrySet()) {
                         if (e.getKey().endsWith(".jfr")) {
                             profiles.put(s.id(), e.getValue().replace("\\n", "\n"));
+                        } else if (e.getKey().endsWith(".threads")) {
+                            if (round > 0) { // the last counted round's
+                                threadProfiles.put(s.id(), e.getValue().replace("\\n", "\n"));
+                            }
                         } else if (round > 0) {
                             results.get(s.id())
                                     .computeIfAbsent(e.getKey(), x -> new ArrayList<>())
@@ -168,10 +179,12 @@ public final class PeerBenchmark {
                     System.err.println("  failed: " + e.getMessage());
                 }
                 // Rewritten after every runner, so that a run cut short still leaves its figures.
-                Files.writeString(REPORT, report(columns, results, failures, profiles, parsed, runs, jfr));
+                Files.writeString(
+                        REPORT,
+                        report(columns, results, failures, profiles, threadProfiles, parsed, runs, jfr, warmupUpdates));
             }
         }
-        String report = report(columns, results, failures, profiles, parsed, runs, jfr);
+        String report = report(columns, results, failures, profiles, threadProfiles, parsed, runs, jfr, warmupUpdates);
         Files.writeString(REPORT, report);
         System.out.println(report);
         System.out.println("(written to " + REPORT + "; runner logs in " + OUT.resolve("logs") + ")");
@@ -181,12 +194,21 @@ public final class PeerBenchmark {
         return PeerRun.Args.parse(new String[] {"--dir", ".", "--sizes", sizes}).sizes();
     }
 
-    static List<SystemSpec> systems() throws IOException {
+    /**
+     * The runners; {@code lanceKeyMap} (a {@code 'sink.key-map'} value, or empty for the sink's
+     * default) is passed to ours as its variant and selects the upsert sink's key map.
+     */
+    static List<SystemSpec> systems(String lanceKeyMap) throws IOException {
         String ours = "it/target/test-classes:it/target/classes:" + ourClassPath();
         String paimon = peerClassPath("paimon");
         String iceberg = peerClassPath("iceberg");
         return List.of(
-                new SystemSpec("lance", "lance-flink", "dev.lanceflink.it.peers.LancePeer", ours, ""),
+                new SystemSpec(
+                        "lance",
+                        lanceKeyMap.isEmpty() ? "lance-flink" : "lance-flink (key map " + lanceKeyMap + ")",
+                        "dev.lanceflink.it.peers.LancePeer",
+                        ours,
+                        lanceKeyMap),
                 new SystemSpec(
                         "paimon-wo", "Paimon (write-only)", "dev.lanceflink.it.peers.PaimonPeer", paimon, "write-only"),
                 new SystemSpec("paimon", "Paimon (defaults)", "dev.lanceflink.it.peers.PaimonPeer", paimon, "defaults"),
@@ -214,7 +236,8 @@ public final class PeerBenchmark {
     }
 
     /** Starts one runner JVM and returns its {@code @@peer} results; its output goes to a log file. */
-    private static Map<String, String> runOnce(SystemSpec s, int round, String sizes, Path jfrDir, boolean keep)
+    private static Map<String, String> runOnce(
+            SystemSpec s, int round, String sizes, Path jfrDir, boolean keep, boolean threadCpu, long warmupUpdates)
             throws IOException, InterruptedException {
         Path dir = OUT.resolve("run-" + round).resolve(s.id()).toAbsolutePath(); // Paimon wants an absolute URI
         deleteTree(dir);
@@ -227,6 +250,12 @@ public final class PeerBenchmark {
         }
         if (jfrDir != null) {
             cmd.addAll(List.of("--jfr", jfrDir.toString()));
+        }
+        if (threadCpu) {
+            cmd.add("--thread-cpu");
+        }
+        if (warmupUpdates != PeerRun.DEFAULT_WARMUP_UPDATES) {
+            cmd.addAll(List.of("--warmup-updates", Long.toString(warmupUpdates)));
         }
         Path log = OUT.resolve("logs").resolve(s.id() + "-round" + round + ".log");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -331,9 +360,11 @@ public final class PeerBenchmark {
             Map<String, Map<String, List<Double>>> results,
             Map<String, String> failures,
             Map<String, String> profiles,
+            Map<String, String> threadProfiles,
             PeerRun.Sizes z,
             int runs,
-            boolean jfr)
+            boolean jfr,
+            long warmupUpdates)
             throws IOException {
         StringBuilder b = new StringBuilder();
         b.append("## Peer benchmark (issue #17)\n\n");
@@ -355,10 +386,14 @@ public final class PeerBenchmark {
                 pomProperty("it/peers/paimon/pom.xml", "flink.version"),
                 pomProperty("it/peers/iceberg/pom.xml", "iceberg.version"),
                 pomProperty("it/peers/iceberg/pom.xml", "flink.version")));
-        b.append("Embedded MiniCluster per JVM (1 task manager, 2 slots), parallelism 2, a checkpoint every"
-                + " 1 s, generator of parallelism 1 in the job; rates from the job's first record to its end (last"
-                + " commit included), scans from building the source to the job's end, every scan checked against"
-                + " the expected rows.\n\n");
+        b.append(String.format(
+                Locale.ROOT,
+                "Embedded MiniCluster per JVM (1 task manager, 2 slots), parallelism 2, a checkpoint every"
+                        + " 1 s, generator of parallelism 1 in the job; rates from the job's first record to its end"
+                        + " (last commit included), scans from building the source to the job's end, every scan checked"
+                        + " against the expected rows. The warm-up before the measured run updates %d cells of a table"
+                        + " of as many rows (--warmup-updates).%n%n",
+                warmupUpdates));
 
         List<Metric> metrics = metrics(z);
         b.append("| workload |");
@@ -424,6 +459,14 @@ public final class PeerBenchmark {
                     "\n### Where the cell-update job's time goes (JFR CPU samples by thread group, top frames; an extra"
                             + " round 0, not counted in the figures above)\n");
             profiles.forEach((id, text) -> b.append("\n")
+                    .append(id)
+                    .append(":\n\n```\n")
+                    .append(text.strip())
+                    .append("\n```\n"));
+        }
+        if (!threadProfiles.isEmpty()) {
+            b.append("\n### The cell-update job's CPU by thread (--thread-cpu, the last round)\n");
+            threadProfiles.forEach((id, text) -> b.append("\n")
                     .append(id)
                     .append(":\n\n```\n")
                     .append(text.strip())

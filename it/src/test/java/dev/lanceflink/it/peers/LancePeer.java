@@ -3,6 +3,7 @@ package dev.lanceflink.it.peers;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
+import dev.lanceflink.flink.sink.KeyMapMode;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.flink.source.LanceSource;
@@ -31,14 +32,22 @@ import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
  */
 public final class LancePeer extends PeerWorkloads {
     private final Path dir;
+    /** The upsert sinks' key map ({@code --variant}, a {@code 'sink.key-map'} value), or null for the sink's default. */
+    private final KeyMapMode keyMap;
 
-    private LancePeer(Path dir) {
+    private LancePeer(Path dir, KeyMapMode keyMap) {
         this.dir = dir;
+        this.keyMap = keyMap;
     }
 
     public static void main(String[] argv) throws Exception {
         PeerRun.Args args = PeerRun.Args.parse(argv);
-        new LancePeer(args.dir()).main(args);
+        KeyMapMode keyMap = args.variant().isEmpty()
+                ? null
+                : KeyMapMode.ofOptionValue(args.variant())
+                        .orElseThrow(() -> new IllegalArgumentException("The lance runner's variant is a key map ("
+                                + "keyed-state or in-memory), got '" + args.variant() + "'"));
+        new LancePeer(args.dir(), keyMap).main(args);
         System.exit(0);
     }
 
@@ -95,21 +104,20 @@ public final class LancePeer extends PeerWorkloads {
 
     @Override
     protected void sinkUpdates(DataStream<RowData> rows, String table) {
-        LanceSinkBuilder.forTable(uri(table))
-                .mode(LanceSinkMode.UPSERT)
-                .primaryKey("id")
-                .inputColumns("id", "age")
-                .uidSuffix(table)
-                .sinkTo(rows);
+        upsert(table).inputColumns("id", "age").sinkTo(rows);
     }
 
     @Override
     protected void sinkChanges(DataStream<RowData> rows, String table) {
-        LanceSinkBuilder.forTable(uri(table))
+        upsert(table).sinkTo(rows);
+    }
+
+    private LanceSinkBuilder upsert(String table) {
+        LanceSinkBuilder b = LanceSinkBuilder.forTable(uri(table))
                 .mode(LanceSinkMode.UPSERT)
                 .primaryKey("id")
-                .uidSuffix(table)
-                .sinkTo(rows);
+                .uidSuffix(table);
+        return keyMap == null ? b : b.keyMap(keyMap);
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.lanceflink.committer.core.TableLocation;
 import dev.lanceflink.flink.sink.KeyMapMode;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.schema.ColumnSet;
+import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.VersionResolver;
@@ -349,10 +350,11 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             heapLocations = new KeyLocationIndex(keyPositions.length);
             heapPendingFiles = new PendingFileTable();
         } else if (keyMap == KeyMapMode.IN_MEMORY) {
-            heapLocations = KeyLocations.forKey(PrimaryKeySelector.keyType(rowType, keyPositions));
-            heapPendingFiles = new PendingFileTable();
             // The scan and the replay of the restored delta are against one version.
             pinned = ManifestIO.read(store, VersionResolver.latest(store));
+            heapLocations =
+                    KeyLocations.forKey(PrimaryKeySelector.keyType(rowType, keyPositions), expectedOwnKeys(pinned));
+            heapPendingFiles = new PendingFileTable();
             delta = restoredDelta == null
                     ? new UncommittedKeyChanges()
                     : UncommittedKeyChanges.restore(
@@ -419,6 +421,18 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         }
     }
 
+    /**
+     * About how many of {@code manifest}'s rows this subtask keeps (key groups spread keys
+     * evenly), with some room: the in-memory map is sized for them before the scan.
+     */
+    private long expectedOwnKeys(Manifest manifest) {
+        long rows = 0;
+        for (Fragment f : manifest.fragments()) {
+            rows += f.liveRows();
+        }
+        return rows / getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks() * 11 / 10;
+    }
+
     private KeyGroupRange ownKeyGroups() {
         return KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
                 getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks(),
@@ -450,6 +464,31 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     }
 
     private KeyMapBootstrap.Locations bootstrapTarget() {
+        if (heapLocations instanceof LongKeyLocationMap longMap) {
+            return new KeyMapBootstrap.LongLocations() {
+                @Override
+                public BinaryRowData keyRow(long key) {
+                    return longMap.keyRow(key);
+                }
+
+                @Override
+                public long[] putIfAbsent(long key, long address) {
+                    long earlier = longMap.putIfAbsent(key, PackedLocation.ofRowAddress(address));
+                    return earlier == KeyLocations.NONE ? null : heapPendingFiles.unpack(earlier);
+                }
+
+                @Override
+                public long[] get(RowData key) {
+                    return heapLocation((BinaryRowData) key);
+                }
+
+                @Override
+                public void put(RowData key, long[] location) {
+                    BinaryRowData k = (BinaryRowData) key;
+                    heapLocations.put(k, heapHash(k), heapPendingFiles.pack(location));
+                }
+            };
+        }
         if (heapLocations != null) {
             return new KeyMapBootstrap.Locations() {
                 @Override
@@ -557,7 +596,10 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
 
     /** {@code base} (or NULLs) with the {@code columns} of {@code record}. */
     private RowData merge(RowData base, RowData record, ColumnSet columns) {
-        if (base == null && columns.containsAll(allColumns)) {
+        if (base == null && (columns.containsAll(allColumns) || onlyCarries(record, columns))) {
+            // The same cells as the merge below, in one copy of the record's bytes (a binary row
+            // off the shuffle): a cell update of (id, age) built a row object, a field array and
+            // a binary row through the type-generic writer per record before.
             return rowSerializer.copy(record);
         }
         GenericRowData out = new GenericRowData(record.getRowKind(), getters.length);
@@ -567,6 +609,23 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         }
         // Copy through the serializer: the record's fields may be reused by the source.
         return rowSerializer.toBinaryRow(out).copy();
+    }
+
+    /**
+     * Whether {@code record} is a binary row with NULL in every column outside {@code columns}
+     * (records of a sink that declares some of the table's columns are laid out whole, NULL in
+     * the others): a copy of it is then the merge of its {@code columns} into NULLs.
+     */
+    private boolean onlyCarries(RowData record, ColumnSet columns) {
+        if (!(record instanceof BinaryRowData)) {
+            return false;
+        }
+        for (int i = 0; i < getters.length; i++) {
+            if (!columns.contains(i) && !record.isNullAt(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private ColumnSet changedColumns(RowData before, RowData after, ColumnSet candidates) {

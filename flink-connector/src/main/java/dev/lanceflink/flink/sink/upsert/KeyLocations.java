@@ -67,10 +67,18 @@ interface KeyLocations {
      * TINYINT, SMALLINT, INTEGER or BIGINT column, else a {@link KeyLocationIndex}.
      */
     static KeyLocations forKey(RowType keyType) {
+        return forKey(keyType, 0);
+    }
+
+    /**
+     * @param expectedKeys keys the map is sized for (a bootstrap's estimate), so that it does not
+     *     grow, rehashing every key, while the table is scanned into it
+     */
+    static KeyLocations forKey(RowType keyType, long expectedKeys) {
         if (keyType.getFieldCount() == 1) {
             LogicalType t = keyType.getTypeAt(0);
             if (LongKeyLocationMap.IntegralKey.supports(t)) {
-                return new LongKeyLocationMap(LongKeyLocationMap.IntegralKey.of(t));
+                return new LongKeyLocationMap(LongKeyLocationMap.IntegralKey.of(t), expectedKeys);
             }
         }
         return new KeyLocationIndex(keyType.getFieldCount());

@@ -89,6 +89,38 @@ final class LongKeyLocationMap implements KeyLocations {
         return NONE;
     }
 
+    /**
+     * Sets the location of {@code key} unless it has one (one probe where {@link #get} then
+     * {@link #put} take two: the bootstrap's duplicate check).
+     *
+     * @return {@link #NONE} if the location was set, else the key's location, left as it was
+     */
+    long putIfAbsent(long key, long location) {
+        if (location == NONE) {
+            throw new IllegalArgumentException("NONE is not a location; remove the key instead");
+        }
+        if (key == 0) {
+            long previous = zeroKeyLocation;
+            if (previous == NONE) {
+                zeroKeyLocation = location;
+            }
+            return previous;
+        }
+        int n = keys.length;
+        int i = home(key, n);
+        for (; keys[i] != 0; i = next(i, n)) {
+            if (keys[i] == key) {
+                return locations[i];
+            }
+        }
+        keys[i] = key;
+        locations[i] = location;
+        if (++used > growAt) {
+            grow();
+        }
+        return NONE;
+    }
+
     /** @return the removed location of {@code key}, or {@link #NONE} */
     long remove(long key) {
         if (key == 0) {

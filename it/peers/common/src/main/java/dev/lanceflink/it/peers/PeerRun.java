@@ -26,6 +26,8 @@ import jdk.jfr.consumer.RecordingFile;
 public final class PeerRun {
     /** Prefix of the result lines the orchestrator reads; everything else on stdout is log. */
     public static final String RESULT_PREFIX = "@@peer ";
+    /** Rows of the warm-up's update table and its cell updates unless {@code --warmup-updates} says. */
+    public static final long DEFAULT_WARMUP_UPDATES = 5_000;
 
     /**
      * The sizes of one run: {@code appendRows} rows of {@code appendDim}-d vectors appended,
@@ -43,19 +45,37 @@ public final class PeerRun {
 
         /** Small sizes that load every class and JIT the hot paths before the measured run. */
         public Sizes warmup() {
-            return new Sizes(Math.min(appendRows, 20_000), appendDim, Math.min(updateRows, 5_000), updateDim,
-                    Math.min(updates, 5_000), Math.min(changes, 5_000));
+            return warmup(DEFAULT_WARMUP_UPDATES);
+        }
+
+        /**
+         * The warm-up's sizes with {@code warmupUpdates} rows in its update table and as many
+         * cell updates (at most the measured run's): 5,000 leave much of a sink's update path to
+         * be compiled during the measured job (our runner's C2 compiler threads took a third of
+         * that job's CPU time).
+         */
+        public Sizes warmup(long warmupUpdates) {
+            return new Sizes(Math.min(appendRows, 20_000), appendDim, Math.min(updateRows, warmupUpdates), updateDim,
+                    Math.min(updates, warmupUpdates), Math.min(changes, 5_000));
         }
     }
 
-    /** A runner's command line: {@code --dir D --sizes a,ad,u,ud,n,c [--jfr DIR] [--no-warmup] [--variant V]}. */
-    public record Args(Path dir, Sizes sizes, Path jfrDir, boolean warmup, String variant) {
+    /**
+     * A runner's command line: {@code --dir D --sizes a,ad,u,ud,n,c [--jfr DIR] [--no-warmup] [--variant V]
+     * [--thread-cpu] [--warmup-updates N]}; {@code --thread-cpu} reports the update job's CPU per
+     * thread group ({@link ThreadCpu}), {@code --warmup-updates} sizes the warm-up's cell updates
+     * ({@link Sizes#warmup(long)}).
+     */
+    public record Args(
+            Path dir, Sizes sizes, Path jfrDir, boolean warmup, String variant, boolean threadCpu, long warmupUpdates) {
         public static Args parse(String[] args) {
             Path dir = null;
             Sizes sizes = null;
             Path jfr = null;
             boolean warmup = true;
             String variant = "";
+            boolean threadCpu = false;
+            long warmupUpdates = DEFAULT_WARMUP_UPDATES;
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--dir" -> dir = Path.of(args[++i]);
@@ -71,14 +91,17 @@ public final class PeerRun {
                     case "--jfr" -> jfr = Path.of(args[++i]);
                     case "--no-warmup" -> warmup = false;
                     case "--variant" -> variant = args[++i];
+                    case "--thread-cpu" -> threadCpu = true;
+                    case "--warmup-updates" -> warmupUpdates = Long.parseLong(args[++i]);
                     default -> throw new IllegalArgumentException("Unknown runner argument '" + args[i]
-                            + "'; expected --dir, --sizes, --jfr, --no-warmup or --variant");
+                            + "'; expected --dir, --sizes, --jfr, --no-warmup, --variant, --thread-cpu or"
+                            + " --warmup-updates");
                 }
             }
             if (dir == null || sizes == null) {
                 throw new IllegalArgumentException("A runner needs --dir and --sizes");
             }
-            return new Args(dir, sizes, jfr, warmup, variant);
+            return new Args(dir, sizes, jfr, warmup, variant, threadCpu, warmupUpdates);
         }
     }
 
@@ -131,6 +154,116 @@ public final class PeerRun {
             sum += old == null ? e.getValue() : Math.max(0, e.getValue() - old);
         }
         return sum;
+    }
+
+    // ---- CPU per thread ----------------------------------------------------------------------------
+
+    /**
+     * CPU time per thread of this JVM over a job, from {@code /proc/self/task} (Linux), so that
+     * what JFR's execution samples do not show is counted too: the JIT compiler threads, the
+     * garbage collector's, and native code. A daemon samples every thread's user + system time
+     * every {@value #SAMPLE_MILLIS} ms and keeps the last value per thread, so threads that end
+     * with the job (Flink's task threads) count up to their last sample; what they used after it
+     * is reported as the rest of the process's CPU time. Threads are grouped by their name (as
+     * the kernel keeps it: the first 15 characters) without trailing numbers.
+     */
+    public static final class ThreadCpu implements AutoCloseable {
+        static final long SAMPLE_MILLIS = 100;
+        private static final Path TASKS = Path.of("/proc/self/task");
+        private final Map<String, long[]> first = new HashMap<>();
+        private final Map<String, long[]> last = new HashMap<>();
+        private final Map<String, String> names = new HashMap<>();
+        private final long processCpuStart;
+        private final Thread sampler;
+        private volatile boolean running = true;
+
+        private ThreadCpu(long processCpuNanos) {
+            this.processCpuStart = processCpuNanos;
+            sample(first);
+            sampler = new Thread(
+                    () -> {
+                        while (running) {
+                            sample(last);
+                            try {
+                                Thread.sleep(SAMPLE_MILLIS);
+                            } catch (InterruptedException e) {
+                                return;
+                            }
+                        }
+                    },
+                    "peer-thread-cpu");
+            sampler.setDaemon(true);
+            sampler.start();
+        }
+
+        /** Starts sampling; {@code processCpuNanos} is the process's CPU time now. */
+        public static ThreadCpu start(long processCpuNanos) {
+            return new ThreadCpu(processCpuNanos);
+        }
+
+        private synchronized void sample(Map<String, long[]> into) {
+            try (Stream<Path> tasks = Files.list(TASKS)) {
+                tasks.forEach(t -> {
+                    try {
+                        String stat = Files.readString(t.resolve("stat"));
+                        int open = stat.indexOf('(');
+                        int close = stat.lastIndexOf(')');
+                        String[] f = stat.substring(close + 2).split(" ");
+                        // Fields 14 and 15 of stat (utime, stime) are the 12th and 13th after the name.
+                        long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                        String tid = t.getFileName().toString();
+                        names.put(tid, stat.substring(open + 1, close));
+                        into.put(tid, new long[] {ticks});
+                    } catch (IOException | RuntimeException e) {
+                        // the thread ended while listed
+                    }
+                });
+            } catch (IOException e) {
+                // no /proc: nothing to report
+            }
+        }
+
+        /**
+         * Stops sampling and summarizes: CPU seconds per thread group, largest first, and the
+         * rest of the process's CPU time ({@code processCpuNanos} now) that no sample saw.
+         */
+        public synchronized String stop(long processCpuNanos, int groups) {
+            running = false;
+            sampler.interrupt();
+            sample(last);
+            double tick = 0.01; // USER_HZ: 100 on Linux
+            Map<String, Double> byGroup = new HashMap<>();
+            double seen = 0;
+            for (Map.Entry<String, long[]> e : last.entrySet()) {
+                long[] before = first.get(e.getKey());
+                double s = (e.getValue()[0] - (before == null ? 0 : before[0])) * tick;
+                if (s <= 0) {
+                    continue;
+                }
+                String g = names.get(e.getKey()).replaceAll("[-#\\s]?\\d+$", "");
+                byGroup.merge(g, s, Double::sum);
+                seen += s;
+            }
+            double total = (processCpuNanos - processCpuStart) / 1e9;
+            List<Map.Entry<String, Double>> sorted = new ArrayList<>(byGroup.entrySet());
+            sorted.sort(Map.Entry.<String, Double>comparingByValue().reversed());
+            StringBuilder out = new StringBuilder();
+            out.append(String.format(Locale.ROOT, "%.2f CPU s in the process, by thread (/proc, %d ms samples)%n",
+                    total, SAMPLE_MILLIS));
+            for (Map.Entry<String, Double> e : sorted.subList(0, Math.min(groups, sorted.size()))) {
+                out.append(String.format(Locale.ROOT, "  %6.2f s  %s%n", e.getValue(), e.getKey()));
+            }
+            double others = sorted.stream().skip(groups).mapToDouble(Map.Entry::getValue).sum();
+            out.append(String.format(Locale.ROOT, "  %6.2f s  (other threads)%n", others));
+            out.append(String.format(Locale.ROOT, "  %6.2f s  (threads that ended after their last sample)%n", Math.max(0, total - seen)));
+            return out.toString();
+        }
+
+        @Override
+        public void close() {
+            running = false;
+            sampler.interrupt();
+        }
     }
 
     // ---- JFR ---------------------------------------------------------------------------------------

@@ -56,6 +56,8 @@ public abstract class PeerWorkloads {
     public enum UpdateShape { ID_AGE, FULL_WIDTH_NULLS, FULL_ROW }
 
     private MiniClusterWithClientResource cluster;
+    /** Whether the update job's CPU per thread is reported ({@code --thread-cpu}). */
+    private boolean threadCpu;
 
     // ---- what a system provides ---------------------------------------------------------------------
 
@@ -90,6 +92,7 @@ public abstract class PeerWorkloads {
 
     /** Runs a warm-up (unless told not to) and the measured run; results go to stdout. */
     public final void main(PeerRun.Args args) throws Exception {
+        threadCpu = args.threadCpu();
         Configuration conf = new Configuration();
         conf.set(ConfigOptions.key("restart-strategy.type").stringType().noDefaultValue(), "none");
         cluster = new MiniClusterWithClientResource(new MiniClusterResourceConfiguration.Builder()
@@ -97,7 +100,7 @@ public abstract class PeerWorkloads {
         cluster.before();
         try {
             if (args.warmup()) {
-                runAll(args.sizes().warmup(), "warmup-", false, null);
+                runAll(args.sizes().warmup(args.warmupUpdates()), "warmup-", false, null);
             }
             runAll(args.sizes(), "", true, args.jfrDir());
         } finally {
@@ -151,7 +154,11 @@ public abstract class PeerWorkloads {
         RowType updateType = updateShape() == UpdateShape.ID_AGE ? idAgeType() : fullType(s.updateDim());
         sinkUpdates(generated(env, kind, s.updates(), s.updateRows(), s.updateDim(), updateType), update);
         Recording jfr = jfrDir != null ? PeerRun.startJfr() : null;
+        PeerRun.ThreadCpu threads = report && threadCpu ? PeerRun.ThreadCpu.start(processCpuNanos()) : null;
         Timing updateTiming = timedRun(env, "update");
+        if (threads != null) {
+            PeerRun.note("update.threads", threads.stop(processCpuNanos(), 14).replace("\n", "\\n"));
+        }
         if (jfr != null) {
             PeerRun.note("update.jfr", PeerRun.stopJfr(jfr, jfrDir.resolve("update.jfr"), 6, 8)
                     .replace("\n", "\\n"));

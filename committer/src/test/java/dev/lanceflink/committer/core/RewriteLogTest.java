@@ -61,18 +61,7 @@ class RewriteLogTest {
 
     @Test
     void followsSuccessiveRewritesAndDropsRowsDeletedBeforeTheMove() throws Exception {
-        long[] ids = new long[50];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = i;
-        }
-        try (VectorSchemaRoot batch = TestTable.batch(allocator, ids)) {
-            Dataset.write(
-                    store,
-                    allocator,
-                    List.of(batch),
-                    TestTable.SCHEMA,
-                    WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(10)); // fragments 0..4
-        }
+        createWithIds(50); // fragments 0..4 of 10 rows
         Map<Long, Long> before = addresses();
         RewriteLog log = new RewriteLog(latest().version());
         delete(before.get(3L), before.get(12L), before.get(19L)); // deleted before the first move
@@ -114,18 +103,7 @@ class RewriteLogTest {
      */
     @Test
     void dropsWhatNoLocationNeedsButTheChainsOfUntranslatableOnes() throws Exception {
-        long[] ids = new long[40];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = i;
-        }
-        try (VectorSchemaRoot batch = TestTable.batch(allocator, ids)) {
-            Dataset.write(
-                    store,
-                    allocator,
-                    List.of(batch),
-                    TestTable.SCHEMA,
-                    WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(10)); // fragments 0..3
-        }
+        createWithIds(40); // fragments 0..3 of 10 rows
         Map<Long, Long> before = addresses();
         RewriteLog log = new RewriteLog(latest().version());
         delete(before.get(5L)); // fragment 0, deleted before its move
@@ -184,6 +162,22 @@ class RewriteLogTest {
         log.learn(history, overwrite);
         assertThat(log.lastReplacement()).isEqualTo(overwrite);
         assertThat(log.rewrites()).isZero();
+    }
+
+    /** Creates the table with ids 0 .. {@code rows - 1} in fragments of 10 rows. */
+    private void createWithIds(int rows) throws Exception {
+        long[] ids = new long[rows];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = i;
+        }
+        try (VectorSchemaRoot batch = TestTable.batch(allocator, ids)) {
+            Dataset.write(
+                    store,
+                    allocator,
+                    List.of(batch),
+                    TestTable.SCHEMA,
+                    WriteParams.of(WriteMode.CREATE).withMaxRowsPerFile(10));
+        }
     }
 
     private void assertTranslated(RewriteLog log, Map<Long, Long> before, Map<Long, Long> now) throws Exception {

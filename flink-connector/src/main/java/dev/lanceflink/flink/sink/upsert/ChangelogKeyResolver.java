@@ -465,43 +465,10 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
 
     private KeyMapBootstrap.Locations bootstrapTarget() {
         if (heapLocations instanceof LongKeyLocationMap longMap) {
-            return new KeyMapBootstrap.LongLocations() {
-                @Override
-                public BinaryRowData keyRow(long key) {
-                    return longMap.keyRow(key);
-                }
-
-                @Override
-                public long[] putIfAbsent(long key, long address) {
-                    long earlier = longMap.putIfAbsent(key, PackedLocation.ofRowAddress(address));
-                    return earlier == KeyLocations.NONE ? null : heapPendingFiles.unpack(earlier);
-                }
-
-                @Override
-                public long[] get(RowData key) {
-                    return heapLocation((BinaryRowData) key);
-                }
-
-                @Override
-                public void put(RowData key, long[] location) {
-                    BinaryRowData k = (BinaryRowData) key;
-                    heapLocations.put(k, heapHash(k), heapPendingFiles.pack(location));
-                }
-            };
+            return new LongHeapTarget(longMap);
         }
         if (heapLocations != null) {
-            return new KeyMapBootstrap.Locations() {
-                @Override
-                public long[] get(RowData key) {
-                    return heapLocation((BinaryRowData) key);
-                }
-
-                @Override
-                public void put(RowData key, long[] location) {
-                    BinaryRowData k = (BinaryRowData) key;
-                    heapLocations.put(k, heapHash(k), heapPendingFiles.pack(location));
-                }
-            };
+            return new HeapTarget();
         }
         return new KeyMapBootstrap.Locations() {
             @Override
@@ -910,6 +877,40 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             currentFileRows = 0;
         }
         return new long[] {currentFileId, currentFileRows++};
+    }
+
+    /** The bootstrap's target: the map on the heap. */
+    private class HeapTarget implements KeyMapBootstrap.Locations {
+        @Override
+        public long[] get(RowData key) {
+            return heapLocation((BinaryRowData) key);
+        }
+
+        @Override
+        public void put(RowData key, long[] location) {
+            BinaryRowData k = (BinaryRowData) key;
+            heapLocations.put(k, heapHash(k), heapPendingFiles.pack(location));
+        }
+    }
+
+    /** The map on the heap of a single integral key: the bootstrap puts keys read as longs. */
+    private final class LongHeapTarget extends HeapTarget implements KeyMapBootstrap.LongLocations {
+        private final LongKeyLocationMap longMap;
+
+        LongHeapTarget(LongKeyLocationMap longMap) {
+            this.longMap = longMap;
+        }
+
+        @Override
+        public BinaryRowData keyRow(long key) {
+            return longMap.keyRow(key);
+        }
+
+        @Override
+        public long[] putIfAbsent(long key, long address) {
+            long earlier = longMap.putIfAbsent(key, PackedLocation.ofRowAddress(address));
+            return earlier == KeyLocations.NONE ? null : heapPendingFiles.unpack(earlier);
+        }
     }
 
     /** {@code key}'s location in the heap map, as {fileId, position}, or null. */

@@ -64,29 +64,7 @@ final class LongKeyLocationMap implements KeyLocations {
 
     /** @return the previous location of {@code key}, or {@link #NONE} */
     long put(long key, long location) {
-        if (location == NONE) {
-            throw new IllegalArgumentException("NONE is not a location; remove the key instead");
-        }
-        if (key == 0) {
-            long previous = zeroKeyLocation;
-            zeroKeyLocation = location;
-            return previous;
-        }
-        int n = keys.length;
-        int i = home(key, n);
-        for (; keys[i] != 0; i = next(i, n)) {
-            if (keys[i] == key) {
-                long previous = locations[i];
-                locations[i] = location;
-                return previous;
-            }
-        }
-        keys[i] = key;
-        locations[i] = location;
-        if (++used > growAt) {
-            grow();
-        }
-        return NONE;
+        return put(key, location, true);
     }
 
     /**
@@ -96,12 +74,17 @@ final class LongKeyLocationMap implements KeyLocations {
      * @return {@link #NONE} if the location was set, else the key's location, left as it was
      */
     long putIfAbsent(long key, long location) {
+        return put(key, location, false);
+    }
+
+    /** @return the key's location before, or {@link #NONE}; replaced only if {@code replace} */
+    private long put(long key, long location, boolean replace) {
         if (location == NONE) {
             throw new IllegalArgumentException("NONE is not a location; remove the key instead");
         }
         if (key == 0) {
             long previous = zeroKeyLocation;
-            if (previous == NONE) {
+            if (replace || previous == NONE) {
                 zeroKeyLocation = location;
             }
             return previous;
@@ -110,7 +93,11 @@ final class LongKeyLocationMap implements KeyLocations {
         int i = home(key, n);
         for (; keys[i] != 0; i = next(i, n)) {
             if (keys[i] == key) {
-                return locations[i];
+                long previous = locations[i];
+                if (replace) {
+                    locations[i] = location;
+                }
+                return previous;
             }
         }
         keys[i] = key;

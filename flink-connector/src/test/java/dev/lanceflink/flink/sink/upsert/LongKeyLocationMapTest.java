@@ -47,6 +47,11 @@ class LongKeyLocationMapTest {
                 assertThat(map.remove(key)).as("remove %s", key).isEqualTo(none(model.remove(key)));
             } else if (op < 5) {
                 assertThat(map.get(key)).as("get %s", key).isEqualTo(none(model.get(key)));
+            } else if (op < 6) {
+                long loc = KeyLocationIndexTest.randomLocation(random);
+                assertThat(map.putIfAbsent(key, loc))
+                        .as("putIfAbsent %s", key)
+                        .isEqualTo(none(model.putIfAbsent(key, loc)));
             } else {
                 long loc = KeyLocationIndexTest.randomLocation(random);
                 assertThat(map.put(key, loc)).as("put %s", key).isEqualTo(none(model.put(key, loc)));

@@ -139,14 +139,22 @@ class InJobFragmentCompactionITCase {
                 .withCleanup(true, 6, Duration.ZERO, Duration.ofMinutes(1))
                 .withExecution(Duration.ofSeconds(30), 2, 8)
                 .withFragmentCompaction(new MaintenanceSettings.FragmentCompaction(true, 4_000, 0, 0.3, 4));
-        // Whether a compaction overlaps a sink commit depends on timing: after the changelog the job
+        // A compaction overlaps sink commits surely: the job's store opens data files late on
+        // compaction task threads (SlowCompactionReadsStoreProvider), on a quiet machine too, where
+        // a compaction was otherwise done between two commits. And after the changelog the job
         // goes on inserting new keys (small fragments to compact, every checkpoint), deleting them
         // again and changing rows of every fragment, until the poller has seen a compaction carry
         // the sink's changes (a minute at most).
         Churn tail = new Churn(m.model);
         JobClient job = poller.during(() -> {
             JobClient started = MaintainedUpsertJob.start(
-                    uri, m.changes, tail, maintenance, "updated-everywhere", 2, "upsert updating every fragment");
+                    "slowcompaction://" + uri,
+                    m.changes,
+                    tail,
+                    maintenance,
+                    "updated-everywhere",
+                    2,
+                    "upsert updating every fragment");
             started.getJobExecutionResult().get();
             return started;
         });

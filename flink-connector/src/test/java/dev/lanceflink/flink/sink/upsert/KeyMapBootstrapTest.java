@@ -116,9 +116,8 @@ class KeyMapBootstrapTest {
                 .isLessThan(10);
     }
 
-    @ParameterizedTest(name = "in key-group order: {0}")
-    @ValueSource(booleans = {false, true})
-    void aKeyTheTableHoldsTwiceIsRefused(boolean inKeyGroupOrder) throws Exception {
+    /** A table of 2,000 users (ids 0..1,999) with a second row of id 1,234 appended; its URI. */
+    private String tableHoldingKey1234Twice() throws Exception {
         String uri = dir.resolve("t.lance").toString();
         UsersTable.create(uri, Mix.SINK_TESTS.initialRows(2_000), 1_000);
         try (BufferAllocator a = new RootAllocator();
@@ -130,6 +129,13 @@ class KeyMapBootstrapTest {
             Dataset.write(uri, Map.of(), List.of(root), UsersTable.SCHEMA, WriteParams.of(WriteMode.APPEND))
                     .close();
         }
+        return uri;
+    }
+
+    @ParameterizedTest(name = "in key-group order: {0}")
+    @ValueSource(booleans = {false, true})
+    void aKeyTheTableHoldsTwiceIsRefused(boolean inKeyGroupOrder) throws Exception {
+        String uri = tableHoldingKey1234Twice();
         assertThatThrownBy(() -> KeyMapBootstrap.load(
                         new TableLocation(uri, Map.of()),
                         rowType(uri),
@@ -209,17 +215,7 @@ class KeyMapBootstrapTest {
 
     @Test
     void anIntegralKeyTheTableHoldsTwiceIsRefused() throws Exception {
-        String uri = dir.resolve("t.lance").toString();
-        UsersTable.create(uri, Mix.SINK_TESTS.initialRows(2_000), 1_000);
-        try (BufferAllocator a = new RootAllocator();
-                VectorSchemaRoot root = VectorSchemaRoot.create(UsersTable.SCHEMA, a)) {
-            root.allocateNew();
-            ((BigIntVector) root.getVector("id")).setSafe(0, 1_234);
-            ((VarCharVector) root.getVector("name")).setSafe(0, "again".getBytes(StandardCharsets.UTF_8));
-            root.setRowCount(1);
-            Dataset.write(uri, Map.of(), List.of(root), UsersTable.SCHEMA, WriteParams.of(WriteMode.APPEND))
-                    .close();
-        }
+        String uri = tableHoldingKey1234Twice();
         assertThatThrownBy(() -> KeyMapBootstrap.load(
                         new TableLocation(uri, Map.of()),
                         rowType(uri),

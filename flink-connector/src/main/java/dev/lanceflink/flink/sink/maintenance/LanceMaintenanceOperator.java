@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Metrics (group {@code lance}, subgroup {@code maintenance}): gauges {@code fragments},
  * {@code fragmentsWithOverlays}, {@code maxOverlaysPerFragment}, {@code overlays},
- * {@code overlayBytes}, {@code versionsRetained} (as of the last check), {@code leaseHeld},
+ * {@code overlayBytes}, {@code liveRows}, {@code deletedRows}, {@code dataBytes},
+ * {@code manifestBytes} (-1 if the store did not say), {@code versionsRetained} (as of the last
+ * check), {@code leaseHeld},
  * {@code lastRunTimestamp} (epoch ms), {@code lastRunDurationMs}, {@code lastRunFragmentsFolded},
  * {@code lastRunFragmentsMerged}, {@code lastRunFragmentsCompacted}, {@code lastRunOverlaysRemoved},
  * {@code lastRunVersionsRemoved}, {@code lastRunFilesRemoved}; counters {@code checks}, {@code runs}, {@code skippedForLease},
@@ -240,6 +242,10 @@ public final class LanceMaintenanceOperator extends AbstractStreamOperator<Void>
                     () -> last == null ? 0 : last.health().maxOverlaysPerFragment());
             g.gauge("overlays", () -> last == null ? 0L : last.health().overlays());
             g.gauge("overlayBytes", () -> last == null ? 0L : last.health().overlayBytes());
+            g.gauge("liveRows", () -> last == null ? 0L : last.health().liveRows());
+            g.gauge("deletedRows", () -> last == null ? 0L : last.health().deletedRows());
+            g.gauge("dataBytes", () -> last == null ? 0L : last.health().dataBytes());
+            g.gauge("manifestBytes", () -> last == null ? -1L : last.health().manifestBytes());
             g.gauge("versionsRetained", () -> last == null ? 0 : last.versions());
             g.gauge("leaseHeld", () -> leaseHeld ? 1 : 0);
             g.gauge("lastRunTimestamp", () -> lastRunTimestamp);

@@ -40,19 +40,37 @@ import org.roaringbitmap.RoaringBitmap;
 public final class MaintenanceTriggers {
     private MaintenanceTriggers() {}
 
-    /** The numbers a check reports as metrics. */
+    /**
+     * The numbers a check reports as metrics.
+     *
+     * @param liveRows rows not deleted
+     * @param deletedRows rows marked deleted in deletion files (their bytes stay until fragment
+     *     compaction rewrites them)
+     * @param dataBytes bytes of the fragments' data files, as their manifest entries record them
+     *     (files whose writer did not record a size count 0)
+     * @param overlayBytes bytes of the overlay files
+     * @param manifestBytes bytes of the version's manifest, which every reader and every commit
+     *     reads, or -1 if unknown
+     */
     public record TableHealth(
             long version,
             int fragments,
             int fragmentsWithOverlays,
             int maxOverlaysPerFragment,
             long overlays,
-            long overlayBytes) {
-        static TableHealth of(Manifest m) {
+            long overlayBytes,
+            long liveRows,
+            long deletedRows,
+            long dataBytes,
+            long manifestBytes) {
+        static TableHealth of(Manifest m, long manifestBytes) {
             int withOverlays = 0;
             int max = 0;
             long overlays = 0;
             long bytes = 0;
+            long live = 0;
+            long deleted = 0;
+            long data = 0;
             for (Fragment f : m.fragments()) {
                 int n = f.overlays().size();
                 if (n > 0) {
@@ -63,8 +81,23 @@ public final class MaintenanceTriggers {
                 for (DataOverlayFile o : f.overlays()) {
                     bytes += o.dataFile().fileSizeBytes();
                 }
+                for (DataFile d : f.files()) {
+                    data += Math.max(0, d.fileSizeBytes());
+                }
+                live += f.liveRows();
+                deleted += f.numDeletedRows();
             }
-            return new TableHealth(m.version(), m.fragments().size(), withOverlays, max, overlays, bytes);
+            return new TableHealth(
+                    m.version(),
+                    m.fragments().size(),
+                    withOverlays,
+                    max,
+                    overlays,
+                    bytes,
+                    live,
+                    deleted,
+                    data,
+                    manifestBytes);
         }
     }
 

@@ -17,6 +17,7 @@ import dev.lanceflink.flink.sink.maintenance.MaintenanceTriggers.ListedVersion;
 import dev.lanceflink.flink.sink.maintenance.MaintenanceTriggers.TableHealth;
 import dev.lanceflink.io.ObjectInfo;
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.io.RangeReader;
 import dev.lanceflink.maintenance.CleanupPlan;
 import dev.lanceflink.maintenance.CleanupResult;
 import dev.lanceflink.maintenance.TableCleanup;
@@ -153,8 +154,9 @@ public final class TableMaintainer {
      */
     public Report check(String commitUser, Duration sinceLastCommit) throws IOException {
         long start = System.nanoTime();
-        Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
-        TableHealth health = TableHealth.of(latest);
+        ManifestLocation latestLocation = VersionResolver.latest(store);
+        Manifest latest = ManifestIO.read(store, latestLocation);
+        TableHealth health = TableHealth.of(latest, manifestBytes(latestLocation));
         List<ListedVersion> versions = listVersions();
         int removable = 0;
         if (settings.cleanupEnabled()
@@ -520,6 +522,21 @@ public final class TableMaintainer {
 
     /** A check whose steps took this long looks for due overlay merges once more before it ends. */
     static final long LATE_MERGE_AFTER_MILLIS = 1_000;
+
+    /**
+     * The manifest's size for the {@code manifestBytes} metric: from the listing, or asked of the
+     * store when the version was found through the version hint (a read of the size only).
+     */
+    private long manifestBytes(ManifestLocation location) {
+        if (location.size() >= 0) {
+            return location.size();
+        }
+        try (RangeReader r = store.openReader(location.path(), -1)) {
+            return r.size();
+        } catch (IOException e) {
+            return -1; // a metric; the check itself does not depend on it
+        }
+    }
 
     private List<ListedVersion> listVersions() throws IOException {
         List<ListedVersion> out = new ArrayList<>();

@@ -118,12 +118,24 @@ class MaintenanceTriggersTest {
         assertThat(due.cleanup()).isFalse();
         assertThat(due.reasons()).containsExactly("merge 2 fragments: >= 3 overlays");
 
-        TableHealth h = TableHealth.of(m);
+        TableHealth h = TableHealth.of(m, 1234);
         assertThat(h.fragments()).isEqualTo(4);
         assertThat(h.fragmentsWithOverlays()).isEqualTo(2);
         assertThat(h.maxOverlaysPerFragment()).isEqualTo(3);
         assertThat(h.overlays()).isEqualTo(6);
         assertThat(h.overlayBytes()).isPositive();
+        assertThat(h.liveRows()).isEqualTo(ds.countRows());
+        assertThat(h.deletedRows())
+                .isEqualTo(m.fragments().stream()
+                        .mapToLong(f -> f.numDeletedRows())
+                        .sum());
+        assertThat(h.dataBytes())
+                .isEqualTo(m.fragments().stream()
+                        .flatMap(f -> f.files().stream())
+                        .mapToLong(d -> d.fileSizeBytes())
+                        .sum())
+                .isPositive();
+        assertThat(h.manifestBytes()).isEqualTo(1234);
     }
 
     @Test

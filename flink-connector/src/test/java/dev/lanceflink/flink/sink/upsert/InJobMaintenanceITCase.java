@@ -128,6 +128,15 @@ class InJobMaintenanceITCase {
         assertThat(counter(job, "runs")).isPositive();
         assertThat(counter(job, "failures")).isZero();
         assertThat(counter(job, "skippedForLease")).isZero();
+        // The gauges describe the table as the last check saw it.
+        assertThat((Integer) gauge(job, "fragments")).isPositive();
+        assertThat((Integer) gauge(job, "maxOverlaysPerFragment")).isBetween(0, 3 * BOUND);
+        assertThat((Integer) gauge(job, "versionsRetained")).isBetween(1, RETAIN + RETAIN / 2 + 4);
+        assertThat((Long) gauge(job, "liveRows")).isPositive();
+        assertThat((Long) gauge(job, "dataBytes")).isPositive();
+        assertThat((Long) gauge(job, "manifestBytes")).isPositive();
+        assertThat((Long) gauge(job, "lastRunTimestamp")).isPositive();
+        assertThat((Long) gauge(job, "lastRunDurationMs")).isNotNegative();
     }
 
     @Test
@@ -172,6 +181,10 @@ class InJobMaintenanceITCase {
 
     private static long counter(JobClient job, String name) {
         return MaintainedUpsertJob.counter(METRICS, job, name);
+    }
+
+    private static Object gauge(JobClient job, String name) {
+        return MaintainedUpsertJob.gauge(METRICS, job, name);
     }
 
     private static int maxOverlays(Manifest m) {

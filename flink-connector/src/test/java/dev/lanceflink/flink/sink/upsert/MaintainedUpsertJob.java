@@ -7,6 +7,7 @@ import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
 import dev.lanceflink.testkit.flink.JobEnvironments;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -114,7 +115,10 @@ final class MaintainedUpsertJob {
     }
 
     private static Metric metric(InMemoryReporter metrics, JobClient job, String name) {
-        Map<String, Metric> found = metrics.findMetrics(job.getJobID(), "maintenance." + name);
+        // findMetrics matches a pattern anywhere in the name ("fragments" would find
+        // "fragmentsWithOverlays" too): keep the one whose name ends with it.
+        Map<String, Metric> found = new HashMap<>(metrics.findMetrics(job.getJobID(), "maintenance." + name));
+        found.keySet().removeIf(k -> !k.endsWith("maintenance." + name));
         assertThat(found).as("metric lance.maintenance.%s", name).hasSize(1);
         return found.values().iterator().next();
     }

@@ -125,6 +125,16 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private static final long MIGRATION_HISTORY = 1000;
     /** See {@link #sweep}: with in-job compaction every few seconds, a pass over the keys every minute or so. */
     static final int SWEEP_AFTER_REWRITES = 16;
+    /**
+     * A sweep waits at least this many times the last one's duration after it ended, so sweeping
+     * takes at most about 1% of the task's time: a pass over every key of a large keyed-state map
+     * (RocksDB) takes seconds per million keys, during which the subtask processes nothing, and
+     * the maintenance benchmark saw the sink stall for 30 s every 1.5 minutes at 7M keys a subtask
+     * when it swept every 16 compactions.
+     */
+    static final int SWEEP_DUTY_FACTOR = 100;
+    /** With this many Rewrites in the log a barrier sweeps whatever the last sweep cost. */
+    static final int SWEEP_ALWAYS_AFTER_REWRITES = 1024;
 
     private final TableLocation table;
     private final RowType rowType;
@@ -199,6 +209,12 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private transient java.util.TreeMap<Long, Long> barrierVersions;
     /** Rewrites in the log from which a barrier sweeps the key map ({@link #sweep}). */
     private int sweepAfterRewrites = SWEEP_AFTER_REWRITES;
+    /** {@link #SWEEP_DUTY_FACTOR}, or 0 in tests that sweep at every barrier. */
+    private int sweepDutyFactor = SWEEP_DUTY_FACTOR;
+    /** When the last sweep ended and what it took (System.nanoTime), 0 before the first. */
+    private transient long lastSweepEndNanos;
+
+    private transient long lastSweepNanos;
     /** Whether the latest version was read (and the compactions learned) since the last barrier. */
     private transient boolean tableRead;
 
@@ -627,7 +643,28 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     /** For tests: sweep the key map from {@code rewrites} Rewrites in the log on (default {@value #SWEEP_AFTER_REWRITES}). */
     ChangelogKeyResolver sweepingAfter(int rewrites) {
         this.sweepAfterRewrites = rewrites;
+        this.sweepDutyFactor = 0;
         return this;
+    }
+
+    /** For tests: wait {@code factor} times the last sweep's duration before the next one. */
+    ChangelogKeyResolver sweepDutyFactor(int factor) {
+        this.sweepDutyFactor = factor;
+        return this;
+    }
+
+    /**
+     * Whether this barrier sweeps: enough Rewrites in the log, and the last sweep long enough ago
+     * for its cost (or the log at its hard limit).
+     */
+    private boolean sweepDue() {
+        int rewrites = rewriteLog.rewrites();
+        if (rewrites >= SWEEP_ALWAYS_AFTER_REWRITES) {
+            return true;
+        }
+        return rewrites >= sweepAfterRewrites
+                && (lastSweepEndNanos == 0
+                        || System.nanoTime() - lastSweepEndNanos >= sweepDutyFactor * lastSweepNanos);
     }
 
     @Override
@@ -649,7 +686,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             // still in the history, not only when some key of it next changes.
             learn(history.latestVersion());
         }
-        if (!batch && rewriteLog.rewrites() >= sweepAfterRewrites) {
+        if (!batch && sweepDue()) {
             if (latest == null) {
                 latest = ManifestIO.read(store, VersionResolver.latest(store));
                 learn(latest.version()); // the log must know every Rewrite up to the version swept against
@@ -725,6 +762,8 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         }
         relocated.inc(made[0]);
         int dropped = rewriteLog.dropThrough(through, keep);
+        lastSweepEndNanos = System.nanoTime();
+        lastSweepNanos = lastSweepEndNanos - started;
         LOG.info(
                 "Lance upsert sink for {}: key map of subtask {} made current against version {} ({} locations moved"
                         + " by compactions) in {} ms; {} compactions dropped from its rewrite log, {} kept",

@@ -175,6 +175,29 @@ class ChangelogKeyResolverRestoreTest {
         }
     }
 
+    /**
+     * A sweep costs a pass over every key, during which the subtask processes nothing: the next
+     * one waits for a multiple of its duration, however many compactions arrive meanwhile.
+     */
+    @ParameterizedTest
+    @CsvSource({"KEYED_STATE", "IN_MEMORY"})
+    void aSweepWaitsForAMultipleOfTheLastOnesDuration(KeyMapMode mode) throws Exception {
+        String uri = dir.resolve("t.lance").toString();
+        UsersTable.create(uri, Mix.SINK_TESTS.initialRows(40), 10); // fragments 0..3
+        ChangelogKeyResolver resolver = resolver(uri, mode).sweepingAfter(1).sweepDutyFactor(1_000_000);
+        try (var h = harness(resolver)) {
+            h.open();
+            compact(uri, 0L, 1L);
+            h.prepareSnapshotPreBarrier(1);
+            assertThat(resolver.rewritesLogged()).as("the first sweep runs").isZero();
+            compact(uri, 2L, 3L);
+            h.prepareSnapshotPreBarrier(2);
+            assertThat(resolver.rewritesLogged())
+                    .as("the next waits a million times the first one's duration")
+                    .isEqualTo(1);
+        }
+    }
+
     private static ChangelogKeyResolver resolver(String uri, KeyMapMode mode) {
         return new ChangelogKeyResolver(
                 TableLocation.of(uri), ROW, KEY, ColumnSet.firstColumns(4), false, 100, false, mode);

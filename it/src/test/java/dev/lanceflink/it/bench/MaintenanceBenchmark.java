@@ -116,6 +116,7 @@ public final class MaintenanceBenchmark {
             double narrowCpu,
             long committed,
             double changesPerSecond,
+            double jobCpuSeconds,
             double jobCpuPer100k) {}
 
     /** A variant's samples and the changes its last version held. */
@@ -135,10 +136,11 @@ public final class MaintenanceBenchmark {
             double cpu = 0;
             long changes = 0;
             for (int i = 1; i < samples.size(); i++) {
+                // Summed as seconds: an interval in which nothing committed still spent CPU (its
+                // per-100k figure is NaN).
                 Sample s = samples.get(i);
-                long d = s.committed() - samples.get(i - 1).committed();
-                cpu += s.jobCpuPer100k() * d / 100_000;
-                changes += d;
+                cpu += s.jobCpuSeconds();
+                changes += s.committed() - samples.get(i - 1).committed();
             }
             return changes == 0 ? Double.NaN : cpu * 100_000 / changes;
         }
@@ -263,6 +265,7 @@ public final class MaintenanceBenchmark {
                         m.narrowCpu,
                         m.committed,
                         delta / (seconds - prevSeconds),
+                        jobCpu,
                         delta == 0 ? Double.NaN : jobCpu * 100_000 / delta);
                 samples.add(s);
                 System.err.println(variant + ": " + row(s));

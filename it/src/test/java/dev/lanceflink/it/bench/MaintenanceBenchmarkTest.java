@@ -125,18 +125,42 @@ class MaintenanceBenchmarkTest {
         MaintenanceBenchmark.Sample a0 = sample(10, 0, 1_000, 0.5);
         MaintenanceBenchmark.Sample a1 = sample(20, 100_000, 4_000, 0.5);
         MaintenanceBenchmark.Sample b0 = sample(10, 0, 1_000, 0.5);
+        MaintenanceBenchmark.Sample stalled = sample(15, 0, 1_000, 0.5, 0.2); // nothing committed
         MaintenanceBenchmark.Sample b1 = sample(20, 80_000, 2_000, 0.25);
         String s = MaintenanceBenchmark.summary(List.of(
                 new MaintenanceBenchmark.Run("without maintenance", 1, List.of(a0, a1), 100_000),
-                new MaintenanceBenchmark.Run("with maintenance", 1, List.of(b0, b1), 80_000)));
+                new MaintenanceBenchmark.Run("with maintenance", 1, List.of(b0, stalled, b1), 80_000)));
+        assertThat(s).contains("| job CPU s per 100k changes | 1.00 | 1.25 | 1.25x | ");
         assertThat(s).contains("| changes/s committed (first sample to last) | 10,000 | 8,000 | 0.80x | ");
         assertThat(s).contains("| manifest at the end, KB | 3.9 | 2.0 | 0.50x | ");
         assertThat(s).contains("| full scan at the end, s | 0.500 | 0.250 | 0.50x | ");
     }
 
+    /** A sample whose job spent 1 CPU s per 100k changes committed since the start. */
     private static MaintenanceBenchmark.Sample sample(double t, long committed, long manifestBytes, double full) {
+        return sample(t, committed, manifestBytes, full, committed / 100_000.0);
+    }
+
+    private static MaintenanceBenchmark.Sample sample(
+            double t, long committed, long manifestBytes, double full, double jobCpuSeconds) {
         return new MaintenanceBenchmark.Sample(
-                t, 1, 1, 1, 0, 0, manifestBytes, 0, 0, full, full, 0.1, 0.1, committed, 0, 1.0);
+                t,
+                1,
+                1,
+                1,
+                0,
+                0,
+                manifestBytes,
+                0,
+                0,
+                full,
+                full,
+                0.1,
+                0.1,
+                committed,
+                0,
+                jobCpuSeconds,
+                committed == 0 ? Double.NaN : jobCpuSeconds * 100_000 / committed);
     }
 
     /** The rows of the model after {@code prefix} changes, those {@code keep} accepts (null: all). */

@@ -1,13 +1,12 @@
 package dev.lanceflink.compact;
 
 import dev.lanceflink.deletion.DeletionFiles;
-import dev.lanceflink.deletion.DeletionVector;
+import dev.lanceflink.deletion.DeletionStager;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.overlay.OverlayRelocator;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.rowid.RowVersionSequenceCodec;
 import dev.lanceflink.table.DataOverlayFile;
-import dev.lanceflink.table.DeletionFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.RowIdMeta;
@@ -128,13 +127,13 @@ public final class RewriteRebase {
                                 meta.createdAtVersions()));
                     }
                     RoaringBitmap deleted = c.deleted.get(f.id());
-                    if (deleted != null && !deleted.isEmpty()) {
-                        // Written even when every row is deleted: the group's new fragments must
+                    if (deleted != null) {
+                        // Kept even when every row is deleted: the group's new fragments must
                         // hold all the rows it moved (the moves are derived from that).
-                        DeletionFile file =
-                                DeletionFiles.write(store, f.id(), latest.version(), DeletionVector.of(deleted), null);
-                        written.add(file.rootRelativePath(f.id()));
-                        next = next.withDeletionFile(file);
+                        DeletionStager.Staged staged =
+                                DeletionStager.stageRewritten(store, next, deleted, latest.version());
+                        written.addAll(staged.writtenPaths());
+                        next = staged.updated().getOrDefault(f.id(), next);
                     }
                     DataOverlayFile ov = relocated.get(f.id());
                     if (ov != null) {

@@ -17,14 +17,15 @@ import org.roaringbitmap.RoaringBitmap;
 /**
  * Stages row deletions without committing them: per fragment, the offsets to delete are merged
  * with the fragment's current deletion vector into a new deletion file (same file type as
- * before), and a fragment whose rows would all be deleted is removed instead. Offsets that are
- * already deleted change nothing (no file is written for such a fragment). The caller commits the
- * result (e.g. {@code Operation.Delete}) or, giving up, deletes {@link Staged#writtenPaths()}.
+ * before), and a fragment whose rows would all be deleted is removed instead (except a new
+ * fragment of a rewrite, {@link #stageRewritten}). Offsets that are already deleted change
+ * nothing (no file is written for such a fragment). The caller commits the result (e.g.
+ * {@code Operation.Delete}) or, giving up, deletes {@link Staged#writtenPaths()}.
  *
  * <p>Every writer of deletion files goes through here (deletes, updates, the checkpoint
  * committer, the rebase of a Delete/Update over concurrent deletions, deletions of fragments
- * appended in the same commit), so the merge rule, the file type choice and the removal of
- * emptied fragments are decided once.
+ * appended in the same commit, deletions a compaction carries onto its new fragments), so the
+ * merge rule, the file type choice and the removal of emptied fragments are decided once.
  */
 public final class DeletionStager {
     private DeletionStager() {}
@@ -109,6 +110,22 @@ public final class DeletionStager {
     public static Staged stageFragment(
             ObjectStore store, Fragment fragment, DeletionVector current, DeletionVector deleted, long readVersion)
             throws IOException {
+        return merge(store, fragment, current, deleted, readVersion, true);
+    }
+
+    /**
+     * The one merge rule; {@code removeEmptied} says whether a fragment whose rows would all be
+     * deleted is removed (every caller but a rewrite's new fragments) or kept with a deletion file
+     * covering all its rows.
+     */
+    private static Staged merge(
+            ObjectStore store,
+            Fragment fragment,
+            DeletionVector current,
+            DeletionVector deleted,
+            long readVersion,
+            boolean removeEmptied)
+            throws IOException {
         requireNonNull(store, "store is null");
         requireNonNull(fragment, "fragment is null");
         requireNonNull(current, "current is null");
@@ -117,7 +134,7 @@ public final class DeletionStager {
         if (merged.equals(current)) {
             return Staged.NOTHING;
         }
-        if (merged.coversAll(fragment.physicalRows())) {
+        if (removeEmptied && merged.coversAll(fragment.physicalRows())) {
             return new Staged(Map.of(), List.of(fragment.id()), List.of());
         }
         DeletionFile previous = fragment.deletionFile();
@@ -138,6 +155,26 @@ public final class DeletionStager {
      */
     public static Staged stageFresh(ObjectStore store, Fragment fresh, RoaringBitmap deleted, long readVersion)
             throws IOException {
+        requireFresh(fresh, deleted);
+        return merge(store, fresh, DeletionVector.EMPTY, DeletionVector.of(deleted), readVersion, true);
+    }
+
+    /**
+     * Deletions carried onto a new fragment of a rewrite group (a compaction rebased over
+     * concurrent deletions): the rules of {@link #stageFresh}, except that a fragment whose rows
+     * are all deleted is kept, with a deletion file covering every row, instead of removed. A
+     * rewrite group's new fragments must hold every row the group moved, because the row moves
+     * (and so the relocation of overlays and deletions) are derived from them.
+     *
+     * @throws IllegalArgumentException if {@code fresh} already has a deletion file
+     */
+    public static Staged stageRewritten(ObjectStore store, Fragment fresh, RoaringBitmap deleted, long readVersion)
+            throws IOException {
+        requireFresh(fresh, deleted);
+        return merge(store, fresh, DeletionVector.EMPTY, DeletionVector.of(deleted), readVersion, false);
+    }
+
+    private static void requireFresh(Fragment fresh, RoaringBitmap deleted) {
         requireNonNull(fresh, "fresh is null");
         requireNonNull(deleted, "deleted is null");
         if (fresh.deletionFile() != null) {
@@ -145,7 +182,6 @@ public final class DeletionStager {
                     + fresh.deletionFile().fileName(fresh.id()) + "; stage its deletions with stage() or"
                     + " stageFragment(), which merge with the current vector");
         }
-        return stageFragment(store, fresh, DeletionVector.EMPTY, DeletionVector.of(deleted), readVersion);
     }
 
     /** Deletes staged deletion files, best effort: unreferenced files are garbage either way. */

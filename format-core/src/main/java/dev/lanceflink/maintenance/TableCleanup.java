@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -294,7 +295,7 @@ public final class TableCleanup {
             return f.get();
         } catch (ExecutionException e) {
             return e.getCause().toString();
-        } catch (InterruptedException | java.util.concurrent.CancellationException e) {
+        } catch (InterruptedException | CancellationException e) {
             return "interrupted before the delete";
         }
     }

@@ -130,4 +130,29 @@ class DeletionStagerTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Fragment 42 is not fresh");
     }
+
+    @Test
+    void aRewrittenFragmentIsKeptWhenAllItsRowsAreDeleted() throws Exception {
+        Fragment fresh = Fragment.of(42, fragment().files(), 4);
+        DeletionStager.Staged some = DeletionStager.stageRewritten(store, fresh, RoaringBitmap.bitmapOf(2), 5);
+        Fragment withDeletions = some.updated().get(42L);
+        assertThat(some.removed()).isEmpty();
+        assertThat(withDeletions.deletionFile().readVersion()).isEqualTo(5);
+        assertThat(some.writtenPaths())
+                .containsExactly(withDeletions.deletionFile().rootRelativePath(42));
+        assertThat(DeletionFiles.read(store, 42, withDeletions.deletionFile())).isEqualTo(DeletionVector.of(2));
+
+        DeletionStager.Staged all = DeletionStager.stageRewritten(store, fresh, RoaringBitmap.bitmapOf(0, 1, 2, 3), 5);
+        assertThat(all.removed()).isEmpty();
+        Fragment emptied = all.updated().get(42L);
+        assertThat(emptied.physicalRows()).isEqualTo(4);
+        assertThat(all.writtenPaths()).containsExactly(emptied.deletionFile().rootRelativePath(42));
+        assertThat(DeletionFiles.read(store, 42, emptied.deletionFile())).isEqualTo(DeletionVector.of(0, 1, 2, 3));
+        assertThat(DeletionStager.stageRewritten(store, fresh, new RoaringBitmap(), 5))
+                .isSameAs(DeletionStager.Staged.NOTHING);
+
+        assertThatThrownBy(() -> DeletionStager.stageRewritten(store, withDeletions, RoaringBitmap.bitmapOf(1), 5))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Fragment 42 is not fresh");
+    }
 }

@@ -1,6 +1,7 @@
 package dev.lanceflink.committer.core;
 
 import dev.lanceflink.table.Fragment;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 
@@ -58,6 +59,6 @@ public record RowTarget(long fragmentId, long pendingFileId) {
 
     @Override
     public String toString() {
-        return isPending() ? "uncommitted file " + String.format("%016x", pendingFileId) : "fragment " + fragmentId;
+        return isPending() ? "uncommitted file " + HexFormat.of().toHexDigits(pendingFileId) : "fragment " + fragmentId;
     }
 }

@@ -15,7 +15,7 @@ import java.util.stream.Stream;
  * The fenced code blocks of the project's documentation, each with what the doc tests do with it.
  *
  * <p>A block is run, compiled or checked by default according to its language: {@code sql} runs
- * through {@code bin/lance-flink sql} ({@link DocSnippetsRunTest}), {@code bash}/{@code sh} lines
+ * through {@code bin/lance-flink sql} ({@link DocSnippetsRunITCase}), {@code bash}/{@code sh} lines
  * {@code bin/lance-flink ...} run through the CLI's entry point (same test), {@code java} compiles
  * ({@link DocJavaSnippetsTest}), {@code xml} (a Maven dependency) must name a module of this build
  * ({@link DocSnippetsInventoryTest}). Anything else, or a block that cannot run as written, needs a

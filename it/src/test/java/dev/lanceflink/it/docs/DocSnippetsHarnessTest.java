@@ -74,13 +74,13 @@ class DocSnippetsHarnessTest {
     void jsonOutputMatchesWhenEveryFieldShownHasThatValue() throws Exception {
         ObjectMapper json = new ObjectMapper();
         var actual = json.readTree("{\"version\": 3, \"rows\": [{\"id\": 1, \"age\": 30}], \"extra\": true}");
-        assertThat(DocSnippetsRunTest.mismatch(json.readTree("{\"rows\": [{\"id\": 1}]}"), actual, "$"))
+        assertThat(DocSnippetsRunITCase.mismatch(json.readTree("{\"rows\": [{\"id\": 1}]}"), actual, "$"))
                 .isNull();
-        assertThat(DocSnippetsRunTest.mismatch(json.readTree("{\"version\": 4}"), actual, "$"))
+        assertThat(DocSnippetsRunITCase.mismatch(json.readTree("{\"version\": 4}"), actual, "$"))
                 .isEqualTo("$.version is 3, not 4");
-        assertThat(DocSnippetsRunTest.mismatch(json.readTree("{\"rows\": [{}, {}]}"), actual, "$"))
+        assertThat(DocSnippetsRunITCase.mismatch(json.readTree("{\"rows\": [{}, {}]}"), actual, "$"))
                 .isEqualTo("$.rows is not an array of 2");
-        assertThat(DocSnippetsRunTest.mismatch(json.readTree("{\"missing\": 1}"), actual, "$"))
+        assertThat(DocSnippetsRunITCase.mismatch(json.readTree("{\"missing\": 1}"), actual, "$"))
                 .isEqualTo("$.missing is missing");
     }
 }

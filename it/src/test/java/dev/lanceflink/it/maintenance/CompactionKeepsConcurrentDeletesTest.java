@@ -30,7 +30,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The interleaving behind a duplicate key that {@link CompactionWhileSinkRunsTest} hit, made
+ * The interleaving behind a duplicate key that {@link CompactionWhileSinkRunsITCase} hit, made
  * deterministic: the upsert sink commits a {@code Delete} on a fragment after the compactor planned
  * and ran its overlay task on that fragment, but before the compactor commits. The compactor's
  * commit must keep the newer deletion vector (its own check lets concurrent deletes pass, since

@@ -16,10 +16,15 @@ import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.TableHistory;
 import java.io.IOException;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -161,11 +166,11 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private transient ListState<byte[]> deltaState;
     private transient ListState<String> keyMapModeState;
     /** The restored {@link #deltaState} entries, read into {@link #delta} in {@link #open}. */
-    private transient java.util.List<byte[]> restoredDelta;
+    private transient List<byte[]> restoredDelta;
     /** Whether the restored state holds keyed map entries (v1 layout, or {@link KeyMapMode#KEYED_STATE}). */
     private transient boolean restoredKeyedEntries;
     /** The modes named by the restored {@link #keyMapModeState}. */
-    private transient java.util.Set<String> restoredModes;
+    private transient Set<String> restoredModes;
 
     private transient DeletedRowCheck batchDeletedRows;
     private transient Map<RowData, KeyedChange> pending;
@@ -206,7 +211,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
 
     private transient ListState<byte[]> rewriteLogState;
     /** In memory: the latest version read at each barrier whose segment is not yet shown committed. */
-    private transient java.util.TreeMap<Long, Long> barrierVersions;
+    private transient TreeMap<Long, Long> barrierVersions;
     /** Rewrites in the log from which a barrier sweeps the key map ({@link #sweep}). */
     private int sweepAfterRewrites = SWEEP_AFTER_REWRITES;
     /** {@link #SWEEP_DUTY_FACTOR}, or 0 in tests that sweep at every barrier. */
@@ -279,10 +284,10 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
                             KEY_DELTA_STATE, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
         }
         if (context.isRestored()) {
-            restoredModes = new java.util.HashSet<>();
+            restoredModes = new HashSet<>();
             keyMapModeState.get().forEach(restoredModes::add);
             if (inMemory) {
-                restoredDelta = new java.util.ArrayList<>();
+                restoredDelta = new ArrayList<>();
                 deltaState.get().forEach(restoredDelta::add);
                 try (Stream<Object> keys = getKeyedStateBackend().getKeys(ROW_LOCATION_STATE, VoidNamespace.INSTANCE)) {
                     restoredKeyedEntries = keys.findAny().isPresent();
@@ -307,7 +312,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             rewriteLogState.update(rewriteLog.snapshot());
         }
         if (!batch) {
-            keyMapModeState.update(java.util.List.of(keyMap.optionValue()));
+            keyMapModeState.update(List.of(keyMap.optionValue()));
         }
         if (delta != null) {
             delta.seal(context.getCheckpointId());
@@ -319,7 +324,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     public void open() throws Exception {
         super.open();
         pending = new LinkedHashMap<>();
-        barrierVersions = new java.util.TreeMap<>();
+        barrierVersions = new TreeMap<>();
         rowSerializer = new RowDataSerializer(rowType);
         int n = rowType.getFieldCount();
         getters = new RowData.FieldGetter[n];
@@ -713,7 +718,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         long started = System.nanoTime();
         long through = latest.version();
         if (delta != null) {
-            java.util.Set<Long> uncommitted = new java.util.HashSet<>(delta.checkpointIds());
+            Set<Long> uncommitted = new HashSet<>(delta.checkpointIds());
             uncommitted.add(checkpointId); // sealed right after this barrier
             barrierVersions.keySet().retainAll(uncommitted);
             for (long sealed : delta.checkpointIds()) {
@@ -724,7 +729,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
                 through = Math.min(through, v);
             }
         }
-        java.util.Set<Long> keep = new java.util.HashSet<>();
+        Set<Long> keep = new HashSet<>();
         long[] made = new long[1];
         if (heapLocations != null) {
             heapLocations.replaceLocations(packed -> {

@@ -30,6 +30,7 @@ import java.io.IOException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -269,7 +270,7 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
         }
         if (change.position() != nextOffset) {
             throw new IllegalStateException("The Lance writer for " + table + " got row " + change.position()
-                    + " of new file " + String.format("%016x", fileId) + " but expected row " + nextOffset + ". The"
+                    + " of new file " + HexFormat.of().toHexDigits(fileId) + " but expected row " + nextOffset + ". The"
                     + " key resolver and the writer must be connected one to one (same parallelism, forward)");
         }
         if (!awaitingValues.isEmpty() || movedRowValues.needsValues(change)) {

@@ -19,6 +19,7 @@ import dev.lanceflink.table.VersionResolver;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -218,7 +219,7 @@ final class MovedRowValues {
         }
         if (f == null) {
             throw new IllegalStateException("Rows of " + table + " to rewrite are in data file "
-                    + String.format("%016x", source.fileId()) + ", which this sink appended, but no version of the"
+                    + HexFormat.of().toHexDigits(source.fileId()) + ", which this sink appended, but no version of the"
                     + " table holds it yet and this writer did not write it (restored at another parallelism before"
                     + " the file's commit landed?). The job fails and restarts from its last checkpoint, by when"
                     + " the file's commit has landed");

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the number of rows it deleted must be the number of rows our model of the data matches. The
  * same for maps written by Flink SQL into a table a Lance catalog created.
  */
-class MapColumnInteropTest {
+class MapColumnInteropITCase {
     private static final int ROWS = 3000;
 
     @TempDir
@@ -135,7 +135,7 @@ class MapColumnInteropTest {
         }
         // SQL predicate -> rows of the model it must match.
         Map<String, Long> predicates = new java.util.LinkedHashMap<>();
-        predicates.put("m IS NULL", count(MapColumnInteropTest::isNullMap));
+        predicates.put("m IS NULL", count(MapColumnInteropITCase::isNullMap));
         predicates.put("cardinality(m) = 0", count(r -> !isNullMap(r) && size(r) == 0));
         predicates.put("cardinality(m) = 3", count(r -> size(r) == 3));
         predicates.put("array_has(map_keys(m), 'k3')", count(r -> size(r) == 4));

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * INSERT INTO and DELETE through Flink SQL on a MiniCluster, and what users see for bad input:
  * each failure names the problem and leaves the table's version unchanged.
  */
-class LanceTableSinkTest {
+class LanceTableSinkITCase {
     @RegisterExtension
     static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(2);
 

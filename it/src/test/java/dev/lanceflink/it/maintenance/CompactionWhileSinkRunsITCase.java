@@ -50,7 +50,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * every compaction run succeeded, the table's history holds exactly the versions both sides
  * reported, and every sink commit appears exactly once.
  */
-class CompactionWhileSinkRunsTest {
+class CompactionWhileSinkRunsITCase {
     @RegisterExtension
     static final S3ProxyExtension S3 = new S3ProxyExtension();
 

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * flag 64; pylance without the variable reads every version exactly as we do (all columns and
  * {@code _rowaddr}), and the last one equals the model.
  */
-class PylanceReadsRewriteRowsTablesTest {
+class PylanceReadsRewriteRowsTablesITCase {
     private static final PylanceOracle PYLANCE = PylanceOracle.fromBuild();
     private static final long KEYS = 1_200;
 

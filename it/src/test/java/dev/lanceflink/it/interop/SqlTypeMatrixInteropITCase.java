@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * columns Lance stores it in, alike; TIME columns are checked through the SDK's schema, row count
  * and a filter it evaluates (the oracle's dump cannot render times).
  */
-class SqlTypeMatrixInteropTest {
+class SqlTypeMatrixInteropITCase {
 
     private static final String COLUMNS = "id INT NOT NULL, b BOOLEAN, i8 TINYINT, i16 SMALLINT, "
             + "i64 BIGINT, f32 FLOAT, f64 DOUBLE, dec10 DECIMAL(10, 2), dec38 DECIMAL(38, 6), c CHAR(3), "

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The Lance catalog through SQL on a MiniCluster, over a local warehouse. */
-class LanceCatalogTest {
+class LanceCatalogITCase {
     @RegisterExtension
     static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(2);
 

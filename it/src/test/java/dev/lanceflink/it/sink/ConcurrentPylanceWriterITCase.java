@@ -40,7 +40,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * The upsert sink and current Lance (pylance, overlays enabled) write the same table at the same
  * time, on the local file system and on S3, and neither loses, doubles or garbles the other's
- * commits. Unlike released SDK 7.0.0 ({@link ConcurrentSdkWriterTest}), current Lance reads and
+ * commits. Unlike released SDK 7.0.0 ({@link ConcurrentSdkWriterITCase}), current Lance reads and
  * writes data overlay files, so both writers commit overlays to the same table all along.
  *
  * <p>The sink (MiniCluster, parallelism 2, a checkpoint every 300 ms) streams the seeded changelog
@@ -60,7 +60,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * log, cell by cell; pylance reads it exactly as our reader does. Then pylance compacts the table
  * once more and both readers still agree, with the same rows.
  */
-class ConcurrentPylanceWriterTest {
+class ConcurrentPylanceWriterITCase {
     @RegisterExtension
     static final S3ProxyExtension S3 = new S3ProxyExtension();
 

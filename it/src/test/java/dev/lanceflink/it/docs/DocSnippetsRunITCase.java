@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * text would), with the path substitution of {@link DocRunner}. Each must exit 0; a block followed
  * by an output block must print that output. All jobs share one MiniCluster.
  */
-class DocSnippetsRunTest {
+class DocSnippetsRunITCase {
 
     @RegisterExtension
     static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(2);

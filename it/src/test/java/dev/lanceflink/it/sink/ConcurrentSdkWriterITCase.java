@@ -64,7 +64,7 @@ import org.junit.jupiter.api.io.TempDir;
  * appears twice. The SDK refuses the table while overlays are live; after folding them it reads
  * the table exactly as our reader does (dump compare).
  */
-class ConcurrentSdkWriterTest {
+class ConcurrentSdkWriterITCase {
     private static final long SINK_KEYS = 4_000;
     private static final long SDK_FIRST_ID = 1_000_000;
     private static final int SDK_ROWS_PER_ROUND = 40;
@@ -186,7 +186,7 @@ class ConcurrentSdkWriterTest {
         assertThat(sinkCheckpoints).hasSizeGreaterThan(5);
         assertThat(refusals)
                 .as("SDK attempts that failed: only released Lance's refusal of the overlay feature")
-                .allSatisfy(ConcurrentSdkWriterTest::assertOverlayRefusal);
+                .allSatisfy(ConcurrentSdkWriterITCase::assertOverlayRefusal);
 
         // 2. Contents: the sink's keys equal the model, the SDK's rows equal the replay of its log.
         TreeMap<Long, UsersTable.Row> expected = new TreeMap<>(log.model);

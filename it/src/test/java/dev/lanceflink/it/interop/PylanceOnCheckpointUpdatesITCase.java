@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * version before: a deletion in the same fragment is refused (retryable), an overlay of other rows
  * of the fragment stacks on top of ours, and an overlay of a row the checkpoint deleted is refused.
  */
-class PylanceOnCheckpointUpdatesTest {
+class PylanceOnCheckpointUpdatesITCase {
     private static final PylanceOracle PYLANCE = PylanceOracle.fromBuild().withOverlays();
 
     @TempDir

@@ -66,7 +66,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * A new job restored from the savepoint then finishes the changelog: the table equals the model
  * with no key twice, and no sink commit appears twice.
  */
-class CleanupThenRestoreTest {
+class CleanupThenRestoreITCase {
     @RegisterExtension
     static final S3ProxyExtension S3 = new S3ProxyExtension();
 

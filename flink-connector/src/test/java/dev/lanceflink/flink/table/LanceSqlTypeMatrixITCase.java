@@ -36,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * by SQL with extreme values and NULLs, read back by SQL. Types the sink cannot write yet fail
  * with a clear error and commit nothing.
  */
-class LanceSqlTypeMatrixTest {
+class LanceSqlTypeMatrixITCase {
     @RegisterExtension
     static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(2);
 
@@ -292,7 +292,7 @@ class LanceSqlTypeMatrixTest {
     /**
      * A Lance catalog creates tables in data storage version 2.2 (current Lance's default, which
      * holds maps), and INSERT INTO writes maps into them: NULL maps, NULL values, maps nested in a ROW.
-     * (The values themselves are checked by the official SDK in the it module's MapColumnInteropTest.)
+     * (The values themselves are checked by the official SDK in the it module's MapColumnInteropITCase.)
      */
     @Test
     void aCatalogCreatesMapTablesInVersion22AndInsertWritesMapsIntoThem() throws Exception {

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * holds live overlays (feature flag 64), becomes readable again after a Flink SQL
  * {@code INSERT OVERWRITE}, and the SDK reads exactly the new rows that our reader reads.
  */
-class InsertOverwriteInteropTest {
+class InsertOverwriteInteropITCase {
     private static final Schema USERS = UsersTable.EXAMPLE_SCHEMA;
 
     @TempDir

@@ -43,7 +43,10 @@ public final class RestoreCheck {
         throw new StaleRestoreException(message);
     }
 
-    /** A restore from state older than the sink's last commit. */
+    /**
+     * A restore from state older than the sink's last commit. No restart cures it (each restores
+     * the same state): the Flink sink stops the job on it.
+     */
     public static final class StaleRestoreException extends IllegalStateException {
         private static final long serialVersionUID = 1L;
 

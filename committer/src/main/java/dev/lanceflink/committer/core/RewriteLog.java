@@ -171,6 +171,7 @@ public final class RewriteLog {
      *
      * @param latest the version the location is made current for: a fragment it has is not
      *     followed further
+     * @throws LocationMismatchException if {@code location} does not fit a Rewrite that moved it
      */
     public long[] translate(long[] location, Manifest latest) {
         return walk(location, latest, null);
@@ -244,7 +245,7 @@ public final class RewriteLog {
             try {
                 to = l.moves().newAddress(fragment, (int) offset);
             } catch (IllegalArgumentException e) {
-                throw new IllegalStateException(
+                throw new LocationMismatchException(
                         "A key's row location (fragment " + fragment + ", offset " + offset
                                 + ") does not fit the Rewrite of version " + l.version() + " that moved that fragment: "
                                 + e.getMessage()
@@ -260,6 +261,19 @@ public final class RewriteLog {
             moved = true;
         }
         return moved ? new long[] {0, RowAddress.of(fragment, offset)} : location;
+    }
+
+    /**
+     * A location that does not fit the logged Rewrite that moved its fragment: the holder's
+     * locations do not describe the table. No restart from the same state cures it (the restored
+     * locations and log are the same): the Flink sink stops the job on it.
+     */
+    public static final class LocationMismatchException extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        LocationMismatchException(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 
     /** The log as operator state entries; {@link #restore} merges the entries of all subtasks. */

@@ -124,8 +124,12 @@ public final class LanceWriteAggregator extends AbstractStreamOperator<Committab
                         context.getRestoredCheckpointId().getAsLong(),
                         commitUser);
             }
-            RestoreCheck.check(
-                    store, commitUser, context.getRestoredCheckpointId().getAsLong(), settings);
+            try {
+                RestoreCheck.check(
+                        store, commitUser, context.getRestoredCheckpointId().getAsLong(), settings);
+            } catch (RestoreCheck.StaleRestoreException e) {
+                throw new SinkStoppedException(e); // every restart would restore the same old state
+            }
         }
         LOG.info("Lance sink for {} commits as commit user {}", table, commitUser);
     }

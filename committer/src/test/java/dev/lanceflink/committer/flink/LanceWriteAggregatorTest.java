@@ -18,6 +18,8 @@ import java.time.Duration;
 import java.util.List;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.throwable.ThrowableClassifier;
+import org.apache.flink.runtime.throwable.ThrowableType;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableSummary;
 import org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage;
@@ -163,6 +165,7 @@ class LanceWriteAggregatorTest {
         }
     }
 
+    /** Refused for good: every restart would restore the same old state, so the job stops. */
     @Test
     void restoreFromStateOlderThanTheLastCommitIsRefused() throws Exception {
         OperatorSubtaskState checkpointOne;
@@ -181,7 +184,15 @@ class LanceWriteAggregatorTest {
                             e -> assertThat(ExceptionUtils.findThrowable(e, RestoreCheck.StaleRestoreException.class))
                                     .hasValueSatisfying(s -> assertThat(s.getMessage())
                                             .contains("restored from checkpoint 1, but version 2")
-                                            .contains("already holds its commit of checkpoint 2")));
+                                            .contains("already holds its commit of checkpoint 2")))
+                    .satisfies(e -> assertThat(ExceptionUtils.findThrowable(e, SinkStoppedException.class))
+                            .hasValueSatisfying(stopped -> {
+                                assertThat(stopped.getMessage())
+                                        .contains("Restore from the newest checkpoint or savepoint instead")
+                                        .contains("the job is stopped, not restarted");
+                                assertThat(ThrowableClassifier.getThrowableType(stopped))
+                                        .isEqualTo(ThrowableType.NonRecoverableError);
+                            }));
         }
         try (var allowed = harness(CommitSettings.defaults().withAllowRestoreFromOlderState(true))) {
             allowed.setRestoredCheckpointId(1);

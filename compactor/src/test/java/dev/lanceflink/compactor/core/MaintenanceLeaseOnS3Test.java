@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lanceflink.s3.S3ObjectStore;
 import dev.lanceflink.s3.S3ProxyExtension;
 import dev.lanceflink.s3.S3TestClients;
+import dev.lanceflink.testkit.time.TestClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +25,7 @@ class MaintenanceLeaseOnS3Test {
     @Test
     void concurrentContendersOnS3HaveOneWinnerAndTheExpiredLeaseIsTakenOver() throws Exception {
         String uri = S3TestClients.freshUri(S3.server(), "lease");
-        MaintenanceLeaseTest.TestClock clock = new MaintenanceLeaseTest.TestClock();
+        TestClock clock = new TestClock();
         Duration timeout = Duration.ofMinutes(1);
         int contenders = 4;
         List<S3ObjectStore> stores = new ArrayList<>();

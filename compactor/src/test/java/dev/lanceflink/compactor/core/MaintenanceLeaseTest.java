@@ -8,13 +8,11 @@ import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectInfo;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.CorruptTableException;
+import dev.lanceflink.testkit.time.TestClock;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -33,30 +31,6 @@ class MaintenanceLeaseTest {
 
     @TempDir
     Path dir;
-
-    /** A clock the test moves. */
-    static final class TestClock extends Clock {
-        private volatile Instant now = Instant.parse("2026-12-01T10:00:00Z");
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
 
     private final TestClock clock = new TestClock();
 

@@ -30,7 +30,8 @@ import java.time.Duration;
  * @param retainVersions the newest this many versions are always kept
  * @param retainMinAge versions younger than this are always kept
  * @param cleanupGrace files no version references are deleted only when older than this
- * @param leaseTimeout how long the maintenance lease lasts without renewal
+ * @param leaseTimeout how long the maintenance lease lasts without renewal; more than 1.5 times the
+ *     check interval (a check renews the lease only between its runs)
  * @param parallelism maintenance tasks (threads) working on fragments at once
  * @param maxFragmentsPerRun fragments one merge, fold or fragment compaction run takes at most; a check
  *     runs one run after another until what it found due is done or its interval has passed
@@ -132,7 +133,7 @@ public record MaintenanceSettings(
 
     /** The shortest grace for unreferenced files: they may belong to a checkpoint being committed. */
     public static final Duration MIN_GRACE = Duration.ofMinutes(1);
-    /** The shortest lease: a maintenance phase renews it only between steps. */
+    /** The shortest lease: a check renews it only between its runs (see also the check interval). */
     public static final Duration MIN_LEASE_TIMEOUT = Duration.ofSeconds(10);
 
     public MaintenanceSettings {
@@ -171,6 +172,28 @@ public record MaintenanceSettings(
         }
         atLeast(PARALLELISM, parallelism, 1, "");
         atLeast(MAX_FRAGMENTS_PER_RUN, maxFragmentsPerRun, 1, "");
+        // A check renews the lease before each of its steps and runs (TableMaintainer), never
+        // during a run. A renewal writes a new epoch only once a third of the timeout has passed
+        // (MaintenanceLease.acquire), so a run starts with at least two thirds of the timeout left
+        // and must end within them, or another maintainer may take the lease in the middle of it
+        // (harmless to the table, whose commits go through its conflict rules, but both then do
+        // the same work). Nothing bounds a run's time but the check's budget: the check starts
+        // runs only while its interval lasts, which is as long as a run may be meant to take. So
+        // two thirds of the lease must outlast the interval. Not merely "timeout > interval": a
+        // run starting with two thirds of such a lease left could outlast it. The time between
+        // checks does not matter: the lease may lapse then, and the next check takes it again.
+        if (enabled
+                && leaseTimeout
+                                .multipliedBy(2)
+                                .compareTo(checkBudget(checkInterval).multipliedBy(3))
+                        <= 0) {
+            throw new IllegalArgumentException("'" + LEASE_TIMEOUT + "' (" + leaseTimeout + ") must be more than 1.5"
+                    + " times '" + CHECK_INTERVAL + "' (" + checkInterval
+                    + (checkInterval.isZero() ? ", so checks start runs for up to " + DEFAULT_CHECK_INTERVAL : "")
+                    + "): a check starts compaction runs for up to its interval but renews the lease only between"
+                    + " runs, each starting with two thirds of the timeout left at least; raise '" + LEASE_TIMEOUT
+                    + "' or lower '" + CHECK_INTERVAL + "'");
+        }
         if (enabled
                 && mergeMaxOverlays == 0
                 && mergeMaxOverlayBytes == 0
@@ -410,6 +433,18 @@ public record MaintenanceSettings(
                 threads,
                 fragmentsPerRun,
                 fragments);
+    }
+
+    /**
+     * How long a check goes on starting runs of what it found due: the check interval, or the
+     * default one if checks are by commit count only.
+     */
+    public Duration checkBudget() {
+        return checkBudget(checkInterval);
+    }
+
+    private static Duration checkBudget(Duration checkInterval) {
+        return checkInterval.isZero() ? DEFAULT_CHECK_INTERVAL : checkInterval;
     }
 
     /** Whether any overlay merge trigger is on. */

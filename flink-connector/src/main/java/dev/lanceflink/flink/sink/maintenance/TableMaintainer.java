@@ -49,7 +49,8 @@ import org.slf4j.LoggerFactory;
  * take the {@link MaintenanceLease}, then merge, fold, compact fragments and clean up with the standalone
  * job's own classes ({@link CompactionRun} with a {@link LocalTaskExecutor}, {@link TableCleanup}
  * with the rules of {@code compact --mode cleanup}). Each step that fails is reported and the next
- * step still runs; the next check retries what is still due.
+ * step still runs; the next check retries what is still due. The lease is renewed between steps
+ * and between the runs of a step; a check that lost it stops after its current run.
  *
  * <p>Cleanup never removes a version at or after the sink's own newest commit, nor a fragment
  * compaction the sink's key map may not have learned yet ({@link #keepFrom}).
@@ -72,6 +73,8 @@ public final class TableMaintainer {
     private final int[] recentArrivals = new int[5];
 
     private int checks;
+    /** The current check found the lease lost (or could not renew it): it runs nothing more. */
+    private boolean leaseLost;
 
     public TableMaintainer(
             ObjectStore store, MaintenanceSettings settings, String owner, Clock clock, BufferAllocator allocator) {
@@ -203,6 +206,7 @@ public final class TableMaintainer {
                     List.of(),
                     millisSince(start));
         }
+        leaseLost = false;
         List<String> failures = new ArrayList<>();
         Map<String, String> properties = Map.of(OWNER_PROPERTY, lease.owner());
         int folded = 0;
@@ -216,11 +220,7 @@ public final class TableMaintainer {
         // with one run per check, a table whose fragments all
         // take overlays every checkpoint (upserts of keys spread over the table) gained overlays
         // faster than runs of 16 merged them once it had more than about 30 fragments.
-        long budgetEnds = start
-                + (settings.checkInterval().isZero()
-                                ? MaintenanceSettings.DEFAULT_CHECK_INTERVAL
-                                : settings.checkInterval())
-                        .toNanos();
+        long budgetEnds = start + settings.checkBudget().toNanos();
         if (!due.merge().isEmpty()) {
             StepTotals t =
                     compactInRuns(CompactionMode.OVERLAY_MERGE, 2, due.merge(), properties, failures, budgetEnds, 1);
@@ -333,17 +333,31 @@ public final class TableMaintainer {
         lease.release();
     }
 
-    /** Renews the lease between steps; false (and a failure line) if another maintainer took it. */
-    private boolean stillHeld(List<String> failures, String step) {
+    /**
+     * Renews the lease between steps and between the runs of a step; false (and one failure line)
+     * if another maintainer took it or it could not be renewed, and from then on for the rest of
+     * the check, which then runs nothing more: the runs already committed stay, and the next check
+     * starts over from the lease.
+     *
+     * <p>A renewal writes a new lease epoch only once a third of the timeout has passed since the
+     * last one ({@link MaintenanceLease#acquire}), so every run starts with at least two thirds of
+     * the timeout left; that a run ends within them is what {@link MaintenanceSettings} asks of
+     * {@code lease-timeout} against {@code check-interval}.
+     */
+    private boolean stillHeld(List<String> failures, String next) {
+        if (leaseLost) {
+            return false;
+        }
         try {
             MaintenanceLease.Outcome o = lease.acquire();
             if (o.acquired()) {
                 return true;
             }
-            failures.add(step + ": not run, the maintenance lease is now " + o.lease());
+            failures.add(next + ": not run, the maintenance lease is now " + o.lease());
         } catch (IOException | RuntimeException e) {
-            failures.add(step + ": not run, the maintenance lease could not be renewed: " + e);
+            failures.add(next + ": not run, the maintenance lease could not be renewed: " + e);
         }
+        leaseLost = true;
         return false;
     }
 
@@ -354,8 +368,9 @@ public final class TableMaintainer {
      * Runs {@code mode} over {@code due} in runs of at most max-fragments-per-run fragments (each
      * planned on the latest version, the fragments with the most overlays first), until every
      * fragment of {@code due} has been planned once, a run fails or plans nothing, fewer than
-     * {@code minLeft} fragments are left, or {@code budgetEnds} (System.nanoTime) has passed; the
-     * first run always runs.
+     * {@code minLeft} fragments are left, {@code budgetEnds} (System.nanoTime) has passed, or the
+     * lease, renewed before each further run, was lost; the first run always runs (the lease was
+     * taken or renewed just before the step).
      */
     private StepTotals compactInRuns(
             CompactionMode mode,
@@ -368,8 +383,11 @@ public final class TableMaintainer {
         Set<Long> left = new TreeSet<>(due);
         int fragments = 0;
         long overlaysRemoved = 0;
-        for (boolean first = true; ; first = false) {
-            if (!first && (left.size() < Math.max(1, minLeft) || System.nanoTime() - budgetEnds >= 0)) {
+        for (int run = 1; ; run++) {
+            if (run > 1
+                    && (left.size() < Math.max(1, minLeft)
+                            || System.nanoTime() - budgetEnds >= 0
+                            || !stillHeld(failures, mode.cliName() + " run " + run))) {
                 break;
             }
             CompactionSummary s = compact(mode, minOverlays, left, properties, failures);

@@ -6,6 +6,7 @@ import dev.lanceflink.committer.core.MovedRows;
 import dev.lanceflink.committer.core.PendingFiles;
 import dev.lanceflink.committer.core.RewriteLog;
 import dev.lanceflink.committer.core.TableLocation;
+import dev.lanceflink.committer.flink.SinkStoppedException;
 import dev.lanceflink.flink.sink.KeyMapMode;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.schema.ColumnSet;
@@ -465,9 +466,10 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
      * Refuses state written in the other {@link KeyMapMode}: the keyed-state map restored into an
      * in-memory resolver (its pending checkpoint has no tombstones, so a scan could revive a key it
      * deleted), or an in-memory delta into a keyed-state resolver (which would start from an empty
-     * map and append every key again).
+     * map and append every key again). No restart cures it (each restores the same state), so the
+     * job stops.
      */
-    private void checkRestoredMode() {
+    private void checkRestoredMode() throws SinkStoppedException {
         if (restoredModes == null || batch) {
             return;
         }
@@ -476,7 +478,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
                 ? KeyMapMode.KEYED_STATE.optionValue()
                 : KeyMapMode.IN_MEMORY.optionValue();
         if (restoredModes.contains(other) || (keyMap == KeyMapMode.IN_MEMORY && restoredKeyedEntries)) {
-            throw new IllegalStateException("The upsert sink for " + table + " is restored from state written with"
+            throw new SinkStoppedException("The upsert sink for " + table + " is restored from state written with"
                     + " 'sink.key-map' = '" + other + "', but runs with 'sink.key-map' = '" + mode + "'; the"
                     + " key map's state does not carry over between the two modes: restore with 'sink.key-map' = '"
                     + other + "' (KeyMapMode." + KeyMapMode.ofOptionValue(other).orElseThrow() + " in the DataStream"
@@ -715,6 +717,14 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
      * needs to know.
      */
     private void sweep(Manifest latest, long checkpointId) throws Exception {
+        try {
+            sweepLocations(latest, checkpointId);
+        } catch (RewriteLog.LocationMismatchException e) {
+            throw new SinkStoppedException(e); // the restored key map and log would not fit either
+        }
+    }
+
+    private void sweepLocations(Manifest latest, long checkpointId) throws Exception {
         long started = System.nanoTime();
         long through = latest.version();
         if (delta != null) {
@@ -799,6 +809,14 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
      * @return the latest version read for the changes, or null if none was needed
      */
     private DeletedRowCheck emitPending() throws Exception {
+        try {
+            return emitPendingChanges();
+        } catch (RewriteLog.LocationMismatchException e) {
+            throw new SinkStoppedException(e); // the restored key map and log would not fit either
+        }
+    }
+
+    private DeletedRowCheck emitPendingChanges() throws Exception {
         if (pending.isEmpty()) {
             return null;
         }

@@ -115,6 +115,41 @@ class MaintenanceSettingsTest {
                 .isFalse();
     }
 
+    /**
+     * A check renews the lease only between its runs, each starting with two thirds of the timeout
+     * left at least, and starts runs for up to its interval: the timeout must be more than 1.5
+     * intervals (the default interval where checks are by commit count only).
+     */
+    @Test
+    void aLeaseTimeoutACheckCouldOutlastIsRefusedNamingBothOptions() {
+        MaintenanceSettings on = MaintenanceSettings.enabledWithDefaults();
+        assertThatThrownBy(() -> on.withExecution(Duration.ofSeconds(90), 1, 1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("'sink.maintenance.lease-timeout' (PT1M30S) must be more than 1.5 times"
+                        + " 'sink.maintenance.check-interval' (PT1M)")
+                .hasMessageContaining(
+                        "raise 'sink.maintenance.lease-timeout' or lower" + " 'sink.maintenance.check-interval'");
+        assertThat(on.withExecution(Duration.ofSeconds(91), 1, 1).leaseTimeout())
+                .isEqualTo(Duration.ofSeconds(91));
+        assertThatThrownBy(() -> on.withChecks(10, Duration.ofSeconds(7)).withExecution(Duration.ofSeconds(10), 1, 1))
+                .hasMessageStartingWith("'sink.maintenance.lease-timeout' (PT10S) must be more than 1.5 times"
+                        + " 'sink.maintenance.check-interval' (PT7S)");
+        assertThat(on.withChecks(10, Duration.ofSeconds(6))
+                        .withExecution(MaintenanceSettings.MIN_LEASE_TIMEOUT, 1, 1)
+                        .checkBudget())
+                .isEqualTo(Duration.ofSeconds(6));
+        // By commit count only: a check still starts runs for up to the default interval.
+        assertThatThrownBy(() -> on.withChecks(10, Duration.ZERO).withExecution(Duration.ofSeconds(60), 1, 1))
+                .hasMessageStartingWith("'sink.maintenance.lease-timeout' (PT1M) must be more than 1.5 times"
+                        + " 'sink.maintenance.check-interval' (PT0S, so checks start runs for up to PT1M)");
+        assertThat(on.withChecks(10, Duration.ZERO).checkBudget()).isEqualTo(Duration.ofMinutes(1));
+        // Off: nothing runs.
+        assertThat(on.withEnabled(false)
+                        .withExecution(MaintenanceSettings.MIN_LEASE_TIMEOUT, 1, 1)
+                        .enabled())
+                .isFalse();
+    }
+
     @Test
     void theBuilderRefusesAGraceShorterThanThreeCheckpointIntervals() throws Exception {
         String uri = dir.resolve("t.lance").toString();
@@ -153,5 +188,12 @@ class MaintenanceSettingsTest {
         assertThatThrownBy(() -> t.executeSql("INSERT INTO users2 VALUES (1, 'ann', 29)"))
                 .hasStackTraceContaining("Table default_catalog.default_database.users2:"
                         + " 'sink.maintenance.fragments.min-fragments' must be at least 1");
+        t.executeSql("CREATE TABLE users3 (id BIGINT NOT NULL, name STRING, age INT) WITH ('connector' = 'lance',"
+                + " 'path' = '" + uri + "', 'sink.maintenance.enabled' = 'true',"
+                + " 'sink.maintenance.lease-timeout' = '30 s')");
+        assertThatThrownBy(() -> t.executeSql("INSERT INTO users3 VALUES (1, 'ann', 29)"))
+                .hasStackTraceContaining("Table default_catalog.default_database.users3:"
+                        + " 'sink.maintenance.lease-timeout' (PT30S) must be more than 1.5 times"
+                        + " 'sink.maintenance.check-interval' (PT1M)");
     }
 }

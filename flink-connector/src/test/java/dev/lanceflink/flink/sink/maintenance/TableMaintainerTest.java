@@ -8,6 +8,8 @@ import dev.lanceflink.dataset.VersionInfo;
 import dev.lanceflink.io.ForwardingObjectStore;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.table.ManifestNamingScheme;
+import dev.lanceflink.testkit.time.TestClock;
 import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.txn.TransactionStore;
 import java.io.IOException;
@@ -15,6 +17,7 @@ import java.io.OutputStream;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.memory.BufferAllocator;
@@ -200,6 +203,85 @@ class TableMaintainerTest {
                         "flink sink t")
                 .check(USER, Duration.ZERO);
         assertThat(once.fragmentsMerged()).as(once.describe()).isEqualTo(1);
+    }
+
+    /**
+     * A check whose runs are long against the lease (5 s each by the clock, a 10 s lease, three
+     * runs) renews it between its runs: another maintainer trying after each run never gets it, and
+     * every run lands.
+     */
+    @Test
+    void theLeaseIsRenewedBetweenTheRunsOfALongCheck() throws Exception {
+        for (int r = 0; r < 3; r++) {
+            ds = MaintenanceTables.update(ds, new long[] {0, 1, 2}, ROWS, 100 + r);
+        }
+        TestClock clock = new TestClock();
+        List<Boolean> otherTookIt = new ArrayList<>();
+        ObjectStore slow = runsTaking(Duration.ofSeconds(5), clock, otherTookIt);
+        TableMaintainer.Report r = new TableMaintainer(slow, oneRunPerFragment(), "flink sink t", clock, allocator)
+                .check(USER, Duration.ZERO);
+        assertThat(r.failures()).as(r.describe()).isEmpty();
+        assertThat(r.fragmentsMerged()).as(r.describe()).isEqualTo(3);
+        assertThat(otherTookIt)
+                .as("the other maintainer's attempts after each run (the first lease expired after run 2)")
+                .containsExactly(false, false, false);
+    }
+
+    /**
+     * A check that lost the lease during a run (which took longer than the lease) stops there: the
+     * run's commit stays, no further run or step starts, and one failure line says who has the
+     * lease now.
+     */
+    @Test
+    void aCheckThatLostTheLeaseStopsAfterItsCurrentRun() throws Exception {
+        for (int r = 0; r < 3; r++) {
+            ds = MaintenanceTables.update(ds, new long[] {0, 1, 2}, ROWS, 100 + r);
+        }
+        long versionBefore = ds.version();
+        TestClock clock = new TestClock();
+        List<Boolean> otherTookIt = new ArrayList<>();
+        ObjectStore slow = runsTaking(Duration.ofSeconds(15), clock, otherTookIt);
+        TableMaintainer.Report r = new TableMaintainer(slow, oneRunPerFragment(), "flink sink t", clock, allocator)
+                .check(USER, Duration.ZERO);
+        assertThat(otherTookIt).containsExactly(true);
+        assertThat(r.fragmentsMerged()).as(r.describe()).isEqualTo(1);
+        assertThat(r.failures())
+                .singleElement()
+                .asString()
+                .startsWith("overlay-merge run 2: not run, the maintenance lease is now held by " + OTHER);
+        try (Dataset after = ds.checkoutLatest()) {
+            assertThat(after.version()).as("the first run's commit").isEqualTo(versionBefore + 1);
+        }
+    }
+
+    private static final String OTHER = "lance-flink compact --mode overlay-merge";
+
+    /** Merges of one fragment per run, checks every 6 s, the shortest lease (10 s). */
+    private static MaintenanceSettings oneRunPerFragment() {
+        return settings()
+                .withCleanup(false, 1, Duration.ZERO, Duration.ofHours(1))
+                .withChecks(1, Duration.ofSeconds(6))
+                .withExecution(MaintenanceSettings.MIN_LEASE_TIMEOUT, 1, 1);
+    }
+
+    /**
+     * {@link #store}, on which each run takes {@code perRun} by {@code clock} (it advances when the
+     * run commits a version), after which another maintainer tries to take the lease (noted in
+     * {@code otherTookIt}).
+     */
+    private ObjectStore runsTaking(Duration perRun, TestClock clock, List<Boolean> otherTookIt) {
+        MaintenanceLease other = new MaintenanceLease(store, OTHER, Duration.ofHours(1), clock);
+        return new ForwardingObjectStore(store) {
+            @Override
+            public boolean putIfAbsent(String path, byte[] content) throws IOException {
+                boolean put = super.putIfAbsent(path, content);
+                if (put && path.startsWith(ManifestNamingScheme.VERSIONS_DIR + "/")) {
+                    clock.advance(perRun);
+                    otherTookIt.add(other.acquire().acquired());
+                }
+                return put;
+            }
+        };
     }
 
     /**

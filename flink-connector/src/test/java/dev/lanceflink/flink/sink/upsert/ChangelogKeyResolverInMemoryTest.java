@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lanceflink.committer.core.PendingFiles;
 import dev.lanceflink.committer.core.TableLocation;
+import dev.lanceflink.committer.flink.SinkStoppedException;
 import dev.lanceflink.compact.FragmentRewriter;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.file.FileVersion;
@@ -37,6 +38,8 @@ import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.throwable.ThrowableClassifier;
+import org.apache.flink.runtime.throwable.ThrowableType;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.GenericRowData;
@@ -50,6 +53,7 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.types.RowKind;
+import org.apache.flink.util.ExceptionUtils;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -257,15 +261,27 @@ class ChangelogKeyResolverInMemoryTest {
             h.initializeState(keyed);
             assertThatThrownBy(h::open)
                     .hasStackTraceContaining("written with 'sink.key-map' = 'keyed-state'")
-                    .hasStackTraceContaining("restore with 'sink.key-map' = 'keyed-state'");
+                    .hasStackTraceContaining("restore with 'sink.key-map' = 'keyed-state'")
+                    .satisfies(ChangelogKeyResolverInMemoryTest::stopsTheJob);
         }
         Checkpoint c = insertAndDelete();
         try (var h = harness(KeyMapMode.KEYED_STATE, 1, 0)) {
             h.initializeState(c.state());
             assertThatThrownBy(h::open)
                     .hasStackTraceContaining("written with 'sink.key-map' = 'in-memory'")
-                    .hasStackTraceContaining("restore with 'sink.key-map' = 'in-memory'");
+                    .hasStackTraceContaining("restore with 'sink.key-map' = 'in-memory'")
+                    .satisfies(ChangelogKeyResolverInMemoryTest::stopsTheJob);
         }
+    }
+
+    /** A failure no restart cures (every restart restores the same state): Flink does not restart the job. */
+    static void stopsTheJob(Throwable failure) {
+        assertThat(ExceptionUtils.findThrowable(failure, SinkStoppedException.class))
+                .hasValueSatisfying(stopped -> {
+                    assertThat(stopped.getMessage()).contains("the job is stopped, not restarted");
+                    assertThat(ThrowableClassifier.getThrowableType(stopped))
+                            .isEqualTo(ThrowableType.NonRecoverableError);
+                });
     }
 
     private static int subtaskOf(long id, int parallelism) {

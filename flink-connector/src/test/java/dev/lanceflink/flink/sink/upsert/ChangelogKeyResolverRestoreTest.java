@@ -1,6 +1,7 @@
 package dev.lanceflink.flink.sink.upsert;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lanceflink.committer.core.TableLocation;
 import dev.lanceflink.compact.FragmentRewriter;
@@ -19,7 +20,9 @@ import dev.lanceflink.testkit.users.UsersTable;
 import dev.lanceflink.txn.CommitOptions;
 import dev.lanceflink.txn.TableCommitter;
 import dev.lanceflink.txn.Transaction;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
@@ -48,7 +51,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * key located before a compaction is updated at its row's new address, from state with the rewrite
  * log after the compaction's version is gone, and from state of the layout before the log existed
  * (the log is then learned from the history at restore); a row deleted before the compaction
- * moved its fragment gets no update.
+ * moved its fragment gets no update; a key map that does not fit a compaction stops the job.
  */
 class ChangelogKeyResolverRestoreTest {
     private static final RowType ROW = RowType.of(
@@ -195,6 +198,37 @@ class ChangelogKeyResolverRestoreTest {
             assertThat(resolver.rewritesLogged())
                     .as("the next waits a million times the first one's duration")
                     .isEqualTo(1);
+        }
+    }
+
+    /**
+     * A key map that does not fit a compaction its rewrite log learned (here the table was
+     * replaced behind the sink's back by one of smaller fragments, which were then compacted)
+     * stops the job: every restart would restore the same map and fail the same way.
+     */
+    @Test
+    void aKeyMapThatDoesNotFitALearnedCompactionStopsTheJob() throws Exception {
+        String uri = dir.resolve("t.lance").toString();
+        UsersTable.create(uri, Mix.SINK_TESTS.initialRows(40), 10); // fragments 0..3 of 10 rows
+        OperatorSubtaskState bootstrapped;
+        try (var h = harness(uri)) {
+            h.open(); // id 5 is at offset 5 of fragment 0
+            bootstrapped = h.snapshot(1, 1);
+        }
+        try (var files = Files.walk(Path.of(uri))) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+        UsersTable.create(uri, Mix.SINK_TESTS.initialRows(40), 3); // fragment 0 has 3 rows
+        compact(uri, 0L, 1L);
+        try (var h = harness(uri)) {
+            h.initializeState(bootstrapped);
+            h.open();
+            assertThatThrownBy(() -> updates(h, 2, 5L))
+                    .hasStackTraceContaining("does not fit the Rewrite of version")
+                    .hasStackTraceContaining("restart the sink without state")
+                    .satisfies(ChangelogKeyResolverInMemoryTest::stopsTheJob);
         }
     }
 

@@ -3,6 +3,7 @@ package dev.lanceflink.flink.sink.upsert;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lanceflink.compactor.core.MaintenanceLease;
+import dev.lanceflink.flink.sink.BrokenMaintenanceStoreProvider;
 import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
 import dev.lanceflink.flink.sink.maintenance.TableMaintainer;
 import dev.lanceflink.io.LocalObjectStore;
@@ -28,6 +29,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -42,7 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * version has more overlays per fragment than the bound plus what one checkpoint adds, old
  * versions are removed down to the retention, and the table ends equal to the model cell by cell.
  * With the lease held by another maintainer, maintenance skips (and says so in its metrics) and
- * the data path is the same.
+ * the data path is the same; with maintenance failing, then hanging, it is the same too.
  */
 class InJobMaintenanceITCase {
     private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
@@ -179,6 +182,97 @@ class InJobMaintenanceITCase {
         }
     }
 
+    /**
+     * Maintenance that fails, then hangs, then works again never fails or stalls the data path:
+     * while the compaction tasks' data file accesses fail (each check reports the failures) the
+     * sink goes on committing checkpoints, and so it does while a task hangs for many checkpoint
+     * intervals; once the store works again, overlay merges land; the table ends equal to the
+     * model, without a restart (the job has none).
+     */
+    @Test
+    void failingAndThenHangingMaintenanceNeitherFailsNorStallsTheSink() throws Exception {
+        String uri = dir.resolve("broken.lance").toString();
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(KEYS);
+        UsersTable.create(uri, initial, KEYS / 4);
+        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(37, 10_000, KEYS, false);
+        BrokenMaintenanceStoreProvider.reset(BrokenMaintenanceStoreProvider.Mode.FAIL);
+        // After the changelog the job goes on changing rows of every fragment (overlays to merge)
+        // until the maintenance has recovered.
+        InJobFragmentCompactionITCase.Churn tail = new InJobFragmentCompactionITCase.Churn(m.model);
+        OverlayPoller poller = new OverlayPoller(new LocalObjectStore(Path.of(uri)));
+        int[] commitsWhileFailing = new int[2];
+        int[] commitsWhileHanging = new int[1];
+        JobClient job = poller.during(() -> {
+            JobClient started = MaintainedUpsertJob.start(
+                    "brokenmaintenance://" + uri,
+                    m.changes,
+                    tail,
+                    maintenance(),
+                    "broken",
+                    2,
+                    "upsert with broken maintenance");
+            try {
+                awaitUntil("a maintenance run fails", () -> BrokenMaintenanceStoreProvider.FAILED.get() > 0);
+                int failed = BrokenMaintenanceStoreProvider.FAILED.get();
+                int sinkVersions = poller.sinkVersions;
+                awaitUntil(
+                        "10 sink commits and more failed runs",
+                        () -> poller.sinkVersions >= sinkVersions + 10
+                                && BrokenMaintenanceStoreProvider.FAILED.get() > failed);
+                commitsWhileFailing[0] = poller.sinkVersions - sinkVersions;
+                commitsWhileFailing[1] = BrokenMaintenanceStoreProvider.FAILED.get() - failed;
+                assertThat(poller.merges)
+                        .as("merges while the store fails them")
+                        .isZero();
+
+                BrokenMaintenanceStoreProvider.switchTo(BrokenMaintenanceStoreProvider.Mode.HANG);
+                awaitUntil("a maintenance run hangs", BrokenMaintenanceStoreProvider.HANGING::get);
+                int atHang = poller.sinkVersions;
+                awaitUntil("10 sink commits while it hangs", () -> poller.sinkVersions >= atHang + 10);
+                commitsWhileHanging[0] = poller.sinkVersions - atHang;
+                assertThat(BrokenMaintenanceStoreProvider.HANGING)
+                        .as("still hanging")
+                        .isTrue();
+                BrokenMaintenanceStoreProvider.release();
+
+                awaitUntil("an overlay merge lands", () -> poller.merges > 0);
+                MaintainedUpsertJob.TAIL_WANTED.set(false);
+                started.getJobExecutionResult().get();
+                return started;
+            } finally {
+                MaintainedUpsertJob.TAIL_WANTED.set(false);
+                BrokenMaintenanceStoreProvider.release();
+                if (!started.getJobStatus().get().isGloballyTerminalState()) {
+                    started.cancel().get();
+                }
+            }
+        });
+
+        System.out.printf(
+                "broken maintenance: %d sink commits and %d failed accesses while failing, %d sink commits while"
+                        + " hanging; %d merges after, %d versions read%n",
+                commitsWhileFailing[0], commitsWhileFailing[1], commitsWhileHanging[0], poller.merges, poller.read);
+        UsersTable.assertLatestEquals(uri, Map.of(), m.model);
+        assertThat(poller.failure).isNull();
+        assertThat(poller.merges)
+                .as("overlay merges after the store works again")
+                .isPositive();
+        assertThat(counter(job, "failures")).as("failures counted").isPositive();
+        assertThat(counter(job, "runs")).isPositive();
+        assertThat(counter(job, "skippedForLease")).isZero();
+    }
+
+    /** Waits (30 s at most) until {@code done}. */
+    private static void awaitUntil(String what, BooleanSupplier done) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!done.getAsBoolean()) {
+            assertThat(System.nanoTime() - deadline)
+                    .as("waiting until %s", what)
+                    .isNegative();
+            Thread.sleep(10);
+        }
+    }
+
     private static long counter(JobClient job, String name) {
         return MaintainedUpsertJob.counter(METRICS, job, name);
     }
@@ -197,8 +291,10 @@ class InJobMaintenanceITCase {
 
     /** Reads every version as soon as it appears: overlays per fragment, who committed it. */
     static final class OverlayPoller extends VersionPoller {
-        int sinkVersions;
-        int merges;
+        /** Volatile: a test waits on them while the job runs. */
+        volatile int sinkVersions;
+
+        volatile int merges;
         int maxOverlays;
         long worstVersion;
         int maxAddedByOneCheckpoint;

@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -217,6 +218,47 @@ class UpsertSinkITCase {
                 .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
                         .contains("already holds its commit of checkpoint"));
         assertTableEquals(m.model);
+    }
+
+    /**
+     * A failure no restart can cure stops the job at once, however many restarts its strategy
+     * allows: here state written in the other key-map mode, restored into a job allowed 1,000
+     * restarts 30 s apart (each restart would restore the same state and fail the same way). The
+     * job fails with the message saying what to do, before a first restart could have begun.
+     */
+    @Test
+    void stateOfTheOtherKeyMapModeStopsTheJobWithoutARestart() throws Exception {
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(1_000);
+        createTable(initial);
+        CHANGES = new UsersChangelog(initial, Mix.SINK_TESTS).generate(5, 30_000, 2_000, false).changes;
+        StreamExecutionEnvironment keyed = env(2, 0, null);
+        pipeline(keyed, 5, 0, sink(uri).keyMap(KeyMapMode.KEYED_STATE));
+        JobClient first = keyed.executeAsync("keyed-state key map");
+        waitForVersions(3);
+        String savepoint = first.stopWithSavepoint(
+                        false, dir.resolve("sp").toUri().toString(), SavepointFormatType.CANONICAL)
+                .get(60, TimeUnit.SECONDS);
+        long versions = versions();
+
+        Duration restartDelay = Duration.ofSeconds(30);
+        StreamExecutionEnvironment inMemory = JobEnvironments.streaming(2, 200, 1_000, restartDelay, savepoint);
+        pipeline(inMemory, 100, 0, sink(uri).keyMap(KeyMapMode.IN_MEMORY));
+        JobClient restored = inMemory.executeAsync("restored with the in-memory key map");
+        try {
+            assertThatThrownBy(
+                            () -> restored.getJobExecutionResult().get(restartDelay.toSeconds() - 10, TimeUnit.SECONDS))
+                    .as("the job fails before a first restart (%s after the failure) could begin", restartDelay)
+                    .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
+                            .contains("is restored from state written with 'sink.key-map' = 'keyed-state'")
+                            .contains("restore with 'sink.key-map' = 'keyed-state'")
+                            .contains("the job is stopped, not restarted"));
+            assertThat(restored.getJobStatus().get(10, TimeUnit.SECONDS)).isEqualTo(JobStatus.FAILED);
+        } finally {
+            if (!restored.getJobStatus().get(10, TimeUnit.SECONDS).isGloballyTerminalState()) {
+                restored.cancel().get(60, TimeUnit.SECONDS);
+            }
+        }
+        assertThat(versions()).as("nothing committed by the refused job").isEqualTo(versions);
     }
 
     /**

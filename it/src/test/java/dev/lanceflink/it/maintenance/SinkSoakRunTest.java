@@ -310,6 +310,17 @@ class SinkSoakRunTest {
             assertThat(compactorFailures)
                     .as("standalone compaction runs that failed")
                     .isEmpty();
+            // Beside it, not only started: the standalone job landed versions between the sink's
+            // maintenance (82 of 98 runs in one local run, 8 finding the lease held) and pylance
+            // landed its compactions (13 of 13).
+            assertThat(compactorCommits)
+                    .as("versions the standalone compaction job committed")
+                    .isPositive();
+            if (pylanceCompacts) {
+                assertThat(beside.compactions)
+                        .as("compactions pylance committed")
+                        .isPositive();
+            }
 
             // -- bounds ------------------------------------------------------------------------------
             // Overlays, in both phases (before and after the last restore): maintenance never holds

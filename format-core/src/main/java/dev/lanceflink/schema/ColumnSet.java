@@ -119,6 +119,30 @@ public final class ColumnSet implements Serializable {
         return w < high.length && (high[w] & (1L << position)) != 0;
     }
 
+    /**
+     * Where {@code position} sits among the set's positions in ascending order (the number of
+     * positions below it), or -1 if the set does not hold it: the index of a column's value when
+     * the values of the set's columns are packed in column order.
+     */
+    public int indexOf(int position) {
+        if (position < 0) {
+            return -1;
+        }
+        long bit = 1L << position; // position % 64
+        if (position < Long.SIZE) {
+            return (low & bit) == 0 ? -1 : Long.bitCount(low & (bit - 1));
+        }
+        int w = position / Long.SIZE - 1;
+        if (w >= high.length || (high[w] & bit) == 0) {
+            return -1;
+        }
+        int n = Long.bitCount(low);
+        for (int k = 0; k < w; k++) {
+            n += Long.bitCount(high[k]);
+        }
+        return n + Long.bitCount(high[w] & (bit - 1));
+    }
+
     public boolean isEmpty() {
         return low == 0 && high.length == 0;
     }

@@ -26,6 +26,11 @@ class ColumnSetTest {
             assertThat(s.contains(p)).as("position %s", p).isFalse();
         }
         assertThat(s.contains(-1)).isFalse();
+        assertThat(s.indexOf(-1)).isEqualTo(-1);
+        assertThat(s.indexOf(63)).isEqualTo(1);
+        assertThat(s.indexOf(128)).isEqualTo(4);
+        assertThat(s.indexOf(299)).isEqualTo(5);
+        assertThat(s.indexOf(1_000)).isEqualTo(-1);
         assertThat(s.wordCount()).isEqualTo(5);
         assertThat(s.word(0)).isEqualTo(1L | 1L << 63);
         assertThat(s.word(1)).isEqualTo(1L | 1L << 63);
@@ -103,6 +108,7 @@ class ColumnSetTest {
             for (int p = 0; p < 320; p++) {
                 assertThat(a.contains(p)).isEqualTo(x.get(p));
                 assertThat(a.next(p)).isEqualTo(x.nextSetBit(p));
+                assertThat(a.indexOf(p)).isEqualTo(x.get(p) ? x.get(0, p).cardinality() : -1);
             }
 
             BitSet or = (BitSet) x.clone();

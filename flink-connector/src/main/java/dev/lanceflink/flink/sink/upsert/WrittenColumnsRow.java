@@ -17,8 +17,8 @@ import org.apache.flink.types.variant.Variant;
  * A table row that shows only the columns a change writes: every other column reads as NULL.
  * An UPDATE's record carries the whole row (the planner sends every declared column), but the
  * writer uses only the written cells; serializing the others would ship, for instance, a whole
- * embedding per row across the shuffle to update one INT. Flink's row serializer writes a NULL
- * field as its null bit and an empty fixed slot, so the layout (and the serializer) stay the same.
+ * embedding per row across the shuffle to update one INT. {@link LocatedChangeSerializer} writes
+ * only the written cells of such a change, which reads back as a {@link WrittenCellsRow}.
  *
  * <p>A view, not a copy: it reads the wrapped row, which must stay unchanged while it is used.
  */

@@ -13,6 +13,7 @@ import dev.lanceflink.overlay.OverlayCommits;
 import dev.lanceflink.overlay.StagedWrite;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.testkit.flink.MiniClusters;
+import dev.lanceflink.testkit.users.UsersTable;
 import dev.lanceflink.txn.CommitOptions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -22,9 +23,7 @@ import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
@@ -52,11 +51,8 @@ class LanceSqlModificationScanITCase {
     @RegisterExtension
     static final MiniClusterExtension CLUSTER = MiniClusters.oneTaskManager(2);
 
-    private static final Field AGE = new Field("age", FieldType.nullable(new ArrowType.Int(32, true)), null);
-    private static final Schema USERS = new Schema(List.of(
-            new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
-            new Field("name", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
-            AGE));
+    private static final Schema USERS = UsersTable.EXAMPLE_SCHEMA;
+    private static final Field AGE = USERS.findField("age");
 
     @TempDir
     Path dir;

@@ -8,11 +8,11 @@ import dev.lanceflink.dataset.VersionInfo;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.flink.sink.UpdateMode;
-import dev.lanceflink.it.sink.SinkChangelog;
 import dev.lanceflink.table.FeatureFlags;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.testkit.flink.JobEnvironments;
 import dev.lanceflink.testkit.flink.MiniClusters;
+import dev.lanceflink.testkit.users.UsersChangelog;
 import dev.lanceflink.testkit.users.UsersTable;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -55,9 +55,9 @@ class PylanceReadsRewriteRowsTablesITCase {
     @Test
     void pylanceWithoutTheOverlayVariableReadsEveryVersionOfARewriteRowsHistory() throws Exception {
         String uri = dir.resolve("rewrite-rows.lance").toString();
-        TreeMap<Long, UsersTable.Row> initial = SinkChangelog.initialRows(KEYS);
+        TreeMap<Long, UsersTable.Row> initial = UsersChangelog.everyOtherKey(KEYS);
         UsersTable.create(uri, initial, 250);
-        SinkChangelog log = new SinkChangelog(initial).generate(2027, KEYS, 600, 1_500);
+        UsersChangelog log = new UsersChangelog(initial).generateTwoPhases(2027, KEYS, 600, 1_500);
         changes = log.changes;
         upsertJob(uri);
         TreeMap<Long, UsersTable.Row> expected = new TreeMap<>(log.model);

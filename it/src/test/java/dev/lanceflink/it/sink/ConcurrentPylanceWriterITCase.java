@@ -15,6 +15,7 @@ import dev.lanceflink.s3.S3ProxyExtension;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.testkit.flink.JobEnvironments;
 import dev.lanceflink.testkit.flink.MiniClusters;
+import dev.lanceflink.testkit.users.UsersChangelog;
 import dev.lanceflink.testkit.users.UsersTable;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -44,7 +45,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * writes data overlay files, so both writers commit overlays to the same table all along.
  *
  * <p>The sink (MiniCluster, parallelism 2, a checkpoint every 300 ms) streams the seeded changelog
- * of {@link SinkChangelog} over the keys {@code [0, 4000)}: inserts and deletes, then updates too,
+ * of {@link UsersChangelog#generateTwoPhases} over the keys {@code [0, 4000)}: inserts and deletes, then updates too,
  * which it commits as overlays. pylance ({@code pylance_oracle.py churn}) loops until told to stop:
  * each round appends its own id range from {@code 1_000_000} on, deletes that round's
  * {@code id % 7 = 0} rows and commits a {@code DataOverlay} setting {@code age} of some of its
@@ -118,9 +119,9 @@ class ConcurrentPylanceWriterITCase {
         List<String> storageArgs = new ArrayList<>();
         storage.forEach((k, v) -> storageArgs.addAll(List.of("--storage-option", k + "=" + v)));
 
-        TreeMap<Long, UsersTable.Row> initial = SinkChangelog.initialRows(SINK_KEYS);
+        TreeMap<Long, UsersTable.Row> initial = UsersChangelog.everyOtherKey(SINK_KEYS);
         UsersTable.create(uri, storage, initial, 700);
-        SinkChangelog log = new SinkChangelog(initial).generate(2027, SINK_KEYS, 4_000, 5_000);
+        UsersChangelog log = new UsersChangelog(initial).generateTwoPhases(2027, SINK_KEYS, 4_000, 5_000);
         changes = log.changes;
 
         PylanceOracle pylance = PylanceOracle.fromBuild().withOverlays();

@@ -19,6 +19,7 @@ import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.testkit.flink.JobEnvironments;
 import dev.lanceflink.testkit.flink.MiniClusters;
+import dev.lanceflink.testkit.users.UsersChangelog;
 import dev.lanceflink.testkit.users.UsersTable;
 import dev.lanceflink.txn.CommitOptions;
 import java.nio.file.Files;
@@ -88,9 +89,9 @@ class ConcurrentSdkWriterITCase {
     @Test
     void sdkCommitsAndSinkCheckpointsInterleaveWithoutLosingEitherWritersChanges() throws Exception {
         String uri = dir.resolve("shared.lance").toString();
-        TreeMap<Long, UsersTable.Row> initial = SinkChangelog.initialRows(SINK_KEYS);
+        TreeMap<Long, UsersTable.Row> initial = UsersChangelog.everyOtherKey(SINK_KEYS);
         UsersTable.create(uri, Map.of(), initial, 700);
-        SinkChangelog log = new SinkChangelog(initial).generate(2026, SINK_KEYS, 6_000, 6_000);
+        UsersChangelog log = new UsersChangelog(initial).generateTwoPhases(2026, SINK_KEYS, 6_000, 6_000);
         changes = log.changes;
         updatePhaseStart = log.secondPhaseStart;
 

@@ -20,6 +20,9 @@ import org.apache.flink.types.RowKind;
  *
  * <p>With {@code ageOnly} the sink writes only {@code (id, age)}: updates change just age (the
  * other fields of the records are noise the sink must ignore) and new keys get NULL name/score.
+ *
+ * <p>{@link #generateTwoPhases} draws a changelog in two phases instead, for the tests where
+ * another writer (released Lance, pylance) commits to the table while the sink does.
  */
 public final class UsersChangelog {
     /** Key → row after every change so far. */
@@ -32,6 +35,8 @@ public final class UsersChangelog {
     public long updates;
     /** Changes that remove a key. */
     public long deletes;
+    /** With {@link #generateTwoPhases}: the index of the first change of the second phase. */
+    public int secondPhaseStart;
 
     private final Mix mix;
 
@@ -40,8 +45,16 @@ public final class UsersChangelog {
         this.mix = mix;
     }
 
+    /** A changelog that {@link #generateTwoPhases} draws: it has its own values, no {@link Mix}. */
+    public UsersChangelog(Map<Long, Row> initial) {
+        this(initial, null);
+    }
+
     /** Appends {@code count} changes over keys {@code [0, keys)}; {@code ageOnly}: see the class comment. */
     public UsersChangelog generate(long seed, int count, long keys, boolean ageOnly) {
+        if (mix == null) {
+            throw new IllegalStateException("generate draws its values from a Mix; none was given");
+        }
         Random r = new Random(seed);
         while (changes.size() < count) {
             long id = Math.floorMod(r.nextLong(), keys);
@@ -74,6 +87,89 @@ public final class UsersChangelog {
             updates++;
         }
         return this;
+    }
+
+    /**
+     * The rows {@link #generateTwoPhases} starts from: of the keys {@code [0, keys)} every other
+     * one (the even keys) is present.
+     */
+    public static TreeMap<Long, Row> everyOtherKey(long keys) {
+        TreeMap<Long, Row> rows = new TreeMap<>();
+        for (long k = 0; k < keys; k += 2) {
+            rows.put(k, new Row("init-" + k, (int) (k % 90), k * 0.5));
+        }
+        return rows;
+    }
+
+    /**
+     * Appends a changelog over the keys {@code [0, keys)} in two phases. The first
+     * ({@code firstPhase} changes) only inserts absent keys and deletes present ones, which the sink
+     * commits as new fragments and deletion files: a table that released Lance still reads and
+     * writes. The second ({@code secondPhase} changes, from {@link #secondPhaseStart} on) also
+     * updates present keys, 7 times in 10 (one or two cells, with and without an UPDATE_BEFORE),
+     * which the sink commits as data overlay files, after which released Lance refuses the table (in
+     * update mode rewrite-rows as deleted and re-appended rows instead, which released Lance reads).
+     * A concurrent-writer test needs that split to have the official SDK commit while the sink
+     * commits too. The same seed gives the same changelog.
+     */
+    public UsersChangelog generateTwoPhases(long seed, long keys, int firstPhase, int secondPhase) {
+        Random r = new Random(seed);
+        for (int i = 0; i < firstPhase; i++) {
+            long k = (long) (r.nextDouble() * keys);
+            Row cur = model.get(k);
+            if (cur == null) {
+                insert(k, twoPhaseRow(k, i, r));
+            } else {
+                delete(k, cur);
+            }
+        }
+        secondPhaseStart = changes.size();
+        for (int i = 0; i < secondPhase; i++) {
+            long k = (long) (r.nextDouble() * keys);
+            Row cur = model.get(k);
+            if (cur == null) {
+                insert(k, twoPhaseRow(k, i, r));
+            } else if (r.nextInt(10) < 7) {
+                Row next = twoPhaseChanged(cur, i, r);
+                if (r.nextBoolean()) {
+                    emit(RowKind.UPDATE_BEFORE, k, cur);
+                }
+                emit(RowKind.UPDATE_AFTER, k, next);
+                model.put(k, next);
+                updates++;
+            } else {
+                delete(k, cur);
+            }
+        }
+        return this;
+    }
+
+    private void insert(long k, Row row) {
+        emit(RowKind.INSERT, k, row);
+        model.put(k, row);
+        inserts++;
+    }
+
+    private void delete(long k, Row cur) {
+        emit(RowKind.DELETE, k, cur);
+        model.remove(k);
+        deletes++;
+    }
+
+    private static Row twoPhaseRow(long k, int i, Random r) {
+        return new Row(
+                r.nextInt(8) == 0 ? null : "n-" + k + "-" + i,
+                r.nextInt(8) == 0 ? null : r.nextInt(120),
+                r.nextInt(8) == 0 ? null : r.nextInt(1_000_000) / 8.0);
+    }
+
+    /** Changes one or two cells, so that sparse overlays cover different column sets. */
+    private static Row twoPhaseChanged(Row cur, int i, Random r) {
+        return switch (r.nextInt(3)) {
+            case 0 -> new Row(cur.name(), cur.age() == null ? 1 : cur.age() + 1, cur.score());
+            case 1 -> new Row("u-" + i, cur.age(), r.nextInt(4) == 0 ? null : r.nextInt(1000) / 4.0);
+            default -> new Row(r.nextInt(5) == 0 ? null : "v-" + i, r.nextInt(120), cur.score());
+        };
     }
 
     private static Row noisy(Row row, Random r) {

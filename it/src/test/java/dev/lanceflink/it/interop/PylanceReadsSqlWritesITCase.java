@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * pylance with the overlay variable reads what we read and validates; row ids and row addresses
  * take the same rows in both.
  */
-class PylanceReadsSqlWritesTest {
+class PylanceReadsSqlWritesITCase {
 
     private static final PylanceOracle PYLANCE = PylanceOracle.fromBuild().withOverlays();
 

@@ -217,9 +217,10 @@ public final class LanceConnectorOptions {
                     MaintenanceSettings.LEASE_TIMEOUT)
             .durationType()
             .defaultValue(MaintenanceSettings.DEFAULT_LEASE_TIMEOUT)
-            .withDescription("How long the maintenance lease"
-                    + " lasts unless renewed (at every check and between steps); another maintainer takes an expired"
-                    + " lease. At least 10 s; keep it well above the clock skew between machines.");
+            .withDescription("How long the maintenance lease lasts unless renewed (at every check, and between a"
+                    + " check's steps and runs; a check that lost it stops after its current run); another maintainer"
+                    + " takes an expired lease. At least 10 s, and more than 1.5 times `check-interval` (1 min if that"
+                    + " is 0); keep it well above the clock skew between machines.");
 
     public static final ConfigOption<Integer> SINK_MAINTENANCE_PARALLELISM = ConfigOptions.key(
                     MaintenanceSettings.PARALLELISM)

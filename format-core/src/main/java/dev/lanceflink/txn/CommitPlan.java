@@ -69,4 +69,22 @@ public interface CommitPlan {
      * still land, so files written for it must be kept.
      */
     default void retrying(int failedAttempts, IOException failure, Operation op, boolean mayBePublished) {}
+
+    /**
+     * Whether each attempt first waits while a slow commit of the same table in this JVM holds
+     * its {@link CommitGate} (at most {@link CommitGate#MAX_WAIT}): a streaming sink's frequent,
+     * cheap commits would otherwise win every race against it.
+     */
+    default boolean yieldsToSlowCommits() {
+        return false;
+    }
+
+    /**
+     * After this many races lost in a row the commit holds its table's {@link CommitGate} for its
+     * remaining attempts, so that commits that {@linkplain #yieldsToSlowCommits() yield} let it
+     * land; 0 (the default) never holds it.
+     */
+    default int holdsGateAfterLostRaces() {
+        return 0;
+    }
 }

@@ -177,10 +177,26 @@ public final class TableCommitter {
 
         Manifest run() throws IOException {
             boolean done = false;
+            CommitGate gate = plan == null ? null : CommitGate.of(store.rootUri());
+            boolean holding = false;
             try {
                 int races = 0; // lost races since the commit started or last failed
                 int failures = 0;
                 while (true) {
+                    if (gate != null && !holding) {
+                        int holdAfter = plan.holdsGateAfterLostRaces();
+                        if (holdAfter > 0 && races >= holdAfter) {
+                            holding = gate.hold(this, CommitGate.MAX_WAIT);
+                            LOG.debug(
+                                    "Commit of {} to {} lost {} races in a row; {} the table's commit gate",
+                                    current.operation().name(),
+                                    store.rootUri(),
+                                    races,
+                                    holding ? "holding" : "could not take");
+                        } else if (plan.yieldsToSlowCommits()) {
+                            gate.awaitOpen(this, CommitGate.MAX_WAIT);
+                        }
+                    }
                     Optional<Manifest> result = Optional.empty();
                     IOException failure = null;
                     try {
@@ -246,6 +262,9 @@ public final class TableCommitter {
                 }
                 throw e;
             } finally {
+                if (holding) {
+                    gate.release(this);
+                }
                 if (!done) {
                     cleanup(null);
                 }

@@ -166,6 +166,15 @@ public final class CheckpointCommitter {
      * attempts; a refusal of the sink's own ({@link CheckpointCommitException}) is final.
      */
     private final class CheckpointPlan implements CommitPlan {
+        /**
+         * A checkpoint's commit is cheap and comes again at the next checkpoint: it lets a
+         * compaction of the same table that keeps losing to it land first (CommitGate).
+         */
+        @Override
+        public boolean yieldsToSlowCommits() {
+            return true;
+        }
+
         private final CheckpointCommit commit;
         /** Attempts that failed so far (lost races do not count). */
         private int failedAttempts;

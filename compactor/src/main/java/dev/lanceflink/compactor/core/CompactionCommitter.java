@@ -249,6 +249,14 @@ public final class CompactionCommitter {
             }
 
             @Override
+            public int holdsGateAfterLostRaces() {
+                // A carrying rewrite rebuilds itself at every attempt; beside a sink committing
+                // every second it can lose every race (CommitGate). After two, the sink's
+                // commits in this JVM wait for it.
+                return 2;
+            }
+
+            @Override
             public void retrying(int failedAttempts, IOException failure, Operation op, boolean mayBePublished) {
                 if (mayBePublished) {
                     attemptFiles.clear(); // a version may reference them: garbage for cleanup at worst

@@ -1,14 +1,9 @@
 package dev.lanceflink.flink.sink;
 
-import dev.lanceflink.io.ForwardingObjectStore;
-import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.io.ObjectStoreProvider;
-import dev.lanceflink.io.RangeReader;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.io.OutputStream;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -41,8 +36,6 @@ public final class BrokenMaintenanceStoreProvider implements ObjectStoreProvider
 
     private static volatile CountDownLatch released = new CountDownLatch(1);
 
-    private static final String COMPACTION_THREAD = "lance-compaction-task";
-
     /** Compaction tasks' data file accesses from now on do as {@code next} says; counts start over. */
     public static void reset(Mode next) {
         released.countDown();
@@ -70,38 +63,10 @@ public final class BrokenMaintenanceStoreProvider implements ObjectStoreProvider
 
     @Override
     public ObjectStore open(String uri, Map<String, String> storageOptions) {
-        return new ForwardingObjectStore(
-                new LocalObjectStore(Path.of(uri.substring("brokenmaintenance://".length())))) {
-            @Override
-            public RangeReader openReader(String path) throws IOException {
-                broken(path);
-                return super.openReader(path);
-            }
-
-            @Override
-            public RangeReader openReader(String path, long knownSize) throws IOException {
-                broken(path);
-                return super.openReader(path, knownSize);
-            }
-
-            @Override
-            public byte[] readAll(String path) throws IOException {
-                broken(path);
-                return super.readAll(path);
-            }
-
-            @Override
-            public OutputStream create(String path) throws IOException {
-                broken(path);
-                return super.create(path);
-            }
-        };
+        return CompactionTaskAccess.local(uri, "brokenmaintenance", true, BrokenMaintenanceStoreProvider::broken);
     }
 
     private static void broken(String path) throws IOException {
-        if (!path.startsWith("data/") || !Thread.currentThread().getName().startsWith(COMPACTION_THREAD)) {
-            return;
-        }
         switch (mode) {
             case FAIL -> {
                 FAILED.incrementAndGet();

@@ -1,13 +1,9 @@
 package dev.lanceflink.flink.sink;
 
-import dev.lanceflink.io.ForwardingObjectStore;
-import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.io.ObjectStoreProvider;
-import dev.lanceflink.io.RangeReader;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 
@@ -26,8 +22,6 @@ public final class SlowCompactionReadsStoreProvider implements ObjectStoreProvid
     /** When the thread last waited (System.nanoTime), 0 if never. */
     private static final ThreadLocal<long[]> LAST_DELAY = ThreadLocal.withInitial(() -> new long[1]);
 
-    private static final String COMPACTION_THREAD = "lance-compaction-task";
-
     @Override
     public Set<String> schemes() {
         return Set.of("slowcompaction");
@@ -35,31 +29,10 @@ public final class SlowCompactionReadsStoreProvider implements ObjectStoreProvid
 
     @Override
     public ObjectStore open(String uri, Map<String, String> storageOptions) {
-        return new ForwardingObjectStore(new LocalObjectStore(Path.of(uri.substring("slowcompaction://".length())))) {
-            @Override
-            public RangeReader openReader(String path) throws IOException {
-                delay(path);
-                return super.openReader(path);
-            }
-
-            @Override
-            public RangeReader openReader(String path, long knownSize) throws IOException {
-                delay(path);
-                return super.openReader(path, knownSize);
-            }
-
-            @Override
-            public byte[] readAll(String path) throws IOException {
-                delay(path);
-                return super.readAll(path);
-            }
-        };
+        return CompactionTaskAccess.local(uri, "slowcompaction", false, SlowCompactionReadsStoreProvider::delay);
     }
 
     private static void delay(String path) throws IOException {
-        if (!path.startsWith("data/") || !Thread.currentThread().getName().startsWith(COMPACTION_THREAD)) {
-            return;
-        }
         long[] last = LAST_DELAY.get();
         long now = System.nanoTime();
         if (last[0] == 0 || now - last[0] > 1_000_000_000L) {

@@ -13,6 +13,7 @@ import dev.lanceflink.committer.flink.WrittenChangesSerializer;
 import dev.lanceflink.flink.sink.maintenance.LanceMaintenanceOperator;
 import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
 import java.io.IOException;
+import java.time.Duration;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
@@ -121,6 +122,12 @@ public abstract class CommittingLanceSink<IN>
         if (!maintenance.enabled()) {
             return;
         }
+        // Checked here rather than where the sink is built: every way of attaching the sink (the
+        // builder's build() and sinkTo, SQL) passes through this point with the job's checkpoint
+        // configuration at hand.
+        long interval =
+                committed.getExecutionEnvironment().getCheckpointConfig().getCheckpointInterval();
+        maintenance.checkAgainstCheckpointInterval(Duration.ofMillis(Math.max(0, interval)));
         committed
                 .global()
                 .transform("Lance maintenance", Types.VOID, new LanceMaintenanceOperator(table, maintenance, uidSuffix))

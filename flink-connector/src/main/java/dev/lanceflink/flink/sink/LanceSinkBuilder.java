@@ -236,21 +236,21 @@ public final class LanceSinkBuilder {
      * operator merges and folds overlays and removes old versions of the table, on its own
      * thread, while it holds the table's maintenance lease. See {@link MaintenanceSettings}; for
      * example {@code maintenance(MaintenanceSettings.enabledWithDefaults().withOverlayMerge(8, 0))}.
-     * Not attached to an overwriting sink (one commit at the end of a batch job).
+     * Not attached to an overwriting sink (one commit at the end of a batch job). The cleanup grace
+     * must cover three checkpoint intervals (checked when the job graph is built). The sink of
+     * {@link #build()} then needs a uid ({@code sinkTo(sink).uid(...)}), which Flink requires of a
+     * sink that adds operators after its committer; {@link #sinkTo} sets it.
      */
     public LanceSinkBuilder maintenance(MaintenanceSettings settings) {
         this.maintenance = Objects.requireNonNull(settings, "settings is null");
         return this;
     }
 
-    /** Gives the sink the maintenance settings, refusing a cleanup grace shorter than the job's checkpoints allow. */
-    private void attachMaintenance(CommittingLanceSink<?> sink, DataStream<?> rows) {
-        if (!maintenance.enabled() || sink.overwrite()) {
-            return;
+    /** Gives the sink the maintenance settings (checked against the job's checkpoints where its topology is built). */
+    private void attachMaintenance(CommittingLanceSink<?> sink) {
+        if (maintenance.enabled() && !sink.overwrite()) {
+            sink.maintenance(maintenance);
         }
-        long interval = rows.getExecutionEnvironment().getCheckpointConfig().getCheckpointInterval();
-        maintenance.checkAgainstCheckpointInterval(Duration.ofMillis(Math.max(0, interval)));
-        sink.maintenance(maintenance);
     }
 
     private String suffix() {
@@ -270,9 +270,7 @@ public final class LanceSinkBuilder {
         requireNoReadVersion();
         LanceSink sink = new LanceSink(
                 new TableLocation(uri, storageOptions), rowsPerFile, batchRows, commitSettings, suffix(), overwrite);
-        if (maintenance.enabled() && !overwrite) {
-            sink.maintenance(maintenance);
-        }
+        attachMaintenance(sink);
         return sink;
     }
 
@@ -295,7 +293,6 @@ public final class LanceSinkBuilder {
         return switch (mode) {
             case APPEND -> {
                 LanceSink sink = build();
-                attachMaintenance(sink, rows);
                 if (rows.getType() instanceof InternalTypeInfo<RowData> info
                         && info.toLogicalType() instanceof RowType t) {
                     sink.inputType(t); // read cells with their declared precision (e.g. TIMESTAMP(3))
@@ -403,7 +400,7 @@ public final class LanceSinkBuilder {
             resolved.setParallelism(parallelism);
         }
         LanceChangeSink sink = new LanceChangeSink(table, batchRows, rowsPerFile, commitSettings, suffix, rewriteRows);
-        attachMaintenance(sink, rows);
+        attachMaintenance(sink);
         // Same parallelism, forward: each writer gets exactly its resolver's rows, in order.
         return resolved.forward()
                 .sinkTo(sink)
@@ -426,7 +423,7 @@ public final class LanceSinkBuilder {
             rows = ChangeSinkPlan.adaptInput(table, rowType, rows, List.of("_rowaddr"), suffix);
         }
         LanceChangeSink sink = new LanceChangeSink(table, batchRows, rowsPerFile, commitSettings, suffix, rewriteRows);
-        attachMaintenance(sink, rows);
+        attachMaintenance(sink);
         SingleOutputStreamOperator<LocatedChange> changes = rows.map(
                         deletesOnly
                                 ? RowAddressChanges.deletes(rowType)

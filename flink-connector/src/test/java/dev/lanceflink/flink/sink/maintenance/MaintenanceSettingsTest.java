@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
+import dev.lanceflink.flink.sink.LanceSink;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.testkit.users.UsersTable;
@@ -159,12 +160,30 @@ class MaintenanceSettingsTest {
         env.enableCheckpointing(Duration.ofMinutes(1).toMillis());
         MaintenanceSettings settings =
                 MaintenanceSettings.enabledWithDefaults().withCleanup(true, 5, Duration.ZERO, Duration.ofMinutes(2));
-        assertThatThrownBy(() -> LanceSinkBuilder.forTable(uri)
-                        .mode(LanceSinkMode.APPEND)
-                        .maintenance(settings)
-                        .sinkTo(env.fromData((RowData) GenericRowData.of(1L, null, 1))))
+        LanceSinkBuilder.forTable(uri)
+                .mode(LanceSinkMode.APPEND)
+                .maintenance(settings)
+                .sinkTo(env.fromData((RowData) GenericRowData.of(1L, null, 1)));
+        // Refused where the sink's topology is expanded, before the job is submitted.
+        assertThatThrownBy(env::getStreamGraph)
                 .hasMessageStartingWith("'sink.maintenance.cleanup.grace' (PT2M) must be at least three checkpoint"
                         + " intervals (3 x PT1M)");
+    }
+
+    @Test
+    void theAppendSinkOfBuildRefusesAGraceShorterThanThreeCheckpointIntervalsToo() throws Exception {
+        String uri = dir.resolve("t.lance").toString();
+        Dataset.write(uri, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE))
+                .close();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.enableCheckpointing(Duration.ofSeconds(50).toMillis());
+        MaintenanceSettings settings =
+                MaintenanceSettings.enabledWithDefaults().withCleanup(true, 5, Duration.ZERO, Duration.ofMinutes(2));
+        LanceSink sink = LanceSinkBuilder.forTable(uri).maintenance(settings).build();
+        env.fromData((RowData) GenericRowData.of(1L, null, 1)).sinkTo(sink).uid("lance-sink");
+        assertThatThrownBy(env::getStreamGraph)
+                .hasMessageStartingWith("'sink.maintenance.cleanup.grace' (PT2M) must be at least three checkpoint"
+                        + " intervals (3 x PT50S)");
     }
 
     @Test

@@ -442,7 +442,7 @@ public final class TableCommitter {
                     options.inlineTransaction() ? encodedOf(current) : null);
             Manifest manifest;
             if (current.operation() instanceof Operation.Restore r && latest != null) {
-                Manifest restored = ManifestIO.read(store, VersionResolver.version(store, r.version()));
+                Manifest restored = history.manifest(r.version());
                 manifest = ManifestBuilder.buildRestore(latest, restored, current, buildOptions);
             } else {
                 manifest = ManifestBuilder.build(latest, current, buildOptions);
@@ -519,7 +519,7 @@ public final class TableCommitter {
                 // Missing, or without a transaction: read it directly for the precise error.
                 Transaction theirs = known.isPresent() ? known.get() : TransactionStore.readForVersion(store, w);
                 if (theirs.uuid().equals(current.uuid())) {
-                    return Optional.of(ManifestIO.read(store, VersionResolver.version(store, w)));
+                    return Optional.of(history.manifest(w));
                 }
                 if (theirs.operation() instanceof Operation.Unknown u) {
                     throw new CommitConflictException(
@@ -543,7 +543,7 @@ public final class TableCommitter {
             }
             requireFreePinnedIds(latest);
             if (!rebase.isEmpty()) {
-                Manifest base = ManifestIO.read(store, VersionResolver.version(store, from));
+                Manifest base = history.manifest(from);
                 current = DeletionRebaser.rebase(store, current, base, latest, rebase, writtenFiles);
             }
             checkedThrough = latest.version();
@@ -569,7 +569,7 @@ public final class TableCommitter {
                                     .transaction()
                                     .map(t -> t.uuid().equals(current.uuid()))
                                     .orElse(false)) {
-                        return Optional.of(ManifestIO.read(store, c.get().location()));
+                        return Optional.of(history.manifest(c.get()));
                     }
                 }
                 plan.check(v, history, latest);

@@ -217,6 +217,16 @@ public final class TableHistory {
     }
 
     /**
+     * The manifest of version {@code version}, read from the store (not cached, as above).
+     *
+     * @throws VersionNotFoundException if the version does not exist (removed by cleanup, or not
+     *     committed yet)
+     */
+    public Manifest manifest(long version) throws IOException {
+        return ManifestIO.read(store, VersionResolver.version(store, version));
+    }
+
+    /**
      * The manifest of version {@code version} if it exists now (as {@link #present}), read from the
      * store each time: for walks over manifests (which fragments a version had), which need neither
      * the transaction nor a cache entry.

@@ -3,9 +3,7 @@ package dev.lanceflink.committer.core;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
-import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.RowAddress;
-import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.RewriteMoves;
 import dev.lanceflink.txn.TableHistory;
@@ -209,9 +207,7 @@ public final class MovedRows {
         if (m == null) {
             Optional<TableHistory.Committed> c = history.version(version);
             // Missing, or without a transaction: read it directly for the precise error.
-            Manifest committed = c.isPresent()
-                    ? history.manifest(c.get())
-                    : ManifestIO.read(store, VersionResolver.version(store, version));
+            Manifest committed = c.isPresent() ? history.manifest(c.get()) : history.manifest(version);
             Operation op = (c.isPresent() && c.get().transaction().isPresent()
                             ? c.get().transaction().get()
                             : TransactionStore.readForVersion(store, version))

@@ -690,29 +690,16 @@ abstract class ArrowValueWriter {
     /**
      * TIMESTAMP(p) / TIMESTAMP_LTZ(p) into one unit: the value is read with the declared
      * precision, then converted to the unit (one subclass per unit, chosen when the writer is
-     * built), truncated towards negative infinity.
+     * built, each with its own monomorphic conversion), truncated towards negative infinity.
      */
     private abstract static class TimestampWriter extends ArrowValueWriter {
         final TimeStampVector v;
-        private final int precision;
+        final int precision;
 
         TimestampWriter(Target t, TimeStampVector v, int precision) {
             super(t);
             this.v = v;
             this.precision = precision;
-        }
-
-        /** The value in the vector's unit. */
-        abstract long value(TimestampData t);
-
-        @Override
-        final void writeField(RowData row, int pos, int index) {
-            v.setSafe(index, value(row.getTimestamp(pos, precision)));
-        }
-
-        @Override
-        final void writeElement(ArrayData a, int j, int index) {
-            v.setSafe(index, value(a.getTimestamp(j, precision)));
         }
     }
 
@@ -722,8 +709,13 @@ abstract class ArrowValueWriter {
         }
 
         @Override
-        long value(TimestampData t) {
-            return Math.floorDiv(t.getMillisecond(), 1000L);
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, Math.floorDiv(row.getTimestamp(pos, precision).getMillisecond(), 1000L));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, Math.floorDiv(a.getTimestamp(j, precision).getMillisecond(), 1000L));
         }
     }
 
@@ -733,8 +725,13 @@ abstract class ArrowValueWriter {
         }
 
         @Override
-        long value(TimestampData t) {
-            return t.getMillisecond();
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, row.getTimestamp(pos, precision).getMillisecond());
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, a.getTimestamp(j, precision).getMillisecond());
         }
     }
 
@@ -743,10 +740,19 @@ abstract class ArrowValueWriter {
             super(t, v, precision);
         }
 
-        @Override
-        long value(TimestampData t) {
-            // nanoOfMillisecond is 0..999_999, so this truncates towards negative infinity
+        /** nanoOfMillisecond is 0..999_999, so this truncates towards negative infinity. */
+        private static long micros(TimestampData t) {
             return t.getMillisecond() * 1000L + t.getNanoOfMillisecond() / 1000;
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, micros(row.getTimestamp(pos, precision)));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, micros(a.getTimestamp(j, precision)));
         }
     }
 
@@ -759,8 +765,7 @@ abstract class ArrowValueWriter {
             super(t, v, precision);
         }
 
-        @Override
-        long value(TimestampData t) {
+        private long nanos(TimestampData t) {
             long millis = t.getMillisecond();
             int nanos = t.getNanoOfMillisecond(); // 0..999_999
             try {
@@ -778,6 +783,16 @@ abstract class ArrowValueWriter {
                                 + " such values before the sink",
                         e);
             }
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, nanos(row.getTimestamp(pos, precision)));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, nanos(a.getTimestamp(j, precision)));
         }
     }
 

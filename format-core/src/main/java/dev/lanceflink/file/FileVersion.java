@@ -41,6 +41,15 @@ public enum FileVersion {
         return footerMinor;
     }
 
+    /**
+     * Whether files of this version can hold map columns: Lance's older decoders have no map
+     * type, so Lance reads maps only from 2.2 files on. Every data file of a table has the
+     * table's version, so a table older than 2.2 can get no map column.
+     */
+    public boolean storesMaps() {
+        return compareTo(V2_2) >= 0;
+    }
+
     /** "2.0", "2.1", "2.2". */
     public String label() {
         return major + "." + minor;

@@ -76,7 +76,7 @@ public final class CatalogSchemas {
             throw new CatalogException("Cannot create " + table + ": " + e.getMessage(), e);
         }
         boolean hasMap = lance.allFields().stream().anyMatch(LanceField::isMap);
-        if (fileVersion != null && hasMap && fileVersion.compareTo(FileVersion.V2_2) < 0) {
+        if (fileVersion != null && hasMap && !fileVersion.storesMaps()) {
             throw new CatalogException("Cannot create " + table + " with data storage version " + fileVersion.label()
                     + ": it has a MAP column, which Lance stores only in version 2.2 files; set '"
                     + CREATE_FILE_VERSION_KEY + "' = '2.2' or leave it unset");

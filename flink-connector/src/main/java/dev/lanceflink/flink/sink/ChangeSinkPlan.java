@@ -94,7 +94,7 @@ final class ChangeSinkPlan {
 
     /**
      * The stream as the change sink's operators read it: unchanged if its declared row type reads
-     * like the table's ({@link InputRowAdapter#sameLayout}), else through an {@link InputRowAdapter}
+     * like the table's ({@link InputRowAdapter#between}), else through an {@link InputRowAdapter}
      * (timestamps declared at another precision than the column's unit). {@code extra} names the
      * trailing fields beyond the table's columns (e.g. {@code _rowaddr}), passed on as they are.
      *

@@ -8,7 +8,7 @@ import dev.lanceflink.flink.sink.KeyMapMode;
 import dev.lanceflink.flink.sink.UpdateMode;
 import dev.lanceflink.flink.sink.maintenance.MaintenanceSettings;
 import dev.lanceflink.flink.types.LanceTypeException;
-import dev.lanceflink.flink.types.LanceTypeMapping;
+import dev.lanceflink.flink.types.TypeCompatibility;
 import dev.lanceflink.flink.types.VectorDimensions;
 import dev.lanceflink.schema.LanceField;
 import java.io.IOException;
@@ -148,7 +148,7 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                     continue;
                 }
                 LanceField f = storedColumn(context, uri, at, c.getName());
-                LanceTypeMapping.checkReadable(c.getName(), c.getDataType().getLogicalType(), f.toArrow());
+                TypeCompatibility.checkReadable(c.getName(), c.getDataType().getLogicalType(), f.toArrow());
                 physical.add(c.getName());
             }
             return new LanceDynamicTableSource(
@@ -193,7 +193,7 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                 LanceField f = storedColumn(context, config.uri(), latest, c.getName());
                 // The declaration describes the table as for reads (a DELETE filters on these types);
                 // whether its rows can be appended is checked when an INSERT is planned.
-                LanceTypeMapping.checkReadable(c.getName(), c.getType().copy(true), f.toArrow());
+                TypeCompatibility.checkReadable(c.getName(), c.getType().copy(true), f.toArrow());
             }
             Schema stored = latest.schema().toArrow();
             List<String> primaryKey = context.getCatalogTable()

@@ -67,6 +67,10 @@ import org.apache.flink.table.types.logical.VarCharType;
  * <p>{@code NOT NULL} maps to a non-nullable Arrow field and back. Everything else (INTERVAL,
  * MULTISET, RAW, VARIANT, TIME WITH TIME ZONE, uint64, dictionaries, durations, ...) is rejected with a
  * {@link LanceTypeException} naming the column.
+ *
+ * <p>This class says which type a Flink column is created as and which Flink type a stored column
+ * reads as. Which other declared types a column accepts, for reading and writing, and how the
+ * writer adapts their values, is decided by {@link TypeCompatibility}.
  */
 public final class LanceTypeMapping {
     /** Arrow's conventional name of a list element; Lance uses it too. */
@@ -354,139 +358,5 @@ public final class LanceTypeMapping {
         return new LanceTypeException("Column '" + path + "' has Arrow type " + field.getType()
                 + ", which the Flink connector cannot read: " + why + ". Leave the column out of the Flink table "
                 + "declaration (columns are matched by name) to read the others");
-    }
-
-    // ------------------------------------------------------------------------------------------
-    // Declared Flink type vs. stored type
-    // ------------------------------------------------------------------------------------------
-
-    /**
-     * Checks that a column declared in Flink DDL as {@code declared} can read values stored as
-     * {@code stored}. Lengths of CHAR/VARCHAR/BINARY/VARBINARY and time and timestamp precisions may
-     * differ (values are not padded or checked, times and timestamps are truncated to the declared
-     * precision, times at least to the millisecond Flink holds);
-     * DECIMAL precision and scale, element/field types and ROW field names must match, and a
-     * column declared NOT NULL must be stored non-nullable.
-     *
-     * @throws LanceTypeException describing the first mismatch
-     */
-    public static void checkReadable(String path, LogicalType declared, Field stored) {
-        LogicalType actual = toLogicalType(path, stored);
-        checkReadable(path, declared, actual);
-    }
-
-    private static void checkReadable(String path, LogicalType declared, LogicalType actual) {
-        if (!declared.isNullable() && actual.isNullable()) {
-            throw mismatch(
-                    path,
-                    declared,
-                    actual,
-                    "the column is declared NOT NULL but the table allows nulls in it;" + " drop NOT NULL");
-        }
-        if (family(declared) != family(actual)) {
-            throw mismatch(
-                    path,
-                    declared,
-                    actual,
-                    "declare it as " + actual.copy(declared.isNullable()).asSummaryString());
-        }
-        switch (declared.getTypeRoot()) {
-            case DECIMAL -> {
-                DecimalType d = (DecimalType) declared;
-                DecimalType a = (DecimalType) actual;
-                if (d.getPrecision() != a.getPrecision() || d.getScale() != a.getScale()) {
-                    throw mismatch(
-                            path,
-                            declared,
-                            actual,
-                            "precision and scale must match; declare it as "
-                                    + a.copy(declared.isNullable()).asSummaryString());
-                }
-            }
-            case ARRAY ->
-                checkReadable(
-                        path + "." + LIST_ELEMENT_NAME,
-                        ((ArrayType) declared).getElementType(),
-                        ((ArrayType) actual).getElementType());
-            case MAP -> {
-                checkReadable(
-                        path + "." + MAP_KEY_NAME, ((MapType) declared).getKeyType(), ((MapType) actual).getKeyType());
-                checkReadable(
-                        path + "." + MAP_VALUE_NAME,
-                        ((MapType) declared).getValueType(),
-                        ((MapType) actual).getValueType());
-            }
-            case ROW -> {
-                List<RowType.RowField> d = ((RowType) declared).getFields();
-                List<RowType.RowField> a = ((RowType) actual).getFields();
-                if (!((RowType) declared).getFieldNames().equals(((RowType) actual).getFieldNames())) {
-                    throw mismatch(
-                            path,
-                            declared,
-                            actual,
-                            "ROW fields must be the stored struct fields, same names " + "in the same order: "
-                                    + ((RowType) actual).getFieldNames());
-                }
-                for (int i = 0; i < d.size(); i++) {
-                    checkReadable(
-                            path + "." + d.get(i).getName(),
-                            d.get(i).getType(),
-                            a.get(i).getType());
-                }
-            }
-            default -> {
-                // Same family is enough for leaves (see the method comment).
-            }
-        }
-    }
-
-    /** Types that read the same column vectors, so that only lengths/precisions differ within one. */
-    private enum Family {
-        BOOLEAN,
-        TINYINT,
-        SMALLINT,
-        INT,
-        BIGINT,
-        FLOAT,
-        DOUBLE,
-        STRING,
-        BYTES,
-        DATE,
-        TIME,
-        TIMESTAMP,
-        TIMESTAMP_LTZ,
-        DECIMAL,
-        ARRAY,
-        ROW,
-        MAP,
-        OTHER
-    }
-
-    private static Family family(LogicalType t) {
-        return switch (t.getTypeRoot()) {
-            case BOOLEAN -> Family.BOOLEAN;
-            case TINYINT -> Family.TINYINT;
-            case SMALLINT -> Family.SMALLINT;
-            case INTEGER -> Family.INT;
-            case BIGINT -> Family.BIGINT;
-            case FLOAT -> Family.FLOAT;
-            case DOUBLE -> Family.DOUBLE;
-            case CHAR, VARCHAR -> Family.STRING;
-            case BINARY, VARBINARY -> Family.BYTES;
-            case DATE -> Family.DATE;
-            case TIME_WITHOUT_TIME_ZONE -> Family.TIME;
-            case TIMESTAMP_WITHOUT_TIME_ZONE -> Family.TIMESTAMP;
-            case TIMESTAMP_WITH_LOCAL_TIME_ZONE -> Family.TIMESTAMP_LTZ;
-            case DECIMAL -> Family.DECIMAL;
-            case ARRAY -> Family.ARRAY;
-            case ROW -> Family.ROW;
-            case MAP -> Family.MAP;
-            default -> Family.OTHER;
-        };
-    }
-
-    private static LanceTypeException mismatch(String path, LogicalType declared, LogicalType actual, String fix) {
-        return new LanceTypeException("Column '" + path + "' is declared " + declared.asSummaryString()
-                + " but the Lance table stores it as " + actual.asSummaryString() + ": " + fix);
     }
 }

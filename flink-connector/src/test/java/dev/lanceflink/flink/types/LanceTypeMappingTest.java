@@ -192,11 +192,11 @@ class LanceTypeMappingTest {
         assertThat(read(new ArrowType.Time(TimeUnit.NANOSECOND, 64)))
                 .isEqualTo(DataTypes.TIME(9).getLogicalType());
         // Any declared TIME precision reads any stored unit (values are truncated to the millisecond).
-        LanceTypeMapping.checkReadable(
+        TypeCompatibility.checkReadable(
                 "t",
                 DataTypes.TIME(0).getLogicalType(),
                 new Field("t", FieldType.nullable(new ArrowType.Time(TimeUnit.NANOSECOND, 64)), null));
-        assertThatThrownBy(() -> LanceTypeMapping.checkReadable(
+        assertThatThrownBy(() -> TypeCompatibility.checkReadable(
                         "t",
                         DataTypes.INT().getLogicalType(),
                         new Field("t", FieldType.nullable(new ArrowType.Time(TimeUnit.MILLISECOND, 32)), null)))
@@ -207,15 +207,15 @@ class LanceTypeMappingTest {
     @Test
     void declaredTypesAreCheckedAgainstStoredOnes() {
         Field storedString = new Field("s", FieldType.nullable(ArrowType.Utf8.INSTANCE), null);
-        LanceTypeMapping.checkReadable("s", DataTypes.VARCHAR(10).getLogicalType(), storedString);
-        assertThatThrownBy(() -> LanceTypeMapping.checkReadable(
+        TypeCompatibility.checkReadable("s", DataTypes.VARCHAR(10).getLogicalType(), storedString);
+        assertThatThrownBy(() -> TypeCompatibility.checkReadable(
                         "s", DataTypes.STRING().notNull().getLogicalType(), storedString))
                 .hasMessageContaining("declared NOT NULL");
         assertThatThrownBy(() ->
-                        LanceTypeMapping.checkReadable("s", DataTypes.INT().getLogicalType(), storedString))
+                        TypeCompatibility.checkReadable("s", DataTypes.INT().getLogicalType(), storedString))
                 .hasMessage("Column 's' is declared INT but the Lance table stores it as STRING: declare it as STRING");
         Field dec = new Field("d", FieldType.nullable(new ArrowType.Decimal(10, 2, 128)), null);
-        assertThatThrownBy(() -> LanceTypeMapping.checkReadable(
+        assertThatThrownBy(() -> TypeCompatibility.checkReadable(
                         "d", DataTypes.DECIMAL(10, 3).getLogicalType(), dec))
                 .hasMessageContaining("declare it as DECIMAL(10, 2)");
         Field vec = new Field(
@@ -223,7 +223,7 @@ class LanceTypeMappingTest {
                 FieldType.nullable(new ArrowType.FixedSizeList(2)),
                 List.of(new Field(
                         "item", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)), null)));
-        LanceTypeMapping.checkReadable("v", DataTypes.ARRAY(DataTypes.FLOAT()).getLogicalType(), vec);
+        TypeCompatibility.checkReadable("v", DataTypes.ARRAY(DataTypes.FLOAT()).getLogicalType(), vec);
     }
 
     private static LogicalType read(ArrowType t) {

@@ -116,7 +116,7 @@ public final class LanceFileWriter implements AutoCloseable {
         requireNonNull(version, "version is null");
         requireNonNull(options, "options is null");
         List<WriterField> top = WriterSchema.topLevel(schema);
-        if (version.compareTo(FileVersion.V2_2) < 0) {
+        if (!version.storesMaps()) {
             for (WriterField f : top) {
                 refuseMaps(f, f.name(), version, path);
             }

@@ -1,9 +1,10 @@
 package dev.lanceflink.flink.sink.writer;
 
+import dev.lanceflink.flink.types.TypeCompatibility;
+import dev.lanceflink.flink.types.TypeCompatibility.ValueWrite;
 import java.nio.ByteOrder;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
-import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.BitVectorHelper;
@@ -32,8 +33,6 @@ import org.apache.arrow.vector.complex.LargeListVector;
 import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.MapVector;
 import org.apache.arrow.vector.complex.StructVector;
-import org.apache.arrow.vector.types.TimeUnit;
-import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.table.data.ArrayData;
@@ -46,14 +45,7 @@ import org.apache.flink.table.data.binary.BinaryArrayData;
 import org.apache.flink.table.data.binary.BinaryFormat;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinaryStringData;
-import org.apache.flink.table.types.logical.ArrayType;
-import org.apache.flink.table.types.logical.BinaryType;
-import org.apache.flink.table.types.logical.DecimalType;
-import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.MapType;
-import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.logical.TimestampType;
 
 /**
  * Writes Flink internal values of one declared type into one Arrow vector of the table's stored
@@ -66,12 +58,10 @@ import org.apache.flink.table.types.logical.TimestampType;
  * DECIMAL(p, s) out differently by p (compact for TIMESTAMP(0..3) and DECIMAL(..18)), so reading
  * them with the stored precision would misread them.
  *
- * <p>Conversions: TIMESTAMP/TIMESTAMP_LTZ of any precision into seconds, milliseconds,
- * microseconds or nanoseconds, truncated towards negative infinity when the unit is coarser
- * (1969-12-31T23:59:59.9 becomes -1 s, not 0); TIME (Flink holds milliseconds of the day) into
- * time32:s (truncated), time32:ms, time64:us and time64:ns; DATE into date32 (days) and date64
- * (milliseconds). Everything else is stored as is; the declared and stored types must match (see
- * {@link #forColumn}).
+ * <p>Which declared types go into which stored types, and how their values are adapted, is
+ * decided by {@link TypeCompatibility#valueWrite}, once per column: this class only executes the
+ * plan, one writer class per {@link TypeCompatibility.Adaptation} (e.g. TIMESTAMP(3) into
+ * microseconds: read with precision 3, milliseconds &times; 1000 plus the microseconds).
  */
 abstract class ArrowValueWriter {
     private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
@@ -194,185 +184,112 @@ abstract class ArrowValueWriter {
     }
 
     // ------------------------------------------------------------------------------------------
-    // Construction: declared Flink type x stored Arrow vector
+    // Construction: the column's plan x its Arrow vector
     // ------------------------------------------------------------------------------------------
 
     /**
-     * The writer of values declared {@code declared} into {@code target.vector}.
+     * The writer of values declared {@code declared} into {@code target.vector}, as
+     * {@link TypeCompatibility#valueWrite} plans it.
      *
+     * @param declared the declared type, or null for the type the column reads as
      * @throws IllegalArgumentException naming the path if the declared type cannot be stored in
-     *     the vector's type unchanged
+     *     the column's type unchanged
      */
     static ArrowValueWriter forColumn(Target target, LogicalType declared) {
-        FieldVector v = target.vector;
-        switch (declared.getTypeRoot()) {
-            case BOOLEAN:
-                if (v instanceof BitVector b) {
-                    return new BooleanWriter(target, b);
-                }
-                break;
-            case TINYINT:
-                if (v instanceof TinyIntVector t) {
-                    return new TinyIntWriter(target, t);
-                }
-                break;
-            case SMALLINT:
-                if (v instanceof SmallIntVector s) {
-                    return new SmallIntWriter(target, s);
-                }
-                break;
-            case INTEGER:
-                if (v instanceof IntVector i) {
-                    return new IntWriter(target, i);
-                }
-                break;
-            case BIGINT:
-                if (v instanceof BigIntVector b) {
-                    return new BigIntWriter(target, b);
-                }
-                break;
-            case FLOAT:
-                if (v instanceof Float4Vector f) {
-                    return new FloatWriter(target, f);
-                }
-                break;
-            case DOUBLE:
-                if (v instanceof Float8Vector d) {
-                    return new DoubleWriter(target, d);
-                }
-                break;
-            case CHAR:
-            case VARCHAR:
-                if (v instanceof VarCharVector s) {
-                    return new StringWriter(target, s);
-                } else if (v instanceof LargeVarCharVector s) {
-                    return new LargeStringWriter(target, s);
-                }
-                break;
-            case BINARY:
-            case VARBINARY:
-                if (v instanceof VarBinaryVector b) {
-                    return new BinaryWriter(target, b);
-                } else if (v instanceof LargeVarBinaryVector b) {
-                    return new LargeBinaryWriter(target, b);
-                } else if (v instanceof FixedSizeBinaryVector b
-                        && declared instanceof BinaryType bt
-                        && bt.getLength() == b.getByteWidth()) {
-                    return new FixedBinaryWriter(target, b);
-                }
-                break;
-            case DATE:
-                if (v instanceof DateDayVector d) {
-                    return new DateDayWriter(target, d);
-                } else if (v instanceof DateMilliVector d) {
-                    return new DateMilliWriter(target, d);
-                }
-                break;
-            case TIME_WITHOUT_TIME_ZONE:
-                if (v instanceof TimeSecVector t) {
-                    return new TimeSecondWriter(target, t);
-                } else if (v instanceof TimeMilliVector t) {
-                    return new TimeMilliWriter(target, t);
-                } else if (v instanceof TimeMicroVector t) {
-                    return new TimeMicroWriter(target, t);
-                } else if (v instanceof TimeNanoVector t) {
-                    return new TimeNanoWriter(target, t);
-                }
-                break;
-            case TIMESTAMP_WITHOUT_TIME_ZONE:
-                if (v instanceof TimeStampVector t) {
-                    return new TimestampWriter(target, t, ((TimestampType) declared).getPrecision());
-                }
-                break;
-            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-                if (v instanceof TimeStampVector t) {
-                    return new TimestampWriter(target, t, ((LocalZonedTimestampType) declared).getPrecision());
-                }
-                break;
-            case DECIMAL: {
-                DecimalType d = (DecimalType) declared;
-                if ((v instanceof DecimalVector || v instanceof Decimal256Vector)
-                        && v.getField().getType() instanceof ArrowType.Decimal stored
-                        && stored.getScale() == d.getScale()
-                        && stored.getPrecision() >= d.getPrecision()) {
-                    return new DecimalWriter(target, (BaseFixedWidthVector) v, d.getPrecision(), d.getScale());
-                }
-                break;
-            }
-            case ARRAY: {
-                LogicalType elementType = ((ArrayType) declared).getElementType();
-                if (v instanceof FixedSizeListVector l) {
-                    ArrowValueWriter items = forColumn(target.child(0, l.getDataVector()), elementType);
-                    return new FixedSizeListWriter(target, l, items);
-                } else if (v instanceof MapVector) {
-                    break; // a MapVector is a ListVector too; MAP is matched below
-                } else if (v instanceof ListVector l) {
-                    return new ListWriter(target, l, forColumn(target.child(0, l.getDataVector()), elementType));
-                } else if (v instanceof LargeListVector l) {
-                    return new LargeListWriter(target, l, forColumn(target.child(0, l.getDataVector()), elementType));
-                }
-                break;
-            }
-            case ROW: {
-                RowType row = (RowType) declared;
-                if (v instanceof StructVector s && s.size() == row.getFieldCount()) {
-                    ArrowValueWriter[] fields = new ArrowValueWriter[row.getFieldCount()];
-                    List<FieldVector> children = s.getChildrenFromFields();
-                    for (int f = 0; f < fields.length; f++) {
-                        FieldVector child = children.get(f);
-                        fields[f] = forColumn(target.child(f, child), row.getTypeAt(f));
-                    }
-                    return new StructWriter(target, s, fields);
-                }
-                break;
-            }
-            case MAP: {
-                MapType map = (MapType) declared;
-                if (v instanceof MapVector m
-                        && m.getDataVector() instanceof StructVector entries
-                        && entries.size() == 2
-                        && target.field.getChildren().size() == 1) {
-                    Target entriesTarget = target.child(0, entries);
-                    Target keys = entriesTarget.child(
-                            0, entries.getChildrenFromFields().get(0));
-                    Target keyTarget = new Target(
-                            target.table,
-                            keys.path,
-                            keys.field,
-                            keys.vector,
-                            "Column '"
-                                    + target.path + "' of " + target.table
-                                    + " is a MAP, whose keys cannot be NULL in Lance,"
-                                    + " but a record has an entry with a NULL key; drop such entries (or records) before the"
-                                    + " sink");
-                    Target values = entriesTarget.child(
-                            1, entries.getChildrenFromFields().get(1));
-                    return new MapWriter(
-                            target,
-                            m,
-                            entries,
-                            forColumn(keyTarget, map.getKeyType()),
-                            forColumn(values, map.getValueType()));
-                }
-                break;
-            }
-            default:
-                throw new IllegalArgumentException("'" + target.path + "' of " + target.table + " is declared "
-                        + declared.asSummaryString() + ", which the Lance sink cannot write. Supported: BOOLEAN,"
-                        + " TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, CHAR/VARCHAR/STRING,"
-                        + " BINARY/VARBINARY/BYTES, DECIMAL, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ, ARRAY, ROW, MAP");
-        }
-        throw new IllegalArgumentException("'" + target.path + "' of " + target.table + " is declared "
-                + declared.asSummaryString() + " but the Lance table stores Arrow type " + describe(v)
-                + ", which does not hold such values unchanged; declare the type the table stores (for a"
-                + " ROW the same number of fields, for a DECIMAL the same scale and at most its precision)");
+        return forPlan(target, TypeCompatibility.valueWrite(target.table, declared, target.field));
     }
 
-    private static String describe(FieldVector v) {
-        ArrowType t = v.getField().getType();
-        return v.getField().getChildren().isEmpty()
-                ? t.toString()
-                : t + " " + v.getField().getChildren();
+    /** The writer executing {@code plan}; the vector is the one the plan's stored type creates. */
+    private static ArrowValueWriter forPlan(Target target, ValueWrite plan) {
+        FieldVector v = target.vector;
+        return switch (plan.adaptation()) {
+            case BOOLEAN -> new BooleanWriter(target, (BitVector) v);
+            case TINYINT -> new TinyIntWriter(target, (TinyIntVector) v);
+            case SMALLINT -> new SmallIntWriter(target, (SmallIntVector) v);
+            case INT -> new IntWriter(target, (IntVector) v);
+            case BIGINT -> new BigIntWriter(target, (BigIntVector) v);
+            case FLOAT -> new FloatWriter(target, (Float4Vector) v);
+            case DOUBLE -> new DoubleWriter(target, (Float8Vector) v);
+            case STRING -> new StringWriter(target, (VarCharVector) v);
+            case LARGE_STRING -> new LargeStringWriter(target, (LargeVarCharVector) v);
+            case BINARY -> new BinaryWriter(target, (VarBinaryVector) v);
+            case LARGE_BINARY -> new LargeBinaryWriter(target, (LargeVarBinaryVector) v);
+            case FIXED_SIZE_BINARY -> new FixedBinaryWriter(target, (FixedSizeBinaryVector) v);
+            case DATE_DAYS -> new DateDayWriter(target, (DateDayVector) v);
+            case DATE_MILLIS -> new DateMilliWriter(target, (DateMilliVector) v);
+            case TIME_SECONDS -> new TimeSecondWriter(target, (TimeSecVector) v);
+            case TIME_MILLIS -> new TimeMilliWriter(target, (TimeMilliVector) v);
+            case TIME_MICROS -> new TimeMicroWriter(target, (TimeMicroVector) v);
+            case TIME_NANOS -> new TimeNanoWriter(target, (TimeNanoVector) v);
+            case TIMESTAMP_SECONDS -> new TimestampSecondWriter(target, (TimeStampVector) v, plan.precision());
+            case TIMESTAMP_MILLIS -> new TimestampMilliWriter(target, (TimeStampVector) v, plan.precision());
+            case TIMESTAMP_MICROS -> new TimestampMicroWriter(target, (TimeStampVector) v, plan.precision());
+            case TIMESTAMP_NANOS -> new TimestampNanoWriter(target, (TimeStampVector) v, plan.precision());
+            case DECIMAL128 -> new Decimal128Writer(target, (DecimalVector) v, plan.precision(), plan.scale());
+            case DECIMAL256 -> new Decimal256Writer(target, (Decimal256Vector) v, plan.precision(), plan.scale());
+            case LIST -> {
+                ListVector l = (ListVector) v;
+                yield new ListWriter(
+                        target,
+                        l,
+                        forPlan(
+                                target.child(0, l.getDataVector()),
+                                plan.children().get(0)));
+            }
+            case LARGE_LIST -> {
+                LargeListVector l = (LargeListVector) v;
+                yield new LargeListWriter(
+                        target,
+                        l,
+                        forPlan(
+                                target.child(0, l.getDataVector()),
+                                plan.children().get(0)));
+            }
+            case FIXED_SIZE_LIST -> {
+                FixedSizeListVector l = (FixedSizeListVector) v;
+                yield new FixedSizeListWriter(
+                        target,
+                        l,
+                        forPlan(
+                                target.child(0, l.getDataVector()),
+                                plan.children().get(0)));
+            }
+            case STRUCT -> {
+                StructVector s = (StructVector) v;
+                ArrowValueWriter[] fields = new ArrowValueWriter[plan.children().size()];
+                List<FieldVector> children = s.getChildrenFromFields();
+                for (int f = 0; f < fields.length; f++) {
+                    fields[f] = forPlan(
+                            target.child(f, children.get(f)), plan.children().get(f));
+                }
+                yield new StructWriter(target, s, fields);
+            }
+            case MAP -> {
+                MapVector m = (MapVector) v;
+                StructVector entries = (StructVector) m.getDataVector();
+                Target entriesTarget = target.child(0, entries);
+                Target keys =
+                        entriesTarget.child(0, entries.getChildrenFromFields().get(0));
+                Target keyTarget = new Target(
+                        target.table,
+                        keys.path,
+                        keys.field,
+                        keys.vector,
+                        "Column '"
+                                + target.path + "' of " + target.table
+                                + " is a MAP, whose keys cannot be NULL in Lance,"
+                                + " but a record has an entry with a NULL key; drop such entries (or records) before the"
+                                + " sink");
+                Target values =
+                        entriesTarget.child(1, entries.getChildrenFromFields().get(1));
+                yield new MapWriter(
+                        target,
+                        m,
+                        entries,
+                        forPlan(keyTarget, plan.children().get(0)),
+                        forPlan(values, plan.children().get(1)));
+            }
+        };
     }
 
     // ------------------------------------------------------------------------------------------
@@ -771,36 +688,86 @@ abstract class ArrowValueWriter {
     }
 
     /**
-     * TIMESTAMP(p) / TIMESTAMP_LTZ(p) into any unit: the value is read with the declared
-     * precision, then converted to the unit, truncated towards negative infinity. Nanoseconds
-     * cover 1677-09-21T00:12:43.145224192 to 2262-04-11T23:47:16.854775807; a value outside
-     * fails, naming the column.
+     * TIMESTAMP(p) / TIMESTAMP_LTZ(p) into one unit: the value is read with the declared
+     * precision, then converted to the unit (one subclass per unit, chosen when the writer is
+     * built, each with its own monomorphic conversion), truncated towards negative infinity.
      */
-    private static final class TimestampWriter extends ArrowValueWriter {
-        private final TimeStampVector v;
-        private final int precision;
-        private final TimeUnit unit;
+    private abstract static class TimestampWriter extends ArrowValueWriter {
+        final TimeStampVector v;
+        final int precision;
 
         TimestampWriter(Target t, TimeStampVector v, int precision) {
             super(t);
             this.v = v;
             this.precision = precision;
-            this.unit = ((ArrowType.Timestamp) v.getField().getType()).getUnit();
+        }
+    }
+
+    private static final class TimestampSecondWriter extends TimestampWriter {
+        TimestampSecondWriter(Target t, TimeStampVector v, int precision) {
+            super(t, v, precision);
         }
 
-        private void put(int index, TimestampData t) {
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, Math.floorDiv(row.getTimestamp(pos, precision).getMillisecond(), 1000L));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, Math.floorDiv(a.getTimestamp(j, precision).getMillisecond(), 1000L));
+        }
+    }
+
+    private static final class TimestampMilliWriter extends TimestampWriter {
+        TimestampMilliWriter(Target t, TimeStampVector v, int precision) {
+            super(t, v, precision);
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, row.getTimestamp(pos, precision).getMillisecond());
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, a.getTimestamp(j, precision).getMillisecond());
+        }
+    }
+
+    private static final class TimestampMicroWriter extends TimestampWriter {
+        TimestampMicroWriter(Target t, TimeStampVector v, int precision) {
+            super(t, v, precision);
+        }
+
+        /** nanoOfMillisecond is 0..999_999, so this truncates towards negative infinity. */
+        private static long micros(TimestampData t) {
+            return t.getMillisecond() * 1000L + t.getNanoOfMillisecond() / 1000;
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            v.setSafe(index, micros(row.getTimestamp(pos, precision)));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            v.setSafe(index, micros(a.getTimestamp(j, precision)));
+        }
+    }
+
+    /**
+     * Nanoseconds cover 1677-09-21T00:12:43.145224192 to 2262-04-11T23:47:16.854775807; a value
+     * outside fails, naming the column.
+     */
+    private static final class TimestampNanoWriter extends TimestampWriter {
+        TimestampNanoWriter(Target t, TimeStampVector v, int precision) {
+            super(t, v, precision);
+        }
+
+        private long nanos(TimestampData t) {
             long millis = t.getMillisecond();
             int nanos = t.getNanoOfMillisecond(); // 0..999_999
-            long value = switch (unit) {
-                case SECOND -> Math.floorDiv(millis, 1000L);
-                case MILLISECOND -> millis;
-                case MICROSECOND -> millis * 1000L + nanos / 1000;
-                case NANOSECOND -> nanosSinceEpoch(millis, nanos);
-            };
-            v.setSafe(index, value);
-        }
-
-        private long nanosSinceEpoch(long millis, int nanos) {
             try {
                 // Below the epoch, millis * 10^6 alone may overflow although the sum fits (the
                 // smallest nanosecond timestamp has nanos > 0): borrow one millisecond first.
@@ -820,48 +787,72 @@ abstract class ArrowValueWriter {
 
         @Override
         void writeField(RowData row, int pos, int index) {
-            put(index, row.getTimestamp(pos, precision));
+            v.setSafe(index, nanos(row.getTimestamp(pos, precision)));
         }
 
         @Override
         void writeElement(ArrayData a, int j, int index) {
-            put(index, a.getTimestamp(j, precision));
+            v.setSafe(index, nanos(a.getTimestamp(j, precision)));
         }
     }
 
     /**
-     * DECIMAL(p, s) into decimal128/256 of the same scale and at least p digits: the unscaled
-     * value is stored, from a long for p &le; 18 (no BigDecimal), else from its bytes.
+     * DECIMAL(p, s) into decimal128 of the same scale and at least p digits: the unscaled value is
+     * stored, from a long for p &le; 18 (no BigInteger), else from its bytes.
      */
-    private static final class DecimalWriter extends ArrowValueWriter {
-        private static final int MAX_LONG_DIGITS = 18;
-        private final BaseFixedWidthVector v;
+    private static final class Decimal128Writer extends ArrowValueWriter {
+        private final DecimalVector v;
         private final int precision;
         private final int scale;
         private final boolean compact;
 
-        DecimalWriter(Target t, BaseFixedWidthVector v, int precision, int scale) {
+        Decimal128Writer(Target t, DecimalVector v, int precision, int scale) {
             super(t);
             this.v = v;
             this.precision = precision;
             this.scale = scale;
-            this.compact = precision <= MAX_LONG_DIGITS;
+            this.compact = DecimalData.isCompact(precision);
         }
 
         private void put(int index, DecimalData d) {
-            if (v instanceof DecimalVector d128) {
-                if (compact) {
-                    d128.setSafe(index, d.toUnscaledLong());
-                } else {
-                    d128.setBigEndianSafe(index, d.toUnscaledBytes());
-                }
+            if (compact) {
+                v.setSafe(index, d.toUnscaledLong());
             } else {
-                Decimal256Vector d256 = (Decimal256Vector) v;
-                if (compact) {
-                    d256.setSafe(index, d.toUnscaledLong());
-                } else {
-                    d256.setBigEndianSafe(index, d.toUnscaledBytes());
-                }
+                v.setBigEndianSafe(index, d.toUnscaledBytes());
+            }
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            put(index, row.getDecimal(pos, precision, scale));
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            put(index, a.getDecimal(j, precision, scale));
+        }
+    }
+
+    /** DECIMAL(p, s) into decimal256, as {@link Decimal128Writer}. */
+    private static final class Decimal256Writer extends ArrowValueWriter {
+        private final Decimal256Vector v;
+        private final int precision;
+        private final int scale;
+        private final boolean compact;
+
+        Decimal256Writer(Target t, Decimal256Vector v, int precision, int scale) {
+            super(t);
+            this.v = v;
+            this.precision = precision;
+            this.scale = scale;
+            this.compact = DecimalData.isCompact(precision);
+        }
+
+        private void put(int index, DecimalData d) {
+            if (compact) {
+                v.setSafe(index, d.toUnscaledLong());
+            } else {
+                v.setBigEndianSafe(index, d.toUnscaledBytes());
             }
         }
 

@@ -2,7 +2,6 @@ package dev.lanceflink.flink.sink.writer;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.lanceflink.flink.types.LanceTypeException;
 import dev.lanceflink.flink.types.LanceTypeMapping;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
@@ -74,7 +73,7 @@ public final class RowDataToArrow implements AutoCloseable {
             this.names = new String[fields.size()];
             for (int i = 0; i < fields.size(); i++) {
                 Field f = fields.get(i);
-                LogicalType declared = inputType != null ? inputType.getTypeAt(i) : storedAsFlink(f);
+                LogicalType declared = inputType != null ? inputType.getTypeAt(i) : null;
                 writers[i] = ArrowValueWriter.forColumn(
                         ArrowValueWriter.Target.of(table, f.getName(), f, root.getVector(i)), declared);
                 nullable[i] = f.isNullable();
@@ -84,19 +83,6 @@ public final class RowDataToArrow implements AutoCloseable {
         } catch (RuntimeException e) {
             root.close();
             throw e;
-        }
-    }
-
-    private LogicalType storedAsFlink(Field f) {
-        try {
-            return LanceTypeMapping.toLogicalType(f.getName(), f);
-        } catch (LanceTypeException e) {
-            throw new IllegalArgumentException(
-                    "Column '" + f.getName() + "' of " + table + " has Arrow type "
-                            + f.getType()
-                            + ", which the Lance sink cannot write from Flink RowData: Flink has no type for"
-                            + " it (" + e.getMessage() + ")",
-                    e);
         }
     }
 

@@ -9,6 +9,7 @@ import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.flink.sink.UpdateMode;
 import dev.lanceflink.read.ScanOptions;
+import dev.lanceflink.table.TableSnapshot;
 import dev.lanceflink.txn.CommitOptions;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -98,6 +99,11 @@ final class LanceDynamicTableSink
     private List<String> updatedColumns = List.of();
     /** The version an UPDATE's or row-level DELETE's scan read (0 = unknown); its commit is checked against later ones. */
     private long readVersion;
+    /**
+     * The pinned view of {@link #readVersion} the statement's scan took (null if it took none):
+     * the sink's operators, writers and committer use its schema and field ids.
+     */
+    private TableSnapshot snapshot;
     /** Set for {@code INSERT OVERWRITE}. */
     private boolean overwrite;
 
@@ -176,8 +182,8 @@ final class LanceDynamicTableSink
                     dataFormat,
                     LanceWriteSchemaCheck.Statement.UPDATE,
                     updatedColumns);
-            LanceSinkBuilder builder = withDeclaredColumns(
-                    config.sinkBuilder().mode(LanceSinkMode.ROW_ADDRESS).readVersion(readVersion));
+            LanceSinkBuilder builder =
+                    withDeclaredColumns(pinned(config.sinkBuilder().mode(LanceSinkMode.ROW_ADDRESS)));
             if (rewritesRows() && !partial()) {
                 // The planner sends every column of the updated rows (applyRowLevelUpdate requires
                 // them all), current values included: the rows are rewritten whole, nothing is read.
@@ -188,9 +194,7 @@ final class LanceDynamicTableSink
             return provider(builder.writtenColumns(updatedColumns.toArray(new String[0])));
         }
         if (modification == SupportsRowLevelModificationScan.RowLevelModificationType.DELETE) {
-            return provider(config.sinkBuilder()
-                    .mode(LanceSinkMode.DELETE_BY_ROW_ADDRESS)
-                    .readVersion(readVersion));
+            return provider(pinned(config.sinkBuilder().mode(LanceSinkMode.DELETE_BY_ROW_ADDRESS)));
         }
         if (overwrite) {
             requireBoundedOverwrite(context);
@@ -225,6 +229,11 @@ final class LanceDynamicTableSink
             return provider(builder);
         }
         return appendProvider();
+    }
+
+    /** The statement's pinned view of the table, or at least its read version. */
+    private LanceSinkBuilder pinned(LanceSinkBuilder builder) {
+        return snapshot != null ? builder.snapshot(snapshot) : builder.readVersion(readVersion);
     }
 
     /** Whether the declaration is not every column of the table in its order. */
@@ -381,6 +390,7 @@ final class LanceDynamicTableSink
         this.modification = SupportsRowLevelModificationScan.RowLevelModificationType.UPDATE;
         this.updatedColumns = List.copyOf(names);
         this.readVersion = readVersion(scan);
+        this.snapshot = snapshot(scan);
         List<Column> required = new ArrayList<>();
         for (RowType.RowField f : declared.getFields()) {
             required.add(Column.physical(f.getName(), DataTypes.of(f.getType())));
@@ -404,6 +414,7 @@ final class LanceDynamicTableSink
     public RowLevelDeleteInfo applyRowLevelDelete(RowLevelModificationScanContext scan) {
         this.modification = SupportsRowLevelModificationScan.RowLevelModificationType.DELETE;
         this.readVersion = readVersion(scan);
+        this.snapshot = snapshot(scan);
         Column address = rowAddressColumn();
         return new RowLevelDeleteInfo() {
             @Override
@@ -438,6 +449,13 @@ final class LanceDynamicTableSink
             return 0;
         }
         return v.getAsLong();
+    }
+
+    /** The snapshot the statement's scan of this table pinned, or null. */
+    private TableSnapshot snapshot(RowLevelModificationScanContext scan) {
+        return scan instanceof LanceModificationScanContext c
+                ? c.snapshot(config.uri()).orElse(null)
+                : null;
     }
 
     private static Column rowAddressColumn() {
@@ -503,6 +521,7 @@ final class LanceDynamicTableSink
         c.modification = modification;
         c.updatedColumns = updatedColumns;
         c.readVersion = readVersion;
+        c.snapshot = snapshot;
         c.overwrite = overwrite;
         return c;
     }

@@ -174,12 +174,13 @@ final class LanceDynamicTableSink
      */
     private SinkRuntimeProvider runtimeProvider(Context context) {
         if (modification == SupportsRowLevelModificationScan.RowLevelModificationType.UPDATE) {
+            // Checked against the schema the statement's scan pinned, which its writers write by.
             LanceWriteSchemaCheck.check(
                     table,
                     config.uri(),
                     declared,
-                    stored,
-                    dataFormat,
+                    tableSchema(),
+                    snapshot != null ? FileVersion.parse(snapshot.dataStorageVersion()) : dataFormat,
                     LanceWriteSchemaCheck.Statement.UPDATE,
                     updatedColumns);
             LanceSinkBuilder builder =
@@ -239,7 +240,15 @@ final class LanceDynamicTableSink
     /** Whether the declaration is not every column of the table in its order. */
     private boolean partial() {
         return !declared.getFieldNames()
-                .equals(stored.getFields().stream().map(f -> f.getName()).toList());
+                .equals(tableSchema().getFields().stream().map(f -> f.getName()).toList());
+    }
+
+    /**
+     * The table's schema as the statement sees it: an UPDATE's or row-level DELETE's pinned
+     * snapshot's, else the latest version's when the statement was planned.
+     */
+    private Schema tableSchema() {
+        return snapshot != null ? snapshot.schema().toArrow() : stored;
     }
 
     /** Tells the sink which columns the rows carry when they are not the table's (a partial declaration). */
@@ -285,7 +294,7 @@ final class LanceDynamicTableSink
         if (config.updateMode() != UpdateMode.REWRITE_ROWS) {
             return false;
         }
-        if (stableRowIds) {
+        if (snapshot != null ? snapshot.stableRowIds() : stableRowIds) {
             throw new ValidationException("Table " + table + " sets '" + LanceConnectorOptions.SINK_UPDATE_MODE.key()
                     + "' = '" + UpdateMode.REWRITE_ROWS.optionValue() + "', but the Lance table at '" + config.uri()
                     + "' uses stable row ids, which a rewritten row would not keep (Lance's own update keeps them)."

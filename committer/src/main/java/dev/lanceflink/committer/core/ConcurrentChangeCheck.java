@@ -11,6 +11,7 @@ import dev.lanceflink.table.DataFile;
 import dev.lanceflink.table.DataOverlayFile;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.TableSnapshot;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.TableHistory;
 import dev.lanceflink.txn.Transaction;
@@ -19,6 +20,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeSet;
 import org.roaringbitmap.IntIterator;
@@ -242,6 +244,16 @@ public final class ConcurrentChangeCheck {
         if (theirs instanceof Operation.Merge) {
             return Optional.of("replaced the fragments' data files or overlays (a Merge, e.g. adding columns)");
         }
+        if (theirs instanceof Operation.Project p) {
+            // A rename keeps the field id, and the overlays land in the renamed column; a dropped
+            // column's overlays would be committed and never read (see TableSnapshot.firstDropped).
+            OptionalInt dropped = TableSnapshot.firstDropped(p.schema(), mine.overlaidFields());
+            if (dropped.isPresent()) {
+                return Optional.of("dropped the column with field id " + dropped.getAsInt()
+                        + ", which the statement writes (its values would be lost)");
+            }
+            return Optional.empty();
+        }
         if (theirs instanceof Operation.Rewrite r) {
             return mine.touched(r.oldFragmentIds())
                     .map(ids -> "rewrote (compacted) fragment(s) " + ids
@@ -395,6 +407,15 @@ public final class ConcurrentChangeCheck {
                 }
             }
             return Optional.empty();
+        }
+
+        /** The field ids the checkpoint's overlays write, in any fragment. */
+        Set<Integer> overlaidFields() {
+            Set<Integer> ids = new TreeSet<>();
+            for (Map<Integer, RoaringBitmap> fields : cells.values()) {
+                ids.addAll(fields.keySet());
+            }
+            return ids;
         }
 
         /** The first cell both the checkpoint's overlays and {@code theirs} cover, described; empty if none. */

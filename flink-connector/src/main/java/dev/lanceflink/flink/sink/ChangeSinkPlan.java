@@ -4,6 +4,7 @@ import dev.lanceflink.committer.core.TableLocation;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.flink.types.LanceTypeMapping;
 import dev.lanceflink.schema.ColumnSet;
+import dev.lanceflink.table.TableSnapshot;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -23,6 +24,23 @@ import org.apache.flink.table.types.logical.RowType;
  */
 final class ChangeSinkPlan {
     private ChangeSinkPlan() {}
+
+    /**
+     * The table's columns as Flink reads them: those of the statement's pinned {@code snapshot}, or
+     * of the latest version if there is none.
+     */
+    static RowType tableColumns(TableLocation table, TableSnapshot snapshot) {
+        return snapshot != null ? LanceTypeMapping.toRowType(snapshot.schema().toArrow()) : tableColumns(table);
+    }
+
+    /** Refuses update mode rewrite-rows for a table it cannot serve, as of {@code snapshot} if there is one. */
+    static void requireRewritableRows(TableLocation table, TableSnapshot snapshot) {
+        if (snapshot != null) {
+            RewriteRowsCheck.requireNoStableRowIds(snapshot.stableRowIds(), table.toString());
+        } else {
+            requireRewritableRows(table);
+        }
+    }
 
     /** The table's columns as Flink reads them. */
     static RowType tableColumns(TableLocation table) {

@@ -11,6 +11,7 @@ import dev.lanceflink.flink.sink.upsert.PrimaryKeySelector;
 import dev.lanceflink.flink.sink.upsert.RowAddressChanges;
 import dev.lanceflink.schema.ColumnSet;
 import dev.lanceflink.table.RowAddress;
+import dev.lanceflink.table.TableSnapshot;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -59,6 +60,8 @@ public final class LanceSinkBuilder {
     private int parallelism = -1;
     private boolean overwrite;
     private MaintenanceSettings maintenance = MaintenanceSettings.disabled();
+    /** The statement's pinned view of the table (ROW_ADDRESS and DELETE_BY_ROW_ADDRESS), or null. */
+    private TableSnapshot snapshot;
 
     private LanceSinkBuilder(String uri) {
         if (uri == null || uri.isBlank()) {
@@ -132,6 +135,17 @@ public final class LanceSinkBuilder {
     public LanceSinkBuilder readVersion(long version) {
         this.commitSettings = commitSettings.withReadVersion(version);
         return this;
+    }
+
+    /**
+     * The statement's pinned view of the table: {@link #readVersion} is its version, and the sink
+     * plans and writes by its schema and field ids instead of reading the table again (ROW_ADDRESS
+     * and DELETE_BY_ROW_ADDRESS modes). Its commit still checks every version committed since; a
+     * column the statement writes that was dropped since fails it.
+     */
+    public LanceSinkBuilder snapshot(TableSnapshot snapshot) {
+        this.snapshot = snapshot;
+        return readVersion(snapshot.version());
     }
 
     /**
@@ -316,7 +330,7 @@ public final class LanceSinkBuilder {
      */
     private DataStream<RowData> expandColumns(DataStream<RowData> rows) {
         TableLocation table = new TableLocation(uri, storageOptions);
-        RowType tableType = ChangeSinkPlan.tableColumns(table);
+        RowType tableType = ChangeSinkPlan.tableColumns(table, snapshot);
         if (inputColumns.equals(tableType.getFieldNames())) {
             return rows;
         }
@@ -411,18 +425,19 @@ public final class LanceSinkBuilder {
 
     private DataStreamSink<?> rowAddress(DataStream<RowData> rows, boolean deletesOnly) {
         TableLocation table = new TableLocation(uri, storageOptions);
-        RowType rowType = ChangeSinkPlan.tableColumns(table);
+        RowType rowType = ChangeSinkPlan.tableColumns(table, snapshot);
         ColumnSet written =
                 deletesOnly ? ColumnSet.EMPTY : ChangeSinkPlan.writtenColumns(table, rowType, writtenColumns);
         boolean rewriteRows = !deletesOnly && updateMode == UpdateMode.REWRITE_ROWS;
         if (rewriteRows) {
-            ChangeSinkPlan.requireRewritableRows(table);
+            ChangeSinkPlan.requireRewritableRows(table, snapshot);
         }
         String suffix = suffix();
         if (!deletesOnly) {
             rows = ChangeSinkPlan.adaptInput(table, rowType, rows, List.of("_rowaddr"), suffix);
         }
-        LanceChangeSink sink = new LanceChangeSink(table, batchRows, rowsPerFile, commitSettings, suffix, rewriteRows);
+        LanceChangeSink sink =
+                new LanceChangeSink(table, batchRows, rowsPerFile, commitSettings, suffix, rewriteRows, snapshot);
         attachMaintenance(sink);
         SingleOutputStreamOperator<LocatedChange> changes = rows.map(
                         deletesOnly

@@ -13,7 +13,12 @@ public final class RewriteRowsCheck {
 
     /** @throws IllegalArgumentException naming the table if it uses stable row ids */
     public static void requireNoStableRowIds(Manifest manifest, String table) {
-        if (manifest.usesStableRowIds()) {
+        requireNoStableRowIds(manifest.usesStableRowIds(), table);
+    }
+
+    /** @throws IllegalArgumentException naming the table if {@code stableRowIds} */
+    public static void requireNoStableRowIds(boolean stableRowIds, String table) {
+        if (stableRowIds) {
             throw new IllegalArgumentException("The Lance table " + table + " uses stable row ids, and update mode '"
                     + UpdateMode.REWRITE_ROWS.optionValue() + "' would give every updated row a new row id (Lance's"
                     + " own update keeps it). Use update mode '" + UpdateMode.OVERLAY.optionValue() + "' for this"

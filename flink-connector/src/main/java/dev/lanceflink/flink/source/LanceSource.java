@@ -15,6 +15,7 @@ import dev.lanceflink.flink.source.split.LanceSplitSerializer;
 import dev.lanceflink.flink.types.LanceTypeMapping;
 import dev.lanceflink.schema.LanceField;
 import dev.lanceflink.schema.LanceSchema;
+import dev.lanceflink.table.Manifest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
@@ -129,6 +130,7 @@ public final class LanceSource implements Source<RowData, LanceSplit, LanceEnume
         private List<MetadataColumn> metadataColumns = List.of();
         private int batchSize = 8192;
         private long rowsPerSplit = DEFAULT_ROWS_PER_SPLIT;
+        private Manifest pinned;
 
         private Builder(String uri) {
             this.uri = uri;
@@ -219,6 +221,15 @@ public final class LanceSource implements Source<RowData, LanceSplit, LanceEnume
         }
 
         /**
+         * Reads {@code manifest}'s version, already read by the caller (e.g. when a statement was
+         * planned), instead of opening the table again; the version set must be the manifest's.
+         */
+        public Builder pinned(Manifest manifest) {
+            this.pinned = manifest;
+            return this;
+        }
+
+        /**
          * Opens the table, pins the version, checks the columns and the filter, plans the splits.
          *
          * @throws UncheckedIOException if the table cannot be read
@@ -229,48 +240,56 @@ public final class LanceSource implements Source<RowData, LanceSplit, LanceEnume
                 throw new IllegalArgumentException("Both a version (" + version + ") and an as-of time (" + asOf
                         + ") are set for " + uri + "; time travel takes one of them");
             }
+            if (pinned != null) {
+                if (asOf != null || (version != null && version != pinned.version())) {
+                    throw new IllegalArgumentException("The pinned version " + pinned.version() + " of " + uri
+                            + " is not the one asked for (" + (asOf != null ? "as of " + asOf : version) + ")");
+                }
+                return build(pinned);
+            }
             try (Dataset latest = Dataset.open(uri, storageOptions)) {
                 Dataset at = version != null
-                        ? latest.checkoutVersion(version)
+                        ? (version == latest.version() ? latest : latest.checkoutVersion(version))
                         : asOf != null ? latest.checkoutAsOf(asOf) : latest;
-                LanceSchema schema = at.schema();
-                List<String> names = columns != null
-                        ? columns
-                        : schema.fields().stream().map(LanceField::name).toList();
-                List<RowType.RowField> fields = new ArrayList<>();
-                for (String n : names) {
-                    LanceField f = schema.fieldByName(n)
-                            .orElseThrow(() -> new IllegalArgumentException("Column '"
-                                    + n + "' does not exist at version " + at.version() + " of " + uri + "; it has: "
-                                    + schema.fields().stream()
-                                            .map(LanceField::name)
-                                            .toList()));
-                    fields.add(new RowType.RowField(n, LanceTypeMapping.toLogicalType(n, f.toArrow())));
-                }
-                for (MetadataColumn c : metadataColumns) {
-                    fields.add(new RowType.RowField(c.key(), new BigIntType(false)));
-                }
-                Expr rows = filterText != null ? ExprParser.parse(filterText) : filter;
-                if (rows != null) {
-                    for (String c : PredicateEvaluator.referencedColumns(rows)) {
-                        if (schema.fieldByName(c).isEmpty()) {
-                            throw new IllegalArgumentException(
-                                    "Filter \"" + (filterText != null ? filterText : ExprPrinter.sql(rows))
-                                            + "\" refers to column '" + c + "', which version "
-                                            + at.version() + " of " + uri + " does not have");
-                        }
-                    }
-                }
-                LanceReadSpec spec =
-                        new LanceReadSpec(uri, storageOptions, names, rows, limit, metadataColumns, batchSize);
-                return new LanceSource(
-                        spec,
-                        at.version(),
-                        new RowType(false, fields),
-                        LanceSplitPlanner.plan(at.version(), at.fragments(), rowsPerSplit));
+                return build(at.manifest());
             } catch (IOException e) {
                 throw new UncheckedIOException("Cannot open the Lance table at " + uri + ": " + e.getMessage(), e);
             }
+        }
+
+        private LanceSource build(Manifest at) {
+            LanceSchema schema = at.schema();
+            List<String> names = columns != null
+                    ? columns
+                    : schema.fields().stream().map(LanceField::name).toList();
+            List<RowType.RowField> fields = new ArrayList<>();
+            for (String n : names) {
+                LanceField f = schema.fieldByName(n)
+                        .orElseThrow(() -> new IllegalArgumentException("Column '"
+                                + n + "' does not exist at version " + at.version() + " of " + uri + "; it has: "
+                                + schema.fields().stream().map(LanceField::name).toList()));
+                fields.add(new RowType.RowField(n, LanceTypeMapping.toLogicalType(n, f.toArrow())));
+            }
+            for (MetadataColumn c : metadataColumns) {
+                fields.add(new RowType.RowField(c.key(), new BigIntType(false)));
+            }
+            Expr rows = filterText != null ? ExprParser.parse(filterText) : filter;
+            if (rows != null) {
+                for (String c : PredicateEvaluator.referencedColumns(rows)) {
+                    if (schema.fieldByName(c).isEmpty()) {
+                        throw new IllegalArgumentException(
+                                "Filter \"" + (filterText != null ? filterText : ExprPrinter.sql(rows))
+                                        + "\" refers to column '" + c + "', which version "
+                                        + at.version() + " of " + uri + " does not have");
+                    }
+                }
+            }
+            LanceReadSpec spec = new LanceReadSpec(uri, storageOptions, names, rows, limit, metadataColumns, batchSize);
+            return new LanceSource(
+                    spec,
+                    at.version(),
+                    new RowType(false, fields),
+                    LanceSplitPlanner.plan(at.version(), at.fragments(), rowsPerSplit));
         }
     }
 }

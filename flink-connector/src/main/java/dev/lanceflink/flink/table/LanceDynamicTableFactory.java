@@ -160,7 +160,8 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                             rowsPerSplit,
                             version.isPresent() || asOf.isPresent(),
                             options.get(LanceConnectorOptions.SCAN_FILTER_PUSH_DOWN_ENABLED)),
-                    physical);
+                    physical,
+                    at.manifest());
         } catch (LanceTypeException e) {
             throw new ValidationException("Table " + context.getObjectIdentifier() + ": " + e.getMessage(), e);
         } catch (IOException e) {

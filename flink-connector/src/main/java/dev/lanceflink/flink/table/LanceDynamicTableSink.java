@@ -9,6 +9,7 @@ import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
 import dev.lanceflink.flink.sink.UpdateMode;
 import dev.lanceflink.read.ScanOptions;
+import dev.lanceflink.table.TableSnapshot;
 import dev.lanceflink.txn.CommitOptions;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -98,6 +99,11 @@ final class LanceDynamicTableSink
     private List<String> updatedColumns = List.of();
     /** The version an UPDATE's or row-level DELETE's scan read (0 = unknown); its commit is checked against later ones. */
     private long readVersion;
+    /**
+     * The pinned view of {@link #readVersion} the statement's scan took (null if it took none):
+     * the sink's operators, writers and committer use its schema and field ids.
+     */
+    private TableSnapshot snapshot;
     /** Set for {@code INSERT OVERWRITE}. */
     private boolean overwrite;
 
@@ -168,16 +174,17 @@ final class LanceDynamicTableSink
      */
     private SinkRuntimeProvider runtimeProvider(Context context) {
         if (modification == SupportsRowLevelModificationScan.RowLevelModificationType.UPDATE) {
+            // Checked against the schema the statement's scan pinned, which its writers write by.
             LanceWriteSchemaCheck.check(
                     table,
                     config.uri(),
                     declared,
-                    stored,
-                    dataFormat,
+                    tableSchema(),
+                    snapshot != null ? FileVersion.parse(snapshot.dataStorageVersion()) : dataFormat,
                     LanceWriteSchemaCheck.Statement.UPDATE,
                     updatedColumns);
-            LanceSinkBuilder builder = withDeclaredColumns(
-                    config.sinkBuilder().mode(LanceSinkMode.ROW_ADDRESS).readVersion(readVersion));
+            LanceSinkBuilder builder =
+                    withDeclaredColumns(pinned(config.sinkBuilder().mode(LanceSinkMode.ROW_ADDRESS)));
             if (rewritesRows() && !partial()) {
                 // The planner sends every column of the updated rows (applyRowLevelUpdate requires
                 // them all), current values included: the rows are rewritten whole, nothing is read.
@@ -188,9 +195,7 @@ final class LanceDynamicTableSink
             return provider(builder.writtenColumns(updatedColumns.toArray(new String[0])));
         }
         if (modification == SupportsRowLevelModificationScan.RowLevelModificationType.DELETE) {
-            return provider(config.sinkBuilder()
-                    .mode(LanceSinkMode.DELETE_BY_ROW_ADDRESS)
-                    .readVersion(readVersion));
+            return provider(pinned(config.sinkBuilder().mode(LanceSinkMode.DELETE_BY_ROW_ADDRESS)));
         }
         if (overwrite) {
             requireBoundedOverwrite(context);
@@ -227,10 +232,23 @@ final class LanceDynamicTableSink
         return appendProvider();
     }
 
+    /** The statement's pinned view of the table, or at least its read version. */
+    private LanceSinkBuilder pinned(LanceSinkBuilder builder) {
+        return snapshot != null ? builder.snapshot(snapshot) : builder.readVersion(readVersion);
+    }
+
     /** Whether the declaration is not every column of the table in its order. */
     private boolean partial() {
         return !declared.getFieldNames()
-                .equals(stored.getFields().stream().map(f -> f.getName()).toList());
+                .equals(tableSchema().getFields().stream().map(f -> f.getName()).toList());
+    }
+
+    /**
+     * The table's schema as the statement sees it: an UPDATE's or row-level DELETE's pinned
+     * snapshot's, else the latest version's when the statement was planned.
+     */
+    private Schema tableSchema() {
+        return snapshot != null ? snapshot.schema().toArrow() : stored;
     }
 
     /** Tells the sink which columns the rows carry when they are not the table's (a partial declaration). */
@@ -276,7 +294,7 @@ final class LanceDynamicTableSink
         if (config.updateMode() != UpdateMode.REWRITE_ROWS) {
             return false;
         }
-        if (stableRowIds) {
+        if (snapshot != null ? snapshot.stableRowIds() : stableRowIds) {
             throw new ValidationException("Table " + table + " sets '" + LanceConnectorOptions.SINK_UPDATE_MODE.key()
                     + "' = '" + UpdateMode.REWRITE_ROWS.optionValue() + "', but the Lance table at '" + config.uri()
                     + "' uses stable row ids, which a rewritten row would not keep (Lance's own update keeps them)."
@@ -381,6 +399,7 @@ final class LanceDynamicTableSink
         this.modification = SupportsRowLevelModificationScan.RowLevelModificationType.UPDATE;
         this.updatedColumns = List.copyOf(names);
         this.readVersion = readVersion(scan);
+        this.snapshot = snapshot(scan);
         List<Column> required = new ArrayList<>();
         for (RowType.RowField f : declared.getFields()) {
             required.add(Column.physical(f.getName(), DataTypes.of(f.getType())));
@@ -404,6 +423,7 @@ final class LanceDynamicTableSink
     public RowLevelDeleteInfo applyRowLevelDelete(RowLevelModificationScanContext scan) {
         this.modification = SupportsRowLevelModificationScan.RowLevelModificationType.DELETE;
         this.readVersion = readVersion(scan);
+        this.snapshot = snapshot(scan);
         Column address = rowAddressColumn();
         return new RowLevelDeleteInfo() {
             @Override
@@ -438,6 +458,13 @@ final class LanceDynamicTableSink
             return 0;
         }
         return v.getAsLong();
+    }
+
+    /** The snapshot the statement's scan of this table pinned, or null. */
+    private TableSnapshot snapshot(RowLevelModificationScanContext scan) {
+        return scan instanceof LanceModificationScanContext c
+                ? c.snapshot(config.uri()).orElse(null)
+                : null;
     }
 
     private static Column rowAddressColumn() {
@@ -503,6 +530,7 @@ final class LanceDynamicTableSink
         c.modification = modification;
         c.updatedColumns = updatedColumns;
         c.readVersion = readVersion;
+        c.snapshot = snapshot;
         c.overwrite = overwrite;
         return c;
     }

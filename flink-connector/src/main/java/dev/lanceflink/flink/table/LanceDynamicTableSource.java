@@ -5,6 +5,8 @@ import dev.lanceflink.expr.ExprPrinter;
 import dev.lanceflink.flink.source.LanceSource;
 import dev.lanceflink.flink.source.MetadataColumn;
 import dev.lanceflink.read.ScanOptions;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.TableSnapshot;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -54,11 +56,26 @@ public final class LanceDynamicTableSource
     private final List<Expr> filters = new ArrayList<>();
     private long limit = -1;
     private List<String> metadataKeys = List.of();
+    /**
+     * The version the scan reads, as the factory read it when the statement was planned (null if
+     * not given): the scan's splits and the statement's {@link TableSnapshot} come from it, so
+     * planning reads the table once.
+     */
+    private final Manifest pinned;
 
     LanceDynamicTableSource(LanceTableConfig config, List<String> physicalColumns) {
+        this(config, physicalColumns, null);
+    }
+
+    LanceDynamicTableSource(LanceTableConfig config, List<String> physicalColumns, Manifest pinned) {
+        if (pinned != null && pinned.version() != config.version()) {
+            throw new IllegalArgumentException(
+                    "Pinned version " + pinned.version() + " is not the scanned " + config.version());
+        }
         this.config = config;
         this.physicalColumns = List.copyOf(physicalColumns);
         this.projectedColumns = this.physicalColumns;
+        this.pinned = pinned;
     }
 
     @Override
@@ -76,6 +93,9 @@ public final class LanceDynamicTableSource
                 .metadataColumns(metadataKeys)
                 .batchSize(config.batchSize())
                 .rowsPerSplit(config.rowsPerSplit());
+        if (pinned != null) {
+            b.pinned(pinned);
+        }
         if (!filters.isEmpty()) {
             b.filter(LanceFilterTranslator.conjunction(filters));
         }
@@ -91,7 +111,7 @@ public final class LanceDynamicTableSource
 
     @Override
     public DynamicTableSource copy() {
-        LanceDynamicTableSource c = new LanceDynamicTableSource(config, physicalColumns);
+        LanceDynamicTableSource c = new LanceDynamicTableSource(config, physicalColumns, pinned);
         c.projectedColumns = projectedColumns;
         c.filters.addAll(filters);
         c.limit = limit;
@@ -151,8 +171,9 @@ public final class LanceDynamicTableSource
 
     /**
      * The scan of an {@code UPDATE} or row-level {@code DELETE} reads the version pinned when the
-     * statement was planned; the returned context tells the sink which one, so that its commit
-     * fails on conflicting changes committed since ({@link LanceModificationScanContext}).
+     * statement was planned; the returned context tells the sink which one and carries its
+     * {@link TableSnapshot} (schema, field ids), so that the sink writes by that schema and its
+     * commit fails on conflicting changes committed since ({@link LanceModificationScanContext}).
      *
      * <p>A time-travel scan ({@code 'version'} / {@code 'as-of'}) adds nothing: it can only be
      * another table of the statement (a time-travel table cannot be modified, its sink refuses),
@@ -166,7 +187,10 @@ public final class LanceDynamicTableSource
             return previous;
         }
         return LanceModificationScanContext.after(
-                (LanceModificationScanContext) previous, config.uri(), config.version());
+                (LanceModificationScanContext) previous,
+                config.uri(),
+                config.version(),
+                pinned == null ? null : TableSnapshot.of(pinned));
     }
 
     // ---- metadata -----------------------------------------------------------------------------

@@ -2,6 +2,10 @@ package dev.lanceflink.flink.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lanceflink.schema.LanceSchema;
+import dev.lanceflink.table.DataStorageFormat;
+import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.TableSnapshot;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.ObjectInputStream;
@@ -70,6 +74,69 @@ class LanceModificationScanContextTest {
     @Test
     void theContextIsSerializable() throws Exception {
         LanceModificationScanContext c = new LanceModificationScanContext(Map.of(USERS, 5L, ITEMS, 1L));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+            out.writeObject(c);
+        }
+        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+            assertThat(in.readObject()).isEqualTo(c);
+        }
+    }
+
+    private static Manifest manifest(long version) {
+        return Manifest.builder()
+                .version(version)
+                .schema(LanceSchema.fromArrow(SqlTestSupport.USERS, 0))
+                .dataFormat(DataStorageFormat.lance("2.1"))
+                .build();
+    }
+
+    private static LanceDynamicTableSource pinnedSource(String uri, long version) {
+        return new LanceDynamicTableSource(
+                new LanceTableConfig(uri, Map.of(), version, 1024, 1000, false), List.of("id"), manifest(version));
+    }
+
+    @Test
+    void aPinnedScanCarriesTheSnapshotOfItsVersion() {
+        RowLevelModificationScanContext c =
+                pinnedSource(USERS, 7).applyRowLevelModificationScan(RowLevelModificationType.UPDATE, null);
+
+        LanceModificationScanContext context = (LanceModificationScanContext) c;
+        assertThat(context.readVersion(USERS)).isEqualTo(OptionalLong.of(7));
+        assertThat(context.snapshot(USERS)).contains(TableSnapshot.of(manifest(7)));
+        assertThat(context.snapshot(ITEMS)).isEmpty();
+    }
+
+    @Test
+    void twoPinnedScansOfOneTableKeepTheOlderVersionsSnapshot() {
+        RowLevelModificationScanContext newer =
+                pinnedSource(USERS, 9).applyRowLevelModificationScan(RowLevelModificationType.UPDATE, null);
+        RowLevelModificationScanContext both =
+                pinnedSource(USERS, 8).applyRowLevelModificationScan(RowLevelModificationType.UPDATE, newer);
+        RowLevelModificationScanContext again =
+                pinnedSource(USERS, 9).applyRowLevelModificationScan(RowLevelModificationType.UPDATE, both);
+
+        LanceModificationScanContext context = (LanceModificationScanContext) again;
+        assertThat(context.readVersion(USERS)).isEqualTo(OptionalLong.of(8));
+        assertThat(context.snapshot(USERS).map(TableSnapshot::version)).contains(8L);
+    }
+
+    @Test
+    void anOlderScanWithoutASnapshotDropsTheNewerOne() {
+        RowLevelModificationScanContext newer =
+                pinnedSource(USERS, 9).applyRowLevelModificationScan(RowLevelModificationType.UPDATE, null);
+        RowLevelModificationScanContext older =
+                source(USERS, 8, false).applyRowLevelModificationScan(RowLevelModificationType.UPDATE, newer);
+
+        LanceModificationScanContext context = (LanceModificationScanContext) older;
+        assertThat(context.readVersion(USERS)).isEqualTo(OptionalLong.of(8));
+        assertThat(context.snapshot(USERS)).as("no snapshot of version 8").isEmpty();
+    }
+
+    @Test
+    void theContextWithSnapshotsIsSerializable() throws Exception {
+        LanceModificationScanContext c = (LanceModificationScanContext)
+                pinnedSource(USERS, 5).applyRowLevelModificationScan(RowLevelModificationType.DELETE, null);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
             out.writeObject(c);

@@ -10,9 +10,16 @@ import dev.lanceflink.dataset.WriteMode;
 import dev.lanceflink.dataset.WriteParams;
 import dev.lanceflink.io.LocalObjectStore;
 import dev.lanceflink.io.ObjectStore;
+import dev.lanceflink.schema.LanceField;
+import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.testkit.flink.MiniClusters;
+import dev.lanceflink.txn.CommitOptions;
+import dev.lanceflink.txn.Operation;
+import dev.lanceflink.txn.TableCommitter;
+import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.txn.TransactionStore;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -34,6 +41,11 @@ import org.junit.jupiter.api.io.TempDir;
  * filter that waits for the test), statement B is planned, run and committed on the same thread and table
  * environment, then A commits. A's commit is checked against B's change (same cells: refused;
  * other rows: committed on top) and records the version A read, not the one B read or wrote.
+ *
+ * <p>The statement also carries the schema it was planned with ({@link
+ * dev.lanceflink.table.TableSnapshot}): its writes go to the field ids of that schema, so a column
+ * renamed meanwhile gets the update under its new name, and a column dropped meanwhile fails the
+ * commit with a one-line reason instead of losing the values.
  */
 class StatementSnapshotITCase {
     @RegisterExtension
@@ -126,5 +138,80 @@ class StatementSnapshotITCase {
         assertThat(latestVersion()).as("A committed nothing").isEqualTo(loaded + 1);
         assertThat(rows(t, "SELECT * FROM users ORDER BY id"))
                 .containsExactly("+I[1, Alice, 50]", "+I[2, Bob, 25]", "+I[3, Carol, 40]");
+    }
+
+    @Test
+    void aStatementPlannedBeforeAnInsertAndAnotherTablesUpdateCommitsWithItsOwnSnapshot() throws Exception {
+        String items = dir.resolve("items.lance").toString();
+        Dataset.write(items, Map.of(), List.of(), USERS, WriteParams.of(WriteMode.CREATE))
+                .close();
+        TableEnvironment t = environment();
+        t.executeSql("CREATE TABLE items (id BIGINT NOT NULL, name STRING, age INT) WITH ('connector' = 'lance',"
+                + " 'path' = '" + items + "')");
+        t.executeSql("INSERT INTO items VALUES (1, 'pen', 1)").await();
+
+        TableResult a = t.executeSql("UPDATE users SET age = 31 WHERE id = 1 AND held_true(id)");
+        t.executeSql("UPDATE items SET age = 2 WHERE id = 1").await();
+        t.executeSql("INSERT INTO users VALUES (4, 'Dan', 20)").await();
+        release.countDown();
+        assertThat(latestVersion()).as("B's insert committed while A was held").isEqualTo(loaded + 1);
+
+        a.await();
+        assertThat(latestVersion()).isEqualTo(loaded + 2);
+        assertThat(readVersionOf(loaded + 2))
+                .as("A records the version its own scan read, not the other statements'")
+                .isEqualTo(loaded);
+        assertThat(rows(t, "SELECT * FROM users ORDER BY id"))
+                .containsExactly("+I[1, Alice, 31]", "+I[2, Bob, 25]", "+I[3, Carol, 40]", "+I[4, Dan, 20]");
+        assertThat(rows(t, "SELECT * FROM items")).containsExactly("+I[1, pen, 2]");
+    }
+
+    /** Commits a Project of the latest schema with the top-level field {@code name} renamed, or dropped if {@code to} is null. */
+    private void commitProject(String name, String to) throws Exception {
+        try (Dataset latest = Dataset.open(uri, Map.of())) {
+            List<LanceField> fields = new ArrayList<>();
+            for (LanceField f : latest.schema().fields()) {
+                if (!f.name().equals(name)) {
+                    fields.add(f);
+                } else if (to != null) {
+                    fields.add(f.toBuilder().name(to).build());
+                }
+            }
+            TableCommitter.commit(
+                    new LocalObjectStore(Path.of(uri)),
+                    Transaction.of(latest.version(), new Operation.Project(LanceSchema.of(fields))),
+                    CommitOptions.defaults());
+        }
+    }
+
+    @Test
+    void aColumnRenamedAfterPlanningGetsTheUpdateUnderItsNewName() throws Exception {
+        TableEnvironment t = environment();
+        TableResult a = t.executeSql("UPDATE users SET age = 31 WHERE id = 1 AND held_true(id)");
+        commitProject("age", "years");
+        release.countDown();
+
+        a.await();
+        assertThat(latestVersion()).isEqualTo(loaded + 2);
+        TableEnvironment renamed = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        renamed.executeSql("CREATE TABLE users (id BIGINT NOT NULL, name STRING, years INT) WITH ("
+                + "'connector' = 'lance', 'path' = '" + uri + "')");
+        assertThat(rows(renamed, "SELECT * FROM users ORDER BY id"))
+                .as("the write went to the field id the statement was planned with")
+                .containsExactly("+I[1, Alice, 31]", "+I[2, Bob, 25]", "+I[3, Carol, 40]");
+    }
+
+    @Test
+    void aColumnDroppedAfterPlanningFailsTheUpdateNamingIt() throws Exception {
+        TableEnvironment t = environment();
+        TableResult a = t.executeSql("UPDATE users SET age = 31 WHERE id = 1 AND held_true(id)");
+        commitProject("age", null);
+        release.countDown();
+
+        assertThatThrownBy(a::await)
+                .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
+                        .contains("the statement read version " + loaded)
+                        .contains("dropped the column with field id 2, which the statement writes"));
+        assertThat(latestVersion()).as("the UPDATE committed nothing").isEqualTo(loaded + 1);
     }
 }

@@ -4,6 +4,7 @@ import dev.lanceflink.committer.core.CommitSettings;
 import dev.lanceflink.committer.core.TableLocation;
 import dev.lanceflink.committer.core.WrittenChanges;
 import dev.lanceflink.flink.sink.CommittingLanceSink;
+import dev.lanceflink.table.TableSnapshot;
 import java.io.IOException;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -21,6 +22,8 @@ public final class LanceChangeSink extends CommittingLanceSink<LocatedChange> {
     private final int batchRows;
     private final long rowsPerFile;
     private final boolean rewriteRows;
+    /** The statement's pinned view of the table, or null to write by the latest version's schema. */
+    private final TableSnapshot snapshot;
 
     /**
      * @param rowsPerFile rows per data file of rows the writers place themselves (moved rows found
@@ -35,10 +38,31 @@ public final class LanceChangeSink extends CommittingLanceSink<LocatedChange> {
             CommitSettings commitSettings,
             String uidSuffix,
             boolean rewriteRows) {
+        this(table, batchRows, rowsPerFile, commitSettings, uidSuffix, rewriteRows, null);
+    }
+
+    /**
+     * @param snapshot the statement's pinned view of the table (its version is the commit
+     *     settings' read version): the writers write by its schema and field ids; null to write by
+     *     the latest version's
+     */
+    public LanceChangeSink(
+            TableLocation table,
+            int batchRows,
+            long rowsPerFile,
+            CommitSettings commitSettings,
+            String uidSuffix,
+            boolean rewriteRows,
+            TableSnapshot snapshot) {
         super(table, commitSettings, uidSuffix, false, rewriteRows);
+        if (snapshot != null && snapshot.version() != commitSettings.readVersion()) {
+            throw new IllegalArgumentException("The snapshot of " + table + " is of version " + snapshot.version()
+                    + ", but the read version is " + commitSettings.readVersion());
+        }
         this.batchRows = batchRows;
         this.rowsPerFile = rowsPerFile;
         this.rewriteRows = rewriteRows;
+        this.snapshot = snapshot;
     }
 
     @Override
@@ -48,6 +72,13 @@ public final class LanceChangeSink extends CommittingLanceSink<LocatedChange> {
                 + context.getTaskInfo().getIndexOfThisSubtask() + "-a"
                 + context.getTaskInfo().getAttemptNumber();
         return new LanceChangeWriter(
-                table, tag, batchRows, commitSettings.readVersion(), rowsPerFile, rewriteRows, context.metricGroup());
+                table,
+                tag,
+                batchRows,
+                commitSettings.readVersion(),
+                rowsPerFile,
+                rewriteRows,
+                snapshot,
+                context.metricGroup());
     }
 }

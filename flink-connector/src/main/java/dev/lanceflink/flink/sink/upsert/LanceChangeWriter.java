@@ -24,6 +24,7 @@ import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
 import dev.lanceflink.table.RowAddress;
+import dev.lanceflink.table.TableSnapshot;
 import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.write.FragmentWriter;
 import java.io.IOException;
@@ -122,7 +123,20 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
      */
     public LanceChangeWriter(TableLocation table, String fileTag, int batchRows, SinkWriterMetricGroup metrics)
             throws IOException {
-        this(table, fileTag, batchRows, 0, Long.MAX_VALUE, false, metrics);
+        this(table, fileTag, batchRows, 0, Long.MAX_VALUE, false, null, metrics);
+    }
+
+    /** Writes by the latest version's schema (no pinned snapshot). */
+    public LanceChangeWriter(
+            TableLocation table,
+            String fileTag,
+            int batchRows,
+            long readVersion,
+            long rowsPerFile,
+            boolean rewriteRows,
+            SinkWriterMetricGroup metrics)
+            throws IOException {
+        this(table, fileTag, batchRows, readVersion, rowsPerFile, rewriteRows, null, metrics);
     }
 
     /**
@@ -134,6 +148,9 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
      *     rows found by address)
      * @param rewriteRows the changes come in update mode rewrite-rows (moves instead of updates):
      *     refused for tables with stable row ids, whose moved rows would have to keep their ids
+     * @param snapshot the statement's pinned view of the table (of version {@code readVersion}):
+     *     changes are written by its schema and field ids, as the statement was planned; null to
+     *     write by the latest version's
      */
     public LanceChangeWriter(
             TableLocation table,
@@ -142,6 +159,7 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
             long readVersion,
             long rowsPerFile,
             boolean rewriteRows,
+            TableSnapshot snapshot,
             SinkWriterMetricGroup metrics)
             throws IOException {
         this.table = requireNonNull(table, "table is null");
@@ -153,12 +171,21 @@ public final class LanceChangeWriter implements CommittingSinkWriter<LocatedChan
         this.store = table.open();
         this.allocator = new RootAllocator();
         try {
-            Manifest latest = LatestTableVersion.read(store, table);
-            if (rewriteRows) {
-                RewriteRowsCheck.requireNoStableRowIds(latest, table.toString());
+            if (snapshot != null) {
+                // The statement's own view: no read, and the field ids it was planned with.
+                if (rewriteRows) {
+                    RewriteRowsCheck.requireNoStableRowIds(snapshot.stableRowIds(), table.toString());
+                }
+                this.schema = snapshot.schema();
+                this.fileVersion = FileVersion.parse(snapshot.dataStorageVersion());
+            } else {
+                Manifest latest = LatestTableVersion.read(store, table);
+                if (rewriteRows) {
+                    RewriteRowsCheck.requireNoStableRowIds(latest, table.toString());
+                }
+                this.schema = latest.schema();
+                this.fileVersion = FileVersion.parse(latest.dataFormat().version());
             }
-            this.schema = latest.schema();
-            this.fileVersion = FileVersion.parse(latest.dataFormat().version());
             this.inserts = new RowDataToArrow(schema.toArrow(), allocator, table.uri());
             this.structColumns = structColumns(schema);
             this.movedRowValues = new MovedRowValues(

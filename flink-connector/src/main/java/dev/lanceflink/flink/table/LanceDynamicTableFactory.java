@@ -288,6 +288,12 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
         if (parallelism != null) {
             positive(FactoryUtil.SINK_PARALLELISM, parallelism);
         }
+        long keyMapMaxMemory = options.getOptional(LanceConnectorOptions.SINK_KEY_MAP_MAX_MEMORY)
+                .map(MemorySize::getBytes)
+                .orElse(0L); // 0: the default, a quarter of the heap
+        if (options.getOptional(LanceConnectorOptions.SINK_KEY_MAP_MAX_MEMORY).isPresent()) {
+            positive(LanceConnectorOptions.SINK_KEY_MAP_MAX_MEMORY, keyMapMaxMemory);
+        }
         if (backoff.isNegative()) {
             throw new ValidationException("'" + LanceConnectorOptions.SINK_COMMIT_RETRY_BACKOFF.key()
                     + "' must not be negative, got " + backoff);
@@ -309,9 +315,7 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                 parallelism,
                 updateMode(table, options.get(LanceConnectorOptions.SINK_UPDATE_MODE)),
                 keyMap(table, options.get(LanceConnectorOptions.SINK_KEY_MAP)),
-                options.getOptional(LanceConnectorOptions.SINK_KEY_MAP_MAX_MEMORY)
-                        .map(MemorySize::getBytes)
-                        .orElse(0L),
+                keyMapMaxMemory,
                 maintenance(table, options));
     }
 

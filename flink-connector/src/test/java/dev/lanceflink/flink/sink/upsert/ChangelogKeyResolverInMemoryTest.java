@@ -330,6 +330,47 @@ class ChangelogKeyResolverInMemoryTest {
         }
     }
 
+    /**
+     * While the keyed map is the base, a checkpoint of deletes only stays in the delta even once
+     * its rows show deleted: a restore loads the base, which still holds the deleted key, and only
+     * the delta says it is gone (an upsert of it then inserts a row instead of being dropped as an
+     * update of a row deleted elsewhere).
+     */
+    @Test
+    void aDeleteOnlyCheckpointOverTheKeyedBaseIsKeptUntilTheBaseIsDropped() throws Exception {
+        Checkpoint c = insertAndDeleteInKeyedState();
+        OperatorSubtaskState later;
+        try (var h = harness(KeyMapMode.IN_MEMORY, 1, 0)) {
+            h.initializeState(c.state());
+            h.open();
+            h.processElement(row(RowKind.DELETE, 5), 2);
+            h.prepareSnapshotPreBarrier(2);
+            assertThat(h.extractOutputValues())
+                    .extracting(LocatedChange::kind)
+                    .containsExactly(LocatedChange.Kind.DELETE);
+            h.snapshot(2, 2);
+            commit(c.fileId()); // checkpoint 1
+            try (BufferAllocator a = new RootAllocator();
+                    ObjectStore store = new LocalObjectStore(Path.of(uri));
+                    Dataset ds = Dataset.open(store, a)) {
+                ds.deleteRows(new long[] {RowAddress.of(0, 5)}).close(); // checkpoint 2
+            }
+            h.prepareSnapshotPreBarrier(3);
+            later = h.snapshot(3, 3);
+            assertThat(h.numKeyedStateEntries())
+                    .as("no new file proves the base's checkpoint")
+                    .isEqualTo(20);
+        }
+        try (var h = harness(KeyMapMode.IN_MEMORY, 1, 0)) {
+            h.initializeState(later);
+            h.open();
+            List<LocatedChange> out = upserts(h, 4, 5L, 100L);
+            assertThat(out.get(0).kind()).as("deleted in checkpoint 2").isEqualTo(LocatedChange.Kind.INSERT);
+            assertThat(out.get(1).kind()).isEqualTo(LocatedChange.Kind.UPDATE);
+            assertThat(out.get(1).position()).isEqualTo(RowAddress.of(fragmentOf(c.fileId()), 0));
+        }
+    }
+
     /** The keyed-state checkpoint's commit landed before the restore: its rows are found where it put them. */
     @Test
     void keyedStateWithACommittedCheckpointMigrates() throws Exception {

@@ -21,7 +21,7 @@
 #        it/run-benchmarks.sh keymap [rows,rows,... [heap,in-memory,rocksdb [changes [checkpoints]]]]
 #                                               upsert checkpoints vs table size, heap vs RocksDB incremental,
 #                                               issue #17 (default 100000,10000000 heap,rocksdb 10000 6;
-#                                               backends heap, changelog, rocksdb, rocksdb-small-l1)
+#                                               backends heap, in-memory, migrate, changelog, rocksdb, rocksdb-small-l1)
 #        it/run-benchmarks.sh key-resolver [rows [changes [perCheckpoint [rounds]]]]
 #                                               the upsert key resolver alone: CPU ns and bytes per record, per
 #                                               barrier and per snapshot, issue #17 (default 200000 200000 50000 3)

@@ -6,12 +6,14 @@ import java.util.Optional;
 
 /**
  * Where the upsert sink keeps its key → row location map in a streaming job (SQL option {@code
- * 'sink.key-map'}); see {@code docs/design/upsert-key-map.md}. State written in one mode does not
- * restore in the other: the restore is refused, naming the mode to restore with.
+ * 'sink.key-map'}); see {@code docs/design/upsert-key-map.md}. State written with {@link
+ * #KEYED_STATE} restores into {@link #IN_MEMORY} (the restored keyed map is the in-memory map's
+ * base until a later checkpoint shows committed); state written with {@link #IN_MEMORY} is refused
+ * by {@link #KEYED_STATE}, naming the mode to restore with.
  */
 public enum KeyMapMode {
     /**
-     * Flink keyed state (the default): the whole map is in every checkpoint (incrementally with
+     * Flink keyed state: the whole map is in every checkpoint (incrementally with
      * RocksDB), and it is bootstrapped from the table on the first start only. For tables whose
      * keys do not fit in the task managers' heap (with RocksDB).
      */
@@ -20,7 +22,8 @@ public enum KeyMapMode {
      * A primitive map on the heap, built from the table at every start (a scan of the key
      * columns, each subtask keeping its key groups); checkpoints hold only the changes of keys not
      * yet shown committed in the table (inserts, deletes, moved rows), tens of KB instead of the
-     * whole map. Needs the keys of a subtask in its heap (about 32 bytes per integral key).
+     * whole map. Needs the keys of a subtask in its heap (about 32 bytes per integral key; {@code
+     * 'sink.key-map.max-memory'} bounds it). The default.
      */
     IN_MEMORY("in-memory");
 

@@ -56,7 +56,10 @@ public final class LanceSinkBuilder {
     private List<String> inputColumns;
     private OverlayShape overlayShape = OverlayShape.SPARSE;
     private UpdateMode updateMode = UpdateMode.OVERLAY;
-    private KeyMapMode keyMap = KeyMapMode.KEYED_STATE;
+    private KeyMapMode keyMap = KeyMapMode.IN_MEMORY;
+    /** The in-memory key map's budget per subtask in bytes; 0: a quarter of the JVM's maximum heap. */
+    private long keyMapMaxMemory;
+
     private int parallelism = -1;
     private boolean overwrite;
     private MaintenanceSettings maintenance = MaintenanceSettings.disabled();
@@ -210,12 +213,28 @@ public final class LanceSinkBuilder {
 
     /**
      * Where the UPSERT mode keeps its key → row location map in a streaming job (default {@link
-     * KeyMapMode#KEYED_STATE}). {@link KeyMapMode#IN_MEMORY} keeps it on the heap, rebuilds it from
-     * the table at every start and checkpoints only the changes not yet committed; state written
-     * in one mode is refused by the other. BATCH jobs always keep the map on the heap.
+     * KeyMapMode#IN_MEMORY}): on the heap, rebuilt from the table at every start, checkpoints hold
+     * only the changes not yet committed. {@link KeyMapMode#KEYED_STATE} keeps it in Flink keyed
+     * state (with RocksDB, for keys that do not fit in the heap). State written with keyed state
+     * restores into the in-memory map (a one-time migration); in-memory state is refused by
+     * keyed state. BATCH jobs always keep the map on the heap.
      */
     public LanceSinkBuilder keyMap(KeyMapMode mode) {
         this.keyMap = Objects.requireNonNull(mode, "mode is null");
+        return this;
+    }
+
+    /**
+     * The most heap the in-memory key map may take per resolver subtask, by an estimate made before
+     * it is built (the table's rows, the subtask's share, bytes per key of the key's type: 32 for
+     * one integral column); a larger map stops the job, naming keyed state with RocksDB. Default
+     * (0): a quarter of the JVM's maximum heap.
+     */
+    public LanceSinkBuilder keyMapMaxMemory(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("keyMapMaxMemory must not be negative, got " + bytes);
+        }
+        this.keyMapMaxMemory = bytes;
         return this;
     }
 
@@ -400,14 +419,15 @@ public final class LanceSinkBuilder {
                         "Lance key resolver",
                         new LocatedChangeTypeInfo(rowType),
                         new ChangelogKeyResolver(
-                                table,
-                                rowType,
-                                keys,
-                                written,
-                                overlayShape == OverlayShape.SPARSE,
-                                rowsPerFile,
-                                rewriteRows,
-                                keyMap))
+                                        table,
+                                        rowType,
+                                        keys,
+                                        written,
+                                        overlayShape == OverlayShape.SPARSE,
+                                        rowsPerFile,
+                                        rewriteRows,
+                                        keyMap)
+                                .keyMapMaxMemory(keyMapMaxMemory))
                 .uid("lance-key-resolver-" + suffix)
                 .name("Lance key resolver");
         if (parallelism > 0) {

@@ -104,12 +104,24 @@ public final class LanceConnectorOptions {
 
     public static final ConfigOption<String> SINK_KEY_MAP = ConfigOptions.key("sink.key-map")
             .stringType()
-            .defaultValue(KeyMapMode.KEYED_STATE.optionValue())
+            .defaultValue(KeyMapMode.IN_MEMORY.optionValue())
             .withDescription("Where the upsert sink (PRIMARY KEY table, streaming) keeps its key -> row map."
-                    + " 'keyed-state': Flink keyed state, the whole map in every checkpoint (incremental with"
-                    + " RocksDB); for tables whose keys do not fit in the heap. 'in-memory': a map on the heap,"
-                    + " built from the table at every start; checkpoints hold only the changes not yet committed."
-                    + " State written in one mode does not restore in the other.");
+                    + " 'in-memory': a map on the heap, built from the table at every start; checkpoints hold only"
+                    + " the changes not yet committed ('sink.key-map.max-memory' bounds it). 'keyed-state': Flink"
+                    + " keyed state, the whole map in every checkpoint (incremental with RocksDB); for tables whose"
+                    + " keys do not fit in the heap. State written with 'keyed-state' (the default before) restores"
+                    + " into 'in-memory': the restored map is used as it is until a later checkpoint is committed."
+                    + " State written with 'in-memory' does not restore into 'keyed-state'.");
+
+    public static final ConfigOption<MemorySize> SINK_KEY_MAP_MAX_MEMORY = ConfigOptions.key("sink.key-map.max-memory")
+            .memoryType()
+            .noDefaultValue()
+            .withDescription("The most heap the 'in-memory' key map may take per sink subtask, by an estimate made"
+                    + " before it is built: the table's rows at the start, the subtask's share, times about 32 bytes"
+                    + " per key for one integral key column (more for other keys: 35 bytes plus the key's binary"
+                    + " row). A larger map stops the job, naming 'keyed-state' with RocksDB. Default: a quarter of"
+                    + " the JVM's maximum heap; with several slots per TaskManager, each subtask may take that"
+                    + " much.");
 
     public static final ConfigOption<String> SINK_UPDATE_MODE = ConfigOptions.key("sink.update-mode")
             .stringType()

@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.Column;
@@ -90,6 +91,7 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                 LanceConnectorOptions.SINK_UID_SUFFIX,
                 LanceConnectorOptions.SINK_UPDATE_MODE,
                 LanceConnectorOptions.SINK_KEY_MAP,
+                LanceConnectorOptions.SINK_KEY_MAP_MAX_MEMORY,
                 FactoryUtil.SINK_PARALLELISM,
                 LanceConnectorOptions.CREATE_FILE_VERSION,
                 LanceConnectorOptions.CREATE_STABLE_ROW_IDS,
@@ -287,6 +289,12 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
         if (parallelism != null) {
             positive(FactoryUtil.SINK_PARALLELISM, parallelism);
         }
+        long keyMapMaxMemory = options.getOptional(LanceConnectorOptions.SINK_KEY_MAP_MAX_MEMORY)
+                .map(MemorySize::getBytes)
+                .orElse(0L); // 0: the default, a quarter of the heap
+        if (options.getOptional(LanceConnectorOptions.SINK_KEY_MAP_MAX_MEMORY).isPresent()) {
+            positive(LanceConnectorOptions.SINK_KEY_MAP_MAX_MEMORY, keyMapMaxMemory);
+        }
         if (backoff.isNegative()) {
             throw new ValidationException("'" + LanceConnectorOptions.SINK_COMMIT_RETRY_BACKOFF.key()
                     + "' must not be negative, got " + backoff);
@@ -308,6 +316,7 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                 parallelism,
                 updateMode(table, options.get(LanceConnectorOptions.SINK_UPDATE_MODE)),
                 keyMap(table, options.get(LanceConnectorOptions.SINK_KEY_MAP)),
+                keyMapMaxMemory,
                 maintenance(table, options));
     }
 
@@ -356,8 +365,8 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
         return KeyMapMode.ofOptionValue(value)
                 .orElseThrow(() -> new ValidationException("Table " + table + " sets '"
                         + LanceConnectorOptions.SINK_KEY_MAP.key() + "' = '" + value + "', which is not a key map mode;"
-                        + " use '" + KeyMapMode.KEYED_STATE.optionValue() + "' (Flink keyed state, the default) or '"
-                        + KeyMapMode.IN_MEMORY.optionValue() + "' (a heap map built from the table at start)"));
+                        + " use '" + KeyMapMode.IN_MEMORY.optionValue() + "' (a heap map built from the table at start,"
+                        + " the default) or '" + KeyMapMode.KEYED_STATE.optionValue() + "' (Flink keyed state)"));
     }
 
     private static void positive(ConfigOption<?> option, long value) {

@@ -17,6 +17,8 @@ import java.util.Map;
  * @param parallelism the writers' parallelism, or null for the planner's choice
  * @param updateMode how updates of existing rows are stored
  * @param keyMap where the upsert sink keeps its key map ({@code sink.key-map})
+ * @param keyMapMaxMemory the in-memory key map's budget per subtask in bytes, 0 for the default
+ *     ({@code sink.key-map.max-memory})
  * @param maintenance the in-job maintenance ({@code sink.maintenance.*})
  */
 record LanceSinkConfig(
@@ -31,6 +33,7 @@ record LanceSinkConfig(
         Integer parallelism,
         UpdateMode updateMode,
         KeyMapMode keyMap,
+        long keyMapMaxMemory,
         MaintenanceSettings maintenance) {
     LanceSinkConfig {
         storageOptions = Map.copyOf(storageOptions);
@@ -49,6 +52,7 @@ record LanceSinkConfig(
                 .allowRestoreFromOlderState(allowRestoreFromOlderState)
                 .updateMode(updateMode)
                 .keyMap(keyMap)
+                .keyMapMaxMemory(keyMapMaxMemory)
                 .maintenance(maintenance);
         if (uidSuffix != null) {
             b.uidSuffix(uidSuffix);

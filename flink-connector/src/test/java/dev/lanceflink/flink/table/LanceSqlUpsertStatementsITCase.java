@@ -235,6 +235,36 @@ class LanceSqlUpsertStatementsITCase {
                         "+I[1, Alice, 30]", "+I[2, null, 62]", "+I[3, Carol, 40]", "+I[4, Dan, 22]", "+I[9, null, 59]");
     }
 
+    /**
+     * {@code 'sink.key-map.max-memory'}: an in-memory key map (the default) estimated over it stops
+     * the upsert before anything is written, naming keyed state; a budget of 0 is refused when the
+     * statement is planned.
+     */
+    @Test
+    void aKeyMapOverItsMemoryBudgetStopsTheUpsertNamingKeyedState() throws Exception {
+        TableEnvironment s = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        s.getConfig().set("parallelism.default", "2");
+        s.getConfig().set("execution.checkpointing.interval", "200ms");
+        s.getConfig().set("restart-strategy.type", "fixed-delay");
+        s.getConfig().set("restart-strategy.fixed-delay.attempts", "1000");
+        s.executeSql(
+                USERS_DDL + " WITH ('connector' = 'lance', 'path' = '" + uri + "', 'sink.key-map.max-memory' = '1b')");
+        s.executeSql("CREATE TEMPORARY VIEW updates AS SELECT * FROM (VALUES (CAST(2 AS BIGINT), 52)) AS v(id, age)");
+        assertThatThrownBy(() -> s.executeSql(statement(UPSERT)).await())
+                .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
+                        .contains("The in-memory key map of the upsert sink for")
+                        .contains("more than its budget of 1 bytes ('sink.key-map.max-memory')")
+                        .contains("use 'sink.key-map' = 'keyed-state'")
+                        .contains("the job is stopped, not restarted"));
+        s.executeSql("DROP TABLE users");
+        s.executeSql(
+                USERS_DDL + " WITH ('connector' = 'lance', 'path' = '" + uri + "', 'sink.key-map.max-memory' = '0b')");
+        assertThatThrownBy(() -> s.executeSql(statement(UPSERT)).await())
+                .hasStackTraceContaining("'sink.key-map.max-memory' must be positive, got 0");
+        assertThat(rows(batch(), "SELECT * FROM users ORDER BY id"))
+                .containsExactly("+I[1, Alice, 30]", "+I[2, Bob, 25]", "+I[3, Carol, 40]", "+I[4, Dan, 22]");
+    }
+
     /** A README statement without its semicolon, as executeSql takes it. */
     private static String statement(String readme) {
         return readme.substring(0, readme.length() - 1);

@@ -152,7 +152,7 @@ class LanceTableSinkITCase {
         TableEnvironment k = batch(COLUMNS, ", 'sink.key-map' = 'rocks'");
         assertThatThrownBy(() -> k.executeSql(FIVE_USERS).await())
                 .hasStackTraceContaining("sets 'sink.key-map' = 'rocks', which is not a key map mode; use"
-                        + " 'keyed-state' (Flink keyed state, the default) or 'in-memory'");
+                        + " 'in-memory' (a heap map built from the table at start, the default) or 'keyed-state'");
         assertThat(latestVersion()).isEqualTo(1);
     }
 

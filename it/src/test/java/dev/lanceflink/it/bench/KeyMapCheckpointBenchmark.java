@@ -72,8 +72,10 @@ import org.apache.flink.util.Collector;
  * map's bootstrap time (the resolver's {@code keyMapBootstrapMillis} gauge, slowest subtask), the
  * time from submitting the job to its first commit (bootstrap included), and from submitting the
  * restored job to its first commit (a commit of a checkpoint the restored job took). Backends:
- * {@code heap} ({@code hashmap}, full snapshots, the default), {@code in-memory} ({@code
- * 'sink.key-map' = 'in-memory'}: the map on the heap, only the uncommitted delta in state), {@code changelog} (heap state with
+ * {@code heap} (keyed state on {@code hashmap}, full snapshots), {@code in-memory} ({@code
+ * 'sink.key-map' = 'in-memory'}, the default: the map on the heap, only the uncommitted delta in
+ * state), {@code migrate} (the first job {@code heap}, the restored one {@code in-memory}: the
+ * migration of a savepoint of the old default), {@code changelog} (heap state with
  * Flink's changelog, periodic materialization at its default of 10 minutes) and {@code rocksdb}
  * (RocksDB with incremental checkpoints), {@code rocksdb-small-l1} (the same with a 4 MB level 1 of
  * 1 MB files and bloom filters, see {@link #submit}); the table
@@ -169,7 +171,11 @@ public final class KeyMapCheckpointBenchmark {
             cluster.start();
             long firstNewId = (1L << 40) + ((long) runIndex << 32);
             long versionBefore = version(uri);
-            JobClient job = submit(cluster, uri, backend, checkpointDir, null, rows, changes, firstNewId, runIndex);
+            // migrate: keyed state on the heap first, restored into the in-memory map.
+            String freshBackend = backend.equals("migrate") ? "heap" : backend;
+            String restoredBackend = backend.equals("migrate") ? "in-memory" : backend;
+            JobClient job =
+                    submit(cluster, uri, freshBackend, checkpointDir, null, rows, changes, firstNewId, runIndex);
             long submitted = System.nanoTime();
             double firstCommit = waitForCommit(job, uri, versionBefore, 0, submitted);
             Checkpoints fresh = waitForCheckpoints(cluster, job.getJobID(), checkpoints + 1);
@@ -187,7 +193,7 @@ public final class KeyMapCheckpointBenchmark {
             JobClient restoredJob = submit(
                     cluster,
                     uri,
-                    backend,
+                    restoredBackend,
                     checkpointDir,
                     latest.getExternalPath(),
                     rows,
@@ -495,6 +501,7 @@ public final class KeyMapCheckpointBenchmark {
                     switch (r.backend()) {
                         case "heap" -> "heap (hashmap)";
                         case "in-memory" -> "'sink.key-map' = 'in-memory' (heap map, delta in state)";
+                        case "migrate" -> "heap keyed state, restored into 'in-memory'";
                         case "changelog" -> "heap + changelog";
                         case "rocksdb-small-l1" -> "RocksDB, incremental, L1 4 MB, files 1 MB, bloom filter";
                         default -> "RocksDB, incremental";

@@ -98,7 +98,11 @@ import org.slf4j.LoggerFactory;
  * (union operator state {@value #KEY_DELTA_STATE}: the inserts, deletes and moves of checkpoints
  * the table does not show committed yet) over it. So a checkpoint holds only those changes, not
  * the map, and the restore needs no ordering with the committer's re-commit of the restored
- * checkpoint (design {@code docs/design/upsert-key-map.md}, §3(b)).
+ * checkpoint (design {@code docs/design/upsert-key-map.md}, §3(b)). It is the default. Restored
+ * from state written with {@link KeyMapMode#KEYED_STATE}, it migrates: the restored keyed map is
+ * the map's base, loaded without a scan (it has no tombstones for the keys its pending checkpoint
+ * deleted), until a later checkpoint shows committed ({@link #keyedBase}). Before building the map
+ * it checks its estimated size against its budget ({@link #keyMapMaxMemory}).
  *
  * <p>In BATCH execution Flink's keyed state keeps only the current key, so the map lives in a
  * {@link KeyLocationIndex} on the heap instead; and since records then arrive grouped by key, each
@@ -123,6 +127,20 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
      * refuses it (an in-memory delta may be empty, and an empty keyed map is no evidence either).
      */
     static final String KEY_MAP_MODE_STATE = "lance-key-map-mode";
+    /**
+     * Also in {@value #KEY_MAP_MODE_STATE}, from an in-memory subtask whose map still rests on a
+     * restored keyed-state map ({@link #keyedBase}): a restore keeps that base (of every subtask,
+     * also if its own keyed map is empty).
+     */
+    static final String KEYED_BASE_MARKER = "in-memory:keyed-base";
+    /**
+     * Also in {@value #KEY_MAP_MODE_STATE}, from an in-memory subtask that has seen the keyed base's
+     * checkpoint committed (by a later checkpoint of its own in the table) and dropped its base.
+     * The evidence is the table's, so it holds for every subtask: after a restore, rescaled or not,
+     * none keeps a base (their keyed entries are cleared), even where the subtask that owned those
+     * key groups had not seen the evidence itself.
+     */
+    static final String KEYED_BASE_DONE_MARKER = "in-memory:keyed-base-done";
     /**
      * How many versions back a key map restored from state without a rewrite log (written before
      * the log existed) looks for compactions its locations may predate: as far as the committer's
@@ -150,6 +168,8 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private final long rowsPerFile;
     private final boolean rewriteRows;
     private final KeyMapMode keyMap;
+    /** Budget of the in-memory map per subtask in bytes, 0 for {@link #defaultKeyMapBudget}. */
+    private long keyMapMaxBytes;
 
     private transient ValueState<long[]> locations;
     /**
@@ -170,6 +190,22 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     private transient List<byte[]> restoredDelta;
     /** Whether the restored state holds keyed map entries (v1 layout, or {@link KeyMapMode#KEYED_STATE}). */
     private transient boolean restoredKeyedEntries;
+    /**
+     * In memory: the restored state was written in {@link KeyMapMode#KEYED_STATE} (or is a
+     * migration from it still under way), so its keyed map is the authoritative base of the map.
+     */
+    private transient boolean restoredKeyedMap;
+    /**
+     * In memory, migrating from {@link KeyMapMode#KEYED_STATE} state (design §4, "v1 migration"):
+     * the restored keyed map entries, left untouched in keyed state, are the authoritative segment
+     * under {@link #delta} until a segment of {@link #delta} — a checkpoint newer than the keyed
+     * map's — shows committed in the table. Until then a restore loads them plus every segment of
+     * the delta, with no scan: the keyed map has no tombstones, so a scan taken before its
+     * checkpoint's commit lands would revive the keys that checkpoint deleted.
+     */
+    private transient boolean keyedBase;
+    /** In memory: the keyed base is known obsolete ({@link #KEYED_BASE_DONE_MARKER}). */
+    private transient boolean keyedBaseDone;
     /** The modes named by the restored {@link #keyMapModeState}. */
     private transient Set<String> restoredModes;
 
@@ -293,9 +329,16 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
                 try (Stream<Object> keys = getKeyedStateBackend().getKeys(ROW_LOCATION_STATE, VoidNamespace.INSTANCE)) {
                     restoredKeyedEntries = keys.findAny().isPresent();
                 }
+                // Keyed-state mode always writes its marker, so an empty keyed map is caught too
+                // (its pending checkpoint may have deleted every key).
+                keyedBaseDone = restoredModes.contains(KEYED_BASE_DONE_MARKER);
+                restoredKeyedMap = !keyedBaseDone
+                        && (restoredKeyedEntries
+                                || restoredModes.contains(KeyMapMode.KEYED_STATE.optionValue())
+                                || restoredModes.contains(KEYED_BASE_MARKER));
             }
         }
-        bootstrap = !context.isRestored() || inMemory;
+        bootstrap = !context.isRestored() || (inMemory && !restoredKeyedMap);
         // Union: after a rescale every subtask holds keys that others located, so each gets every
         // subtask's log (the same table history: RewriteLog.restore merges them).
         rewriteLogState = context.getOperatorStateStore()
@@ -313,7 +356,14 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             rewriteLogState.update(rewriteLog.snapshot());
         }
         if (!batch) {
-            keyMapModeState.update(List.of(keyMap.optionValue()));
+            List<String> modes = new ArrayList<>(List.of(keyMap.optionValue()));
+            if (keyedBase) {
+                modes.add(KEYED_BASE_MARKER);
+            }
+            if (keyedBaseDone) {
+                modes.add(KEYED_BASE_DONE_MARKER);
+            }
+            keyMapModeState.update(modes);
         }
         if (delta != null) {
             delta.seal(context.getCheckpointId());
@@ -374,8 +424,10 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
         } else if (keyMap == KeyMapMode.IN_MEMORY) {
             // The scan and the replay of the restored delta are against one version.
             pinned = ManifestIO.read(store, VersionResolver.latest(store));
-            heapLocations =
-                    KeyLocations.forKey(PrimaryKeySelector.keyType(rowType, keyPositions), expectedOwnKeys(pinned));
+            RowType keyType = PrimaryKeySelector.keyType(rowType, keyPositions);
+            long expectedKeys = expectedOwnKeys(pinned);
+            checkKeyMapBudget(keyType, expectedKeys, pinned);
+            heapLocations = KeyLocations.forKey(keyType, expectedKeys);
             heapPendingFiles = new PendingFileTable();
             delta = restoredDelta == null
                     ? new UncommittedKeyChanges()
@@ -384,6 +436,20 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
                             ownKeyGroups(),
                             getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks());
             restoredDelta = null;
+            if (keyedBaseDone && restoredKeyedEntries) {
+                // Another subtask saw the base obsolete before the rescale or failure.
+                dropKeyedBase("another subtask had seen a later checkpoint committed");
+            } else if (restoredKeyedMap) {
+                learn(pinned.version()); // what the delta's files became, for its evidence
+                if (delta.provesCommitted(pinned, rewriteLog)) {
+                    // A checkpoint newer than the keyed map's is committed, so that one is too: the
+                    // table is the base now, as for any in-memory restore.
+                    dropKeyedBase("the table shows a later checkpoint committed");
+                    bootstrap = true;
+                } else {
+                    loadKeyedBase(pinned);
+                }
+            }
         }
         if (bootstrap) {
             long started = System.nanoTime();
@@ -444,6 +510,121 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     }
 
     /**
+     * Loads the restored keyed map into the heap map as its authoritative base and replays every
+     * restored delta segment over it (no scan): the map is then exactly the keyed-state map as of
+     * the restored checkpoint, whether or not that checkpoint's commit has landed. The keyed
+     * entries stay in keyed state, untouched, until {@link #dropKeyedBase}.
+     */
+    private void loadKeyedBase(Manifest pinned) throws Exception {
+        long started = System.nanoTime();
+        long[] loaded = {0};
+        getKeyedStateBackend()
+                .applyToAllKeys(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        new ValueStateDescriptor<>(
+                                ROW_LOCATION_STATE, PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO),
+                        (key, state) -> {
+                            long[] location = state.value();
+                            if (location != null) {
+                                BinaryRowData k = (BinaryRowData) key;
+                                heapLocations.put(k, heapHash(k), heapPendingFiles.pack(location));
+                                loaded[0]++;
+                            }
+                        });
+        int replayed = delta.segments();
+        delta.applyAll(heapLocations, heapPendingFiles);
+        heapPendingFiles.resolve(PendingFiles.index(pinned));
+        heapPendingFiles.compact(heapLocations);
+        keyedBase = true;
+        bootstrapMillis = Math.max(1, (System.nanoTime() - started) / 1_000_000);
+        LOG.info(
+                "Lance upsert sink for {}: subtask {} restored state written with 'sink.key-map' = '{}' and runs"
+                        + " with '{}': its {} keyed map entries and {} later checkpoint segments are the in-memory map"
+                        + " ({} keys, no scan of the table) in {} ms; the keyed entries stay in state until the table"
+                        + " shows a later checkpoint of this sink committed, then the map is rebuilt from the table"
+                        + " on restores",
+                table,
+                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                KeyMapMode.KEYED_STATE.optionValue(),
+                KeyMapMode.IN_MEMORY.optionValue(),
+                loaded[0],
+                replayed,
+                heapLocations.size(),
+                bootstrapMillis);
+    }
+
+    /** Clears the keyed map that was the in-memory map's base: a restore scans the table from now on. */
+    private void dropKeyedBase(String why) throws Exception {
+        long[] cleared = {0};
+        getKeyedStateBackend()
+                .applyToAllKeys(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        new ValueStateDescriptor<>(
+                                ROW_LOCATION_STATE, PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO),
+                        (key, state) -> {
+                            state.clear();
+                            cleared[0]++;
+                        });
+        keyedBase = false;
+        keyedBaseDone = true;
+        LOG.info(
+                "Lance upsert sink for {}: subtask {} finished the migration from 'sink.key-map' = '{}' ({}):"
+                        + " {} keyed map entries cleared from state",
+                table,
+                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                KeyMapMode.KEYED_STATE.optionValue(),
+                why,
+                cleared[0]);
+    }
+
+    /**
+     * Refuses to build an in-memory map of {@code expectedKeys} keys that would not fit its budget
+     * ({@link #keyMapMaxMemory}), naming keyed state on RocksDB instead: better than an
+     * OutOfMemoryError later, which a restart would only repeat.
+     */
+    private void checkKeyMapBudget(RowType keyType, long expectedKeys, Manifest pinned) throws SinkStoppedException {
+        long budget = keyMapMaxBytes > 0 ? keyMapMaxBytes : defaultKeyMapBudget();
+        long perKey = KeyLocations.estimatedBytesPerKey(keyType);
+        long needed = expectedKeys * perKey;
+        if (needed > budget) {
+            throw new SinkStoppedException("The in-memory key map of the upsert sink for " + table + " would need"
+                    + " about " + mb(needed) + " in subtask "
+                    + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask()
+                    + " (about " + expectedKeys + " keys of the table's version " + pinned.version() + ", "
+                    + perKey + " bytes each), more than its budget of " + mb(budget) + " ('sink.key-map.max-memory'"
+                    + (keyMapMaxBytes > 0 ? "" : ", by default a quarter of the JVM's maximum heap") + "): use"
+                    + " 'sink.key-map' = 'keyed-state' (KeyMapMode.KEYED_STATE in the DataStream builder) with the"
+                    + " RocksDB state backend (state.backend.type: rocksdb, execution.checkpointing.incremental:"
+                    + " true), or raise 'sink.key-map.max-memory'");
+        }
+    }
+
+    /** The in-memory map's budget per subtask when none is set: a quarter of the JVM's maximum heap. */
+    static long defaultKeyMapBudget() {
+        return Runtime.getRuntime().maxMemory() / 4;
+    }
+
+    private static String mb(long bytes) {
+        return bytes < 1 << 20 ? bytes + " bytes" : (bytes + (1 << 19)) / (1 << 20) + " MB";
+    }
+
+    /**
+     * The most heap the in-memory key map ({@link KeyMapMode#IN_MEMORY}) of one subtask may take,
+     * by the estimate made before it is built (the table's rows at the start, this subtask's share,
+     * times the bytes per key of the key's type); a larger map stops the job, naming keyed state
+     * with RocksDB. 0 (the default): a quarter of the JVM's maximum heap.
+     */
+    public ChangelogKeyResolver keyMapMaxMemory(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("the key map's memory budget must not be negative, got " + bytes);
+        }
+        this.keyMapMaxBytes = bytes;
+        return this;
+    }
+
+    /**
      * About how many of {@code manifest}'s rows this subtask keeps (key groups spread keys
      * evenly), with some room: the in-memory map is sized for them before the scan.
      */
@@ -463,21 +644,18 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     }
 
     /**
-     * Refuses state written in the other {@link KeyMapMode}: the keyed-state map restored into an
-     * in-memory resolver (its pending checkpoint has no tombstones, so a scan could revive a key it
-     * deleted), or an in-memory delta into a keyed-state resolver (which would start from an empty
-     * map and append every key again). No restart cures it (each restores the same state), so the
-     * job stops.
+     * Refuses an in-memory delta restored into a keyed-state resolver (which would start from an
+     * empty map and append every key again). No restart cures it (each restores the same state),
+     * so the job stops. The other way round is a migration: an in-memory resolver takes the
+     * restored keyed map as its authoritative base ({@link #keyedBase}).
      */
     private void checkRestoredMode() throws SinkStoppedException {
-        if (restoredModes == null || batch) {
+        if (restoredModes == null || batch || keyMap == KeyMapMode.IN_MEMORY) {
             return;
         }
         String mode = keyMap.optionValue();
-        String other = keyMap == KeyMapMode.IN_MEMORY
-                ? KeyMapMode.KEYED_STATE.optionValue()
-                : KeyMapMode.IN_MEMORY.optionValue();
-        if (restoredModes.contains(other) || (keyMap == KeyMapMode.IN_MEMORY && restoredKeyedEntries)) {
+        String other = KeyMapMode.IN_MEMORY.optionValue();
+        if (restoredModes.contains(other)) {
             throw new SinkStoppedException("The upsert sink for " + table + " is restored from state written with"
                     + " 'sink.key-map' = '" + other + "', but runs with 'sink.key-map' = '" + mode + "'; the"
                     + " key map's state does not carry over between the two modes: restore with 'sink.key-map' = '"
@@ -685,6 +863,9 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
             // segments it shows committed, and turns the map's locations in committed files into
             // row addresses (no packed location is held outside the map after emitPending).
             latest = latest != null ? latest : tableNow().manifest();
+            if (keyedBase && delta.provesCommitted(latest, rewriteLog)) {
+                dropKeyedBase("the table shows a later checkpoint committed");
+            }
             pruneDelta(latest);
             barrierVersions.put(checkpointId, latest.version());
         } else if (!tableRead) {
@@ -725,6 +906,9 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
     }
 
     private void sweepLocations(Manifest latest, long checkpointId) throws Exception {
+        if (keyedBase) {
+            return; // the keyed base's locations, frozen in state, may need every Rewrite of the log
+        }
         long started = System.nanoTime();
         long through = latest.version();
         if (delta != null) {
@@ -793,7 +977,7 @@ public final class ChangelogKeyResolver extends AbstractStreamOperator<LocatedCh
 
     /** Drops the delta's segments {@code latest} shows committed and frees the committed files' slots. */
     private void pruneDelta(Manifest latest) throws IOException {
-        delta.prune(latest, rewriteLog, DeletedRowCheck.of(store, latest, movedRows));
+        delta.prune(latest, rewriteLog, DeletedRowCheck.of(store, latest, movedRows), !keyedBase);
         heapPendingFiles.resolve(PendingFiles.index(latest));
         heapPendingFiles.compact(heapLocations);
     }

@@ -71,6 +71,26 @@ interface KeyLocations {
     }
 
     /**
+     * About how many heap bytes the map for keys of {@code keyType} takes per key, for a budget
+     * check before it is built: 32 for one integral column ({@link LongKeyLocationMap}, at most
+     * right after growing); else the {@link KeyLocationIndex} slot (24 bytes at 70% load) plus the
+     * key's binary row, its fixed part exactly and 16 bytes for each variable-length field (a
+     * guess: longer strings take more, so the estimate is a floor for them).
+     */
+    static long estimatedBytesPerKey(RowType keyType) {
+        if (keyType.getFieldCount() == 1 && LongKeyLocationMap.IntegralKey.supports(keyType.getTypeAt(0))) {
+            return 32;
+        }
+        long bytes = 35 + BinaryRowData.calculateFixPartSizeInBytes(keyType.getFieldCount());
+        for (LogicalType t : keyType.getChildren()) {
+            if (!BinaryRowData.isInFixedLengthPart(t)) {
+                bytes += 16;
+            }
+        }
+        return bytes;
+    }
+
+    /**
      * @param expectedKeys keys the map is sized for (a bootstrap's estimate), so that it does not
      *     grow, rehashing every key, while the table is scanned into it
      */

@@ -170,6 +170,16 @@ final class UncommittedKeyChanges {
      * @return how many segments were dropped
      */
     int prune(Manifest latest, RewriteLog rewrites, RowDeletions deleted) throws IOException {
+        return prune(latest, rewrites, deleted, true);
+    }
+
+    /**
+     * @param deletesAlone whether a segment of deletes only may be dropped on its own rows' evidence;
+     *     not while the log extends an authoritative base (a v1 key map, see {@code
+     *     ChangelogKeyResolver}) that a restore replays it over without a scan: the base still holds
+     *     those keys, and only a newer segment's file proves the base's own checkpoint committed
+     */
+    int prune(Manifest latest, RewriteLog rewrites, RowDeletions deleted, boolean deletesAlone) throws IOException {
         int before = sealed.size();
         if (rewrites.lastReplacement() > replacementSeen) {
             replacementSeen = rewrites.lastReplacement();
@@ -181,7 +191,7 @@ final class UncommittedKeyChanges {
         if (proven.isPresent()) {
             sealed.headMap(proven.getAsLong(), true).clear();
         }
-        for (Iterator<Segment> it = sealed.values().iterator(); it.hasNext(); ) {
+        for (Iterator<Segment> it = sealed.values().iterator(); deletesAlone && it.hasNext(); ) {
             Segment s = it.next();
             if (s.fileCount == 0 && s.allDeleted(deleted)) {
                 it.remove();
@@ -226,6 +236,41 @@ final class UncommittedKeyChanges {
             if (failure[0] != null) {
                 throw failure[0];
             }
+        }
+    }
+
+    /**
+     * Whether {@code latest} proves a checkpoint of this log committed: one of a segment's new data
+     * files is in it (or was compacted by a Rewrite {@code rewrites} knows, by then), so that
+     * segment's checkpoint and every older one are committed (one version per checkpoint, in
+     * order); or an {@code Overwrite}/{@code Restore} since the last {@link #prune} replaced every
+     * fragment, which {@link #prune} answers by clearing the log. A segment of deletes only proves
+     * nothing (another writer may have deleted its rows).
+     */
+    boolean provesCommitted(Manifest latest, RewriteLog rewrites) {
+        return rewrites.lastReplacement() > replacementSeen
+                || newestWithFileIn(latest, PendingFiles.index(latest), rewrites)
+                        .isPresent();
+    }
+
+    /**
+     * Replays every segment over {@code map} in checkpoint order, whatever the table shows: for a
+     * map that is not a scan of the table but a full map as of the checkpoint before the oldest
+     * segment (the keyed-state map a v1 migration starts from), so that the result is the map as
+     * of the newest segment, exactly. A new or moved row puts its pending location (turned into a
+     * row address by {@link PendingFileTable#resolve} once its file shows committed), a delete
+     * removes the key.
+     */
+    void applyAll(KeyLocations map, PendingFileTable files) {
+        for (Segment s : sealed.values()) {
+            s.forEach((kind, key, from, fromPosition, to, offset) -> {
+                int hash = key.hashCode();
+                if (kind == DELETE) {
+                    map.remove(key, hash);
+                } else {
+                    map.put(key, hash, files.pack(to, offset));
+                }
+            });
         }
     }
 

@@ -3,18 +3,25 @@ package dev.lanceflink.flink.sink.upsert;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lanceflink.committer.core.CommitMarker;
 import dev.lanceflink.dataset.Dataset;
 import dev.lanceflink.flink.sink.FaultyStoreProvider;
 import dev.lanceflink.flink.sink.KeyMapMode;
 import dev.lanceflink.flink.sink.LanceSinkBuilder;
 import dev.lanceflink.flink.sink.LanceSinkMode;
+import dev.lanceflink.io.LocalObjectStore;
+import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.ManifestLocation;
+import dev.lanceflink.table.VersionResolver;
 import dev.lanceflink.testkit.flink.JobEnvironments;
 import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.testkit.users.UsersChangelog;
 import dev.lanceflink.testkit.users.UsersChangelog.Mix;
 import dev.lanceflink.testkit.users.UsersTable;
+import dev.lanceflink.txn.TableHistory;
+import dev.lanceflink.txn.Transaction;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,6 +51,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The upsert sink end to end on a MiniCluster: a seeded changelog (inserts, updates with and
@@ -222,18 +230,18 @@ class UpsertSinkITCase {
 
     /**
      * A failure no restart can cure stops the job at once, however many restarts its strategy
-     * allows: here state written in the other key-map mode, restored into a job allowed 1,000
+     * allows: here state of the in-memory key map, restored into a keyed-state job allowed 1,000
      * restarts 30 s apart (each restart would restore the same state and fail the same way). The
      * job fails with the message saying what to do, before a first restart could have begun.
      */
     @Test
-    void stateOfTheOtherKeyMapModeStopsTheJobWithoutARestart() throws Exception {
+    void stateOfTheInMemoryKeyMapStopsAKeyedStateJobWithoutARestart() throws Exception {
         TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(1_000);
         createTable(initial);
         CHANGES = new UsersChangelog(initial, Mix.SINK_TESTS).generate(5, 30_000, 2_000, false).changes;
-        StreamExecutionEnvironment keyed = env(2, 0, null);
-        pipeline(keyed, 5, 0, sink(uri).keyMap(KeyMapMode.KEYED_STATE));
-        JobClient first = keyed.executeAsync("keyed-state key map");
+        StreamExecutionEnvironment inMemory = env(2, 0, null);
+        pipeline(inMemory, 5, 0, sink(uri)); // the default: in-memory
+        JobClient first = inMemory.executeAsync("in-memory key map");
         waitForVersions(3);
         String savepoint = first.stopWithSavepoint(
                         false, dir.resolve("sp").toUri().toString(), SavepointFormatType.CANONICAL)
@@ -241,16 +249,16 @@ class UpsertSinkITCase {
         long versions = versions();
 
         Duration restartDelay = Duration.ofSeconds(30);
-        StreamExecutionEnvironment inMemory = JobEnvironments.streaming(2, 200, 1_000, restartDelay, savepoint);
-        pipeline(inMemory, 100, 0, sink(uri).keyMap(KeyMapMode.IN_MEMORY));
-        JobClient restored = inMemory.executeAsync("restored with the in-memory key map");
+        StreamExecutionEnvironment keyed = JobEnvironments.streaming(2, 200, 1_000, restartDelay, savepoint);
+        pipeline(keyed, 100, 0, sink(uri).keyMap(KeyMapMode.KEYED_STATE));
+        JobClient restored = keyed.executeAsync("restored with the keyed-state key map");
         try {
             assertThatThrownBy(
                             () -> restored.getJobExecutionResult().get(restartDelay.toSeconds() - 10, TimeUnit.SECONDS))
                     .as("the job fails before a first restart (%s after the failure) could begin", restartDelay)
                     .satisfies(e -> assertThat(ExceptionUtils.stringifyException(e))
-                            .contains("is restored from state written with 'sink.key-map' = 'keyed-state'")
-                            .contains("restore with 'sink.key-map' = 'keyed-state'")
+                            .contains("is restored from state written with 'sink.key-map' = 'in-memory'")
+                            .contains("restore with 'sink.key-map' = 'in-memory'")
                             .contains("the job is stopped, not restarted"));
             assertThat(restored.getJobStatus().get(10, TimeUnit.SECONDS)).isEqualTo(JobStatus.FAILED);
         } finally {
@@ -262,8 +270,57 @@ class UpsertSinkITCase {
     }
 
     /**
-     * The documented way to keep checkpoints proportional to the changes (issue #17): RocksDB with
-     * incremental checkpoints. A job on today's default (heap state) is stopped with a canonical
+     * The default key map is in-memory; a savepoint taken with keyed state (the default before)
+     * restores into it, rescaled from 2 to 3, and the job ends equal to the model: with the
+     * savepoint's commit landed, and with it not landed (its version removed from the table, so
+     * that Flink's re-commit of the restored checkpoint races the resolvers' start; the keyed map
+     * has no tombstones, so a scan of the table before that commit would revive the keys the
+     * checkpoint deleted, and lose the ones it inserted).
+     */
+    @ParameterizedTest(name = "savepoint commit landed before the restore: {0}")
+    @ValueSource(booleans = {false, true})
+    void keyedStateSavepointRestoresIntoTheDefaultKeyMap(boolean commitLanded) throws Exception {
+        TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(1_000);
+        createTable(initial);
+        UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(23, 30_000, 2_000, false);
+        CHANGES = m.changes;
+        StreamExecutionEnvironment keyed = env(2, 0, null);
+        pipeline(keyed, 5, 0, sink(uri).keyMap(KeyMapMode.KEYED_STATE));
+        JobClient job = keyed.executeAsync("keyed-state key map");
+        waitForVersions(4);
+        String savepoint = job.stopWithSavepoint(
+                        false, dir.resolve("sp").toUri().toString(), SavepointFormatType.CANONICAL)
+                .get(60, TimeUnit.SECONDS);
+        if (!commitLanded) {
+            removeLatestCommit();
+        }
+
+        StreamExecutionEnvironment restored = env(3, 0, savepoint);
+        pipeline(restored, 100, 0, sink(uri)); // the default: in-memory
+        restored.execute("restored with the default key map");
+        assertTableEquals(m.model);
+        assertRowsOnlyInsertedForNewKeys(manifest(), initial.size(), m);
+    }
+
+    /** Removes the latest version, a commit of the sink (its data files stay): as if it had not landed. */
+    private void removeLatestCommit() throws Exception {
+        try (ObjectStore store = new LocalObjectStore(Path.of(uri))) {
+            ManifestLocation latest = VersionResolver.latest(store);
+            TableHistory.Committed committed =
+                    new TableHistory(store).version(latest.version()).orElseThrow();
+            Transaction t = committed.transaction().orElseThrow();
+            assertThat(CommitMarker.fromProperties(t.properties(), "the latest version"))
+                    .as("the latest version is a commit of the sink")
+                    .isPresent();
+            store.delete(latest.path());
+            store.delete(VersionResolver.HINT_PATH);
+            assertThat(VersionResolver.latest(store).version()).isEqualTo(latest.version() - 1);
+        }
+    }
+
+    /**
+     * Keyed state kept proportional to the changes (issue #17): RocksDB with incremental
+     * checkpoints. A keyed-state job on heap state is stopped with a canonical
      * savepoint, continued on RocksDB incremental from it, cancelled with its checkpoints
      * retained, and a third job resumes from that incremental checkpoint to the end.
      */
@@ -274,7 +331,7 @@ class UpsertSinkITCase {
         UsersChangelog m = new UsersChangelog(initial, Mix.SINK_TESTS).generate(17, 20_000, 3_000, false);
         CHANGES = m.changes;
         StreamExecutionEnvironment heap = env(2, 0, null);
-        pipeline(heap, 5, 0, sink(uri));
+        pipeline(heap, 5, 0, sink(uri).keyMap(KeyMapMode.KEYED_STATE));
         JobClient heapJob = heap.executeAsync("heap state");
         waitForVersions(3);
         String savepoint = heapJob.stopWithSavepoint(
@@ -283,7 +340,7 @@ class UpsertSinkITCase {
 
         Path checkpoints = dir.resolve("rocksdb-checkpoints");
         StreamExecutionEnvironment rocks = rocksDbIncremental(savepoint, checkpoints);
-        pipeline(rocks, 5, 0, sink(uri));
+        pipeline(rocks, 5, 0, sink(uri).keyMap(KeyMapMode.KEYED_STATE));
         JobClient rocksJob = rocks.executeAsync("RocksDB incremental from the heap savepoint");
         int versionsBefore = (int) versions();
         waitForVersions(versionsBefore + 3);
@@ -297,7 +354,7 @@ class UpsertSinkITCase {
                 retainedCheckpoint(checkpoints.resolve(rocksJob.getJobID().toString()));
 
         StreamExecutionEnvironment resumed = rocksDbIncremental(retained, dir.resolve("rocksdb-checkpoints-2"));
-        pipeline(resumed, 100, 0, sink(uri));
+        pipeline(resumed, 100, 0, sink(uri).keyMap(KeyMapMode.KEYED_STATE));
         resumed.execute("RocksDB incremental from its retained checkpoint");
         assertTableEquals(m.model);
         assertRowsOnlyInsertedForNewKeys(manifest(), initial.size(), m);
@@ -333,6 +390,11 @@ class UpsertSinkITCase {
         }
     }
 
+    /**
+     * Keyed state: the restored map still names the rows another writer deleted while the job was
+     * down, so their keys' updates are dropped. (The in-memory map is rebuilt from the table on a
+     * restore: those keys are absent then, and an upsert inserts a new row, as on a first start.)
+     */
     @Test
     void rowsAnotherWriterDeletedAreNotRevivedByLaterUpdates() throws Exception {
         TreeMap<Long, UsersTable.Row> initial = Mix.SINK_TESTS.initialRows(100);
@@ -345,6 +407,7 @@ class UpsertSinkITCase {
         CHANGES = first;
         StreamExecutionEnvironment env1 = env(2, 0, null);
         sink(uri)
+                .keyMap(KeyMapMode.KEYED_STATE)
                 .sinkTo(env1.fromSequence(0, 1_000_000)
                         .setParallelism(1)
                         .uid("changes-1")
@@ -376,6 +439,7 @@ class UpsertSinkITCase {
         env2.setParallelism(2);
         env2.enableCheckpointing(200);
         sink(uri)
+                .keyMap(KeyMapMode.KEYED_STATE)
                 .sinkTo(env2.fromSequence(0, second.size() - 1)
                         .setParallelism(1)
                         .uid("changes-2")

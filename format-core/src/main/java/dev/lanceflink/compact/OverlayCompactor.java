@@ -23,18 +23,22 @@ import dev.lanceflink.table.TableFiles;
 import dev.lanceflink.txn.CommitConflictException;
 import dev.lanceflink.txn.CommitOptions;
 import dev.lanceflink.txn.CommitPlan;
+import dev.lanceflink.txn.ManifestBuilder;
 import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.TableCommitter;
 import dev.lanceflink.txn.TableHistory;
 import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.write.DataFileNames;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.IntStream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -146,6 +150,162 @@ public final class OverlayCompactor {
             fragments.add(f.id() == fragmentId ? f.withOverlays(next) : f);
         }
         return new StagedWrite(new Operation.Merge(fragments, schema), List.of(path));
+    }
+
+    /**
+     * A fragment whose overlays {@link #boundOverlays} merged into one.
+     *
+     * @param overlaysBefore the overlays the fragment would have carried after the commit
+     * @param mergedBytes the size of the merged overlay's file
+     */
+    public record BoundMerge(long fragmentId, int overlaysBefore, long mergedBytes) {}
+
+    /**
+     * What {@link #boundOverlays} did.
+     *
+     * @param operation the {@code Merge} to commit instead of the given operation, or empty if no
+     *     fragment had to be merged (then nothing was written)
+     * @param merged the fragments merged
+     * @param skipped fragments over the bound that could not be merged, with why (e.g. overlays
+     *     of struct fields, which {@link #mergeOverlays} refuses)
+     * @param writtenPaths the merged overlays' files (to discard if the Merge is certainly not
+     *     committed)
+     */
+    public record Bounded(
+            Optional<Operation.Merge> operation,
+            List<BoundMerge> merged,
+            Map<Long, String> skipped,
+            List<String> writtenPaths) {}
+
+    /**
+     * The hard bound on overlays per fragment, applied where overlays are committed: {@code op}
+     * committed on {@code latest} as one version, except that every fragment to which {@code op}
+     * adds overlays and which would then carry more than {@code maxOverlays} gets all its overlays
+     * (the existing ones and {@code op}'s) merged into one in the same version.
+     *
+     * <p>How: the manifest {@code op} would make ({@link ManifestBuilder}, version {@code
+     * latest + 1}, with every overlay of {@code op} stamped with that version) is previewed; each
+     * such fragment's overlays, a contiguous run that ends with the commit's own, are merged by
+     * {@link #mergeOverlays}, which stamps the merged overlay with the run's largest
+     * {@code committed_version}: the version being committed (overlays.md §7.1). The result is a
+     * {@code Merge} holding that preview's complete fragment list with the merged fragments
+     * swapped in, because no other operation can replace a fragment's overlay list; it carries all
+     * of {@code op}'s changes (new fragments with their ids and row ids, deletion files, overlays),
+     * so readers still see them in one version. Indices stay as they are (a Merge keeps them):
+     * the merged overlay's version is above every index's, so its cells are excluded as {@code
+     * op}'s own would have been.
+     *
+     * <p>The Merge is only valid as exactly version {@code latest + 1}: commit it through a
+     * {@link CommitPlan}, building it again on a newer latest version.
+     *
+     * @param op an {@code Append}, {@code Delete}, {@code Update} or {@code DataOverlay}; any other
+     *     operation is left alone (empty result)
+     * @param maxOverlays overlays a fragment may carry after the commit, at least 1
+     */
+    public static Bounded boundOverlays(
+            ObjectStore store,
+            Manifest latest,
+            Operation op,
+            int maxOverlays,
+            BufferAllocator allocator,
+            FileWriterOptions fileOptions)
+            throws IOException {
+        if (maxOverlays < 1) {
+            throw new IllegalArgumentException("maxOverlays must be at least 1, got " + maxOverlays);
+        }
+        Bounded none = new Bounded(Optional.empty(), List.of(), Map.of(), List.of());
+        if (!mayExceed(latest, op, maxOverlays)) {
+            return none;
+        }
+        Manifest next = ManifestBuilder.build(
+                latest,
+                Transaction.of(latest.version(), op),
+                new ManifestBuilder.Options(
+                        Instant.EPOCH, "bound-preview.txn", false, latest.dataFormat(), latest.usesStableRowIds()));
+        Map<Long, Fragment> replaced = new HashMap<>();
+        List<BoundMerge> merged = new ArrayList<>();
+        Map<Long, String> skipped = new LinkedHashMap<>();
+        List<String> written = new ArrayList<>();
+        try {
+            for (Fragment f : next.fragments()) {
+                List<DataOverlayFile> overlays = f.overlays();
+                if (overlays.size() <= maxOverlays
+                        || overlays.get(overlays.size() - 1).committedVersion() != next.version()) {
+                    continue; // within the bound, or not given an overlay by this commit
+                }
+                StagedWrite staged;
+                try {
+                    staged = mergeOverlays(
+                            store,
+                            next,
+                            f.id(),
+                            IntStream.range(0, overlays.size()).toArray(),
+                            allocator,
+                            fileOptions);
+                } catch (IllegalArgumentException | IllegalStateException e) {
+                    skipped.put(f.id(), e.getMessage());
+                    continue;
+                }
+                written.addAll(staged.writtenPaths());
+                Fragment after = stagedFragment(staged.operation(), f.id());
+                replaced.put(f.id(), after);
+                merged.add(new BoundMerge(
+                        f.id(),
+                        overlays.size(),
+                        after.overlays().get(0).dataFile().fileSizeBytes()));
+            }
+        } catch (IOException | RuntimeException e) {
+            StagedWrite.discard(store, written);
+            throw e;
+        }
+        if (replaced.isEmpty()) {
+            return new Bounded(Optional.empty(), List.of(), skipped, List.of());
+        }
+        List<Fragment> fragments = new ArrayList<>(next.fragments().size());
+        for (Fragment f : next.fragments()) {
+            fragments.add(replaced.getOrDefault(f.id(), f));
+        }
+        return new Bounded(Optional.of(new Operation.Merge(fragments, next.schema())), merged, skipped, written);
+    }
+
+    /**
+     * Whether some fragment could carry more than {@code maxOverlays} overlays after {@code op}
+     * (counted without building the next manifest, which most commits then need not).
+     */
+    private static boolean mayExceed(Manifest latest, Operation op, int maxOverlays) {
+        Map<Long, Integer> added = new HashMap<>();
+        List<Fragment> fresh = List.of();
+        if (op instanceof Operation.DataOverlay o) {
+            for (Operation.OverlayGroup g : o.groups()) {
+                added.merge(g.fragmentId(), g.overlays().size(), Integer::sum);
+            }
+        } else if (op instanceof Operation.Update u) {
+            for (Fragment f : u.updatedFragments()) {
+                int staged = (int)
+                        f.overlays().stream().filter(DataOverlayFile::isStaged).count();
+                if (staged > 0) {
+                    added.merge(f.id(), staged, Integer::sum);
+                }
+            }
+            fresh = u.newFragments();
+        } else if (op instanceof Operation.Append a) {
+            fresh = a.fragments();
+        } else if (!(op instanceof Operation.Delete)) {
+            return false;
+        }
+        for (Fragment f : fresh) {
+            if (f.overlays().size() > maxOverlays) {
+                return true;
+            }
+        }
+        for (Map.Entry<Long, Integer> e : added.entrySet()) {
+            int existing =
+                    latest.fragment(e.getKey()).map(f -> f.overlays().size()).orElse(0);
+            if (existing + e.getValue() > maxOverlays) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -1,11 +1,14 @@
 package dev.lanceflink.txn;
 
 import dev.lanceflink.rowid.RowIdAssigner;
+import dev.lanceflink.rowid.RowIdSequenceCodec;
 import dev.lanceflink.schema.LanceSchema;
 import dev.lanceflink.table.BasePath;
+import dev.lanceflink.table.CorruptTableException;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.IndexEntry;
 import dev.lanceflink.table.Manifest;
+import dev.lanceflink.table.SequenceSource;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -92,7 +95,7 @@ final class ManifestDraft {
     }
 
     /** Assigns ids and, for stable-row-id tables, row ids to fragments that have none yet. */
-    List<Fragment> admitNewFragments(List<Fragment> incoming) {
+    List<Fragment> admitNewFragments(List<Fragment> incoming) throws CorruptTableException {
         List<Fragment> withIds = assignIds(incoming);
         if (!stableRowIds) {
             return withIds;
@@ -100,6 +103,7 @@ final class ManifestDraft {
         List<Fragment> out = new ArrayList<>(withIds.size());
         for (Fragment f : withIds) {
             if (f.rowIdMeta().rowIds() != null) {
+                nextRowId = Math.max(nextRowId, rowIdsEnd(f));
                 out.add(f); // rows moved by an update keep their stable ids
             } else {
                 RowIdAssigner.Result r = RowIdAssigner.assign(List.of(f), nextRowId, newVersion);
@@ -108,6 +112,21 @@ final class ManifestDraft {
             }
         }
         return out;
+    }
+
+    /**
+     * One past the largest row id an incoming fragment carries (inline; an external sequence is
+     * not read here and counts as 0: it names rows the table handed out before).
+     */
+    private static long rowIdsEnd(Fragment f) throws CorruptTableException {
+        if (!(f.rowIdMeta().rowIds() instanceof SequenceSource.Inline inline)) {
+            return 0;
+        }
+        long end = 0;
+        for (long id : RowIdSequenceCodec.decode(inline.bytes(), "row ids of new fragment " + f.id())) {
+            end = Math.max(end, id + 1);
+        }
+        return end;
     }
 
     /** The current fragment with {@code id}, or an error naming the operation. */

@@ -1,5 +1,6 @@
 package dev.lanceflink.txn;
 
+import dev.lanceflink.table.CorruptTableException;
 import dev.lanceflink.table.Fragment;
 import dev.lanceflink.table.IndexEntry;
 import java.util.ArrayList;
@@ -8,10 +9,16 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-/** Merge (add columns): exactly the given fragments and the new schema; indices on dropped fields go. */
+/**
+ * Merge (add columns; also an overlay merge, and a sink checkpoint whose commit merges a
+ * fragment's overlays): exactly the given fragments and the new schema; indices on dropped fields
+ * go. Fragments new to the table get ids (those with id 0) and, on a table with stable row ids,
+ * row ids if they carry none; {@code next_row_id} moves past the row ids they carry, so that no id
+ * is handed out twice.
+ */
 final class MergeApplier implements OperationApplier<Operation.Merge> {
     @Override
-    public void apply(ManifestDraft d, Operation.Merge op) {
+    public void apply(ManifestDraft d, Operation.Merge op) throws CorruptTableException {
         d.schema = op.schema();
         // A Merge carries the complete fragment list: fragments of the current version keep
         // their ids (fragment 0 included, whose id would otherwise read as "unassigned"); only
@@ -29,7 +36,7 @@ final class MergeApplier implements OperationApplier<Operation.Merge> {
                 fresh.add(f);
             }
         }
-        out.addAll(d.assignIds(fresh));
+        out.addAll(d.admitNewFragments(fresh));
         out.sort(Comparator.comparingLong(Fragment::id));
         d.fragments = out;
         d.indices = new ArrayList<>(

@@ -1,5 +1,6 @@
 package dev.lanceflink.txn;
 
+import dev.lanceflink.table.CorruptTableException;
 import dev.lanceflink.table.Fragment;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +15,7 @@ import java.util.List;
  */
 final class OverwriteApplier implements OperationApplier<Operation.Overwrite> {
     @Override
-    public void apply(ManifestDraft d, Operation.Overwrite op) {
+    public void apply(ManifestDraft d, Operation.Overwrite op) throws CorruptTableException {
         d.fragments = new ArrayList<>();
         d.schema = op.schema();
         d.config.putAll(op.configUpsertValues());

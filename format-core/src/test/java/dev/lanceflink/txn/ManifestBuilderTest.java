@@ -284,6 +284,40 @@ class ManifestBuilderTest {
         assertThat(v3.nextRowId()).isEqualTo(7);
     }
 
+    /**
+     * A Merge that brings new fragments (a sink checkpoint whose commit also merges a fragment's
+     * overlays) gives them row ids, or moves {@code next_row_id} past those they carry (taken
+     * from the manifest the plainer operation would have made), so that no id is handed out twice.
+     */
+    @Test
+    void aMergeWithNewFragmentsKeepsStableRowIdsUnique() throws Exception {
+        Transaction t =
+                Transaction.of(0, new Operation.Overwrite(List.of(TxnFixtures.fragment("a", 3)), TxnFixtures.schema()));
+        Manifest v1 = ManifestBuilder.build(
+                null, t, new ManifestBuilder.Options(NOW, "t.txn", true, DataStorageFormat.lance("2.1"), true));
+        // Without row ids (a new fragment names its id: id 0 is fragment 0 in a Merge): assigned as an Append would.
+        Manifest v2 = ManifestBuilder.build(
+                v1,
+                Transaction.of(
+                        1,
+                        new Operation.Merge(
+                                List.of(
+                                        v1.fragments().get(0),
+                                        TxnFixtures.fragment("b", 4).withId(5)),
+                                TxnFixtures.schema())),
+                opts("m.txn"));
+        assertThat(v2.nextRowId()).isEqualTo(7);
+        byte[] ids = ((SequenceSource.Inline) v2.fragments().get(1).rowIdMeta().rowIds()).bytes();
+        assertThat(RowIdSequenceCodec.decode(ids, "f")).containsExactly(3, 4, 5, 6);
+        // With row ids from a previewed Append: kept, and next_row_id moves past them.
+        Manifest preview = ManifestBuilder.build(
+                v2, Transaction.of(2, new Operation.Append(List.of(TxnFixtures.fragment("c", 2)))), opts("p.txn"));
+        Manifest v3 = ManifestBuilder.build(
+                v2, Transaction.of(2, new Operation.Merge(preview.fragments(), preview.schema())), opts("m2.txn"));
+        assertThat(v3.fragments()).isEqualTo(preview.fragments());
+        assertThat(v3.nextRowId()).isEqualTo(9);
+    }
+
     @Test
     void rejectsMixedDataFileVersionsAndUnsupportedOps() throws Exception {
         Manifest v1 = create(TxnFixtures.fragment("a", 5));

@@ -3,6 +3,7 @@ package dev.lanceflink.committer.core;
 import static java.util.Objects.requireNonNull;
 
 import dev.lanceflink.committer.core.CommittedCheckpointFinder.MarkedVersion;
+import dev.lanceflink.compact.OverlayCompactor;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.table.Manifest;
 import dev.lanceflink.table.ManifestIO;
@@ -70,6 +71,10 @@ public final class CheckpointCommitter {
 
     private final ReplacedContentCheck replacedContent;
     private final MovedRows movedRows;
+    /** See {@link #withMaxOverlaysPerFragment}; 0: no bound. */
+    private int maxOverlaysPerFragment;
+
+    private volatile long overlayBoundMerges;
 
     /**
      * @param maxAttempts attempts per checkpoint before failing (each re-checks the marker)
@@ -105,6 +110,29 @@ public final class CheckpointCommitter {
     }
 
     /**
+     * Bounds the overlays per fragment where they are committed (0, the default: no bound): a
+     * checkpoint whose overlays would leave a fragment with more than {@code max} overlays merges
+     * all of that fragment's overlays, its own included, into one in the same version ({@link
+     * dev.lanceflink.compact.OverlayCompactor#boundOverlays}). A backstop for when the sink's
+     * maintenance does not merge them in time; it makes that checkpoint's commit read the
+     * fragment's overlays and write one file, and commits a {@code Merge} instead of the plainer
+     * operation, which concurrent Lance writers treat as a conflict to retry.
+     */
+    public CheckpointCommitter withMaxOverlaysPerFragment(int max) {
+        if (max < 0) {
+            throw new IllegalArgumentException(
+                    "max overlays per fragment must not be negative (0 = no bound), got " + max);
+        }
+        this.maxOverlaysPerFragment = max;
+        return this;
+    }
+
+    /** Fragments whose overlays committed checkpoints merged to stay within the bound, since this committer was made. */
+    public long overlayBoundMerges() {
+        return overlayBoundMerges;
+    }
+
+    /**
      * Commits {@code commit} as one version unless an earlier attempt already did. The outcome's
      * version is the version holding the checkpoint's changes (the last one, for a checkpoint an
      * earlier sink committed step by step).
@@ -116,6 +144,9 @@ public final class CheckpointCommitter {
         CheckpointPlan plan = new CheckpointPlan(commit);
         try {
             Optional<Manifest> committed = TableCommitter.commit(store, plan, history, commitOptions);
+            if (committed.isPresent() && !plan.boundMerges.isEmpty()) {
+                logBoundMerges(commit, plan, committed.get().version());
+            }
             return committed.isPresent()
                     ? new CommitOutcome(
                             commit.checkpointId(),
@@ -144,6 +175,24 @@ public final class CheckpointCommitter {
             // The outcome may be unknown (e.g. a lost response): the files stay because the version
             // may reference them, and a restart finds the commit by its marker.
             throw exhausted(commit, plan, e);
+        }
+    }
+
+    private void logBoundMerges(CheckpointCommit commit, CheckpointPlan plan, long version) {
+        overlayBoundMerges += plan.boundMerges.size();
+        for (OverlayCompactor.BoundMerge m : plan.boundMerges) {
+            LOG.info(
+                    "{}: fragment {} would have carried {} overlays, more than the bound of {}; version {} of {}"
+                            + " merged them into 1 overlay of {} bytes (built in {} ms). In-job maintenance did not"
+                            + " merge them in time",
+                    capitalized(commit.describe()),
+                    m.fragmentId(),
+                    m.overlaysBefore(),
+                    maxOverlaysPerFragment,
+                    version,
+                    store.rootUri(),
+                    m.mergedBytes(),
+                    plan.boundMergeMillis);
         }
     }
 
@@ -187,6 +236,10 @@ public final class CheckpointCommitter {
 
         private int lostRaces;
         private Set<CommitStep> remaining;
+        /** The overlay merges of the last build (see {@link #withMaxOverlaysPerFragment}). */
+        private List<OverlayCompactor.BoundMerge> boundMerges = List.of();
+
+        private long boundMergeMillis;
 
         CheckpointPlan(CheckpointCommit commit) throws IOException {
             this.commit = commit;
@@ -270,9 +323,11 @@ public final class CheckpointCommitter {
                 changeCheck.check(commit, steps, latest);
             }
             remaining = steps;
-            CheckpointOperation.Built built =
-                    CheckpointOperation.build(commit, steps, latest, store, replacedContent, movedRows);
+            CheckpointOperation.Built built = CheckpointOperation.build(
+                    commit, steps, latest, store, replacedContent, movedRows, maxOverlaysPerFragment);
             builtFiles = built.writtenFiles();
+            boundMerges = built.boundMerges();
+            boundMergeMillis = built.boundMergeMillis();
             if (built.operation().isEmpty()) {
                 // Every change targets rows that are gone already. If an earlier step landed, that
                 // version holds what the checkpoint changed.

@@ -1,6 +1,8 @@
 package dev.lanceflink.committer.core;
 
+import dev.lanceflink.compact.OverlayCompactor;
 import dev.lanceflink.deletion.DeletionStager;
+import dev.lanceflink.file.writer.FileWriterOptions;
 import dev.lanceflink.io.ObjectStore;
 import dev.lanceflink.overlay.OverlayRelocator;
 import dev.lanceflink.table.DataOverlayFile;
@@ -48,7 +50,16 @@ final class CheckpointOperation {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointOperation.class);
 
     /** The operation and the files written to build it (deleted again if it is certainly not committed). */
-    record Built(Optional<Operation> operation, List<String> writtenFiles, long droppedTargets) {}
+    record Built(
+            Optional<Operation> operation,
+            List<String> writtenFiles,
+            long droppedTargets,
+            List<OverlayCompactor.BoundMerge> boundMerges,
+            long boundMergeMillis) {
+        Built(Optional<Operation> operation, List<String> writtenFiles, long droppedTargets) {
+            this(operation, writtenFiles, droppedTargets, List.of(), 0);
+        }
+    }
 
     private CheckpointOperation() {}
 
@@ -59,7 +70,8 @@ final class CheckpointOperation {
             Manifest latest,
             ObjectStore store,
             ReplacedContentCheck replacedContent,
-            MovedRows movedRows)
+            MovedRows movedRows,
+            int maxOverlaysPerFragment)
             throws IOException {
         List<Fragment> fresh = steps.contains(CommitStep.APPEND) ? commit.fragments() : List.of();
         if (steps.contains(CommitStep.APPEND) && commit.overwrite()) {
@@ -91,7 +103,52 @@ final class CheckpointOperation {
             StagedFiles.deleteQuietly(store, changes.relocatedFiles);
             throw e;
         }
-        return changes.build(steps);
+        Built built = changes.build(steps);
+        return maxOverlaysPerFragment > 0 && built.operation().isPresent()
+                ? bounded(commit, latest, store, built, maxOverlaysPerFragment)
+                : built;
+    }
+
+    /**
+     * The built operation, or, if it would leave a fragment with more than {@code maxOverlays}
+     * overlays, one {@code Merge} in which every such fragment's overlays (its own included) are
+     * merged into one: the same changes in the same single version (OverlayCompactor#boundOverlays).
+     * Built on {@code latest} like everything else here, so a lost race (maintenance or the
+     * standalone job merged the fragment meanwhile) builds it again on what they committed.
+     */
+    private static Built bounded(
+            CheckpointCommit commit, Manifest latest, ObjectStore store, Built built, int maxOverlays)
+            throws IOException {
+        long start = System.nanoTime();
+        OverlayCompactor.Bounded b;
+        try (BufferAllocator allocator = new RootAllocator()) {
+            b = OverlayCompactor.boundOverlays(
+                    store, latest, built.operation().get(), maxOverlays, allocator, FileWriterOptions.defaults());
+        } catch (IOException | RuntimeException e) {
+            StagedFiles.deleteQuietly(store, built.writtenFiles());
+            throw e;
+        }
+        b.skipped()
+                .forEach((id, why) -> LOG.warn(
+                        "{}: fragment {} of {} carries more than {} overlays after version {}, but they cannot be"
+                                + " merged in the checkpoint's commit ({}); maintenance or a fold must reduce them",
+                        commit.describe(),
+                        id,
+                        store.rootUri(),
+                        maxOverlays,
+                        latest.version() + 1,
+                        why));
+        if (b.operation().isEmpty()) {
+            return built;
+        }
+        List<String> written = new ArrayList<>(built.writtenFiles());
+        written.addAll(b.writtenPaths());
+        return new Built(
+                Optional.of(b.operation().get()),
+                written,
+                built.droppedTargets(),
+                b.merged(),
+                (System.nanoTime() - start) / 1_000_000L);
     }
 
     /**

@@ -19,13 +19,18 @@ import java.time.Duration;
  * @param readVersion the table version a row-level statement ({@code UPDATE}, row-level
  *     {@code DELETE}) read, or 0 for none: then every commit first fails on changes other writers
  *     committed since that version to the rows it changes ({@link ConcurrentChangeCheck})
+ * @param maxOverlaysPerFragment the hard bound on overlays per fragment (0: none): a checkpoint
+ *     whose overlays would leave a fragment with more merges that fragment's overlays into one in
+ *     the same commit ({@link CheckpointCommitter}). Set from the in-job maintenance settings: a
+ *     backstop for when maintenance's own merges fall behind
  */
 public record CommitSettings(
         int commitAttempts,
         Duration retryBackoff,
         boolean allowRestoreFromOlderState,
         int restoreCheckVersions,
-        long readVersion)
+        long readVersion,
+        int maxOverlaysPerFragment)
         implements Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -43,6 +48,20 @@ public record CommitSettings(
         if (readVersion < 0) {
             throw new IllegalArgumentException("readVersion must not be negative (0 = none), got " + readVersion);
         }
+        if (maxOverlaysPerFragment < 0) {
+            throw new IllegalArgumentException(
+                    "maxOverlaysPerFragment must not be negative (0 = no bound), got " + maxOverlaysPerFragment);
+        }
+    }
+
+    /** Settings without a bound on overlays per fragment. */
+    public CommitSettings(
+            int commitAttempts,
+            Duration retryBackoff,
+            boolean allowRestoreFromOlderState,
+            int restoreCheckVersions,
+            long readVersion) {
+        this(commitAttempts, retryBackoff, allowRestoreFromOlderState, restoreCheckVersions, readVersion, 0);
     }
 
     /** Settings without a pinned read version. */
@@ -57,20 +76,39 @@ public record CommitSettings(
     }
 
     public CommitSettings withCommitAttempts(int n) {
-        return new CommitSettings(n, retryBackoff, allowRestoreFromOlderState, restoreCheckVersions, readVersion);
+        return new CommitSettings(
+                n, retryBackoff, allowRestoreFromOlderState, restoreCheckVersions, readVersion, maxOverlaysPerFragment);
     }
 
     public CommitSettings withRetryBackoff(Duration d) {
-        return new CommitSettings(commitAttempts, d, allowRestoreFromOlderState, restoreCheckVersions, readVersion);
+        return new CommitSettings(
+                commitAttempts,
+                d,
+                allowRestoreFromOlderState,
+                restoreCheckVersions,
+                readVersion,
+                maxOverlaysPerFragment);
     }
 
     public CommitSettings withAllowRestoreFromOlderState(boolean allow) {
-        return new CommitSettings(commitAttempts, retryBackoff, allow, restoreCheckVersions, readVersion);
+        return new CommitSettings(
+                commitAttempts, retryBackoff, allow, restoreCheckVersions, readVersion, maxOverlaysPerFragment);
     }
 
     /** Pins the version a row-level statement read (0 = none); see {@link #readVersion()}. */
     public CommitSettings withReadVersion(long version) {
         return new CommitSettings(
-                commitAttempts, retryBackoff, allowRestoreFromOlderState, restoreCheckVersions, version);
+                commitAttempts,
+                retryBackoff,
+                allowRestoreFromOlderState,
+                restoreCheckVersions,
+                version,
+                maxOverlaysPerFragment);
+    }
+
+    /** Bounds the overlays per fragment (0: no bound); see {@link #maxOverlaysPerFragment()}. */
+    public CommitSettings withMaxOverlaysPerFragment(int max) {
+        return new CommitSettings(
+                commitAttempts, retryBackoff, allowRestoreFromOlderState, restoreCheckVersions, readVersion, max);
     }
 }

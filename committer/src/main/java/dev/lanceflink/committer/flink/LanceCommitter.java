@@ -32,7 +32,8 @@ import org.apache.flink.metrics.MetricGroup;
  *
  * <p>Metrics (group {@code lance}): {@code lastCommittedVersion}, {@code secondsSinceLastCommit},
  * {@code lastCommitDurationMs}, {@code committedCheckpoints}, {@code alreadyCommittedCheckpoints},
- * {@code commitConflicts}, {@code commitRetries}.
+ * {@code commitConflicts}, {@code commitRetries}, {@code overlayBoundMerges} (fragments whose overlays a
+ * checkpoint's commit merged to keep {@link CommitSettings#maxOverlaysPerFragment()}).
  */
 public final class LanceCommitter implements Committer<CheckpointCommit> {
     private final TableLocation table;
@@ -57,16 +58,17 @@ public final class LanceCommitter implements Committer<CheckpointCommit> {
         this.subtask = subtask;
         this.store = table.open();
         this.committer = new CheckpointCommitter(
-                store,
-                // The transaction only inline in the manifest (writer flag 32), not also in a
-                // _transactions/*.txn file: a sink commits every checkpoint, and an overlay commit's
-                // transaction holds every new cell's coverage bitmap, so the second copy was a fifth
-                // of what a stream of small updates wrote. Lance readers and writers read the inline
-                // copy first.
-                CommitOptions.defaults().withTransactionStorage(false, true),
-                settings.commitAttempts(),
-                settings.retryBackoff(),
-                settings.readVersion());
+                        store,
+                        // The transaction only inline in the manifest (writer flag 32), not also in a
+                        // _transactions/*.txn file: a sink commits every checkpoint, and an overlay commit's
+                        // transaction holds every new cell's coverage bitmap, so the second copy was a fifth
+                        // of what a stream of small updates wrote. Lance readers and writers read the inline
+                        // copy first.
+                        CommitOptions.defaults().withTransactionStorage(false, true),
+                        settings.commitAttempts(),
+                        settings.retryBackoff(),
+                        settings.readVersion())
+                .withMaxOverlaysPerFragment(settings.maxOverlaysPerFragment());
         MetricGroup group = metrics.addGroup("lance");
         this.committed = group.counter("committedCheckpoints");
         this.alreadyCommitted = group.counter("alreadyCommittedCheckpoints");
@@ -75,6 +77,7 @@ public final class LanceCommitter implements Committer<CheckpointCommit> {
         group.gauge("lastCommittedVersion", () -> lastCommittedVersion);
         group.gauge("secondsSinceLastCommit", () -> (System.nanoTime() - lastCommitNanos) / 1_000_000_000L);
         group.gauge("lastCommitDurationMs", () -> lastCommitDurationMs);
+        group.gauge("overlayBoundMerges", committer::overlayBoundMerges);
     }
 
     @Override

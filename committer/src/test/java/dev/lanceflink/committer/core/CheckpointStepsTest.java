@@ -100,7 +100,7 @@ class CheckpointStepsTest extends FaultyTableFixture {
     private void commitLegacyStep(CheckpointCommit cp, CommitStep step) throws IOException {
         Manifest latest = ManifestIO.read(store, VersionResolver.latest(store));
         CheckpointOperation.Built built = CheckpointOperation.build(
-                cp, EnumSet.of(step), latest, store, new ReplacedContentCheck(store), new MovedRows(store));
+                cp, EnumSet.of(step), latest, store, new ReplacedContentCheck(store), new MovedRows(store), 0);
         TableCommitter.commit(
                 store,
                 Transaction.of(

@@ -89,7 +89,10 @@ public abstract class CommittingLanceSink<IN>
 
     @Override
     public Committer<CheckpointCommit> createCommitter(CommitterInitContext context) throws IOException {
-        return new LanceCommitter(table, commitSettings, context);
+        // The hard bound on overlays per fragment is enforced by the commits themselves, beside the
+        // maintenance operator's asynchronous merges (MaintenanceSettings#effectiveHardMaxOverlays).
+        int bound = overwrite ? 0 : maintenance.effectiveHardMaxOverlays();
+        return new LanceCommitter(table, commitSettings.withMaxOverlaysPerFragment(bound), context);
     }
 
     @Override

@@ -268,7 +268,9 @@ public final class LanceSinkBuilder {
      * Maintenance inside the sink job (default: off): after committed checkpoints, a maintenance
      * operator merges and folds overlays and removes old versions of the table, on its own
      * thread, while it holds the table's maintenance lease. See {@link MaintenanceSettings}; for
-     * example {@code maintenance(MaintenanceSettings.enabledWithDefaults().withOverlayMerge(8, 0))}.
+     * example {@code maintenance(MaintenanceSettings.enabledWithDefaults().withOverlayMerge(8, 0))}; the
+     * checkpoint commits then also keep every version within {@link
+     * MaintenanceSettings#effectiveHardMaxOverlays()} overlays per fragment ({@code withHardMaxOverlays}).
      * Not attached to an overwriting sink (one commit at the end of a batch job). The cleanup grace
      * must cover three checkpoint intervals (checked when the job graph is built). The sink of
      * {@link #build()} then needs a uid ({@code sinkTo(sink).uid(...)}), which Flink requires of a

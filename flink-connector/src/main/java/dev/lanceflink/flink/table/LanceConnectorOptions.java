@@ -171,6 +171,17 @@ public final class LanceConnectorOptions {
                     + " by as many overlays as reached one fragment between recent checks, since as many arrive"
                     + " while maintenance works. 0 turns this trigger off; otherwise at least 2.");
 
+    public static final ConfigOption<Integer> SINK_MAINTENANCE_MERGE_HARD_MAX_OVERLAYS = ConfigOptions.key(
+                    MaintenanceSettings.MERGE_HARD_MAX_OVERLAYS)
+            .intType()
+            .defaultValue(0)
+            .withDescription("Overlays per fragment that no committed version exceeds, even while maintenance"
+                    + " falls behind: a checkpoint whose overlays would leave a fragment with more merges all of"
+                    + " that fragment's overlays into one in its own commit (the same single version; it costs"
+                    + " that commit a read of the fragment's overlays and one written file). 0 means twice '"
+                    + MaintenanceSettings.MERGE_MAX_OVERLAYS + "' (no bound if that is 0 too); otherwise at least"
+                    + " 2 and at least '" + MaintenanceSettings.MERGE_MAX_OVERLAYS + "'.");
+
     public static final ConfigOption<MemorySize> SINK_MAINTENANCE_MERGE_MAX_OVERLAY_BYTES = ConfigOptions.key(
                     MaintenanceSettings.MERGE_MAX_OVERLAY_BYTES)
             .memoryType()

@@ -100,6 +100,7 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                 LanceConnectorOptions.SINK_MAINTENANCE_CHECK_INTERVAL,
                 LanceConnectorOptions.SINK_MAINTENANCE_MERGE_MAX_OVERLAYS,
                 LanceConnectorOptions.SINK_MAINTENANCE_MERGE_MAX_OVERLAY_BYTES,
+                LanceConnectorOptions.SINK_MAINTENANCE_MERGE_HARD_MAX_OVERLAYS,
                 LanceConnectorOptions.SINK_MAINTENANCE_FOLD_MIN_COVERAGE,
                 LanceConnectorOptions.SINK_MAINTENANCE_FOLD_QUIET_PERIOD,
                 LanceConnectorOptions.SINK_MAINTENANCE_CLEANUP_ENABLED,
@@ -344,7 +345,8 @@ public final class LanceDynamicTableFactory implements DynamicTableSourceFactory
                             o.get(LanceConnectorOptions.SINK_MAINTENANCE_FRAGMENTS_TARGET_ROWS),
                             o.get(LanceConnectorOptions.SINK_MAINTENANCE_FRAGMENTS_SMALL_ROWS),
                             o.get(LanceConnectorOptions.SINK_MAINTENANCE_FRAGMENTS_MIN_DELETED_RATIO),
-                            o.get(LanceConnectorOptions.SINK_MAINTENANCE_FRAGMENTS_MIN_FRAGMENTS)));
+                            o.get(LanceConnectorOptions.SINK_MAINTENANCE_FRAGMENTS_MIN_FRAGMENTS)),
+                    o.get(LanceConnectorOptions.SINK_MAINTENANCE_MERGE_HARD_MAX_OVERLAYS));
         } catch (IllegalArgumentException e) {
             throw new ValidationException("Table " + table + ": " + e.getMessage(), e);
         }

@@ -324,22 +324,22 @@ class SinkSoakRunTest {
 
             // -- bounds ------------------------------------------------------------------------------
             // Overlays, in both phases (before and after the last restore): maintenance never holds
-            // up the sink, so the checkpoints committing while a check works add to the bound
-            // (README: worst 19 for a bound of 8 at 200 ms checkpoints); here also the up to
-            // LEASE_TIMEOUT after each SIGKILL during which the dead job's lease keeps every
-            // maintainer away. pylance's compactions move rows under the sink; its key map follows
-            // them, so a commit still adds one overlay per fragment and writer (before the key map
-            // followed Rewrites, one per old location: 97-317 seen for a bound of 8).
+            // up the sink, so the checkpoints committing while a check works, or during the up to
+            // LEASE_TIMEOUT after each SIGKILL in which the dead job's lease keeps every maintainer
+            // away, add overlays past the merge trigger (README: worst 19 for a trigger of 8 at
+            // 200 ms checkpoints; 210 in a loaded run with a compaction stuck). The checkpoint
+            // commits themselves keep the hard bound: one that would pass it merges the fragment's
+            // overlays in its own version, so no version exceeds it, whatever maintenance does.
             long addedInPhase = Math.max(maxOverlays(bounds, 0, 4), maxOverlays(bounds, 1, 4));
             assertThat(maxOverlays(bounds, 0, 3))
                     .as("overlays per fragment in any version before the last restore")
-                    .isLessThanOrEqualTo(3 * SoakJobMain.MAX_OVERLAYS);
+                    .isLessThanOrEqualTo(SoakJobMain.HARD_MAX_OVERLAYS);
             assertThat(maxOverlays(bounds, 1, 3))
                     .as(
                             "overlays per fragment in any version after the last restore"
                                     + " (one sink commit added up to %s)",
                             addedInPhase)
-                    .isLessThanOrEqualTo(3 * SoakJobMain.MAX_OVERLAYS);
+                    .isLessThanOrEqualTo(SoakJobMain.HARD_MAX_OVERLAYS);
             // Versions: the retention, up to half of it waiting for the next (batched) cleanup, and
             // the versions committed during one maintenance check or a dead job's lease.
             // Fragments: every checkpoint with new keys appends a fragment per writer, and only

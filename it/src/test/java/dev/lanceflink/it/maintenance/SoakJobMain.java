@@ -35,6 +35,8 @@ public final class SoakJobMain {
     static final int CHECKPOINT_MILLIS = 1_000;
     /** Maintenance bounds, shared with the test's assertions. */
     static final int MAX_OVERLAYS = 8;
+    /** Overlays per fragment that no version exceeds: the checkpoint commits merge a fragment's overlays past it. */
+    static final int HARD_MAX_OVERLAYS = 2 * MAX_OVERLAYS;
 
     static final int RETAIN_VERSIONS = 20;
     /**
@@ -57,6 +59,7 @@ public final class SoakJobMain {
                 .withFragmentCompaction(fragments ? FRAGMENT_COMPACTION : MaintenanceSettings.FragmentCompaction.OFF)
                 .withChecks(1, Duration.ofSeconds(1))
                 .withOverlayMerge(MAX_OVERLAYS, 0)
+                .withHardMaxOverlays(HARD_MAX_OVERLAYS)
                 .withOverlayFold(0.9, Duration.ZERO)
                 // min-age 0: the count alone bounds the versions (the test passes a long one
                 // when versions must stay); grace at its minimum.

@@ -36,6 +36,10 @@ import java.time.Duration;
  * @param maxFragmentsPerRun fragments one merge, fold or fragment compaction run takes at most; a check
  *     runs one run after another until what it found due is done or its interval has passed
  * @param fragments fragment compaction (the standalone job's mode {@code fragments}): off by default
+ * @param mergeHardMaxOverlays overlays per fragment that no committed version exceeds: a checkpoint
+ *     whose overlays would leave a fragment with more merges them into one in its own commit,
+ *     when maintenance has not merged them in time (0: twice {@code mergeMaxOverlays}; see {@link
+ *     #effectiveHardMaxOverlays()})
  */
 public record MaintenanceSettings(
         boolean enabled,
@@ -52,7 +56,8 @@ public record MaintenanceSettings(
         Duration leaseTimeout,
         int parallelism,
         int maxFragmentsPerRun,
-        FragmentCompaction fragments)
+        FragmentCompaction fragments,
+        int mergeHardMaxOverlays)
         implements Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -62,6 +67,7 @@ public record MaintenanceSettings(
     public static final String CHECK_INTERVAL = PREFIX + "check-interval";
     public static final String MERGE_MAX_OVERLAYS = PREFIX + "overlay-merge.max-overlays";
     public static final String MERGE_MAX_OVERLAY_BYTES = PREFIX + "overlay-merge.max-overlay-bytes";
+    public static final String MERGE_HARD_MAX_OVERLAYS = PREFIX + "overlay-merge.hard-max-overlays";
     public static final String FOLD_MIN_COVERAGE = PREFIX + "overlay-fold.min-coverage";
     public static final String FOLD_QUIET_PERIOD = PREFIX + "overlay-fold.quiet-period";
     public static final String CLEANUP_ENABLED = PREFIX + "cleanup.enabled";
@@ -154,6 +160,16 @@ public record MaintenanceSettings(
                     + " overlay is already merged), got " + mergeMaxOverlays);
         }
         atLeast(MERGE_MAX_OVERLAY_BYTES, mergeMaxOverlayBytes, 0, "0 is off");
+        if (mergeHardMaxOverlays == 1 || mergeHardMaxOverlays < 0) {
+            throw new IllegalArgumentException("'" + MERGE_HARD_MAX_OVERLAYS + "' must be 0 (twice '"
+                    + MERGE_MAX_OVERLAYS + "') or at least 2, got " + mergeHardMaxOverlays);
+        }
+        if (mergeHardMaxOverlays > 0 && mergeHardMaxOverlays < mergeMaxOverlays) {
+            throw new IllegalArgumentException("'" + MERGE_HARD_MAX_OVERLAYS + "' (" + mergeHardMaxOverlays
+                    + ") must be at least '" + MERGE_MAX_OVERLAYS + "' (" + mergeMaxOverlays + "): it is the bound"
+                    + " checkpoint commits enforce when maintenance's merges at '" + MERGE_MAX_OVERLAYS
+                    + "' fall behind");
+        }
         if (!(foldMinCoverage >= 0 && foldMinCoverage <= 1)) {
             throw new IllegalArgumentException("'" + FOLD_MIN_COVERAGE + "' must be a fraction from 0 (off) to 1 (a"
                     + " whole column overlaid), got " + foldMinCoverage);
@@ -238,7 +254,85 @@ public record MaintenanceSettings(
                 leaseTimeout,
                 parallelism,
                 maxFragmentsPerRun,
-                FragmentCompaction.OFF);
+                FragmentCompaction.OFF,
+                0);
+    }
+
+    /** With the hard bound on overlays per fragment at its default (twice {@code mergeMaxOverlays}). */
+    public MaintenanceSettings(
+            boolean enabled,
+            int checkEveryCommits,
+            Duration checkInterval,
+            int mergeMaxOverlays,
+            long mergeMaxOverlayBytes,
+            double foldMinCoverage,
+            Duration foldQuietPeriod,
+            boolean cleanupEnabled,
+            int retainVersions,
+            Duration retainMinAge,
+            Duration cleanupGrace,
+            Duration leaseTimeout,
+            int parallelism,
+            int maxFragmentsPerRun,
+            FragmentCompaction fragments) {
+        this(
+                enabled,
+                checkEveryCommits,
+                checkInterval,
+                mergeMaxOverlays,
+                mergeMaxOverlayBytes,
+                foldMinCoverage,
+                foldQuietPeriod,
+                cleanupEnabled,
+                retainVersions,
+                retainMinAge,
+                cleanupGrace,
+                leaseTimeout,
+                parallelism,
+                maxFragmentsPerRun,
+                fragments,
+                0);
+    }
+
+    /**
+     * The hard bound on overlays per fragment (0: twice {@code mergeMaxOverlays}), at least
+     * {@code mergeMaxOverlays}: see {@link #effectiveHardMaxOverlays()}.
+     */
+    public MaintenanceSettings withHardMaxOverlays(int max) {
+        return new MaintenanceSettings(
+                enabled,
+                checkEveryCommits,
+                checkInterval,
+                mergeMaxOverlays,
+                mergeMaxOverlayBytes,
+                foldMinCoverage,
+                foldQuietPeriod,
+                cleanupEnabled,
+                retainVersions,
+                retainMinAge,
+                cleanupGrace,
+                leaseTimeout,
+                parallelism,
+                maxFragmentsPerRun,
+                fragments,
+                max);
+    }
+
+    /**
+     * The overlays per fragment that the sink's checkpoint commits never let a committed version
+     * exceed, or 0 for no bound: with maintenance on, {@code mergeHardMaxOverlays}, or if that is
+     * 0 twice {@code mergeMaxOverlays} (none if overlay merges by count are off too); with
+     * maintenance off, none. A checkpoint
+     * whose overlays would leave a fragment above it merges all of that fragment's overlays into
+     * one in its own commit: a backstop, paid by that checkpoint's commit (it reads the
+     * fragment's overlays and writes one file), for when maintenance's asynchronous merges at
+     * {@code mergeMaxOverlays} fall behind.
+     */
+    public int effectiveHardMaxOverlays() {
+        if (!enabled) {
+            return 0;
+        }
+        return mergeHardMaxOverlays > 0 ? mergeHardMaxOverlays : 2 * mergeMaxOverlays;
     }
 
     /** Fragment compaction (the standalone job's mode {@code fragments}) on or off, with its triggers. */
@@ -258,7 +352,8 @@ public record MaintenanceSettings(
                 leaseTimeout,
                 parallelism,
                 maxFragmentsPerRun,
-                compaction);
+                compaction,
+                mergeHardMaxOverlays);
     }
 
     private static void atLeast(String key, long value, long min, String note) {
@@ -313,7 +408,8 @@ public record MaintenanceSettings(
                 DEFAULT_LEASE_TIMEOUT,
                 DEFAULT_PARALLELISM,
                 DEFAULT_MAX_FRAGMENTS_PER_RUN,
-                FragmentCompaction.OFF);
+                FragmentCompaction.OFF,
+                0);
     }
 
     public MaintenanceSettings withEnabled(boolean on) {
@@ -332,7 +428,8 @@ public record MaintenanceSettings(
                 leaseTimeout,
                 parallelism,
                 maxFragmentsPerRun,
-                fragments);
+                fragments,
+                mergeHardMaxOverlays);
     }
 
     /** When to check: after {@code everyCommits} commits (0: not by count) and every {@code interval} (zero: not by time). */
@@ -352,7 +449,8 @@ public record MaintenanceSettings(
                 leaseTimeout,
                 parallelism,
                 maxFragmentsPerRun,
-                fragments);
+                fragments,
+                mergeHardMaxOverlays);
     }
 
     /** Overlay merge triggers: overlays per fragment and overlay bytes per fragment (0: that trigger off). */
@@ -372,7 +470,8 @@ public record MaintenanceSettings(
                 leaseTimeout,
                 parallelism,
                 maxFragmentsPerRun,
-                fragments);
+                fragments,
+                mergeHardMaxOverlays);
     }
 
     /** Overlay fold triggers: column coverage (0: off) and a quiet period without commits (zero: off). */
@@ -392,7 +491,8 @@ public record MaintenanceSettings(
                 leaseTimeout,
                 parallelism,
                 maxFragmentsPerRun,
-                fragments);
+                fragments,
+                mergeHardMaxOverlays);
     }
 
     /** Version cleanup: on or off, versions kept by count and by age, grace of unreferenced files. */
@@ -412,7 +512,8 @@ public record MaintenanceSettings(
                 leaseTimeout,
                 parallelism,
                 maxFragmentsPerRun,
-                fragments);
+                fragments,
+                mergeHardMaxOverlays);
     }
 
     /** Lease timeout, maintenance threads, and fragments per merge or fold run. */
@@ -432,7 +533,8 @@ public record MaintenanceSettings(
                 lease,
                 threads,
                 fragmentsPerRun,
-                fragments);
+                fragments,
+                mergeHardMaxOverlays);
     }
 
     /**

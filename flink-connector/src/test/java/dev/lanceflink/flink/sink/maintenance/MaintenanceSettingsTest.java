@@ -117,6 +117,38 @@ class MaintenanceSettingsTest {
     }
 
     /**
+     * The hard bound on overlays per fragment that checkpoint commits enforce: twice the merge
+     * trigger by default, following it; set explicitly at least the trigger, refused otherwise
+     * with one line naming both options; none while maintenance is off.
+     */
+    @Test
+    void theHardOverlayBoundDefaultsToTwiceTheMergeTriggerAndIsNeverBelowIt() {
+        MaintenanceSettings on = MaintenanceSettings.enabledWithDefaults();
+        assertThat(on.mergeHardMaxOverlays()).isZero();
+        assertThat(on.effectiveHardMaxOverlays()).isEqualTo(16);
+        assertThat(on.withOverlayMerge(5, 0).effectiveHardMaxOverlays()).isEqualTo(10);
+        assertThat(on.withHardMaxOverlays(12).effectiveHardMaxOverlays()).isEqualTo(12);
+        assertThat(on.withHardMaxOverlays(8).effectiveHardMaxOverlays()).isEqualTo(8);
+        assertThat(on.withOverlayMerge(0, 1 << 20).effectiveHardMaxOverlays()).isZero();
+        assertThat(on.withOverlayMerge(0, 1 << 20).withHardMaxOverlays(3).effectiveHardMaxOverlays())
+                .isEqualTo(3);
+        assertThat(on.withHardMaxOverlays(12).withEnabled(false).effectiveHardMaxOverlays())
+                .isZero();
+        assertThatThrownBy(() -> on.withHardMaxOverlays(7))
+                .hasMessage("'sink.maintenance.overlay-merge.hard-max-overlays' (7) must be at least"
+                        + " 'sink.maintenance.overlay-merge.max-overlays' (8): it is the bound checkpoint commits"
+                        + " enforce when maintenance's merges at 'sink.maintenance.overlay-merge.max-overlays' fall"
+                        + " behind");
+        assertThatThrownBy(() -> on.withHardMaxOverlays(10).withOverlayMerge(11, 0))
+                .hasMessageContaining("hard-max-overlays' (10) must be at least")
+                .hasMessageContaining("max-overlays' (11)");
+        assertThatThrownBy(() -> on.withHardMaxOverlays(1))
+                .hasMessageStartingWith("'sink.maintenance.overlay-merge.hard-max-overlays' must be 0");
+        assertThatThrownBy(() -> on.withHardMaxOverlays(-2))
+                .hasMessageStartingWith("'sink.maintenance.overlay-merge.hard-max-overlays' must be 0");
+    }
+
+    /**
      * A check renews the lease only between its runs, each starting with two thirds of the timeout
      * left at least, and starts runs for up to its interval: the timeout must be more than 1.5
      * intervals (the default interval where checks are by commit count only).
@@ -214,5 +246,12 @@ class MaintenanceSettingsTest {
                 .hasStackTraceContaining("Table default_catalog.default_database.users3:"
                         + " 'sink.maintenance.lease-timeout' (PT30S) must be more than 1.5 times"
                         + " 'sink.maintenance.check-interval' (PT1M)");
+        t.executeSql("CREATE TABLE users4 (id BIGINT NOT NULL, name STRING, age INT) WITH ('connector' = 'lance',"
+                + " 'path' = '" + uri + "', 'sink.maintenance.enabled' = 'true',"
+                + " 'sink.maintenance.overlay-merge.hard-max-overlays' = '6')");
+        assertThatThrownBy(() -> t.executeSql("INSERT INTO users4 VALUES (1, 'ann', 29)"))
+                .hasStackTraceContaining("Table default_catalog.default_database.users4:"
+                        + " 'sink.maintenance.overlay-merge.hard-max-overlays' (6) must be at least"
+                        + " 'sink.maintenance.overlay-merge.max-overlays' (8)");
     }
 }

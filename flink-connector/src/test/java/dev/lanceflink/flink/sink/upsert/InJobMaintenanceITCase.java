@@ -19,6 +19,7 @@ import dev.lanceflink.testkit.flink.MiniClusters;
 import dev.lanceflink.testkit.users.UsersChangelog;
 import dev.lanceflink.testkit.users.UsersChangelog.Mix;
 import dev.lanceflink.testkit.users.UsersTable;
+import dev.lanceflink.txn.Operation;
 import dev.lanceflink.txn.Transaction;
 import dev.lanceflink.txn.TransactionStore;
 import java.nio.file.Path;
@@ -56,6 +57,8 @@ class InJobMaintenanceITCase {
     private static final int KEYS = 2_000;
     private static final int BOUND = 8;
     private static final int RETAIN = 10;
+    /** The bound no version exceeds: twice the merge trigger, the default. */
+    private static final int HARD_BOUND = 2 * BOUND;
 
     @TempDir
     Path dir;
@@ -166,6 +169,7 @@ class InJobMaintenanceITCase {
             List<ManifestLocation> versions = VersionResolver.list(store);
             assertThat(versions.get(0).version()).as("no version was removed").isEqualTo(1);
             int maxOverlays = 0;
+            int boundMerges = 0;
             for (ManifestLocation loc : versions) {
                 Manifest v = ManifestIO.read(store, loc);
                 Optional<Transaction> txn = TransactionStore.read(store, v);
@@ -175,10 +179,16 @@ class InJobMaintenanceITCase {
                                 .doesNotContainKeys(
                                         TableMaintainer.OWNER_PROPERTY, Transaction.COMPACTION_MODE_PROPERTY));
                 maxOverlays = Math.max(maxOverlays, maxOverlays(v));
+                boundMerges += txn.get().operation() instanceof Operation.Merge ? 1 : 0;
             }
+            // Nothing merged them but the checkpoint commits' hard bound, which needs no lease.
             assertThat(maxOverlays)
-                    .as("overlays piled up with maintenance skipped")
-                    .isGreaterThan(3 * BOUND);
+                    .as("overlays piled up with maintenance skipped, up to the commits' hard bound")
+                    .isGreaterThan(BOUND)
+                    .isEqualTo(HARD_BOUND);
+            assertThat(boundMerges)
+                    .as("checkpoint commits that merged overlays")
+                    .isPositive();
         }
     }
 
@@ -228,7 +238,11 @@ class InJobMaintenanceITCase {
                 BrokenMaintenanceStoreProvider.switchTo(BrokenMaintenanceStoreProvider.Mode.HANG);
                 awaitUntil("a maintenance run hangs", BrokenMaintenanceStoreProvider.HANGING::get);
                 int atHang = poller.sinkVersions;
-                awaitUntil("10 sink commits while it hangs", () -> poller.sinkVersions >= atHang + 10);
+                // Long enough for the checkpoints' overlays to reach the hard bound: the commits
+                // must merge them themselves (issue #15: under the bound at every moment).
+                awaitUntil(
+                        "10 sink commits while it hangs, one of them merging a fragment's overlays",
+                        () -> poller.sinkVersions >= atHang + 10 && poller.boundMerges > 0);
                 commitsWhileHanging[0] = poller.sinkVersions - atHang;
                 assertThat(BrokenMaintenanceStoreProvider.HANGING)
                         .as("still hanging")
@@ -252,8 +266,25 @@ class InJobMaintenanceITCase {
                 "broken maintenance: %d sink commits and %d failed accesses while failing, %d sink commits while"
                         + " hanging; %d merges after, %d versions read%n",
                 commitsWhileFailing[0], commitsWhileFailing[1], commitsWhileHanging[0], poller.merges, poller.read);
+        System.out.printf(
+                "broken maintenance: at most %d overlays per fragment (version %d; hard bound %d), %d checkpoint"
+                        + " commits merged a fragment's overlays%n",
+                poller.maxOverlays, poller.worstVersion, HARD_BOUND, poller.boundMerges);
         UsersTable.assertLatestEquals(uri, Map.of(), m.model);
         assertThat(poller.failure).isNull();
+        assertThat(poller.maxOverlays)
+                .as(
+                        "overlays per fragment of every version (worst: version %s), maintenance failing then hanging",
+                        poller.worstVersion)
+                .isLessThanOrEqualTo(HARD_BOUND);
+        assertThat(poller.boundMerges)
+                .as("checkpoint commits that merged overlays")
+                .isPositive();
+        // The committer's gauge (subtask 0) counts them too.
+        assertThat(METRICS.findMetrics(job.getJobID(), "lance.overlayBoundMerges")
+                        .values())
+                .anySatisfy(g -> assertThat((Long) ((org.apache.flink.metrics.Gauge<?>) g).getValue())
+                        .isPositive());
         assertThat(poller.merges)
                 .as("overlay merges after the store works again")
                 .isPositive();
@@ -295,6 +326,9 @@ class InJobMaintenanceITCase {
         volatile int sinkVersions;
 
         volatile int merges;
+        /** Sink versions that are a Merge: a checkpoint whose commit merged a fragment's overlays. */
+        volatile int boundMerges;
+
         int maxOverlays;
         long worstVersion;
         int maxAddedByOneCheckpoint;
@@ -322,6 +356,9 @@ class InJobMaintenanceITCase {
             }
             if (properties.containsKey("flink.commit-user")) {
                 sinkVersions++;
+                if (txn.get().operation() instanceof Operation.Merge) {
+                    boundMerges++;
+                }
                 for (Fragment f : m.fragments()) {
                     int added = 0;
                     for (DataOverlayFile o : f.overlays()) {

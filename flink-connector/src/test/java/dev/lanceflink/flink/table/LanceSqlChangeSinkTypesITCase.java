@@ -175,14 +175,29 @@ class LanceSqlChangeSinkTypesITCase {
     }
 
     private static String unsignedDdl(String uri) {
+        return unsignedDdl(uri, "");
+    }
+
+    private static String unsignedDdl(String uri, String options) {
         return "CREATE TABLE t (id BIGINT NOT NULL, u8 SMALLINT, u16 INT, u32 BIGINT, h FLOAT, name STRING,"
-                + " PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'lance', 'path' = '" + uri + "')";
+                + " PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'lance', 'path' = '" + uri + "'" + options
+                + ")";
     }
 
     @Test
     void updateAndUpsertOfOtherColumnsOfATableWithUnsignedAndHalfFloatColumnsWork() throws Exception {
+        updateAndUpsertOtherColumns("");
+    }
+
+    /** Rewrite-rows moves the updated rows: their unsigned and half-float values are written back. */
+    @Test
+    void rewriteRowsWritesTheUnsignedAndHalfFloatValuesOfTheRowsItMovesBack() throws Exception {
+        updateAndUpsertOtherColumns(", 'sink.update-mode' = 'rewrite-rows'");
+    }
+
+    private void updateAndUpsertOtherColumns(String options) throws Exception {
         String uri = createUnsigned();
-        TableEnvironment t = batch(unsignedDdl(uri));
+        TableEnvironment t = batch(unsignedDdl(uri, options));
 
         t.executeSql("UPDATE t SET name = 'a2' WHERE id = 1").await();
         assertThat(rows(t, "SELECT * FROM t ORDER BY id"))

@@ -76,7 +76,11 @@ import org.apache.flink.table.types.logical.TimestampType;
  *   <li>{@link #valueWrite}: how does the row writer (append, and the change sinks' writer) store
  *       values of the declared type? {@code SAME} or {@code ROWS_ONLY}: the values are held
  *       unchanged; ROW fields by count; NULLs are checked per cell. The answer is a plan per
- *       column ({@link ValueWrite}), chosen once when the writer opens.
+ *       column ({@link ValueWrite}), chosen once when the writer opens. Asked for the type the
+ *       column reads as (the change sinks' writer holds whole rows of the table's types), a
+ *       {@code READ_ONLY} column is written back too, each value checked to fit, so that a
+ *       table with an unsigned or half-float column takes upserts and UPDATEs of its other
+ *       columns (a statement writing the column itself is refused at planning).
  *   <li>{@link #changeRowsNeedRelayout}: may the change sinks read a stream's rows with the table's
  *       Flink types, and must they re-lay them out first?
  * </ul>
@@ -488,7 +492,25 @@ public final class TypeCompatibility {
         /** ARRAY into fixed_size_list: exactly the list size per value. */
         FIXED_SIZE_LIST,
         STRUCT,
-        MAP
+        MAP,
+        /**
+         * Only for the type a column reads as ({@code declared} null in {@link #valueWrite}): the
+         * SMALLINT of a uint8 column written back, refused per cell (naming the column) outside
+         * 0..255. The change sinks' writer holds the table's whole rows in these types (new rows
+         * of an upsert or UPDATE that does not write the column have NULL in it, rows it moves the
+         * values read from it); a statement writing the column is refused at planning
+         * ({@link #statementProblem}).
+         */
+        UINT8,
+        /** INT of a uint16 column written back, refused outside 0..65535 (see {@link #UINT8}). */
+        UINT16,
+        /** BIGINT of a uint32 column written back, refused outside 0..2^32-1 (see {@link #UINT8}). */
+        UINT32,
+        /**
+         * FLOAT of a halffloat column written back, refused unless a half float holds it exactly
+         * (see {@link #UINT8}).
+         */
+        HALF_FLOAT
     }
 
     /**
@@ -517,8 +539,9 @@ public final class TypeCompatibility {
     public static ValueWrite valueWrite(String table, LogicalType declared, Field stored) {
         String path = stored.getName();
         if (declared == null) {
+            LogicalType readAs;
             try {
-                declared = LanceTypeMapping.toLogicalType(path, stored);
+                readAs = LanceTypeMapping.toLogicalType(path, stored);
             } catch (LanceTypeException e) {
                 throw new IllegalArgumentException(
                         "Column '" + path + "' of " + table + " has Arrow type "
@@ -527,11 +550,17 @@ public final class TypeCompatibility {
                                 + " it (" + e.getMessage() + ")",
                         e);
             }
+            return valueWrite(table, path, readAs, stored, true);
         }
-        return valueWrite(table, path, declared, stored);
+        return valueWrite(table, path, declared, stored, false);
     }
 
-    private static ValueWrite valueWrite(String table, String path, LogicalType declared, Field stored) {
+    /**
+     * @param asRead the declared type is the one the stored column reads as: values were read from
+     *     such a column (or are NULL), so a {@code READ_ONLY} fit writes them back range-checked
+     */
+    private static ValueWrite valueWrite(
+            String table, String path, LogicalType declared, Field stored, boolean asRead) {
         if (!STORABLE.contains(declared.getTypeRoot())) {
             throw new IllegalArgumentException("'" + path + "' of " + table + " is declared "
                     + declared.asSummaryString() + ", which the Lance sink cannot write. Supported: BOOLEAN,"
@@ -539,7 +568,14 @@ public final class TypeCompatibility {
                     + " BINARY/VARBINARY/BYTES, DECIMAL, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ, ARRAY, ROW, MAP");
         }
         ArrowType a = stored.getType();
-        if (!fit(declared, a).rowWritable()) {
+        Fit fit = fit(declared, a);
+        if (asRead && fit == Fit.READ_ONLY) {
+            Adaptation back = writeBack(a);
+            if (back != null) {
+                return ValueWrite.of(back);
+            }
+        }
+        if (!fit.rowWritable()) {
             throw rowsMismatch(table, path, declared, stored);
         }
         return switch (declared.getTypeRoot()) {
@@ -590,7 +626,11 @@ public final class TypeCompatibility {
             case ARRAY -> {
                 Field element = stored.getChildren().get(0);
                 ValueWrite items = valueWrite(
-                        table, path + "." + element.getName(), ((ArrayType) declared).getElementType(), element);
+                        table,
+                        path + "." + element.getName(),
+                        ((ArrayType) declared).getElementType(),
+                        element,
+                        asRead);
                 Adaptation kind = a instanceof ArrowType.FixedSizeList
                         ? Adaptation.FIXED_SIZE_LIST
                         : a instanceof ArrowType.LargeList ? Adaptation.LARGE_LIST : Adaptation.LIST;
@@ -604,7 +644,7 @@ public final class TypeCompatibility {
                 List<ValueWrite> children = new ArrayList<>();
                 for (int f = 0; f < row.getFieldCount(); f++) {
                     Field child = stored.getChildren().get(f);
-                    children.add(valueWrite(table, path + "." + child.getName(), row.getTypeAt(f), child));
+                    children.add(valueWrite(table, path + "." + child.getName(), row.getTypeAt(f), child, asRead));
                 }
                 yield new ValueWrite(Adaptation.STRUCT, 0, 0, children);
             }
@@ -624,11 +664,34 @@ public final class TypeCompatibility {
                         0,
                         0,
                         List.of(
-                                valueWrite(table, entriesPath + "." + key.getName(), map.getKeyType(), key),
-                                valueWrite(table, entriesPath + "." + value.getName(), map.getValueType(), value)));
+                                valueWrite(table, entriesPath + "." + key.getName(), map.getKeyType(), key, asRead),
+                                valueWrite(
+                                        table,
+                                        entriesPath + "." + value.getName(),
+                                        map.getValueType(),
+                                        value,
+                                        asRead)));
             }
             default -> throw rowsMismatch(table, path, declared, stored);
         };
+    }
+
+    /**
+     * The adaptation writing a value read from a {@code READ_ONLY} column back into it (unsigned
+     * integers, half floats), or null if there is none.
+     */
+    private static Adaptation writeBack(ArrowType stored) {
+        if (stored instanceof ArrowType.Int i && !i.getIsSigned()) {
+            return switch (i.getBitWidth()) {
+                case 8 -> Adaptation.UINT8;
+                case 16 -> Adaptation.UINT16;
+                case 32 -> Adaptation.UINT32;
+                default -> null;
+            };
+        }
+        return stored instanceof ArrowType.FloatingPoint f && f.getPrecision() == FloatingPointPrecision.HALF
+                ? Adaptation.HALF_FLOAT
+                : null;
     }
 
     private static IllegalArgumentException rowsMismatch(
@@ -662,7 +725,9 @@ public final class TypeCompatibility {
      * truncated by the writer, as an append does. Types whose binary layout does not depend on the
      * difference (CHAR vs VARCHAR, BINARY vs VARBINARY, TIME precision, names and nullability of
      * nested fields) need no re-layout. Only top-level timestamps are re-laid out: any other
-     * difference is refused.
+     * difference is refused, a nested timestamp of another precision saying to declare the column
+     * as the table reads it (a SQL declaration of it as created, e.g. {@code ARRAY<TIMESTAMP(3)>}
+     * of a column that reads as {@code ARRAY<TIMESTAMP(6)>}, is refused so at planning).
      *
      * @param declared the stream's row type
      * @param table the table's row type (with the same trailing extra fields), as the operators read it
@@ -680,11 +745,15 @@ public final class TypeCompatibility {
                 relayout = true;
                 continue;
             }
+            String head = "Column '" + table.getFieldNames().get(i) + "' of " + tableName + " is " + want
+                    + ", but field " + i + " ('" + declared.getFieldNames().get(i) + "') of the stream's rows is "
+                    + got;
             throw new IllegalArgumentException(
-                    "Column '" + table.getFieldNames().get(i) + "' of " + tableName
-                            + " is " + want + ", but field " + i + " ('"
-                            + declared.getFieldNames().get(i) + "') of the"
-                            + " stream's rows is " + got + "; cast it before the sink");
+                    sameButTimestampPrecision(got, want)
+                            ? head + "; declare the column " + want + " in the table's DDL, as the table reads it"
+                                    + " (an upsert or UPDATE re-lays out only top-level timestamps of another"
+                                    + " precision), or cast the field to it before the sink"
+                            : head + "; cast it before the sink");
         }
         return relayout;
     }
@@ -717,6 +786,28 @@ public final class TypeCompatibility {
         }
         for (int i = 0; i < a.getChildren().size(); i++) {
             if (!sameBinaryLayout(a.getChildren().get(i), b.getChildren().get(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * True if {@code a} differs from {@code b} only in the precision of timestamps (nested ones:
+     * a SQL declaration of the column as the table reads it would do).
+     */
+    private static boolean sameButTimestampPrecision(LogicalType a, LogicalType b) {
+        if (isTimestamp(a) && a.getTypeRoot() == b.getTypeRoot() || sameBinaryLayout(a, b)) {
+            return true;
+        }
+        if (a.getTypeRoot() != b.getTypeRoot()
+                || a.getChildren().size() != b.getChildren().size()
+                || a.getChildren().isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < a.getChildren().size(); i++) {
+            if (!sameButTimestampPrecision(
+                    a.getChildren().get(i), b.getChildren().get(i))) {
                 return false;
             }
         }

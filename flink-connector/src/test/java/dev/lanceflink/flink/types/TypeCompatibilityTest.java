@@ -24,6 +24,7 @@ import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.TimestampType;
 import org.junit.jupiter.api.Test;
@@ -477,6 +478,38 @@ class TypeCompatibilityTest {
                         "'m.entries.key' of t is declared INT but the Lance table stores Arrow type" + " Utf8");
     }
 
+    /**
+     * The change sinks' writer holds the table's whole rows in the types its columns read as: an
+     * unsigned or half-float column is planned as a write-back of those values (so that upserts
+     * and UPDATEs of the other columns work), while a declaration of it is still refused.
+     */
+    @Test
+    void readOnlyColumnsAreWrittenBackOnlyAsTheyRead() {
+        Map<String, Adaptation> back = Map.of(
+                "uint8", Adaptation.UINT8,
+                "uint16", Adaptation.UINT16,
+                "uint32", Adaptation.UINT32,
+                "halffloat", Adaptation.HALF_FLOAT);
+        for (Map.Entry<String, Adaptation> e : back.entrySet()) {
+            Field stored = field("c", true, STORED.get(e.getKey()));
+            assertThat(TypeCompatibility.valueWrite("t", null, stored).adaptation())
+                    .as(e.getKey())
+                    .isEqualTo(e.getValue());
+            LogicalType readsAs = LanceTypeMapping.toLogicalType("c", stored);
+            assertThatThrownBy(() -> TypeCompatibility.valueWrite("t", readsAs, stored))
+                    .as(e.getKey())
+                    .isInstanceOf(IllegalArgumentException.class);
+            // Nested too: a list of them.
+            Field list = new Field(
+                    "l",
+                    FieldType.nullable(ArrowType.List.INSTANCE),
+                    List.of(field("item", true, STORED.get(e.getKey()))));
+            assertThat(adaptations(TypeCompatibility.valueWrite("t", null, list)))
+                    .as(e.getKey())
+                    .containsExactly(Adaptation.LIST, e.getValue());
+        }
+    }
+
     @Test
     void refusalsSayWhichColumnWhichTypesAndWhatToDo() {
         Field uint64 = field("u", true, new ArrowType.Int(64, false));
@@ -550,7 +583,13 @@ class TypeCompatibilityTest {
                 assertThatThrownBy(() -> TypeCompatibility.changeRowsNeedRelayout(declared, table, "t"))
                         .as(pair)
                         .hasMessage("Column 'c' of t is " + c.table().getLogicalType() + ", but field 0 ('f') of the"
-                                + " stream's rows is " + c.declared().getLogicalType() + "; cast it before the sink");
+                                + " stream's rows is " + c.declared().getLogicalType() + "; "
+                                + (c.declared().getLogicalType().is(LogicalTypeRoot.ARRAY)
+                                        ? "declare the column " + c.table().getLogicalType() + " in the table's DDL,"
+                                                + " as the table reads it (an upsert or UPDATE re-lays out only"
+                                                + " top-level timestamps of another precision), or cast the field to"
+                                                + " it before the sink"
+                                        : "cast it before the sink"));
             }
         }
     }

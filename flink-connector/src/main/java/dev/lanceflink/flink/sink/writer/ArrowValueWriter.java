@@ -5,6 +5,7 @@ import dev.lanceflink.flink.types.TypeCompatibility.ValueWrite;
 import java.nio.ByteOrder;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.util.Float16;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.BitVectorHelper;
@@ -14,6 +15,7 @@ import org.apache.arrow.vector.Decimal256Vector;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.FixedSizeBinaryVector;
+import org.apache.arrow.vector.Float2Vector;
 import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntVector;
@@ -26,6 +28,9 @@ import org.apache.arrow.vector.TimeNanoVector;
 import org.apache.arrow.vector.TimeSecVector;
 import org.apache.arrow.vector.TimeStampVector;
 import org.apache.arrow.vector.TinyIntVector;
+import org.apache.arrow.vector.UInt1Vector;
+import org.apache.arrow.vector.UInt2Vector;
+import org.apache.arrow.vector.UInt4Vector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
@@ -210,6 +215,10 @@ abstract class ArrowValueWriter {
             case BIGINT -> new BigIntWriter(target, (BigIntVector) v);
             case FLOAT -> new FloatWriter(target, (Float4Vector) v);
             case DOUBLE -> new DoubleWriter(target, (Float8Vector) v);
+            case UINT8 -> new UInt8Writer(target, (UInt1Vector) v);
+            case UINT16 -> new UInt16Writer(target, (UInt2Vector) v);
+            case UINT32 -> new UInt32Writer(target, (UInt4Vector) v);
+            case HALF_FLOAT -> new HalfFloatWriter(target, (Float2Vector) v);
             case STRING -> new StringWriter(target, (VarCharVector) v);
             case LARGE_STRING -> new LargeStringWriter(target, (LargeVarCharVector) v);
             case BINARY -> new BinaryWriter(target, (VarBinaryVector) v);
@@ -407,6 +416,121 @@ abstract class ArrowValueWriter {
         @Override
         void writeElement(ArrayData a, int j, int index) {
             v.setSafe(index, a.getFloat(j));
+        }
+    }
+
+    // Unsigned integers and half floats: only the values such a column reads as, written back
+    // (see TypeCompatibility.Adaptation.UINT8); a value the column cannot hold is refused.
+
+    /** The refusal of a value outside what the stored column holds. */
+    final IllegalArgumentException outOfRange(Object value, String holds) {
+        return new IllegalArgumentException("'" + path + "' of " + table + " holds " + holds + ", but a record has "
+                + value + " in it; Flink cannot write other values into this column (leave it out of the written"
+                + " columns, or keep the values read from it)");
+    }
+
+    private static final class UInt8Writer extends ArrowValueWriter {
+        private final UInt1Vector v;
+
+        UInt8Writer(Target t, UInt1Vector v) {
+            super(t);
+            this.v = v;
+        }
+
+        private void write(short value, int index) {
+            if (value < 0 || value > 0xFF) {
+                throw outOfRange(value, "unsigned 8-bit integers (0..255)");
+            }
+            v.setSafe(index, value);
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            write(row.getShort(pos), index);
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            write(a.getShort(j), index);
+        }
+    }
+
+    private static final class UInt16Writer extends ArrowValueWriter {
+        private final UInt2Vector v;
+
+        UInt16Writer(Target t, UInt2Vector v) {
+            super(t);
+            this.v = v;
+        }
+
+        private void write(int value, int index) {
+            if (value < 0 || value > 0xFFFF) {
+                throw outOfRange(value, "unsigned 16-bit integers (0..65535)");
+            }
+            v.setSafe(index, value);
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            write(row.getInt(pos), index);
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            write(a.getInt(j), index);
+        }
+    }
+
+    private static final class UInt32Writer extends ArrowValueWriter {
+        private final UInt4Vector v;
+
+        UInt32Writer(Target t, UInt4Vector v) {
+            super(t);
+            this.v = v;
+        }
+
+        private void write(long value, int index) {
+            if (value < 0 || value > 0xFFFF_FFFFL) {
+                throw outOfRange(value, "unsigned 32-bit integers (0..4294967295)");
+            }
+            v.setSafe(index, (int) value);
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            write(row.getLong(pos), index);
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            write(a.getLong(j), index);
+        }
+    }
+
+    private static final class HalfFloatWriter extends ArrowValueWriter {
+        private final Float2Vector v;
+
+        HalfFloatWriter(Target t, Float2Vector v) {
+            super(t);
+            this.v = v;
+        }
+
+        private void write(float value, int index) {
+            short half = Float16.toFloat16(value);
+            if (Float.compare(Float16.toFloat(half), value) != 0 && !Float.isNaN(value)) {
+                throw outOfRange(value, "half floats");
+            }
+            v.setSafe(index, half);
+        }
+
+        @Override
+        void writeField(RowData row, int pos, int index) {
+            write(row.getFloat(pos), index);
+        }
+
+        @Override
+        void writeElement(ArrayData a, int j, int index) {
+            write(a.getFloat(j), index);
         }
     }
 

@@ -258,42 +258,6 @@ public record MaintenanceSettings(
                 0);
     }
 
-    /** With the hard bound on overlays per fragment at its default (twice {@code mergeMaxOverlays}). */
-    public MaintenanceSettings(
-            boolean enabled,
-            int checkEveryCommits,
-            Duration checkInterval,
-            int mergeMaxOverlays,
-            long mergeMaxOverlayBytes,
-            double foldMinCoverage,
-            Duration foldQuietPeriod,
-            boolean cleanupEnabled,
-            int retainVersions,
-            Duration retainMinAge,
-            Duration cleanupGrace,
-            Duration leaseTimeout,
-            int parallelism,
-            int maxFragmentsPerRun,
-            FragmentCompaction fragments) {
-        this(
-                enabled,
-                checkEveryCommits,
-                checkInterval,
-                mergeMaxOverlays,
-                mergeMaxOverlayBytes,
-                foldMinCoverage,
-                foldQuietPeriod,
-                cleanupEnabled,
-                retainVersions,
-                retainMinAge,
-                cleanupGrace,
-                leaseTimeout,
-                parallelism,
-                maxFragmentsPerRun,
-                fragments,
-                0);
-    }
-
     /**
      * The hard bound on overlays per fragment (0: twice {@code mergeMaxOverlays}), at least
      * {@code mergeMaxOverlays}: see {@link #effectiveHardMaxOverlays()}.
